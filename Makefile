@@ -1,0 +1,111 @@
+# mpiwatch — one top-level Makefile.  Each part of the tree adds its own
+# targets in <dir>/build.mk; this file holds the common flags and rules.
+#
+#   make            build everything into build/
+#   make check      unit tests (Check)
+#   make test       deps + build + unit tests + fuzz smoke + integration tests
+#   make demo       the detection demo on this one machine
+#   make install    honours DESTDIR and PREFIX
+
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+BINDIR    ?= $(PREFIX)/bin
+SBINDIR   ?= $(PREFIX)/sbin
+LIBDIR    ?= $(PREFIX)/lib/mpiwatch
+MANDIR    ?= $(PREFIX)/share/man
+SYSCONFDIR ?= /etc
+UNITDIR   ?= /lib/systemd/system
+
+B         := build
+CC        ?= gcc
+WERROR    ?= -Werror
+WARN      := -Wall -Wextra -Wmissing-prototypes -Wshadow $(WERROR)
+HARDEN    := -D_FORTIFY_SOURCE=2 -fstack-protector-strong
+OPT       ?= -O2 -g
+CPPFLAGS  += -Ishared -DMW_VERSION='"$(VERSION)"' -D_GNU_SOURCE
+CFLAGS    += -std=gnu11 $(OPT) -fPIC $(WARN) $(HARDEN) -MMD -MP
+LDFLAGS   += -Wl,-z,relro,-z,now -Wl,--as-needed
+JSON_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
+JSON_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null)
+CURL_LIBS   := $(shell pkg-config --libs libcurl 2>/dev/null)
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS  := $(shell pkg-config --libs check 2>/dev/null)
+
+# Filled in by the build.mk fragments.
+BINS       :=
+LIBS       :=
+UNIT_TESTS :=
+FUZZERS    :=
+MANS       :=
+CLEAN      :=
+
+.PHONY: progs all check test deps install clean demo demo-cluster fuzz-smoke integration lab-start lab-stop
+all: build-all
+
+include shared/build.mk
+include $(filter-out shared/build.mk,$(wildcard */build.mk))
+include t/progs/build.mk
+
+build-all: $(BINS) $(LIBS) $(PROGS)
+
+# Generic object rule: build/obj/<dir>/<file>.o from <dir>/<file>.c
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(JSON_CFLAGS) -c -o $@ $<
+
+check: $(UNIT_TESTS)
+	@set -e; fail=0; for t in $(UNIT_TESTS); do \
+	  echo "== $$t"; CK_FORK=yes ./$$t || fail=1; done; \
+	  test $$fail -eq 0 || { echo "unit tests FAILED"; exit 1; }
+
+# Fuzz targets need clang with libFuzzer; the smoke run is bounded.
+fuzz: $(FUZZERS)
+fuzz-smoke: $(FUZZERS)
+	@set -e; for f in $(FUZZERS); do \
+	  echo "== fuzz $$f (bounded)"; \
+	  ./$$f -max_total_time=$${FUZZ_SECONDS:-10} -rss_limit_mb=1024 $(B)/fuzz-corpus/$$(basename $$f) 2>&1 | tail -n 3; \
+	done
+
+deps:
+	./.ci/deps
+
+integration: build-all
+	t/run-integration
+
+test: deps
+	$(MAKE) build-all
+	$(MAKE) check
+	$(MAKE) fuzz-smoke
+	$(MAKE) integration
+
+demo: deps
+	$(MAKE) build-all
+	./examples/demo
+
+demo-cluster: deps
+	$(MAKE) build-all
+	./examples/demo-cluster
+
+lab-start:
+	t/lab/start
+lab-stop:
+	t/lab/stop
+
+install: build-all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBDIR) \
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
+	  $(DESTDIR)$(SYSCONFDIR)/mpiwatch $(DESTDIR)$(UNITDIR)
+	for b in $(BINS); do case $$b in *nodehealthd) install -m 0755 $$b $(DESTDIR)$(SBINDIR)/;; \
+	  *) install -m 0755 $$b $(DESTDIR)$(BINDIR)/;; esac; done
+	for l in $(LIBS); do install -m 0755 $$l $(DESTDIR)$(LIBDIR)/; done
+	for m in $(MANS); do s=$${m##*.}; install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+	for f in etc/*.conf etc/*.sample; do [ -e "$$f" ] && install -m 0644 $$f $(DESTDIR)$(SYSCONFDIR)/mpiwatch/ || true; done
+	if [ -d etc/plugstack.conf.d ]; then install -d $(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d; \
+	  install -m 0644 etc/plugstack.conf.d/*.conf $(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d/; fi
+	for u in etc/*.service; do [ -e "$$u" ] && install -m 0644 $$u $(DESTDIR)$(UNITDIR)/ || true; done
+
+clean:
+	rm -rf $(B) $(CLEAN)
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

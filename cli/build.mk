@@ -1,0 +1,11 @@
+# cli/: the mpiwatch command-line tool.  Every cli/*.c is linked in; analyses
+# come from analyze/ (ANALYZE_LIB) and the collector's reusable core
+# (COLLECTOR_LIB) when those parts define them.
+CLI_SRCS := $(wildcard cli/*.c)
+CLI_OBJS := $(CLI_SRCS:%.c=$(B)/obj/%.o)
+BINS += $(B)/bin/mpiwatch
+MANS += doc/man/mpiwatch.1
+
+$(B)/bin/mpiwatch: $(CLI_OBJS) $(ANALYZE_LIB) $(COLLECTOR_LIB) $(SHARED_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(COLLECTOR_LIB) $(ANALYZE_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(CURL_LIBS) -lpthread -lm

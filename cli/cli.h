@@ -1,0 +1,28 @@
+/* cli.h - subcommand registration for the mpiwatch command-line tool.
+ *
+ * Each subcommand lives in its own cli/cmd_<name>.c and registers itself with
+ * MW_CLI_COMMAND(); the dispatcher in mpiwatch.c never needs editing.
+ */
+#ifndef MW_CLI_H
+#define MW_CLI_H
+
+struct mw_cli_command {
+	const char *name;    /* first word after "mpiwatch" */
+	const char *usage;   /* one line, without the program name */
+	const char *summary; /* one line, shown by "mpiwatch --help" */
+	/* Run the command with argv[0] == name.  Return the process exit status. */
+	int (*run)(int argc, char **argv);
+	struct mw_cli_command *next;
+};
+
+/* Add cmd to the dispatcher's list (called from constructors). */
+void mw_cli_register(struct mw_cli_command *cmd);
+
+#define MW_CLI_COMMAND(ident, name_, usage_, summary_, fn_)                           \
+	static struct mw_cli_command mw_cli_cmd_##ident = {name_, usage_, summary_, fn_, 0}; \
+	__attribute__((constructor)) static void mw_cli_reg_##ident(void)                \
+	{                                                                                \
+		mw_cli_register(&mw_cli_cmd_##ident);                                    \
+	}
+
+#endif
