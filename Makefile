@@ -63,8 +63,13 @@ check: $(UNIT_TESTS)
 fuzz: $(FUZZERS)
 fuzz-smoke: $(FUZZERS)
 	@set -e; for f in $(FUZZERS); do \
-	  echo "== fuzz $$f (bounded)"; \
-	  ./$$f -max_total_time=$${FUZZ_SECONDS:-10} -rss_limit_mb=1024 $(B)/fuzz-corpus/$$(basename $$f) 2>&1 | tail -n 3; \
+	  n=$$(basename $$f); mkdir -p $(B)/fuzz-corpus/$$n; \
+	  seeds=; [ -d fuzz/corpus/$$n ] && seeds=fuzz/corpus/$$n; \
+	  echo "== fuzz $$n ($${FUZZ_SECONDS:-10} s)"; \
+	  if ! ./$$f -max_total_time=$${FUZZ_SECONDS:-10} -rss_limit_mb=1024 -print_final_stats=0 \
+	       $(B)/fuzz-corpus/$$n $$seeds > $(B)/fuzz-$$n.log 2>&1; then \
+	    tail -n 40 $(B)/fuzz-$$n.log; echo "fuzz target $$n FAILED"; exit 1; fi; \
+	  grep -E '^Done [0-9]+ runs' $(B)/fuzz-$$n.log || tail -n 1 $(B)/fuzz-$$n.log; \
 	done
 
 deps:
