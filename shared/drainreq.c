@@ -1,0 +1,588 @@
+/* drainreq.c - drain-request protocol (parser and client) and Slurm helpers. */
+#include <errno.h>
+#include <fcntl.h>
+#include <json-c/json.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "drainreq.h"
+#include "log.h"
+
+static void set_err(char *err, size_t errlen, const char *fmt, const char *arg)
+{
+	if (err && errlen)
+		snprintf(err, errlen, fmt, arg ? arg : "");
+}
+
+int mw_drainreq_valid_job(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || n >= sizeof(((struct mw_drainreq *)0)->job) || s[0] < '0' || s[0] > '9')
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '+'))
+			return 0;
+	return 1;
+}
+
+static int is_alnum(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+int mw_drainreq_valid_node(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n == 0 || n >= sizeof(((struct mw_drainreq *)0)->node) || !is_alnum(s[0]))
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!(is_alnum(s[i]) || s[i] == '.' || s[i] == '_' || s[i] == '-'))
+			return 0;
+	return 1;
+}
+
+/* Printable ASCII only; '=' (which would confuse "scontrol -o" parsing) and
+ * quotes become ':' and '\''. */
+static void sanitize_summary(char *dst, size_t dstlen, const char *src)
+{
+	size_t j = 0;
+	int space = 0;
+	for (size_t i = 0; src[i] && j + 1 < dstlen; i++) {
+		unsigned char c = (unsigned char)src[i];
+		if (c == '\n' || c == '\t' || c == '\r' || c == ' ') {
+			space = 1;
+			continue;
+		}
+		if (space && j > 0)
+			dst[j++] = ' ';
+		space = 0;
+		if (j + 1 >= dstlen)
+			break;
+		if (c == '=')
+			c = ':';
+		else if (c == '"')
+			c = '\'';
+		else if (c < 0x20 || c >= 0x7f)
+			c = '?';
+		dst[j++] = (char)c;
+	}
+	dst[j] = 0;
+}
+
+void mw_drainreq_free(struct mw_drainreq *req)
+{
+	if (!req)
+		return;
+	free(req->evidence);
+	req->evidence = NULL;
+}
+
+int mw_drainreq_parse(const char *buf, size_t len, struct mw_drainreq *req, char *err, size_t errlen)
+{
+	struct json_tokener *tok = NULL;
+	struct json_object *obj = NULL, *v;
+	const char *s;
+	size_t end;
+	int rv = -1;
+
+	memset(req, 0, sizeof(*req));
+	if (len > MW_DRAINREQ_MAX) {
+		set_err(err, errlen, "request too large%s", NULL);
+		goto fail;
+	}
+	if (len == 0 || memchr(buf, 0, len)) {
+		set_err(err, errlen, "%s", len ? "request contains a NUL byte" : "empty request");
+		goto fail;
+	}
+	tok = json_tokener_new_ex(16);
+	if (!tok) {
+		errno = ENOMEM;
+		set_err(err, errlen, "out of memory%s", NULL);
+		goto fail_errno;
+	}
+	obj = json_tokener_parse_ex(tok, buf, (int)len);
+	if (!obj || json_tokener_get_error(tok) != json_tokener_success) {
+		set_err(err, errlen, "request is not valid JSON: %s",
+			json_tokener_error_desc(json_tokener_get_error(tok)));
+		goto fail;
+	}
+	for (end = json_tokener_get_parse_end(tok); end < len; end++)
+		if (!strchr(" \t\r\n", buf[end])) {
+			set_err(err, errlen, "trailing data after the JSON object%s", NULL);
+			goto fail;
+		}
+	if (!json_object_is_type(obj, json_type_object)) {
+		set_err(err, errlen, "request is not a JSON object%s", NULL);
+		goto fail;
+	}
+	if (!json_object_object_get_ex(obj, "version", &v) || !json_object_is_type(v, json_type_int) ||
+	    json_object_get_int64(v) != 1) {
+		set_err(err, errlen, "missing or unsupported \"version\" (want 1)%s", NULL);
+		goto fail;
+	}
+	if (!json_object_object_get_ex(obj, "op", &v) || !json_object_is_type(v, json_type_string)) {
+		set_err(err, errlen, "missing \"op\"%s", NULL);
+		goto fail;
+	}
+	s = json_object_get_string(v);
+	if (!strcmp(s, "status")) {
+		req->op = MW_DRAINREQ_STATUS;
+		rv = 0;
+		goto fail;
+	}
+	if (strcmp(s, "drain") != 0) {
+		set_err(err, errlen, "unknown op (want \"drain\" or \"status\")%s", NULL);
+		goto fail;
+	}
+	req->op = MW_DRAINREQ_DRAIN;
+	if (!json_object_object_get_ex(obj, "job", &v) || !json_object_is_type(v, json_type_string) ||
+	    !mw_drainreq_valid_job(json_object_get_string(v))) {
+		set_err(err, errlen, "missing or invalid \"job\" (a Slurm job id string)%s", NULL);
+		goto fail;
+	}
+	snprintf(req->job, sizeof(req->job), "%s", json_object_get_string(v));
+	if (!json_object_object_get_ex(obj, "node", &v) || !json_object_is_type(v, json_type_string) ||
+	    !mw_drainreq_valid_node(json_object_get_string(v))) {
+		set_err(err, errlen, "missing or invalid \"node\" (a node name)%s", NULL);
+		goto fail;
+	}
+	snprintf(req->node, sizeof(req->node), "%s", json_object_get_string(v));
+	v = NULL;
+	json_object_object_get_ex(obj, "evidence", &v);
+	s = json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (strlen(s) > MW_DRAINREQ_EVIDENCE_MAX) {
+		set_err(err, errlen, "evidence too large (max 8192 bytes of JSON)%s", NULL);
+		goto fail;
+	}
+	req->evidence = strdup(s);
+	if (!req->evidence) {
+		set_err(err, errlen, "out of memory%s", NULL);
+		errno = ENOMEM;
+		goto fail_errno;
+	}
+	/* The reason text: evidence.summary, else a string evidence, else the JSON. */
+	{
+		struct json_object *sv = NULL;
+		const char *text = s;
+		if (json_object_is_type(v, json_type_string))
+			text = json_object_get_string(v);
+		else if (json_object_is_type(v, json_type_object) &&
+			 json_object_object_get_ex(v, "summary", &sv) &&
+			 json_object_is_type(sv, json_type_string))
+			text = json_object_get_string(sv);
+		else if (!v)
+			text = "no evidence given";
+		sanitize_summary(req->summary, sizeof(req->summary), text);
+	}
+	rv = 0;
+fail:
+	if (rv < 0)
+		errno = EINVAL;
+fail_errno:
+	if (rv < 0)
+		mw_drainreq_free(req);
+	if (obj)
+		json_object_put(obj);
+	if (tok)
+		json_tokener_free(tok);
+	return rv;
+}
+
+/* ---- client ---- */
+
+static int wait_fd(int fd, short ev, double deadline)
+{
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = ev};
+		double left = deadline - mw_now();
+		int r;
+		if (left <= 0) {
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		r = poll(&p, 1, (int)(left * 1e3) + 1);
+		if (r > 0)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
+int mw_drainreq_call(const char *sockpath, const char *request, double timeout_s, char **reply)
+{
+	struct sockaddr_un sun;
+	size_t len = strlen(request), off = 0, cap = 4096, got = 0;
+	double deadline = mw_now() + timeout_s;
+	char *buf = NULL;
+	int fd = -1, rv = -1;
+
+	*reply = NULL;
+	if (!sockpath)
+		sockpath = MW_DRAIN_DEFAULT_SOCKET;
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(sockpath) >= sizeof(sun.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(sun.sun_path, sockpath);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
+		if (errno != EINPROGRESS && errno != EAGAIN)
+			goto fail;
+		if (wait_fd(fd, POLLOUT, deadline) < 0)
+			goto fail;
+	}
+	while (off < len) {
+		ssize_t w;
+		if (wait_fd(fd, POLLOUT, deadline) < 0)
+			goto fail;
+		w = send(fd, request + off, len - off, MSG_NOSIGNAL);
+		if (w < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			goto fail;
+		}
+		off += (size_t)w;
+	}
+	if (len == 0 || request[len - 1] != '\n')
+		if (send(fd, "\n", 1, MSG_NOSIGNAL) < 0)
+			goto fail;
+	shutdown(fd, SHUT_WR);
+	buf = malloc(cap);
+	if (!buf)
+		goto fail;
+	for (;;) {
+		ssize_t r;
+		if (got + 1 >= cap) {
+			char *nb;
+			if (cap >= 1 << 20) {
+				errno = EPROTO;
+				goto fail;
+			}
+			nb = realloc(buf, cap * 2);
+			if (!nb)
+				goto fail;
+			buf = nb;
+			cap *= 2;
+		}
+		if (wait_fd(fd, POLLIN, deadline) < 0)
+			goto fail;
+		r = recv(fd, buf + got, cap - got - 1, 0);
+		if (r < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			goto fail;
+		}
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	buf[got] = 0;
+	if (got == 0) {
+		errno = EPROTO;
+		goto fail;
+	}
+	*reply = buf;
+	buf = NULL;
+	rv = 0;
+fail:
+	{
+		int e = errno;
+		free(buf);
+		close(fd);
+		errno = e;
+	}
+	return rv;
+}
+
+/* Parse a reply: return 1 for ok:true, 0 for ok:false (message copied), -1
+ * if it is not a valid reply. */
+static int parse_reply(const char *reply, struct json_object **objp, char *msg, size_t msglen)
+{
+	struct json_object *obj = json_tokener_parse(reply), *v;
+	int ok;
+	if (!obj || !json_object_is_type(obj, json_type_object) ||
+	    !json_object_object_get_ex(obj, "ok", &v) || !json_object_is_type(v, json_type_boolean)) {
+		if (obj)
+			json_object_put(obj);
+		set_err(msg, msglen, "malformed reply from nodehealthd%s", NULL);
+		return -1;
+	}
+	ok = json_object_get_boolean(v);
+	if (json_object_object_get_ex(obj, ok ? "message" : "error", &v) &&
+	    json_object_is_type(v, json_type_string))
+		set_err(msg, msglen, "%s", json_object_get_string(v));
+	else
+		set_err(msg, msglen, "%s", ok ? "ok" : "refused");
+	*objp = obj;
+	return ok;
+}
+
+int mw_drain_request(const char *sockpath, const char *jobid, const char *node,
+		     const char *evidence_json, char *msg, size_t msglen)
+{
+	struct json_object *req = NULL, *ev = NULL, *rep = NULL;
+	char *reply = NULL;
+	int rv = -1, ok;
+
+	if (!mw_drainreq_valid_job(jobid) || !mw_drainreq_valid_node(node)) {
+		set_err(msg, msglen, "invalid job id or node name%s", NULL);
+		errno = EINVAL;
+		return -1;
+	}
+	if (evidence_json) {
+		ev = json_tokener_parse(evidence_json);
+		if (!ev && strcmp(evidence_json, "null") != 0) {
+			set_err(msg, msglen, "evidence is not valid JSON%s", NULL);
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	req = json_object_new_object();
+	json_object_object_add(req, "version", json_object_new_int(1));
+	json_object_object_add(req, "op", json_object_new_string("drain"));
+	json_object_object_add(req, "job", json_object_new_string(jobid));
+	json_object_object_add(req, "node", json_object_new_string(node));
+	json_object_object_add(req, "evidence", ev);
+	if (mw_drainreq_call(sockpath, json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN), 60.0,
+			     &reply) < 0) {
+		int e = errno;
+		if (msg && msglen)
+			snprintf(msg, msglen, "cannot reach nodehealthd at %s: %s",
+				 sockpath ? sockpath : MW_DRAIN_DEFAULT_SOCKET, strerror(e));
+		errno = e;
+		goto fail;
+	}
+	ok = parse_reply(reply, &rep, msg, msglen);
+	if (ok < 0) {
+		errno = EPROTO;
+		goto fail;
+	}
+	if (!ok) {
+		errno = EPERM;
+		goto fail;
+	}
+	rv = 0;
+fail:
+	{
+		int e = errno;
+		json_object_put(req);
+		if (rep)
+			json_object_put(rep);
+		free(reply);
+		errno = e;
+	}
+	return rv;
+}
+
+int mw_drain_status(const char *sockpath, char **json, char *msg, size_t msglen)
+{
+	struct json_object *rep = NULL, *st;
+	char *reply = NULL;
+	int rv = -1, ok;
+
+	*json = NULL;
+	if (mw_drainreq_call(sockpath, "{\"version\":1,\"op\":\"status\"}\n", 10.0, &reply) < 0) {
+		int e = errno;
+		if (msg && msglen)
+			snprintf(msg, msglen, "cannot reach nodehealthd at %s: %s",
+				 sockpath ? sockpath : MW_DRAIN_DEFAULT_SOCKET, strerror(e));
+		errno = e;
+		return -1;
+	}
+	ok = parse_reply(reply, &rep, msg, msglen);
+	if (ok <= 0 || !json_object_object_get_ex(rep, "status", &st)) {
+		errno = EPROTO;
+		goto fail;
+	}
+	*json = strdup(json_object_to_json_string_ext(st, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED));
+	if (!*json)
+		goto fail;
+	rv = 0;
+fail:
+	if (rep)
+		json_object_put(rep);
+	free(reply);
+	return rv;
+}
+
+/* ---- running commands ---- */
+
+int mw_drain_run(char *const argv[], const char *input, double timeout_s, char **output)
+{
+	int in[2] = {-1, -1}, out[2] = {-1, -1}, status = 0, rv = -1, timed_out = 0;
+	size_t inlen = input ? strlen(input) : 0, inoff = 0, cap = 0, got = 0;
+	char *buf = NULL;
+	double deadline = mw_now() + timeout_s;
+	pid_t pid;
+
+	if (output)
+		*output = NULL;
+	if (pipe2(in, O_CLOEXEC) < 0 || pipe2(out, O_CLOEXEC) < 0)
+		goto fail;
+	pid = fork();
+	if (pid < 0)
+		goto fail;
+	if (pid == 0) {
+		sigset_t none;
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		signal(SIGPIPE, SIG_DFL);
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		dup2(out[1], 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	in[0] = out[1] = -1;
+	fcntl(in[1], F_SETFL, O_NONBLOCK);
+	if (inlen == 0) {
+		close(in[1]);
+		in[1] = -1;
+	}
+	for (;;) {
+		struct pollfd p[2];
+		int np = 0, r;
+		double left = deadline - mw_now();
+		if (out[0] < 0 && in[1] < 0)
+			break;
+		if (left <= 0) {
+			timed_out = 1;
+			kill(pid, SIGKILL);
+			break;
+		}
+		if (out[0] >= 0)
+			p[np++] = (struct pollfd){.fd = out[0], .events = POLLIN};
+		if (in[1] >= 0)
+			p[np++] = (struct pollfd){.fd = in[1], .events = POLLOUT};
+		r = poll(p, (nfds_t)np, (int)(left * 1e3) + 1);
+		if (r < 0 && errno != EINTR)
+			break;
+		for (int i = 0; i < np && r > 0; i++) {
+			if (!p[i].revents)
+				continue;
+			if (p[i].fd == out[0]) {
+				char tmp[4096];
+				ssize_t n = read(out[0], tmp, sizeof(tmp));
+				if (n <= 0) {
+					if (n < 0 && (errno == EINTR || errno == EAGAIN))
+						continue;
+					close(out[0]);
+					out[0] = -1;
+					continue;
+				}
+				if (got + (size_t)n + 1 > cap && got < (1u << 20)) {
+					size_t ncap = cap ? cap * 2 : 8192;
+					char *nb;
+					while (ncap < got + (size_t)n + 1)
+						ncap *= 2;
+					nb = realloc(buf, ncap);
+					if (nb) {
+						buf = nb;
+						cap = ncap;
+					}
+				}
+				if (buf && got + (size_t)n + 1 <= cap) {
+					memcpy(buf + got, tmp, (size_t)n);
+					got += (size_t)n;
+				}
+			} else {
+				ssize_t w = write(in[1], input + inoff, inlen - inoff);
+				if (w > 0)
+					inoff += (size_t)w;
+				if ((w < 0 && errno != EAGAIN && errno != EINTR) || inoff >= inlen) {
+					close(in[1]);
+					in[1] = -1;
+				}
+			}
+		}
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			status = -1;
+			break;
+		}
+	}
+	if (timed_out) {
+		errno = ETIMEDOUT;
+		goto fail;
+	}
+	if (status == -1)
+		goto fail;
+	if (WIFEXITED(status))
+		rv = WEXITSTATUS(status);
+	else if (WIFSIGNALED(status))
+		rv = 128 + WTERMSIG(status);
+fail:
+	{
+		int e = errno;
+		if (buf)
+			buf[got] = 0;
+		if (output && rv >= 0) {
+			*output = buf ? buf : strdup("");
+			buf = NULL;
+		}
+		free(buf);
+		for (int i = 0; i < 2; i++) {
+			if (in[i] >= 0)
+				close(in[i]);
+			if (out[i] >= 0)
+				close(out[i]);
+		}
+		errno = e;
+	}
+	return rv;
+}
+
+static int is_word_char(char c)
+{
+	return is_alnum(c) || c == ':';
+}
+
+int mw_drain_kv(const char *record, const char *key, char *val, size_t vallen)
+{
+	size_t klen = strlen(key);
+	const char *p = record, *v = NULL, *e;
+
+	while ((p = strstr(p, key)) != NULL) {
+		if ((p == record || p[-1] == ' ' || p[-1] == '\n') && p[klen] == '=') {
+			v = p + klen + 1;
+			break;
+		}
+		p++;
+	}
+	if (!v)
+		return -1;
+	/* The value ends before the next " Word=". */
+	for (e = v; *e && *e != '\n'; e++) {
+		if (*e == ' ') {
+			const char *w = e + 1;
+			while (is_word_char(*w))
+				w++;
+			if (w > e + 1 && *w == '=')
+				break;
+		}
+	}
+	{
+		size_t n = (size_t)(e - v);
+		if (vallen == 0)
+			return (int)n;
+		if (n >= vallen)
+			n = vallen - 1;
+		memcpy(val, v, n);
+		val[n] = 0;
+		return (int)n;
+	}
+}

@@ -1,0 +1,84 @@
+/* drainreq.h - the drain-request protocol between a job collector and the
+ * node's nodehealthd (a unix stream socket), and the Slurm helpers shared by
+ * the daemon and "mpiwatch resume".
+ *
+ * One request per connection: the client writes one JSON object, ends it with
+ * a newline (or shuts down its write side), and reads one JSON object back.
+ *
+ *   {"version":1,"op":"drain","job":"1234","node":"n2","evidence":{...}}
+ *   {"version":1,"op":"status"}
+ *   -> {"ok":true,"result":"drained","message":"..."}
+ *   -> {"ok":false,"error":"node n2 answered our probe: it is alive"}
+ *   -> {"ok":true,"status":{...counters...}}
+ *
+ * See doc/protocol.md.
+ */
+#ifndef MW_DRAINREQ_H
+#define MW_DRAINREQ_H
+
+#include <stddef.h>
+
+#define MW_DRAIN_DEFAULT_SOCKET "/run/mpiwatch/nodehealthd.sock"
+#define MW_DRAIN_REASON_PREFIX "mpiwatch:"
+#define MW_DRAINREQ_MAX 65536      /* largest request accepted, bytes */
+#define MW_DRAINREQ_EVIDENCE_MAX 8192 /* largest evidence, as compact JSON */
+#define MW_DRAINREQ_SUMMARY_MAX 160   /* evidence text put in the Slurm reason */
+
+enum mw_drainreq_op {
+	MW_DRAINREQ_DRAIN = 1,
+	MW_DRAINREQ_STATUS = 2,
+};
+
+struct mw_drainreq {
+	enum mw_drainreq_op op;
+	char job[32];   /* digits, '_' and '+' only */
+	char node[64];  /* [A-Za-z0-9._-], starts with a letter or digit */
+	char *evidence; /* compact JSON of the evidence (malloc'd), "null" if absent */
+	char summary[MW_DRAINREQ_SUMMARY_MAX + 1]; /* printable text for the reason */
+};
+
+/* Parse a request of len bytes (need not be NUL-terminated).  Return 0 and
+ * fill req (free it with mw_drainreq_free), or -1 with a message in err
+ * (errno EINVAL, or ENOMEM). */
+int mw_drainreq_parse(const char *buf, size_t len, struct mw_drainreq *req, char *err, size_t errlen);
+
+void mw_drainreq_free(struct mw_drainreq *req);
+
+/* Check a job id / node name as the parser does.  Return 1 if valid. */
+int mw_drainreq_valid_job(const char *s);
+int mw_drainreq_valid_node(const char *s);
+
+/* Send one request (a JSON text) to the daemon's socket and read the reply
+ * (malloc'd, NUL-terminated, in *reply).  Return 0, or -1 (errno set:
+ * ENOENT/ECONNREFUSED no daemon, ETIMEDOUT, EPROTO bad reply). */
+int mw_drainreq_call(const char *sockpath, const char *request, double timeout_s, char **reply);
+
+/* Ask the daemon at sockpath (NULL = default) to drain node for job jobid,
+ * with evidence_json (a JSON value, or NULL).  The daemon checks that the
+ * caller owns the job, that node belongs to it and that node fails its own
+ * probes before draining.  Waits up to 60 s.
+ * Return 0 if node is drained (msg says so), or -1 with the reason in msg:
+ * errno EPERM when the daemon refused, another errno when it could not be
+ * asked. */
+int mw_drain_request(const char *sockpath, const char *jobid, const char *node,
+		     const char *evidence_json, char *msg, size_t msglen);
+
+/* Ask the daemon for its status.  Return 0 with the status object as JSON
+ * text in *json (malloc'd), or -1 (errno set, message in msg). */
+int mw_drain_status(const char *sockpath, char **json, char *msg, size_t msglen);
+
+/* Run argv (argv[0] a path) without a shell, feeding input (may be NULL) on
+ * stdin and collecting stdout and stderr (at most 1 MiB) into *output
+ * (malloc'd, NUL-terminated; may be NULL to discard).  The child gets an empty
+ * signal mask and is killed after timeout_s.
+ * Return the exit status (0-255), 128+signal if it was killed, or -1 if it
+ * could not be run (errno set; ETIMEDOUT on timeout). */
+int mw_drain_run(char *const argv[], const char *input, double timeout_s, char **output);
+
+/* Find Key=value in one record of "scontrol -o" output.  The value runs to
+ * the next " Word=" (Word: letters, digits, ':'), so values may hold spaces.
+ * Return the length written to val (NUL-terminated, cut to vallen - 1), or
+ * -1 if the key is absent. */
+int mw_drain_kv(const char *record, const char *key, char *val, size_t vallen);
+
+#endif

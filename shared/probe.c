@@ -1,0 +1,439 @@
+/* probe.c - UDP liveness probe: wire format and the parallel probe client. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "probe.h"
+
+#define MW_PROBE_MAX_TRIES 16
+
+const char *mw_probe_state_name(enum mw_probe_state s)
+{
+	switch (s) {
+	case MW_PROBE_DEAD: return "dead";
+	case MW_PROBE_ALIVE: return "alive";
+	case MW_PROBE_DEGRADED: return "degraded";
+	case MW_PROBE_ERROR: return "error";
+	}
+	return "unknown";
+}
+
+const char *mw_probe_err_name(enum mw_probe_err e)
+{
+	static const char *const names[MW_PROBE_E_NCODES] = {
+		"ok", "short", "long", "magic", "version", "type", "format",
+	};
+	if ((unsigned)e < MW_PROBE_E_NCODES)
+		return names[e];
+	return "unknown";
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)((p[0] << 8) | p[1]);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
+}
+
+static void put_header(uint8_t *buf, int type, uint16_t flags, const uint8_t *nonce)
+{
+	put32(buf, MW_PROBE_MAGIC);
+	buf[4] = MW_PROBE_VERSION;
+	buf[5] = (uint8_t)type;
+	put16(buf + 6, flags);
+	memcpy(buf + 8, nonce, MW_PROBE_NONCE_LEN);
+}
+
+static enum mw_probe_err check_header(const uint8_t *buf, size_t len, size_t min, int type)
+{
+	if (len > MW_PROBE_MAX_SIZE)
+		return MW_PROBE_E_LONG;
+	if (len < 8)
+		return MW_PROBE_E_SHORT;
+	if (get32(buf) != MW_PROBE_MAGIC)
+		return MW_PROBE_E_MAGIC;
+	if (buf[4] != MW_PROBE_VERSION)
+		return MW_PROBE_E_VERSION;
+	if (buf[5] != type)
+		return MW_PROBE_E_TYPE;
+	if (len < min)
+		return MW_PROBE_E_SHORT;
+	return MW_PROBE_OK;
+}
+
+int mw_probe_encode_probe(uint8_t *buf, size_t len, const uint8_t nonce[MW_PROBE_NONCE_LEN])
+{
+	if (!buf || len < MW_PROBE_MIN_SIZE) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(buf, 0, MW_PROBE_MIN_SIZE);
+	put_header(buf, MW_PROBE_TYPE_PROBE, 0, nonce);
+	return MW_PROBE_MIN_SIZE;
+}
+
+enum mw_probe_err mw_probe_decode_probe(const uint8_t *buf, size_t len,
+					uint8_t nonce[MW_PROBE_NONCE_LEN])
+{
+	enum mw_probe_err e = check_header(buf, len, MW_PROBE_MIN_SIZE, MW_PROBE_TYPE_PROBE);
+	if (e != MW_PROBE_OK)
+		return e;
+	if (get16(buf + 6) != 0)
+		return MW_PROBE_E_FORMAT;
+	memcpy(nonce, buf + 8, MW_PROBE_NONCE_LEN);
+	return MW_PROBE_OK;
+}
+
+/* Copy at most max bytes of s into dst, printable ASCII only; return count. */
+static size_t copy_text(uint8_t *dst, const char *s, size_t max)
+{
+	size_t i;
+	for (i = 0; s && s[i] && i < max; i++) {
+		unsigned char c = (unsigned char)s[i];
+		dst[i] = (c >= 0x20 && c < 0x7f) ? c : '?';
+	}
+	return i;
+}
+
+int mw_probe_encode_reply(uint8_t *buf, size_t len, size_t probe_len,
+			  const uint8_t nonce[MW_PROBE_NONCE_LEN], int state, int failed,
+			  uint32_t age_s, const char *name, const char *summary)
+{
+	size_t cap = len < probe_len ? len : probe_len;
+	size_t nlen, slen, room;
+	uint16_t flags = 0;
+
+	if (!buf || cap < MW_PROBE_REPLY_HDR_LEN) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (cap > MW_PROBE_MAX_SIZE)
+		cap = MW_PROBE_MAX_SIZE;
+	room = cap - MW_PROBE_REPLY_HDR_LEN;
+	nlen = copy_text(buf + MW_PROBE_REPLY_HDR_LEN, name, room < MW_PROBE_NAME_MAX ? room : MW_PROBE_NAME_MAX);
+	room -= nlen;
+	if (room > MW_PROBE_SUMMARY_MAX)
+		room = MW_PROBE_SUMMARY_MAX;
+	slen = copy_text(buf + MW_PROBE_REPLY_HDR_LEN + nlen, summary, room);
+	if (summary && summary[slen])
+		flags |= MW_PROBE_FLAG_TRUNCATED;
+	put_header(buf, MW_PROBE_TYPE_REPLY, flags, nonce);
+	buf[24] = (uint8_t)(state == MW_PROBE_DEGRADED ? MW_PROBE_DEGRADED : MW_PROBE_ALIVE);
+	buf[25] = (uint8_t)(failed < 0 ? 0 : failed > 255 ? 255 : failed);
+	buf[26] = (uint8_t)nlen;
+	buf[27] = 0;
+	put16(buf + 28, (uint16_t)slen);
+	put16(buf + 30, 0);
+	put32(buf + 32, age_s);
+	return (int)(MW_PROBE_REPLY_HDR_LEN + nlen + slen);
+}
+
+static int text_ok(const uint8_t *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i] < 0x20 || p[i] >= 0x7f)
+			return 0;
+	return 1;
+}
+
+enum mw_probe_err mw_probe_decode_reply(const uint8_t *buf, size_t len, struct mw_probe_reply *out)
+{
+	enum mw_probe_err e = check_header(buf, len, MW_PROBE_REPLY_HDR_LEN, MW_PROBE_TYPE_REPLY);
+	size_t nlen, slen;
+
+	if (e != MW_PROBE_OK)
+		return e;
+	nlen = buf[26];
+	slen = get16(buf + 28);
+	if (buf[24] != MW_PROBE_ALIVE && buf[24] != MW_PROBE_DEGRADED)
+		return MW_PROBE_E_FORMAT;
+	if (nlen > MW_PROBE_NAME_MAX || slen > MW_PROBE_SUMMARY_MAX ||
+	    MW_PROBE_REPLY_HDR_LEN + nlen + slen != len)
+		return MW_PROBE_E_FORMAT;
+	if (!text_ok(buf + MW_PROBE_REPLY_HDR_LEN, nlen + slen))
+		return MW_PROBE_E_FORMAT;
+	memset(out, 0, sizeof(*out));
+	memcpy(out->nonce, buf + 8, MW_PROBE_NONCE_LEN);
+	out->state = buf[24];
+	out->failed = buf[25];
+	out->truncated = (get16(buf + 6) & MW_PROBE_FLAG_TRUNCATED) != 0;
+	out->age_s = get32(buf + 32);
+	memcpy(out->name, buf + MW_PROBE_REPLY_HDR_LEN, nlen);
+	memcpy(out->summary, buf + MW_PROBE_REPLY_HDR_LEN + nlen, slen);
+	return MW_PROBE_OK;
+}
+
+int mw_probe_nonce(uint8_t nonce[MW_PROBE_NONCE_LEN])
+{
+	size_t got = 0;
+	while (got < MW_PROBE_NONCE_LEN) {
+		ssize_t r = getrandom(nonce + got, MW_PROBE_NONCE_LEN - got, 0);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		got += (size_t)r;
+	}
+	return 0;
+}
+
+/* ---- client ---- */
+
+struct target {
+	struct sockaddr_storage sa;
+	socklen_t salen;
+	int ok;          /* address resolved */
+	int done;        /* answered */
+	int sent;
+	uint8_t nonce[MW_PROBE_MAX_TRIES][MW_PROBE_NONCE_LEN];
+	double t_sent[MW_PROBE_MAX_TRIES];
+};
+
+static int resolve(const char *host, uint16_t port, struct target *t, char *numeric, size_t numlen,
+		   char *err, size_t errlen)
+{
+	struct addrinfo hints, *res = NULL, *ai, *pick = NULL;
+	char portstr[8];
+	int rc;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_DGRAM;
+	hints.ai_flags = AI_NUMERICSERV;
+	snprintf(portstr, sizeof(portstr), "%u", (unsigned)port);
+	rc = getaddrinfo(host, portstr, &hints, &res);
+	if (rc != 0) {
+		snprintf(err, errlen, "cannot resolve '%s': %s", host, gai_strerror(rc));
+		return -1;
+	}
+	for (ai = res; ai; ai = ai->ai_next)
+		if (ai->ai_family == AF_INET) {
+			pick = ai;
+			break;
+		}
+	if (!pick)
+		for (ai = res; ai; ai = ai->ai_next)
+			if (ai->ai_family == AF_INET6) {
+				pick = ai;
+				break;
+			}
+	if (!pick || pick->ai_addrlen > sizeof(t->sa)) {
+		freeaddrinfo(res);
+		snprintf(err, errlen, "no IPv4/IPv6 address for '%s'", host);
+		return -1;
+	}
+	memcpy(&t->sa, pick->ai_addr, pick->ai_addrlen);
+	t->salen = pick->ai_addrlen;
+	getnameinfo(pick->ai_addr, pick->ai_addrlen, numeric, (socklen_t)numlen, NULL, 0, NI_NUMERICHOST);
+	freeaddrinfo(res);
+	t->ok = 1;
+	return 0;
+}
+
+static int same_addr(const struct sockaddr_storage *a, const struct sockaddr_storage *b)
+{
+	if (a->ss_family != b->ss_family)
+		return 0;
+	if (a->ss_family == AF_INET) {
+		const struct sockaddr_in *x = (const void *)a, *y = (const void *)b;
+		return x->sin_port == y->sin_port && x->sin_addr.s_addr == y->sin_addr.s_addr;
+	}
+	if (a->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *x = (const void *)a, *y = (const void *)b;
+		return x->sin6_port == y->sin6_port &&
+		       !memcmp(&x->sin6_addr, &y->sin6_addr, sizeof(x->sin6_addr));
+	}
+	return 0;
+}
+
+static int open_sock(int family)
+{
+	int fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int sz = 1 << 20;
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	if (family == AF_INET6) {
+		int on = 1;
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on));
+	}
+	return fd;
+}
+
+/* Drain replies from fd into the targets.  Return the number newly answered. */
+static size_t read_replies(int fd, struct target *t, size_t n, struct mw_probe_result *out)
+{
+	uint8_t buf[MW_PROBE_MAX_SIZE + 1];
+	size_t answered = 0;
+
+	for (;;) {
+		struct sockaddr_storage from;
+		socklen_t fromlen = sizeof(from);
+		struct mw_probe_reply rep;
+		ssize_t r = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fromlen);
+		double now = mw_now();
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			break; /* EAGAIN, or an ICMP error: nothing more now */
+		}
+		if (mw_probe_decode_reply(buf, (size_t)r, &rep) != MW_PROBE_OK)
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			if (!t[i].ok || t[i].done || !same_addr(&t[i].sa, &from))
+				continue;
+			for (int k = 0; k < t[i].sent; k++) {
+				if (memcmp(t[i].nonce[k], rep.nonce, MW_PROBE_NONCE_LEN))
+					continue;
+				t[i].done = 1;
+				out[i].state = rep.state == MW_PROBE_DEGRADED ? MW_PROBE_DEGRADED
+									       : MW_PROBE_ALIVE;
+				out[i].rtt_ms = (now - t[i].t_sent[k]) * 1e3;
+				out[i].failed = rep.failed;
+				snprintf(out[i].name, sizeof(out[i].name), "%s", rep.name);
+				snprintf(out[i].summary, sizeof(out[i].summary), "%s", rep.summary);
+				answered++;
+				break;
+			}
+		}
+	}
+	return answered;
+}
+
+int mw_probe_nodes(const char *const *names, const char *const *addrs, size_t n, uint16_t port,
+		   double budget_s, int tries, struct mw_probe_result *out)
+{
+	struct target *t = NULL;
+	int fd4 = -1, fd6 = -1, rv = -1;
+	size_t pending = 0, answered = 0;
+	double start, end, interval;
+
+	if (n == 0)
+		return 0;
+	if (!names || !out || port == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (tries < 1)
+		tries = 1;
+	if (tries > MW_PROBE_MAX_TRIES)
+		tries = MW_PROBE_MAX_TRIES;
+	if (!(budget_s > 0))
+		budget_s = 1.0;
+	memset(out, 0, n * sizeof(*out));
+	t = calloc(n, sizeof(*t));
+	if (!t)
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		const char *a = (addrs && addrs[i] && addrs[i][0]) ? addrs[i] : names[i];
+		out[i].rtt_ms = -1;
+		if (!a || !a[0]) {
+			out[i].state = MW_PROBE_ERROR;
+			snprintf(out[i].summary, sizeof(out[i].summary), "no name or address");
+			continue;
+		}
+		if (resolve(a, port, &t[i], out[i].addr, sizeof(out[i].addr), out[i].summary,
+			    sizeof(out[i].summary)) < 0) {
+			out[i].state = MW_PROBE_ERROR;
+			continue;
+		}
+		if (t[i].sa.ss_family == AF_INET && fd4 < 0 && (fd4 = open_sock(AF_INET)) < 0)
+			goto fail;
+		if (t[i].sa.ss_family == AF_INET6 && fd6 < 0 && (fd6 = open_sock(AF_INET6)) < 0)
+			goto fail;
+		out[i].state = MW_PROBE_DEAD;
+		pending++;
+	}
+
+	start = mw_now();
+	end = start + budget_s;
+	interval = budget_s / tries;
+	for (int round = 0; round < tries && answered < pending; round++) {
+		double round_end = round == tries - 1 ? end : start + interval * (round + 1);
+		for (size_t i = 0; i < n; i++) {
+			uint8_t pkt[MW_PROBE_MIN_SIZE];
+			struct target *x = &t[i];
+			if (!x->ok || x->done)
+				continue;
+			if (mw_probe_nonce(x->nonce[x->sent]) < 0)
+				goto fail;
+			mw_probe_encode_probe(pkt, sizeof(pkt), x->nonce[x->sent]);
+			x->t_sent[x->sent] = mw_now();
+			/* Count the try even when sendto fails (EHOSTUNREACH...): it
+			 * still used its share of the budget. */
+			sendto(x->sa.ss_family == AF_INET ? fd4 : fd6, pkt, sizeof(pkt), MSG_NOSIGNAL,
+			       (struct sockaddr *)&x->sa, x->salen);
+			x->sent++;
+			out[i].tries = x->sent;
+			if (fd4 >= 0)
+				answered += read_replies(fd4, t, n, out);
+			if (fd6 >= 0)
+				answered += read_replies(fd6, t, n, out);
+		}
+		for (;;) {
+			struct pollfd pfd[2];
+			int np = 0, ms;
+			double now = mw_now();
+			if (answered >= pending || now >= round_end)
+				break;
+			if (fd4 >= 0)
+				pfd[np++] = (struct pollfd){.fd = fd4, .events = POLLIN};
+			if (fd6 >= 0)
+				pfd[np++] = (struct pollfd){.fd = fd6, .events = POLLIN};
+			ms = (int)((round_end - now) * 1e3) + 1;
+			if (poll(pfd, (nfds_t)np, ms) < 0 && errno != EINTR)
+				goto fail;
+			if (fd4 >= 0)
+				answered += read_replies(fd4, t, n, out);
+			if (fd6 >= 0)
+				answered += read_replies(fd6, t, n, out);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		if (t[i].ok && !t[i].done)
+			snprintf(out[i].summary, sizeof(out[i].summary), "no reply to %d probe%s in %.1fs",
+				 t[i].sent, t[i].sent == 1 ? "" : "s", budget_s);
+	rv = (int)answered;
+fail:
+	if (rv < 0) {
+		int e = errno;
+		for (size_t i = 0; i < n; i++) {
+			out[i].state = MW_PROBE_ERROR;
+			snprintf(out[i].summary, sizeof(out[i].summary), "local error: %s", strerror(e));
+		}
+		errno = e;
+	}
+	if (fd4 >= 0)
+		close(fd4);
+	if (fd6 >= 0)
+		close(fd6);
+	free(t);
+	return rv;
+}

@@ -1,0 +1,124 @@
+/* probe.h - the UDP liveness probe: wire format and a parallel client.
+ *
+ * A collector (or "mpiwatch probe") sends a PROBE to the nodehealthd of every
+ * node; each daemon answers with a REPLY that echoes the probe's random nonce
+ * and carries the node's state (alive or degraded) and a short health summary.
+ * The format is described in doc/protocol.md.  All integers are big-endian.
+ *
+ *   PROBE (exactly MW_PROBE_MIN_SIZE..MW_PROBE_MAX_SIZE bytes)
+ *     0  u32 magic "MWPB"       4  u8 version (1)   5  u8 type (1 = probe)
+ *     6  u16 flags (0)          8  u8 nonce[16]     24 zero padding
+ *   REPLY (never longer than the probe it answers)
+ *     0..23 as above, type 2, flags bit 0 = summary truncated
+ *     24 u8 state (1 alive, 2 degraded)   25 u8 failed checks
+ *     26 u8 name_len   27 u8 reserved (0)   28 u16 summary_len   30 u16 reserved
+ *     32 u32 age of the health result in seconds
+ *     36 name[name_len] summary[summary_len]   (ASCII, no NUL)
+ */
+#ifndef MW_PROBE_H
+#define MW_PROBE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MW_PROBE_MAGIC 0x4D575042u /* "MWPB" */
+#define MW_PROBE_VERSION 1
+#define MW_PROBE_TYPE_PROBE 1
+#define MW_PROBE_TYPE_REPLY 2
+#define MW_PROBE_NONCE_LEN 16
+#define MW_PROBE_HDR_LEN 24
+#define MW_PROBE_REPLY_HDR_LEN 36
+#define MW_PROBE_MIN_SIZE 256  /* probes are padded to this; replies fit in it */
+#define MW_PROBE_MAX_SIZE 1472 /* larger datagrams are malformed */
+#define MW_PROBE_DEFAULT_PORT 7171
+#define MW_PROBE_NAME_MAX 63
+#define MW_PROBE_SUMMARY_MAX (MW_PROBE_MIN_SIZE - MW_PROBE_REPLY_HDR_LEN)
+#define MW_PROBE_FLAG_TRUNCATED 0x0001
+
+enum mw_probe_state {
+	MW_PROBE_DEAD = 0,     /* no valid reply within the budget */
+	MW_PROBE_ALIVE = 1,    /* answered, all health checks pass */
+	MW_PROBE_DEGRADED = 2, /* answered, some health check failed */
+	MW_PROBE_ERROR = 3,    /* could not be probed (name does not resolve...) */
+};
+
+/* Why a datagram was rejected by mw_probe_decode_*(); index of the daemon's
+ * malformed-packet counters. */
+enum mw_probe_err {
+	MW_PROBE_OK = 0,
+	MW_PROBE_E_SHORT,    /* shorter than the minimum for its type */
+	MW_PROBE_E_LONG,     /* longer than MW_PROBE_MAX_SIZE */
+	MW_PROBE_E_MAGIC,    /* wrong magic */
+	MW_PROBE_E_VERSION,  /* unsupported version */
+	MW_PROBE_E_TYPE,     /* wrong type for where it arrived */
+	MW_PROBE_E_FORMAT,   /* inconsistent lengths, bad state, non-ASCII text */
+	MW_PROBE_E_NCODES
+};
+
+/* A decoded reply (names and summary NUL-terminated, sanitised). */
+struct mw_probe_reply {
+	uint8_t nonce[MW_PROBE_NONCE_LEN];
+	int state;        /* MW_PROBE_ALIVE or MW_PROBE_DEGRADED */
+	int failed;       /* number of failed health checks */
+	int truncated;    /* the summary was cut to fit */
+	uint32_t age_s;   /* age of the health result */
+	char name[MW_PROBE_NAME_MAX + 1];
+	char summary[MW_PROBE_SUMMARY_MAX + 1];
+};
+
+/* One node's result from mw_probe_nodes(). */
+struct mw_probe_result {
+	enum mw_probe_state state;
+	double rtt_ms;   /* round trip of the answered attempt; -1 when dead */
+	int tries;       /* probes sent */
+	int failed;      /* failed health checks reported by the node */
+	char name[MW_PROBE_NAME_MAX + 1];        /* name the daemon reported */
+	char summary[MW_PROBE_SUMMARY_MAX + 1];  /* health summary, or the error */
+	char addr[64];                           /* numeric address probed */
+};
+
+/* Return a static string for a state ("alive", "dead", "degraded", "error"). */
+const char *mw_probe_state_name(enum mw_probe_state s);
+
+/* Return a static string for a decode error code. */
+const char *mw_probe_err_name(enum mw_probe_err e);
+
+/* Write a probe carrying nonce into buf (len >= MW_PROBE_MIN_SIZE): the
+ * header, then zero padding up to MW_PROBE_MIN_SIZE.  Return the number of
+ * bytes written (MW_PROBE_MIN_SIZE), or -1 if buf is too small (errno EINVAL). */
+int mw_probe_encode_probe(uint8_t *buf, size_t len, const uint8_t nonce[MW_PROBE_NONCE_LEN]);
+
+/* Check a received datagram as a probe and copy its nonce.  Return MW_PROBE_OK
+ * or the reason it is malformed (an enum mw_probe_err). */
+enum mw_probe_err mw_probe_decode_probe(const uint8_t *buf, size_t len,
+					uint8_t nonce[MW_PROBE_NONCE_LEN]);
+
+/* Write the reply to a probe of probe_len bytes into buf (len bytes):
+ * state, failed checks, age, node name and summary; the name is cut to
+ * MW_PROBE_NAME_MAX and the summary cut (flag TRUNCATED) so that the reply is
+ * never longer than probe_len nor len.  Non-printable bytes become '?'.
+ * Return the reply length, or -1 (errno EINVAL) if even the header does not
+ * fit. */
+int mw_probe_encode_reply(uint8_t *buf, size_t len, size_t probe_len,
+			  const uint8_t nonce[MW_PROBE_NONCE_LEN], int state, int failed,
+			  uint32_t age_s, const char *name, const char *summary);
+
+/* Decode a reply.  Return MW_PROBE_OK and fill out, or an error code. */
+enum mw_probe_err mw_probe_decode_reply(const uint8_t *buf, size_t len, struct mw_probe_reply *out);
+
+/* Fill nonce with random bytes (getrandom).  Return 0, or -1 (errno set). */
+int mw_probe_nonce(uint8_t nonce[MW_PROBE_NONCE_LEN]);
+
+/* Probe n nodes in parallel.  names[i] is the node name (used to resolve the
+ * address when addrs is NULL or addrs[i] is NULL or ""), addrs[i] an optional
+ * address or name to send to.  Each node gets up to tries probes (each with a
+ * fresh nonce), spread over budget_s seconds; a reply counts only if it comes
+ * from the probed address and port and echoes a nonce sent to that node.
+ * out[i] receives the result of node i (MW_PROBE_ERROR when its address
+ * cannot be resolved).
+ * Return the number of nodes that answered (alive or degraded), or -1 on a
+ * local error such as no socket (errno set; out[] then all ERROR). */
+int mw_probe_nodes(const char *const *names, const char *const *addrs, size_t n, uint16_t port,
+		   double budget_s, int tries, struct mw_probe_result *out);
+
+#endif
