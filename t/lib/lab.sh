@@ -155,3 +155,29 @@ lab_sbatch() {
 
 # lab_log NAME: path of a lab log (slurmctld, slurmd-n1, slurmrestd, ...).
 lab_log() { echo "$MW_LAB_DIR/log/$1.log"; }
+
+# lab_check_ring OUTPUT SIZE NHOSTS DESC: TAP assertions on the output of
+# t/progs/ring (size SIZE, one round) run across NHOSTS distinct lab nodes:
+# every rank 0..SIZE-1 reported that it passed the token, rank k passed
+# k+1 (rank 0 got SIZE back), rank 0's summary is right, the ranks ran on
+# NHOSTS distinct hosts, all of them lab nodes.  Four tests.
+lab_check_ring() {
+    local out=$1 size=$2 nhosts=$3 desc=$4 k bad= hosts line
+    for ((k = 0; k < size; k++)); do
+        local want=$((k + 1))
+        [ $k = 0 ] && want=$size
+        local n
+        n=$(grep -cE "^ring: rank $k of $size on [^ ]+ passed token $want\$" <<<"$out")
+        [ "$n" = 1 ] || bad="$bad rank$k(x$n)"
+    done
+    is "${bad:-none}" none "$desc: every rank passed the token once"
+    like "$out" "ring: done size=$size rounds=1 token=$size(\$|
+)" "$desc: the token came back to rank 0 as $size"
+    hosts=$(sed -n 's/^ring: rank [0-9]* of [0-9]* on \([^ ]*\) passed.*/\1/p' <<<"$out" | sort -u | tr '\n' ' ')
+    is "$(wc -w <<<"$hosts" | tr -d ' ')" "$nhosts" "$desc: ranks on $nhosts distinct hosts ($hosts)"
+    local h notlab=
+    for h in $hosts; do
+        [[ " $MW_LAB_NODE_LIST " == *" $h "* ]] || notlab="$notlab $h"
+    done
+    is "${notlab:-none}" none "$desc: every host is a lab node"
+}
