@@ -1,0 +1,328 @@
+/* mws_launch.c - start and stop the job's helper processes. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mws_launch.h"
+
+static void close_fds_from(int lowest)
+{
+	DIR *d = opendir("/proc/self/fd");
+	if (!d) {
+		for (int fd = lowest; fd < 4096; fd++)
+			close(fd);
+		return;
+	}
+	int dfd = dirfd(d);
+	struct dirent *e;
+	int fds[1024], n = 0;
+	while ((e = readdir(d)) && n < 1024) {
+		int fd = atoi(e->d_name);
+		if (e->d_name[0] != '.' && fd >= lowest && fd != dfd)
+			fds[n++] = fd;
+	}
+	closedir(d);
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+/* In the grandchild: set everything up and exec, or report errno on fd. */
+static void child_exec(const struct mws_spawn *sp, int report_fd)
+{
+	int err, fd;
+	sigset_t all;
+	struct passwd *pw;
+
+	/* Undo what slurmstepd may have blocked or ignored. */
+	sigemptyset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
+	for (int s = 1; s < NSIG; s++)
+		if (s != SIGKILL && s != SIGSTOP)
+			signal(s, SIG_DFL);
+	if (dup2(report_fd, 3) < 0)
+		goto fail;
+	report_fd = 3;
+	fcntl(report_fd, F_SETFD, FD_CLOEXEC);
+	close_fds_from(4);
+	fd = open("/proc/self/oom_score_adj", O_WRONLY);
+	if (fd >= 0) {
+		(void)!write(fd, "0\n", 2);
+		close(fd);
+	}
+	/* Regain root (stepd may run us with euid = the user) and drop for good. */
+	if (geteuid() != 0 && getuid() == 0)
+		(void)!seteuid(0);
+	if (geteuid() == 0) {
+		pw = getpwuid(sp->uid);
+		if (pw ? initgroups(pw->pw_name, sp->gid) : setgroups(0, NULL))
+			goto fail;
+		if (setresgid(sp->gid, sp->gid, sp->gid) || setresuid(sp->uid, sp->uid, sp->uid))
+			goto fail;
+	}
+	if (getuid() != sp->uid || geteuid() != sp->uid) {
+		errno = EPERM;
+		goto fail;
+	}
+	/* Files are opened as the user, so the log belongs to the user. */
+	fd = open("/dev/null", O_RDONLY);
+	if (fd < 0 || dup2(fd, 0) < 0)
+		goto fail;
+	if (fd > 2)
+		close(fd);
+	fd = sp->log ? open(sp->log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600)
+		     : open("/dev/null", O_WRONLY);
+	if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+		goto fail;
+	if (fd > 2)
+		close(fd);
+	if (chdir(sp->cwd ? sp->cwd : "/") < 0)
+		goto fail;
+	execv(sp->argv[0], sp->argv);
+fail:
+	err = errno;
+	(void)!write(report_fd, &err, sizeof(err));
+	_exit(127);
+}
+
+int mws_spawn_detached(const struct mws_spawn *sp, pid_t *pid, char *err, size_t errlen)
+{
+	int p[2];
+	pid_t c;
+	struct {
+		pid_t pid;
+		int err;
+	} msg = {0, 0};
+
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	c = fork();
+	if (c < 0) {
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (c == 0) {
+		/* Intermediate child: new session, fork the real process, tell its pid. */
+		int q[2];
+		pid_t g;
+		close(p[0]);
+		setsid();
+		if (pipe2(q, O_CLOEXEC) < 0)
+			_exit(1);
+		g = fork();
+		if (g == 0) {
+			close(q[0]);
+			close(p[1]);
+			child_exec(sp, q[1]);
+		}
+		close(q[1]);
+		msg.pid = g;
+		if (g > 0) {
+			ssize_t n = read(q[0], &msg.err, sizeof(msg.err));
+			if (n != (ssize_t)sizeof(msg.err))
+				msg.err = 0; /* EOF: exec succeeded */
+		} else {
+			msg.err = errno;
+		}
+		(void)!write(p[1], &msg, sizeof(msg));
+		_exit(0);
+	}
+	close(p[1]);
+	ssize_t n;
+	do
+		n = read(p[0], &msg, sizeof(msg));
+	while (n < 0 && errno == EINTR);
+	close(p[0]);
+	/* slurmstepd may reap it first with wait3(): ECHILD is fine. */
+	while (waitpid(c, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (n != (ssize_t)sizeof(msg) || msg.pid <= 0) {
+		snprintf(err, errlen, "could not start %s: fork failed", sp->argv[0]);
+		return -1;
+	}
+	if (msg.err) {
+		snprintf(err, errlen, "could not start %s: %s", sp->argv[0], strerror(msg.err));
+		return -1;
+	}
+	*pid = msg.pid;
+	return 0;
+}
+
+static pid_t read_pidfile(const char *pidfile)
+{
+	char buf[32];
+	int fd = open(pidfile, O_RDONLY | O_NOFOLLOW);
+	ssize_t n;
+	long v;
+	char *end;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	v = strtol(buf, &end, 10);
+	if (v <= 1 || v > 0x3fffffff || (*end && *end != '\n'))
+		return 0;
+	return (pid_t)v;
+}
+
+pid_t mws_pidfile_alive(const char *pidfile, uid_t uid, const char *name)
+{
+	pid_t pid = read_pidfile(pidfile);
+	char path[64], cmd[4096];
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	if (!pid)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (stat(path, &st) < 0 || st.st_uid != uid)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, cmd, sizeof(cmd) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0; /* a zombie has an empty command line */
+	cmd[n] = '\0';
+	for (ssize_t i = 0; i < n; i++)
+		if (!cmd[i])
+			cmd[i] = ' ';
+	return strstr(cmd, name) ? pid : 0;
+}
+
+int mws_pidfile_write(const char *pidfile, pid_t pid, uid_t uid, gid_t gid)
+{
+	char tmp[4200], buf[32];
+	int fd, len;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", pidfile);
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -1;
+	len = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
+	if (write(fd, buf, (size_t)len) != len || fchown(fd, uid, gid) < 0) {
+		if (geteuid() == 0 || errno != EPERM) {
+			close(fd);
+			unlink(tmp);
+			return -1;
+		}
+	}
+	close(fd);
+	return rename(tmp, pidfile);
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+int mws_pidfile_stop(const char *pidfile, uid_t uid, const char *name, double grace)
+{
+	pid_t pid = mws_pidfile_alive(pidfile, uid, name);
+
+	if (!pid)
+		return 0;
+	kill(pid, SIGTERM);
+	for (double t = 0; t < grace; t += 0.05) {
+		if (kill(pid, 0) < 0 || !mws_pidfile_alive(pidfile, uid, name))
+			return 1;
+		sleep_s(0.05);
+	}
+	kill(pid, SIGKILL);
+	return 1;
+}
+
+int mws_mkdir_owned(const char *dir, uid_t uid, gid_t gid)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0700) == 0) {
+		if (chown(dir, uid, gid) < 0 && geteuid() == 0) {
+			int e = errno;
+			rmdir(dir);
+			errno = e;
+			return -1;
+		}
+		return 0;
+	}
+	if (errno != EEXIST)
+		return -1;
+	if (lstat(dir, &st) < 0)
+		return -1;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != uid) {
+		errno = EPERM;
+		return -1;
+	}
+	return 0;
+}
+
+static int remove_tree_at(int dfd, int depth)
+{
+	DIR *d = fdopendir(dfd);
+	struct dirent *e;
+	int rc = 0;
+
+	if (!d) {
+		close(dfd);
+		return -1;
+	}
+	while ((e = readdir(d))) {
+		struct stat st;
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode) && depth < 4) {
+			int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+			if (sub >= 0)
+				remove_tree_at(sub, depth + 1);
+			if (unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) < 0)
+				rc = -1;
+		} else if (unlinkat(dirfd(d), e->d_name, 0) < 0) {
+			rc = -1;
+		}
+	}
+	closedir(d);
+	return rc;
+}
+
+int mws_rundir_remove(const char *dir, uid_t uid)
+{
+	struct stat st;
+	int fd;
+
+	if (lstat(dir, &st) < 0)
+		return errno == ENOENT ? 0 : -1;
+	if (!S_ISDIR(st.st_mode) || st.st_uid != uid) {
+		errno = EPERM;
+		return -1;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	remove_tree_at(fd, 0);
+	return rmdir(dir);
+}

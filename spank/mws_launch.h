@@ -1,0 +1,46 @@
+/* mws_launch.h - start and stop the job's helper processes (agent, collector)
+ * from slurmstepd and from the epilog, safely: slurmstepd is threaded, reaps
+ * every child with wait3(), and kills a step's processes when it ends. */
+#ifndef MWS_LAUNCH_H
+#define MWS_LAUNCH_H
+
+#include <sys/types.h>
+#include <stddef.h>
+
+struct mws_spawn {
+	char *const *argv;  /* argv[0] is the program's path */
+	uid_t uid;          /* run as this user ... */
+	gid_t gid;          /* ... and group */
+	const char *cwd;    /* working directory */
+	const char *log;    /* stdout and stderr go here (appended), or NULL for /dev/null */
+};
+
+/* Start a detached process (double fork + setsid, so it outlives the step that
+ * started it): close inherited fds, stdin from /dev/null, oom_score_adj 0,
+ * drop to uid/gid, exec at once.  On success store its pid and return 0; on
+ * failure return -1 with the reason in err (exec errors are reported back
+ * through a close-on-exec pipe). */
+int mws_spawn_detached(const struct mws_spawn *sp, pid_t *pid, char *err, size_t errlen);
+
+/* Read a pid file and tell whether that process is alive, belongs to uid and
+ * runs a program whose command line contains name.  Return the pid, or 0. */
+pid_t mws_pidfile_alive(const char *pidfile, uid_t uid, const char *name);
+
+/* Write pid to a pid file owned by uid/gid (mode 0644).  Return 0 or -1. */
+int mws_pidfile_write(const char *pidfile, pid_t pid, uid_t uid, gid_t gid);
+
+/* Stop the process named by a pid file (checked as in mws_pidfile_alive):
+ * SIGTERM, wait up to grace seconds, then SIGKILL.  Return 1 if a process was
+ * stopped, 0 if none was running. */
+int mws_pidfile_stop(const char *pidfile, uid_t uid, const char *name, double grace);
+
+/* Create dir (mode 0700) owned by uid/gid, or check that an existing one is a
+ * real directory (not a link) owned by uid.  Return 0, or -1 with errno set
+ * (EPERM if it belongs to someone else). */
+int mws_mkdir_owned(const char *dir, uid_t uid, gid_t gid);
+
+/* Remove a run directory and the plain files directly inside it (not
+ * following links).  Return 0 or -1. */
+int mws_rundir_remove(const char *dir, uid_t uid);
+
+#endif

@@ -1,0 +1,393 @@
+/* mws_plugin.c - mpiwatch.so, the SPANK plugin: entry points, one branch per
+ * SPANK context.  See doc/spank.md and mpiwatch-spank(8).
+ *
+ *   sbatch/salloc/srun (allocator, local): register and check --mpiwatch.
+ *   slurmstepd (remote), per step: start the node agent (and the collector on
+ *     the job's first node) once per job and node; inject libmpiwatch.so and
+ *     the MPIWATCH_* environment into the tasks.
+ *   epilog (job_script), per node at job end: stop them, remove the run dir.
+ *   srun (local), at step end: print the verdict if one was reached.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <slurm/spank.h>
+
+#include "hostlist.h"
+#include "mws_env.h"
+#include "mws_launch.h"
+#include "mws_opts.h"
+#include "mws_taskexit.h"
+
+SPANK_PLUGIN(mpiwatch, 1);
+
+/* Special step ids (slurm.h): batch script, extern, interactive, pending. */
+#define MWS_STEP_SPECIAL_MIN 0xfffffff0u
+
+static struct mws_site site;
+static struct mws_user user;
+static int site_bad;
+
+/* Computed in init_post_opt (remote) for user_init and task_exit. */
+static int watch_ok;
+static char rundir[PATH_MAX], outdir[PATH_MAX];
+static char collector_host[256];
+static unsigned collector_port;
+
+/* srun: when the step started, to show only a verdict reached during it. */
+static time_t step_start;
+
+static int opt_cb(int val, const char *optarg, int remote);
+
+static struct spank_option mws_option = {
+	"mpiwatch", "[ARGS]",
+	"Watch this MPI job with mpiwatch: tell a dead node from a stuck program. "
+	"ARGS: off, timeout=S, threshold=N|P%, dir=PATH, action=report|cancel|requeue, profile "
+	"(comma-separated).",
+	2, 0, opt_cb};
+
+static int opt_cb(int val, const char *optarg, int remote)
+{
+	char err[512];
+	(void)val;
+	(void)remote;
+	if (mws_user_parse(optarg, &user, err, sizeof(err)) < 0) {
+		slurm_error("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void log_site_errors(const char *errs)
+{
+	char buf[4096];
+	char *save = NULL;
+	snprintf(buf, sizeof(buf), "%s", errs);
+	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		slurm_error("mpiwatch: %s", l);
+	slurm_error("mpiwatch: plugin disabled until plugstack.conf is fixed%s",
+		    site.strict ? " (strict: watched jobs fail)" : "");
+}
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+	char err[4096];
+	spank_context_t ctx = spank_context();
+
+	mws_site_defaults(&site);
+	mws_user_defaults(&user);
+	site_bad = mws_site_parse(ac, av, &site, err, sizeof(err));
+	if (site_bad && (ctx == S_CTX_SLURMD || ctx == S_CTX_REMOTE || ctx == S_CTX_LOCAL ||
+			 ctx == S_CTX_ALLOCATOR))
+		log_site_errors(err);
+	if (ctx == S_CTX_LOCAL || ctx == S_CTX_REMOTE || ctx == S_CTX_ALLOCATOR) {
+		if (spank_option_register(sp, &mws_option) != ESPANK_SUCCESS)
+			slurm_error("mpiwatch: could not register --mpiwatch");
+	}
+	return 0;
+}
+
+static int get_env(spank_t sp, const char *name, char *buf, int len)
+{
+	if (spank_getenv(sp, name, buf, len) != ESPANK_SUCCESS) {
+		buf[0] = '\0';
+		return -1;
+	}
+	return 0;
+}
+
+/* This node's Slurm name. */
+static void node_name(spank_t sp, char *buf, size_t len)
+{
+	const char *e = getenv("SLURMD_NODENAME");
+	if (sp && get_env(sp, "SLURMD_NODENAME", buf, (int)len) == 0 && buf[0])
+		return;
+	if (e && *e) {
+		snprintf(buf, len, "%s", e);
+		return;
+	}
+	if (gethostname(buf, len) < 0)
+		snprintf(buf, len, "localhost");
+	buf[len - 1] = '\0';
+	char *dot = strchr(buf, '.');
+	if (dot)
+		*dot = '\0';
+}
+
+static int is_special_step(spank_t sp)
+{
+	uint32_t stepid = 0;
+	if (spank_get_item(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS)
+		return 1;
+	return stepid >= MWS_STEP_SPECIAL_MIN;
+}
+
+/* Start one helper if its pid file names no live process.  Return 0 or -1. */
+static int ensure_running(const char *name, char *const *argv, uid_t uid, gid_t gid)
+{
+	char pidfile[PATH_MAX + 32], log[PATH_MAX + 32], err[512];
+	struct mws_spawn s = {argv, uid, gid, rundir, log};
+	pid_t pid;
+
+	snprintf(pidfile, sizeof(pidfile), "%s/%s.pid", rundir, name);
+	snprintf(log, sizeof(log), "%s/%s.log", rundir, name);
+	if (mws_pidfile_alive(pidfile, uid, name))
+		return 0;
+	if (mws_spawn_detached(&s, &pid, err, sizeof(err)) < 0) {
+		slurm_error("mpiwatch: %s", err);
+		return -1;
+	}
+	if (mws_pidfile_write(pidfile, pid, uid, gid) < 0)
+		slurm_error("mpiwatch: cannot write %s: %s", pidfile, strerror(errno));
+	return 0;
+}
+
+static int start_helpers(spank_t sp)
+{
+	uint32_t jobid = 0;
+	uid_t uid;
+	gid_t gid;
+	char host[256], nodelist[4096], cwd[PATH_MAX], dumps[PATH_MAX + 8], lock[PATH_MAX + 16];
+	char prog_agent[PATH_MAX + 32], prog_coll[PATH_MAX + 32], sport[16], stimeout[32],
+		sthreshold[32], scoll[300], sprobe[16];
+	struct mw_hostlist hl = {0};
+	int lockfd = -1, rc = -1;
+
+	if (spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS) {
+		slurm_error("mpiwatch: cannot read the job's ids");
+		return -1;
+	}
+	if (access(site.lib, R_OK) < 0) {
+		slurm_error("mpiwatch: monitor library %s: %s", site.lib, strerror(errno));
+		return -1;
+	}
+	snprintf(prog_agent, sizeof(prog_agent), "%s/mpiwatch-agent", site.bindir);
+	snprintf(prog_coll, sizeof(prog_coll), "%s/mpiwatch-collector", site.bindir);
+	if (access(prog_agent, X_OK) < 0 || access(prog_coll, X_OK) < 0) {
+		slurm_error("mpiwatch: agent/collector not found in %s", site.bindir);
+		return -1;
+	}
+	node_name(sp, host, sizeof(host));
+	if (mws_rundir(site.rundir, uid, jobid, host, rundir, sizeof(rundir)) < 0 ||
+	    mws_mkdir_owned(rundir, uid, gid) < 0) {
+		slurm_error("mpiwatch: run directory %s: %s", rundir, strerror(errno));
+		return -1;
+	}
+	snprintf(dumps, sizeof(dumps), "%s/dumps", rundir);
+	if (mws_mkdir_owned(dumps, uid, gid) < 0) {
+		slurm_error("mpiwatch: %s: %s", dumps, strerror(errno));
+		return -1;
+	}
+	if (get_env(sp, "SLURM_JOB_NODELIST", nodelist, sizeof(nodelist)) < 0 ||
+	    mw_hostlist_expand(nodelist, 100000, &hl) < 0) {
+		slurm_error("mpiwatch: cannot read the job's node list");
+		return -1;
+	}
+	snprintf(collector_host, sizeof(collector_host), "%s", hl.host[0]);
+	mw_hostlist_free(&hl);
+	collector_port = mws_collector_port(site.port_base, jobid);
+	if (get_env(sp, "PWD", cwd, sizeof(cwd)) < 0 || cwd[0] != '/')
+		if (get_env(sp, "SLURM_SUBMIT_DIR", cwd, sizeof(cwd)) < 0 || cwd[0] != '/')
+			snprintf(cwd, sizeof(cwd), "/tmp");
+	if (mws_outdir(cwd, user.dir, jobid, outdir, sizeof(outdir)) < 0) {
+		slurm_error("mpiwatch: output directory path too long");
+		return -1;
+	}
+
+	/* One launcher at a time per job and node (steps may start together). */
+	snprintf(lock, sizeof(lock), "%s/launch.lock", rundir);
+	lockfd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (lockfd < 0 || flock(lockfd, LOCK_EX) < 0) {
+		slurm_error("mpiwatch: %s: %s", lock, strerror(errno));
+		goto out;
+	}
+	if (fchown(lockfd, uid, gid) < 0) { /* harmless if it fails */
+	}
+	snprintf(stimeout, sizeof(stimeout), "%g", user.timeout > 0 ? user.timeout : site.timeout);
+	mws_threshold_str(&site, &user, sthreshold, sizeof(sthreshold));
+	snprintf(sport, sizeof(sport), "%u", collector_port);
+	snprintf(sprobe, sizeof(sprobe), "%ld", site.probe_port);
+	snprintf(scoll, sizeof(scoll), "%s:%u", collector_host, collector_port);
+	if (!strcmp(host, collector_host)) {
+		char sjob[16];
+		const char *action = mws_action_name(user.action >= 0 ? user.action : (int)site.action);
+		snprintf(sjob, sizeof(sjob), "%u", jobid);
+		char *argv[32];
+		int n = 0;
+		argv[n++] = prog_coll;
+		argv[n++] = "--job";
+		argv[n++] = sjob;
+		argv[n++] = "--nodes";
+		argv[n++] = nodelist;
+		argv[n++] = "--port";
+		argv[n++] = sport;
+		argv[n++] = "--timeout";
+		argv[n++] = stimeout;
+		argv[n++] = "--threshold";
+		argv[n++] = sthreshold;
+		argv[n++] = "--dir";
+		argv[n++] = outdir;
+		argv[n++] = "--action";
+		argv[n++] = (char *)action;
+		argv[n++] = "--drain";
+		argv[n++] = site.drain ? "yes" : "no";
+		argv[n++] = "--post";
+		argv[n++] = site.post ? "yes" : "no";
+		argv[n++] = "--nhd-socket";
+		argv[n++] = site.nhd_socket;
+		argv[n++] = "--probe-port";
+		argv[n++] = sprobe;
+		if (site.restd[0]) {
+			argv[n++] = "--restd";
+			argv[n++] = site.restd;
+		}
+		argv[n] = NULL;
+		if (ensure_running("mpiwatch-collector", argv, uid, gid) < 0)
+			goto out;
+	}
+	{
+		char sjob[16];
+		snprintf(sjob, sizeof(sjob), "%u", jobid);
+		char *argv[] = {prog_agent, "--job", sjob,	"--node",    host,     "--rundir",
+				rundir,     "--collector", scoll, "--timeout", stimeout, NULL};
+		if (ensure_running("mpiwatch-agent", argv, uid, gid) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	if (lockfd >= 0)
+		close(lockfd);
+	return rc;
+}
+
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	if (spank_context() != S_CTX_REMOTE)
+		return 0;
+	if (site_bad)
+		return site.strict && mws_enabled(&site, &user) ? -1 : 0;
+	if (!mws_enabled(&site, &user) || is_special_step(sp))
+		return 0;
+	if (start_helpers(sp) < 0) {
+		slurm_spank_log("mpiwatch: watching is off for this step (see the slurmd log)%s",
+				site.strict ? "; strict mode: failing the step" : "");
+		return site.strict ? -1 : 0;
+	}
+	watch_ok = 1;
+	return 0;
+}
+
+static int set_env(spank_t sp, const char *name, const char *val)
+{
+	if (spank_setenv(sp, name, val, 1) != ESPANK_SUCCESS) {
+		slurm_error("mpiwatch: cannot set %s", name);
+		return -1;
+	}
+	return 0;
+}
+
+int slurm_spank_user_init(spank_t sp, int ac, char **av)
+{
+	char cur[8192], preload[8192], buf[PATH_MAX + 16];
+	(void)ac;
+	(void)av;
+
+	if (spank_context() != S_CTX_REMOTE || !watch_ok)
+		return 0;
+	get_env(sp, "LD_PRELOAD", cur, sizeof(cur));
+	if (mws_preload_append(cur, site.lib, preload, sizeof(preload)) < 0) {
+		slurm_error("mpiwatch: LD_PRELOAD too long; not injecting the monitor");
+		return site.strict ? -1 : 0;
+	}
+	snprintf(buf, sizeof(buf), "%g", user.timeout > 0 ? user.timeout : site.timeout);
+	set_env(sp, "MPIWATCH_TIMEOUT", buf);
+	set_env(sp, "MPIWATCH_RUNDIR", rundir);
+	snprintf(buf, sizeof(buf), "%s/dumps", rundir);
+	set_env(sp, "MPIWATCH_DUMPDIR", buf);
+	set_env(sp, "MPIWATCH_DIR", outdir);
+	snprintf(buf, sizeof(buf), "%s:%u", collector_host, collector_port);
+	set_env(sp, "MPIWATCH_COLLECTOR", buf);
+	if (user.profile) {
+		snprintf(buf, sizeof(buf), "%s/profile", outdir);
+		set_env(sp, "MPIWATCH_PROFILE", buf);
+	}
+	return set_env(sp, "LD_PRELOAD", preload) < 0 && site.strict ? -1 : 0;
+}
+
+int slurm_spank_task_exit(spank_t sp, int ac, char **av)
+{
+	(void)ac;
+	(void)av;
+	if (spank_context() != S_CTX_REMOTE || !watch_ok)
+		return 0;
+	return mws_task_exit_record(sp, rundir);
+}
+
+int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
+{
+	uint32_t jobid = 0;
+	uid_t uid;
+	char host[256], dir[PATH_MAX], pidfile[PATH_MAX + 32];
+	(void)ac;
+	(void)av;
+
+	if (spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS ||
+	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS)
+		return 0;
+	node_name(NULL, host, sizeof(host));
+	if (mws_rundir(site.rundir, uid, jobid, host, dir, sizeof(dir)) < 0 || access(dir, F_OK) < 0)
+		return 0;
+	/* The collector first: on SIGTERM it writes its final report. */
+	snprintf(pidfile, sizeof(pidfile), "%s/mpiwatch-collector.pid", dir);
+	mws_pidfile_stop(pidfile, uid, "mpiwatch-collector", 5.0);
+	snprintf(pidfile, sizeof(pidfile), "%s/mpiwatch-agent.pid", dir);
+	mws_pidfile_stop(pidfile, uid, "mpiwatch-agent", 2.0);
+	if (mws_rundir_remove(dir, uid) < 0)
+		slurm_error("mpiwatch: job %u: cannot remove %s: %s", jobid, dir, strerror(errno));
+	return 0;
+}
+
+int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
+{
+	(void)sp;
+	(void)ac;
+	(void)av;
+	step_start = time(NULL);
+	return 0;
+}
+
+/* srun: print the verdict if the collector reached one during this step. */
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+	uint32_t jobid = 0;
+	char cwd[PATH_MAX], dir[PATH_MAX], path[PATH_MAX + 16], line[1024];
+	struct stat st;
+	FILE *f;
+	(void)ac;
+	(void)av;
+
+	if (spank_context() != S_CTX_LOCAL || !step_start || !mws_enabled(&site, &user) ||
+	    spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS || !getcwd(cwd, sizeof(cwd)) ||
+	    mws_outdir(cwd, user.dir, jobid, dir, sizeof(dir)) < 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s/report.txt", dir);
+	if (stat(path, &st) < 0 || st.st_mtime + 1 < step_start || !(f = fopen(path, "r")))
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		fprintf(stderr, "mpiwatch: %s", line);
+	fclose(f);
+	return 0;
+}
