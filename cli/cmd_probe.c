@@ -1,0 +1,130 @@
+/* cmd_probe.c - "mpiwatch probe": probe the nodehealthd of a list of nodes. */
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "conf.h"
+#include "hostlist.h"
+#include "probe.h"
+
+static void probe_usage(FILE *f)
+{
+	fprintf(f, "Usage: mpiwatch probe [-p PORT] [-t TIMEOUT] [-r TRIES] [-j] HOSTLIST...\n"
+		   "Probe the mpiwatch-nodehealthd of every node (Slurm hostlist syntax, e.g. n[1-4])\n"
+		   "and print its state, health summary and round-trip time.\n\n"
+		   "  -p, --port PORT       UDP port (default %d)\n"
+		   "  -t, --timeout SECS    time budget for all tries (default 2)\n"
+		   "  -r, --tries N         probes per node (default 3)\n"
+		   "  -j, --json            JSON output\n\n"
+		   "Exit status: 0 all alive, 1 some dead, degraded or unresolvable, 2 usage error.\n",
+		MW_PROBE_DEFAULT_PORT);
+}
+
+static int cmd_probe(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"port", required_argument, NULL, 'p'}, {"timeout", required_argument, NULL, 't'},
+		{"tries", required_argument, NULL, 'r'}, {"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+	};
+	long port = MW_PROBE_DEFAULT_PORT, tries = 3;
+	double timeout = 2.0;
+	int opt, json = 0, rv = 2, bad = 0;
+	struct mw_hostlist hl = {0};
+	struct mw_probe_result *res = NULL;
+
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "p:t:r:jh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'p':
+			if (mw_conf_parse_long(optarg, 1, 65535, &port) < 0) {
+				fprintf(stderr, "mpiwatch probe: bad port '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 't':
+			if (mw_conf_parse_double(optarg, 0.01, 3600, &timeout) < 0) {
+				fprintf(stderr, "mpiwatch probe: bad timeout '%s'\n", optarg);
+				return 2;
+			}
+			break;
+		case 'r':
+			if (mw_conf_parse_long(optarg, 1, 16, &tries) < 0) {
+				fprintf(stderr, "mpiwatch probe: bad tries '%s' (1-16)\n", optarg);
+				return 2;
+			}
+			break;
+		case 'j': json = 1; break;
+		case 'h': probe_usage(stdout); return 0;
+		default: probe_usage(stderr); return 2;
+		}
+	}
+	if (optind >= argc) {
+		probe_usage(stderr);
+		return 2;
+	}
+	for (int i = optind; i < argc; i++) {
+		struct mw_hostlist one = {0};
+		if (mw_hostlist_expand(argv[i], 100000, &one) < 0) {
+			fprintf(stderr, "mpiwatch probe: bad hostlist '%s'\n", argv[i]);
+			goto fail;
+		}
+		for (size_t k = 0; k < one.n; k++) {
+			char **nh = realloc(hl.host, (hl.n + 1) * sizeof(*nh));
+			if (!nh) {
+				mw_hostlist_free(&one);
+				goto fail;
+			}
+			hl.host = nh;
+			hl.host[hl.n++] = one.host[k];
+			one.host[k] = NULL;
+		}
+		mw_hostlist_free(&one);
+	}
+	res = calloc(hl.n ? hl.n : 1, sizeof(*res));
+	if (!res)
+		goto fail;
+	if (mw_probe_nodes((const char *const *)hl.host, NULL, hl.n, (uint16_t)port, timeout, (int)tries, res) < 0) {
+		fprintf(stderr, "mpiwatch probe: %s\n", res[0].summary);
+		rv = 1;
+		goto fail;
+	}
+	if (json) {
+		struct json_object *arr = json_object_new_array();
+		for (size_t i = 0; i < hl.n; i++) {
+			struct json_object *o = json_object_new_object();
+			json_object_object_add(o, "node", json_object_new_string(hl.host[i]));
+			json_object_object_add(o, "addr", json_object_new_string(res[i].addr));
+			json_object_object_add(o, "state", json_object_new_string(mw_probe_state_name(res[i].state)));
+			json_object_object_add(o, "rtt_ms", res[i].rtt_ms >= 0 ? json_object_new_double(res[i].rtt_ms) : NULL);
+			json_object_object_add(o, "tries", json_object_new_int(res[i].tries));
+			json_object_object_add(o, "summary", json_object_new_string(res[i].summary));
+			json_object_array_add(arr, o);
+		}
+		printf("%s\n", json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+								       JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(arr);
+	} else {
+		printf("%-16s %-9s %10s  %s\n", "NODE", "STATE", "RTT", "SUMMARY");
+		for (size_t i = 0; i < hl.n; i++) {
+			char rtt[32] = "-";
+			if (res[i].rtt_ms >= 0)
+				snprintf(rtt, sizeof(rtt), "%.3fms", res[i].rtt_ms);
+			printf("%-16s %-9s %10s  %s\n", hl.host[i], mw_probe_state_name(res[i].state), rtt, res[i].summary);
+		}
+	}
+	for (size_t i = 0; i < hl.n; i++)
+		if (res[i].state != MW_PROBE_ALIVE)
+			bad = 1;
+	rv = bad ? 1 : 0;
+fail:
+	free(res);
+	mw_hostlist_free(&hl);
+	return rv;
+}
+
+MW_CLI_COMMAND(probe, "probe", "probe [-p PORT] [-t TIMEOUT] [-r TRIES] [-j] HOSTLIST...",
+	       "probe nodes' health daemons: alive, degraded or dead", cmd_probe)

@@ -1,0 +1,21 @@
+# nodehealthd/: mpiwatch-nodehealthd, the root daemon beside slurmd.
+NHD_SRCS := $(wildcard nodehealthd/*.c)
+NHD_OBJS := $(NHD_SRCS:%.c=$(B)/obj/%.o)
+NHD_LIB_OBJS := $(filter-out $(B)/obj/nodehealthd/nhd_main.o,$(NHD_OBJS))
+BINS += $(B)/bin/mpiwatch-nodehealthd
+MANS += doc/man/mpiwatch-nodehealthd.8 doc/man/nodehealthd.conf.5
+
+$(B)/bin/mpiwatch-nodehealthd: $(NHD_OBJS) $(SHARED_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(NHD_OBJS) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) -lpthread
+
+# Unit tests of the daemon's modules.
+$(B)/t/test_nhd_%: CPPFLAGS += -Inodehealthd
+$(B)/t/test_nhd_conf: $(B)/obj/nodehealthd/nhd_conf.o
+$(B)/t/test_nhd_checks: $(B)/obj/nodehealthd/nhd_checks.o $(B)/obj/nodehealthd/nhd_conf.o
+$(B)/t/test_nhd_rl: $(B)/obj/nodehealthd/nhd_rl.o
+$(B)/t/test_nhd_drain: $(B)/obj/nodehealthd/nhd_drain.o $(B)/obj/nodehealthd/nhd_slurm.o \
+	$(B)/obj/nodehealthd/nhd_conf.o
+
+# Fuzz targets.
+FUZZ_EXTRA_fuzz_nhdconf := nodehealthd/nhd_conf.c -Inodehealthd

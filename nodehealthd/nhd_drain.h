@@ -1,0 +1,63 @@
+/* nhd_drain.h - confirmed drains: every check a drain request must pass. */
+#ifndef NHD_DRAIN_H
+#define NHD_DRAIN_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "drainreq.h"
+#include "nhd_conf.h"
+#include "nhd_slurm.h"
+
+#define NHD_STORM_MAX 1024
+
+/* Times (monotonic) of the drains this daemon made. */
+struct nhd_storm {
+	double t[NHD_STORM_MAX];
+	size_t n;
+};
+
+/* Drop entries older than window; return how many remain. */
+size_t nhd_storm_recent(struct nhd_storm *s, double now, double window);
+void nhd_storm_add(struct nhd_storm *s, double now);
+
+/* The storm guard: may one more node be drained, given local_recent drains
+ * by this daemon in the window, cluster_drained nodes drained now with an
+ * mpiwatch reason and cluster_total nodes?  The fraction limit allows at
+ * least one node.  Return 1 if allowed, else 0 with the reason in why. */
+int nhd_storm_allow(const struct nhd_conf *c, size_t local_recent, size_t cluster_drained,
+		    size_t cluster_total, char *why, size_t whylen);
+
+/* Is job j one whose nodes may be drained now: running (RUNNING, COMPLETING,
+ * SUSPENDED, CONFIGURING) or ended (FAILED, NODE_FAIL, TIMEOUT, CANCELLED,
+ * COMPLETED, OUT_OF_MEMORY, DEADLINE, BOOT_FAIL) no more than grace seconds
+ * before now?  Return 1, or 0 with the reason in why. */
+int nhd_job_eligible(const struct nhd_job *j, time_t now, long grace, char *why, size_t whylen);
+
+/* Does nodelist (a Slurm hostlist) contain node?  Return 1, 0, or -1 if the
+ * list cannot be parsed. */
+int nhd_nodelist_has(const char *nodelist, const char *node);
+
+/* Does a Slurm reason carry our prefix? */
+int nhd_reason_ours(const char *reason);
+
+struct nhd_drain_ctx {
+	const struct nhd_conf *conf;
+	const char *self;        /* this node's name */
+	struct nhd_storm *storm;
+};
+
+/* Handle one drain request from uid: check job ownership, membership, the
+ * node's Slurm reason, our own re-probes, the partition and storm guards,
+ * then drain.  Return 0 if the node is drained (msg says what was done, and
+ * *verdict gets the verdict JSON for the hooks, malloc'd, or NULL when it was
+ * already drained), or -1 if refused (the reason in msg). */
+int nhd_drain_handle(struct nhd_drain_ctx *ctx, uid_t uid, const struct mw_drainreq *req, char *msg,
+		     size_t msglen, char **verdict);
+
+/* Run every configured hook with verdict on stdin, each bounded by
+ * hook_timeout; log their exit status and output. */
+void nhd_drain_run_hooks(const struct nhd_conf *c, const char *verdict);
+
+#endif

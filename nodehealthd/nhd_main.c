@@ -1,0 +1,419 @@
+/* nhd_main.c - mpiwatch-nodehealthd: start-up, privileges, the poll loop,
+ * reload and shutdown. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <linux/capability.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "nhd.h"
+
+static const int level_map[] = {LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG};
+
+struct nhd_conf *nhd_conf_get(struct nhd *d)
+{
+	struct nhd_conf *c;
+	pthread_mutex_lock(&d->conf_mu);
+	c = d->conf;
+	c->refs++;
+	pthread_mutex_unlock(&d->conf_mu);
+	return c;
+}
+
+void nhd_conf_put(struct nhd *d, struct nhd_conf *c)
+{
+	int last;
+	pthread_mutex_lock(&d->conf_mu);
+	last = --c->refs == 0;
+	pthread_mutex_unlock(&d->conf_mu);
+	if (last)
+		nhd_conf_free(c);
+}
+
+void *nhd_checker_main(void *arg)
+{
+	struct nhd *d = arg;
+	struct nhd_health *h = malloc(sizeof(*h));
+
+	if (!h) {
+		mw_err("health checker: out of memory");
+		return NULL;
+	}
+	pthread_mutex_lock(&d->health_mu);
+	while (!d->stop) {
+		struct nhd_conf *c;
+		struct timespec until;
+		double interval;
+		pthread_mutex_unlock(&d->health_mu);
+		c = nhd_conf_get(d);
+		interval = c->check_interval;
+		nhd_checks_run(c, &d->check_state, h);
+		nhd_conf_put(d, c);
+		NHD_INC(d, checks_run);
+		pthread_mutex_lock(&d->health_mu);
+		if (h->state != d->health.state || strcmp(h->summary, d->health.summary))
+			mw_log(h->failed ? LOG_WARNING : LOG_NOTICE, "health: %s (%s)",
+			       mw_probe_state_name(h->state), h->summary);
+		d->health = *h;
+		d->rerun_checks = 0;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += (time_t)interval;
+		until.tv_nsec += (long)((interval - (double)(time_t)interval) * 1e9);
+		if (until.tv_nsec >= 1000000000L) {
+			until.tv_sec++;
+			until.tv_nsec -= 1000000000L;
+		}
+		while (!d->stop && !d->rerun_checks)
+			if (pthread_cond_timedwait(&d->health_cv, &d->health_mu, &until) == ETIMEDOUT)
+				break;
+	}
+	pthread_mutex_unlock(&d->health_mu);
+	free(h);
+	return NULL;
+}
+
+/* Keep uid 0 (Slurm authorises "scontrol update" by the munge uid) but give
+ * up every capability, for this process and anything it executes. */
+static void drop_privileges(void)
+{
+	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct data[2];
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		mw_warn("cannot set no_new_privs: %s", strerror(errno));
+	if (geteuid() != 0)
+		return;
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	for (int cap = 0; cap <= 63; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno == EINVAL)
+			break;
+	memset(data, 0, sizeof(data));
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		mw_warn("cannot drop capabilities: %s", strerror(errno));
+}
+
+static void sanitize_process(void)
+{
+	int fd;
+	umask(022);
+	if (chdir("/") < 0)
+		mw_warn("chdir /: %s", strerror(errno));
+	/* Close whatever we inherited, keep stdin/out/err on /dev/null or the caller's. */
+	if (syscall(SYS_close_range, 3, ~0U, 0) < 0)
+		for (fd = 3; fd < 1024; fd++)
+			close(fd);
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		close(fd);
+	}
+}
+
+static int daemonize(void)
+{
+	pid_t pid = fork();
+	int fd;
+	if (pid < 0)
+		return -1;
+	if (pid > 0)
+		_exit(0);
+	setsid();
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid > 0)
+		_exit(0);
+	fd = open("/dev/null", O_RDWR);
+	if (fd >= 0) {
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+	return 0;
+}
+
+static void set_self(struct nhd *d, const struct nhd_conf *c)
+{
+	if (c->node_name && c->node_name[0]) {
+		snprintf(d->self, sizeof(d->self), "%s", c->node_name);
+	} else {
+		char host[256] = "";
+		gethostname(host, sizeof(host) - 1);
+		host[strcspn(host, ".")] = 0;
+		snprintf(d->self, sizeof(d->self), "%s", host[0] ? host : "localhost");
+	}
+}
+
+static void apply_logging(const struct nhd_conf *c, int force_stderr)
+{
+	mw_log_open("mpiwatch-nodehealthd", (force_stderr || c->log == NHD_LOG_STDERR) ? MW_LOG_STDERR : MW_LOG_SYSLOG,
+		    level_map[c->log_level]);
+}
+
+static void print_errors(struct mw_conf_errors *errs, int to_log)
+{
+	for (size_t i = 0; i < errs->n; i++) {
+		if (to_log)
+			mw_err("%s", errs->msg[i]);
+		else
+			fprintf(stderr, "mpiwatch-nodehealthd: %s\n", errs->msg[i]);
+	}
+}
+
+static void reload(struct nhd *d, int force_stderr)
+{
+	struct mw_conf_errors errs = {0};
+	struct nhd_conf *nc = nhd_conf_load(d->conf_path, &errs), *old;
+
+	if (!nc) {
+		print_errors(&errs, 1);
+		mw_err("reload of %s failed (%zu error%s): keeping the running configuration", d->conf_path, errs.n,
+		       errs.n == 1 ? "" : "s");
+		mw_conf_errors_free(&errs);
+		NHD_INC(d, reload_failures);
+		return;
+	}
+	mw_conf_errors_free(&errs);
+	old = nhd_conf_get(d);
+	if (nc->port != old->port || strcmp(nc->listen, old->listen)) {
+		int fd = nhd_udp_open(nc);
+		if (fd < 0) {
+			mw_err("reload: keeping udp %s port %ld", old->listen, old->port);
+			free(nc->listen);
+			nc->listen = strdup(old->listen);
+			nc->port = old->port;
+		} else {
+			close(d->udp_fd);
+			d->udp_fd = fd;
+		}
+	}
+	if (strcmp(nc->socket, old->socket)) {
+		int fd = nhd_unix_open(nc->socket);
+		if (fd < 0) {
+			mw_err("reload: cannot open %s (%s), keeping %s", nc->socket, strerror(errno), old->socket);
+			free(nc->socket);
+			nc->socket = strdup(old->socket);
+		} else {
+			close(d->unix_fd);
+			unlink(d->unix_path);
+			free(d->unix_path);
+			d->unix_fd = fd;
+			d->unix_path = strdup(nc->socket);
+		}
+	}
+	nhd_conf_put(d, old);
+	apply_logging(nc, force_stderr);
+	nhd_rl_set(&d->rl, nc->rate_limit, nc->rate_burst);
+	pthread_mutex_lock(&d->conf_mu);
+	old = d->conf;
+	d->conf = nc;
+	pthread_mutex_unlock(&d->conf_mu);
+	nhd_conf_put(d, old);
+	set_self(d, nc);
+	pthread_mutex_lock(&d->health_mu);
+	d->rerun_checks = 1;
+	pthread_cond_signal(&d->health_cv);
+	pthread_mutex_unlock(&d->health_mu);
+	NHD_INC(d, reloads);
+	mw_info("configuration reloaded from %s", d->conf_path);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: mpiwatch-nodehealthd [-f] [-c FILE] [-e] [-d]\n"
+		"       mpiwatch-nodehealthd --check [-c FILE]\n"
+		"Answer mpiwatch liveness probes, run node health checks and perform\n"
+		"confirmed Slurm drains.\n\n"
+		"  -c, --config FILE  configuration file (default " NHD_DEFAULT_CONF ")\n"
+		"  -f, --foreground   do not detach\n"
+		"  -e, --stderr       log to stderr whatever the configuration says\n"
+		"  -d, --debug        log debug messages\n"
+		"  -n, --check        validate the configuration, print \"configuration OK\"\n"
+		"  -h, --help         this help\n"
+		"  -V, --version      print the version\n\n"
+		"Signals: SIGHUP reloads the configuration, SIGTERM/SIGINT stop.\n"
+		"See mpiwatch-nodehealthd(8) and nodehealthd.conf(5).\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'}, {"foreground", no_argument, NULL, 'f'},
+		{"stderr", no_argument, NULL, 'e'},       {"debug", no_argument, NULL, 'd'},
+		{"check", no_argument, NULL, 'n'},        {"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
+	};
+	static struct nhd d;
+	struct mw_conf_errors errs = {0};
+	int opt, foreground = 0, force_stderr = 0, debug = 0, check_only = 0;
+	sigset_t mask;
+
+	d.conf_path = NHD_DEFAULT_CONF;
+	while ((opt = getopt_long(argc, argv, "c:fednhV", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'c': d.conf_path = optarg; break;
+		case 'f': foreground = 1; break;
+		case 'e': force_stderr = 1; break;
+		case 'd': debug = 1; break;
+		case 'n': check_only = 1; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("mpiwatch-nodehealthd %s\n", MW_VERSION); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	d.conf = nhd_conf_load(d.conf_path, &errs);
+	if (!d.conf) {
+		print_errors(&errs, 0);
+		fprintf(stderr, "mpiwatch-nodehealthd: %zu error%s in %s\n", errs.n, errs.n == 1 ? "" : "s",
+			d.conf_path);
+		mw_conf_errors_free(&errs);
+		return 1;
+	}
+	mw_conf_errors_free(&errs);
+	if (check_only) {
+		printf("configuration OK\n");
+		nhd_conf_free(d.conf);
+		return 0;
+	}
+
+	sanitize_process();
+	if (!foreground && daemonize() < 0) {
+		fprintf(stderr, "mpiwatch-nodehealthd: cannot detach: %s\n", strerror(errno));
+		return 1;
+	}
+	if (debug)
+		d.conf->log_level = NHD_LL_DEBUG;
+	apply_logging(d.conf, force_stderr);
+	set_self(&d, d.conf);
+	d.started = mw_now();
+	d.udp_fd = d.unix_fd = d.sig_fd = -1;
+	pthread_mutex_init(&d.conf_mu, NULL);
+	pthread_mutex_init(&d.health_mu, NULL);
+	pthread_cond_init(&d.health_cv, NULL);
+	pthread_mutex_init(&d.q_mu, NULL);
+	pthread_cond_init(&d.q_cv, NULL);
+
+	/* Signals through a signalfd; threads inherit the blocked mask. */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &mask, NULL);
+	d.sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (d.sig_fd < 0) {
+		mw_err("signalfd: %s", strerror(errno));
+		return 1;
+	}
+	if (nhd_rl_init(&d.rl, 1024, d.conf->rate_limit, d.conf->rate_burst) < 0) {
+		mw_err("out of memory");
+		return 1;
+	}
+	d.udp_fd = nhd_udp_open(d.conf);
+	if (d.udp_fd < 0)
+		return 1;
+	d.unix_fd = nhd_unix_open(d.conf->socket);
+	if (d.unix_fd < 0) {
+		mw_err("cannot listen on %s: %s", d.conf->socket, strerror(errno));
+		return 1;
+	}
+	d.unix_path = strdup(d.conf->socket);
+	drop_privileges();
+
+	/* First health result before the first probe is answered. */
+	nhd_checks_run(d.conf, &d.check_state, &d.health);
+	NHD_INC(&d, checks_run);
+	if (pthread_create(&d.checker, NULL, nhd_checker_main, &d) != 0 ||
+	    pthread_create(&d.worker, NULL, nhd_worker_main, &d) != 0) {
+		mw_err("cannot start threads");
+		unlink(d.unix_path);
+		return 1;
+	}
+	mw_info("started %s on udp %s:%ld, socket %s, node %s (%s)", MW_VERSION, d.conf->listen, d.conf->port,
+		d.unix_path, d.self, d.health.summary);
+
+	for (;;) {
+		struct pollfd p[3] = {
+			{.fd = d.sig_fd, .events = POLLIN},
+			{.fd = d.udp_fd, .events = POLLIN},
+			{.fd = d.unix_fd, .events = POLLIN},
+		};
+		int stop = 0;
+		if (poll(p, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			mw_err("poll: %s", strerror(errno));
+			break;
+		}
+		if (p[0].revents) {
+			struct signalfd_siginfo si;
+			while (read(d.sig_fd, &si, sizeof(si)) == sizeof(si)) {
+				if (si.ssi_signo == SIGHUP)
+					reload(&d, force_stderr);
+				else
+					stop = 1;
+			}
+		}
+		if (stop) {
+			mw_info("stopping on signal");
+			break;
+		}
+		if (p[1].revents)
+			nhd_udp_serve(&d);
+		if (p[2].revents)
+			nhd_unix_accept(&d);
+	}
+
+	pthread_mutex_lock(&d.health_mu);
+	pthread_mutex_lock(&d.q_mu);
+	d.stop = 1;
+	pthread_cond_broadcast(&d.q_cv);
+	pthread_cond_broadcast(&d.health_cv);
+	pthread_mutex_unlock(&d.q_mu);
+	pthread_mutex_unlock(&d.health_mu);
+	{
+		/* A check stuck on a dead mount, or a worker in scontrol, must not
+		 * hold up the exit for long. */
+		struct timespec until;
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += 5;
+		if (pthread_timedjoin_np(d.worker, NULL, &until) != 0 ||
+		    pthread_timedjoin_np(d.checker, NULL, &until) != 0) {
+			mw_warn("a thread did not stop in time; exiting anyway");
+			unlink(d.unix_path);
+			_exit(0);
+		}
+	}
+	while (d.q_len > 0) {
+		close(d.q[d.q_head]);
+		d.q_head = (d.q_head + 1) % NHD_QUEUE;
+		d.q_len--;
+	}
+	close(d.unix_fd);
+	unlink(d.unix_path);
+	free(d.unix_path);
+	close(d.udp_fd);
+	close(d.sig_fd);
+	nhd_rl_destroy(&d.rl);
+	nhd_conf_put(&d, d.conf);
+	mw_info("stopped");
+	mw_log_close();
+	return 0;
+}

@@ -1,0 +1,289 @@
+/* nhd_worker.c - the unix socket: drain and status requests, served one at a
+ * time by a worker thread so the probe loop never waits for Slurm. */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "drainreq.h"
+#include "log.h"
+#include "nhd.h"
+
+int nhd_unix_open(const char *path)
+{
+	struct sockaddr_un sun;
+	char dir[sizeof(sun.sun_path)], *slash;
+	int fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sun.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(sun.sun_path, path);
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = 0;
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return -1;
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	/* A socket file left by a dead daemon: remove it (but never a live one). */
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0) {
+		close(fd);
+		errno = EADDRINUSE;
+		return -1;
+	}
+	close(fd);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 || chmod(path, 0666) < 0 ||
+	    listen(fd, 64) < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
+static void send_all(int fd, const char *s)
+{
+	size_t len = strlen(s), off = 0;
+	while (off < len) {
+		ssize_t w = send(fd, s + off, len - off, MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;
+		off += (size_t)w;
+	}
+}
+
+static void reply(int fd, int ok, const char *result, const char *text)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "ok", json_object_new_boolean(ok));
+	if (ok && result)
+		json_object_object_add(o, "result", json_object_new_string(result));
+	json_object_object_add(o, ok ? "message" : "error", json_object_new_string(text));
+	send_all(fd, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	send_all(fd, "\n");
+	json_object_put(o);
+}
+
+void nhd_unix_accept(struct nhd *d)
+{
+	for (int i = 0; i < 64; i++) {
+		int fd = accept4(d->unix_fd, NULL, NULL, SOCK_CLOEXEC);
+		if (fd < 0)
+			return;
+		pthread_mutex_lock(&d->q_mu);
+		if (d->q_len < NHD_QUEUE) {
+			d->q[(d->q_head + d->q_len) % NHD_QUEUE] = fd;
+			d->q_len++;
+			fd = -1;
+			pthread_cond_signal(&d->q_cv);
+		}
+		pthread_mutex_unlock(&d->q_mu);
+		if (fd >= 0) {
+			NHD_INC(d, busy);
+			reply(fd, 0, NULL, "nodehealthd is busy, try again later");
+			close(fd);
+		}
+	}
+}
+
+static void add_u64(struct json_object *o, const char *k, uint64_t v)
+{
+	json_object_object_add(o, k, json_object_new_int64((int64_t)v));
+}
+
+char *nhd_status_json(struct nhd *d)
+{
+	struct nhd_conf *c = nhd_conf_get(d);
+	struct json_object *o = json_object_new_object(), *cnt = json_object_new_object(),
+			   *mal = json_object_new_object(), *checks = json_object_new_array();
+	struct nhd_health *h = malloc(sizeof(*h));
+	uint64_t mal_total = 0;
+	double now = mw_now();
+	char *s;
+
+	if (h) {
+		pthread_mutex_lock(&d->health_mu);
+		*h = d->health;
+		pthread_mutex_unlock(&d->health_mu);
+	}
+	json_object_object_add(o, "node", json_object_new_string(d->self));
+	json_object_object_add(o, "version", json_object_new_string(MW_VERSION));
+	json_object_object_add(o, "pid", json_object_new_int((int)getpid()));
+	add_u64(o, "uptime_s", (uint64_t)(now - d->started));
+	json_object_object_add(o, "config", json_object_new_string(c->path ? c->path : ""));
+	json_object_object_add(o, "port", json_object_new_int((int)c->port));
+	json_object_object_add(o, "socket", json_object_new_string(d->unix_path ? d->unix_path : ""));
+	if (h) {
+		json_object_object_add(o, "state", json_object_new_string(mw_probe_state_name(h->state)));
+		json_object_object_add(o, "failed_checks", json_object_new_int(h->failed));
+		json_object_object_add(o, "summary", json_object_new_string(h->summary));
+		add_u64(o, "health_age_s", h->mono > 0 ? (uint64_t)(now - h->mono) : 0);
+		for (int i = 0; i < h->n; i++) {
+			struct json_object *r = json_object_new_object();
+			json_object_object_add(r, "check", json_object_new_string(h->r[i].name));
+			json_object_object_add(r, "ok", json_object_new_boolean(h->r[i].ok));
+			json_object_object_add(r, "detail", json_object_new_string(h->r[i].detail));
+			json_object_array_add(checks, r);
+		}
+	}
+	json_object_object_add(o, "checks", checks);
+	add_u64(cnt, "probes_received", NHD_GET(d, rx));
+	add_u64(cnt, "replies_sent", NHD_GET(d, replies));
+	for (int e = 1; e < MW_PROBE_E_NCODES; e++) {
+		uint64_t v = NHD_GET(d, malformed[e]);
+		mal_total += v;
+		add_u64(mal, mw_probe_err_name((enum mw_probe_err)e), v);
+	}
+	add_u64(cnt, "malformed", mal_total);
+	json_object_object_add(cnt, "malformed_by_reason", mal);
+	add_u64(cnt, "rate_limited", NHD_GET(d, rate_limited));
+	add_u64(cnt, "send_errors", NHD_GET(d, send_errors));
+	add_u64(cnt, "drain_requests", NHD_GET(d, drain_requests));
+	add_u64(cnt, "drains", NHD_GET(d, drains));
+	add_u64(cnt, "drains_refused", NHD_GET(d, drains_refused));
+	add_u64(cnt, "bad_requests", NHD_GET(d, bad_requests));
+	add_u64(cnt, "status_requests", NHD_GET(d, status_requests));
+	add_u64(cnt, "busy", NHD_GET(d, busy));
+	add_u64(cnt, "checks_run", NHD_GET(d, checks_run));
+	add_u64(cnt, "reloads", NHD_GET(d, reloads));
+	add_u64(cnt, "reload_failures", NHD_GET(d, reload_failures));
+	json_object_object_add(o, "counters", cnt);
+	add_u64(o, "drains_in_window", nhd_storm_recent(&d->storm, now, c->storm_window));
+	s = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	free(h);
+	nhd_conf_put(d, c);
+	return s;
+}
+
+/* Read one request: up to a newline or EOF, at most MW_DRAINREQ_MAX + 1 bytes. */
+static ssize_t read_request(int fd, char *buf, size_t cap)
+{
+	size_t got = 0;
+	while (got < cap) {
+		ssize_t r = recv(fd, buf + got, cap - got, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return got ? (ssize_t)got : -1;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+		if (memchr(buf + got - (size_t)r, '\n', (size_t)r))
+			break;
+	}
+	return (ssize_t)got;
+}
+
+static void serve(struct nhd *d, int fd, char *buf)
+{
+	struct timeval tv = {.tv_sec = 5};
+	struct ucred cred;
+	socklen_t clen = sizeof(cred);
+	struct mw_drainreq req;
+	char err[256], msg[1024];
+	ssize_t len;
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0) {
+		mw_warn("unix socket: no peer credentials: %s", strerror(errno));
+		reply(fd, 0, NULL, "no peer credentials");
+		return;
+	}
+	len = read_request(fd, buf, MW_DRAINREQ_MAX + 1);
+	if (len <= 0) {
+		NHD_INC(d, bad_requests);
+		reply(fd, 0, NULL, len < 0 ? "no request received (timeout)" : "empty request");
+		return;
+	}
+	if (mw_drainreq_parse(buf, (size_t)len, &req, err, sizeof(err)) < 0) {
+		NHD_INC(d, bad_requests);
+		mw_warn("bad request from pid %d uid %u: %s", (int)cred.pid, (unsigned)cred.uid, err);
+		reply(fd, 0, NULL, err);
+		return;
+	}
+	if (req.op == MW_DRAINREQ_STATUS) {
+		char *st = nhd_status_json(d);
+		NHD_INC(d, status_requests);
+		if (st) {
+			send_all(fd, "{\"ok\":true,\"status\":");
+			send_all(fd, st);
+			send_all(fd, "}\n");
+		}
+		free(st);
+	} else {
+		struct nhd_conf *c = nhd_conf_get(d);
+		struct nhd_drain_ctx ctx = {.conf = c, .self = d->self, .storm = &d->storm};
+		char *verdict = NULL;
+		NHD_INC(d, drain_requests);
+		mw_info("drain request from uid %u pid %d: node %s job %s: %s", (unsigned)cred.uid, (int)cred.pid,
+			req.node, req.job, req.summary);
+		if (nhd_drain_handle(&ctx, cred.uid, &req, msg, sizeof(msg), &verdict) == 0) {
+			NHD_INC(d, drains);
+			mw_log(LOG_WARNING, "drain of %s for job %s (uid %u): %s", req.node, req.job,
+			       (unsigned)cred.uid, msg);
+			reply(fd, 1, verdict ? "drained" : "already-drained", msg);
+		} else {
+			NHD_INC(d, drains_refused);
+			mw_log(LOG_WARNING, "refused drain of %s for job %s (uid %u): %s", req.node, req.job,
+			       (unsigned)cred.uid, msg);
+			reply(fd, 0, NULL, msg);
+		}
+		/* The client has its answer; now the admin hooks. */
+		shutdown(fd, SHUT_RDWR);
+		if (verdict)
+			nhd_drain_run_hooks(c, verdict);
+		free(verdict);
+		nhd_conf_put(d, c);
+	}
+	mw_drainreq_free(&req);
+}
+
+void *nhd_worker_main(void *arg)
+{
+	struct nhd *d = arg;
+	char *buf = malloc(MW_DRAINREQ_MAX + 1);
+
+	for (;;) {
+		int fd;
+		pthread_mutex_lock(&d->q_mu);
+		while (!d->stop && d->q_len == 0)
+			pthread_cond_wait(&d->q_cv, &d->q_mu);
+		if (d->stop) {
+			pthread_mutex_unlock(&d->q_mu);
+			break;
+		}
+		fd = d->q[d->q_head];
+		d->q_head = (d->q_head + 1) % NHD_QUEUE;
+		d->q_len--;
+		pthread_mutex_unlock(&d->q_mu);
+		if (buf)
+			serve(d, fd, buf);
+		else
+			reply(fd, 0, NULL, "out of memory");
+		close(fd);
+	}
+	free(buf);
+	return NULL;
+}
