@@ -78,17 +78,23 @@ static void log_site_errors(const char *errs)
 		    site.strict ? " (strict: watched jobs fail)" : "");
 }
 
-int slurm_spank_init(spank_t sp, int ac, char **av)
+/* Read the plugstack.conf arguments (init is not called before job_epilog). */
+static void load_site(int ac, char **av, int log_errors)
 {
 	char err[4096];
-	spank_context_t ctx = spank_context();
 
 	mws_site_defaults(&site);
-	mws_user_defaults(&user);
 	site_bad = mws_site_parse(ac, av, &site, err, sizeof(err));
-	if (site_bad && (ctx == S_CTX_SLURMD || ctx == S_CTX_REMOTE || ctx == S_CTX_LOCAL ||
-			 ctx == S_CTX_ALLOCATOR))
+	if (site_bad && log_errors)
 		log_site_errors(err);
+}
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+	spank_context_t ctx = spank_context();
+
+	mws_user_defaults(&user);
+	load_site(ac, av, 1);
 	if (ctx == S_CTX_LOCAL || ctx == S_CTX_REMOTE || ctx == S_CTX_ALLOCATOR) {
 		if (spank_option_register(sp, &mws_option) != ESPANK_SUCCESS)
 			slurm_error("mpiwatch: could not register --mpiwatch");
@@ -341,9 +347,8 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 	uint32_t jobid = 0;
 	uid_t uid;
 	char host[256], dir[PATH_MAX], pidfile[PATH_MAX + 32];
-	(void)ac;
-	(void)av;
 
+	load_site(ac, av, 0);
 	if (spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS)
 		return 0;
