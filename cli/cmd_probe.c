@@ -4,9 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <netdb.h>
+#include <sys/socket.h>
 
 #include "cli.h"
 #include "conf.h"
+#include "drainreq.h"
 #include "hostlist.h"
 #include "probe.h"
 
@@ -19,8 +24,39 @@ static void probe_usage(FILE *f)
 		   "  -t, --timeout SECS    time budget for all tries (default 2)\n"
 		   "  -r, --tries N         probes per node (default 3)\n"
 		   "  -j, --json            JSON output\n\n"
+		   "Names that do not resolve are looked up in Slurm (NodeAddr).\n"
 		   "Exit status: 0 all alive, 1 some dead, degraded or unresolvable, 2 usage error.\n",
 		MW_PROBE_DEFAULT_PORT);
+}
+
+/* Names that do not resolve get Slurm's NodeAddr ("scontrol show node -o"),
+ * e.g. when probing the nodes of a cluster from a host without their names. */
+static void slurm_addrs(char **names, size_t n, char **addrs)
+{
+	char *argv[] = {"/usr/bin/scontrol", "show", "node", "-o", NULL}, *out = NULL, *line, *save = NULL;
+	size_t todo = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		struct addrinfo hints = {.ai_socktype = SOCK_DGRAM}, *res = NULL;
+		if (getaddrinfo(names[i], NULL, &hints, &res) == 0)
+			freeaddrinfo(res);
+		else
+			todo++;
+	}
+	if (!todo || access(argv[0], X_OK) != 0 || mw_drain_run(argv, NULL, 20, &out) != 0) {
+		free(out);
+		return;
+	}
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[128], addr[256];
+		if (mw_drain_kv(line, "NodeName", name, sizeof(name)) <= 0 ||
+		    mw_drain_kv(line, "NodeAddr", addr, sizeof(addr)) <= 0)
+			continue;
+		for (size_t i = 0; i < n; i++)
+			if (!addrs[i] && !strcmp(names[i], name))
+				addrs[i] = strdup(addr);
+	}
+	free(out);
 }
 
 static int cmd_probe(int argc, char **argv)
@@ -35,6 +71,7 @@ static int cmd_probe(int argc, char **argv)
 	int opt, json = 0, rv = 2, bad = 0;
 	struct mw_hostlist hl = {0};
 	struct mw_probe_result *res = NULL;
+	char **addrs = NULL;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "p:t:r:jh", opts, NULL)) != -1) {
@@ -85,9 +122,11 @@ static int cmd_probe(int argc, char **argv)
 		mw_hostlist_free(&one);
 	}
 	res = calloc(hl.n ? hl.n : 1, sizeof(*res));
-	if (!res)
+	addrs = calloc(hl.n ? hl.n : 1, sizeof(*addrs));
+	if (!res || !addrs)
 		goto fail;
-	if (mw_probe_nodes((const char *const *)hl.host, NULL, hl.n, (uint16_t)port, timeout, (int)tries, res) < 0) {
+	slurm_addrs(hl.host, hl.n, addrs);
+	if (mw_probe_nodes((const char *const *)hl.host, (const char *const *)addrs, hl.n, (uint16_t)port, timeout, (int)tries, res) < 0) {
 		fprintf(stderr, "mpiwatch probe: %s\n", res[0].summary);
 		rv = 1;
 		goto fail;
@@ -121,6 +160,9 @@ static int cmd_probe(int argc, char **argv)
 			bad = 1;
 	rv = bad ? 1 : 0;
 fail:
+	for (size_t i = 0; addrs && i < hl.n; i++)
+		free(addrs[i]);
+	free(addrs);
 	free(res);
 	mw_hostlist_free(&hl);
 	return rv;
