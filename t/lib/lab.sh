@@ -63,7 +63,9 @@ lab_require() {
 }
 
 # wait_for TIMEOUT CMD [ARGS...]: run CMD every second until it succeeds;
-# return 0 when it did, 1 after TIMEOUT seconds.
+# return 0 when it did, 1 after TIMEOUT seconds.  CMD is re-run each time,
+# but its arguments are expanded once: poll with a function (lab_node_is,
+# lab_job_is, lab_all_idle, ...) or `bash -c '...'`, not `test "$(...)"`.
 wait_for() {
     local tmo=$1 end; shift
     end=$((SECONDS + tmo))
@@ -127,6 +129,11 @@ lab_prog() {
 # lab_job_state JOBID: the job's state (PENDING, RUNNING, COMPLETED, ...),
 # empty once Slurm forgot it (MinJobAge).
 lab_job_state() { scontrol -o show job "$1" 2>/dev/null | sed -n 's/.*JobState=\([A-Z_]*\).*/\1/p'; }
+
+# lab_job_is JOBID REGEX: does the job's state match REGEX (whole word)?
+# For wait_for: `wait_for 60 lab_job_is "$id" RUNNING` (not
+# `wait_for 60 test "$(lab_job_state ...)"`, which is evaluated only once).
+lab_job_is() { [[ "$(lab_job_state "$1")" =~ ^($2)$ ]]; }
 
 # lab_job_wait JOBID [TIMEOUT]: wait until the job has ended; print its
 # final state.  Return 1 on timeout.
