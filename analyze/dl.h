@@ -1,0 +1,66 @@
+/* dl.h - offline deadlock detection over the monitor's state dumps.
+ *
+ * dl_analyze_dir() reads every rank-*.json in a dump directory (format:
+ * doc/dump-format.md), validates each file, builds the AND/OR wait-for graph
+ * of the stuck ranks and reports collective mismatches, cycles and knots with
+ * a diagnosis (least-similar ranks, near-miss messages, missing sends).  The
+ * method is described in doc/deadlock.md; the JSON report's schema is
+ * doc/schemas/deadlock.schema.json.
+ *
+ * The library never exits and never prints except to the FILE given to a
+ * writer (and the optional progress line on stderr).
+ */
+#ifndef MW_DL_H
+#define MW_DL_H
+
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+struct dl_options {
+	int expect_size;  /* world size to expect; 0 = take it from the dumps */
+	int top;          /* least-similar ranks to name per finding (default 3) */
+	long eager_limit; /* bytes: a pending standard-mode nonblocking send larger
+			     than this needs its receiver (rendezvous); default 4096 */
+	int progress;     /* 1 = always, 0 = auto (>= 5000 files), -1 = never */
+	const char *schema_path; /* dump schema to validate with; NULL = the
+				    built-in checks of the documented fields */
+};
+
+struct dl_result;
+
+/* Fill o with the defaults. */
+void dl_options_init(struct dl_options *o);
+
+/* Analyse the dumps in dir.  opt may be NULL (defaults).  On success *out is
+ * a new result (also when no deadlock is found and when no file could be
+ * read: see dl_result_dumps()).  Return 0 on success, or -1 on error (with
+ * errno set: the directory cannot be read, the schema cannot be loaded, or
+ * out of memory). */
+int dl_analyze_dir(const char *dir, const struct dl_options *opt, struct dl_result **out);
+
+/* Release a result (NULL is fine). */
+void dl_result_free(struct dl_result *r);
+
+/* Return 1 if a deadlock was found, else 0. */
+int dl_result_found(const struct dl_result *r);
+
+/* Return the kind of the first finding: "collective_mismatch", "cycle",
+ * "knot", "missing_send", or "none".  Never NULL. */
+const char *dl_result_kind(const struct dl_result *r);
+
+/* Return the number of valid dumps that were read. */
+int dl_result_dumps(const struct dl_result *r);
+
+/* Return the report as JSON (a borrowed reference owned by r, valid until
+ * dl_result_free).  It follows doc/schemas/deadlock.schema.json. */
+struct json_object *dl_result_json(const struct dl_result *r);
+
+/* Write the STAT-style text report, the JSON report (pretty-printed) or the
+ * Graphviz DOT wait-for graph to f.  Return 0 on success, or -1 on a write
+ * error (errno set). */
+int dl_write_text(FILE *f, const struct dl_result *r);
+int dl_write_json(FILE *f, const struct dl_result *r);
+int dl_write_dot(FILE *f, const struct dl_result *r);
+
+#endif

@@ -1,0 +1,224 @@
+/* dl_int.h - internal model of the deadlock analysis (analyze/ only). */
+#ifndef MW_DL_INT_H
+#define MW_DL_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+#include "dl.h"
+
+#define DL_ANY_SOURCE (-2)
+#define DL_PROC_NULL (-1)
+#define DL_ANY_TAG (-1)
+#define DL_NO_TAG INT32_MIN
+
+/* ---- interned strings (live as long as the pool) ---- */
+struct dl_pool;
+struct dl_pool *dl_pool_create(void);
+void dl_pool_destroy(struct dl_pool *p);
+/* Return the interned copy of s (NULL for NULL), or NULL if out of memory. */
+const char *dl_intern(struct dl_pool *p, const char *s);
+
+/* ---- model ---- */
+enum dl_kind {
+	DLK_OTHER = 0,
+	DLK_SEND,
+	DLK_RECV,
+	DLK_SENDRECV,
+	DLK_PROBE,
+	DLK_WAIT,
+	DLK_TEST,
+	DLK_COLLECTIVE,
+	DLK_RMA,
+	DLK_IO,
+};
+
+enum dl_state { DLS_IN_MPI = 0, DLS_COMPUTING, DLS_FINALIZED, DLS_EXITED };
+enum dl_mode { DLM_NONE = 0, DLM_STANDARD, DLM_SYNC, DLM_BUFFERED, DLM_READY };
+
+struct dl_frame {
+	const char *addr, *symbol, *file, *object;
+	int line;
+};
+
+/* A message: a pending/recent request, or an unexpected message. */
+struct dl_msg {
+	long req;
+	const char *op;
+	int comm; /* global comm index, or -1 */
+	int peer, peer_world;
+	int tag; /* DL_NO_TAG when absent */
+	long count, bytes;
+	const char *datatype;
+	enum dl_mode mode;
+	unsigned persistent : 1, active : 1;
+};
+
+struct dl_call {
+	const char *name;
+	enum dl_kind kind;
+	int comm; /* global comm index, or -1 */
+	int peer, peer_world, tag;
+	int send_peer, send_peer_world, send_tag;
+	int root, root_world;
+	const char *op, *datatype;
+	long count, bytes;
+	enum dl_mode mode;
+	long *requests;
+	int nrequests;
+	int any;
+	int fortran;
+	struct dl_frame site;
+};
+
+struct dl_rank {
+	int rank;
+	const char *file; /* basename */
+	const char *host;
+	long pid;
+	enum dl_state state;
+	const char *reason;
+	double in_call_s, dump_unix;
+	int has_call;
+	struct dl_call call;
+	struct dl_frame *stack;
+	int nstack;
+	struct dl_msg *psend, *precv, *recent, *unexp;
+	int npsend, nprecv, nrecent, nunexp;
+	long unexp_count; /* -1 = unknown */
+	int *comms; /* global comm indices this rank knows */
+	int *crank; /* this rank's rank in each of them (-1 unknown) */
+	int ncomms;
+};
+
+struct dl_comm {
+	const char *gid, *name, *how;
+	int size;
+	int *group; /* world ranks by comm rank; NULL = identity (world) or unknown */
+	int identity;
+	int inter;
+	int known; /* group known */
+};
+
+/* A message that a send side offers, for matching. */
+struct dl_offer {
+	int src, dst; /* world ranks */
+	int comm, tag;
+	int how; /* DLO_BLOCKED, DLO_PENDING, DLO_RECENT, DLO_UNEXPECTED */
+	const char *op;
+};
+enum { DLO_BLOCKED = 0, DLO_PENDING, DLO_RECENT, DLO_UNEXPECTED };
+
+/* One requirement of a blocked rank: an OR over targets (nodes) and whole
+ * communicators (any member but the owner). */
+struct dl_clause {
+	int owner; /* node */
+	int sat;
+	int t0, nt; /* targets: c->tgt[t0 .. t0+nt) */
+	int a0, na; /* whole comms: c->anyc[a0 .. a0+na) */
+	/* what it stands for, for reports */
+	int what; /* DLW_RECV, DLW_SEND, DLW_COLL, DLW_MEMBER */
+	int comm, tag, peer_world;
+	const char *op;
+};
+enum { DLW_RECV = 0, DLW_SEND, DLW_COLL, DLW_MEMBER };
+
+/* A collective "instance": the ranks of one comm in one collective signature. */
+struct dl_vnode {
+	int comm;
+	const char *name;
+	int root; /* comm rank or -1 */
+	int nmembers_in; /* ranks of the comm in this signature */
+	int first_rank;
+};
+
+enum dl_node_state { DLN_FREE = 0, DLN_BLOCKED, DLN_TERMINAL, DLN_UNKNOWN };
+
+struct dl_finding {
+	const char *kind, *cause;
+	int *ranks; /* deadlocked ranks, sorted */
+	int nranks;
+	int *terminal; /* finalized/exited ranks it waits on */
+	int nterminal;
+	int *missing; /* missing ranks it involves (should be none) */
+	int comm;     /* for a collective mismatch */
+	int *path;    /* a wait-for path (nodes), ending in a repeat or terminal */
+	int npath;
+	int path_cycle; /* 1 if path[npath-1] waits on path[loop_at] */
+	int loop_at;
+	struct json_object *diag; /* array of diagnosis objects */
+	int ndiag_omitted;
+};
+
+struct dl_ctx {
+	struct dl_options opt;
+	struct dl_pool *pool;
+	int size;
+	struct dl_rank **ranks; /* by world rank; NULL = no valid dump */
+	int ndumps;
+	struct json_object *invalid; /* array of {file, error} */
+	int nfiles;
+	const char *job_id;
+	/* comms */
+	struct dl_comm *comms;
+	int ncomm, capcomm;
+	void *comm_index; /* gid -> index hash */
+	/* graph */
+	int nnodes; /* size + nv */
+	struct dl_vnode *v;
+	int nv;
+	struct dl_clause *cl;
+	int ncl, capcl;
+	int *tgt, ntgt, captgt;
+	int *anyc, nanyc, capanyc;
+	int *rank_vnode; /* per rank: vnode of its blocking collective, or -1 */
+	int *comm_vhead; /* per comm: first vnode, chained by vnext */
+	int *vnext;
+	int world; /* index of the world comm, or -1 */
+	unsigned char *nstate; /* per node: enum dl_node_state */
+	unsigned char *released;
+	int *unsat; /* per node: unsatisfied clauses */
+	int *why;   /* per node: the node whose release let it go on, or -1 */
+	int *node_first_clause, *node_nclauses; /* clauses are contiguous per node */
+	/* offers by destination world rank (CSR) */
+	struct dl_offer *offers;
+	int noffers;
+	int *offer_start; /* size + 1 */
+	/* results */
+	struct dl_finding *findings;
+	int nfindings;
+	int *deadlocked; /* per node: finding index + 1, or 0 */
+	struct json_object *report;
+	struct json_object *notes; /* array of strings */
+};
+
+/* dl_load.c */
+int dl_load_dir(struct dl_ctx *c, const char *dir);
+int dl_comm_lookup(struct dl_ctx *c, const char *gid);
+/* World rank of comm rank r in comm ci, or -1. */
+int dl_comm_world(const struct dl_ctx *c, int ci, int r);
+/* Comm rank of world rank w in comm ci, or -1. */
+int dl_comm_rank_of(const struct dl_ctx *c, int ci, int w);
+void dl_ctx_free_model(struct dl_ctx *c);
+
+/* dl_graph.c */
+int dl_build_graph(struct dl_ctx *c);
+int dl_solve(struct dl_ctx *c);
+
+/* dl_diag.c */
+int dl_diagnose(struct dl_ctx *c);
+/* Describe a rank's call in one line into buf ("MPI_Recv(src=3, tag=7, comm=row) at io.c:55"). */
+void dl_describe_call(const struct dl_ctx *c, const struct dl_rank *r, int relative, char *buf,
+		      size_t len);
+const char *dl_comm_label(const struct dl_ctx *c, int ci);
+char *dl_ranges_str(const int *v, size_t n);
+void dl_site_str(const struct dl_frame *f, char *buf, size_t len);
+
+/* dl_report.c */
+int dl_build_report(struct dl_ctx *c);
+int dl_dot(FILE *f, const struct dl_ctx *c);
+int dl_text(FILE *f, const struct dl_ctx *c);
+
+#endif

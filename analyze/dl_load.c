@@ -1,0 +1,1133 @@
+/* dl_load.c - read, validate and extract the rank dumps of one directory.
+ *
+ * Every file is checked before anything in it is used: a file that does not
+ * parse, is truncated, is not an mpiwatch dump, has fields of the wrong type,
+ * or belongs to another job or world size is recorded in "invalid_files" with
+ * the reason and skipped.  The extracted model keeps no json-c objects, so
+ * 100,000 dumps fit in little memory.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dl_int.h"
+#include "jsonschema.h"
+
+#define DL_MAX_FILE (64L << 20)
+#define DL_MAX_RANK 16777216
+
+/* ---- comm table: interned gid pointer -> index ---- */
+struct comm_index {
+	const char **key;
+	int *val;
+	size_t cap, n;
+};
+
+static size_t ptr_hash(const void *p)
+{
+	uintptr_t x = (uintptr_t)p;
+	x ^= x >> 17;
+	x *= 0xed5ad4bbU;
+	x ^= x >> 11;
+	return (size_t)x;
+}
+
+static int ci_find(struct comm_index *ix, const char *gid)
+{
+	if (!ix || !ix->cap)
+		return -1;
+	size_t j = ptr_hash(gid) & (ix->cap - 1);
+	while (ix->key[j]) {
+		if (ix->key[j] == gid)
+			return ix->val[j];
+		j = (j + 1) & (ix->cap - 1);
+	}
+	return -1;
+}
+
+static int ci_put(struct comm_index *ix, const char *gid, int v)
+{
+	if ((ix->n + 1) * 2 > ix->cap) {
+		size_t ncap = ix->cap ? ix->cap * 2 : 64;
+		const char **nk = calloc(ncap, sizeof *nk);
+		int *nv = calloc(ncap, sizeof *nv);
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
+			return -1;
+		}
+		for (size_t i = 0; i < ix->cap; i++) {
+			if (!ix->key[i])
+				continue;
+			size_t j = ptr_hash(ix->key[i]) & (ncap - 1);
+			while (nk[j])
+				j = (j + 1) & (ncap - 1);
+			nk[j] = ix->key[i];
+			nv[j] = ix->val[i];
+		}
+		free(ix->key);
+		free(ix->val);
+		ix->key = nk;
+		ix->val = nv;
+		ix->cap = ncap;
+	}
+	size_t j = ptr_hash(gid) & (ix->cap - 1);
+	while (ix->key[j])
+		j = (j + 1) & (ix->cap - 1);
+	ix->key[j] = gid;
+	ix->val[j] = v;
+	ix->n++;
+	return 0;
+}
+
+int dl_comm_lookup(struct dl_ctx *c, const char *gid)
+{
+	const char *g = dl_intern(c->pool, gid);
+	return g ? ci_find(c->comm_index, g) : -1;
+}
+
+int dl_comm_world(const struct dl_ctx *c, int ci, int r)
+{
+	if (ci < 0 || ci >= c->ncomm || r < 0)
+		return -1;
+	const struct dl_comm *m = &c->comms[ci];
+	if (m->identity)
+		return r < m->size ? r : -1;
+	if (!m->known || r >= m->size)
+		return -1;
+	return m->group[r];
+}
+
+int dl_comm_rank_of(const struct dl_ctx *c, int ci, int w)
+{
+	if (ci < 0 || ci >= c->ncomm || w < 0)
+		return -1;
+	const struct dl_comm *m = &c->comms[ci];
+	if (m->identity)
+		return w;
+	if (!m->known)
+		return -1;
+	for (int i = 0; i < m->size; i++)
+		if (m->group[i] == w)
+			return i;
+	return -1;
+}
+
+/* ---- typed field access with JSON-pointer error messages ---- */
+struct ex {
+	struct dl_ctx *c;
+	char err[512];
+	const char *where; /* e.g. "/call" */
+};
+
+static void ex_fail(struct ex *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ex_fail(struct ex *e, const char *fmt, ...)
+{
+	if (e->err[0])
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->err, sizeof e->err, fmt, ap);
+	va_end(ap);
+}
+
+static const char *jtype(struct json_object *v)
+{
+	switch (json_object_get_type(v)) {
+	case json_type_null: return "null";
+	case json_type_boolean: return "boolean";
+	case json_type_double: return "number";
+	case json_type_int: return "integer";
+	case json_type_object: return "object";
+	case json_type_array: return "array";
+	case json_type_string: return "string";
+	}
+	return "?";
+}
+
+/* Return 1 and set *v if key is present and not null, 0 if absent or null
+ * (an error if required), -1 on a type error. */
+static int get_any(struct ex *e, struct json_object *o, const char *key, int required,
+		   struct json_object **v)
+{
+	if (!json_object_object_get_ex(o, key, v) || !*v) {
+		if (required) {
+			ex_fail(e, "%s/%s: missing required field", e->where, key);
+			return -1;
+		}
+		return 0;
+	}
+	return 1;
+}
+
+static int get_long(struct ex *e, struct json_object *o, const char *key, int required, long lo,
+		    long hi, long *out)
+{
+	struct json_object *v;
+	int rc = get_any(e, o, key, required, &v);
+	if (rc <= 0)
+		return rc;
+	long x;
+	if (json_object_is_type(v, json_type_int)) {
+		int64_t y = json_object_get_int64(v);
+		if (y < lo || y > hi) {
+			ex_fail(e, "%s/%s: %lld out of range [%ld, %ld]", e->where, key, (long long)y,
+				lo, hi);
+			return -1;
+		}
+		x = (long)y;
+	} else if (json_object_is_type(v, json_type_double)) {
+		double d = json_object_get_double(v);
+		if (!isfinite(d) || d != floor(d) || d < (double)lo || d > (double)hi) {
+			ex_fail(e, "%s/%s: %g is not an integer in [%ld, %ld]", e->where, key, d, lo,
+				hi);
+			return -1;
+		}
+		x = (long)d;
+	} else {
+		ex_fail(e, "%s/%s: expected integer, got %s", e->where, key, jtype(v));
+		return -1;
+	}
+	*out = x;
+	return 1;
+}
+
+static int get_int(struct ex *e, struct json_object *o, const char *key, int required, int lo,
+		   int hi, int *out)
+{
+	long x;
+	int rc = get_long(e, o, key, required, lo, hi, &x);
+	if (rc == 1)
+		*out = (int)x;
+	return rc;
+}
+
+static int get_double(struct ex *e, struct json_object *o, const char *key, double *out)
+{
+	struct json_object *v;
+	int rc = get_any(e, o, key, 0, &v);
+	if (rc <= 0)
+		return rc;
+	if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double)) {
+		ex_fail(e, "%s/%s: expected number, got %s", e->where, key, jtype(v));
+		return -1;
+	}
+	*out = json_object_get_double(v);
+	return 1;
+}
+
+static int get_str(struct ex *e, struct json_object *o, const char *key, int required,
+		   const char **out)
+{
+	struct json_object *v;
+	int rc = get_any(e, o, key, required, &v);
+	if (rc <= 0)
+		return rc;
+	if (!json_object_is_type(v, json_type_string)) {
+		ex_fail(e, "%s/%s: expected string, got %s", e->where, key, jtype(v));
+		return -1;
+	}
+	const char *s = json_object_get_string(v);
+	if (strlen(s) != (size_t)json_object_get_string_len(v)) {
+		ex_fail(e, "%s/%s: string contains a NUL byte", e->where, key);
+		return -1;
+	}
+	*out = dl_intern(e->c->pool, s);
+	if (!*out) {
+		ex_fail(e, "out of memory");
+		return -1;
+	}
+	return 1;
+}
+
+static int get_bool(struct ex *e, struct json_object *o, const char *key, int *out)
+{
+	struct json_object *v;
+	int rc = get_any(e, o, key, 0, &v);
+	if (rc <= 0)
+		return rc;
+	if (!json_object_is_type(v, json_type_boolean)) {
+		ex_fail(e, "%s/%s: expected boolean, got %s", e->where, key, jtype(v));
+		return -1;
+	}
+	*out = json_object_get_boolean(v);
+	return 1;
+}
+
+static int get_array(struct ex *e, struct json_object *o, const char *key, int required,
+		     struct json_object **out)
+{
+	int rc = get_any(e, o, key, required, out);
+	if (rc <= 0)
+		return rc;
+	if (!json_object_is_type(*out, json_type_array)) {
+		ex_fail(e, "%s/%s: expected array, got %s", e->where, key, jtype(*out));
+		return -1;
+	}
+	return 1;
+}
+
+static int str_in(const char *s, const char *const *set)
+{
+	for (int i = 0; set[i]; i++)
+		if (!strcmp(s, set[i]))
+			return i;
+	return -1;
+}
+
+static const char *const kinds[] = {"other", "send", "recv", "sendrecv", "probe", "wait",
+				    "test", "collective", "rma_sync", "io", NULL};
+static const char *const states[] = {"in_mpi", "computing", "finalized", "exited", NULL};
+static const char *const modes[] = {"", "standard", "sync", "buffered", "ready", NULL};
+
+static int get_mode(struct ex *e, struct json_object *o, enum dl_mode *out)
+{
+	const char *m = NULL;
+	*out = DLM_NONE;
+	if (get_str(e, o, "mode", 0, &m) < 0)
+		return -1;
+	if (!m)
+		return 0;
+	int i = str_in(m, modes);
+	if (i <= 0) {
+		ex_fail(e, "%s/mode: unknown send mode \"%.40s\"", e->where, m);
+		return -1;
+	}
+	*out = (enum dl_mode)i;
+	return 0;
+}
+
+/* Tags: an integer >= -1, or null (no tag). */
+static int get_tag(struct ex *e, struct json_object *o, const char *key, int *out)
+{
+	long t;
+	*out = DL_NO_TAG;
+	int rc = get_long(e, o, key, 0, -1, INT_MAX, &t);
+	if (rc < 0)
+		return -1;
+	if (rc == 1)
+		*out = (int)t;
+	return 0;
+}
+
+static int get_frame(struct ex *e, struct json_object *o, struct dl_frame *f)
+{
+	memset(f, 0, sizeof *f);
+	if (!json_object_is_type(o, json_type_object)) {
+		ex_fail(e, "%s: expected a frame object, got %s", e->where, jtype(o));
+		return -1;
+	}
+	long line = 0;
+	if (get_str(e, o, "addr", 1, &f->addr) < 0 || get_str(e, o, "symbol", 0, &f->symbol) < 0 ||
+	    get_str(e, o, "file", 0, &f->file) < 0 || get_str(e, o, "object", 0, &f->object) < 0 ||
+	    get_long(e, o, "line", 0, 0, INT_MAX, &line) < 0)
+		return -1;
+	f->line = (int)line;
+	return 0;
+}
+
+/* Local comm ids of one dump -> global indices. */
+struct lmap {
+	long *id;
+	int *gi;
+	int n;
+};
+
+static int lmap_get(const struct lmap *m, long id)
+{
+	for (int i = 0; i < m->n; i++)
+		if (m->id[i] == id)
+			return m->gi[i];
+	return -1;
+}
+
+static int add_comm(struct dl_ctx *c, struct ex *e, struct json_object *o, int myrank, int wsize,
+		    int *gi_out)
+{
+	const char *gid = NULL, *name = NULL, *how = NULL;
+	long size = -1;
+	int inter = 0;
+	struct json_object *wr = NULL;
+	if (get_str(e, o, "gid", 1, &gid) < 0 || get_str(e, o, "name", 0, &name) < 0 ||
+	    get_str(e, o, "how", 0, &how) < 0 || get_long(e, o, "size", 0, 0, DL_MAX_RANK, &size) < 0 ||
+	    get_bool(e, o, "inter", &inter) < 0 || get_array(e, o, "world_ranks", 0, &wr) < 0)
+		return -1;
+	int gi = ci_find(c->comm_index, gid);
+	if (gi >= 0) {
+		*gi_out = gi;
+		struct dl_comm *m = &c->comms[gi];
+		if (!m->known && wr && !inter) {
+			/* learn the group from this dump */
+		} else {
+			return 0;
+		}
+	} else {
+		if (c->ncomm == c->capcomm) {
+			int ncap = c->capcomm ? c->capcomm * 2 : 16;
+			struct dl_comm *nc = realloc(c->comms, (size_t)ncap * sizeof *nc);
+			if (!nc) {
+				ex_fail(e, "out of memory");
+				return -1;
+			}
+			c->comms = nc;
+			c->capcomm = ncap;
+		}
+		gi = c->ncomm++;
+		struct dl_comm *m = &c->comms[gi];
+		memset(m, 0, sizeof *m);
+		m->gid = gid;
+		m->name = name;
+		m->how = how;
+		m->inter = inter;
+		m->size = (int)size;
+		if (!strcmp(gid, "world")) {
+			m->identity = 1;
+			m->known = 1;
+			m->size = wsize;
+		} else if (!strncmp(gid, "self.", 5)) {
+			m->group = malloc(sizeof *m->group);
+			if (!m->group) {
+				ex_fail(e, "out of memory");
+				return -1;
+			}
+			m->group[0] = myrank;
+			m->size = 1;
+			m->known = 1;
+		}
+		if (ci_put(c->comm_index, gid, gi) < 0) {
+			ex_fail(e, "out of memory");
+			return -1;
+		}
+		*gi_out = gi;
+		if (m->known || !wr || inter)
+			return 0;
+	}
+	struct dl_comm *m = &c->comms[gi];
+	size_t n = json_object_array_length(wr);
+	if (n > DL_MAX_RANK) {
+		ex_fail(e, "%s/world_ranks: too many ranks", e->where);
+		return -1;
+	}
+	int *g = malloc((n ? n : 1) * sizeof *g);
+	if (!g) {
+		ex_fail(e, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *x = json_object_array_get_idx(wr, i);
+		if (!json_object_is_type(x, json_type_int) || json_object_get_int64(x) < 0 ||
+		    json_object_get_int64(x) >= wsize) {
+			ex_fail(e, "%s/world_ranks/%zu: not a world rank below %d", e->where, i, wsize);
+			free(g);
+			return -1;
+		}
+		g[i] = (int)json_object_get_int64(x);
+	}
+	m->group = g;
+	m->size = (int)n;
+	m->known = 1;
+	return 0;
+}
+
+static int get_msgs(struct ex *e, struct json_object *o, const char *key, int required,
+		    const struct lmap *lm, struct dl_msg **out, int *nout)
+{
+	struct json_object *a = NULL;
+	*out = NULL;
+	*nout = 0;
+	int rc = get_array(e, o, key, required, &a);
+	if (rc <= 0)
+		return rc;
+	size_t n = json_object_array_length(a);
+	if (!n)
+		return 0;
+	struct dl_msg *m = calloc(n, sizeof *m);
+	if (!m) {
+		ex_fail(e, "out of memory");
+		return -1;
+	}
+	char where[96];
+	const char *saved = e->where;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *x = json_object_array_get_idx(a, i);
+		snprintf(where, sizeof where, "%s/%s/%zu", saved, key, i);
+		e->where = where;
+		if (!json_object_is_type(x, json_type_object)) {
+			ex_fail(e, "%s: expected object, got %s", where, jtype(x));
+			goto fail;
+		}
+		long comm = -1, req = 0, count = 0, bytes = 0;
+		int peer = -1, pw = -1, pers = 0, act = 1;
+		if (get_long(e, x, "req", 0, LONG_MIN, LONG_MAX, &req) < 0 ||
+		    get_str(e, x, "op", 0, &m[i].op) < 0 ||
+		    get_long(e, x, "comm", 0, -1, LONG_MAX, &comm) < 0 ||
+		    get_int(e, x, "peer", 0, -2, DL_MAX_RANK, &peer) < 0 ||
+		    get_int(e, x, "peer_world", 0, -2, DL_MAX_RANK, &pw) < 0 ||
+		    get_tag(e, x, "tag", &m[i].tag) < 0 ||
+		    get_long(e, x, "count", 0, 0, LONG_MAX, &count) < 0 ||
+		    get_str(e, x, "datatype", 0, &m[i].datatype) < 0 ||
+		    get_long(e, x, "bytes", 0, 0, LONG_MAX, &bytes) < 0 || get_mode(e, x, &m[i].mode) < 0 ||
+		    get_bool(e, x, "persistent", &pers) < 0 || get_bool(e, x, "active", &act) < 0)
+			goto fail;
+		m[i].req = req;
+		m[i].count = count;
+		m[i].bytes = bytes;
+		m[i].persistent = pers ? 1 : 0;
+		m[i].active = act ? 1 : 0;
+		m[i].comm = comm >= 0 ? lmap_get(lm, comm) : -1;
+		m[i].peer = peer;
+		/* Translate through the comm's group when it is known. */
+		int t = peer >= 0 ? dl_comm_world(e->c, m[i].comm, peer) : -1;
+		m[i].peer_world = peer >= 0 ? (t >= 0 ? t : pw) : peer;
+	}
+	e->where = saved;
+	*out = m;
+	*nout = (int)n;
+	return 0;
+fail:
+	e->where = saved;
+	free(m);
+	return -1;
+}
+
+static void free_rank(struct dl_rank *r)
+{
+	if (!r)
+		return;
+	free(r->call.requests);
+	free(r->stack);
+	free(r->psend);
+	free(r->precv);
+	free(r->recent);
+	free(r->unexp);
+	free(r->comms);
+	free(r->crank);
+	free(r);
+}
+
+struct hdr {
+	long size;
+	const char *job;
+};
+
+/* Extract one parsed dump.  Return the rank, or NULL with e->err set. */
+static struct dl_rank *extract(struct ex *e, struct json_object *d, long want_rank,
+			       struct hdr *h)
+{
+	struct dl_ctx *c = e->c;
+	struct dl_rank *r = calloc(1, sizeof *r);
+	struct lmap lm = {0};
+	if (!r) {
+		ex_fail(e, "out of memory");
+		return NULL;
+	}
+	e->where = "";
+	if (!json_object_is_type(d, json_type_object)) {
+		ex_fail(e, "not an mpiwatch dump (top level is %s, not an object)", jtype(d));
+		goto fail;
+	}
+	struct json_object *v;
+	if (!json_object_object_get_ex(d, "mpiwatch_dump", &v)) {
+		ex_fail(e, "not an mpiwatch dump (no \"mpiwatch_dump\" field)");
+		goto fail;
+	}
+	long ver = 0;
+	if (get_long(e, d, "mpiwatch_dump", 1, LONG_MIN, LONG_MAX, &ver) < 0)
+		goto fail;
+	if (ver != 1) {
+		ex_fail(e, "unsupported dump format version %ld (this analysis reads version 1)", ver);
+		goto fail;
+	}
+	long rank = -1, size = -1;
+	const char *state = NULL;
+	if (get_long(e, d, "rank", 1, 0, DL_MAX_RANK - 1, &rank) < 0 ||
+	    get_long(e, d, "size", 1, 1, DL_MAX_RANK, &size) < 0 ||
+	    get_str(e, d, "state", 1, &state) < 0)
+		goto fail;
+	if (rank >= size) {
+		ex_fail(e, "/rank: %ld is not below /size %ld", rank, size);
+		goto fail;
+	}
+	if (want_rank >= 0 && rank != want_rank) {
+		ex_fail(e, "/rank: the file is named for rank %ld but holds rank %ld", want_rank, rank);
+		goto fail;
+	}
+	int si = str_in(state, states);
+	if (si < 0) {
+		ex_fail(e, "/state: unknown state \"%.40s\"", state);
+		goto fail;
+	}
+	r->rank = (int)rank;
+	r->state = (enum dl_state)si;
+	h->size = size;
+	h->job = NULL;
+	struct json_object *job;
+	if (json_object_object_get_ex(d, "job", &job) && job) {
+		if (!json_object_is_type(job, json_type_object)) {
+			ex_fail(e, "/job: expected object, got %s", jtype(job));
+			goto fail;
+		}
+		e->where = "/job";
+		if (get_str(e, job, "id", 0, &h->job) < 0)
+			goto fail;
+		e->where = "";
+	}
+	if (get_str(e, d, "host", 0, &r->host) < 0 || get_long(e, d, "pid", 0, 0, LONG_MAX, &r->pid) < 0 ||
+	    get_str(e, d, "reason", 0, &r->reason) < 0)
+		goto fail;
+	struct json_object *t;
+	if (json_object_object_get_ex(d, "time", &t) && t) {
+		if (!json_object_is_type(t, json_type_object)) {
+			ex_fail(e, "/time: expected object, got %s", jtype(t));
+			goto fail;
+		}
+		e->where = "/time";
+		if (get_double(e, t, "in_call_s", &r->in_call_s) < 0 ||
+		    get_double(e, t, "dump_unix", &r->dump_unix) < 0)
+			goto fail;
+		e->where = "";
+	}
+
+	/* comms first: the rest refers to them */
+	struct json_object *ca;
+	if (get_array(e, d, "comms", 1, &ca) < 0)
+		goto fail;
+	size_t nc = json_object_array_length(ca);
+	if (nc > 100000) {
+		ex_fail(e, "/comms: %zu communicators is too many", nc);
+		goto fail;
+	}
+	lm.id = calloc(nc + 1, sizeof *lm.id);
+	lm.gi = calloc(nc + 1, sizeof *lm.gi);
+	r->comms = calloc(nc + 1, sizeof *r->comms);
+	r->crank = calloc(nc + 1, sizeof *r->crank);
+	if (!lm.id || !lm.gi || !r->comms || !r->crank) {
+		ex_fail(e, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < nc; i++) {
+		char where[48];
+		struct json_object *x = json_object_array_get_idx(ca, i);
+		snprintf(where, sizeof where, "/comms/%zu", i);
+		e->where = where;
+		if (!json_object_is_type(x, json_type_object)) {
+			ex_fail(e, "%s: expected object, got %s", where, jtype(x));
+			goto fail;
+		}
+		long id, crank = -1;
+		int gi;
+		if (get_long(e, x, "id", 1, LONG_MIN, LONG_MAX, &id) < 0 ||
+		    get_long(e, x, "rank", 0, -1, DL_MAX_RANK, &crank) < 0 ||
+		    add_comm(c, e, x, r->rank, (int)size, &gi) < 0)
+			goto fail;
+		if (c->comms[gi].identity)
+			crank = r->rank;
+		r->crank[r->ncomms] = (int)crank;
+		lm.id[lm.n] = id;
+		lm.gi[lm.n++] = gi;
+		r->comms[r->ncomms++] = gi;
+	}
+	e->where = "";
+
+	/* stack */
+	struct json_object *sa;
+	if (get_array(e, d, "stack", 1, &sa) < 0)
+		goto fail;
+	size_t ns = json_object_array_length(sa);
+	if (ns > 4096)
+		ns = 4096;
+	if (ns) {
+		r->stack = calloc(ns, sizeof *r->stack);
+		if (!r->stack) {
+			ex_fail(e, "out of memory");
+			goto fail;
+		}
+	}
+	for (size_t i = 0; i < ns; i++) {
+		char where[48];
+		snprintf(where, sizeof where, "/stack/%zu", i);
+		e->where = where;
+		if (get_frame(e, json_object_array_get_idx(sa, i), &r->stack[i]) < 0)
+			goto fail;
+		r->nstack++;
+	}
+	e->where = "";
+
+	/* call */
+	struct json_object *call;
+	if (!json_object_object_get_ex(d, "call", &call)) {
+		ex_fail(e, "/call: missing required field");
+		goto fail;
+	}
+	if (call) {
+		struct dl_call *k = &r->call;
+		const char *kind = NULL;
+		long comm = -1;
+		if (!json_object_is_type(call, json_type_object)) {
+			ex_fail(e, "/call: expected object or null, got %s", jtype(call));
+			goto fail;
+		}
+		e->where = "/call";
+		k->peer = k->peer_world = k->send_peer = k->send_peer_world = -1;
+		k->root = k->root_world = -1;
+		k->send_tag = DL_NO_TAG;
+		const char *lang = NULL;
+		if (get_str(e, call, "name", 1, &k->name) < 0 || get_str(e, call, "kind", 1, &kind) < 0 ||
+		    get_long(e, call, "comm", 0, -1, LONG_MAX, &comm) < 0 ||
+		    get_int(e, call, "peer", 0, -2, DL_MAX_RANK, &k->peer) < 0 ||
+		    get_int(e, call, "peer_world", 0, -2, DL_MAX_RANK, &k->peer_world) < 0 ||
+		    get_int(e, call, "send_peer", 0, -2, DL_MAX_RANK, &k->send_peer) < 0 ||
+		    get_int(e, call, "send_peer_world", 0, -2, DL_MAX_RANK, &k->send_peer_world) < 0 ||
+		    get_tag(e, call, "tag", &k->tag) < 0 || get_tag(e, call, "send_tag", &k->send_tag) < 0 ||
+		    get_int(e, call, "root", 0, -2, DL_MAX_RANK, &k->root) < 0 ||
+		    get_int(e, call, "root_world", 0, -2, DL_MAX_RANK, &k->root_world) < 0 ||
+		    get_str(e, call, "op", 0, &k->op) < 0 || get_str(e, call, "datatype", 0, &k->datatype) < 0 ||
+		    get_long(e, call, "count", 0, 0, LONG_MAX, &k->count) < 0 ||
+		    get_long(e, call, "bytes", 0, 0, LONG_MAX, &k->bytes) < 0 || get_mode(e, call, &k->mode) < 0 ||
+		    get_bool(e, call, "any", &k->any) < 0 || get_str(e, call, "lang", 0, &lang) < 0)
+			goto fail;
+		int ki = str_in(kind, kinds);
+		if (ki < 0) {
+			ex_fail(e, "/call/kind: unknown kind \"%.40s\"", kind);
+			goto fail;
+		}
+		k->kind = (enum dl_kind)ki;
+		k->fortran = lang && !strcmp(lang, "fortran");
+		k->comm = comm >= 0 ? lmap_get(&lm, comm) : -1;
+		if (comm >= 0 && k->comm < 0) {
+			ex_fail(e, "/call/comm: communicator id %ld is not in /comms", comm);
+			goto fail;
+		}
+		/* Translate ranks through the group when we can. */
+		int tw;
+		if (k->peer >= 0 && (tw = dl_comm_world(c, k->comm, k->peer)) >= 0)
+			k->peer_world = tw;
+		else if (k->peer < 0)
+			k->peer_world = k->peer;
+		if (k->send_peer >= 0 && (tw = dl_comm_world(c, k->comm, k->send_peer)) >= 0)
+			k->send_peer_world = tw;
+		else if (k->send_peer < 0)
+			k->send_peer_world = k->send_peer;
+		if (k->root >= 0 && (tw = dl_comm_world(c, k->comm, k->root)) >= 0)
+			k->root_world = tw;
+		struct json_object *rq = NULL;
+		if (get_array(e, call, "requests", 0, &rq) < 0)
+			goto fail;
+		if (rq && json_object_array_length(rq)) {
+			size_t nr = json_object_array_length(rq);
+			if (nr > 1000000) {
+				ex_fail(e, "/call/requests: too many");
+				goto fail;
+			}
+			k->requests = calloc(nr, sizeof *k->requests);
+			if (!k->requests) {
+				ex_fail(e, "out of memory");
+				goto fail;
+			}
+			for (size_t i = 0; i < nr; i++) {
+				struct json_object *x = json_object_array_get_idx(rq, i);
+				if (!json_object_is_type(x, json_type_int)) {
+					ex_fail(e, "/call/requests/%zu: expected integer, got %s", i, jtype(x));
+					goto fail;
+				}
+				k->requests[i] = (long)json_object_get_int64(x);
+			}
+			k->nrequests = (int)nr;
+		}
+		struct json_object *site;
+		if (json_object_object_get_ex(call, "site", &site) && site) {
+			e->where = "/call/site";
+			if (get_frame(e, site, &k->site) < 0)
+				goto fail;
+		}
+		r->has_call = 1;
+		e->where = "";
+	}
+	if (r->state == DLS_IN_MPI && !r->has_call) {
+		ex_fail(e, "/call: state is in_mpi but call is null");
+		goto fail;
+	}
+
+	if (get_msgs(e, d, "pending_sends", 1, &lm, &r->psend, &r->npsend) < 0 ||
+	    get_msgs(e, d, "pending_recvs", 1, &lm, &r->precv, &r->nprecv) < 0 ||
+	    get_msgs(e, d, "recent_sends", 0, &lm, &r->recent, &r->nrecent) < 0)
+		goto fail;
+	r->unexp_count = -1;
+	struct json_object *u;
+	if (json_object_object_get_ex(d, "unexpected", &u) && u) {
+		if (!json_object_is_type(u, json_type_object)) {
+			ex_fail(e, "/unexpected: expected object, got %s", jtype(u));
+			goto fail;
+		}
+		e->where = "/unexpected";
+		long cnt = -1;
+		const char *src = NULL;
+		if (get_str(e, u, "source", 0, &src) < 0 ||
+		    get_long(e, u, "count", 0, 0, LONG_MAX, &cnt) < 0 ||
+		    get_msgs(e, u, "messages", 0, &lm, &r->unexp, &r->nunexp) < 0)
+			goto fail;
+		r->unexp_count = (src && !strcmp(src, "none")) ? -1 : cnt;
+		e->where = "";
+	}
+	free(lm.id);
+	free(lm.gi);
+	return r;
+fail:
+	free(lm.id);
+	free(lm.gi);
+	free_rank(r);
+	return NULL;
+}
+
+static int add_invalid(struct dl_ctx *c, const char *file, const char *err)
+{
+	struct json_object *o = json_object_new_object();
+	if (!o)
+		return -1;
+	json_object_object_add(o, "file", json_object_new_string(file));
+	json_object_object_add(o, "error", json_object_new_string(err));
+	return json_object_array_add(c->invalid, o);
+}
+
+/* Parse rank-<N>.json; return N, -1 if the name is not of that shape at all,
+ * -2 if it is rank-*.json with a bad number. */
+static long name_rank(const char *n)
+{
+	size_t len = strlen(n);
+	if (strncmp(n, "rank-", 5) || len < 10 || strcmp(n + len - 5, ".json"))
+		return -1;
+	long v = 0;
+	const char *p = n + 5;
+	if (p == n + len - 5)
+		return -2;
+	for (; p < n + len - 5; p++) {
+		if (*p < '0' || *p > '9' || v > DL_MAX_RANK)
+			return -2;
+		v = v * 10 + (*p - '0');
+	}
+	if (n[5] == '0' && len > 11)
+		return -2; /* leading zero */
+	return v < DL_MAX_RANK ? v : -2;
+}
+
+struct ent {
+	long rank;
+	char *name;
+};
+
+static int ent_cmp(const void *a, const void *b)
+{
+	const struct ent *x = a, *y = b;
+	return (x->rank > y->rank) - (x->rank < y->rank);
+}
+
+static int read_file(int dfd, const char *name, char **buf, size_t *cap, size_t *len, char *err,
+		     size_t errlen)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot open: %s", strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "not a regular file");
+		close(fd);
+		return -1;
+	}
+	if (st.st_size > DL_MAX_FILE) {
+		snprintf(err, errlen, "file too large (%lld bytes)", (long long)st.st_size);
+		close(fd);
+		return -1;
+	}
+	size_t want = (size_t)st.st_size + 1;
+	if (want > *cap) {
+		char *nb = realloc(*buf, want);
+		if (!nb) {
+			close(fd);
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		*buf = nb;
+		*cap = want;
+	}
+	size_t got = 0;
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, *buf + got, (size_t)st.st_size - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(err, errlen, "read error: %s", strerror(errno));
+			close(fd);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	(*buf)[got] = '\0';
+	*len = got;
+	return 0;
+}
+
+static struct json_object *parse_json(const char *buf, size_t len, char *err, size_t errlen)
+{
+	if (len == 0) {
+		snprintf(err, errlen, "empty file");
+		return NULL;
+	}
+	if (strlen(buf) != len) {
+		snprintf(err, errlen, "contains a NUL byte at offset %zu (binary or corrupt file)",
+			 strlen(buf));
+		return NULL;
+	}
+	struct json_tokener *tok = json_tokener_new_ex(64);
+	if (!tok) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	struct json_object *o = json_tokener_parse_ex(tok, buf, (int)len);
+	enum json_tokener_error je = json_tokener_get_error(tok);
+	size_t off = json_tokener_get_parse_end(tok);
+	if (!o && je == json_tokener_continue) {
+		snprintf(err, errlen, "truncated JSON (input ends inside a value after %zu bytes)", len);
+	} else if (!o && je != json_tokener_success) {
+		snprintf(err, errlen, "invalid JSON at byte %zu: %s", off, json_tokener_error_desc(je));
+	} else if (o) {
+		/* only whitespace may follow */
+		for (size_t i = off; i < len; i++) {
+			if (buf[i] != ' ' && buf[i] != '\n' && buf[i] != '\t' && buf[i] != '\r') {
+				snprintf(err, errlen, "invalid JSON: trailing data at byte %zu", i);
+				json_object_put(o);
+				o = NULL;
+				break;
+			}
+		}
+	} else {
+		snprintf(err, errlen, "invalid JSON (top level is null)");
+	}
+	json_tokener_free(tok);
+	return o;
+}
+
+int dl_load_dir(struct dl_ctx *c, const char *dir)
+{
+	int rv = -1;
+	DIR *dp = NULL;
+	struct ent *ents = NULL;
+	size_t nents = 0, capents = 0;
+	char *buf = NULL;
+	size_t cap = 0;
+	struct dl_rank **all = NULL;
+	struct hdr *hdrs = NULL;
+	struct json_object *schema = NULL;
+
+	c->comm_index = calloc(1, sizeof(struct comm_index));
+	c->invalid = json_object_new_array();
+	if (!c->comm_index || !c->invalid)
+		goto fail;
+	if (c->opt.schema_path) {
+		char err[512];
+		schema = mw_json_read_file(c->opt.schema_path, err, sizeof err);
+		if (!schema) {
+			if (!errno)
+				errno = EINVAL;
+			goto fail;
+		}
+	}
+	dp = opendir(dir);
+	if (!dp)
+		goto fail;
+	struct dirent *de;
+	while ((de = readdir(dp))) {
+		long rk = name_rank(de->d_name);
+		if (rk == -1)
+			continue; /* not a dump name: temp files, other tools' files */
+		if (nents == capents) {
+			size_t ncap = capents ? capents * 2 : 256;
+			struct ent *ne = realloc(ents, ncap * sizeof *ne);
+			if (!ne)
+				goto fail;
+			ents = ne;
+			capents = ncap;
+		}
+		ents[nents].rank = rk;
+		ents[nents].name = strdup(de->d_name);
+		if (!ents[nents].name)
+			goto fail;
+		nents++;
+	}
+	qsort(ents, nents, sizeof *ents, ent_cmp);
+	c->nfiles = (int)nents;
+	all = calloc(nents + 1, sizeof *all);
+	hdrs = calloc(nents + 1, sizeof *hdrs);
+	if (!all || !hdrs)
+		goto fail;
+	int progress = c->opt.progress > 0 || (c->opt.progress == 0 && nents >= 5000);
+	size_t step = nents / 20 ? nents / 20 : 1;
+	for (size_t i = 0; i < nents; i++) {
+		char err[600];
+		size_t len;
+		if (progress && (i % step == 0 || i + 1 == nents))
+			fprintf(stderr, "\rmpiwatch: reading dumps: %zu/%zu", i + 1, nents);
+		if (ents[i].rank < 0) {
+			add_invalid(c, ents[i].name, "file name is not rank-<N>.json with N a world rank");
+			continue;
+		}
+		if (read_file(dirfd(dp), ents[i].name, &buf, &cap, &len, err, sizeof err) < 0) {
+			add_invalid(c, ents[i].name, err);
+			continue;
+		}
+		struct json_object *d = parse_json(buf, len, err, sizeof err);
+		if (!d) {
+			add_invalid(c, ents[i].name, err);
+			continue;
+		}
+		if (schema) {
+			int sv = mw_jsonschema_validate(schema, d, err, sizeof err);
+			if (sv != 0) {
+				if (sv < 0) {
+					/* an unusable schema: fall back to the built-in checks */
+					json_object_put(schema);
+					schema = NULL;
+				} else {
+					add_invalid(c, ents[i].name, err);
+					json_object_put(d);
+					continue;
+				}
+			}
+		}
+		struct ex e = {.c = c};
+		struct dl_rank *r = extract(&e, d, ents[i].rank, &hdrs[i]);
+		json_object_put(d);
+		if (!r) {
+			if (!strcmp(e.err, "out of memory")) {
+				errno = ENOMEM;
+				goto fail;
+			}
+			add_invalid(c, ents[i].name, e.err);
+			continue;
+		}
+		r->file = dl_intern(c->pool, ents[i].name);
+		all[i] = r;
+	}
+	if (progress)
+		fputc('\n', stderr);
+
+	/* The world size: --expect-size, else the most common size among the
+	 * dumps; then the job id likewise.  Dumps that disagree are foreign. */
+	long size = c->opt.expect_size;
+	const char *job = NULL;
+	{
+		long best = 0, bestn = 0;
+		const char *bj = NULL;
+		long bjn = 0;
+		/* Boyer-Moore majority vote, then a check count. */
+		for (size_t i = 0; i < nents; i++) {
+			if (!all[i])
+				continue;
+			if (bestn == 0) {
+				best = hdrs[i].size;
+				bestn = 1;
+			} else {
+				bestn += hdrs[i].size == best ? 1 : -1;
+			}
+			if (bjn == 0) {
+				bj = hdrs[i].job;
+				bjn = 1;
+			} else {
+				bjn += hdrs[i].job == bj ? 1 : -1;
+			}
+		}
+		if (!size)
+			size = best;
+		job = bj;
+	}
+	c->job_id = job;
+	for (size_t i = 0; i < nents; i++) {
+		if (!all[i])
+			continue;
+		char err[300];
+		err[0] = '\0';
+		if (hdrs[i].size != size)
+			snprintf(err, sizeof err, "/size: %ld differs from the job's world size %ld "
+				 "(a dump of another job?)", hdrs[i].size, size);
+		else if (hdrs[i].job != job)
+			snprintf(err, sizeof err, "/job/id: \"%s\" differs from the job \"%s\" of the other dumps",
+				 hdrs[i].job ? hdrs[i].job : "", job ? job : "");
+		if (err[0]) {
+			add_invalid(c, all[i]->file, err);
+			free_rank(all[i]);
+			all[i] = NULL;
+		}
+	}
+	if (size <= 0)
+		size = 0;
+	c->size = (int)size;
+	c->ranks = calloc((size_t)size + 1, sizeof *c->ranks);
+	if (!c->ranks)
+		goto fail;
+	for (size_t i = 0; i < nents; i++) {
+		if (!all[i])
+			continue;
+		if (all[i]->rank >= size) {
+			char err[120];
+			snprintf(err, sizeof err, "/rank: %d is not below the world size %ld", all[i]->rank, size);
+			add_invalid(c, all[i]->file, err);
+			free_rank(all[i]);
+			continue;
+		}
+		c->ranks[all[i]->rank] = all[i];
+		c->ndumps++;
+	}
+	/* The world comm's size follows the job's. */
+	for (int i = 0; i < c->ncomm; i++)
+		if (c->comms[i].identity)
+			c->comms[i].size = c->size;
+	rv = 0;
+fail:
+	if (rv < 0 && all) {
+		for (size_t i = 0; i < nents; i++)
+			free_rank(all[i]);
+	}
+	if (dp)
+		closedir(dp);
+	for (size_t i = 0; i < nents; i++)
+		free(ents[i].name);
+	free(ents);
+	free(all);
+	free(hdrs);
+	free(buf);
+	if (schema)
+		json_object_put(schema);
+	return rv;
+}
+
+void dl_ctx_free_model(struct dl_ctx *c)
+{
+	if (c->ranks)
+		for (int i = 0; i < c->size; i++)
+			free_rank(c->ranks[i]);
+	free(c->ranks);
+	for (int i = 0; i < c->ncomm; i++)
+		free(c->comms[i].group);
+	free(c->comms);
+	struct comm_index *ix = c->comm_index;
+	if (ix) {
+		free(ix->key);
+		free(ix->val);
+		free(ix);
+	}
+	if (c->invalid)
+		json_object_put(c->invalid);
+}

@@ -1,0 +1,517 @@
+/* dl_report.c - the JSON report (doc/schemas/deadlock.schema.json), the
+ * STAT-style text report built from it, and the Graphviz DOT wait-for graph. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dl_int.h"
+
+#define DOT_MAX_NODES 2000
+
+static struct json_object *int_array(const int *v, int n)
+{
+	struct json_object *a = json_object_new_array_ext(n > 0 ? n : 1);
+	if (!a)
+		return NULL;
+	for (int i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_int(v[i]));
+	return a;
+}
+
+static void add_ranges(struct json_object *o, const char *key, const int *v, int n)
+{
+	char *s = dl_ranges_str(v, (size_t)n);
+	json_object_object_add(o, key, json_object_new_string(s ? s : ""));
+	free(s);
+}
+
+struct dp {
+	const char *d;
+	int rank;
+};
+
+static int dp_cmp(const void *a, const void *b)
+{
+	const struct dp *x = a, *y = b;
+	if (x->d != y->d)
+		return x->d < y->d ? -1 : 1;
+	return x->rank - y->rank;
+}
+
+struct grp {
+	int first, start, n;
+};
+
+static int grp_cmp(const void *a, const void *b)
+{
+	const struct grp *x = a, *y = b;
+	return x->first - y->first;
+}
+
+/* STAT-style classes of the given ranks: [{ranks, count, description}]. */
+static struct json_object *classes(struct dl_ctx *c, const int *ranks, int n)
+{
+	struct json_object *arr = json_object_new_array();
+	struct dp *v = malloc(((size_t)n + 1) * sizeof *v);
+	struct grp *g = malloc(((size_t)n + 1) * sizeof *g);
+	int *tmp = malloc(((size_t)n + 1) * sizeof *tmp);
+	if (!arr || !v || !g || !tmp)
+		goto out;
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		const struct dl_rank *r = c->ranks[ranks[i]];
+		if (!r)
+			continue;
+		char d[600];
+		dl_describe_call(c, r, 1, d, sizeof d);
+		v[m].d = dl_intern(c->pool, d);
+		v[m].rank = ranks[i];
+		m++;
+	}
+	qsort(v, (size_t)m, sizeof *v, dp_cmp);
+	int ng = 0;
+	for (int i = 0; i < m;) {
+		int j = i;
+		while (j < m && v[j].d == v[i].d)
+			j++;
+		g[ng++] = (struct grp){v[i].rank, i, j - i};
+		i = j;
+	}
+	qsort(g, (size_t)ng, sizeof *g, grp_cmp);
+	for (int i = 0; i < ng; i++) {
+		struct json_object *o = json_object_new_object();
+		for (int j = 0; j < g[i].n; j++)
+			tmp[j] = v[g[i].start + j].rank;
+		add_ranges(o, "ranks", tmp, g[i].n);
+		json_object_object_add(o, "count", json_object_new_int(g[i].n));
+		if (g[i].n == 1) {
+			char d[600];
+			dl_describe_call(c, c->ranks[tmp[0]], 0, d, sizeof d);
+			json_object_object_add(o, "description", json_object_new_string(d));
+		} else {
+			json_object_object_add(o, "description", json_object_new_string(v[g[i].start].d));
+		}
+		json_object_array_add(arr, o);
+	}
+out:
+	free(v);
+	free(g);
+	free(tmp);
+	return arr;
+}
+
+static void vnode_desc(const struct dl_ctx *c, int vi, char *buf, size_t len)
+{
+	const struct dl_vnode *v = &c->v[vi];
+	if (v->root >= 0)
+		snprintf(buf, len, "%s(root=%d) on %s", v->name, v->root, dl_comm_label(c, v->comm));
+	else
+		snprintf(buf, len, "%s on %s", v->name, dl_comm_label(c, v->comm));
+}
+
+static const char *kind_title(const char *k)
+{
+	if (!strcmp(k, "collective_mismatch"))
+		return "collective mismatch";
+	if (!strcmp(k, "cycle"))
+		return "wait-for cycle";
+	if (!strcmp(k, "knot"))
+		return "wait-for knot (MPI_ANY_SOURCE / waitany alternatives all blocked)";
+	if (!strcmp(k, "missing_send"))
+		return "missing send";
+	if (!strcmp(k, "missing_recv"))
+		return "missing receive";
+	return k;
+}
+
+static struct json_object *finding_json(struct dl_ctx *c, int fi)
+{
+	struct dl_finding *f = &c->findings[fi];
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "kind", json_object_new_string(f->kind));
+	json_object_object_add(o, "cause", f->cause ? json_object_new_string(f->cause) : NULL);
+	json_object_object_add(o, "comm", f->comm >= 0 ? json_object_new_string(dl_comm_label(c, f->comm))
+						     : NULL);
+	json_object_object_add(o, "ranks", int_array(f->ranks, f->nranks));
+	add_ranges(o, "ranks_text", f->ranks, f->nranks);
+	json_object_object_add(o, "terminal_ranks", int_array(f->terminal, f->nterminal));
+	json_object_object_add(o, "classes", classes(c, f->ranks, f->nranks));
+	struct json_object *path = json_object_new_array();
+	for (int i = 0; i < f->npath; i++) {
+		struct json_object *p = json_object_new_object();
+		char d[600];
+		int x = f->path[i];
+		if (x < c->size) {
+			json_object_object_add(p, "rank", json_object_new_int(x));
+			dl_describe_call(c, c->ranks[x], 0, d, sizeof d);
+		} else {
+			vnode_desc(c, x - c->size, d, sizeof d);
+			json_object_object_add(p, "rank", NULL);
+		}
+		json_object_object_add(p, "call", json_object_new_string(d));
+		json_object_array_add(path, p);
+	}
+	json_object_object_add(o, "path", path);
+	json_object_object_add(o, "path_closed", json_object_new_boolean(f->path_cycle));
+	if (f->path_cycle)
+		json_object_object_add(o, "path_loop_at", json_object_new_int(f->loop_at));
+	/* one-line summary */
+	char sum[1024];
+	char *rs = dl_ranges_str(f->ranks, (size_t)f->nranks);
+	if (!strcmp(f->kind, "collective_mismatch")) {
+		snprintf(sum, sizeof sum, "%s on %s: ranks %s are in different collectives%s",
+			 kind_title(f->kind), dl_comm_label(c, f->comm), rs ? rs : "?",
+			 f->cause && !strcmp(f->cause, "root_mismatch") ? " (same call, different roots)"
+									 : "");
+	} else {
+		snprintf(sum, sizeof sum, "%s among ranks %s%s%s", kind_title(f->kind), rs ? rs : "?",
+			 f->cause ? ": " : "", f->cause ? f->cause : "");
+	}
+	free(rs);
+	json_object_object_add(o, "summary", json_object_new_string(sum));
+	json_object_object_add(o, "diagnosis_omitted", json_object_new_int(f->ndiag_omitted));
+	return o;
+}
+
+static void not_deadlocked_reason(struct dl_ctx *c, struct json_object *rep)
+{
+	struct json_object *stuck = json_object_new_array();
+	int nblocked = 0, shown = 0, nunknown = 0;
+	for (int r = 0; r < c->size; r++) {
+		if (!c->ranks[r])
+			continue;
+		if (c->nstate[r] == DLN_UNKNOWN)
+			nunknown++;
+		if (c->nstate[r] != DLN_BLOCKED)
+			continue;
+		nblocked++;
+		if (shown >= 10)
+			continue;
+		shown++;
+		char d[600], m[2048];
+		dl_describe_call(c, c->ranks[r], 0, d, sizeof d);
+		int by = c->why ? c->why[r] : -1;
+		if (by < 0)
+			snprintf(m, sizeof m, "rank %d: %s: what it waits for is already there (a matching "
+				 "message or receive); it is slow, not deadlocked", r, d);
+		else if (by < c->size && !c->ranks[by])
+			snprintf(m, sizeof m, "rank %d: %s: can go on when rank %d acts; rank %d wrote no "
+				 "dump (computing, finished, or not stuck for the timeout)", r, d, by, by);
+		else if (by < c->size && c->nstate[by] == DLN_FREE)
+			snprintf(m, sizeof m, "rank %d: %s: can go on when rank %d acts; rank %d is computing",
+				 r, d, by, by);
+		else if (by < c->size && c->nstate[by] == DLN_UNKNOWN)
+			snprintf(m, sizeof m, "rank %d: %s: can go on when rank %d acts; rank %d is in a call "
+				 "this analysis does not model", r, d, by, by);
+		else if (by >= c->size) {
+			char v[300];
+			vnode_desc(c, by - c->size, v, sizeof v);
+			snprintf(m, sizeof m, "rank %d: %s: the other members can still join %s", r, d, v);
+		} else
+			snprintf(m, sizeof m, "rank %d: %s: can go on once rank %d goes on", r, d, by);
+		json_object_array_add(stuck, json_object_new_string(m));
+	}
+	char reason[600];
+	if (c->ndumps == 0)
+		snprintf(reason, sizeof reason, "no readable dump in the directory");
+	else if (nblocked == 0)
+		snprintf(reason, sizeof reason, "no rank is blocked in a point-to-point or collective "
+			 "call (%d dumps, %d in calls not modelled)", c->ndumps, nunknown);
+	else
+		snprintf(reason, sizeof reason,
+			 "every stuck rank can still go on: what it waits for depends on ranks that are "
+			 "not stuck (computing, finished, or not yet past the timeout) or is already "
+			 "available; the ranks are slow or computing, not deadlocked");
+	json_object_object_add(rep, "reason", json_object_new_string(reason));
+	json_object_object_add(rep, "stuck", stuck);
+}
+
+int dl_build_report(struct dl_ctx *c)
+{
+	struct json_object *rep = json_object_new_object();
+	if (!rep)
+		return -1;
+	c->report = rep;
+	int found = c->nfindings > 0;
+	json_object_object_add(rep, "mpiwatch_deadlock", json_object_new_int(1));
+	json_object_object_add(rep, "found", json_object_new_boolean(found));
+	json_object_object_add(rep, "kind", json_object_new_string(found ? c->findings[0].kind : "none"));
+	json_object_object_add(rep, "cause", found && c->findings[0].cause
+						     ? json_object_new_string(c->findings[0].cause)
+						     : NULL);
+	json_object_object_add(rep, "job", c->job_id ? json_object_new_string(c->job_id) : NULL);
+	json_object_object_add(rep, "size", json_object_new_int(c->size));
+	json_object_object_add(rep, "dumps", json_object_new_int(c->ndumps));
+	json_object_object_add(rep, "files", json_object_new_int(c->nfiles));
+
+	int *dead = malloc(((size_t)c->size + 1) * sizeof *dead);
+	int *miss = malloc(((size_t)c->size + 1) * sizeof *miss);
+	int *dumped = malloc(((size_t)c->size + 1) * sizeof *dumped);
+	if (!dead || !miss || !dumped) {
+		free(dead);
+		free(miss);
+		free(dumped);
+		return -1;
+	}
+	int nd = 0, nm = 0, ndu = 0;
+	for (int r = 0; r < c->size; r++) {
+		if (c->deadlocked && c->deadlocked[r])
+			dead[nd++] = r;
+		if (!c->ranks[r])
+			miss[nm++] = r;
+		else
+			dumped[ndu++] = r;
+	}
+	json_object_object_add(rep, "ranks", int_array(dead, nd));
+	add_ranges(rep, "ranks_text", dead, nd);
+	json_object_object_add(rep, "missing_ranks", int_array(miss, nm));
+	add_ranges(rep, "missing_ranks_text", miss, nm);
+	json_object_object_add(rep, "invalid_files", json_object_get(c->invalid));
+	json_object_object_add(rep, "classes", classes(c, dumped, ndu));
+	free(dead);
+	free(miss);
+	free(dumped);
+
+	struct json_object *fa = json_object_new_array();
+	struct json_object *da = json_object_new_array();
+	for (int i = 0; i < c->nfindings; i++) {
+		json_object_array_add(fa, finding_json(c, i));
+		struct json_object *d = c->findings[i].diag;
+		for (size_t j = 0; j < json_object_array_length(d); j++) {
+			struct json_object *x = json_object_array_get_idx(d, j);
+			json_object_object_add(x, "finding", json_object_new_int(i));
+			json_object_array_add(da, json_object_get(x));
+		}
+	}
+	json_object_object_add(rep, "findings", fa);
+	json_object_object_add(rep, "diagnosis", da);
+	struct json_object *na = json_object_new_array();
+	for (int r = 0; r < c->size; r++) {
+		if (!c->ranks[r] || c->nstate[r] != DLN_UNKNOWN)
+			continue;
+		char d[600];
+		dl_describe_call(c, c->ranks[r], 0, d, sizeof d);
+		struct json_object *o = json_object_new_object();
+		json_object_object_add(o, "rank", json_object_new_int(r));
+		json_object_object_add(o, "call", json_object_new_string(d));
+		json_object_array_add(na, o);
+	}
+	json_object_object_add(rep, "not_analysed", na);
+	if (found) {
+		json_object_object_add(rep, "reason",
+				       json_object_new_string(json_object_get_string(json_object_object_get(
+					       json_object_array_get_idx(fa, 0), "summary"))));
+		json_object_object_add(rep, "stuck", json_object_new_array());
+	} else {
+		not_deadlocked_reason(c, rep);
+	}
+	json_object_object_add(rep, "notes", c->notes ? json_object_get(c->notes) : json_object_new_array());
+	return 0;
+}
+
+/* ---- text ---- */
+static const char *js(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+	if (!json_object_object_get_ex(o, k, &v) || !v)
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static void text_classes(FILE *f, struct json_object *cls, const char *indent, int max)
+{
+	size_t n = json_object_array_length(cls);
+	for (size_t i = 0; i < n && (int)i < max; i++) {
+		struct json_object *o = json_object_array_get_idx(cls, i);
+		int cnt = json_object_get_int(json_object_object_get(o, "count"));
+		fprintf(f, "%s%s %s: %s\n", indent, cnt == 1 ? "rank " : "ranks", js(o, "ranks"),
+			js(o, "description"));
+	}
+	if ((int)n > max)
+		fprintf(f, "%s... and %zu more classes (see --json)\n", indent, n - (size_t)max);
+}
+
+int dl_text(FILE *f, const struct dl_ctx *c)
+{
+	struct json_object *rep = c->report;
+	int found = json_object_get_boolean(json_object_object_get(rep, "found"));
+	if (found)
+		fprintf(f, "DEADLOCK FOUND: %s%s%s%s\n", js(rep, "kind"), js(rep, "cause") ? " (" : "",
+			js(rep, "cause") ? js(rep, "cause") : "", js(rep, "cause") ? ")" : "");
+	else
+		fprintf(f, "no deadlock found: %s\n", js(rep, "reason"));
+	int invalid = (int)json_object_array_length(json_object_object_get(rep, "invalid_files"));
+	fprintf(f, "dumps: %d valid of %d files, world size %d%s%s\n", c->ndumps, c->nfiles, c->size,
+		c->job_id && c->job_id[0] ? ", job " : "", c->job_id ? c->job_id : "");
+	struct json_object *fa = json_object_object_get(rep, "findings");
+	struct json_object *da = json_object_object_get(rep, "diagnosis");
+	for (size_t i = 0; i < json_object_array_length(fa); i++) {
+		struct json_object *o = json_object_array_get_idx(fa, i);
+		fprintf(f, "\nFinding %zu: %s\n", i + 1, js(o, "summary"));
+		text_classes(f, json_object_object_get(o, "classes"), "  ", 20);
+		struct json_object *path = json_object_object_get(o, "path");
+		size_t np = json_object_array_length(path);
+		if (np) {
+			fprintf(f, "  wait-for path:\n");
+			for (size_t j = 0; j < np; j++) {
+				struct json_object *p = json_object_array_get_idx(path, j);
+				struct json_object *rk = json_object_object_get(p, "rank");
+				if (rk)
+					fprintf(f, "    %s rank %d in %s\n", j ? "->" : "  ",
+						json_object_get_int(rk), js(p, "call"));
+				else
+					fprintf(f, "    %s all ranks in %s\n", j ? "->" : "  ", js(p, "call"));
+			}
+			if (json_object_get_boolean(json_object_object_get(o, "path_closed"))) {
+				int at = json_object_get_int(json_object_object_get(o, "path_loop_at"));
+				struct json_object *p = json_object_array_get_idx(path, (size_t)at);
+				struct json_object *rk = json_object_object_get(p, "rank");
+				if (rk)
+					fprintf(f, "    -> back to rank %d\n", json_object_get_int(rk));
+				else
+					fprintf(f, "    -> back to %s\n", js(p, "call"));
+			}
+		}
+		struct json_object *tr = json_object_object_get(o, "terminal_ranks");
+		if (json_object_array_length(tr))
+			fprintf(f, "  waits on %zu rank(s) that have finalized or exited\n",
+				json_object_array_length(tr));
+		int header = 0;
+		for (size_t j = 0; j < json_object_array_length(da); j++) {
+			struct json_object *d = json_object_array_get_idx(da, j);
+			if ((size_t)json_object_get_int(json_object_object_get(d, "finding")) != i)
+				continue;
+			if (!header++)
+				fprintf(f, "  diagnosis:\n");
+			fprintf(f, "    - [%s] %s\n", js(d, "type"), js(d, "message"));
+		}
+		int om = json_object_get_int(json_object_object_get(o, "diagnosis_omitted"));
+		if (om)
+			fprintf(f, "    (%d more diagnosis entries omitted)\n", om);
+	}
+	if (!found) {
+		struct json_object *st = json_object_object_get(rep, "stuck");
+		if (json_object_array_length(st)) {
+			fprintf(f, "stuck ranks:\n");
+			for (size_t j = 0; j < json_object_array_length(st); j++)
+				fprintf(f, "  %s\n", json_object_get_string(json_object_array_get_idx(st, j)));
+		}
+		if (c->ndumps) {
+			fprintf(f, "all dumped ranks:\n");
+			text_classes(f, json_object_object_get(rep, "classes"), "  ", 20);
+		}
+	}
+	struct json_object *na = json_object_object_get(rep, "not_analysed");
+	for (size_t j = 0; j < json_object_array_length(na) && j < 10; j++) {
+		struct json_object *o = json_object_array_get_idx(na, j);
+		fprintf(f, "note: rank %d is in %s, which this analysis does not model (assumed able to go on)\n",
+			json_object_get_int(json_object_object_get(o, "rank")), js(o, "call"));
+	}
+	const char *mr = js(rep, "missing_ranks_text");
+	if (mr && mr[0])
+		fprintf(f, "\nmissing: rank(s) %s wrote no dump: they were not stuck in MPI for the timeout "
+			"(computing, finished, or not yet stuck); not guessed\n", mr);
+	if (invalid) {
+		fprintf(f, "\ninvalid files (skipped):\n");
+		struct json_object *ia = json_object_object_get(rep, "invalid_files");
+		for (int j = 0; j < invalid; j++) {
+			struct json_object *o = json_object_array_get_idx(ia, (size_t)j);
+			fprintf(f, "  %s: %s\n", js(o, "file"), js(o, "error"));
+		}
+	}
+	struct json_object *notes = json_object_object_get(rep, "notes");
+	for (size_t j = 0; j < json_object_array_length(notes); j++)
+		fprintf(f, "note: %s\n", json_object_get_string(json_object_array_get_idx(notes, j)));
+	return ferror(f) ? -1 : 0;
+}
+
+/* ---- DOT ---- */
+static void dot_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		if (*s == '\n') {
+			fputs("\\n", f);
+			continue;
+		}
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+int dl_dot(FILE *f, const struct dl_ctx *c)
+{
+	int only_dead = 0, count = 0;
+	for (int i = 0; i < c->size; i++)
+		if (c->ranks[i] && c->nstate[i] == DLN_BLOCKED)
+			count++;
+	if (count + c->nv > DOT_MAX_NODES)
+		only_dead = 1;
+	fprintf(f, "digraph waitfor {\n  rankdir=LR;\n  node [shape=ellipse, fontname=\"monospace\", fontsize=10];\n");
+	if (only_dead)
+		fprintf(f, "  // %d stuck ranks: only deadlocked ranks shown\n", count);
+	unsigned char *shown = calloc((size_t)c->nnodes + 1, 1);
+	if (!shown)
+		return -1;
+	int emitted = 0;
+	for (int x = 0; x < c->nnodes && emitted < DOT_MAX_NODES; x++) {
+		int dead = x < c->size ? (c->deadlocked && c->deadlocked[x]) : !c->released[x];
+		if (x < c->size && (!c->ranks[x] || c->nstate[x] == DLN_FREE))
+			continue;
+		if (only_dead && !dead && !(x < c->size && c->nstate[x] == DLN_TERMINAL))
+			continue;
+		char d[600], label[700];
+		if (x < c->size) {
+			dl_describe_call(c, c->ranks[x], 0, d, sizeof d);
+			snprintf(label, sizeof label, "rank %d\n%s", x, d);
+		} else {
+			vnode_desc(c, x - c->size, d, sizeof d);
+			snprintf(label, sizeof label, "%s", d);
+		}
+		fprintf(f, "  n%d [label=", x);
+		dot_str(f, label);
+		if (x >= c->size)
+			fprintf(f, ", shape=box");
+		if (dead)
+			fprintf(f, ", color=red, fontcolor=red");
+		else if (x < c->size && c->nstate[x] == DLN_TERMINAL)
+			fprintf(f, ", style=dashed");
+		fprintf(f, "];\n");
+		shown[x] = 1;
+		emitted++;
+	}
+	for (int q = 0; q < c->ncl; q++) {
+		const struct dl_clause *k = &c->cl[q];
+		if (!shown[k->owner])
+			continue;
+		const char *style = k->sat ? "color=gray, style=dashed" : "color=red";
+		const char *lab = k->nt + k->na > 1 ? "OR" : "";
+		for (int j = 0; j < k->nt; j++) {
+			int t = c->tgt[k->t0 + j];
+			if (!shown[t]) {
+				if (only_dead || t >= c->size)
+					continue;
+				fprintf(f, "  n%d [label=\"rank %d\\n%s\", style=dotted];\n", t, t,
+					c->ranks[t] ? "computing" : "no dump");
+				shown[t] = 1;
+			}
+			fprintf(f, "  n%d -> n%d [%s%s%s%s];\n", k->owner, t, style, lab[0] ? ", label=\"" : "",
+				lab, lab[0] ? "\"" : "");
+		}
+		for (int j = 0; j < k->na; j++) {
+			int g = c->anyc[k->a0 + j];
+			fprintf(f, "  any%d [label=", g);
+			char l[300];
+			snprintf(l, sizeof l, "any member of %s", dl_comm_label(c, g));
+			dot_str(f, l);
+			fprintf(f, ", shape=diamond];\n  n%d -> any%d [%s, label=\"ANY_SOURCE\"];\n", k->owner, g,
+				style);
+		}
+	}
+	fprintf(f, "}\n");
+	free(shown);
+	return ferror(f) ? -1 : 0;
+}
