@@ -3,7 +3,8 @@
 #
 #   make            build everything into build/
 #   make check      unit tests (Check)
-#   make test       deps + build + unit tests + fuzz smoke + integration tests
+#   make test       deps + build + unit tests (plain and under valgrind) + fuzz smoke
+#                   + integration tests on the Slurm lab
 #   make demo       the detection demo on this one machine
 #   make install    honours DESTDIR and PREFIX
 
@@ -40,7 +41,7 @@ FUZZERS    :=
 MANS       :=
 CLEAN      :=
 
-.PHONY: progs all check test deps install clean demo demo-cluster fuzz-smoke integration lab-start lab-stop
+.PHONY: check-valgrind progs all check test deps install clean demo demo-cluster fuzz-smoke integration lab-start lab-stop
 all: build-all
 
 include shared/build.mk
@@ -58,6 +59,16 @@ check: $(UNIT_TESTS)
 	@set -e; fail=0; for t in $(UNIT_TESTS); do \
 	  echo "== $$t"; CK_FORK=yes ./$$t || fail=1; done; \
 	  test $$fail -eq 0 || { echo "unit tests FAILED"; exit 1; }
+
+# The unit tests again under valgrind (memory errors and definite leaks fail).
+check-valgrind: $(UNIT_TESTS)
+	@set -e; fail=0; for t in $(UNIT_TESTS); do \
+	  echo "== valgrind $$t"; \
+	  CK_FORK=no valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+	    --show-leak-kinds=definite ./$$t > $(B)/valgrind-$$(basename $$t).log 2>&1 \
+	    || { tail -n 40 $(B)/valgrind-$$(basename $$t).log; fail=1; }; \
+	  tail -n 1 $(B)/valgrind-$$(basename $$t).log; done; \
+	  test $$fail -eq 0 || { echo "valgrind run FAILED"; exit 1; }
 
 # Fuzz targets need clang with libFuzzer; the smoke run is bounded.
 fuzz: $(FUZZERS)
@@ -81,6 +92,7 @@ integration: build-all
 test: deps
 	$(MAKE) build-all
 	$(MAKE) check
+	$(MAKE) check-valgrind
 	$(MAKE) fuzz-smoke
 	$(MAKE) integration
 
