@@ -1,0 +1,629 @@
+/* agent.c - the node agent (agent.h).
+ *
+ * One poll loop: a signalfd, the link to the collector, and a tick that scans
+ * the slot directory.  Per rank it keeps what it saw last and when the
+ * counters last moved (on its own monotonic clock, so the monitor's coarse
+ * timestamps do not matter):
+ *   - in a blocking call (state in_mpi, A != B) with no completion for the
+ *     timeout, or polling (test calls continue, requests pending, no
+ *     completion for the timeout): one "in_mpi" heartbeat;
+ *   - outside MPI and no MPI call for the timeout: one "computing" heartbeat
+ *     (cause A: the collector notes it and does not alarm on it);
+ *   - exit recorded in the slot without MPI_Finalize (or with a failure
+ *     status), or the process gone without a record: "exited"/"vanished";
+ *   - progress after a heartbeat: one "resumed" message.
+ * A dump file named in the slot is forwarded once (DUMP).  Nothing is sent
+ * for a healthy rank.  If the collector cannot be reached the agent retries
+ * with exponential backoff; the ranks never wait for it (it only reads their
+ * slots).
+ */
+#include "agent.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "link.h"
+#include "log.h"
+#include "mw_slot.h"
+#include "slurm.h"
+
+#define AG_DUMP_MAX (MW_HB_MAX_PAYLOAD - 4096)
+
+static struct mw_ratelimit dump_rl = MW_RATELIMIT_INIT(0.2, 3);
+
+struct ag_rank {
+	int rank;
+	char path[1100];
+	struct mw_slot *slot;
+	int writable;
+	int32_t pid;
+	uint64_t start_ns;
+	int size;
+	/* what we saw */
+	uint64_t completions, calls;
+	double t_completion; /* when completions last changed */
+	double t_call;       /* when calls last changed */
+	int gone_ticks;      /* ticks the pid was seen dead without an exit record */
+	int32_t dumps_sent;  /* slot dumps count forwarded */
+	/* what we told the collector */
+	int announced;
+	int beat_state;      /* state of the last heartbeat (0 = none: healthy) */
+	int done;            /* finalized or exited: nothing more to watch */
+	struct mw_hb_beat beat; /* the last heartbeat (resent after a reconnect) */
+	int beat_unsent;
+	char *dump_json;     /* last dump (resent after a reconnect) */
+	int dump_unsent;
+};
+
+struct agent {
+	const struct ag_opts *o;
+	struct ag_rank **r;
+	size_t nr;
+	struct col_link *link;
+	double next_connect, backoff;
+	int sfd;
+	int stop;
+	int rundir_seen;
+	double started;
+	unsigned long beats_sent, connects, connect_failures;
+};
+
+static double mono(void)
+{
+	return mw_now();
+}
+
+static struct ag_rank *find_rank(struct agent *a, int rank)
+{
+	for (size_t i = 0; i < a->nr; i++)
+		if (a->r[i]->rank == rank)
+			return a->r[i];
+	return NULL;
+}
+
+static void rank_reset(struct ag_rank *x)
+{
+	x->announced = 0;
+	x->beat_state = 0;
+	x->done = 0;
+	x->beat_unsent = 0;
+	x->dump_unsent = 0;
+	x->dumps_sent = 0;
+	x->gone_ticks = 0;
+	free(x->dump_json);
+	x->dump_json = NULL;
+	x->t_completion = x->t_call = mono();
+}
+
+static int scan_cb(const char *path, int rank, void *arg)
+{
+	struct agent *a = arg;
+	struct ag_rank *x = find_rank(a, rank), **p;
+	if (x && x->slot)
+		return 0;
+	if (!x) {
+		x = calloc(1, sizeof *x);
+		if (!x)
+			return 0;
+		p = realloc(a->r, (a->nr + 1) * sizeof *p);
+		if (!p) {
+			free(x);
+			return 0;
+		}
+		a->r = p;
+		a->r[a->nr++] = x;
+		x->rank = rank;
+		rank_reset(x);
+	}
+	snprintf(x->path, sizeof x->path, "%s", path);
+	x->writable = 1;
+	x->slot = mw_slot_map(path, 1);
+	if (!x->slot) {
+		x->writable = 0;
+		x->slot = mw_slot_map(path, 0);
+	}
+	if (!x->slot && errno != EAGAIN)
+		mw_debug("slot %s: %s", path, strerror(errno));
+	return 0;
+}
+
+/* ------------------------------------------------------------- messages */
+
+static void link_drop(struct agent *a, const char *why)
+{
+	if (!a->link)
+		return;
+	mw_warn("lost the collector %s (%s); reconnecting with backoff", col_link_peer(a->link), why);
+	col_link_close(a->link);
+	a->link = NULL;
+	a->backoff = 0.5;
+	a->next_connect = mono() + a->backoff;
+	for (size_t i = 0; i < a->nr; i++) {
+		struct ag_rank *x = a->r[i];
+		x->announced = 0;
+		if (x->beat_state)
+			x->beat_unsent = 1;
+		if (x->dump_json)
+			x->dump_unsent = 1;
+	}
+}
+
+static int send_msg(struct agent *a, const struct mw_hb_msg *m)
+{
+	if (!a->link)
+		return -1;
+	if (col_link_send(a->link, m) < 0) {
+		if (errno == EINVAL) {
+			mw_warn("dropping an invalid %s message", mw_hb_type_name(m->type));
+			return 0;
+		}
+		link_drop(a, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void flush_rank(struct agent *a, struct ag_rank *x)
+{
+	struct mw_hb_msg m;
+	if (!a->link || !x->slot)
+		return;
+	if (!x->announced && x->size > 0) {
+		memset(&m, 0, sizeof m);
+		m.type = MW_HB_RANK;
+		m.u.rank.rank = x->rank;
+		m.u.rank.size = x->size;
+		m.u.rank.pid = x->pid;
+		snprintf(m.u.rank.host, sizeof m.u.rank.host, "%s", a->o->node);
+		if (send_msg(a, &m))
+			return;
+		x->announced = 1;
+	}
+	if (x->beat_unsent) {
+		memset(&m, 0, sizeof m);
+		m.type = MW_HB_HEARTBEAT;
+		m.u.beat = x->beat;
+		if (send_msg(a, &m))
+			return;
+		x->beat_unsent = 0;
+		a->beats_sent++;
+		mw_info("heartbeat: rank %d %s%s%s (idle %.1f s)", x->rank,
+			mw_hb_state_name(x->beat.state), x->beat.call[0] ? " in " : "", x->beat.call,
+			x->beat.idle_s);
+	}
+	if (x->dump_unsent && x->dump_json) {
+		memset(&m, 0, sizeof m);
+		m.type = MW_HB_DUMP;
+		m.u.dump.rank = x->rank;
+		m.u.dump.json = x->dump_json;
+		if (send_msg(a, &m))
+			return;
+		x->dump_unsent = 0;
+		mw_info("forwarded the dump of rank %d", x->rank);
+	}
+}
+
+static void try_connect(struct agent *a)
+{
+	const struct ag_opts *o = a->o;
+	for (int i = 0; i < o->nports && !a->stop; i++) {
+		uint16_t port = (uint16_t)(o->port + i);
+		struct col_link *l = col_link_connect(o->host, port, 2.0);
+		struct mw_hb_msg m = {0}, r;
+		enum mw_hb_err e = MW_HB_OK;
+		int rc;
+		if (!l) {
+			mw_debug("connect %s:%u: %s", o->host, port, strerror(errno));
+			continue;
+		}
+		m.type = MW_HB_HELLO;
+		snprintf(m.u.hello.job, sizeof m.u.hello.job, "%s", o->job);
+		snprintf(m.u.hello.node, sizeof m.u.hello.node, "%s", o->node);
+		m.u.hello.pid = (int32_t)getpid();
+		m.u.hello.ranks = (int32_t)a->nr;
+		if (col_link_send(l, &m) < 0) {
+			col_link_close(l);
+			continue;
+		}
+		rc = col_link_recv_wait(l, &r, &e, 5.0);
+		if (rc == 1 && r.type == MW_HB_WELCOME && r.u.welcome.ok) {
+			mw_hb_msg_free(&r);
+			a->link = l;
+			a->connects++;
+			a->backoff = 0;
+			mw_info("connected to the collector at %s:%u", o->host, port);
+			return;
+		}
+		if (rc == 1 && r.type == MW_HB_WELCOME)
+			mw_info("collector at %s:%u refused us: %s", o->host, port, r.u.welcome.error);
+		else
+			mw_debug("no welcome from %s:%u (rc %d, %s)", o->host, port, rc, mw_hb_err_name(e));
+		if (rc == 1)
+			mw_hb_msg_free(&r);
+		col_link_close(l);
+	}
+	a->connect_failures++;
+	a->backoff = a->backoff <= 0 ? 0.5 : a->backoff * 2;
+	if (a->backoff > o->backoff_max_s)
+		a->backoff = o->backoff_max_s;
+	/* Jitter: +-20 %, so that many agents do not retry in lockstep. */
+	a->next_connect = mono() + a->backoff * (0.8 + 0.4 * ((double)(rand() % 1000) / 1000.0));
+	if (a->connect_failures == 1 || a->connect_failures % 10 == 0)
+		mw_warn("cannot reach the collector at %s:%u-%u (%lu tries); retrying in %.1f s", o->host,
+			o->port, o->port + o->nports - 1, a->connect_failures, a->backoff);
+}
+
+/* --------------------------------------------------------- slot watching */
+
+static int read_dump(const char *path, char **out)
+{
+	FILE *f;
+	struct stat st;
+	char *buf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 || st.st_size > AG_DUMP_MAX) {
+		close(fd);
+		errno = EFBIG;
+		return -1;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -1;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf || fread(buf, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
+		free(buf);
+		fclose(f);
+		errno = EIO;
+		return -1;
+	}
+	buf[st.st_size] = 0;
+	fclose(f);
+	*out = buf;
+	return 0;
+}
+
+static void set_beat(struct agent *a, struct ag_rank *x, const struct mw_slot_snap *sn, int state,
+		     double idle)
+{
+	const struct mw_slot *s = &sn->s;
+	struct mw_hb_beat *b = &x->beat;
+	(void)a;
+	memset(b, 0, sizeof *b);
+	b->rank = x->rank;
+	b->size = x->size > x->rank ? x->size : x->rank + 1;
+	b->pid = x->pid;
+	b->state = state;
+	b->peer_world = -1;
+	b->root_world = -1;
+	b->tag = -1;
+	b->exit_code = -1;
+	if (state == MW_HB_S_IN_MPI || state == MW_HB_S_EXITED || state == MW_HB_S_VANISHED) {
+		if (s->state == MW_STATE_IN_MPI || state == MW_HB_S_IN_MPI) {
+			snprintf(b->call, sizeof b->call, "%.31s", s->call.name);
+			for (char *c = b->call; *c; c++)
+				if (*c < 0x20 || *c > 0x7e)
+					*c = '?';
+			snprintf(b->kind, sizeof b->kind, "%s", mw_slot_kind_name(s->call.kind));
+			if (strcmp(b->kind, "nonblocking") == 0 || strcmp(b->kind, "unknown") == 0)
+				snprintf(b->kind, sizeof b->kind, "other");
+			if (sn->resolved_ok && s->resolved_calls == s->calls) {
+				snprintf(b->comm, sizeof b->comm, "%.63s", s->comm_gid);
+				for (char *c = b->comm; *c; c++)
+					if (*c < 0x20 || *c > 0x7e)
+						*c = '?';
+				if (s->peer_world >= -2 && s->peer_world <= MW_HB_MAX_RANK)
+					b->peer_world = s->peer_world;
+				if (s->root_world >= -1 && s->root_world <= MW_HB_MAX_RANK)
+					b->root_world = s->root_world;
+			}
+			if (s->call.tag >= 0)
+				b->tag = s->call.tag;
+		}
+	}
+	if (s->exit_flags & MW_SLOT_EXIT_VALID) {
+		if (s->exit_flags & MW_SLOT_EXIT_SIGNALED)
+			b->exit_signal = s->exit_status > 0 && s->exit_status <= 128 ? s->exit_status : 0;
+		else
+			b->exit_code = s->exit_status >= 0 && s->exit_status <= 255 ? s->exit_status : -1;
+	}
+	b->a = s->a;
+	b->b = s->b;
+	b->completions = s->completions;
+	b->calls = s->calls;
+	b->idle_s = idle < 0 ? 0 : idle;
+	x->beat_state = state;
+	x->beat_unsent = 1;
+}
+
+static int pid_alive(int32_t pid)
+{
+	if (pid <= 0)
+		return 0;
+	return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+static void watch_rank(struct agent *a, struct ag_rank *x, double now)
+{
+	struct mw_slot_snap sn;
+	const struct mw_slot *s;
+	double T = a->o->timeout_s, idle_c, idle_k;
+	int finalized, exited, in_blocking, polling;
+
+	if (!x->slot)
+		return;
+	if (mw_slot_snapshot(x->slot, &sn) < 0 && !sn.live_ok)
+		return; /* being written: next tick */
+	s = &sn.s;
+	if (s->pid != x->pid || s->start_ns != x->start_ns) { /* a new step reused the slot */
+		if (x->pid)
+			mw_info("rank %d: new process %d (was %d)", x->rank, s->pid, x->pid);
+		rank_reset(x);
+		x->pid = s->pid;
+		x->start_ns = s->start_ns;
+		x->size = s->world_size;
+		x->completions = s->completions;
+		x->calls = s->calls;
+	}
+	if (x->size <= 0 || x->size <= x->rank)
+		x->size = s->world_size;
+	if (x->done)
+		return;
+	if (s->completions != x->completions) {
+		x->completions = s->completions;
+		x->t_completion = now;
+	}
+	if (s->calls != x->calls) {
+		x->calls = s->calls;
+		x->t_call = now;
+	}
+	idle_c = now - x->t_completion;
+	idle_k = now - x->t_call;
+	finalized = s->state == MW_STATE_FINALIZED || strcmp(s->call.name, "MPI_Finalize") == 0;
+	exited = (s->exit_flags & MW_SLOT_EXIT_VALID) != 0;
+
+	if (exited || s->state == MW_STATE_EXITED) {
+		int bad = !finalized || (exited && ((s->exit_flags & MW_SLOT_EXIT_SIGNALED) ||
+						    s->exit_status != 0));
+		x->done = 1;
+		if (bad) {
+			set_beat(a, x, &sn, MW_HB_S_EXITED, idle_c);
+		} else if (x->beat_state) {
+			set_beat(a, x, &sn, MW_HB_S_FINALIZED, 0);
+		}
+		return;
+	}
+	if (!pid_alive(s->pid)) {
+		/* Gone without an exit record: give the plugin's task_exit a
+		 * moment to record the status. */
+		if (++x->gone_ticks < 3)
+			return;
+		x->done = 1;
+		if (!finalized)
+			set_beat(a, x, &sn, MW_HB_S_VANISHED, idle_c);
+		else if (x->beat_state)
+			set_beat(a, x, &sn, MW_HB_S_FINALIZED, 0);
+		return;
+	}
+	x->gone_ticks = 0;
+	if (s->state == MW_STATE_FINALIZED) {
+		if (x->beat_state && x->beat_state != MW_HB_S_FINALIZED)
+			set_beat(a, x, &sn, MW_HB_S_FINALIZED, 0);
+		return;
+	}
+	if (s->state == MW_STATE_INIT)
+		return;
+	in_blocking = s->state == MW_STATE_IN_MPI && s->a != s->b && idle_c >= T;
+	polling = s->pending > 0 && s->tests > 0 && idle_c >= T && idle_k < T;
+	if (in_blocking || polling) {
+		if (x->beat_state != MW_HB_S_IN_MPI) {
+			set_beat(a, x, &sn, MW_HB_S_IN_MPI, idle_c);
+			x->dumps_sent = s->dumps > 0 ? x->dumps_sent : 0;
+		}
+	} else if (s->state == MW_STATE_COMPUTING && idle_k >= T) {
+		if (x->beat_state != MW_HB_S_COMPUTING)
+			set_beat(a, x, &sn, MW_HB_S_COMPUTING, idle_k);
+	} else if ((x->beat_state == MW_HB_S_IN_MPI && idle_c < T) ||
+		   (x->beat_state == MW_HB_S_COMPUTING && idle_k < T)) {
+		/* Progress again after a heartbeat. */
+		set_beat(a, x, &sn, MW_HB_S_RESUMED, 0);
+		x->beat_state = 0;
+	}
+	/* Forward a new dump while the rank is reported stuck. */
+	if (x->beat_state == MW_HB_S_IN_MPI && s->dumps > x->dumps_sent && sn.resolved_ok &&
+	    s->dump_path[0]) {
+		char path[sizeof s->dump_path + 1], *json = NULL;
+		snprintf(path, sizeof path, "%.*s", (int)sizeof s->dump_path, s->dump_path);
+		if (read_dump(path, &json) == 0) {
+			free(x->dump_json);
+			x->dump_json = json;
+			x->dump_unsent = 1;
+			x->dumps_sent = s->dumps;
+		} else {
+			mw_log_limited(&dump_rl, LOG_WARNING,
+				       "cannot read dump %s: %s", path, strerror(errno));
+			x->dumps_sent = s->dumps; /* do not retry forever */
+		}
+	}
+}
+
+static void on_message(struct agent *a, struct mw_hb_msg *m)
+{
+	if (m->type == MW_HB_DUMPREQ) {
+		for (size_t i = 0; i < m->u.dumpreq.n; i++) {
+			struct ag_rank *x = find_rank(a, m->u.dumpreq.ranks[i]);
+			if (x && x->slot && x->writable && !x->done) {
+				mw_slot_request_dump(x->slot);
+				mw_info("collector asked for a dump of rank %d", x->rank);
+			}
+		}
+	} else {
+		mw_debug("ignoring a %s message from the collector", mw_hb_type_name(m->type));
+	}
+}
+
+static void tick(struct agent *a, double now)
+{
+	struct stat st;
+	if (stat(a->o->rundir, &st) == 0 && S_ISDIR(st.st_mode)) {
+		a->rundir_seen = 1;
+		mw_slot_scan_dir(a->o->rundir, scan_cb, a);
+	} else if (a->rundir_seen) {
+		mw_info("run directory %s is gone: the job is over", a->o->rundir);
+		a->stop = 1;
+		return;
+	} else if (now - a->started > a->o->rundir_wait_s) {
+		mw_warn("run directory %s never appeared; leaving", a->o->rundir);
+		a->stop = 1;
+		return;
+	}
+	for (size_t i = 0; i < a->nr; i++)
+		watch_rank(a, a->r[i], now);
+}
+
+void ag_opts_default(struct ag_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->nports = 5;
+	o->timeout_s = 60;
+	o->job_check_s = 60;
+	o->backoff_max_s = 30;
+	o->rundir_wait_s = 600;
+}
+
+int ag_run(const struct ag_opts *o)
+{
+	struct agent a = {0};
+	sigset_t set;
+	double next_tick, next_job_check;
+	int rv = -1;
+
+	a.o = o;
+	a.started = mono();
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	signal(SIGPIPE, SIG_IGN);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
+	    (a.sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
+		mw_err("signalfd: %s", strerror(errno));
+		return -1;
+	}
+	srand((unsigned)getpid() ^ (unsigned)time(NULL));
+	double tick_s = o->tick_s > 0 ? o->tick_s : o->timeout_s / 4;
+	if (tick_s < 0.1)
+		tick_s = 0.1;
+	if (tick_s > 1.0)
+		tick_s = 1.0;
+	mw_info("agent for job %s on %s: rundir %s, collector %s:%u, timeout %g s", o->job, o->node,
+		o->rundir, o->host, o->port, o->timeout_s);
+	next_tick = mono();
+	next_job_check = mono() + (o->job_check_s > 0 ? o->job_check_s : 1e18);
+	while (!a.stop) {
+		struct pollfd p[2];
+		int np = 1, tmo;
+		double now = mono(), wake;
+
+		if (!a.link && now >= a.next_connect)
+			try_connect(&a);
+		if (now >= next_tick) {
+			tick(&a, now);
+			next_tick = now + tick_s;
+		}
+		if (a.link)
+			for (size_t i = 0; i < a.nr && a.link; i++)
+				flush_rank(&a, a.r[i]);
+		if (now >= next_job_check) {
+			if (col_slurm_job_active(o->job) == 0) {
+				mw_info("job %s is over; leaving", o->job);
+				break;
+			}
+			next_job_check = now + o->job_check_s;
+		}
+		p[0].fd = a.sfd;
+		p[0].events = POLLIN;
+		if (a.link) {
+			p[1].fd = col_link_fd(a.link);
+			p[1].events = POLLIN | (col_link_pending(a.link) ? POLLOUT : 0);
+			np = 2;
+		}
+		wake = next_tick;
+		if (!a.link && a.next_connect < wake)
+			wake = a.next_connect;
+		now = mono();
+		tmo = wake > now ? (int)((wake - now) * 1000) + 1 : 0;
+		if (poll(p, (nfds_t)np, tmo) < 0 && errno != EINTR) {
+			mw_err("poll: %s", strerror(errno));
+			break;
+		}
+		if (p[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			while (read(a.sfd, &si, sizeof si) == sizeof si) {
+				if (si.ssi_signo == SIGHUP)
+					continue;
+				mw_info("signal %u: stopping", si.ssi_signo);
+				a.stop = 1;
+			}
+		}
+		if (np == 2 && a.link && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+			for (;;) {
+				struct mw_hb_msg m;
+				enum mw_hb_err e = MW_HB_OK;
+				int rc = col_link_recv(a.link, &m, &e);
+				if (rc == 1) {
+					on_message(&a, &m);
+					mw_hb_msg_free(&m);
+					continue;
+				}
+				if (rc == -1)
+					link_drop(&a, errno ? strerror(errno) : "closed");
+				else if (rc == -2)
+					link_drop(&a, mw_hb_err_name(e));
+				break;
+			}
+		}
+		if (np == 2 && a.link && (p[1].revents & POLLOUT) && col_link_flush(a.link) < 0)
+			link_drop(&a, strerror(errno));
+	}
+	/* Say goodbye so the collector does not take our leaving for a failure. */
+	if (a.link) {
+		struct mw_hb_msg m = {0};
+		double end = mono() + 1.0;
+		for (size_t i = 0; i < a.nr; i++)
+			flush_rank(&a, a.r[i]);
+		m.type = MW_HB_BYE;
+		snprintf(m.u.bye.reason, sizeof m.u.bye.reason, "agent stopping");
+		if (a.link && col_link_send(a.link, &m) == 0)
+			while (a.link && col_link_pending(a.link) && mono() < end) {
+				struct pollfd pf = {col_link_fd(a.link), POLLOUT, 0};
+				poll(&pf, 1, 100);
+				if (col_link_flush(a.link) < 0)
+					break;
+			}
+	}
+	mw_info("agent stopping: %lu heartbeats sent, %lu connections", a.beats_sent, a.connects);
+	rv = 0;
+	col_link_close(a.link);
+	for (size_t i = 0; i < a.nr; i++) {
+		if (a.r[i]->slot)
+			mw_slot_unmap(a.r[i]->slot);
+		free(a.r[i]->dump_json);
+		free(a.r[i]);
+	}
+	free(a.r);
+	close(a.sfd);
+	return rv;
+}

@@ -1,0 +1,32 @@
+/* agent.h - the per-node, per-job agent: watches the local ranks' monitor
+ * slots and sends heartbeats to the job's collector (seed 000's per-node
+ * heartbeat manager). */
+#ifndef COL_AGENT_H
+#define COL_AGENT_H
+
+#include <stdint.h>
+
+struct ag_opts {
+	char job[32];          /* --job */
+	char node[64];         /* --node */
+	char rundir[1024];     /* --rundir: the monitor's slot directory */
+	char host[256];        /* --collector HOST:PORT */
+	uint16_t port;
+	int nports;            /* ports tried: port .. port + nports - 1 (5) */
+	double timeout_s;      /* --timeout: no progress for this long => heartbeat */
+	double tick_s;         /* slot scan period (default: timeout / 4, 0.1 .. 1 s) */
+	double job_check_s;    /* how often to ask Slurm if the job still runs (60 s; 0 = never) */
+	double backoff_max_s;  /* reconnect backoff ceiling (30 s) */
+	double rundir_wait_s;  /* exit if the rundir never appears within this (600 s) */
+};
+
+/* Fill o with defaults (everything but job, node, rundir, host/port). */
+void ag_opts_default(struct ag_opts *o);
+
+/* Run the agent until SIGTERM/SIGINT, its rundir disappears or the job is
+ * over.  Signals SIGTERM, SIGINT, SIGHUP and SIGPIPE are handled (blocked and
+ * read through a signalfd).  Return 0 on a clean stop, or -1 on a startup
+ * error (logged). */
+int ag_run(const struct ag_opts *o);
+
+#endif

@@ -1,0 +1,28 @@
+# collector/: the node agent, the job collector and their reusable core
+# (COLLECTOR_LIB, also linked into the mpiwatch CLI for "mpiwatch run").
+COLLECTOR_MAINS := collector/mpiwatch-agent.c collector/mpiwatch-collector.c
+COLLECTOR_SRCS := $(filter-out $(COLLECTOR_MAINS),$(wildcard collector/*.c))
+COLLECTOR_OBJS := $(COLLECTOR_SRCS:%.c=$(B)/obj/%.o)
+COLLECTOR_LIB := $(B)/lib/libmwcollector.a
+
+LIBS += $(COLLECTOR_LIB)
+BINS += $(B)/bin/mpiwatch-agent $(B)/bin/mpiwatch-collector
+MANS += doc/man/mpiwatch-agent.1 doc/man/mpiwatch-collector.1
+
+$(COLLECTOR_LIB): $(COLLECTOR_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/obj/collector/%.o: CPPFLAGS += -Icollector
+
+$(B)/bin/mpiwatch-agent $(B)/bin/mpiwatch-collector: $(B)/bin/%: $(B)/obj/collector/%.o $(COLLECTOR_LIB) $(ANALYZE_LIB) $(SHARED_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< $(COLLECTOR_LIB) $(ANALYZE_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(CURL_LIBS) -lpthread -lm
+
+# Unit tests of the collector's core.
+$(B)/t/test_verdict $(B)/t/test_collector: $(COLLECTOR_LIB)
+$(B)/t/test_verdict $(B)/t/test_collector: CPPFLAGS += -Icollector
+UNIT_LIBS_test_collector := $(CURL_LIBS)
+UNIT_LIBS_test_verdict := $(CURL_LIBS)
+
+# Fuzz target for the heartbeat codec (shared/heartbeat.c is in SHARED_SRCS).

@@ -1,0 +1,68 @@
+/* cmdline.c - helpers shared by the two programs (cmdline.h). */
+#include "cmdline.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "conf.h"
+
+int col_log_to(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	if (dup2(fd, STDERR_FILENO) < 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	setvbuf(stderr, NULL, _IOLBF, 0);
+	return 0;
+}
+
+int col_pidfile_write(const char *path)
+{
+	char tmp[4200];
+	FILE *f;
+	snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+	f = fopen(tmp, "we");
+	if (!f)
+		return -1;
+	fprintf(f, "%d\n", (int)getpid());
+	if (fclose(f) != 0 || rename(tmp, path) < 0) {
+		int e = errno;
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+int col_parse_hostport(const char *s, char *host, size_t hostlen, unsigned short *port)
+{
+	const char *colon = s ? strrchr(s, ':') : NULL;
+	long p;
+	if (!colon || colon == s || (size_t)(colon - s) >= hostlen ||
+	    mw_conf_parse_long(colon + 1, 1, 65535, &p) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(host, s, (size_t)(colon - s));
+	host[colon - s] = 0;
+	*port = (unsigned short)p;
+	return 0;
+}
+
+int col_copy(char *dst, size_t len, const char *src)
+{
+	if (strlen(src) >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(dst, src, strlen(src) + 1);
+	return 0;
+}

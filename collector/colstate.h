@@ -1,0 +1,131 @@
+/* colstate.h - what the collector knows about one job, and the report
+ * writers (report.json, report.txt, collector-stats.json, the Slurm comment).
+ */
+#ifndef COL_STATE_H
+#define COL_STATE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "verdict.h"
+
+#define COL_MAX_RANKS 262144
+
+struct col_event {
+	double t_unix;
+	char event[24];   /* first_heartbeat, threshold, probe_start, probe_end, verdict,
+			     drain, comment, action, agent_lost, note, shutdown */
+	char detail[256];
+};
+
+struct col_agent {
+	int hello;        /* an agent said hello from this node */
+	int connected;    /* currently connected */
+	int bye;          /* left on purpose */
+	int vanished;     /* connection lost without a goodbye */
+	char addr[64];    /* address its connection came from */
+};
+
+struct col_action {
+	char what[16];    /* "drain", "comment", "cancel", "requeue" */
+	char target[64];  /* node name, job id */
+	int ok;
+	char message[256];
+	double t_unix;
+};
+
+struct col_stats {
+	unsigned long heartbeats;  /* HEARTBEAT frames received */
+	unsigned long beats_by_state[MW_HB_NSTATES];
+	unsigned long rank_announcements;
+	unsigned long dumps;
+	unsigned long malformed;
+	unsigned long connections;
+	unsigned long hellos_rejected;
+	unsigned long agents_vanished;
+	unsigned long probe_rounds;
+	unsigned long probes_sent;
+	unsigned long drain_requests;
+	unsigned long drains_ok;
+	unsigned long comments;
+	unsigned long evaluations;
+};
+
+struct col_state {
+	char job[32];
+	double timeout_s;
+	char threshold_spec[16];
+	struct col_threshold thr;
+	double t_start_unix;
+
+	struct col_node *nodes;
+	struct col_agent *agents; /* parallel to nodes */
+	size_t nnodes;
+
+	struct col_rank *ranks;   /* world ranks 0..size-1 */
+	char **dumps;             /* per rank: dump JSON text or NULL */
+	size_t size;
+	long expected_ranks;      /* --ranks, 0 unknown */
+
+	struct col_event *tl;
+	size_t ntl;
+	struct col_action *acts;
+	size_t nacts;
+
+	int decided;              /* a software/hardware verdict was reached */
+	struct col_result res;    /* the last classification */
+	int have_res;
+	double t_verdict_unix;
+	double first_beat_mono, threshold_mono, verdict_mono; /* for latency stats */
+	struct col_stats st;
+};
+
+/* Initialise an empty state for job (copied).  Return 0 or -1 (ENOMEM). */
+int col_state_init(struct col_state *s, const char *job);
+void col_state_free(struct col_state *s);
+
+/* Find or add a node by name.  Return its index, or -1 (ENOMEM, EINVAL). */
+int col_state_node(struct col_state *s, const char *name);
+
+/* Make room for ranks 0..size-1.  Return 0 or -1 (ENOMEM, E2BIG). */
+int col_state_grow(struct col_state *s, size_t size);
+
+/* Append a timeline event (printf-style detail). */
+void col_state_event(struct col_state *s, const char *event, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Record an action's outcome (also a timeline event). */
+void col_state_action(struct col_state *s, const char *what, const char *target, int ok,
+		      const char *message);
+
+/* Store a rank's dump (takes ownership of json) and derive its waits from
+ * it (communicator members, pending request peers). */
+void col_state_set_dump(struct col_state *s, int rank, char *json);
+
+/* Derive what rank r waits for from its dump text (see dump-format.md):
+ * collectives and MPI_ANY_SOURCE wait for the communicator's members,
+ * wait/test calls for the peers of the pending requests, sendrecv for both
+ * peers.  Return 0 (r->waits set, r->waits_known = 1) or -1 if the dump gives
+ * nothing usable. */
+int col_dump_waits(const char *json, struct col_rank *r);
+
+/* The report as JSON (doc/schemas/report.schema.json); a new reference. */
+json_object *col_report_json(const struct col_state *s);
+
+/* The readable report. */
+void col_report_text(const struct col_state *s, FILE *f);
+
+/* One short line for the Slurm job comment (at most len - 1 bytes). */
+void col_report_comment(const struct col_state *s, char *buf, size_t len);
+
+/* Counters as JSON; a new reference. */
+json_object *col_stats_json(const struct col_state *s);
+
+/* Write dir/report.json (or report_path), dir/report.txt and
+ * dir/collector-stats.json, each through a temporary file and rename.
+ * Return 0, or -1 (errno set) if a file could not be written. */
+int col_report_write(const struct col_state *s, const char *dir, const char *report_path);
+
+#endif

@@ -1,0 +1,698 @@
+/* core.c - the job collector (core.h; design in doc/collector.md).
+ *
+ * One single-threaded poll loop over a signalfd, the listening socket and
+ * the agents' links.  Heartbeats update the per-rank state; when the number
+ * of suspicious ranks (stuck in MPI, exited, vanished) crosses the
+ * threshold, or an agent's connection is lost without a goodbye, the
+ * collector waits a short settle time for the other heartbeats and dumps,
+ * then probes every node through nodehealthd's UDP protocol (in parallel,
+ * with retries and a time budget), classifies, and acts: drain request for
+ * dead nodes, the verdict as the job's comment, cancel or requeue.  The
+ * probe round, the drain requests and the Slurm commands block the loop for
+ * their (bounded) duration; agents' frames wait in the socket buffers.
+ */
+#include "core.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "colstate.h"
+#include "drainreq.h"
+#include "hostlist.h"
+#include "link.h"
+#include "log.h"
+#include "slurm.h"
+
+#define COL_MAX_CLIENTS 4096
+#define COL_HELLO_TIMEOUT 15.0
+
+static struct mw_ratelimit report_rl = MW_RATELIMIT_INIT(0.1, 2);
+static struct mw_ratelimit peer_rl = MW_RATELIMIT_INIT(1, 10);
+
+struct client {
+	struct col_link *l;
+	int node;      /* index into the node table, -1 before hello */
+	int hello;     /* welcomed */
+	int closing;   /* close once flushed */
+	double t_conn;
+};
+
+struct collector {
+	struct col_opts *o;
+	struct col_state s;
+	int lfd, sfd;
+	uint16_t port;
+	struct client *c;
+	size_t nc;
+	int stop;
+	int pending;          /* an evaluation is scheduled */
+	double eval_at;       /* when (monotonic) */
+	unsigned long gen;    /* bumps with every suspicious change */
+	unsigned long eval_gen;
+	int computing_noted;
+};
+
+static int mkdir_p(const char *dir)
+{
+	char tmp[4096];
+	snprintf(tmp, sizeof tmp, "%s", dir);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+void col_opts_default(struct col_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->port = 7300;
+	o->nports = 5;
+	o->timeout_s = 60;
+	snprintf(o->threshold, sizeof o->threshold, "%s", COL_THRESHOLD_DEFAULT);
+	col_threshold_parse(o->threshold, &o->thr);
+	o->action = COL_ACT_REPORT;
+	o->drain = 1;
+	o->post = 1;
+	o->probe_port = MW_PROBE_DEFAULT_PORT;
+	o->settle_s = -1; /* derived from the timeout */
+	o->probe_budget_s = 3.0;
+	o->probe_tries = 3;
+	o->job_check_s = 30;
+}
+
+static void write_reports(struct collector *c)
+{
+	if (col_report_write(&c->s, c->o->dir, c->o->report) < 0)
+		mw_log_limited(&report_rl, LOG_ERR, "cannot write the report in %s: %s",
+			       c->o->report[0] ? c->o->report : c->o->dir, strerror(errno));
+}
+
+/* ------------------------------------------------------------ evaluation */
+
+static long suspicious_count(const struct col_state *s)
+{
+	long n = 0;
+	for (size_t i = 0; i < s->size; i++)
+		n += col_state_suspicious(s->ranks[i].state);
+	return n;
+}
+
+static long job_ranks(const struct collector *c)
+{
+	return c->s.expected_ranks > 0 ? c->s.expected_ranks : (long)c->s.size;
+}
+
+static void schedule(struct collector *c, double delay)
+{
+	double at = mw_now() + delay;
+	if (c->s.decided)
+		return;
+	if (!c->pending || at < c->eval_at)
+		c->eval_at = at;
+	c->pending = 1;
+}
+
+static void send_dumpreq(struct collector *c)
+{
+	for (size_t k = 0; k < c->nc; k++) {
+		struct client *cl = &c->c[k];
+		struct mw_hb_msg m = {0};
+		int32_t want[256];
+		size_t n = 0;
+		if (!cl->hello || cl->closing)
+			continue;
+		for (size_t r = 0; r < c->s.size && n < 256; r++)
+			if (c->s.ranks[r].node == cl->node && c->s.ranks[r].state == MW_HB_S_IN_MPI &&
+			    !c->s.ranks[r].has_dump)
+				want[n++] = (int32_t)r;
+		if (!n)
+			continue;
+		m.type = MW_HB_DUMPREQ;
+		m.u.dumpreq.ranks = want;
+		m.u.dumpreq.n = n;
+		if (col_link_send(cl->l, &m) < 0)
+			cl->closing = 1;
+	}
+}
+
+static void check_threshold(struct collector *c)
+{
+	long n = suspicious_count(&c->s), need = col_threshold_need(&c->o->thr, job_ranks(c));
+	if (c->s.decided || n < need || c->gen == c->eval_gen)
+		return;
+	if (!c->pending) {
+		if (c->s.threshold_mono <= 0)
+			c->s.threshold_mono = mw_now();
+		col_state_event(&c->s, "threshold", "%ld suspicious rank(s) >= threshold %s (%ld needed)",
+				n, c->o->threshold, need);
+		send_dumpreq(c);
+	}
+	schedule(c, c->o->settle_s);
+}
+
+static void probe_nodes(struct collector *c)
+{
+	struct col_state *s = &c->s;
+	const char **names = calloc(s->nnodes ? s->nnodes : 1, sizeof *names);
+	const char **addrs = calloc(s->nnodes ? s->nnodes : 1, sizeof *addrs);
+	struct mw_probe_result *out = calloc(s->nnodes ? s->nnodes : 1, sizeof *out);
+	int alive, dead = 0, degraded = 0;
+
+	if (!names || !addrs || !out)
+		goto out;
+	for (size_t i = 0; i < s->nnodes; i++) {
+		names[i] = s->nodes[i].name;
+		addrs[i] = s->agents[i].addr[0] ? s->agents[i].addr : NULL;
+	}
+	col_state_event(s, "probe_start", "probing %zu node(s) on udp port %u (%d tries, %.1f s budget)",
+			s->nnodes, c->o->probe_port, c->o->probe_tries, c->o->probe_budget_s);
+	s->st.probe_rounds++;
+	alive = mw_probe_nodes(names, addrs, s->nnodes, c->o->probe_port, c->o->probe_budget_s,
+			       c->o->probe_tries, out);
+	for (size_t i = 0; i < s->nnodes; i++) {
+		struct col_node *n = &s->nodes[i];
+		n->probed = 1;
+		n->state = out[i].state;
+		n->rtt_ms = out[i].rtt_ms;
+		snprintf(n->summary, sizeof n->summary, "%s", out[i].summary);
+		if (out[i].addr[0])
+			snprintf(n->addr, sizeof n->addr, "%s", out[i].addr);
+		s->st.probes_sent += (unsigned long)(out[i].tries > 0 ? out[i].tries : 0);
+		dead += n->state == MW_PROBE_DEAD;
+		degraded += n->state == MW_PROBE_DEGRADED;
+	}
+	if (alive < 0)
+		col_state_event(s, "probe_end", "probe failed locally: %s (no node judged dead)",
+				strerror(errno));
+	else
+		col_state_event(s, "probe_end", "%d alive, %d degraded, %d dead, %zu unprobeable",
+				alive - degraded, degraded, dead,
+				s->nnodes - (size_t)alive - (size_t)dead);
+out:
+	free(names);
+	free(addrs);
+	free(out);
+}
+
+static void act(struct collector *c)
+{
+	struct col_state *s = &c->s;
+	const struct col_result *r = &s->res;
+	char msg[512], via[32], text[400];
+
+	if (r->verdict == COL_V_HARDWARE && c->o->drain) {
+		for (size_t i = 0; i < r->ndead; i++) {
+			const struct col_node *n = &s->nodes[r->dead_nodes[i]];
+			json_object *ev = json_object_new_object(), *sr = json_object_new_array();
+			for (size_t k = 0; k < s->size; k++)
+				if (col_state_suspicious(s->ranks[k].state))
+					json_object_array_add(sr, json_object_new_int((int)k));
+			json_object_object_add(ev, "verdict", json_object_new_string("hardware"));
+			json_object_object_add(ev, "detector", json_object_new_string("mpiwatch-collector"));
+			json_object_object_add(ev, "node", json_object_new_string(n->name));
+			json_object_object_add(ev, "probe_tries", json_object_new_int(c->o->probe_tries));
+			json_object_object_add(ev, "probe_budget_s",
+					       json_object_new_double(c->o->probe_budget_s));
+			json_object_object_add(ev, "stuck_ranks", sr);
+			json_object_object_add(
+				ev, "summary",
+				json_object_new_string("no answer to liveness probes; ranks on live nodes stuck waiting for it"));
+			s->st.drain_requests++;
+			int ok = mw_drain_request(c->o->nhd_socket[0] ? c->o->nhd_socket : NULL, s->job,
+						  n->name, json_object_to_json_string(ev), msg,
+						  sizeof msg) == 0;
+			json_object_put(ev);
+			if (ok)
+				s->st.drains_ok++;
+			col_state_action(s, "drain", n->name, ok, msg);
+		}
+	}
+	if (c->o->post) {
+		col_report_comment(s, text, sizeof text);
+		int ok = col_slurm_post_comment(c->o->restd, s->job, text, via, sizeof via, msg,
+						sizeof msg) == 0;
+		if (ok)
+			s->st.comments++;
+		col_state_action(s, "comment", s->job, ok, msg);
+	}
+	if (c->o->action == COL_ACT_CANCEL) {
+		int ok = col_slurm_cancel(s->job, msg, sizeof msg) == 0;
+		col_state_action(s, "cancel", s->job, ok, msg);
+	} else if (c->o->action == COL_ACT_REQUEUE) {
+		const char *dn[64];
+		size_t n = 0;
+		for (size_t i = 0; i < r->ndead && n < 64; i++)
+			dn[n++] = s->nodes[r->dead_nodes[i]].name;
+		int ok = col_slurm_requeue(s->job, dn, n, msg, sizeof msg) == 0;
+		col_state_action(s, "requeue", s->job, ok, msg);
+	}
+}
+
+static void evaluate(struct collector *c)
+{
+	struct col_state *s = &c->s;
+	struct col_result res;
+	char buf[256];
+
+	c->pending = 0;
+	c->eval_gen = c->gen;
+	s->st.evaluations++;
+	probe_nodes(c);
+	if (col_classify(s->ranks, s->size, s->nodes, s->nnodes, &res) < 0) {
+		mw_err("classification failed: %s", strerror(errno));
+		return;
+	}
+	col_result_free(&s->res);
+	s->res = res;
+	s->have_res = 1;
+	if (res.verdict == COL_V_NONE) {
+		int a = 0;
+		for (size_t i = 0; i < res.ncauses; i++)
+			a += res.causes[i].cause == 'A' ? (int)res.causes[i].n : 0;
+		col_state_event(s, "note", "no failure: %d rank(s) in a long computation (cause A), all nodes answer",
+				a);
+		write_reports(c);
+		return;
+	}
+	s->decided = 1;
+	s->verdict_mono = mw_now();
+	col_report_comment(s, buf, sizeof buf);
+	col_state_event(s, "verdict", "%s", buf);
+	write_reports(c);
+	act(c);
+	write_reports(c);
+	if (c->o->exit_on_verdict)
+		c->stop = 1;
+}
+
+/* -------------------------------------------------------------- clients */
+
+static void client_close(struct collector *c, size_t k, const char *why)
+{
+	struct client *cl = &c->c[k];
+	if (cl->hello && cl->node >= 0) {
+		struct col_agent *g = &c->s.agents[cl->node];
+		g->connected = 0;
+		if (!g->bye && !c->stop) {
+			g->vanished = 1;
+			c->s.st.agents_vanished++;
+			col_state_event(&c->s, "agent_lost", "agent of node %s: connection lost (%s)",
+					c->s.nodes[cl->node].name, why);
+			c->gen++;
+			schedule(c, 0.5);
+		}
+	}
+	col_link_close(cl->l);
+	c->c[k] = c->c[--c->nc];
+}
+
+static void on_hello(struct collector *c, struct client *cl, const struct mw_hb_hello *h)
+{
+	struct mw_hb_msg w = {0};
+	int node = -1;
+
+	w.type = MW_HB_WELCOME;
+	if (strcmp(h->job, c->s.job) != 0) {
+		snprintf(w.u.welcome.error, sizeof w.u.welcome.error,
+			 "this collector serves job %s, not %s", c->s.job, h->job);
+	} else if (c->o->nodes[0]) {
+		for (size_t i = 0; i < c->s.nnodes; i++)
+			if (strcmp(c->s.nodes[i].name, h->node) == 0)
+				node = (int)i;
+		if (node < 0)
+			snprintf(w.u.welcome.error, sizeof w.u.welcome.error,
+				 "node %s is not in job %s", h->node, c->s.job);
+	} else {
+		node = col_state_node(&c->s, h->node);
+		if (node < 0)
+			snprintf(w.u.welcome.error, sizeof w.u.welcome.error, "cannot add node %s", h->node);
+	}
+	if (node < 0) {
+		c->s.st.hellos_rejected++;
+		mw_log_limited(&peer_rl, LOG_WARNING,
+			       "refusing agent %s: %s", col_link_peer(cl->l), w.u.welcome.error);
+		col_link_send(cl->l, &w);
+		cl->closing = 1;
+		return;
+	}
+	w.u.welcome.ok = 1;
+	cl->node = node;
+	cl->hello = 1;
+	{
+		struct col_agent *g = &c->s.agents[node];
+		const char *peer = col_link_peer(cl->l);
+		size_t n = strcspn(peer, ":");
+		g->hello = g->connected = 1;
+		g->bye = 0;
+		if (g->vanished)
+			col_state_event(&c->s, "note", "agent of node %s reconnected", h->node);
+		g->vanished = 0;
+		snprintf(g->addr, sizeof g->addr, "%.*s", (int)n, peer);
+	}
+	mw_info("agent of %s connected from %s (pid %d)", h->node, col_link_peer(cl->l), h->pid);
+	if (col_link_send(cl->l, &w) < 0)
+		cl->closing = 1;
+}
+
+static int on_rank_info(struct collector *c, struct client *cl, int rank, int size)
+{
+	struct col_rank *x;
+	if (col_state_grow(&c->s, (size_t)size) < 0 || rank < 0 || (size_t)rank >= c->s.size) {
+		mw_log_limited(&peer_rl, LOG_WARNING,
+			       "agent %s: rank %d of %d: %s", col_link_peer(cl->l), rank, size,
+			       strerror(errno));
+		return -1;
+	}
+	x = &c->s.ranks[rank];
+	x->known = 1;
+	x->node = cl->node;
+	return 0;
+}
+
+static void on_beat(struct collector *c, struct client *cl, const struct mw_hb_beat *b)
+{
+	struct col_state *s = &c->s;
+	struct col_rank *x;
+	int was;
+
+	s->st.heartbeats++;
+	s->st.beats_by_state[b->state]++;
+	if (on_rank_info(c, cl, b->rank, b->size))
+		return;
+	x = &s->ranks[b->rank];
+	was = col_state_suspicious(x->state);
+	x->state = b->state;
+	snprintf(x->call, sizeof x->call, "%s", b->call);
+	snprintf(x->kind, sizeof x->kind, "%s", b->kind);
+	snprintf(x->comm, sizeof x->comm, "%s", b->comm);
+	x->peer_world = b->peer_world;
+	x->root_world = b->root_world;
+	x->tag = b->tag;
+	x->exit_code = b->exit_code;
+	x->exit_signal = b->exit_signal;
+	x->idle_s = b->idle_s;
+	if (b->state == MW_HB_S_RESUMED || b->state == MW_HB_S_FINALIZED) {
+		/* A later dump would describe a new stall. */
+		x->has_dump = 0;
+		x->waits_known = 0;
+	}
+	if (s->st.heartbeats == 1 || s->first_beat_mono <= 0) {
+		s->first_beat_mono = mw_now();
+		col_state_event(s, "first_heartbeat", "rank %d on %s: %s%s%s", b->rank,
+				s->nodes[cl->node].name, mw_hb_state_name(b->state), b->call[0] ? " in " : "",
+				b->call);
+	}
+	if (b->state == MW_HB_S_COMPUTING && !c->computing_noted) {
+		c->computing_noted = 1;
+		col_state_event(s, "note", "rank %d computing outside MPI for %.1f s (cause A: not an alarm)",
+				b->rank, b->idle_s);
+	}
+	if (col_state_suspicious(b->state) || was) {
+		c->gen++;
+		check_threshold(c);
+	}
+}
+
+static void on_dump(struct collector *c, struct mw_hb_msg *m)
+{
+	struct col_state *s = &c->s;
+	char path[4200];
+	FILE *f;
+	int rank = m->u.dump.rank;
+
+	s->st.dumps++;
+	if (rank < 0 || (size_t)rank >= s->size)
+		col_state_grow(s, (size_t)rank + 1);
+	if (rank < 0 || (size_t)rank >= s->size)
+		return;
+	if (c->o->dir[0]) {
+		snprintf(path, sizeof path, "%s/dumps", c->o->dir);
+		mkdir_p(path);
+		snprintf(path, sizeof path, "%s/dumps/rank-%d.json", c->o->dir, rank);
+		f = fopen(path, "we");
+		if (f) {
+			fprintf(f, "%s\n", m->u.dump.json);
+			fclose(f);
+		} else {
+			mw_warn("cannot write %s: %s", path, strerror(errno));
+		}
+	}
+	col_state_set_dump(s, rank, m->u.dump.json);
+	m->u.dump.json = NULL; /* owned by the state now */
+	mw_info("dump of rank %d received", rank);
+	if (c->s.decided)
+		write_reports(c);
+}
+
+/* Handle one frame.  Return -1 to close the client. */
+static int on_frame(struct collector *c, struct client *cl, struct mw_hb_msg *m)
+{
+	if (!cl->hello) {
+		if (m->type != MW_HB_HELLO) {
+			c->s.st.malformed++;
+			return -1;
+		}
+		on_hello(c, cl, &m->u.hello);
+		return 0;
+	}
+	switch (m->type) {
+	case MW_HB_RANK:
+		c->s.st.rank_announcements++;
+		on_rank_info(c, cl, m->u.rank.rank, m->u.rank.size);
+		return 0;
+	case MW_HB_HEARTBEAT:
+		on_beat(c, cl, &m->u.beat);
+		return 0;
+	case MW_HB_DUMP:
+		on_dump(c, m);
+		return 0;
+	case MW_HB_BYE:
+		c->s.agents[cl->node].bye = 1;
+		mw_info("agent of %s left: %s", c->s.nodes[cl->node].name, m->u.bye.reason);
+		return -1;
+	default:
+		c->s.st.malformed++;
+		return -1;
+	}
+}
+
+static void serve_client(struct collector *c, size_t k, short revents)
+{
+	struct client *cl = &c->c[k];
+	if (revents & POLLOUT) {
+		if (col_link_flush(cl->l) < 0) {
+			client_close(c, k, strerror(errno));
+			return;
+		}
+	}
+	if (revents & (POLLIN | POLLHUP | POLLERR)) {
+		for (int budget = 0; budget < 256; budget++) {
+			struct mw_hb_msg m;
+			enum mw_hb_err e = MW_HB_OK;
+			int rc = col_link_recv(cl->l, &m, &e);
+			if (rc == 0)
+				break;
+			if (rc == -1) {
+				client_close(c, k, errno ? strerror(errno) : "closed");
+				return;
+			}
+			if (rc == -2) {
+				c->s.st.malformed++;
+				mw_log_limited(&peer_rl, LOG_WARNING,
+					       "malformed frame from %s: %s", col_link_peer(cl->l),
+					       mw_hb_err_name(e));
+				client_close(c, k, mw_hb_err_name(e));
+				return;
+			}
+			rc = on_frame(c, cl, &m);
+			mw_hb_msg_free(&m);
+			if (rc < 0) {
+				client_close(c, k, "bye");
+				return;
+			}
+		}
+	}
+	if (cl->closing && !col_link_pending(cl->l)) {
+		client_close(c, k, "closing");
+	}
+}
+
+static void accept_clients(struct collector *c)
+{
+	for (;;) {
+		struct col_link *l = col_link_accept(c->lfd);
+		struct client *p;
+		if (!l)
+			return;
+		if (c->nc >= COL_MAX_CLIENTS) {
+			col_link_close(l);
+			continue;
+		}
+		p = realloc(c->c, (c->nc + 1) * sizeof *p);
+		if (!p) {
+			col_link_close(l);
+			return;
+		}
+		c->c = p;
+		p[c->nc].l = l;
+		p[c->nc].node = -1;
+		p[c->nc].hello = 0;
+		p[c->nc].closing = 0;
+		p[c->nc].t_conn = mw_now();
+		c->nc++;
+		c->s.st.connections++;
+	}
+}
+
+/* ------------------------------------------------------------------ run */
+
+int col_run(struct col_opts *o)
+{
+	struct collector c = {0};
+	sigset_t set;
+	double next_job_check;
+	int rv = -1;
+
+	c.o = o;
+	c.lfd = c.sfd = -1;
+	if (o->settle_s < 0) {
+		o->settle_s = o->timeout_s / 2;
+		if (o->settle_s < 1)
+			o->settle_s = 1;
+		if (o->settle_s > 5)
+			o->settle_s = 5;
+	}
+	col_state_init(&c.s, o->job);
+	c.s.timeout_s = o->timeout_s;
+	c.s.thr = o->thr;
+	c.s.expected_ranks = o->ranks;
+	snprintf(c.s.threshold_spec, sizeof c.s.threshold_spec, "%s", o->threshold);
+	if (o->nodes[0]) {
+		struct mw_hostlist hl = {0};
+		if (mw_hostlist_expand(o->nodes, 65536, &hl) < 0) {
+			mw_err("--nodes %s: not a valid hostlist", o->nodes);
+			goto out;
+		}
+		for (size_t i = 0; i < hl.n; i++)
+			col_state_node(&c.s, hl.host[i]);
+		mw_hostlist_free(&hl);
+	}
+	if (o->ranks > 0 && col_state_grow(&c.s, (size_t)o->ranks) < 0) {
+		mw_err("--ranks %ld: %s", o->ranks, strerror(errno));
+		goto out;
+	}
+	if (o->dir[0] && mkdir_p(o->dir) < 0) {
+		mw_err("cannot create %s: %s", o->dir, strerror(errno));
+		goto out;
+	}
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	signal(SIGPIPE, SIG_IGN);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
+	    (c.sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
+		mw_err("signalfd: %s", strerror(errno));
+		goto out;
+	}
+	c.lfd = col_link_listen(o->port, o->nports, &c.port);
+	if (c.lfd < 0) {
+		mw_err("cannot listen on tcp ports %u-%u: %s", o->port, o->port + o->nports - 1,
+		       strerror(errno));
+		goto out;
+	}
+	mw_info("collector for job %s listening on port %u; %zu node(s), timeout %g s, threshold %s, action %s",
+		o->job, c.port, c.s.nnodes, o->timeout_s, o->threshold,
+		o->action == COL_ACT_CANCEL ? "cancel" : o->action == COL_ACT_REQUEUE ? "requeue" : "report");
+	col_state_event(&c.s, "start", "collector listening on port %u", c.port);
+	next_job_check = mw_now() + (o->job_check_s > 0 ? o->job_check_s : 1e18);
+
+	while (!c.stop) {
+		struct pollfd *p = calloc(c.nc + 2, sizeof *p);
+		size_t np = 2, nc = c.nc;
+		double now = mw_now(), wake = now + 1.0;
+		if (!p) {
+			mw_err("out of memory");
+			break;
+		}
+		p[0].fd = c.sfd;
+		p[0].events = POLLIN;
+		p[1].fd = c.lfd;
+		p[1].events = POLLIN;
+		for (size_t k = 0; k < nc; k++) {
+			p[np].fd = col_link_fd(c.c[k].l);
+			p[np].events = POLLIN | (col_link_pending(c.c[k].l) ? POLLOUT : 0);
+			np++;
+		}
+		if (c.pending && c.eval_at < wake)
+			wake = c.eval_at;
+		if (poll(p, np, wake > now ? (int)((wake - now) * 1000) + 1 : 0) < 0 && errno != EINTR) {
+			mw_err("poll: %s", strerror(errno));
+			free(p);
+			break;
+		}
+		if (p[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			while (read(c.sfd, &si, sizeof si) == sizeof si) {
+				if (si.ssi_signo == SIGHUP) {
+					write_reports(&c);
+					continue;
+				}
+				mw_info("signal %u: writing the final report", si.ssi_signo);
+				c.stop = 1;
+			}
+		}
+		/* Clients in reverse order: client_close() moves the last one. */
+		for (size_t k = nc; k-- > 0;)
+			if (p[2 + k].revents && k < c.nc)
+				serve_client(&c, k, p[2 + k].revents);
+		if (p[1].revents & POLLIN)
+			accept_clients(&c);
+		free(p);
+		now = mw_now();
+		for (size_t k = c.nc; k-- > 0;)
+			if (!c.c[k].hello && now - c.c[k].t_conn > COL_HELLO_TIMEOUT)
+				client_close(&c, k, "no hello");
+		if (c.stop)
+			break;
+		if (c.pending && now >= c.eval_at)
+			evaluate(&c);
+		if (now >= next_job_check) {
+			if (col_slurm_job_active(o->job) == 0) {
+				col_state_event(&c.s, "note", "job %s is over", o->job);
+				break;
+			}
+			next_job_check = now + o->job_check_s;
+		}
+	}
+	col_state_event(&c.s, "shutdown", "collector stopping; verdict %s",
+			col_verdict_name(c.s.have_res ? c.s.res.verdict : COL_V_NONE));
+	write_reports(&c);
+	rv = 0;
+out:
+	for (size_t k = 0; k < c.nc; k++)
+		col_link_close(c.c[k].l);
+	free(c.c);
+	if (c.lfd >= 0)
+		close(c.lfd);
+	if (c.sfd >= 0)
+		close(c.sfd);
+	col_state_free(&c.s);
+	return rv;
+}

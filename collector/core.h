@@ -1,0 +1,48 @@
+/* core.h - the job collector: heartbeat server, threshold, probes, verdict,
+ * drain, comment, action, reports.  Used by mpiwatch-collector (and later by
+ * "mpiwatch run"). */
+#ifndef COL_CORE_H
+#define COL_CORE_H
+
+#include <stdint.h>
+
+#include "verdict.h"
+
+enum col_action_kind {
+	COL_ACT_REPORT = 0,
+	COL_ACT_CANCEL = 1,
+	COL_ACT_REQUEUE = 2,
+};
+
+struct col_opts {
+	char job[32];              /* --job */
+	char nodes[8192];          /* --nodes HOSTLIST ("" = learn from agents) */
+	uint16_t port;             /* --port (first of nports) */
+	int nports;                /* 5 */
+	double timeout_s;          /* --timeout (the agents' timeout) */
+	char threshold[16];        /* --threshold N|P% */
+	struct col_threshold thr;
+	char dir[4096];            /* --dir OUTDIR */
+	char report[4096];         /* --report FILE ("" = OUTDIR/report.json) */
+	enum col_action_kind action; /* --action */
+	int drain, post;           /* --drain yes|no, --post yes|no */
+	char restd[512];           /* --restd URL ("" = scontrol only) */
+	char nhd_socket[512];      /* --nhd-socket PATH ("" = default) */
+	uint16_t probe_port;       /* --probe-port */
+	long ranks;                /* --ranks N (0 = learn) */
+	double settle_s;           /* wait after the threshold for more heartbeats/dumps */
+	double probe_budget_s;     /* time budget of one probe round (3 s) */
+	int probe_tries;           /* probes per node per round (3) */
+	double job_check_s;        /* ask Slurm whether the job runs (30 s; 0 = never) */
+	int exit_on_verdict;       /* leave after the verdict (standalone use) */
+};
+
+/* Defaults: port 7300, 5 ports, timeout 60, threshold 1, action report,
+ * drain yes, post yes, probe port 7171, settle min(max(timeout/2,1),5). */
+void col_opts_default(struct col_opts *o);
+
+/* Run until SIGTERM/SIGINT or the job is over; then write the final report.
+ * Return 0 on a clean stop, or -1 on a startup error (logged). */
+int col_run(struct col_opts *o);
+
+#endif

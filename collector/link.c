@@ -1,0 +1,306 @@
+/* link.c - framed TCP links between agents and the collector (link.h). */
+#include "link.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "log.h"
+
+#define LINK_OUT_MAX (64u << 20) /* queued bytes before sends fail */
+#define LINK_READ_CHUNK 65536
+
+struct col_link {
+	int fd;
+	uint8_t *in;
+	size_t inlen, incap;
+	uint8_t *out;
+	size_t outoff, outlen, outcap;
+	char peer[64];
+};
+
+static struct col_link *link_new(int fd, const struct sockaddr *sa)
+{
+	struct col_link *l = calloc(1, sizeof *l);
+	int one = 1;
+	if (!l)
+		return NULL;
+	l->fd = fd;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
+	if (sa && sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+		char a[INET_ADDRSTRLEN];
+		inet_ntop(AF_INET, &in->sin_addr, a, sizeof a);
+		snprintf(l->peer, sizeof l->peer, "%s:%u", a, ntohs(in->sin_port));
+	} else {
+		snprintf(l->peer, sizeof l->peer, "?");
+	}
+	return l;
+}
+
+int col_link_listen(uint16_t lo, int nports, uint16_t *bound)
+{
+	int err = EADDRINUSE;
+	for (int i = 0; i < nports; i++) {
+		struct sockaddr_in sa = {0};
+		int one = 1;
+		int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+		if (fd < 0)
+			return -1;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+		sa.sin_family = AF_INET;
+		sa.sin_addr.s_addr = htonl(INADDR_ANY);
+		sa.sin_port = htons((uint16_t)(lo + i));
+		if (bind(fd, (struct sockaddr *)&sa, sizeof sa) == 0 && listen(fd, 128) == 0) {
+			*bound = (uint16_t)(lo + i);
+			return fd;
+		}
+		err = errno;
+		close(fd);
+		if (err != EADDRINUSE && err != EACCES)
+			break;
+	}
+	errno = err;
+	return -1;
+}
+
+struct col_link *col_link_accept(int lfd)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	int fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	struct col_link *l;
+	if (fd < 0)
+		return NULL;
+	l = link_new(fd, (struct sockaddr *)&ss);
+	if (!l) {
+		close(fd);
+		errno = ENOMEM;
+	}
+	return l;
+}
+
+struct col_link *col_link_connect(const char *host, uint16_t port, double timeout_s)
+{
+	struct addrinfo hints = {0}, *ai = NULL;
+	char ps[8];
+	int fd = -1, rc, err;
+	struct col_link *l;
+
+	hints.ai_family = AF_INET;
+	hints.ai_socktype = SOCK_STREAM;
+	snprintf(ps, sizeof ps, "%u", port);
+	rc = getaddrinfo(host, ps, &hints, &ai);
+	if (rc || !ai) {
+		errno = ENOENT;
+		return NULL;
+	}
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		goto fail;
+	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
+		struct pollfd p = {fd, POLLOUT, 0};
+		socklen_t sl = sizeof err;
+		if (errno != EINPROGRESS)
+			goto fail;
+		rc = poll(&p, 1, (int)(timeout_s * 1000));
+		if (rc == 0) {
+			errno = ETIMEDOUT;
+			goto fail;
+		}
+		if (rc < 0)
+			goto fail;
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl) < 0)
+			goto fail;
+		if (err) {
+			errno = err;
+			goto fail;
+		}
+	}
+	l = link_new(fd, ai->ai_addr);
+	freeaddrinfo(ai);
+	if (!l) {
+		close(fd);
+		errno = ENOMEM;
+	}
+	return l;
+fail:
+	err = errno;
+	if (fd >= 0)
+		close(fd);
+	freeaddrinfo(ai);
+	errno = err;
+	return NULL;
+}
+
+int col_link_fd(const struct col_link *l)
+{
+	return l->fd;
+}
+
+const char *col_link_peer(const struct col_link *l)
+{
+	return l->peer;
+}
+
+int col_link_pending(const struct col_link *l)
+{
+	return l->outlen > l->outoff;
+}
+
+int col_link_flush(struct col_link *l)
+{
+	while (l->outlen > l->outoff) {
+		ssize_t w = send(l->fd, l->out + l->outoff, l->outlen - l->outoff, MSG_NOSIGNAL);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 1;
+			return -1;
+		}
+		l->outoff += (size_t)w;
+	}
+	l->outoff = l->outlen = 0;
+	return 0;
+}
+
+int col_link_send(struct col_link *l, const struct mw_hb_msg *m)
+{
+	uint8_t *buf;
+	size_t len;
+	if (mw_hb_encode(m, &buf, &len))
+		return -1;
+	if (l->outoff) { /* compact */
+		memmove(l->out, l->out + l->outoff, l->outlen - l->outoff);
+		l->outlen -= l->outoff;
+		l->outoff = 0;
+	}
+	if (l->outlen + len > LINK_OUT_MAX) {
+		free(buf);
+		errno = ENOBUFS;
+		return -1;
+	}
+	if (l->outlen + len > l->outcap) {
+		size_t cap = l->outcap ? l->outcap : 4096;
+		uint8_t *p;
+		while (cap < l->outlen + len)
+			cap *= 2;
+		p = realloc(l->out, cap);
+		if (!p) {
+			free(buf);
+			errno = ENOMEM;
+			return -1;
+		}
+		l->out = p;
+		l->outcap = cap;
+	}
+	memcpy(l->out + l->outlen, buf, len);
+	l->outlen += len;
+	free(buf);
+	return col_link_flush(l) < 0 ? -1 : 0;
+}
+
+/* Try to decode a frame already in the input buffer. */
+static int take_frame(struct col_link *l, struct mw_hb_msg *m, enum mw_hb_err *err)
+{
+	size_t flen = 0;
+	enum mw_hb_err e = mw_hb_frame_check(l->in, l->inlen, &flen);
+	if (e == MW_HB_E_AGAIN)
+		return 0;
+	if (e == MW_HB_OK)
+		e = mw_hb_decode(l->in, flen, m);
+	if (e != MW_HB_OK) {
+		if (err)
+			*err = e;
+		return -2;
+	}
+	memmove(l->in, l->in + flen, l->inlen - flen);
+	l->inlen -= flen;
+	return 1;
+}
+
+int col_link_recv(struct col_link *l, struct mw_hb_msg *m, enum mw_hb_err *err)
+{
+	int rc = take_frame(l, m, err);
+	if (rc)
+		return rc;
+	for (;;) {
+		ssize_t r;
+		if (l->incap - l->inlen < LINK_READ_CHUNK) {
+			size_t cap = l->incap ? l->incap * 2 : LINK_READ_CHUNK * 2;
+			uint8_t *p;
+			if (cap > MW_HB_HDR_LEN + MW_HB_MAX_PAYLOAD + 2 * LINK_READ_CHUNK)
+				cap = MW_HB_HDR_LEN + MW_HB_MAX_PAYLOAD + 2 * LINK_READ_CHUNK;
+			if (cap > l->incap) {
+				p = realloc(l->in, cap);
+				if (!p) {
+					errno = ENOMEM;
+					return -1;
+				}
+				l->in = p;
+				l->incap = cap;
+			}
+		}
+		if (l->incap == l->inlen)
+			return take_frame(l, m, err); /* cannot happen: frames fit */
+		r = recv(l->fd, l->in + l->inlen, l->incap - l->inlen, 0);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return 0;
+			return -1;
+		}
+		if (r == 0) {
+			errno = 0;
+			return -1;
+		}
+		l->inlen += (size_t)r;
+		rc = take_frame(l, m, err);
+		if (rc)
+			return rc;
+	}
+}
+
+int col_link_recv_wait(struct col_link *l, struct mw_hb_msg *m, enum mw_hb_err *err,
+		       double timeout_s)
+{
+	double end = mw_now() + timeout_s;
+	for (;;) {
+		int rc = col_link_recv(l, m, err);
+		double left;
+		struct pollfd p = {l->fd, POLLIN, 0};
+		if (rc)
+			return rc;
+		if (col_link_pending(l) && col_link_flush(l) < 0)
+			return -1;
+		left = end - mw_now();
+		if (left <= 0)
+			return 0;
+		p.events |= col_link_pending(l) ? POLLOUT : 0;
+		if (poll(&p, 1, (int)(left * 1000) + 1) < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
+void col_link_close(struct col_link *l)
+{
+	if (!l)
+		return;
+	if (l->fd >= 0)
+		close(l->fd);
+	free(l->in);
+	free(l->out);
+	free(l);
+}

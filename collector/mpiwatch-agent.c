@@ -1,0 +1,116 @@
+/* mpiwatch-agent - the per-node, per-job heartbeat agent (see
+ * doc/man/mpiwatch-agent.1 and doc/collector.md). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent.h"
+#include "cmdline.h"
+#include "conf.h"
+#include "heartbeat.h"
+#include "log.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mpiwatch-agent --job JOBID --node NODENAME --rundir DIR --collector HOST:PORT\n"
+		"                      --timeout S [--pidfile FILE] [--log FILE] [--tick S]\n"
+		"                      [--job-check S] [--ports N] [-v] [--help] [--version]\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{"job", 1, 0, 'j'},     {"node", 1, 0, 'n'},      {"rundir", 1, 0, 'r'},
+		{"collector", 1, 0, 'c'}, {"timeout", 1, 0, 't'}, {"pidfile", 1, 0, 'p'},
+		{"log", 1, 0, 'l'},     {"tick", 1, 0, 'T'},      {"job-check", 1, 0, 'J'},
+		{"ports", 1, 0, 'P'},   {"verbose", 0, 0, 'v'},   {"help", 0, 0, 'h'},
+		{"version", 0, 0, 'V'}, {0, 0, 0, 0}};
+	struct ag_opts o;
+	const char *pidfile = NULL, *logfile = NULL;
+	int c, verbose = 0, have_coll = 0, have_timeout = 0;
+	long l;
+
+	ag_opts_default(&o);
+	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			if (!mw_hb_valid_job(optarg) || col_copy(o.job, sizeof o.job, optarg))
+				goto bad_val;
+			break;
+		case 'n':
+			if (!mw_hb_valid_name(optarg) || col_copy(o.node, sizeof o.node, optarg))
+				goto bad_val;
+			break;
+		case 'r':
+			if (col_copy(o.rundir, sizeof o.rundir, optarg) || optarg[0] != '/')
+				goto bad_val;
+			break;
+		case 'c':
+			if (col_parse_hostport(optarg, o.host, sizeof o.host, &o.port))
+				goto bad_val;
+			have_coll = 1;
+			break;
+		case 't':
+			if (mw_conf_parse_double(optarg, 0.1, 86400, &o.timeout_s))
+				goto bad_val;
+			have_timeout = 1;
+			break;
+		case 'T':
+			if (mw_conf_parse_double(optarg, 0.01, 60, &o.tick_s))
+				goto bad_val;
+			break;
+		case 'J':
+			if (mw_conf_parse_double(optarg, 0, 86400, &o.job_check_s))
+				goto bad_val;
+			break;
+		case 'P':
+			if (mw_conf_parse_long(optarg, 1, 100, &l))
+				goto bad_val;
+			o.nports = (int)l;
+			break;
+		case 'p':
+			pidfile = optarg;
+			break;
+		case 'l':
+			logfile = optarg;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case 'V':
+			printf("mpiwatch-agent %s\n", MW_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+		continue;
+bad_val:
+		fprintf(stderr, "mpiwatch-agent: invalid value for --%s: '%s'\n",
+			lo[0].name ? (c == 'j' ? "job" : c == 'n' ? "node" : c == 'r' ? "rundir (absolute path)"
+				   : c == 'c' ? "collector (HOST:PORT)" : c == 't' ? "timeout (0.1-86400 s)"
+				   : c == 'T' ? "tick" : c == 'J' ? "job-check" : "ports") : "?",
+			optarg);
+		return 2;
+	}
+	if (optind < argc || !o.job[0] || !o.node[0] || !o.rundir[0] || !have_coll || !have_timeout) {
+		fprintf(stderr, "mpiwatch-agent: --job, --node, --rundir, --collector and --timeout are required\n");
+		usage(stderr);
+		return 2;
+	}
+	if (logfile && col_log_to(logfile) < 0) {
+		fprintf(stderr, "mpiwatch-agent: --log %s: %m\n", logfile);
+		return 1;
+	}
+	mw_log_open("mpiwatch-agent", MW_LOG_STDERR, verbose ? LOG_DEBUG : LOG_INFO);
+	if (pidfile && col_pidfile_write(pidfile) < 0) {
+		mw_err("--pidfile %s: %m", pidfile);
+		return 1;
+	}
+	return ag_run(&o) == 0 ? 0 : 1;
+}

@@ -1,0 +1,213 @@
+/* mpiwatch-collector - the per-job heartbeat collector (see
+ * doc/man/mpiwatch-collector.1 and doc/collector.md). */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmdline.h"
+#include "conf.h"
+#include "core.h"
+#include "heartbeat.h"
+#include "hostlist.h"
+#include "log.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: mpiwatch-collector --job JOBID --timeout S (--dir OUTDIR | --report FILE)\n"
+		"         [--nodes HOSTLIST] [--port PORT] [--threshold N|P%%]\n"
+		"         [--action report|cancel|requeue] [--drain yes|no] [--post yes|no]\n"
+		"         [--restd URL] [--nhd-socket PATH] [--probe-port P] [--ranks N]\n"
+		"         [--pidfile FILE] [--log FILE] [--settle S] [--probe-budget S]\n"
+		"         [--probe-tries N] [--job-check S] [--ports N] [--exit-on-verdict]\n"
+		"         [-v] [--help] [--version]\n");
+}
+
+int main(int argc, char **argv)
+{
+	enum { O_JOB = 256, O_NODES, O_PORT, O_TIMEOUT, O_THRESHOLD, O_DIR, O_ACTION, O_DRAIN, O_POST,
+	       O_RESTD, O_NHD, O_PROBEPORT, O_RANKS, O_PIDFILE, O_LOG, O_REPORT, O_SETTLE, O_BUDGET,
+	       O_TRIES, O_JOBCHECK, O_PORTS, O_EXIT, O_VERSION };
+	static const struct option lo[] = {
+		{"job", 1, 0, O_JOB},           {"nodes", 1, 0, O_NODES},
+		{"port", 1, 0, O_PORT},         {"timeout", 1, 0, O_TIMEOUT},
+		{"threshold", 1, 0, O_THRESHOLD}, {"dir", 1, 0, O_DIR},
+		{"action", 1, 0, O_ACTION},     {"drain", 1, 0, O_DRAIN},
+		{"post", 1, 0, O_POST},         {"restd", 1, 0, O_RESTD},
+		{"nhd-socket", 1, 0, O_NHD},    {"probe-port", 1, 0, O_PROBEPORT},
+		{"ranks", 1, 0, O_RANKS},       {"pidfile", 1, 0, O_PIDFILE},
+		{"log", 1, 0, O_LOG},           {"report", 1, 0, O_REPORT},
+		{"settle", 1, 0, O_SETTLE},     {"probe-budget", 1, 0, O_BUDGET},
+		{"probe-tries", 1, 0, O_TRIES}, {"job-check", 1, 0, O_JOBCHECK},
+		{"ports", 1, 0, O_PORTS},       {"exit-on-verdict", 0, 0, O_EXIT},
+		{"verbose", 0, 0, 'v'},         {"help", 0, 0, 'h'},
+		{"version", 0, 0, O_VERSION},   {0, 0, 0, 0}};
+	struct col_opts o;
+	const char *pidfile = NULL, *logfile = NULL, *what = "?";
+	int c, verbose = 0, have_timeout = 0, b;
+	long l;
+
+	col_opts_default(&o);
+	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
+		switch (c) {
+		case O_JOB:
+			what = "job";
+			if (!mw_hb_valid_job(optarg) || col_copy(o.job, sizeof o.job, optarg))
+				goto bad_val;
+			break;
+		case O_NODES: {
+			struct mw_hostlist hl = {0};
+			what = "nodes (a Slurm hostlist)";
+			if (col_copy(o.nodes, sizeof o.nodes, optarg) ||
+			    mw_hostlist_expand(optarg, 65536, &hl) < 0)
+				goto bad_val;
+			for (size_t i = 0; i < hl.n; i++)
+				if (!mw_hb_valid_name(hl.host[i])) {
+					mw_hostlist_free(&hl);
+					goto bad_val;
+				}
+			mw_hostlist_free(&hl);
+			break;
+		}
+		case O_PORT:
+			what = "port";
+			if (mw_conf_parse_long(optarg, 1, 65535, &l))
+				goto bad_val;
+			o.port = (uint16_t)l;
+			break;
+		case O_PORTS:
+			what = "ports";
+			if (mw_conf_parse_long(optarg, 1, 100, &l))
+				goto bad_val;
+			o.nports = (int)l;
+			break;
+		case O_TIMEOUT:
+			what = "timeout (0.1-86400 s)";
+			if (mw_conf_parse_double(optarg, 0.1, 86400, &o.timeout_s))
+				goto bad_val;
+			have_timeout = 1;
+			break;
+		case O_THRESHOLD:
+			what = "threshold (N or P%)";
+			if (col_copy(o.threshold, sizeof o.threshold, optarg) ||
+			    col_threshold_parse(optarg, &o.thr))
+				goto bad_val;
+			break;
+		case O_DIR:
+			what = "dir";
+			if (col_copy(o.dir, sizeof o.dir, optarg) || !*optarg)
+				goto bad_val;
+			break;
+		case O_REPORT:
+			what = "report";
+			if (col_copy(o.report, sizeof o.report, optarg) || !*optarg)
+				goto bad_val;
+			break;
+		case O_ACTION:
+			what = "action (report, cancel or requeue)";
+			if (!strcmp(optarg, "report"))
+				o.action = COL_ACT_REPORT;
+			else if (!strcmp(optarg, "cancel"))
+				o.action = COL_ACT_CANCEL;
+			else if (!strcmp(optarg, "requeue"))
+				o.action = COL_ACT_REQUEUE;
+			else
+				goto bad_val;
+			break;
+		case O_DRAIN:
+		case O_POST:
+			what = c == O_DRAIN ? "drain (yes or no)" : "post (yes or no)";
+			if (mw_conf_parse_bool(optarg, &b))
+				goto bad_val;
+			if (c == O_DRAIN)
+				o.drain = b;
+			else
+				o.post = b;
+			break;
+		case O_RESTD:
+			what = "restd (http[s]://HOST:PORT)";
+			if (col_copy(o.restd, sizeof o.restd, optarg) ||
+			    (*optarg && strncmp(optarg, "http://", 7) && strncmp(optarg, "https://", 8)))
+				goto bad_val;
+			break;
+		case O_NHD:
+			what = "nhd-socket";
+			if (col_copy(o.nhd_socket, sizeof o.nhd_socket, optarg))
+				goto bad_val;
+			break;
+		case O_PROBEPORT:
+			what = "probe-port";
+			if (mw_conf_parse_long(optarg, 1, 65535, &l))
+				goto bad_val;
+			o.probe_port = (uint16_t)l;
+			break;
+		case O_RANKS:
+			what = "ranks (1-262144)";
+			if (mw_conf_parse_long(optarg, 1, 262144, &o.ranks))
+				goto bad_val;
+			break;
+		case O_SETTLE:
+			what = "settle (0-600 s)";
+			if (mw_conf_parse_double(optarg, 0, 600, &o.settle_s))
+				goto bad_val;
+			break;
+		case O_BUDGET:
+			what = "probe-budget (0.1-60 s)";
+			if (mw_conf_parse_double(optarg, 0.1, 60, &o.probe_budget_s))
+				goto bad_val;
+			break;
+		case O_TRIES:
+			what = "probe-tries (1-20)";
+			if (mw_conf_parse_long(optarg, 1, 20, &l))
+				goto bad_val;
+			o.probe_tries = (int)l;
+			break;
+		case O_JOBCHECK:
+			what = "job-check (0-86400 s)";
+			if (mw_conf_parse_double(optarg, 0, 86400, &o.job_check_s))
+				goto bad_val;
+			break;
+		case O_EXIT:
+			o.exit_on_verdict = 1;
+			break;
+		case O_PIDFILE:
+			pidfile = optarg;
+			break;
+		case O_LOG:
+			logfile = optarg;
+			break;
+		case 'v':
+			verbose = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case O_VERSION:
+			printf("mpiwatch-collector %s\n", MW_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+		continue;
+bad_val:
+		fprintf(stderr, "mpiwatch-collector: invalid value for --%s: '%s'\n", what, optarg);
+		return 2;
+	}
+	if (optind < argc || !o.job[0] || !have_timeout || (!o.dir[0] && !o.report[0])) {
+		fprintf(stderr, "mpiwatch-collector: --job, --timeout and --dir (or --report) are required\n");
+		usage(stderr);
+		return 2;
+	}
+	if (logfile && col_log_to(logfile) < 0) {
+		fprintf(stderr, "mpiwatch-collector: --log %s: %m\n", logfile);
+		return 1;
+	}
+	mw_log_open("mpiwatch-collector", MW_LOG_STDERR, verbose ? LOG_DEBUG : LOG_INFO);
+	if (pidfile && col_pidfile_write(pidfile) < 0) {
+		mw_err("--pidfile %s: %m", pidfile);
+		return 1;
+	}
+	return col_run(&o) == 0 ? 0 : 1;
+}

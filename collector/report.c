@@ -1,0 +1,405 @@
+/* report.c - report.json, report.txt, collector-stats.json and the Slurm
+ * comment (colstate.h). */
+#include "colstate.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hostlist.h"
+#include "log.h"
+
+static json_object *int_array(const int *v, size_t n)
+{
+	json_object *a = json_object_new_array();
+	for (size_t i = 0; i < n; i++)
+		json_object_array_add(a, json_object_new_int(v[i]));
+	return a;
+}
+
+static json_object *jstr_or_null(const char *s)
+{
+	return s && *s ? json_object_new_string(s) : NULL;
+}
+
+static void iso(double t, char *buf, size_t len)
+{
+	time_t sec = (time_t)t;
+	struct tm tm;
+	gmtime_r(&sec, &tm);
+	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)((t - (double)sec) * 1000));
+}
+
+static const char *summary_line(const struct col_state *s, char *buf, size_t len)
+{
+	const struct col_result *r = &s->res;
+	if (!s->have_res || r->verdict == COL_V_NONE) {
+		int a = 0;
+		for (size_t i = 0; s->have_res && i < r->ncauses; i++)
+			a += r->causes[i].cause == 'A';
+		snprintf(buf, len, "no failure detected%s",
+			 a ? " (long computation noted: cause A)" : "");
+	} else if (r->verdict == COL_V_HARDWARE) {
+		char names[256] = "";
+		struct mw_hostlist hl = {0};
+		char *v[64];
+		for (size_t i = 0; i < r->ndead && i < 64; i++)
+			v[hl.n++] = (char *)s->nodes[r->dead_nodes[i]].name;
+		hl.host = v;
+		mw_hostlist_compress(&hl, names, sizeof names);
+		snprintf(buf, len, "hardware failure: node(s) %s dead", names);
+	} else {
+		snprintf(buf, len, "software failure%s", r->deadlock.found ? ": deadlock" : "");
+	}
+	return buf;
+}
+
+json_object *col_report_json(const struct col_state *s)
+{
+	json_object *o = json_object_new_object(), *a, *d;
+	const struct col_result *r = &s->res;
+	char buf[512];
+
+	json_object_object_add(o, "mpiwatch_report", json_object_new_int(1));
+	json_object_object_add(o, "job", json_object_new_string(s->job));
+	json_object_object_add(o, "generated_unix", json_object_new_double((double)time(NULL)));
+	json_object_object_add(o, "verdict",
+			       json_object_new_string(col_verdict_name(s->have_res ? r->verdict : COL_V_NONE)));
+	json_object_object_add(o, "summary", json_object_new_string(summary_line(s, buf, sizeof buf)));
+	json_object_object_add(o, "timeout_s", json_object_new_double(s->timeout_s));
+	d = json_object_new_object();
+	json_object_object_add(d, "spec", json_object_new_string(s->threshold_spec));
+	json_object_object_add(d, "ranks_needed",
+			       json_object_new_int64(col_threshold_need(&s->thr,
+									s->expected_ranks ? s->expected_ranks
+											  : (long)s->size)));
+	json_object_object_add(o, "threshold", d);
+	json_object_object_add(o, "ranks_total", json_object_new_int64((int64_t)s->size));
+
+	a = json_object_new_array();
+	for (size_t i = 0; s->have_res && i < r->ncauses; i++) {
+		const struct col_cause *c = &r->causes[i];
+		json_object *e = json_object_new_object();
+		char cs[2] = {c->cause, 0};
+		json_object_object_add(e, "cause", json_object_new_string(cs));
+		json_object_object_add(e, "ranks", int_array(c->ranks, c->n));
+		mw_ranges_format(c->ranks, c->n, buf, sizeof buf);
+		json_object_object_add(e, "ranks_text", json_object_new_string(buf));
+		json_object_object_add(e, "detail", json_object_new_string(c->detail));
+		json_object_array_add(a, e);
+	}
+	json_object_object_add(o, "causes", a);
+
+	a = json_object_new_array();
+	for (size_t i = 0; i < s->nnodes; i++) {
+		const struct col_node *n = &s->nodes[i];
+		const struct col_agent *g = &s->agents[i];
+		json_object *e = json_object_new_object();
+		json_object_object_add(e, "name", json_object_new_string(n->name));
+		json_object_object_add(e, "addr", json_object_new_string(n->addr[0] ? n->addr : g->addr));
+		json_object_object_add(e, "state",
+				       json_object_new_string(!n->probed ? "unprobed"
+						       : n->state == MW_PROBE_ERROR
+							       ? "error"
+							       : mw_probe_state_name(n->state)));
+		json_object_object_add(e, "rtt_ms", n->probed && n->rtt_ms >= 0
+							    ? json_object_new_double(n->rtt_ms)
+							    : NULL);
+		json_object_object_add(e, "health", jstr_or_null(n->summary));
+		json_object_object_add(e, "agent",
+				       json_object_new_string(g->vanished    ? "lost"
+							      : g->bye       ? "left"
+							      : g->connected ? "connected"
+									     : "never"));
+		json_object_array_add(a, e);
+	}
+	json_object_object_add(o, "nodes", a);
+
+	d = json_object_new_object();
+	json_object_object_add(d, "found", json_object_new_boolean(s->have_res && r->deadlock.found));
+	json_object_object_add(d, "kind", s->have_res ? jstr_or_null(r->deadlock.kind) : NULL);
+	json_object_object_add(d, "ranks", s->have_res ? int_array(r->deadlock.ranks, r->deadlock.n)
+							: json_object_new_array());
+	json_object_object_add(d, "source", s->have_res ? jstr_or_null(r->deadlock.source) : NULL);
+	json_object_object_add(d, "detail", s->have_res ? jstr_or_null(r->deadlock.detail) : NULL);
+	json_object_object_add(o, "deadlock", d);
+
+	a = json_object_new_array();
+	for (size_t i = 0; i < s->size; i++) {
+		const struct col_rank *x = &s->ranks[i];
+		json_object *e;
+		char cs[2] = {s->have_res && i < r->size ? r->rank_cause[i] : 0, 0};
+		if (!x->state)
+			continue;
+		e = json_object_new_object();
+		json_object_object_add(e, "rank", json_object_new_int((int)i));
+		json_object_object_add(e, "node", x->node >= 0 ? json_object_new_string(s->nodes[x->node].name)
+							       : NULL);
+		json_object_object_add(e, "state", json_object_new_string(mw_hb_state_name(x->state)));
+		json_object_object_add(e, "call", jstr_or_null(x->call));
+		json_object_object_add(e, "kind", jstr_or_null(x->kind));
+		json_object_object_add(e, "comm", jstr_or_null(x->comm));
+		json_object_object_add(e, "peer_world", json_object_new_int(x->peer_world));
+		json_object_object_add(e, "tag", json_object_new_int(x->tag));
+		json_object_object_add(e, "idle_s", json_object_new_double(x->idle_s));
+		json_object_object_add(e, "exit_code",
+				       x->exit_code >= 0 ? json_object_new_int(x->exit_code) : NULL);
+		json_object_object_add(e, "exit_signal",
+				       x->exit_signal > 0 ? json_object_new_int(x->exit_signal) : NULL);
+		json_object_object_add(e, "cause", cs[0] ? json_object_new_string(cs) : NULL);
+		if (s->dumps[i]) {
+			snprintf(buf, sizeof buf, "dumps/rank-%zu.json", i);
+			json_object_object_add(e, "dump", json_object_new_string(buf));
+		} else {
+			json_object_object_add(e, "dump", NULL);
+		}
+		json_object_array_add(a, e);
+	}
+	json_object_object_add(o, "ranks", a);
+
+	a = json_object_new_array();
+	for (size_t i = 0; i < s->ntl; i++) {
+		json_object *e = json_object_new_object();
+		iso(s->tl[i].t_unix, buf, sizeof buf);
+		json_object_object_add(e, "time_unix", json_object_new_double(s->tl[i].t_unix));
+		json_object_object_add(e, "time", json_object_new_string(buf));
+		json_object_object_add(e, "t_s",
+				       json_object_new_double(s->tl[i].t_unix - s->t_start_unix));
+		json_object_object_add(e, "event", json_object_new_string(s->tl[i].event));
+		json_object_object_add(e, "detail", json_object_new_string(s->tl[i].detail));
+		json_object_array_add(a, e);
+	}
+	json_object_object_add(o, "timeline", a);
+
+	a = json_object_new_array();
+	for (size_t i = 0; i < s->nacts; i++) {
+		json_object *e = json_object_new_object();
+		json_object_object_add(e, "action", json_object_new_string(s->acts[i].what));
+		json_object_object_add(e, "target", json_object_new_string(s->acts[i].target));
+		json_object_object_add(e, "ok", json_object_new_boolean(s->acts[i].ok));
+		json_object_object_add(e, "message", json_object_new_string(s->acts[i].message));
+		json_object_object_add(e, "time_unix", json_object_new_double(s->acts[i].t_unix));
+		json_object_array_add(a, e);
+	}
+	json_object_object_add(o, "actions", a);
+	json_object_object_add(o, "stats", col_stats_json(s));
+	return o;
+}
+
+void col_report_text(const struct col_state *s, FILE *f)
+{
+	const struct col_result *r = &s->res;
+	char buf[512];
+
+	fprintf(f, "mpiwatch report for job %s: verdict %s\n", s->job,
+		col_verdict_name(s->have_res ? r->verdict : COL_V_NONE));
+	fprintf(f, "  %s\n", summary_line(s, buf, sizeof buf));
+	if (s->have_res && r->ncauses) {
+		fprintf(f, "causes:\n");
+		for (size_t i = 0; i < r->ncauses; i++) {
+			mw_ranges_format(r->causes[i].ranks, r->causes[i].n, buf, sizeof buf);
+			fprintf(f, "  %-5s %-12s %s\n", (char[2]){r->causes[i].cause, 0},
+				buf, r->causes[i].detail);
+		}
+		fprintf(f, "  (A: long computation, B: own error, C: blocked by a failed or stuck peer,\n"
+			   "   D: hardware failure of a node)\n");
+	}
+	if (s->have_res && r->deadlock.found) {
+		mw_ranges_format(r->deadlock.ranks, r->deadlock.n, buf, sizeof buf);
+		fprintf(f, "deadlock: %s among ranks %s (%s)\n", r->deadlock.kind, buf, r->deadlock.detail);
+	}
+	fprintf(f, "nodes:\n");
+	for (size_t i = 0; i < s->nnodes; i++) {
+		const struct col_node *n = &s->nodes[i];
+		char rtt[32] = "-";
+		if (n->probed && n->rtt_ms >= 0)
+			snprintf(rtt, sizeof rtt, "%.2f ms", n->rtt_ms);
+		fprintf(f, "  %-12s %-16s %-9s %-10s%s%s\n", n->name,
+			n->addr[0] ? n->addr : (s->agents[i].addr[0] ? s->agents[i].addr : "-"),
+			!n->probed ? "unprobed" : mw_probe_state_name(n->state), rtt,
+			n->summary[0] ? " " : "", n->summary);
+	}
+	{
+		int printed = 0;
+		for (size_t i = 0; i < s->size; i++) {
+			const struct col_rank *x = &s->ranks[i];
+			if (!x->state)
+				continue;
+			if (!printed++)
+				fprintf(f, "ranks that sent heartbeats:\n");
+			fprintf(f, "  rank %zu on %s: %s", i, x->node >= 0 ? s->nodes[x->node].name : "?",
+				mw_hb_state_name(x->state));
+			if (x->call[0])
+				fprintf(f, " in %s", x->call);
+			if (x->peer_world >= 0)
+				fprintf(f, " peer %d", x->peer_world);
+			if (x->tag >= 0)
+				fprintf(f, " tag %d", x->tag);
+			if (x->exit_signal > 0)
+				fprintf(f, " signal %d", x->exit_signal);
+			else if (x->exit_code >= 0)
+				fprintf(f, " status %d", x->exit_code);
+			if (s->dumps[i])
+				fprintf(f, " [dumps/rank-%zu.json]", i);
+			fprintf(f, "\n");
+		}
+	}
+	if (s->ntl) {
+		fprintf(f, "timeline:\n");
+		for (size_t i = 0; i < s->ntl; i++)
+			fprintf(f, "  +%8.3fs %-16s %s\n", s->tl[i].t_unix - s->t_start_unix,
+				s->tl[i].event, s->tl[i].detail);
+	}
+}
+
+void col_report_comment(const struct col_state *s, char *buf, size_t len)
+{
+	const struct col_result *r = &s->res;
+	char tmp[512], part[320];
+	size_t used;
+
+	snprintf(tmp, sizeof tmp, "mpiwatch: %s", summary_line(s, part, sizeof part));
+	for (size_t i = 0; s->have_res && i < r->ncauses; i++) {
+		char rl[128];
+		if (r->causes[i].cause == 'A' && r->verdict != COL_V_NONE)
+			continue;
+		mw_ranges_format(r->causes[i].ranks, r->causes[i].n, rl, sizeof rl);
+		snprintf(part, sizeof part, "; %c ranks %s", r->causes[i].cause, rl);
+		used = strlen(tmp);
+		if (used + strlen(part) < sizeof tmp)
+			memcpy(tmp + used, part, strlen(part) + 1);
+	}
+	/* Keep it one printable line. */
+	for (char *p = tmp; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == '"')
+			*p = '\'';
+	snprintf(buf, len, "%s", tmp);
+}
+
+json_object *col_stats_json(const struct col_state *s)
+{
+	json_object *o = json_object_new_object(), *b = json_object_new_object();
+	const struct col_stats *t = &s->st;
+	json_object_object_add(o, "heartbeats", json_object_new_int64((int64_t)t->heartbeats));
+	for (int i = 1; i < MW_HB_NSTATES; i++)
+		json_object_object_add(b, mw_hb_state_name(i),
+				       json_object_new_int64((int64_t)t->beats_by_state[i]));
+	json_object_object_add(o, "heartbeats_by_state", b);
+	json_object_object_add(o, "rank_announcements",
+			       json_object_new_int64((int64_t)t->rank_announcements));
+	json_object_object_add(o, "dumps", json_object_new_int64((int64_t)t->dumps));
+	json_object_object_add(o, "malformed_frames", json_object_new_int64((int64_t)t->malformed));
+	json_object_object_add(o, "connections", json_object_new_int64((int64_t)t->connections));
+	json_object_object_add(o, "hellos_rejected", json_object_new_int64((int64_t)t->hellos_rejected));
+	json_object_object_add(o, "agents_lost", json_object_new_int64((int64_t)t->agents_vanished));
+	json_object_object_add(o, "evaluations", json_object_new_int64((int64_t)t->evaluations));
+	json_object_object_add(o, "probe_rounds", json_object_new_int64((int64_t)t->probe_rounds));
+	json_object_object_add(o, "probes_sent", json_object_new_int64((int64_t)t->probes_sent));
+	json_object_object_add(o, "drain_requests", json_object_new_int64((int64_t)t->drain_requests));
+	json_object_object_add(o, "drains_ok", json_object_new_int64((int64_t)t->drains_ok));
+	json_object_object_add(o, "comments_posted", json_object_new_int64((int64_t)t->comments));
+	if (s->threshold_mono > 0 && s->first_beat_mono > 0)
+		json_object_object_add(o, "first_heartbeat_to_threshold_s",
+				       json_object_new_double(s->threshold_mono - s->first_beat_mono));
+	if (s->verdict_mono > 0 && s->first_beat_mono > 0)
+		json_object_object_add(o, "first_heartbeat_to_verdict_s",
+				       json_object_new_double(s->verdict_mono - s->first_beat_mono));
+	json_object_object_add(o, "uptime_s",
+			       json_object_new_double((double)time(NULL) - s->t_start_unix));
+	return o;
+}
+
+static int write_atomic(const char *path, const char *text)
+{
+	char tmp[4200];
+	int fd, err;
+	size_t len = strlen(text), off = 0;
+	snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -1;
+	while (off < len) {
+		ssize_t w = write(fd, text + off, len - off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		off += (size_t)w;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	if (rename(tmp, path) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	return 0;
+fail:
+	err = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	errno = err;
+	return -1;
+}
+
+int col_report_write(const struct col_state *s, const char *dir, const char *report_path)
+{
+	char path[4096];
+	json_object *o;
+	char *txt = NULL;
+	size_t tlen = 0;
+	FILE *mf;
+	int rv = 0;
+
+	o = col_report_json(s);
+	if (report_path && *report_path)
+		snprintf(path, sizeof path, "%s", report_path);
+	else
+		snprintf(path, sizeof path, "%s/report.json", dir);
+	{
+		const char *j = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
+								       JSON_C_TO_STRING_NOSLASHESCAPE);
+		char *jn = malloc(strlen(j) + 2);
+		if (jn) {
+			sprintf(jn, "%s\n", j);
+			if (write_atomic(path, jn))
+				rv = -1;
+			free(jn);
+		} else {
+			rv = -1;
+		}
+	}
+	json_object_put(o);
+	if (dir && *dir) {
+		mf = open_memstream(&txt, &tlen);
+		if (mf) {
+			col_report_text(s, mf);
+			fclose(mf);
+			snprintf(path, sizeof path, "%s/report.txt", dir);
+			if (write_atomic(path, txt))
+				rv = -1;
+			free(txt);
+		}
+		o = col_stats_json(s);
+		snprintf(path, sizeof path, "%s/collector-stats.json", dir);
+		{
+			const char *j = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
+			char *jn = malloc(strlen(j) + 2);
+			if (jn) {
+				sprintf(jn, "%s\n", j);
+				if (write_atomic(path, jn))
+					rv = -1;
+				free(jn);
+			}
+		}
+		json_object_put(o);
+	}
+	return rv;
+}

@@ -1,0 +1,557 @@
+/* verdict.c - rank/node facts -> verdict and causes A-D (see verdict.h and
+ * doc/collector.md, "Classification").
+ *
+ * Each stuck rank waits for a set of ranks (its blockers): the peer of a
+ * point-to-point call, the members of the communicator that are not in the
+ * same collective, the peers of its pending requests (from its dump).  On
+ * that wait graph:
+ *   - a rank that exited or vanished without MPI_Finalize is B (own error);
+ *   - a rank computing outside MPI is A (a long computation, not an error);
+ *   - a stuck rank that waits for an exited/vanished rank is C;
+ *   - stuck ranks on a cycle of waits (strongly connected) are B: deadlock;
+ *   - a stuck rank that waits (transitively) for a B or C rank is C;
+ *   - a stuck rank that waits only for computing ranks is A;
+ *   - any other stuck rank is B (its peers still run: a message that will
+ *     never match, a wrong tag, a missing send...);
+ *   - when a node is dead (hardware verdict): ranks on it are D (lost) and
+ *     stuck or exited ranks on live nodes are D (stranded).
+ */
+#include "verdict.h"
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hostlist.h"
+
+const char *col_verdict_name(enum col_verdict v)
+{
+	switch (v) {
+	case COL_V_SOFTWARE:
+		return "software";
+	case COL_V_HARDWARE:
+		return "hardware";
+	default:
+		return "none";
+	}
+}
+
+int col_state_suspicious(int state)
+{
+	return state == MW_HB_S_IN_MPI || state == MW_HB_S_EXITED || state == MW_HB_S_VANISHED;
+}
+
+int col_threshold_parse(const char *s, struct col_threshold *t)
+{
+	char *end;
+	double v;
+	size_t n;
+
+	if (!s || !*s)
+		goto bad;
+	n = strlen(s);
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v))
+		goto bad;
+	if (s[n - 1] == '%') {
+		if (end != s + n - 1 || v <= 0 || v > 100)
+			goto bad;
+		t->percent = 1;
+	} else {
+		if (*end || v < 1 || v > MW_HB_MAX_RANK + 1.0 || v != floor(v))
+			goto bad;
+		t->percent = 0;
+	}
+	t->value = v;
+	return 0;
+bad:
+	errno = EINVAL;
+	return -1;
+}
+
+long col_threshold_need(const struct col_threshold *t, long nranks)
+{
+	long need;
+	if (!t->percent)
+		need = (long)t->value;
+	else if (nranks <= 0)
+		need = 1;
+	else
+		need = (long)ceil(t->value * (double)nranks / 100.0 - 1e-9);
+	return need < 1 ? 1 : need;
+}
+
+/* ------------------------------------------------------------- the graph */
+
+struct graph {
+	size_t n;
+	int **adj;
+	size_t *nadj;
+};
+
+static int add_edge(struct graph *g, int from, int to)
+{
+	for (size_t i = 0; i < g->nadj[from]; i++)
+		if (g->adj[from][i] == to)
+			return 0;
+	if ((g->nadj[from] & (g->nadj[from] - 1)) == 0) { /* 0,1,2,4,8...: grow */
+		size_t cap = g->nadj[from] ? g->nadj[from] * 2 : 1;
+		int *p = realloc(g->adj[from], cap * sizeof *p);
+		if (!p)
+			return -1;
+		g->adj[from] = p;
+	}
+	g->adj[from][g->nadj[from]++] = to;
+	return 0;
+}
+
+static void graph_free(struct graph *g)
+{
+	if (g->adj)
+		for (size_t i = 0; i < g->n; i++)
+			free(g->adj[i]);
+	free(g->adj);
+	free(g->nadj);
+}
+
+static int same_collective(const struct col_rank *a, const struct col_rank *b)
+{
+	return b->state == MW_HB_S_IN_MPI && strcmp(b->kind, "collective") == 0 &&
+	       strcmp(a->call, b->call) == 0 && strcmp(a->comm, b->comm) == 0;
+}
+
+/* Blockers of a stuck rank r: edges r -> blocker. */
+static int build_edges(const struct col_rank *ranks, size_t size, size_t r, struct graph *g)
+{
+	const struct col_rank *x = &ranks[r];
+	int coll = strcmp(x->kind, "collective") == 0;
+
+	if (x->state != MW_HB_S_IN_MPI)
+		return 0;
+	if (coll) {
+		if (x->waits_known) {
+			for (size_t i = 0; i < x->nwaits; i++) {
+				int w = x->waits[i];
+				if (w >= 0 && (size_t)w < size && (size_t)w != r &&
+				    !same_collective(x, &ranks[w]) && add_edge(g, (int)r, w))
+					return -1;
+			}
+		} else {
+			/* Members unknown: assume the collective spans the world
+			 * (true for "world"; an over-approximation otherwise). */
+			for (size_t w = 0; w < size; w++)
+				if (w != r && !same_collective(x, &ranks[w]) && add_edge(g, (int)r, (int)w))
+					return -1;
+		}
+		return 0;
+	}
+	if (x->peer_world >= 0 && (size_t)x->peer_world < size && (size_t)x->peer_world != r)
+		if (add_edge(g, (int)r, x->peer_world))
+			return -1;
+	if (x->waits_known) {
+		for (size_t i = 0; i < x->nwaits; i++) {
+			int w = x->waits[i];
+			if (w >= 0 && (size_t)w < size && (size_t)w != r && add_edge(g, (int)r, w))
+				return -1;
+		}
+	} else if (x->peer_world == -2) {
+		for (size_t w = 0; w < size; w++)
+			if (w != r && add_edge(g, (int)r, (int)w))
+				return -1;
+	}
+	return 0;
+}
+
+/* Tarjan's strongly connected components, iteratively.  comp[v] gets a
+ * component id; compsize[id] its size. */
+static int scc(const struct graph *g, const char *active, int *comp, size_t *compsize)
+{
+	size_t n = g->n, ncomp = 0, sp = 0, cs = 0;
+	int *index = malloc(n * sizeof *index), *low = malloc(n * sizeof *low);
+	int *stack = malloc(n * sizeof *stack);
+	char *on = calloc(n ? n : 1, 1);
+	int *cv = malloc(n * sizeof *cv);
+	size_t *ci = malloc(n * sizeof *ci);
+	int idx = 0, rv = -1;
+
+	if (!index || !low || !stack || !on || !cv || !ci)
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		index[i] = -1;
+		comp[i] = -1;
+	}
+	for (size_t s = 0; s < n; s++) {
+		if (!active[s] || index[s] >= 0)
+			continue;
+		cv[cs] = (int)s;
+		ci[cs++] = 0;
+		index[s] = low[s] = idx++;
+		stack[sp++] = (int)s;
+		on[s] = 1;
+		while (cs) {
+			int v = cv[cs - 1];
+			if (ci[cs - 1] < g->nadj[v]) {
+				int w = g->adj[v][ci[cs - 1]++];
+				if (!active[w])
+					continue;
+				if (index[w] < 0) {
+					index[w] = low[w] = idx++;
+					stack[sp++] = w;
+					on[w] = 1;
+					cv[cs] = w;
+					ci[cs++] = 0;
+				} else if (on[w] && index[w] < low[v]) {
+					low[v] = index[w];
+				}
+				continue;
+			}
+			if (low[v] == index[v]) {
+				size_t k = 0;
+				int w;
+				do {
+					w = stack[--sp];
+					on[w] = 0;
+					comp[w] = (int)ncomp;
+					k++;
+				} while (w != v);
+				compsize[ncomp++] = k;
+			}
+			cs--;
+			if (cs) {
+				int u = cv[cs - 1];
+				if (low[v] < low[u])
+					low[u] = low[v];
+			}
+		}
+	}
+	rv = 0;
+fail:
+	free(index);
+	free(low);
+	free(stack);
+	free(on);
+	free(cv);
+	free(ci);
+	if (rv)
+		errno = ENOMEM;
+	return rv;
+}
+
+/* ------------------------------------------------------------ the causes */
+
+static const char *signame(int sig)
+{
+	static const struct {
+		int sig;
+		const char *name;
+	} t[] = {{SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"},   {SIGABRT, "SIGABRT"}, {SIGKILL, "SIGKILL"},
+		 {SIGTERM, "SIGTERM"}, {SIGFPE, "SIGFPE"},   {SIGILL, "SIGILL"},   {SIGINT, "SIGINT"},
+		 {SIGPIPE, "SIGPIPE"}, {SIGQUIT, "SIGQUIT"}, {SIGHUP, "SIGHUP"},   {SIGUSR1, "SIGUSR1"},
+		 {SIGUSR2, "SIGUSR2"}, {SIGXCPU, "SIGXCPU"}};
+	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+		if (t[i].sig == sig)
+			return t[i].name;
+	return "signal";
+}
+
+static int add_rank_to_cause(struct col_result *res, char cause, const char *detail, int rank)
+{
+	struct col_cause *c = NULL;
+	for (size_t i = 0; i < res->ncauses; i++)
+		if (res->causes[i].cause == cause && strcmp(res->causes[i].detail, detail) == 0)
+			c = &res->causes[i];
+	if (!c) {
+		struct col_cause *p = realloc(res->causes, (res->ncauses + 1) * sizeof *p);
+		if (!p)
+			return -1;
+		res->causes = p;
+		c = &p[res->ncauses++];
+		memset(c, 0, sizeof *c);
+		c->cause = cause;
+		snprintf(c->detail, sizeof c->detail, "%s", detail);
+	}
+	int *q = realloc(c->ranks, (c->n + 1) * sizeof *q);
+	if (!q)
+		return -1;
+	c->ranks = q;
+	c->ranks[c->n++] = rank; /* ranks are visited in order: stays sorted */
+	return 0;
+}
+
+static int cmp_cause(const void *a, const void *b)
+{
+	const struct col_cause *x = a, *y = b;
+	if (x->cause != y->cause)
+		return x->cause < y->cause ? -1 : 1;
+	return x->ranks[0] - y->ranks[0];
+}
+
+static void exit_text(const struct col_rank *x, char *buf, size_t len)
+{
+	if (x->exit_signal > 0)
+		snprintf(buf, len, "killed by signal %d (%s) without MPI_Finalize", x->exit_signal,
+			 signame(x->exit_signal));
+	else if (x->exit_code >= 0)
+		snprintf(buf, len, "exited with status %d without MPI_Finalize", x->exit_code);
+	else
+		snprintf(buf, len, "vanished without MPI_Finalize (exit status unknown)");
+}
+
+static const char *callname(const struct col_rank *x)
+{
+	return x->call[0] ? x->call : "an MPI call";
+}
+
+static void dead_names(const struct col_node *nodes, const struct col_result *res, char *buf,
+		       size_t len)
+{
+	struct mw_hostlist hl = {0};
+	char *names[64];
+	size_t n = 0;
+	for (size_t i = 0; i < res->ndead && n < 64; i++)
+		names[n++] = (char *)nodes[res->dead_nodes[i]].name;
+	hl.host = names;
+	hl.n = n;
+	mw_hostlist_compress(&hl, buf, len);
+}
+
+int col_classify(const struct col_rank *ranks, size_t size, const struct col_node *nodes,
+		 size_t nnodes, struct col_result *res)
+{
+	struct graph g = {0};
+	char *active = NULL, *cls = NULL;
+	int *comp = NULL;
+	size_t *compsize = NULL;
+	int rv = -1, changed;
+	char detail[256], buf[160];
+
+	memset(res, 0, sizeof *res);
+	res->size = size;
+	res->rank_cause = calloc(size ? size : 1, 1);
+	res->dead_nodes = calloc(nnodes ? nnodes : 1, sizeof *res->dead_nodes);
+	g.n = size;
+	g.adj = calloc(size ? size : 1, sizeof *g.adj);
+	g.nadj = calloc(size ? size : 1, sizeof *g.nadj);
+	active = calloc(size ? size : 1, 1);
+	cls = calloc(size ? size : 1, 1);
+	comp = calloc(size ? size : 1, sizeof *comp);
+	compsize = calloc(size ? size : 1, sizeof *compsize);
+	if (!res->rank_cause || !res->dead_nodes || !g.adj || !g.nadj || !active || !cls || !comp ||
+	    !compsize)
+		goto fail;
+
+	for (size_t i = 0; i < nnodes; i++)
+		if (nodes[i].state == MW_PROBE_DEAD && nodes[i].probed)
+			res->dead_nodes[res->ndead++] = (int)i;
+
+#define ON_DEAD(x) ((x)->node >= 0 && (size_t)(x)->node < nnodes && nodes[(x)->node].probed && \
+		    nodes[(x)->node].state == MW_PROBE_DEAD)
+
+	if (res->ndead) {
+		/* Hardware: lost ranks and stranded ranks are D; computing A. */
+		char dn[128];
+		res->verdict = COL_V_HARDWARE;
+		dead_names(nodes, res, dn, sizeof dn);
+		for (size_t r = 0; r < size; r++) {
+			const struct col_rank *x = &ranks[r];
+			char c = 0;
+			if (ON_DEAD(x)) {
+				c = 'D';
+				snprintf(detail, sizeof detail, "lost with dead node %s",
+					 nodes[x->node].name);
+			} else if (x->state == MW_HB_S_IN_MPI) {
+				c = 'D';
+				snprintf(detail, sizeof detail,
+					 "stranded in %s on a live node: waiting for ranks on dead node(s) %s",
+					 callname(x), dn);
+			} else if (x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED) {
+				c = 'D';
+				exit_text(x, buf, sizeof buf);
+				snprintf(detail, sizeof detail, "%.120s after the failure of node(s) %.60s", buf, dn);
+			} else if (x->state == MW_HB_S_COMPUTING) {
+				c = 'A';
+				snprintf(detail, sizeof detail,
+					 "computing outside MPI (a long computation, not an error)");
+			}
+			if (c) {
+				res->rank_cause[r] = c;
+				if (add_rank_to_cause(res, c, detail, (int)r))
+					goto fail;
+			}
+		}
+		goto done;
+	}
+
+	/* Software or none: the wait graph over stuck ranks. */
+	for (size_t r = 0; r < size; r++) {
+		if (ranks[r].state == MW_HB_S_IN_MPI) {
+			active[r] = 1;
+			if (build_edges(ranks, size, r, &g))
+				goto fail;
+		}
+	}
+	if (scc(&g, active, comp, compsize))
+		goto fail;
+
+	/* Pass 1: own states. */
+	for (size_t r = 0; r < size; r++) {
+		int st = ranks[r].state;
+		if (st == MW_HB_S_EXITED || st == MW_HB_S_VANISHED)
+			cls[r] = 'B';
+		else if (st == MW_HB_S_COMPUTING)
+			cls[r] = 'A';
+	}
+	/* Pass 2: stuck ranks waiting for gone ranks (C), cycles (B). */
+	for (size_t r = 0; r < size; r++) {
+		if (!active[r])
+			continue;
+		for (size_t i = 0; i < g.nadj[r]; i++) {
+			int st = ranks[g.adj[r][i]].state;
+			if (st == MW_HB_S_EXITED || st == MW_HB_S_VANISHED)
+				cls[r] = 'C';
+		}
+		if (!cls[r] && compsize[comp[r]] > 1) {
+			cls[r] = 'b'; /* B by deadlock */
+			res->deadlock.found = 1;
+		}
+	}
+	/* Pass 3: waiting (transitively) for a failed or stuck rank: C. */
+	do {
+		changed = 0;
+		for (size_t r = 0; r < size; r++) {
+			if (!active[r] || cls[r])
+				continue;
+			for (size_t i = 0; i < g.nadj[r]; i++) {
+				char c = cls[g.adj[r][i]];
+				if (c == 'B' || c == 'b' || c == 'C') {
+					cls[r] = 'C';
+					changed = 1;
+					break;
+				}
+			}
+		}
+	} while (changed);
+	/* Pass 4: waiting for computing ranks only: A. */
+	do {
+		changed = 0;
+		for (size_t r = 0; r < size; r++) {
+			if (!active[r] || cls[r])
+				continue;
+			for (size_t i = 0; i < g.nadj[r]; i++) {
+				if (cls[g.adj[r][i]] == 'A' || cls[g.adj[r][i]] == 'a') {
+					cls[r] = 'a';
+					changed = 1;
+					break;
+				}
+			}
+		}
+	} while (changed);
+
+	/* Deadlock members. */
+	if (res->deadlock.found) {
+		int coll = 0;
+		res->deadlock.ranks = malloc(size * sizeof(int));
+		if (!res->deadlock.ranks)
+			goto fail;
+		for (size_t r = 0; r < size; r++)
+			if (cls[r] == 'b') {
+				res->deadlock.ranks[res->deadlock.n++] = (int)r;
+				if (strcmp(ranks[r].kind, "collective") == 0)
+					coll = 1;
+			}
+		snprintf(res->deadlock.kind, sizeof res->deadlock.kind, "%s",
+			 coll ? "collective-mismatch" : "cycle");
+		snprintf(res->deadlock.source, sizeof res->deadlock.source, "collector");
+		snprintf(res->deadlock.detail, sizeof res->deadlock.detail, "%s",
+			 coll ? "ranks wait for each other across different collective/point-to-point calls"
+			      : "the stuck ranks' waits form a cycle");
+	}
+
+	/* Group into causes. */
+	for (size_t r = 0; r < size; r++) {
+		const struct col_rank *x = &ranks[r];
+		char c = cls[r];
+		if (!c && active[r])
+			c = 'B'; /* stuck, peers still running */
+		if (!c)
+			continue;
+		switch (c) {
+		case 'A':
+			snprintf(detail, sizeof detail,
+				 "computing outside MPI (a long computation, not an error)");
+			break;
+		case 'a':
+			snprintf(detail, sizeof detail,
+				 "waiting in %s for ranks that are computing (not an error)", callname(x));
+			c = 'A';
+			break;
+		case 'b':
+			snprintf(detail, sizeof detail, "deadlock: stuck in %s, the waits form a cycle",
+				 callname(x));
+			c = 'B';
+			break;
+		case 'B':
+			if (x->state == MW_HB_S_IN_MPI)
+				snprintf(detail, sizeof detail,
+					 "stuck in %s while its peers still run (a message that never matches?)",
+					 callname(x));
+			else
+				exit_text(x, detail, sizeof detail);
+			break;
+		case 'C': {
+			/* Name the direct bad blockers. */
+			int bad[16];
+			size_t nb = 0;
+			for (size_t i = 0; i < g.nadj[r] && nb < 16; i++) {
+				char d = cls[g.adj[r][i]];
+				if (d == 'B' || d == 'b' || d == 'C')
+					bad[nb++] = g.adj[r][i];
+			}
+			mw_ranges_format(bad, nb, buf, sizeof buf);
+			snprintf(detail, sizeof detail, "blocked in %s on rank(s) %s that failed or are stuck",
+				 callname(x), nb ? buf : "?");
+			break;
+		}
+		}
+		res->rank_cause[r] = c;
+		if (add_rank_to_cause(res, c, detail, (int)r))
+			goto fail;
+	}
+	res->verdict = COL_V_NONE;
+	for (size_t i = 0; i < res->ncauses; i++)
+		if (res->causes[i].cause == 'B' || res->causes[i].cause == 'C')
+			res->verdict = COL_V_SOFTWARE;
+done:
+	if (res->ncauses > 1)
+		qsort(res->causes, res->ncauses, sizeof *res->causes, cmp_cause);
+	rv = 0;
+fail:
+#undef ON_DEAD
+	graph_free(&g);
+	free(active);
+	free(cls);
+	free(comp);
+	free(compsize);
+	if (rv) {
+		col_result_free(res);
+		errno = ENOMEM;
+	}
+	return rv;
+}
+
+void col_result_free(struct col_result *res)
+{
+	if (!res)
+		return;
+	for (size_t i = 0; i < res->ncauses; i++)
+		free(res->causes[i].ranks);
+	free(res->causes);
+	free(res->deadlock.ranks);
+	free(res->dead_nodes);
+	free(res->rank_cause);
+	memset(res, 0, sizeof *res);
+}

@@ -1,0 +1,107 @@
+/* verdict.h - from what the collector knows about ranks and nodes to a
+ * verdict (none / software / hardware) and causes A-D (seed 000).
+ *
+ * Pure functions over plain structs: no I/O, so the classification is unit
+ * tested with faked neighbours (t/unit/test_verdict.c).
+ */
+#ifndef COL_VERDICT_H
+#define COL_VERDICT_H
+
+#include <stddef.h>
+
+#include "heartbeat.h"
+#include "probe.h"
+
+enum col_verdict {
+	COL_V_NONE = 0,
+	COL_V_SOFTWARE = 1,
+	COL_V_HARDWARE = 2,
+};
+
+/* What the collector knows about one rank. */
+struct col_rank {
+	int known;              /* the rank was announced or sent a heartbeat */
+	int node;               /* index into the node table, -1 unknown */
+	int state;              /* enum mw_hb_state of the latest heartbeat, 0 = none */
+	char call[MW_HB_STR_MAX + 1];
+	char kind[16];
+	char comm[MW_HB_STR_MAX + 1];
+	int peer_world, root_world, tag;
+	int exit_code, exit_signal;
+	double idle_s;
+	/* Ranks this one may wait for beyond peer_world (from its dump: the
+	 * communicator's members for a collective or MPI_ANY_SOURCE, the peers
+	 * of pending requests for wait/test).  NULL = not known. */
+	int *waits;
+	size_t nwaits;
+	int waits_known;        /* waits[] is meaningful (even if empty) */
+	int has_dump;
+};
+
+struct col_node {
+	char name[64];
+	char addr[64];
+	enum mw_probe_state state; /* after probing; MW_PROBE_ALIVE before */
+	double rtt_ms;             /* -1 unknown */
+	int probed;
+	char summary[MW_PROBE_SUMMARY_MAX + 1];
+};
+
+struct col_cause {
+	char cause;      /* 'A', 'B', 'C' or 'D' */
+	int *ranks;      /* sorted */
+	size_t n;
+	char detail[256];
+};
+
+struct col_deadlock {
+	int found;
+	char kind[32];   /* "cycle", "collective-mismatch", "" */
+	int *ranks;
+	size_t n;
+	char source[16]; /* "collector" (own wait graph) or "analyze" */
+	char detail[256];
+};
+
+struct col_result {
+	enum col_verdict verdict;
+	struct col_cause *causes;
+	size_t ncauses;
+	struct col_deadlock deadlock;
+	int *dead_nodes;  /* indexes into the node table */
+	size_t ndead;
+	char *rank_cause; /* per rank: 0 none, 'A'..'D' */
+	size_t size;
+};
+
+/* Static name of a verdict: "none", "software", "hardware". */
+const char *col_verdict_name(enum col_verdict v);
+
+/* Classify.  ranks has size entries (world ranks), nodes nnodes entries.
+ * Return 0 and fill res (release with col_result_free), or -1 (ENOMEM). */
+int col_classify(const struct col_rank *ranks, size_t size, const struct col_node *nodes,
+		 size_t nnodes, struct col_result *res);
+
+void col_result_free(struct col_result *res);
+
+/* Threshold: a count of ranks, or a percentage of the job's ranks. */
+struct col_threshold {
+	int percent; /* 1 = value is a percentage */
+	double value;
+};
+
+#define COL_THRESHOLD_DEFAULT "1"
+
+/* Parse "N" (1..16777216) or "P%" (0 < P <= 100).
+ * Return 0, or -1 (errno EINVAL). */
+int col_threshold_parse(const char *s, struct col_threshold *t);
+
+/* Number of suspicious ranks that crosses the threshold for a job of nranks
+ * ranks (nranks 0 = unknown: a percentage then needs 1). Always >= 1. */
+long col_threshold_need(const struct col_threshold *t, long nranks);
+
+/* Return 1 if a rank in this heartbeat state counts towards the threshold
+ * (stuck in MPI, exited, vanished), 0 if not (computing, resumed...). */
+int col_state_suspicious(int state);
+
+#endif

@@ -1,0 +1,157 @@
+/* heartbeat.h - the agent <-> collector wire protocol (seed 000's heartbeats).
+ *
+ * A TCP stream of frames.  Every frame is a 12-byte header followed by a
+ * payload; all integers are big-endian:
+ *
+ *   0  u32 magic "MWHB"   4  u8 version (1)   5  u8 type   6  u16 flags (0)
+ *   8  u32 payload length (at most MW_HB_MAX_PAYLOAD)
+ *   12 payload: one JSON object (UTF-8 text, no NUL), fields per type below
+ *
+ * Types (A = agent, C = collector):
+ *   HELLO     A->C  {"job","node","pid","ranks"}   first frame of a connection
+ *   WELCOME   C->A  {"ok":true} or {"ok":false,"error":"..."}  (wrong job...)
+ *   RANK      A->C  {"rank","size","pid","host"}   a local rank appeared (once)
+ *   HEARTBEAT A->C  one rank's state (struct mw_hb_beat); passive: only sent
+ *                   when the rank made no MPI progress for the timeout, exited
+ *                   without MPI_Finalize, vanished, or resumed after a beat
+ *   DUMP      A->C  {"rank":N,"dump":{...}}  the content of the rank's dump file
+ *   BYE       A->C  {"reason":"..."}  the agent is leaving on purpose
+ *   DUMPREQ   C->A  {"ranks":[...]}  please ask these ranks for a dump
+ *
+ * Decoding never trusts the input: lengths, types, ranges and strings are
+ * checked and a malformed frame is rejected with a reason code.  See the
+ * "Heartbeats" section of doc/protocol.md.
+ */
+#ifndef MW_HEARTBEAT_H
+#define MW_HEARTBEAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MW_HB_MAGIC 0x4D574842u /* "MWHB" */
+#define MW_HB_VERSION 1
+#define MW_HB_HDR_LEN 12
+#define MW_HB_MAX_PAYLOAD (4u << 20) /* 4 MiB: room for a large dump */
+#define MW_HB_MAX_RANK 16777215      /* 2^24 - 1 */
+#define MW_HB_STR_MAX 63             /* node, host, call names... */
+
+enum mw_hb_type {
+	MW_HB_HELLO = 1,
+	MW_HB_WELCOME = 2,
+	MW_HB_RANK = 3,
+	MW_HB_HEARTBEAT = 4,
+	MW_HB_DUMP = 5,
+	MW_HB_BYE = 6,
+	MW_HB_DUMPREQ = 7,
+	MW_HB_NTYPES
+};
+
+/* The state a heartbeat reports for its rank. */
+enum mw_hb_state {
+	MW_HB_S_IN_MPI = 1,    /* inside a blocking MPI call (or polling) with no progress */
+	MW_HB_S_COMPUTING = 2, /* outside MPI for the timeout (seed 000 cause A) */
+	MW_HB_S_EXITED = 3,    /* the process ended without MPI_Finalize */
+	MW_HB_S_VANISHED = 4,  /* the process is gone, status unknown */
+	MW_HB_S_RESUMED = 5,   /* made progress again after an earlier heartbeat */
+	MW_HB_S_FINALIZED = 6, /* finalized (sent only to resolve an earlier beat) */
+	MW_HB_NSTATES
+};
+
+/* Why a frame was rejected (or that more bytes are needed). */
+enum mw_hb_err {
+	MW_HB_OK = 0,
+	MW_HB_E_AGAIN,   /* incomplete: need more bytes (not an error on a stream) */
+	MW_HB_E_MAGIC,   /* wrong magic */
+	MW_HB_E_VERSION, /* unsupported version */
+	MW_HB_E_TYPE,    /* unknown type */
+	MW_HB_E_FLAGS,   /* non-zero flags */
+	MW_HB_E_LONG,    /* payload longer than MW_HB_MAX_PAYLOAD */
+	MW_HB_E_JSON,    /* payload is not one JSON object */
+	MW_HB_E_FIELD,   /* a field is missing, of the wrong type or out of range */
+	MW_HB_E_NCODES
+};
+
+struct mw_hb_hello {
+	char job[32];                  /* digits, '_' and '+' */
+	char node[MW_HB_STR_MAX + 1];  /* node name */
+	int32_t pid;                   /* agent pid */
+	int32_t ranks;                 /* local ranks known so far (may be 0) */
+};
+
+struct mw_hb_welcome {
+	int ok;
+	char error[128];
+};
+
+struct mw_hb_rank {
+	int32_t rank, size, pid;
+	char host[MW_HB_STR_MAX + 1];
+};
+
+struct mw_hb_beat {
+	int32_t rank, size, pid;
+	enum mw_hb_state state;
+	char call[MW_HB_STR_MAX + 1]; /* "MPI_Recv", "" when not in MPI */
+	char kind[16];                /* dump-format call kinds, "" if none */
+	char comm[MW_HB_STR_MAX + 1]; /* communicator gid ("world"...) or "" */
+	int32_t peer_world;           /* -1 none, -2 any source */
+	int32_t root_world;           /* -1 none */
+	int32_t tag;                  /* -1 any / none */
+	uint64_t a, b, completions, calls; /* seed 002 counters */
+	double idle_s;                /* seconds without progress when sent */
+	int32_t exit_code;            /* -1 unknown / not exited */
+	int32_t exit_signal;          /* 0 none */
+};
+
+struct mw_hb_msg {
+	enum mw_hb_type type;
+	union {
+		struct mw_hb_hello hello;
+		struct mw_hb_welcome welcome;
+		struct mw_hb_rank rank;
+		struct mw_hb_beat beat;
+		struct {
+			int32_t rank;
+			char *json; /* compact JSON of the dump object (malloc'd) */
+		} dump;
+		struct {
+			char reason[128];
+		} bye;
+		struct {
+			int32_t *ranks; /* malloc'd */
+			size_t n;
+		} dumpreq;
+	} u;
+};
+
+/* Static names: "hello", ...; "in_mpi", ...; "bad magic", ... ("?" if unknown). */
+const char *mw_hb_type_name(int type);
+const char *mw_hb_state_name(int state);
+const char *mw_hb_err_name(int err);
+
+/* Parse a state name.  Return the state, or -1 if unknown. */
+int mw_hb_state_parse(const char *s);
+
+/* Encode m as one frame into *buf (malloc'd), its length in *len.
+ * Return 0, or -1 with errno EINVAL (invalid message: it would not decode)
+ * or ENOMEM / E2BIG (payload too long). */
+int mw_hb_encode(const struct mw_hb_msg *m, uint8_t **buf, size_t *len);
+
+/* Look at the start of a stream buffer.  Return MW_HB_OK with *frame_len set
+ * to the length of the complete frame at buf, MW_HB_E_AGAIN if more bytes
+ * are needed, or the header's error code (the stream is then unusable). */
+enum mw_hb_err mw_hb_frame_check(const uint8_t *buf, size_t len, size_t *frame_len);
+
+/* Decode exactly one frame of len bytes into m (free with mw_hb_msg_free).
+ * Return MW_HB_OK, or an error code (m is then left empty). */
+enum mw_hb_err mw_hb_decode(const uint8_t *buf, size_t len, struct mw_hb_msg *m);
+
+/* Release what decoding allocated in m (dump json, dumpreq ranks). */
+void mw_hb_msg_free(struct mw_hb_msg *m);
+
+/* Return 1 if s is a valid job id (1-31 chars of digits, '_' and '+'),
+ * a valid node/host name (1-63 chars [A-Za-z0-9._-], starting alphanumeric). */
+int mw_hb_valid_job(const char *s);
+int mw_hb_valid_name(const char *s);
+
+#endif
