@@ -55,7 +55,7 @@ $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(JSON_CFLAGS) -c -o $@ $<
 
-check: $(UNIT_TESTS)
+check: $(UNIT_TESTS) $(PROGS)
 	@set -e; fail=0; for t in $(UNIT_TESTS); do \
 	  echo "== $$t"; CK_FORK=yes ./$$t || fail=1; done; \
 	  test $$fail -eq 0 || { echo "unit tests FAILED"; exit 1; }
