@@ -19,3 +19,10 @@ $(B)/t/test_nhd_drain: $(B)/obj/nodehealthd/nhd_drain.o $(B)/obj/nodehealthd/nhd
 
 # Fuzz targets.
 FUZZ_EXTRA_fuzz_nhdconf := nodehealthd/nhd_conf.c -Inodehealthd
+
+# The probe load generator (bench/, also used by t/0210): not installed.
+NHD_BENCH := $(B)/bench/probe-load
+build-all: $(NHD_BENCH)
+$(B)/bench/probe-load: bench/probe-load.c $(SHARED_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) -lpthread -lm

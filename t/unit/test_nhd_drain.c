@@ -1,0 +1,320 @@
+/* Unit tests for nodehealthd's drain decision (nhd_drain.c, nhd_slurm.c),
+ * against a fake scontrol that serves canned records and logs updates. */
+#include <arpa/inet.h>
+#include <check.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "nhd_drain.h"
+#include "nhd_slurm.h"
+
+static char dir[256];
+static int silent_fd = -1; /* a UDP socket that never answers: "dead" nodes */
+static uint16_t silent_port;
+
+static void write_file(const char *name, const char *text)
+{
+	char p[512];
+	FILE *f;
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	if (!text) {
+		unlink(p);
+		return;
+	}
+	f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static char *read_file(const char *name)
+{
+	char p[512];
+	static char buf[4096];
+	FILE *f;
+	size_t n;
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "r");
+	if (!f)
+		return NULL;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return buf;
+}
+
+static void setup(void)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t sl = sizeof(sa);
+	snprintf(dir, sizeof(dir), "/tmp/test_nhd_drain.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	write_file("scontrol", "#!/bin/sh\n"
+			       "d=$(dirname \"$0\")\n"
+			       "case \"$1 $2\" in\n"
+			       "'show job') if [ -f \"$d/job\" ]; then cat \"$d/job\"; else echo 'slurm_load_jobs error: "
+			       "Invalid job id specified'; exit 1; fi;;\n"
+			       "'show node') cat \"$d/nodes\";;\n"
+			       "update*) printf '%s|' \"$@\" >>\"$d/updates\"; echo >>\"$d/updates\";\n"
+			       "  if [ -f \"$d/update_fail\" ]; then echo 'slurm_update error: Access/permission denied'; "
+			       "exit 1; fi;;\n"
+			       "esac\n");
+	{
+		char p[512];
+		snprintf(p, sizeof(p), "%s/scontrol", dir);
+		chmod(p, 0755);
+	}
+	silent_fd = socket(AF_INET, SOCK_DGRAM, 0);
+	ck_assert_int_eq(bind(silent_fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	getsockname(silent_fd, (struct sockaddr *)&sa, &sl);
+	silent_port = ntohs(sa.sin_port);
+}
+
+static void teardown(void)
+{
+	char cmd[600];
+	close(silent_fd);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
+static const char *NODES4 =
+	"NodeName=n1 Arch=x86_64 NodeAddr=127.0.0.1 NodeHostName=n1 State=MIXED Reason=(null) Comment=(null)\n"
+	"NodeName=n2 Arch=x86_64 NodeAddr=127.0.0.1 NodeHostName=n2 State=MIXED Comment=(null)\n"
+	"NodeName=n3 Arch=x86_64 NodeAddr=127.0.0.1 NodeHostName=n3 State=MIXED Comment=(null)\n"
+	"NodeName=n4 Arch=x86_64 NodeAddr=127.0.0.1 NodeHostName=n4 State=IDLE Comment=(null)\n";
+
+#define JOB(state, nodes, end)                                                                             \
+	"JobId=5 JobName=wrap UserId=mwuser1(2901) GroupId=mwuser1(2901) JobState=" state                 \
+	" Reason=None StartTime=2026-01-01T00:00:00 EndTime=" end " ReqNodeList=(null) NodeList=" nodes \
+	" BatchHost=n1\n"
+
+static const struct {
+	const char *what;
+	const char *job;   /* NULL: unknown job; "%END%" in it becomes now - 10 s */
+	const char *nodes; /* NULL: NODES4 */
+	unsigned uid;
+	const char *target;
+	int storm_max_drained, update_fail, drain_off;
+	int want_rv;
+	const char *want_msg;    /* substring of msg */
+	const char *want_update; /* the scontrol update line, or NULL for none */
+} cases[] = {
+	{"owner, running job, dead node", JOB("RUNNING", "n[1-3]", "Unknown"), NULL, 2901, "n2", 8, 0, 0, 0,
+	 "drained", "update|NodeName=n2|State=DRAIN|Reason=mpiwatch: job 5: node silent|"},
+	{"root may ask", JOB("RUNNING", "n[1-3]", "Unknown"), NULL, 0, "n3", 8, 0, 0, 0, "drained",
+	 "update|NodeName=n3|State=DRAIN|Reason=mpiwatch: job 5: node silent|"},
+	{"another user", JOB("RUNNING", "n[1-3]", "Unknown"), NULL, 2902, "n2", 8, 0, 0, -1,
+	 "uid 2902 does not own job 5", NULL},
+	{"node outside the job", JOB("RUNNING", "n[1-3]", "Unknown"), NULL, 2901, "n4", 8, 0, 0, -1,
+	 "not part of job 5", NULL},
+	{"this node", JOB("RUNNING", "n[1-3]", "Unknown"), NULL, 2901, "n1", 8, 0, 0, -1, "this node", NULL},
+	{"pending job", JOB("PENDING", "(null)", "Unknown"), NULL, 2901, "n2", 8, 0, 0, -1,
+	 "neither running nor just ended", NULL},
+	{"just failed", JOB("FAILED", "n[1-3]", "%END%"), NULL, 2901, "n2", 8, 0, 0, 0, "drained",
+	 "update|NodeName=n2|State=DRAIN|Reason=mpiwatch: job 5: node silent|"},
+	{"ended long ago", JOB("NODE_FAIL", "n[1-3]", "2020-01-01T00:00:00"), NULL, 2901, "n2", 8, 0, 0, -1,
+	 "job_grace", NULL},
+	{"unknown job", NULL, NULL, 2901, "n2", 8, 0, 0, -1, "Invalid job id", NULL},
+	{"reason set by someone else", JOB("RUNNING", "n[1-3]", "Unknown"),
+	 "NodeName=n2 NodeAddr=127.0.0.1 State=MIXED+DRAIN Reason=admin: bad DIMM [root@2026-01-01T00:00:00] "
+	 "Comment=(null)\n",
+	 2901, "n2", 8, 0, 0, -1, "not overwriting: admin: bad DIMM", NULL},
+	{"already drained by us", JOB("RUNNING", "n[1-3]", "Unknown"),
+	 "NodeName=n2 NodeAddr=127.0.0.1 State=MIXED+DRAIN Reason=mpiwatch: job 4: x [root@2026-01-01T00:00:00]\n",
+	 2901, "n2", 8, 0, 0, 0, "already drained by mpiwatch", NULL},
+	{"unknown to slurm", JOB("RUNNING", "n[1-3]", "Unknown"), "NodeName=n1 NodeAddr=127.0.0.1 State=MIXED\n",
+	 2901, "n2", 8, 0, 0, -1, "unknown to Slurm", NULL},
+	{"storm: cluster limit", JOB("RUNNING", "n[1-3]", "Unknown"),
+	 "NodeName=n2 NodeAddr=127.0.0.1 State=MIXED\n"
+	 "NodeName=n7 NodeAddr=127.0.0.1 State=IDLE+DRAIN Reason=mpiwatch: job 1: x [root@2026-01-01T00:00:00]\n"
+	 "NodeName=n8 NodeAddr=127.0.0.1 State=DOWN+DRAIN Reason=mpiwatch: job 2: y [root@2026-01-01T00:00:00]\n",
+	 2901, "n2", 2, 0, 0, -1, "storm guard: 2 node(s) are already drained", NULL},
+	{"storm: fraction", JOB("RUNNING", "n[1-3]", "Unknown"),
+	 "NodeName=n2 NodeAddr=127.0.0.1 State=MIXED\n"
+	 "NodeName=n7 NodeAddr=127.0.0.1 State=IDLE+DRAIN Reason=mpiwatch: job 1: x [root@2026-01-01T00:00:00]\n"
+	 "NodeName=n8 State=IDLE\nNodeName=n9 State=IDLE\n",
+	 2901, "n2", 8, 0, 0, -1, "storm_max_fraction", NULL},
+	{"partition: the other nodes are silent too", JOB("RUNNING", "n[1-5]", "Unknown"), NULL, 2901, "n2", 8, 0, 0,
+	 -1, "partition guard: 3 of the job's 3 other nodes", NULL},
+	{"scontrol update fails", JOB("RUNNING", "n[1-3]", "Unknown"), NULL, 2901, "n2", 8, 1, 0, -1,
+	 "Access/permission denied", "update|NodeName=n2|State=DRAIN|Reason=mpiwatch: job 5: node silent|"},
+	{"drains disabled", JOB("RUNNING", "n[1-3]", "Unknown"), NULL, 2901, "n2", 8, 0, 1, -1, "disabled", NULL},
+};
+
+START_TEST(test_handle)
+{
+	struct nhd_conf c;
+	struct nhd_storm storm = {.n = 0};
+	struct nhd_drain_ctx ctx = {.conf = &c, .self = "n1", .storm = &storm};
+	struct mw_drainreq req = {.op = MW_DRAINREQ_DRAIN, .evidence = "{\"summary\":\"node silent\"}"};
+	char msg[1024] = "", *verdict = NULL, path[512], *updates;
+	int rv;
+
+	ck_assert_int_eq(nhd_conf_defaults(&c), 0);
+	snprintf(path, sizeof(path), "%s/scontrol", dir);
+	free(c.scontrol);
+	c.scontrol = strdup(path);
+	c.port = silent_port;
+	c.reprobe_tries = 2;
+	c.reprobe_timeout = 0.2;
+	c.storm_max_drained = cases[_i].storm_max_drained;
+	c.drain = !cases[_i].drain_off;
+	snprintf(req.job, sizeof(req.job), "5");
+	snprintf(req.node, sizeof(req.node), "%s", cases[_i].target);
+	snprintf(req.summary, sizeof(req.summary), "node silent");
+	if (cases[_i].job) {
+		char job[1024], end[64], *p;
+		time_t t = time(NULL) - 10;
+		struct tm tm;
+		localtime_r(&t, &tm);
+		strftime(end, sizeof(end), "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(job, sizeof(job), "%s", cases[_i].job);
+		if ((p = strstr(job, "%END%")) != NULL) {
+			char rest[1024];
+			snprintf(rest, sizeof(rest), "%s", p + 5);
+			snprintf(p, sizeof(job) - (size_t)(p - job), "%s%s", end, rest);
+		}
+		write_file("job", job);
+	} else {
+		write_file("job", NULL);
+	}
+	write_file("nodes", cases[_i].nodes ? cases[_i].nodes : NODES4);
+	write_file("update_fail", cases[_i].update_fail ? "1" : NULL);
+	write_file("updates", NULL);
+
+	rv = nhd_drain_handle(&ctx, cases[_i].uid, &req, msg, sizeof(msg), &verdict);
+	ck_assert_msg(rv == cases[_i].want_rv, "%s: rv %d: %s", cases[_i].what, rv, msg);
+	ck_assert_msg(strstr(msg, cases[_i].want_msg), "%s: msg '%s' lacks '%s'", cases[_i].what, msg,
+		      cases[_i].want_msg);
+	updates = read_file("updates");
+	if (cases[_i].want_update) {
+		ck_assert_ptr_nonnull(updates);
+		ck_assert_msg(strstr(updates, cases[_i].want_update), "%s: updates '%s'", cases[_i].what, updates);
+	} else {
+		ck_assert_msg(!updates, "%s: unexpected update '%s'", cases[_i].what, updates ? updates : "");
+	}
+	if (rv == 0 && cases[_i].want_update) {
+		ck_assert_ptr_nonnull(verdict);
+		ck_assert_ptr_nonnull(strstr(verdict, "\"node\":\"n"));
+		ck_assert_ptr_nonnull(strstr(verdict, "\"job\":\"5\""));
+		ck_assert_ptr_nonnull(strstr(verdict, "\"evidence\":{\"summary\":\"node silent\"}"));
+		ck_assert_uint_eq(storm.n, 1);
+	} else {
+		ck_assert_ptr_null(verdict);
+		ck_assert_uint_eq(storm.n, 0);
+	}
+	free(verdict);
+	mw_conf_free(nhd_conf_keys, &c);
+}
+END_TEST
+
+START_TEST(test_local_storm_window)
+{
+	struct nhd_conf c;
+	struct nhd_storm storm = {.n = 0};
+	char why[256];
+	ck_assert_int_eq(nhd_conf_defaults(&c), 0);
+	c.storm_max_per_window = 2;
+	c.storm_window = 100;
+	nhd_storm_add(&storm, 1000);
+	nhd_storm_add(&storm, 1050);
+	ck_assert_uint_eq(nhd_storm_recent(&storm, 1060, c.storm_window), 2);
+	ck_assert_int_eq(nhd_storm_allow(&c, 2, 0, 100, why, sizeof(why)), 0);
+	ck_assert_ptr_nonnull(strstr(why, "storm_max_per_window"));
+	ck_assert_uint_eq(nhd_storm_recent(&storm, 1120, c.storm_window), 1);
+	ck_assert_int_eq(nhd_storm_allow(&c, 1, 0, 100, why, sizeof(why)), 1);
+	mw_conf_free(nhd_conf_keys, &c);
+}
+END_TEST
+
+static const struct {
+	long max_drained;
+	double fraction;
+	size_t drained, total;
+	int want;
+} storm_cases[] = {
+	{8, 0.1, 0, 4, 1},   /* the fraction allows at least one */
+	{8, 0.1, 1, 4, 0},
+	{8, 0.5, 1, 4, 1},
+	{8, 0.5, 2, 4, 0},
+	{2, 1.0, 1, 100, 1},
+	{2, 1.0, 2, 100, 0},
+	{0, 1.0, 0, 100, 0}, /* storm_max_drained = 0: never drain */
+	{8, 0.1, 9, 100, 0},
+	{100, 0.1, 9, 100, 1},
+	{100, 0.1, 10, 100, 0},
+};
+
+START_TEST(test_storm_allow)
+{
+	struct nhd_conf c;
+	char why[256];
+	ck_assert_int_eq(nhd_conf_defaults(&c), 0);
+	c.storm_max_drained = storm_cases[_i].max_drained;
+	c.storm_max_fraction = storm_cases[_i].fraction;
+	ck_assert_int_eq(nhd_storm_allow(&c, 0, storm_cases[_i].drained, storm_cases[_i].total, why, sizeof(why)),
+			 storm_cases[_i].want);
+	mw_conf_free(nhd_conf_keys, &c);
+}
+END_TEST
+
+START_TEST(test_parse_records)
+{
+	struct nhd_job j;
+	struct nhd_node *nodes;
+	const char *het = "JobId=9 HetJobId=9 HetJobOffset=0 UserId=alice(1000) JobState=RUNNING NodeList=a[1-2]\n"
+			  "JobId=10 HetJobId=9 HetJobOffset=1 UserId=alice(1000) JobState=RUNNING NodeList=b3\n";
+	ck_assert_int_eq(nhd_slurm_parse_job(het, &j), 0);
+	ck_assert_int_eq(j.uid, 1000);
+	ck_assert_str_eq(j.user, "alice");
+	ck_assert_str_eq(j.state, "RUNNING");
+	ck_assert_str_eq(j.nodelist, "a[1-2],b3");
+	ck_assert_int_eq(nhd_nodelist_has(j.nodelist, "b3"), 1);
+	ck_assert_int_eq(nhd_nodelist_has(j.nodelist, "a3"), 0);
+	nhd_slurm_job_free(&j);
+	ck_assert_int_eq(nhd_slurm_parse_job("slurm_load_jobs error: Invalid job id\n", &j), -1);
+	ck_assert_int_eq(nhd_slurm_parse_job("", &j), -1);
+	ck_assert_int_eq(nhd_slurm_parse_nodes(NODES4, &nodes), 4);
+	ck_assert_str_eq(nodes[0].addr, "127.0.0.1");
+	ck_assert_str_eq(nodes[0].reason, "");
+	ck_assert_str_eq(nodes[3].state, "IDLE");
+	free(nodes);
+	ck_assert_int_eq(nhd_slurm_parse_nodes("NodeName=x State=IDLE\n", &nodes), 1);
+	ck_assert_str_eq(nodes[0].addr, "x"); /* NodeAddr defaults to the name */
+	free(nodes);
+	ck_assert_int_eq(nhd_slurm_parse_nodes("No nodes in the system\n", &nodes), 0);
+	free(nodes);
+	ck_assert_int_eq(nhd_slurm_time("Unknown"), 0);
+	ck_assert_int_eq(nhd_slurm_time("2026-01-01T00:00:00x"), 0);
+	ck_assert(nhd_slurm_time("2026-01-01T00:00:00") > 0);
+	ck_assert_int_eq(nhd_reason_ours("mpiwatch: job 1"), 1);
+	ck_assert_int_eq(nhd_reason_ours("NHC: mpiwatch: job 1"), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("nhd_drain");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, test_handle, 0, sizeof(cases) / sizeof(cases[0]));
+	tcase_add_test(tc, test_local_storm_window);
+	tcase_add_loop_test(tc, test_storm_allow, 0, sizeof(storm_cases) / sizeof(storm_cases[0]));
+	tcase_add_test(tc, test_parse_records);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,216 @@
+/* Unit tests for shared/drainreq.c: the drain-request parser, the scontrol
+ * record parser and the command runner. */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drainreq.h"
+
+static const struct {
+	const char *in;
+	int ok;
+	int op;
+	const char *job, *node, *summary, *err; /* err: substring of the message */
+} parse_cases[] = {
+	{"{\"version\":1,\"op\":\"drain\",\"job\":\"12\",\"node\":\"n2\",\"evidence\":{\"summary\":\"dead\"}}", 1,
+	 MW_DRAINREQ_DRAIN, "12", "n2", "dead", NULL},
+	{"{\"version\":1,\"op\":\"drain\",\"job\":\"12_3\",\"node\":\"gpu-01.x\"}\n", 1, MW_DRAINREQ_DRAIN, "12_3",
+	 "gpu-01.x", "no evidence given", NULL},
+	{"{\"version\":1,\"op\":\"drain\",\"job\":\"7\",\"node\":\"n2\",\"evidence\":\"a=b \\\"q\\\"\\n\\tz\"}", 1,
+	 MW_DRAINREQ_DRAIN, "7", "n2", "a:b 'q' z", NULL},
+	{"{\"version\":1,\"op\":\"drain\",\"job\":\"7\",\"node\":\"n2\",\"evidence\":[1,2]}", 1, MW_DRAINREQ_DRAIN,
+	 "7", "n2", "[1,2]", NULL},
+	{"  {\"version\":1,\"op\":\"status\"}  \n", 1, MW_DRAINREQ_STATUS, "", "", "", NULL},
+	{"", 0, 0, NULL, NULL, NULL, "empty"},
+	{"{", 0, 0, NULL, NULL, NULL, "not valid JSON"},
+	{"[]", 0, 0, NULL, NULL, NULL, "not a JSON object"},
+	{"{\"version\":1,\"op\":\"status\"} x", 0, 0, NULL, NULL, NULL, "trailing"},
+	{"{\"version\":1,\"op\":\"status\"}{}", 0, 0, NULL, NULL, NULL, "trailing"},
+	{"{\"op\":\"status\"}", 0, 0, NULL, NULL, NULL, "version"},
+	{"{\"version\":2,\"op\":\"status\"}", 0, 0, NULL, NULL, NULL, "version"},
+	{"{\"version\":\"1\",\"op\":\"status\"}", 0, 0, NULL, NULL, NULL, "version"},
+	{"{\"version\":1}", 0, 0, NULL, NULL, NULL, "missing \"op\""},
+	{"{\"version\":1,\"op\":\"reboot\"}", 0, 0, NULL, NULL, NULL, "unknown op"},
+	{"{\"version\":1,\"op\":\"drain\",\"node\":\"n2\"}", 0, 0, NULL, NULL, NULL, "job"},
+	{"{\"version\":1,\"op\":\"drain\",\"job\":12,\"node\":\"n2\"}", 0, 0, NULL, NULL, NULL, "job"},
+	{"{\"version\":1,\"op\":\"drain\",\"job\":\"1;rm\",\"node\":\"n2\"}", 0, 0, NULL, NULL, NULL, "job"},
+	{"{\"version\":1,\"op\":\"drain\",\"job\":\"\",\"node\":\"n2\"}", 0, 0, NULL, NULL, NULL, "job"},
+	{"{\"version\":1,\"op\":\"drain\",\"job\":\"1\"}", 0, 0, NULL, NULL, NULL, "node"},
+	{"{\"version\":1,\"op\":\"drain\",\"job\":\"1\",\"node\":\"n2 State=DOWN\"}", 0, 0, NULL, NULL, NULL, "node"},
+	{"{\"version\":1,\"op\":\"drain\",\"job\":\"1\",\"node\":\"-n2\"}", 0, 0, NULL, NULL, NULL, "node"},
+	{"{\"version\":1,\"op\":\"drain\",\"job\":\"1\",\"node\":\"n[1-2]\"}", 0, 0, NULL, NULL, NULL, "node"},
+};
+
+START_TEST(test_parse)
+{
+	struct mw_drainreq r;
+	char err[256] = "";
+	int rc = mw_drainreq_parse(parse_cases[_i].in, strlen(parse_cases[_i].in), &r, err, sizeof(err));
+	if (!parse_cases[_i].ok) {
+		ck_assert_msg(rc == -1, "case %d should fail", _i);
+		ck_assert_int_eq(errno, EINVAL);
+		ck_assert_msg(strstr(err, parse_cases[_i].err), "case %d: error '%s' lacks '%s'", _i, err,
+			      parse_cases[_i].err);
+		ck_assert_ptr_null(r.evidence);
+		return;
+	}
+	ck_assert_msg(rc == 0, "case %d: %s", _i, err);
+	ck_assert_int_eq(r.op, parse_cases[_i].op);
+	ck_assert_str_eq(r.job, parse_cases[_i].job);
+	ck_assert_str_eq(r.node, parse_cases[_i].node);
+	ck_assert_str_eq(r.summary, parse_cases[_i].summary);
+	mw_drainreq_free(&r);
+}
+END_TEST
+
+START_TEST(test_parse_limits)
+{
+	struct mw_drainreq r;
+	char err[256];
+	size_t n = MW_DRAINREQ_MAX + 10;
+	char *big = malloc(n + 1);
+	/* too large */
+	memset(big, ' ', n);
+	big[n] = 0;
+	ck_assert_int_eq(mw_drainreq_parse(big, n, &r, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "too large"));
+	/* NUL inside */
+	ck_assert_int_eq(mw_drainreq_parse("{\"version\":1,\0\"op\":\"status\"}", 28, &r, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "NUL"));
+	/* evidence too large */
+	{
+		const char *head = "{\"version\":1,\"op\":\"drain\",\"job\":\"1\",\"node\":\"n1\",\"evidence\":\"";
+		size_t hl = strlen(head), el = MW_DRAINREQ_EVIDENCE_MAX + 1;
+		memcpy(big, head, hl);
+		memset(big + hl, 'a', el);
+		memcpy(big + hl + el, "\"}", 3);
+		ck_assert_int_eq(mw_drainreq_parse(big, strlen(big), &r, err, sizeof(err)), -1);
+		ck_assert_ptr_nonnull(strstr(err, "evidence too large"));
+	}
+	/* deep nesting is refused by the tokenizer depth, not a crash */
+	memset(big, '[', 1000);
+	ck_assert_int_eq(mw_drainreq_parse(big, 1000, &r, err, sizeof(err)), -1);
+	/* a long summary is cut */
+	{
+		const char *head = "{\"version\":1,\"op\":\"drain\",\"job\":\"1\",\"node\":\"n1\",\"evidence\":\"";
+		size_t hl = strlen(head);
+		memcpy(big, head, hl);
+		memset(big + hl, 'b', 500);
+		memcpy(big + hl + 500, "\"}", 3);
+		ck_assert_int_eq(mw_drainreq_parse(big, strlen(big), &r, err, sizeof(err)), 0);
+		ck_assert_uint_eq(strlen(r.summary), MW_DRAINREQ_SUMMARY_MAX);
+		mw_drainreq_free(&r);
+	}
+	free(big);
+}
+END_TEST
+
+static const struct {
+	const char *rec, *key, *want; /* want NULL: absent */
+} kv_cases[] = {
+	{"NodeName=n1 Arch=x86_64 State=IDLE+DRAIN Reason=mpiwatch: job 5: dead [root@2026-01-01T00:00:00] Comment=(null)",
+	 "Reason", "mpiwatch: job 5: dead [root@2026-01-01T00:00:00]"},
+	{"NodeName=n1 State=IDLE Reason=x", "State", "IDLE"},
+	{"NodeName=n1 State=IDLE Reason=x", "NodeName", "n1"},
+	{"NodeName=n1 State=IDLE Reason=x", "Reason", "x"},
+	{"JobId=3 ReqNodeList=n[1-2] NodeList=n[3-4] BatchHost=n3", "NodeList", "n[3-4]"},
+	{"JobId=3 ReqNodeList=n[1-2]", "NodeList", NULL},
+	{"JobId=3 UserId=mwuser1(2901) GroupId=x", "UserId", "mwuser1(2901)"},
+	{"A=1 B= C=3", "B", ""},
+	{"A=1", "Z", NULL},
+	{"", "A", NULL},
+};
+
+START_TEST(test_kv)
+{
+	char val[256];
+	int n = mw_drain_kv(kv_cases[_i].rec, kv_cases[_i].key, val, sizeof(val));
+	if (!kv_cases[_i].want) {
+		ck_assert_int_eq(n, -1);
+		return;
+	}
+	ck_assert_int_eq(n, (int)strlen(kv_cases[_i].want));
+	ck_assert_str_eq(val, kv_cases[_i].want);
+}
+END_TEST
+
+START_TEST(test_kv_truncates)
+{
+	char val[4];
+	ck_assert_int_eq(mw_drain_kv("A=123456 B=1", "A", val, sizeof(val)), 3);
+	ck_assert_str_eq(val, "123");
+}
+END_TEST
+
+static const struct {
+	const char *cmd; /* sh -c script */
+	const char *input;
+	double timeout;
+	int want;        /* exit status, or -1 */
+	const char *out;
+} run_cases[] = {
+	{"echo hello", NULL, 5, 0, "hello\n"},
+	{"echo err >&2; exit 3", NULL, 5, 3, "err\n"},
+	{"cat", "from stdin", 5, 0, "from stdin"},
+	{"kill -9 $$", NULL, 5, 128 + 9, ""},
+	{"sleep 10", NULL, 0.3, -1, NULL},
+	{"exec 0<&-; sleep 10 & exit 0", NULL, 0.5, -1, NULL}, /* a child holding stdout: bounded */
+};
+
+START_TEST(test_run)
+{
+	char *argv[] = {"/bin/sh", "-c", (char *)run_cases[_i].cmd, NULL}, *out = NULL;
+	int rc = mw_drain_run(argv, run_cases[_i].input, run_cases[_i].timeout, &out);
+	ck_assert_int_eq(rc, run_cases[_i].want);
+	if (rc == -1) {
+		ck_assert_int_eq(errno, ETIMEDOUT);
+		ck_assert_ptr_null(out);
+		return;
+	}
+	ck_assert_str_eq(out, run_cases[_i].out);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_run_missing)
+{
+	char *argv[] = {"/nonexistent/scontrol", NULL}, *out = NULL;
+	ck_assert_int_eq(mw_drain_run(argv, NULL, 5, &out), 127);
+	free(out);
+}
+END_TEST
+
+START_TEST(test_client_no_daemon)
+{
+	char msg[256];
+	errno = 0;
+	ck_assert_int_eq(mw_drain_request("/nonexistent/nhd.sock", "1", "n1", NULL, msg, sizeof(msg)), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_ptr_nonnull(strstr(msg, "cannot reach"));
+	ck_assert_int_eq(mw_drain_request("/nonexistent/nhd.sock", "1;x", "n1", NULL, msg, sizeof(msg)), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_int_eq(mw_drain_request("/nonexistent/nhd.sock", "1", "n1", "{bad", msg, sizeof(msg)), -1);
+	ck_assert_int_eq(errno, EINVAL);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("drainreq");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 30);
+	tcase_add_loop_test(tc, test_parse, 0, sizeof(parse_cases) / sizeof(parse_cases[0]));
+	tcase_add_test(tc, test_parse_limits);
+	tcase_add_loop_test(tc, test_kv, 0, sizeof(kv_cases) / sizeof(kv_cases[0]));
+	tcase_add_test(tc, test_kv_truncates);
+	tcase_add_loop_test(tc, test_run, 0, sizeof(run_cases) / sizeof(run_cases[0]));
+	tcase_add_test(tc, test_run_missing);
+	tcase_add_test(tc, test_client_no_daemon);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
