@@ -14,6 +14,7 @@ void dl_options_init(struct dl_options *o)
 	memset(o, 0, sizeof *o);
 	o->top = 3;
 	o->eager_limit = 4096;
+	o->skew = 0.5;
 }
 
 static void free_findings(struct dl_ctx *c)
@@ -96,7 +97,7 @@ fail:
 
 int dl_result_found(const struct dl_result *r)
 {
-	return r && r->c.nfindings > 0;
+	return r && r->c.nconfirmed > 0;
 }
 
 const char *dl_result_kind(const struct dl_result *r)

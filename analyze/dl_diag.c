@@ -757,6 +757,57 @@ int dl_diagnose(struct dl_ctx *c)
 		f->terminal = nt;
 		f->terminal[f->nterminal++] = t;
 	}
+	/* A deadlock holds at one moment: every member must have been stuck
+	 * when the last of them entered its call.  Dumps are written once per
+	 * stuck call and stay behind when the call returns, so a dump older
+	 * than another member's call may be stale. */
+	for (int fi = 0; fi < c->nfindings && c->opt.skew >= 0; fi++) {
+		struct dl_finding *f = &c->findings[fi];
+		int late = -1, early = -1;
+		for (int i = 0; i < f->nranks; i++) {
+			const struct dl_rank *p = c->ranks[f->ranks[i]];
+			if (!p || p->enter_unix <= 0 || p->dump_unix <= 0)
+				continue;
+			if (late < 0 || p->enter_unix > c->ranks[late]->enter_unix)
+				late = p->rank;
+			if (early < 0 || p->dump_unix < c->ranks[early]->dump_unix)
+				early = p->rank;
+		}
+		if (late < 0 || early < 0 || late == early)
+			continue;
+		double gap = c->ranks[late]->enter_unix - c->ranks[early]->dump_unix;
+		if (gap <= c->opt.skew)
+			continue;
+		f->unconfirmed = 1;
+		snprintf(f->stale_msg, sizeof f->stale_msg,
+			 "the dumps are not from one moment: rank %d's dump was written %.1f s before "
+			 "rank %d entered its call, so rank %d may have gone on since (a stale dump); "
+			 "if these ranks are still stuck, take fresh dumps and analyse again",
+			 early, gap, late, early);
+		for (int i = 0; i < f->nranks; i++)
+			c->deadlocked[f->ranks[i]] = 0;
+	}
+	{
+		/* confirmed findings first, keeping their order */
+		struct dl_finding *tmp = malloc(((size_t)c->nfindings + 1) * sizeof *tmp);
+		if (!tmp)
+			goto out;
+		int k = 0;
+		for (int pass = 0; pass < 2; pass++)
+			for (int fi = 0; fi < c->nfindings; fi++)
+				if (c->findings[fi].unconfirmed == pass)
+					tmp[k++] = c->findings[fi];
+		memcpy(c->findings, tmp, (size_t)c->nfindings * sizeof *tmp);
+		free(tmp);
+		c->nconfirmed = 0;
+		for (int fi = 0; fi < c->nfindings; fi++) {
+			if (c->findings[fi].unconfirmed)
+				continue;
+			c->nconfirmed++;
+			for (int i = 0; i < c->findings[fi].nranks; i++)
+				c->deadlocked[c->findings[fi].ranks[i]] = fi + 1;
+		}
+	}
 	if (c->nfindings)
 		simv = similarity(c);
 	for (int fi = 0; fi < c->nfindings; fi++) {
@@ -794,6 +845,8 @@ int dl_diagnose(struct dl_ctx *c)
 			qsort(v, (size_t)nv, sizeof *v, rs_cmp);
 			for (int i = 0; i < nv && i < c->opt.top; i++) {
 				char msg[700], d[500];
+				if (v[i].s >= 0.999)
+					break; /* alike: nobody stands out */
 				dl_describe_call(c, c->ranks[v[i].rank], 0, d, sizeof d);
 				snprintf(msg, sizeof msg,
 					 "rank %d is among the least similar (similarity %.3f): %s",

@@ -80,7 +80,7 @@ struct dl_rank {
 	long pid;
 	enum dl_state state;
 	const char *reason;
-	double in_call_s, dump_unix;
+	double in_call_s, dump_unix, enter_unix; /* enter_unix 0 = unknown */
 	int has_call;
 	struct dl_call call;
 	struct dl_frame *stack;
@@ -150,6 +150,8 @@ struct dl_finding {
 	int loop_at;
 	struct json_object *diag; /* array of diagnosis objects */
 	int ndiag_omitted;
+	int unconfirmed; /* dumps not from one moment: maybe stale */
+	char stale_msg[400];
 };
 
 struct dl_ctx {
@@ -187,8 +189,9 @@ struct dl_ctx {
 	int noffers;
 	int *offer_start; /* size + 1 */
 	/* results */
-	struct dl_finding *findings;
+	struct dl_finding *findings; /* confirmed ones first */
 	int nfindings;
+	int nconfirmed;
 	int *deadlocked; /* per node: finding index + 1, or 0 */
 	struct json_object *report;
 	struct json_object *notes; /* array of strings */

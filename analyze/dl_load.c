@@ -592,7 +592,8 @@ static struct dl_rank *extract(struct ex *e, struct json_object *d, long want_ra
 		}
 		e->where = "/time";
 		if (get_double(e, t, "in_call_s", &r->in_call_s) < 0 ||
-		    get_double(e, t, "dump_unix", &r->dump_unix) < 0)
+		    get_double(e, t, "dump_unix", &r->dump_unix) < 0 ||
+		    get_double(e, t, "enter_unix", &r->enter_unix) < 0)
 			goto fail;
 		e->where = "";
 	}

@@ -183,7 +183,7 @@ static void not_deadlocked_reason(struct dl_ctx *c, struct json_object *rep)
 			continue;
 		if (c->nstate[r] == DLN_UNKNOWN)
 			nunknown++;
-		if (c->nstate[r] != DLN_BLOCKED)
+		if (c->nstate[r] != DLN_BLOCKED || !c->released[r])
 			continue;
 		nblocked++;
 		if (shown >= 10)
@@ -212,8 +212,14 @@ static void not_deadlocked_reason(struct dl_ctx *c, struct json_object *rep)
 			snprintf(m, sizeof m, "rank %d: %s: can go on once rank %d goes on", r, d, by);
 		json_object_array_add(stuck, json_object_new_string(m));
 	}
-	char reason[600];
-	if (c->ndumps == 0)
+	char reason[900];
+	if (c->nfindings > c->nconfirmed) {
+		char *rs = dl_ranges_str(c->findings[c->nconfirmed].ranks,
+					 (size_t)c->findings[c->nconfirmed].nranks);
+		snprintf(reason, sizeof reason, "ranks %s seem to wait on each other, but %s",
+			 rs ? rs : "?", c->findings[c->nconfirmed].stale_msg);
+		free(rs);
+	} else if (c->ndumps == 0)
 		snprintf(reason, sizeof reason, "no readable dump in the directory");
 	else if (nblocked == 0)
 		snprintf(reason, sizeof reason, "no rank is blocked in a point-to-point or collective "
@@ -233,7 +239,7 @@ int dl_build_report(struct dl_ctx *c)
 	if (!rep)
 		return -1;
 	c->report = rep;
-	int found = c->nfindings > 0;
+	int found = c->nconfirmed > 0;
 	json_object_object_add(rep, "mpiwatch_deadlock", json_object_new_int(1));
 	json_object_object_add(rep, "found", json_object_new_boolean(found));
 	json_object_object_add(rep, "kind", json_object_new_string(found ? c->findings[0].kind : "none"));
@@ -275,7 +281,14 @@ int dl_build_report(struct dl_ctx *c)
 
 	struct json_object *fa = json_object_new_array();
 	struct json_object *da = json_object_new_array();
-	for (int i = 0; i < c->nfindings; i++) {
+	struct json_object *ua = json_object_new_array();
+	for (int i = c->nconfirmed; i < c->nfindings; i++) {
+		struct json_object *o = finding_json(c, i);
+		json_object_object_add(o, "why_unconfirmed", json_object_new_string(c->findings[i].stale_msg));
+		json_object_array_add(ua, o);
+	}
+	json_object_object_add(rep, "unconfirmed", ua);
+	for (int i = 0; i < c->nconfirmed; i++) {
 		json_object_array_add(fa, finding_json(c, i));
 		struct json_object *d = c->findings[i].diag;
 		for (size_t j = 0; j < json_object_array_length(d); j++) {
@@ -389,6 +402,13 @@ int dl_text(FILE *f, const struct dl_ctx *c)
 		int om = json_object_get_int(json_object_object_get(o, "diagnosis_omitted"));
 		if (om)
 			fprintf(f, "    (%d more diagnosis entries omitted)\n", om);
+	}
+	struct json_object *ua = json_object_object_get(rep, "unconfirmed");
+	for (size_t i = 0; i < json_object_array_length(ua); i++) {
+		struct json_object *o = json_object_array_get_idx(ua, i);
+		fprintf(f, "\nUnconfirmed (possibly stale dumps): %s\n  %s\n", js(o, "summary"),
+			js(o, "why_unconfirmed"));
+		text_classes(f, json_object_object_get(o, "classes"), "  ", 10);
 	}
 	if (!found) {
 		struct json_object *st = json_object_object_get(rep, "stuck");

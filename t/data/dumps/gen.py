@@ -263,6 +263,19 @@ def outlier():
     return d
 
 
+@case
+def stale_pingpong():
+    # A correct ping-pong with compute phases: rank 1 was stuck waiting for
+    # rank 0 at t=100 (dumped at 101, then it got the message); rank 0 was
+    # stuck waiting for rank 1 from t=105.  The dumps are from different
+    # moments: no confirmed deadlock.
+    d = recv_cycle()
+    for r, (enter, dumped) in {1: (100.0, 101.0), 0: (105.0, 106.0)}.items():
+        d[r]["time"].update({"enter_unix": 1795000000.0 + enter, "dump_unix": 1795000000.0 + dumped,
+                             "in_call_s": 1.0})
+    return d
+
+
 def write_case(name, files):
     d = os.path.join(HERE, name)
     shutil.rmtree(d, ignore_errors=True)
