@@ -41,6 +41,8 @@ void col_state_free(struct col_state *s)
 	free(s->tl);
 	free(s->acts);
 	col_result_free(&s->res);
+	if (s->analysis)
+		json_object_put(s->analysis);
 	memset(s, 0, sizeof *s);
 }
 

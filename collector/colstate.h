@@ -79,6 +79,7 @@ struct col_state {
 	int have_res;
 	double t_verdict_unix;
 	double first_beat_mono, threshold_mono, verdict_mono; /* for latency stats */
+	json_object *analysis;    /* deadlock analysis of the dumps (analyze/), or NULL */
 	struct col_stats st;
 };
 

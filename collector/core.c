@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "colstate.h"
+#include "dl.h"
 #include "drainreq.h"
 #include "hostlist.h"
 #include "link.h"
@@ -197,7 +198,22 @@ static void probe_nodes(struct collector *c)
 		dead += n->state == MW_PROBE_DEAD;
 		degraded += n->state == MW_PROBE_DEGRADED;
 	}
-	if (alive < 0)
+	if (alive == 0 && dead > 0) {
+		/* Not even our own node answered: the probe itself is broken
+		 * (no nodehealthd, wrong port, firewall).  Judging every node
+		 * dead would drain the job's nodes for nothing. */
+		for (size_t i = 0; i < s->nnodes; i++) {
+			if (s->nodes[i].state != MW_PROBE_DEAD)
+				continue;
+			s->nodes[i].state = MW_PROBE_ERROR;
+			snprintf(s->nodes[i].summary, sizeof s->nodes[i].summary,
+				 "no node answered any probe: is mpiwatch-nodehealthd running on port %u?",
+				 c->o->probe_port);
+		}
+		col_state_event(s, "probe_end",
+				"no node answered (%d probe(s) lost): liveness unknown, no node judged dead",
+				dead);
+	} else if (alive < 0)
 		col_state_event(s, "probe_end", "probe failed locally: %s (no node judged dead)",
 				strerror(errno));
 	else
@@ -264,6 +280,64 @@ static void act(struct collector *c)
 	}
 }
 
+/* Run the deadlock analysis (analyze/) over the dumps received so far and
+ * fold its finding into the result. */
+static void analyse_dumps(struct collector *c)
+{
+	struct col_state *s = &c->s;
+	struct dl_options opt;
+	struct dl_result *dr = NULL;
+	char dir[4200];
+	int ndumps = 0;
+	FILE *f;
+
+	for (size_t i = 0; i < s->size; i++)
+		ndumps += s->dumps[i] != NULL;
+	if (!ndumps || !c->o->dir[0] || !s->have_res)
+		return;
+	snprintf(dir, sizeof dir, "%s/dumps", c->o->dir);
+	dl_options_init(&opt);
+	opt.expect_size = (int)s->size;
+	opt.progress = -1;
+	if (dl_analyze_dir(dir, &opt, &dr) < 0) {
+		mw_warn("deadlock analysis of %s: %s", dir, strerror(errno));
+		return;
+	}
+	if (s->analysis)
+		json_object_put(s->analysis);
+	s->analysis = json_object_get(dl_result_json(dr));
+	snprintf(dir, sizeof dir, "%s/deadlock.txt", c->o->dir);
+	f = fopen(dir, "we");
+	if (f) {
+		dl_write_text(f, dr);
+		fclose(f);
+	}
+	if (dl_result_found(dr)) {
+		struct col_deadlock *d = &s->res.deadlock;
+		json_object *ranks = NULL, *reason = NULL;
+		d->found = 1;
+		snprintf(d->kind, sizeof d->kind, "%s", dl_result_kind(dr));
+		snprintf(d->source, sizeof d->source, "analyze");
+		if (json_object_object_get_ex(s->analysis, "ranks", &ranks) &&
+		    json_object_is_type(ranks, json_type_array)) {
+			size_t n = json_object_array_length(ranks);
+			int *v = malloc((n ? n : 1) * sizeof *v);
+			if (v) {
+				for (size_t i = 0; i < n; i++)
+					v[i] = json_object_get_int(json_object_array_get_idx(ranks, i));
+				free(d->ranks);
+				d->ranks = v;
+				d->n = n;
+			}
+		}
+		if (json_object_object_get_ex(s->analysis, "reason", &reason))
+			snprintf(d->detail, sizeof d->detail, "%s", json_object_get_string(reason));
+		else
+			snprintf(d->detail, sizeof d->detail, "see deadlock.txt");
+	}
+	dl_result_free(dr);
+}
+
 static void evaluate(struct collector *c)
 {
 	struct col_state *s = &c->s;
@@ -281,6 +355,8 @@ static void evaluate(struct collector *c)
 	col_result_free(&s->res);
 	s->res = res;
 	s->have_res = 1;
+	if (res.verdict == COL_V_SOFTWARE)
+		analyse_dumps(c);
 	if (res.verdict == COL_V_NONE) {
 		int a = 0;
 		for (size_t i = 0; i < res.ncauses; i++)
@@ -456,8 +532,11 @@ static void on_dump(struct collector *c, struct mw_hb_msg *m)
 	col_state_set_dump(s, rank, m->u.dump.json);
 	m->u.dump.json = NULL; /* owned by the state now */
 	mw_info("dump of rank %d received", rank);
-	if (c->s.decided)
+	if (c->s.decided) {
+		if (c->s.res.verdict == COL_V_SOFTWARE)
+			analyse_dumps(c);
 		write_reports(c);
+	}
 }
 
 /* Handle one frame.  Return -1 to close the client. */

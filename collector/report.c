@@ -126,6 +126,8 @@ json_object *col_report_json(const struct col_state *s)
 							: json_object_new_array());
 	json_object_object_add(d, "source", s->have_res ? jstr_or_null(r->deadlock.source) : NULL);
 	json_object_object_add(d, "detail", s->have_res ? jstr_or_null(r->deadlock.detail) : NULL);
+	if (s->analysis)
+		json_object_object_add(d, "analysis", json_object_get(s->analysis));
 	json_object_object_add(o, "deadlock", d);
 
 	a = json_object_new_array();
