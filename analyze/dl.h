@@ -25,6 +25,7 @@ struct dl_options {
 	int progress;     /* 1 = always, 0 = auto (>= 5000 files), -1 = never */
 	const char *schema_path; /* dump schema to validate with; NULL = the
 				    built-in checks of the documented fields */
+	int no_symbols; /* 1 = do not run addr2line on frames without file:line */
 	double skew; /* seconds: a finding needs one moment at which every
 			member was stuck, within this slack (default 0.5);
 			< 0 = do not check (dumps known to be current) */

@@ -83,7 +83,11 @@ int dl_analyze_dir(const char *dir, const struct dl_options *opt, struct dl_resu
 		errno = ENOMEM;
 		goto fail;
 	}
-	if (dl_load_dir(c, dir) < 0 || dl_build_graph(c) < 0 || dl_solve(c) < 0 ||
+	if (dl_load_dir(c, dir) < 0)
+		goto fail;
+	if (!c->opt.no_symbols)
+		dl_symbolize(c);
+	if (dl_build_graph(c) < 0 || dl_solve(c) < 0 ||
 	    dl_diagnose(c) < 0 || dl_build_report(c) < 0)
 		goto fail;
 	*out = r;

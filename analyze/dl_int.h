@@ -39,7 +39,7 @@ enum dl_state { DLS_IN_MPI = 0, DLS_COMPUTING, DLS_FINALIZED, DLS_EXITED };
 enum dl_mode { DLM_NONE = 0, DLM_STANDARD, DLM_SYNC, DLM_BUFFERED, DLM_READY };
 
 struct dl_frame {
-	const char *addr, *symbol, *file, *object;
+	const char *addr, *symbol, *file, *object, *offset;
 	int line;
 };
 
@@ -205,6 +205,11 @@ int dl_comm_world(const struct dl_ctx *c, int ci, int r);
 /* Comm rank of world rank w in comm ci, or -1. */
 int dl_comm_rank_of(const struct dl_ctx *c, int ci, int w);
 void dl_ctx_free_model(struct dl_ctx *c);
+
+/* dl_symbols.c: fill in symbol and file:line of frames that only have
+ * object + offset, with addr2line, when the objects are readable here.
+ * Return the number of frames resolved (errors are not fatal). */
+int dl_symbolize(struct dl_ctx *c);
 
 /* dl_graph.c */
 int dl_build_graph(struct dl_ctx *c);

@@ -329,6 +329,7 @@ static int get_frame(struct ex *e, struct json_object *o, struct dl_frame *f)
 	long line = 0;
 	if (get_str(e, o, "addr", 1, &f->addr) < 0 || get_str(e, o, "symbol", 0, &f->symbol) < 0 ||
 	    get_str(e, o, "file", 0, &f->file) < 0 || get_str(e, o, "object", 0, &f->object) < 0 ||
+	    get_str(e, o, "offset", 0, &f->offset) < 0 ||
 	    get_long(e, o, "line", 0, 0, INT_MAX, &line) < 0)
 		return -1;
 	f->line = (int)line;
@@ -473,14 +474,14 @@ static int get_msgs(struct ex *e, struct json_object *o, const char *key, int re
 		    get_int(e, x, "peer", 0, -2, DL_MAX_RANK, &peer) < 0 ||
 		    get_int(e, x, "peer_world", 0, -2, DL_MAX_RANK, &pw) < 0 ||
 		    get_tag(e, x, "tag", &m[i].tag) < 0 ||
-		    get_long(e, x, "count", 0, 0, LONG_MAX, &count) < 0 ||
+		    get_long(e, x, "count", 0, LONG_MIN, LONG_MAX, &count) < 0 ||
 		    get_str(e, x, "datatype", 0, &m[i].datatype) < 0 ||
-		    get_long(e, x, "bytes", 0, 0, LONG_MAX, &bytes) < 0 || get_mode(e, x, &m[i].mode) < 0 ||
+		    get_long(e, x, "bytes", 0, LONG_MIN, LONG_MAX, &bytes) < 0 || get_mode(e, x, &m[i].mode) < 0 ||
 		    get_bool(e, x, "persistent", &pers) < 0 || get_bool(e, x, "active", &act) < 0)
 			goto fail;
 		m[i].req = req;
-		m[i].count = count;
-		m[i].bytes = bytes;
+		m[i].count = count < 0 ? 0 : count; /* -1: not known */
+		m[i].bytes = bytes < 0 ? 0 : bytes;
 		m[i].persistent = pers ? 1 : 0;
 		m[i].active = act ? 1 : 0;
 		m[i].comm = comm >= 0 ? lmap_get(lm, comm) : -1;
@@ -692,8 +693,8 @@ static struct dl_rank *extract(struct ex *e, struct json_object *d, long want_ra
 		    get_int(e, call, "root", 0, -2, DL_MAX_RANK, &k->root) < 0 ||
 		    get_int(e, call, "root_world", 0, -2, DL_MAX_RANK, &k->root_world) < 0 ||
 		    get_str(e, call, "op", 0, &k->op) < 0 || get_str(e, call, "datatype", 0, &k->datatype) < 0 ||
-		    get_long(e, call, "count", 0, 0, LONG_MAX, &k->count) < 0 ||
-		    get_long(e, call, "bytes", 0, 0, LONG_MAX, &k->bytes) < 0 || get_mode(e, call, &k->mode) < 0 ||
+		    get_long(e, call, "count", 0, LONG_MIN, LONG_MAX, &k->count) < 0 ||
+		    get_long(e, call, "bytes", 0, LONG_MIN, LONG_MAX, &k->bytes) < 0 || get_mode(e, call, &k->mode) < 0 ||
 		    get_bool(e, call, "any", &k->any) < 0 || get_str(e, call, "lang", 0, &lang) < 0)
 			goto fail;
 		int ki = str_in(kind, kinds);
@@ -702,6 +703,10 @@ static struct dl_rank *extract(struct ex *e, struct json_object *d, long want_ra
 			goto fail;
 		}
 		k->kind = (enum dl_kind)ki;
+		if (k->count < 0)
+			k->count = 0; /* -1: not known or not applicable */
+		if (k->bytes < 0)
+			k->bytes = 0;
 		k->fortran = lang && !strcmp(lang, "fortran");
 		k->comm = comm >= 0 ? lmap_get(&lm, comm) : -1;
 		if (comm >= 0 && k->comm < 0) {
