@@ -1,0 +1,383 @@
+#!/usr/bin/env python3
+"""gen.py - generate libmpiwatch's wrappers from mpi.spec.
+
+  gen.py mpi.spec wrappers.c    C (+ Open MPI Fortran) wrappers, one variant
+  gen.py mpi.spec ops.c         the op table (names, kinds)
+  gen.py mpi.spec tramp.S       the dispatcher's trampolines and symbol table
+"""
+import re
+import sys
+
+KINDS = {
+    'send': 'MW_KIND_SEND', 'recv': 'MW_KIND_RECV', 'sendrecv': 'MW_KIND_SENDRECV',
+    'probe': 'MW_KIND_PROBE', 'wait': 'MW_KIND_WAIT', 'test': 'MW_KIND_TEST',
+    'collective': 'MW_KIND_COLLECTIVE', 'rma_sync': 'MW_KIND_RMA_SYNC', 'io': 'MW_KIND_IO',
+    'nb': 'MW_KIND_NONBLOCKING', 'init': 'MW_KIND_NONBLOCKING', 'start': 'MW_KIND_NONBLOCKING',
+    'reqfree': 'MW_KIND_OTHER', 'comm': 'MW_KIND_COLLECTIVE', 'commfree': 'MW_KIND_OTHER',
+    'iprobe': 'MW_KIND_TEST', 'other': 'MW_KIND_OTHER',
+    'init_manual': 'MW_KIND_OTHER', 'fin_manual': 'MW_KIND_COLLECTIVE',
+}
+BLOCKING = {'send', 'recv', 'sendrecv', 'probe', 'wait', 'collective', 'rma_sync', 'io', 'comm',
+            'fin_manual'}
+MODES = {'standard': 'MW_MODE_STANDARD', 'sync': 'MW_MODE_SYNC', 'buffered': 'MW_MODE_BUFFERED',
+         'ready': 'MW_MODE_READY'}
+HANDLE_F2C = {'MPI_Comm': 'PMPI_Comm_f2c', 'MPI_Datatype': 'PMPI_Type_f2c', 'MPI_Op': 'PMPI_Op_f2c',
+              'MPI_Request': 'PMPI_Request_f2c', 'MPI_Win': 'PMPI_Win_f2c',
+              'MPI_File': 'PMPI_File_f2c', 'MPI_Group': 'PMPI_Group_f2c', 'MPI_Info': 'PMPI_Info_f2c'}
+
+
+class Fn:
+    pass
+
+
+def parse(path):
+    fns = []
+    for line in open(path):
+        line = line.split('#', 1)[0].strip()
+        if not line:
+            continue
+        parts = [p.strip() for p in line.split('|')]
+        while len(parts) < 4:
+            parts.append('')
+        f = Fn()
+        f.name, f.kind, args, attrs = parts[:4]
+        f.cname = 'MPI_' + f.name
+        f.params = []
+        if args != 'void':
+            for a in args.split(','):
+                a = a.strip()
+                m = re.match(r'^(.*?)([A-Za-z_][A-Za-z0-9_]*)(\[\])?$', a)
+                typ, nm, arr = m.group(1).strip(), m.group(2), m.group(3)
+                if arr:
+                    typ = typ + ' *'
+                f.params.append((typ, nm, a))
+        f.attrs = {}
+        f.flags = set()
+        for t in attrs.split():
+            if '=' in t:
+                k, v = t.split('=', 1)
+                f.attrs[k] = v
+            else:
+                f.flags.add(t)
+        if any('char' in p[0] for p in f.params) and 'manual' not in f.flags:
+            f.flags.add('nofortran')
+        fns.append(f)
+    return fns
+
+
+def ptype(f, name):
+    for t, n, _ in f.params:
+        if n == name:
+            return t
+    raise SystemExit('%s: no parameter %s' % (f.name, name))
+
+
+def cexpr(f, lang, name, what):
+    """An expression for parameter `name` of f as a value (what: int|handle)."""
+    deref = name.startswith('*')
+    n = name.lstrip('*')
+    t = ptype(f, n)
+    if lang == 'c':
+        v = ('*' + n) if deref else n
+        return 'MWH(%s)' % v if what == 'handle' else v
+    # Fortran: every parameter is a pointer to MPI_Fint (or a buffer)
+    if what == 'handle':
+        base = t.replace('*', '').replace('const', '').strip()
+        return 'MWH(%s(*(MPI_Fint *)%s))' % (HANDLE_F2C[base], n)
+    return '(int)*(MPI_Fint *)%s' % n
+
+
+def dtexpr(f, lang, name):
+    if lang == 'c':
+        return name
+    return 'PMPI_Type_f2c(*(MPI_Fint *)%s)' % name
+
+
+def gen_body(f, lang, call):
+    """Body of a wrapper (after the inactive check).  call: the real call
+    expression statement assigning rc (C) or performing the call (Fortran)."""
+    a = f.attrs
+    k = f.kind
+    L = []
+    L.append('\tuint64_t t0 = mwm.profile ? mwm_now_ns() : 0;')
+    L.append('\tstruct mw_slot_call *c = mwm_begin(MWM_OP_%s, %d, __builtin_return_address(0), '
+             '__builtin_frame_address(0));' % (f.name, 1 if lang == 'f' else 0))
+    for key, fld in (('comm', 'comm'),):
+        if key in a:
+            L.append('\tc->comm = %s;' % cexpr(f, lang, a[key], 'handle'))
+    for key, fld in (('peer', 'peer'), ('tag', 'tag'), ('root', 'root'), ('count', 'count'),
+                     ('speer', 'send_peer'), ('stag', 'send_tag')):
+        if key in a:
+            L.append('\tc->%s = %s;' % (fld, cexpr(f, lang, a[key], 'int')))
+    if 'dt' in a:
+        L.append('\tc->datatype = %s;' % cexpr(f, lang, a['dt'], 'handle'))
+    if 'op' in a:
+        L.append('\tc->op = %s;' % cexpr(f, lang, a['op'], 'handle'))
+    if 'mode' in a:
+        L.append('\tc->mode = %s;' % MODES[a['mode']])
+    if k in ('wait', 'test', 'start') and ('reqs' in a or 'req1' in a):
+        L.append('\tuint64_t mw_small[MWM_MAX_WAIT], *mw_before = mw_small;')
+        if 'reqs' in a:
+            cnt, arr = a['reqs'].split(',')
+            cnt_e = cnt if lang == 'c' else '(int)*(MPI_Fint *)%s' % cnt
+            L.append('\tint mw_n = %s;' % cnt_e)
+            L.append('\tif (mw_n > MWM_MAX_WAIT && !(mw_before = malloc(sizeof(uint64_t) * (size_t)mw_n)))')
+            L.append('\t\tmw_before = NULL;')
+            L.append('\tfor (int i = 0; i < mw_n && mw_before; i++)')
+            if lang == 'c':
+                L.append('\t\tmw_before[i] = MWH(%s[i]);' % arr)
+            else:
+                L.append('\t\tmw_before[i] = MWH(PMPI_Request_f2c(((MPI_Fint *)%s)[i]));' % arr)
+        else:
+            L.append('\tint mw_n = 1;')
+            if lang == 'c':
+                L.append('\tmw_before[0] = MWH(*%s);' % a['req1'])
+            else:
+                L.append('\tmw_before[0] = MWH(PMPI_Request_f2c(*(MPI_Fint *)%s));' % a['req1'])
+        L.append('\tc->nreqs = mw_n;')
+        L.append('\tmwm.x.nreqs = mw_n < MWM_MAX_WAIT ? mw_n : MWM_MAX_WAIT;')
+        L.append('\tfor (int i = 0; i < mwm.x.nreqs && mw_before; i++)')
+        L.append('\t\tmwm.x.reqs[i] = mw_before[i];')
+    if k == 'reqfree':
+        if lang == 'c':
+            L.append('\tuint64_t mw_h = MWH(*%s);' % a['req1'])
+        else:
+            L.append('\tuint64_t mw_h = MWH(PMPI_Request_f2c(*(MPI_Fint *)%s));' % a['req1'])
+    if k == 'commfree':
+        L.append('\tuint64_t mw_h = c->comm;')
+    L.append('\t(void)c;')
+    L.append('\tmwm_commit();')
+    L.append(call)
+    L.append('\tunsigned mw_done = 0;')
+    ok = '(rc == MPI_SUCCESS)' if lang == 'c' else '(*ierr == MPI_SUCCESS)'
+    if k in BLOCKING and k not in ('wait',):
+        L.append('\tif (%s)' % ok)
+        L.append('\t\tmw_done = 1;')
+    if k in ('send', 'sendrecv'):
+        L.append('\tif (%s)' % ok)
+        L.append('\t\tmwm_sent();')
+    if k in ('nb', 'init'):
+        req = a['req']
+        rexpr = ('MWH(*%s)' % req) if lang == 'c' else 'MWH(PMPI_Request_f2c(*(MPI_Fint *)%s))' % req
+        L.append('\tif (%s)' % ok)
+        L.append('\t\tmwm_req_new(%s, MWM_TABLE_%s, %d);' % (rexpr, a['table'].upper(),
+                                                          1 if k == 'init' else 0))
+    if k == 'start':
+        L.append('\tif (%s)' % ok)
+        L.append('\t\tfor (int i = 0; i < mw_n && mw_before; i++)')
+        L.append('\t\t\tmwm_req_start(mw_before[i]);')
+    if k == 'reqfree':
+        L.append('\tif (%s)' % ok)
+        L.append('\t\tmwm_req_free(mw_h);')
+    if k == 'commfree':
+        L.append('\tif (%s)' % ok)
+        L.append('\t\tmwm_comms_remove(&mwm.comms, mw_h);')
+    if k == 'comm':
+        nc = a['newcomm']
+        if lang == 'c':
+            L.append('\tif (%s)' % ok)
+            L.append('\t\tmwm_glue_comm_created(%s, *%s, "%s");' % (a['comm'], nc, a['how']))
+        else:
+            L.append('\tif (%s)' % ok)
+            L.append('\t\tmwm_glue_comm_created(PMPI_Comm_f2c(*(MPI_Fint *)%s), '
+                     'PMPI_Comm_f2c(*(MPI_Fint *)%s), "%s");' % (a['comm'], nc, a['how']))
+    if k in ('wait', 'test'):
+        # which requests completed
+        def intv(n):
+            return n if lang == 'c' else '(int)*(MPI_Fint *)' + n
+        flag = a.get('flag')
+        cond = ok
+        if flag:
+            cond = '%s && %s' % (ok, ('*%s' % flag) if lang == 'c' else '*(MPI_Fint *)%s' % flag)
+        one_based = '' if lang == 'c' else ' - 1'
+        L.append('\tif (%s && mw_before) {' % cond)
+        if 'idx' in a:
+            L.append('\t\tint mw_i = %s;' % (('*%s' % a['idx']) if lang == 'c' else '(int)*(MPI_Fint *)%s' % a['idx']))
+            L.append('\t\tif (mw_i != MPI_UNDEFINED && mw_i%s >= 0 && mw_i%s < mw_n)' % (one_based, one_based))
+            L.append('\t\t\tmw_done += mwm_req_done(mw_before[mw_i%s]);' % one_based)
+        elif 'outcount' in a:
+            oc = ('*%s' % a['outcount']) if lang == 'c' else '(int)*(MPI_Fint *)%s' % a['outcount']
+            ind = a['indices']
+            L.append('\t\tint mw_oc = %s;' % oc)
+            L.append('\t\tfor (int j = 0; mw_oc != MPI_UNDEFINED && j < mw_oc; j++) {')
+            if lang == 'c':
+                L.append('\t\t\tint mw_i = %s[j];' % ind)
+            else:
+                L.append('\t\t\tint mw_i = (int)((MPI_Fint *)%s)[j] - 1;' % ind)
+            L.append('\t\t\tif (mw_i >= 0 && mw_i < mw_n)')
+            L.append('\t\t\t\tmw_done += mwm_req_done(mw_before[mw_i]);')
+            L.append('\t\t}')
+        else:
+            L.append('\t\tfor (int i = 0; i < mw_n; i++)')
+            L.append('\t\t\tmw_done += mwm_req_done(mw_before[i]);')
+        L.append('\t}')
+        L.append('\tif (mw_before != mw_small)')
+        L.append('\t\tfree(mw_before);')
+    elif k == 'start':
+        L.append('\tif (mw_before != mw_small)')
+        L.append('\t\tfree(mw_before);')
+    L.append('\tmwm_finish(mw_done);')
+    if 'count' in a and 'dt' in a:
+        L.append('\tif (t0)')
+        L.append('\t\tmwm_prof_add(MWM_OP_%s, t0, mwm_bytes(%s, %s));' % (
+            f.name, cexpr(f, lang, a['count'], 'int'), dtexpr(f, lang, a['dt'])))
+    else:
+        L.append('\tif (t0)')
+        L.append('\t\tmwm_prof_add(MWM_OP_%s, t0, 0);' % f.name)
+    return L
+
+
+def gen_wrappers(fns):
+    o = ['/* Generated by monitor/gen.py from monitor/mpi.spec: do not edit. */',
+         '#include <stdlib.h>', '#include <mpi.h>', '#include "mwm.h"', '#include "mwm_glue.h"',
+         '#include "ops.h"', '']
+    for f in fns:
+        if 'manual' in f.flags:
+            continue
+        decl = ', '.join(p[2] for p in f.params) or 'void'
+        args = ', '.join(p[1] for p in f.params)
+        o.append('int mwv_%s(%s);' % (f.cname, decl))
+        o.append('int mwv_%s(%s)' % (f.cname, decl))
+        o.append('{')
+        o.append('\tif (!mwm_active())')
+        o.append('\t\treturn P%s(%s);' % (f.cname, args))
+        o += gen_body(f, 'c', '\tint rc = P%s(%s);' % (f.cname, args))
+        o.append('\treturn rc;')
+        o.append('}')
+        o.append('')
+    # Fortran (Open MPI only): pass through to the real pmpi_xxx_ with the same pointers
+    o.append('#ifdef MWM_FORTRAN')
+    for f in fns:
+        if 'manual' in f.flags or 'nofortran' in f.flags:
+            continue
+        low = f.cname.lower()
+        np_ = len(f.params)
+        ptypes = ', '.join(['void *'] * np_ + ['MPI_Fint *'])
+        pdecl = ', '.join(['void *%s' % p[1] for p in f.params] + ['MPI_Fint *ierr'])
+        pargs = ', '.join([p[1] for p in f.params] + ['ierr'])
+        o.append('static void (*real_f_%s)(%s);' % (low, ptypes))
+        o.append('void mwv_f_%s(%s);' % (low, pdecl))
+        o.append('void mwv_f_%s(%s)' % (low, pdecl))
+        o.append('{')
+        o.append('\tif (!mwm_active()) {')
+        o.append('\t\treal_f_%s(%s);' % (low, pargs))
+        o.append('\t\treturn;')
+        o.append('\t}')
+        o += gen_body(f, 'f', '\treal_f_%s(%s);' % (low, pargs))
+        o.append('}')
+        o.append('')
+    o.append('const struct mwm_fsym mwm_fsyms[] = {')
+    for f in fns:
+        if 'manual' in f.flags or 'nofortran' in f.flags:
+            continue
+        low = f.cname.lower()
+        o.append('\t{"p%s_", (void **)&real_f_%s, (void *)mwv_f_%s},' % (low, low, low))
+    o.append('\t{NULL, NULL, NULL}};')
+    o.append('#endif')
+    return '\n'.join(o) + '\n'
+
+
+def gen_ops(fns):
+    o = ['/* Generated by monitor/gen.py from monitor/mpi.spec: do not edit. */',
+         '#include "mwm.h"', '#include "ops.h"', '', 'const struct mwm_opinfo mwm_ops[] = {']
+    for f in fns:
+        o.append('\t[MWM_OP_%s] = {"%s", %s, %d, {0}},' % (f.name, f.cname, KINDS[f.kind],
+                                                       1 if f.kind in BLOCKING else 0))
+    o.append('};')
+    o.append('const int mwm_nops = %d;' % len(fns))
+    return '\n'.join(o) + '\n'
+
+
+def gen_ops_h(fns):
+    o = ['/* Generated by monitor/gen.py from monitor/mpi.spec: do not edit. */',
+         '#ifndef MWM_OPS_H', '#define MWM_OPS_H', 'enum mwm_op {']
+    for i, f in enumerate(fns):
+        o.append('\tMWM_OP_%s = %d,' % (f.name, i))
+    o.append('\tMWM_NOPS = %d' % len(fns))
+    o.append('};')
+    o.append('struct mwm_fsym { const char *real; void **slot; void *wrapper; };')
+    o.append('extern const struct mwm_fsym mwm_fsyms[];')
+    o.append('#endif')
+    return '\n'.join(o) + '\n'
+
+
+def fortran_names(f):
+    low = f.cname.lower()
+    return [low + '_', low + '__', low, f.cname.upper()]
+
+
+def tramp_syms(fns):
+    syms = []  # (exported name, variant symbol name)
+    for f in fns:
+        syms.append((f.cname, 'mwv_' + f.cname))
+    for f in fns:
+        if 'nofortran' in f.flags:
+            continue
+        for n in fortran_names(f):
+            syms.append((n, 'mwv_f_' + f.cname.lower()))
+    return syms
+
+
+def gen_tramp(fns):
+    """x86-64 trampolines: each exported symbol jumps through its slot; a
+    slot starts at a lazy stub that resolves every slot on first use (for a
+    process that loads MPI after start-up) and then jumps on."""
+    syms = tramp_syms(fns)
+    o = ['/* Generated by monitor/gen.py from monitor/mpi.spec: do not edit. */',
+         '\t.section .note.GNU-stack,"",@progbits', '\t.text']
+    for i, (n, _) in enumerate(syms):
+        o += ['\t.globl %s' % n, '\t.type %s, @function' % n, '\t.p2align 4', '%s:' % n,
+              '\tjmp *mwd_slots+%d(%%rip)' % (8 * i), '\t.size %s, .-%s' % (n, n)]
+    for i, (n, _) in enumerate(syms):
+        o += ['.Llazy%d:' % i, '\tpushq $%d' % i, '\tjmp mwd_lazy_common']
+    # stack at entry of mwd_lazy_common: [index][return address], rsp % 16 == 0
+    o += ['\t.p2align 4', '\t.type mwd_lazy_common, @function', 'mwd_lazy_common:',
+          '\tpushq %rdi', '\tpushq %rsi', '\tpushq %rdx', '\tpushq %rcx', '\tpushq %r8',
+          '\tpushq %r9', '\tpushq %rax', '\tsubq $136, %rsp']
+    for k in range(8):
+        o.append('\tmovdqu %%xmm%d, %d(%%rsp)' % (k, 16 * k))
+    o += ['\tmovq 192(%rsp), %rdi', '\tcall mwd_resolve', '\tmovq %rax, 192(%rsp)']
+    for k in range(8):
+        o.append('\tmovdqu %d(%%rsp), %%xmm%d' % (16 * k, k))
+    o += ['\taddq $136, %rsp', '\tpopq %rax', '\tpopq %r9', '\tpopq %r8', '\tpopq %rcx',
+          '\tpopq %rdx', '\tpopq %rsi', '\tpopq %rdi', '\tret',
+          '\t.size mwd_lazy_common, .-mwd_lazy_common']
+    o += ['\t.data', '\t.p2align 3', '\t.globl mwd_slots', '\t.hidden mwd_slots', 'mwd_slots:']
+    for i in range(len(syms)):
+        o.append('\t.quad .Llazy%d' % i)
+    o += ['\t.globl mwd_lazy', '\t.hidden mwd_lazy', 'mwd_lazy:']
+    for i in range(len(syms)):
+        o.append('\t.quad .Llazy%d' % i)
+    o += ['\t.section .rodata', '\t.globl mwd_nsyms', '\t.hidden mwd_nsyms', '\t.p2align 2',
+          'mwd_nsyms:', '\t.long %d' % len(syms)]
+    o += ['\t.section .data.rel.ro,"aw"', '\t.p2align 3', '\t.globl mwd_names', '\t.hidden mwd_names',
+          'mwd_names:']
+    for i, (n, v) in enumerate(syms):
+        o.append('\t.quad .Ln%d, .Lv%d' % (i, i))
+    o.append('\t.section .rodata.str1.1,"aMS",@progbits,1')
+    for i, (n, v) in enumerate(syms):
+        o += ['.Ln%d:' % i, '\t.string "%s"' % n, '.Lv%d:' % i, '\t.string "%s"' % v]
+    return '\n'.join(o) + '\n'
+
+
+def main():
+    spec, out = sys.argv[1], sys.argv[2]
+    fns = parse(spec)
+    if out.endswith('wrappers.c'):
+        text = gen_wrappers(fns)
+    elif out.endswith('ops.c'):
+        text = gen_ops(fns)
+    elif out.endswith('ops.h'):
+        text = gen_ops_h(fns)
+    elif out.endswith('.S'):
+        text = gen_tramp(fns)
+    else:
+        raise SystemExit('unknown output ' + out)
+    with open(out + '.tmp', 'w') as fh:
+        fh.write(text)
+    import os
+    os.replace(out + '.tmp', out)
+
+
+if __name__ == '__main__':
+    main()

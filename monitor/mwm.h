@@ -1,0 +1,213 @@
+/* mwm.h - libmpiwatch runtime: the state of one monitored rank and the fast
+ * path the generated MPI wrappers use.  MPI-independent (handles are carried
+ * as uint64_t); the MPI-typed glue is in mwm_glue.h.
+ *
+ * Fast path (every wrapped call): a handful of stores into the shared-memory
+ * slot under its seqlock and one load of the watcher's coarse clock.  No
+ * system call, no lock, no allocation.
+ */
+#ifndef MWM_H
+#define MWM_H
+
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "comms.h"
+#include "mw_slot.h"
+#include "reqtab.h"
+
+#define MWM_MAX_WAIT 64
+#define MWM_NOARG INT32_MIN /* a rank argument the call does not have */
+
+struct mwm_opinfo {
+	char name[32];
+	uint8_t kind;     /* enum mw_op_kind */
+	uint8_t blocking; /* counters A/B move */
+	uint8_t pad[6];
+} __attribute__((aligned(8)));
+
+/* Generated from mpi.spec (ops.c). */
+extern const struct mwm_opinfo mwm_ops[];
+extern const int mwm_nops;
+
+struct mwm_name {
+	uint64_t handle;
+	const char *name;
+	int size; /* bytes (datatypes) */
+};
+
+/* Per-op profile (only when MPIWATCH_PROFILE is set). */
+struct mwm_prof {
+	uint64_t calls;
+	uint64_t ns;
+	uint64_t bytes;
+};
+
+struct mwm_callx { /* process-local extension of slot->call, same seqlock */
+	int nreqs;
+	uint64_t reqs[MWM_MAX_WAIT];
+};
+
+struct mwm_rt {
+	int on;           /* wrappers record (after MPI_Init, before MPI_Finalize) */
+	int thread_check; /* MPI_THREAD_MULTIPLE: record the main thread only */
+	pthread_t main;
+	struct mw_slot *slot;
+	uint64_t seq;     /* the writer's copy of slot->seq */
+	uint64_t clock_ns; /* coarse CLOCK_MONOTONIC, advanced by the watcher */
+	int profile;
+	struct mwm_reqtab reqs;
+	struct mwm_ring ring;
+	struct mwm_comms comms;
+	struct mwm_callx x;
+	/* MPI constants, normalised by the glue at init */
+	int proc_null, any_source, mpi_root, undefined;
+	uint64_t comm_world, req_null;
+	struct mwm_name dtypes[96];
+	int ndtypes;
+	struct mwm_name rops[24];
+	int nrops;
+	char mpi[48];
+	double timeout_s;
+	char dumpdir[1024];
+	char slotpath[1024];
+	struct mwm_prof *prof; /* [mwm_nops] */
+	uint64_t prof_start_ns;
+	uint64_t prof_end_ns;
+	int prof_in_mpi_ns_valid;
+	uintptr_t stack_lo, stack_hi; /* the main thread's stack */
+};
+
+extern struct mwm_rt mwm;
+
+static inline int mwm_active(void)
+{
+	if (__builtin_expect(!mwm.on, 0))
+		return 0;
+	if (__builtin_expect(mwm.thread_check, 0) && !pthread_equal(pthread_self(), mwm.main))
+		return 0;
+	return 1;
+}
+
+/* Start describing a call: the slot's seqlock is odd until mwm_commit(). */
+static inline struct mw_slot_call *mwm_begin(int op, int lang, void *site, void *frame)
+{
+	struct mw_slot *s = mwm.slot;
+	struct mw_slot_call *c = &s->call;
+	__atomic_store_n(&s->seq, mwm.seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(c->name, mwm_ops[op].name, sizeof(c->name));
+	c->op_id = (uint32_t)op;
+	c->kind = mwm_ops[op].kind;
+	c->blocking = mwm_ops[op].blocking;
+	c->lang = (uint32_t)lang;
+	c->comm = 0;
+	c->peer = MWM_NOARG;
+	c->tag = MW_TAG_NONE;
+	c->root = MWM_NOARG;
+	c->count = -1;
+	c->send_peer = MWM_NOARG;
+	c->send_tag = MW_TAG_NONE;
+	c->datatype = 0;
+	c->op = 0;
+	c->mode = 0;
+	c->nreqs = 0;
+	c->site = (uint64_t)(uintptr_t)site;
+	c->frame = (uint64_t)(uintptr_t)frame;
+	c->enter_ns = __atomic_load_n(&mwm.clock_ns, __ATOMIC_RELAXED);
+	return c;
+}
+
+/* Publish the call: A += 1 for a blocking call. */
+static inline void mwm_commit(void)
+{
+	struct mw_slot *s = mwm.slot;
+	s->calls++;
+	if (s->call.blocking)
+		s->a++;
+	else if (s->call.kind == MW_KIND_TEST)
+		s->tests++;
+	s->state = MW_STATE_IN_MPI;
+	mwm.seq += 2;
+	__atomic_store_n(&s->seq, mwm.seq, __ATOMIC_RELEASE);
+}
+
+/* The call returned: B = A for a blocking call; ncompl requests/operations
+ * completed. */
+static inline void mwm_finish(unsigned ncompl)
+{
+	struct mw_slot *s = mwm.slot;
+	__atomic_store_n(&s->seq, mwm.seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	if (s->call.blocking)
+		s->b = s->a;
+	if (ncompl) {
+		s->completions += ncompl;
+		s->last_progress_ns = __atomic_load_n(&mwm.clock_ns, __ATOMIC_RELAXED);
+	}
+	s->pending = mwm.reqs.nused;
+	s->state = MW_STATE_COMPUTING;
+	mwm.seq += 2;
+	__atomic_store_n(&s->seq, mwm.seq, __ATOMIC_RELEASE);
+}
+
+/* Request bookkeeping (runtime.c).  Called by the main thread only. */
+void mwm_req_new(uint64_t handle, int table, int persistent);
+/* A request completed: remove it (or make a persistent one inactive); a
+ * send goes to the recent-send ring.  Return 1 (one completion). */
+unsigned mwm_req_done(uint64_t handle);
+void mwm_req_start(uint64_t handle);
+void mwm_req_free(uint64_t handle);
+/* A blocking send returned: remember it in the recent-send ring. */
+void mwm_sent(void);
+
+/* Profiling clock and accounting (runtime.c). */
+uint64_t mwm_now_ns(void);
+void mwm_prof_add(int op, uint64_t t0, uint64_t bytes);
+
+/* Runtime life cycle (runtime.c). */
+/* Set up the slot, tables and watcher after MPI_Init returned.  Never fails
+ * the job: on error, monitoring stays off.  Return 0 if monitoring is on. */
+int mwm_start(int world_rank, int world_size, int thread_multiple);
+/* MPI_Finalize is about to be called / returned. */
+void mwm_stop(void);
+void mwm_after_finalize(void);
+/* Environment switch MPIWATCH_DISABLE. */
+int mwm_disabled(void);
+
+/* Watcher (watcher.c). */
+int mwm_watcher_start(void);
+void mwm_watcher_stop(void);
+/* The stall rule, on a snapshot (pure; unit-tested).  prev_* hold the
+ * watcher's memory between ticks.  Return 0 (fine), 1 (stuck in a blocking
+ * call) or 2 (polling with test-family calls and no completion). */
+struct mwm_stall {
+	uint64_t a;           /* A at last observation */
+	uint64_t since_ns;    /* when this A value was first seen stuck */
+	uint64_t completions; /* completions at last observation */
+	uint64_t compl_since_ns;
+	uint64_t calls_at_compl;
+	uint64_t dumped_a;    /* A value already dumped for (stuck) */
+	uint64_t dumped_compl; /* completions value already dumped for (polling) */
+	int dumped_any;
+};
+int mwm_stall_check(struct mwm_stall *st, const struct mw_slot *s, uint64_t now_ns,
+		    double timeout_s);
+
+/* Dump (dump.c / watcher.c).  reason: "stuck", "polling", "request". */
+int mwm_dump_write(const char *reason);
+
+/* Names (runtime.c). */
+const char *mwm_dtype_name(uint64_t h, int *size);
+const char *mwm_rop_name(uint64_t h);
+/* Normalise an MPI rank argument to MW_RANK_NONE/ANY or itself. */
+int mwm_norm_rank(int r);
+
+/* Glue hooks implemented per MPI (mpiglue.c). */
+/* The unexpected-message queue length of comm from MPI_T (watcher thread).
+ * per_peer (may be NULL) receives up to max_peers per-peer values when the
+ * MPI keeps them, *npeers their number.  Return 0, or -1 if unavailable. */
+int mwm_glue_mpit_unexpected(uint64_t comm, long *count, long *per_peer, int max_peers, int *npeers);
+
+#endif

@@ -1,0 +1,26 @@
+/* mwm_glue.h - MPI-typed helpers of the generated wrappers (compiled once
+ * per MPI: libmpiwatch-openmpi.so and libmpiwatch-mpich.so). */
+#ifndef MWM_GLUE_H
+#define MWM_GLUE_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+#include "mwm.h"
+
+/* Any MPI handle (pointer or int) as a uint64_t. */
+#define MWH(x) ((uint64_t)(uintptr_t)(x))
+
+/* Bytes of count elements of dt (0 if unknown); profiling only. */
+static inline uint64_t mwm_bytes(int count, MPI_Datatype dt)
+{
+	int sz = 0;
+	if (count <= 0 || dt == MPI_DATATYPE_NULL || PMPI_Type_size(dt, &sz) != MPI_SUCCESS || sz < 0)
+		return 0;
+	return (uint64_t)count * (uint64_t)sz;
+}
+
+/* A communicator was created from parent: record its group and gid. */
+void mwm_glue_comm_created(MPI_Comm parent, MPI_Comm newcomm, const char *how);
+
+#endif

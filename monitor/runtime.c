@@ -1,0 +1,370 @@
+/* runtime.c - libmpiwatch's per-rank state: start/stop, slot, requests,
+ * names, profile.  MPI-independent: the glue (mpiglue.c) calls in here. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "mwm.h"
+#include "runtime.h"
+
+struct mwm_rt mwm;
+
+/* Before MPI_Init the wrappers write into this private slot (never shared). */
+static struct mw_slot mwm_private_slot __attribute__((aligned(64)));
+static int slot_is_file;
+
+static void warn_once(const char *what, const char *detail)
+{
+	static int warned;
+	if (warned++)
+		return;
+	mw_log_open("mpiwatch", MW_LOG_STDERR, LOG_WARNING);
+	mw_warn("%s%s%s (monitoring continues without it)", what, detail ? ": " : "", detail ? detail : "");
+}
+
+uint64_t mwm_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int mwm_disabled(void)
+{
+	const char *e = getenv("MPIWATCH_DISABLE");
+	return e && *e && strcmp(e, "0") != 0 && strcasecmp(e, "no") != 0 && strcasecmp(e, "false") != 0;
+}
+
+double mwm_parse_timeout(const char *s, int *bad)
+{
+	char *end;
+	double v;
+	*bad = 0;
+	if (!s || !*s)
+		return MWM_DEFAULT_TIMEOUT;
+	errno = 0;
+	v = strtod(s, &end);
+	while (*end == ' ' || *end == '\t')
+		end++;
+	if (errno || end == s || *end || !(v >= 1.0) || v > 1e7) {
+		*bad = 1;
+		return MWM_DEFAULT_TIMEOUT;
+	}
+	return v;
+}
+
+int mwm_norm_rank(int r)
+{
+	if (r == MWM_NOARG)
+		return MW_RANK_NONE;
+	if (r == mwm.proc_null)
+		return MW_RANK_NONE;
+	if (r == mwm.any_source)
+		return MW_RANK_ANY;
+	if (r == mwm.mpi_root)
+		return MW_RANK_NONE;
+	if (r < 0)
+		return MW_RANK_NONE;
+	return r;
+}
+
+const char *mwm_dtype_name(uint64_t h, int *size)
+{
+	for (int i = 0; i < mwm.ndtypes; i++)
+		if (mwm.dtypes[i].handle == h) {
+			if (size)
+				*size = mwm.dtypes[i].size;
+			return mwm.dtypes[i].name;
+		}
+	if (size)
+		*size = -1;
+	return h ? "derived" : NULL;
+}
+
+const char *mwm_rop_name(uint64_t h)
+{
+	for (int i = 0; i < mwm.nrops; i++)
+		if (mwm.rops[i].handle == h)
+			return mwm.rops[i].name;
+	return h ? "user" : NULL;
+}
+
+/* ---- requests (main thread) ---- */
+
+void mwm_req_new(uint64_t handle, int table, int persistent)
+{
+	const struct mw_slot_call *c = &mwm.slot->call;
+	struct mwm_req r;
+	if (handle == mwm.req_null)
+		return;
+	memset(&r, 0, sizeof(r));
+	r.table = (uint8_t)table;
+	r.persistent = (uint8_t)persistent;
+	r.active = !persistent;
+	r.mode = (uint8_t)c->mode;
+	r.lang = (uint8_t)c->lang;
+	r.op = (uint16_t)c->op_id;
+	r.handle = handle;
+	r.comm = c->comm;
+	r.peer = c->peer;
+	r.tag = c->tag;
+	r.root = c->root;
+	r.count = c->count;
+	r.datatype = c->datatype;
+	mwm_reqtab_put(&mwm.reqs, &r);
+}
+
+unsigned mwm_req_done(uint64_t handle)
+{
+	struct mwm_req *r;
+	if (handle == mwm.req_null)
+		return 0;
+	r = mwm_reqtab_find(&mwm.reqs, handle);
+	if (!r)
+		return 1;
+	if (r->table == MWM_TABLE_SEND)
+		mwm_ring_push(&mwm.ring, r);
+	if (r->persistent)
+		mwm_reqtab_set_active(r, 0);
+	else
+		mwm_reqtab_del(&mwm.reqs, r);
+	return 1;
+}
+
+void mwm_req_start(uint64_t handle)
+{
+	struct mwm_req *r = mwm_reqtab_find(&mwm.reqs, handle);
+	if (r)
+		mwm_reqtab_set_active(r, 1);
+}
+
+void mwm_req_free(uint64_t handle)
+{
+	struct mwm_req *r = mwm_reqtab_find(&mwm.reqs, handle);
+	if (r)
+		mwm_reqtab_del(&mwm.reqs, r);
+}
+
+void mwm_sent(void)
+{
+	const struct mw_slot_call *c = &mwm.slot->call;
+	struct mwm_req r;
+	memset(&r, 0, sizeof(r));
+	r.table = MWM_TABLE_SEND;
+	r.mode = (uint8_t)c->mode;
+	r.lang = (uint8_t)c->lang;
+	r.op = (uint16_t)c->op_id;
+	r.comm = c->comm;
+	r.peer = c->kind == MW_KIND_SENDRECV ? c->send_peer : c->peer;
+	r.tag = c->kind == MW_KIND_SENDRECV ? c->send_tag : c->tag;
+	r.root = MWM_NOARG;
+	r.count = c->count;
+	r.datatype = c->datatype;
+	r.id = -1;
+	mwm_ring_push(&mwm.ring, &r);
+}
+
+/* ---- profile ---- */
+
+void mwm_prof_add(int op, uint64_t t0, uint64_t bytes)
+{
+	struct mwm_prof *p;
+	uint64_t dt;
+	if (!mwm.prof || op < 0 || op >= mwm_nops)
+		return;
+	dt = mwm_now_ns() - t0;
+	p = &mwm.prof[op];
+	p->calls++;
+	p->ns += dt;
+	p->bytes += bytes;
+}
+
+/* ---- paths ---- */
+
+static void abspath(char *dst, size_t len, const char *p)
+{
+	char cwd[PATH_MAX];
+	if (p[0] == '/' || !getcwd(cwd, sizeof(cwd)))
+		snprintf(dst, len, "%s", p);
+	else
+		snprintf(dst, len, "%s/%s", cwd, p);
+}
+
+void mwm_choose_dumpdir(char *dst, size_t len)
+{
+	const char *d = getenv("MPIWATCH_DUMPDIR");
+	const char *dir = getenv("MPIWATCH_DIR");
+	const char *job = getenv("SLURM_JOB_ID");
+	char tmp[PATH_MAX];
+	dst[0] = 0;
+	if (d && *d) {
+		abspath(dst, len, d);
+	} else if (dir && *dir) {
+		snprintf(tmp, sizeof(tmp), "%s/dumps", dir);
+		abspath(dst, len, tmp);
+	} else if (job && *job) {
+		snprintf(tmp, sizeof(tmp), "mpiwatch-%s/dumps", job);
+		abspath(dst, len, tmp);
+	}
+}
+
+int mwm_mkdirs(const char *path)
+{
+	char tmp[PATH_MAX];
+	size_t n = strlen(path);
+	if (n == 0 || n >= sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(tmp, path, n + 1);
+	for (char *p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+/* ---- life cycle ---- */
+
+void mwm_early_init(void)
+{
+	if (!mwm.slot)
+		mwm.slot = &mwm_private_slot;
+}
+
+static void on_exit_cb(int status, void *arg)
+{
+	struct mw_slot *s = mwm.slot;
+	(void)arg;
+	mwm.on = 0;
+	mwm_watcher_stop();
+	if (!s || !slot_is_file)
+		return;
+	__atomic_store_n(&s->seq, mwm.seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	s->state = MW_STATE_EXITED;
+	mwm.seq += 2;
+	__atomic_store_n(&s->seq, mwm.seq, __ATOMIC_RELEASE);
+	if (!(__atomic_load_n(&s->exit_flags, __ATOMIC_ACQUIRE) & MW_SLOT_EXIT_VALID)) {
+		s->exit_status = status & 0xff;
+		__atomic_store_n(&s->exit_flags, MW_SLOT_EXIT_VALID, __ATOMIC_RELEASE);
+	}
+	if (mwm_slot_is_temporary()) {
+		char dir[PATH_MAX];
+		unlink(mwm.slotpath);
+		snprintf(dir, sizeof(dir), "%s", mwm.slotpath);
+		char *sl = strrchr(dir, '/');
+		if (sl) {
+			*sl = 0;
+			rmdir(dir); /* fails while other ranks still have theirs: fine */
+		}
+	}
+}
+
+int mwm_slot_is_temporary(void)
+{
+	const char *job = getenv("SLURM_JOB_ID");
+	const char *rd = getenv("MPIWATCH_RUNDIR");
+	const char *keep = getenv("MPIWATCH_KEEP_SLOT");
+	return !(job && *job) && !(rd && *rd) && !(keep && *keep && strcmp(keep, "0"));
+}
+
+int mwm_start(int world_rank, int world_size, int thread_multiple)
+{
+	char dir[PATH_MAX], host[64] = "", *p;
+	const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
+	const char *prof = getenv("MPIWATCH_PROFILE");
+	struct mw_slot *s;
+	int bad;
+
+	mwm.timeout_s = mwm_parse_timeout(getenv("MPIWATCH_TIMEOUT"), &bad);
+	if (bad) {
+		mw_log_open("mpiwatch", MW_LOG_STDERR, LOG_WARNING);
+		mw_warn("MPIWATCH_TIMEOUT=\"%s\" is not a number of seconds >= 1; using %g",
+			getenv("MPIWATCH_TIMEOUT"), mwm.timeout_s);
+	}
+	gethostname(host, sizeof(host) - 1);
+	if ((p = strchr(host, '.')))
+		*p = 0;
+	if (mwm_reqtab_init(&mwm.reqs, 4096) < 0)
+		return -1;
+	if (mw_slot_default_dir(dir, sizeof(dir), (unsigned)getuid(), job, (long)getppid(), host) == 0 &&
+	    (s = mw_slot_create(dir, world_rank, mwm.slotpath, sizeof(mwm.slotpath)))) {
+		slot_is_file = 1;
+	} else {
+		warn_once("cannot create the shared-memory slot", strerror(errno));
+		s = &mwm_private_slot;
+		memset(s, 0, sizeof(*s));
+	}
+	s->world_rank = world_rank;
+	s->world_size = world_size;
+	s->pid = (int32_t)getpid();
+	s->uid = (int32_t)getuid();
+	snprintf(s->host, sizeof(s->host), "%s", host);
+	snprintf(s->job_id, sizeof(s->job_id), "%s", job ? job : "");
+	snprintf(s->step_id, sizeof(s->step_id), "%s", step ? step : "");
+	snprintf(s->mpi, sizeof(s->mpi), "%s", mwm.mpi);
+	s->timeout_s = mwm.timeout_s;
+	mwm.clock_ns = mwm_now_ns();
+	s->start_ns = mwm.clock_ns;
+	s->now_ns = mwm.clock_ns;
+	s->last_progress_ns = mwm.clock_ns;
+	s->comm_id = -1;
+	s->state = MW_STATE_COMPUTING;
+	mwm.seq = 0;
+	mw_slot_publish(s);
+	mwm.slot = s;
+	mwm_choose_dumpdir(mwm.dumpdir, sizeof(mwm.dumpdir));
+	mwm.main = pthread_self();
+	mwm.thread_check = thread_multiple;
+	mwm_stack_init();
+	if (prof && *prof) {
+		mwm.prof = calloc((size_t)mwm_nops, sizeof(*mwm.prof));
+		if (mwm.prof) {
+			mwm.profile = 1;
+			mwm.prof_start_ns = mwm_now_ns();
+		}
+	}
+	if (slot_is_file)
+		on_exit(on_exit_cb, NULL);
+	mwm.on = 1;
+	if (mwm_watcher_start() < 0)
+		warn_once("cannot start the watcher thread", strerror(errno));
+	return 0;
+}
+
+void mwm_stop(void)
+{
+	if (mwm.profile)
+		mwm.prof_end_ns = mwm_now_ns();
+}
+
+void mwm_after_finalize(void)
+{
+	struct mw_slot *s = mwm.slot;
+	mwm.on = 0;
+	mwm_watcher_stop();
+	if (s) {
+		__atomic_store_n(&s->seq, mwm.seq + 1, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		s->state = MW_STATE_FINALIZED;
+		mwm.seq += 2;
+		__atomic_store_n(&s->seq, mwm.seq, __ATOMIC_RELEASE);
+	}
+	if (mwm.profile) {
+		if (mwm_profile_write() < 0)
+			warn_once("cannot write the profile", strerror(errno));
+		mwm.profile = 0;
+	}
+}

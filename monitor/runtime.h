@@ -1,0 +1,55 @@
+/* runtime.h - internal helpers of libmpiwatch shared by its modules. */
+#ifndef MWM_RUNTIME_H
+#define MWM_RUNTIME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MWM_DEFAULT_TIMEOUT 60.0
+
+/* Parse MPIWATCH_TIMEOUT: seconds, fractions allowed, at least 1.  NULL or
+ * "" gives the default; a bad value sets *bad and gives the default. */
+double mwm_parse_timeout(const char *s, int *bad);
+
+/* The dump directory from the environment (absolute), "" if none. */
+void mwm_choose_dumpdir(char *dst, size_t len);
+
+/* mkdir -p.  Return 0 on success, or -1 on error (with errno set). */
+int mwm_mkdirs(const char *path);
+
+/* Point mwm.slot at a private slot until MPI_Init (library constructor). */
+void mwm_early_init(void);
+
+/* 1 if the slot file is removed at exit (no Slurm job, no MPIWATCH_RUNDIR,
+ * no MPIWATCH_KEEP_SLOT). */
+int mwm_slot_is_temporary(void);
+
+/* The main thread's stack bounds (for the stack scan); call in the main thread. */
+void mwm_stack_init(void);
+
+/* One frame found on the blocked thread's stack. */
+struct mwm_frame {
+	uintptr_t addr;
+	char object[256];
+	uintptr_t offset;      /* addr - object load base */
+	char symbol[128];
+	uintptr_t sym_offset;
+};
+
+/* Conservatively scan the stack from frame up to the stack's top for return
+ * addresses into executable mappings that follow a call instruction; the
+ * first frame is site.  Return the number of frames written (<= max). */
+int mwm_stack_scan(uintptr_t site, uintptr_t frame, uintptr_t stack_hi, struct mwm_frame *out,
+		   int max);
+
+/* Fill object/offset/symbol of a frame with dladdr. */
+void mwm_frame_symbolize(struct mwm_frame *f);
+
+/* Write the profile (TAU format) if MPIWATCH_PROFILE is set.  Return 0 on
+ * success, or -1 on error (with errno set). */
+int mwm_profile_write(void);
+
+/* The profile group of an op ("MPI_P2P_BLOCKING", ...). */
+const char *mwm_op_group(int op);
+
+#endif

@@ -1,0 +1,137 @@
+/* stack.c - find the blocked thread's callers without stopping it.
+ *
+ * The main thread is inside MPI and cannot be signalled, so the watcher scans
+ * its stack conservatively: from the wrapper's frame address up to the top
+ * of the stack, every aligned word that points into an executable mapping and
+ * is preceded by a call instruction is taken as a return address.  The part
+ * of the stack above the wrapper belongs to the application's callers and
+ * does not change while the call is blocked.  False frames are possible
+ * (stale return addresses left in locals); the dump says "scan".
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mwm.h"
+#include "runtime.h"
+
+struct map {
+	uintptr_t lo, hi;
+	int r, x;
+};
+
+static int read_maps(struct map *m, int max)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char line[512];
+	int n = 0;
+	if (!f)
+		return 0;
+	while (n < max && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		char perm[8];
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) != 3)
+			continue;
+		m[n].lo = lo;
+		m[n].hi = hi;
+		m[n].r = perm[0] == 'r';
+		m[n].x = perm[2] == 'x';
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
+void mwm_stack_init(void)
+{
+	pthread_attr_t a;
+	void *addr;
+	size_t size;
+	if (pthread_getattr_np(pthread_self(), &a) == 0) {
+		if (pthread_attr_getstack(&a, &addr, &size) == 0) {
+			mwm.stack_lo = (uintptr_t)addr;
+			mwm.stack_hi = (uintptr_t)addr + size;
+		}
+		pthread_attr_destroy(&a);
+	}
+}
+
+static const struct map *find_map(const struct map *m, int n, uintptr_t a)
+{
+	for (int i = 0; i < n; i++)
+		if (a >= m[i].lo && a < m[i].hi)
+			return &m[i];
+	return NULL;
+}
+
+/* Is there a call instruction ending at a?  (e8 rel32; ff /2 with modrm) */
+static int after_call(const struct map *m, int n, uintptr_t a)
+{
+	const struct map *mm = find_map(m, n, a - 1);
+	const unsigned char *p = (const unsigned char *)a;
+	if (!mm || !mm->r || !mm->x || a - 7 < mm->lo)
+		return 0;
+	if (p[-5] == 0xe8)
+		return 1;
+	/* ff /2: modrm reg field == 2; lengths 2 (ff d0), 3 (ff 55 08), 6/7 (disp32, sib) */
+	for (int len = 2; len <= 7; len++) {
+		if (p[-len] == 0xff && ((p[-len + 1] >> 3) & 7) == 2)
+			return 1;
+		if (len >= 3 && p[-len] == 0x41 && p[-len + 1] == 0xff && ((p[-len + 2] >> 3) & 7) == 2)
+			return 1;
+	}
+	return 0;
+}
+
+int mwm_stack_scan(uintptr_t site, uintptr_t frame, uintptr_t stack_hi, struct mwm_frame *out,
+		   int max)
+{
+	struct map *maps = calloc(2048, sizeof(*maps));
+	int nm, n = 0;
+	if (max <= 0)
+		return 0;
+	memset(&out[0], 0, sizeof(out[0]));
+	out[n++].addr = site;
+	if (!maps)
+		return n;
+	nm = read_maps(maps, 2048);
+	if (frame && stack_hi > frame) {
+		const struct map *sm = find_map(maps, nm, frame);
+		uintptr_t hi = stack_hi;
+		if (sm && sm->hi < hi)
+			hi = sm->hi;
+		if (hi - frame > 1024 * 1024)
+			hi = frame + 1024 * 1024;
+		/* skip the words up to and including the site itself */
+		for (uintptr_t p = (frame + 7) & ~(uintptr_t)7; p + 8 <= hi && n < max; p += 8) {
+			uintptr_t v = *(const uintptr_t *)p;
+			const struct map *vm;
+			if (v == site && n == 1)
+				continue;
+			vm = find_map(maps, nm, v);
+			if (!vm || !vm->x || !after_call(maps, nm, v))
+				continue;
+			memset(&out[n], 0, sizeof(out[n]));
+			out[n++].addr = v;
+		}
+	}
+	free(maps);
+	return n;
+}
+
+void mwm_frame_symbolize(struct mwm_frame *f)
+{
+	Dl_info di;
+	/* a return address may be one past the caller's last byte: look up addr-1 */
+	if (!f->addr || !dladdr((void *)(f->addr - 1), &di))
+		return;
+	if (di.dli_fname)
+		snprintf(f->object, sizeof(f->object), "%s", di.dli_fname);
+	f->offset = f->addr - (uintptr_t)di.dli_fbase;
+	if (di.dli_sname) {
+		snprintf(f->symbol, sizeof(f->symbol), "%s", di.dli_sname);
+		f->sym_offset = f->addr - (uintptr_t)di.dli_saddr;
+	}
+}

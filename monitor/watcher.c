@@ -1,0 +1,258 @@
+/* watcher.c - the library's watcher thread: coarse clock, stall rule,
+ * dumps.  It takes no signal (all blocked), installs no handler and makes
+ * no MPI call except the thread-safe MPI_T queries of the glue. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dump.h"
+#include "log.h"
+#include "mwm.h"
+#include "runtime.h"
+
+static pthread_t th;
+static int th_running;
+static int th_stop;
+static pthread_mutex_t th_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t th_cv;
+
+int mwm_stall_check(struct mwm_stall *st, const struct mw_slot *s, uint64_t now_ns, double timeout_s)
+{
+	uint64_t tns = (uint64_t)(timeout_s * 1e9);
+	/* seed 002: inside a blocking call (A != B) with A unchanged for the timeout */
+	if (s->state == MW_STATE_IN_MPI && s->call.blocking && s->a != s->b) {
+		if (st->a != s->a) {
+			st->a = s->a;
+			st->since_ns = s->call.enter_ns && s->call.enter_ns <= now_ns ? s->call.enter_ns : now_ns;
+		}
+		if (now_ns - st->since_ns >= tns && st->dumped_a != s->a) {
+			st->dumped_a = s->a;
+			return 1;
+		}
+	} else {
+		st->a = 0;
+	}
+	/* polling: the last call was a test-family call, tests keep coming,
+	 * and nothing completed for the timeout */
+	if (!st->compl_since_ns || s->completions != st->completions) {
+		st->completions = s->completions;
+		st->compl_since_ns = now_ns;
+		st->calls_at_compl = s->tests;
+		return 0;
+	}
+	if (s->call.kind == MW_KIND_TEST && s->tests >= st->calls_at_compl + 2 &&
+	    now_ns - st->compl_since_ns >= tns && st->dumped_compl != s->completions + 1) {
+		st->dumped_compl = s->completions + 1;
+		return 2;
+	}
+	return 0;
+}
+
+/* Translate the current call's comm and ranks for the agent. */
+static void resolve(const struct mw_slot_snap *sn)
+{
+	struct mw_slot *s = mwm.slot;
+	const struct mw_slot_call *c = &sn->s.call;
+	const struct mwm_comm *cm;
+	if (sn->s.resolved_calls == sn->s.calls)
+		return;
+	mwm_comms_reader_begin(&mwm.comms);
+	cm = c->comm ? mwm_comms_find(&mwm.comms, c->comm) : NULL;
+	__atomic_store_n(&s->seq2, s->seq2 + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	s->resolved_a = sn->s.a;
+	s->resolved_calls = sn->s.calls;
+	s->comm_id = cm ? cm->id : -1;
+	s->comm_size = cm ? cm->size : 0;
+	snprintf(s->comm_gid, sizeof(s->comm_gid), "%s", cm ? cm->gid : "");
+	s->peer_world = mwm_comm_to_world(cm, mwm_norm_rank(c->peer));
+	s->root_world = mwm_comm_to_world(cm, mwm_norm_rank(c->root));
+	s->send_peer_world = mwm_comm_to_world(cm, mwm_norm_rank(c->send_peer));
+	__atomic_store_n(&s->seq2, s->seq2 + 1, __ATOMIC_RELEASE);
+	mwm_comms_reader_end(&mwm.comms);
+}
+
+static void set_clock(uint64_t now)
+{
+	struct mw_slot *s = mwm.slot;
+	__atomic_store_n(&mwm.clock_ns, now, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->seq2, s->seq2 + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	s->now_ns = now;
+	__atomic_store_n(&s->seq2, s->seq2 + 1, __ATOMIC_RELEASE);
+}
+
+int mwm_dump_write(const char *reason)
+{
+	struct mw_slot_snap sn;
+	struct mwm_callx x;
+	struct mwm_dumpin in;
+	struct mwm_req *pend = NULL, recent[MWM_RING];
+	struct mwm_frame *frames = NULL;
+	struct json_object *obj = NULL;
+	struct timespec rt;
+	char path[1200];
+	long unexp = -1, *pp = NULL;
+	int rv = -1, tries;
+	static int warned;
+
+	if (!mwm.dumpdir[0])
+		return 0; /* nowhere to write: stay quiet */
+	memset(&in, 0, sizeof(in));
+	/* consistent copy of the slot and of the wait list */
+	for (tries = 0; tries < 100; tries++) {
+		uint64_t q = __atomic_load_n(&mwm.slot->seq, __ATOMIC_ACQUIRE);
+		if (q & 1)
+			continue;
+		mw_slot_snapshot(mwm.slot, &sn);
+		memcpy(&x, &mwm.x, sizeof(x));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&mwm.slot->seq, __ATOMIC_RELAXED) == q && sn.live_ok)
+			break;
+	}
+	if (tries == 100) {
+		errno = EAGAIN;
+		return -1;
+	}
+	pend = calloc(mwm.reqs.cap ? mwm.reqs.cap : 1, sizeof(*pend));
+	frames = calloc(64, sizeof(*frames));
+	if (!pend || !frames)
+		goto out;
+	in.reason = reason;
+	in.slot = &sn.s;
+	in.x = &x;
+	in.pending = pend;
+	in.npending = mwm_reqtab_snapshot(&mwm.reqs, pend, (int)mwm.reqs.cap);
+	in.recent = recent;
+	in.nrecent = mwm_ring_snapshot(&mwm.ring, recent);
+	if (sn.s.state == MW_STATE_IN_MPI || !strcmp(reason, "polling")) {
+		in.frames = frames;
+		in.nframes = mwm_stack_scan((uintptr_t)sn.s.call.site,
+					    sn.s.state == MW_STATE_IN_MPI ? (uintptr_t)sn.s.call.frame : 0,
+					    mwm.stack_hi, frames, 64);
+		for (int i = 0; i < in.nframes; i++)
+			mwm_frame_symbolize(&frames[i]);
+	}
+	in.unexp_comm = sn.s.call.comm ? sn.s.call.comm : mwm.comm_world;
+	pp = calloc(4096, sizeof(long));
+	if (pp && mwm_glue_mpit_unexpected(in.unexp_comm, &unexp, pp, 4096, &in.unexp_npeers) == 0) {
+		in.unexp_per_peer = pp;
+		in.unexp_source = "mpi_t";
+		in.unexp_count = unexp;
+	} else {
+		in.unexp_source = "none";
+		in.unexp_count = -1;
+	}
+	clock_gettime(CLOCK_REALTIME, &rt);
+	in.now_unix = (double)rt.tv_sec + rt.tv_nsec / 1e9;
+	in.now_ns = mwm_now_ns();
+	mwm_comms_reader_begin(&mwm.comms);
+	obj = mwm_dump_build(&in);
+	mwm_comms_reader_end(&mwm.comms);
+	if (!obj)
+		goto out;
+	if (mwm_dump_save(obj, mwm.dumpdir, sn.s.world_rank, path, sizeof(path)) < 0) {
+		if (!warned++) {
+			mw_log_open("mpiwatch", MW_LOG_STDERR, LOG_WARNING);
+			mw_warn("cannot write the state dump in %s: %s", mwm.dumpdir, strerror(errno));
+		}
+		goto out;
+	}
+	__atomic_store_n(&mwm.slot->seq2, mwm.slot->seq2 + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	snprintf(mwm.slot->dump_path, sizeof(mwm.slot->dump_path), "%.511s", path);
+	mwm.slot->dumps++;
+	__atomic_store_n(&mwm.slot->seq2, mwm.slot->seq2 + 1, __ATOMIC_RELEASE);
+	rv = 0;
+out:
+	if (obj)
+		json_object_put(obj);
+	free(pp);
+	free(pend);
+	free(frames);
+	return rv;
+}
+
+static void *watch(void *arg)
+{
+	struct mwm_stall st;
+	uint64_t tick_ns = (uint64_t)(mwm.timeout_s * 1e8); /* timeout / 10 */
+	(void)arg;
+	memset(&st, 0, sizeof(st));
+	if (tick_ns > 100000000ull)
+		tick_ns = 100000000ull;
+	pthread_mutex_lock(&th_mu);
+	while (!th_stop) {
+		struct timespec ts;
+		struct mw_slot_snap sn;
+		uint64_t now;
+		int r;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_nsec += (long)tick_ns;
+		while (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
+		}
+		pthread_cond_timedwait(&th_cv, &th_mu, &ts);
+		if (th_stop)
+			break;
+		pthread_mutex_unlock(&th_mu);
+		now = mwm_now_ns();
+		set_clock(now);
+		if (mw_slot_snapshot(mwm.slot, &sn) == 0 || sn.live_ok) {
+			if (sn.s.state == MW_STATE_IN_MPI)
+				resolve(&sn);
+			r = mwm_stall_check(&st, &sn.s, now, mwm.timeout_s);
+			if (r)
+				mwm_dump_write(r == 1 ? "stuck" : "polling");
+		}
+		if (__atomic_load_n(&mwm.slot->dump_request, __ATOMIC_ACQUIRE)) {
+			__atomic_store_n(&mwm.slot->dump_request, 0, __ATOMIC_RELEASE);
+			mwm_dump_write("request");
+		}
+		pthread_mutex_lock(&th_mu);
+	}
+	pthread_mutex_unlock(&th_mu);
+	return NULL;
+}
+
+int mwm_watcher_start(void)
+{
+	pthread_condattr_t ca;
+	sigset_t all, old;
+	int e;
+	if (th_running)
+		return 0;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&th_cv, &ca);
+	pthread_condattr_destroy(&ca);
+	th_stop = 0;
+	/* the thread inherits a full mask: the application's signals never go to it */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	e = pthread_create(&th, NULL, watch, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (e) {
+		errno = e;
+		return -1;
+	}
+	th_running = 1;
+	return 0;
+}
+
+void mwm_watcher_stop(void)
+{
+	if (!th_running || pthread_equal(pthread_self(), th))
+		return;
+	pthread_mutex_lock(&th_mu);
+	th_stop = 1;
+	pthread_cond_signal(&th_cv);
+	pthread_mutex_unlock(&th_mu);
+	pthread_join(th, NULL);
+	th_running = 0;
+}

@@ -1,0 +1,187 @@
+/* mw_slot.h - the per-rank shared-memory slot of libmpiwatch (version 1).
+ *
+ * Every monitored MPI rank maps one fixed-size file,
+ *   $MPIWATCH_RUNDIR/rank-<world rank>
+ *   (default /dev/shm/mpiwatch.<uid>.<jobid or "nojob-<ppid>">.<hostname>/rank-<N>),
+ * and keeps its counters and current MPI call there.  The node agent, the
+ * SPANK plugin and the CLI read it with the functions below.
+ *
+ * Writers:
+ *  - the rank's main thread (the only writer of the "live" block, guarded by
+ *    the seqlock `seq`: odd while a write is in progress);
+ *  - the monitor's watcher thread (coarse clock, the "resolved" block guarded
+ *    by `seq2`, dump path, dump count);
+ *  - the agent (dump_request) and the SPANK plugin (exit status), via
+ *    mw_slot_request_dump() and mw_slot_set_exit().
+ * All multi-byte fields are native-endian; the file never leaves the node.
+ */
+#ifndef MW_SLOT_H
+#define MW_SLOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define MW_SLOT_MAGIC 0x31544f4c53574d4dULL /* "MMWSLOT1" little-endian */
+#define MW_SLOT_VERSION 1
+#define MW_SLOT_SIZE 4096
+
+enum mw_slot_state {
+	MW_STATE_INIT = 0,      /* library loaded, MPI_Init not returned yet */
+	MW_STATE_COMPUTING = 1, /* outside MPI */
+	MW_STATE_IN_MPI = 2,    /* inside a wrapped MPI call */
+	MW_STATE_FINALIZED = 3, /* MPI_Finalize returned */
+	MW_STATE_EXITED = 4,    /* the process exited (exit status valid) */
+};
+
+enum mw_op_kind {
+	MW_KIND_OTHER = 0,
+	MW_KIND_SEND = 1,
+	MW_KIND_RECV = 2,
+	MW_KIND_SENDRECV = 3,
+	MW_KIND_PROBE = 4,
+	MW_KIND_WAIT = 5,
+	MW_KIND_TEST = 6,
+	MW_KIND_COLLECTIVE = 7,
+	MW_KIND_RMA_SYNC = 8,
+	MW_KIND_IO = 9,
+	MW_KIND_NONBLOCKING = 10, /* Isend, Irecv, Ibarrier, Start... (returns at once) */
+};
+
+enum mw_send_mode { MW_MODE_NONE = 0, MW_MODE_STANDARD, MW_MODE_SYNC, MW_MODE_BUFFERED, MW_MODE_READY };
+
+#define MW_RANK_NONE (-1)  /* MPI_PROC_NULL or not applicable */
+#define MW_RANK_ANY (-2)   /* MPI_ANY_SOURCE */
+#define MW_TAG_NONE INT32_MIN /* the call has no tag */
+
+/* The current (or last) MPI call, as the main thread writes it. */
+struct mw_slot_call {
+	char name[32];       /* "MPI_Recv" (C name, NUL-terminated) */
+	uint32_t op_id;      /* index in the monitor's op table */
+	uint32_t kind;       /* enum mw_op_kind */
+	uint32_t lang;       /* 0 = C, 1 = Fortran */
+	uint32_t blocking;   /* 1 if counters A/B moved for this call */
+	uint64_t comm;       /* raw communicator handle (0 = none) */
+	int32_t peer;        /* raw rank in comm as passed (source/dest); INT32_MIN = none */
+	int32_t tag;         /* raw tag, MW_TAG_NONE if none */
+	int32_t root;        /* raw root; INT32_MIN = none */
+	int32_t count;       /* element count, -1 if none */
+	int32_t send_peer;   /* Sendrecv: destination; INT32_MIN = none */
+	int32_t send_tag;    /* Sendrecv: send tag */
+	uint64_t datatype;   /* raw datatype handle */
+	uint64_t op;         /* raw reduction op handle */
+	uint32_t mode;       /* enum mw_send_mode */
+	int32_t nreqs;       /* wait/test: number of requests */
+	uint64_t site;       /* return address into the caller */
+	uint64_t frame;      /* frame address of the wrapper (stack scan start) */
+	uint64_t enter_ns;   /* CLOCK_MONOTONIC ns at entry (coarse: watcher tick) */
+};
+
+struct mw_slot {
+	/* header: written once, before magic */
+	uint64_t magic;
+	uint32_t version;
+	uint32_t size;        /* sizeof(struct mw_slot) as written */
+	int32_t world_rank;
+	int32_t world_size;
+	int32_t pid;
+	int32_t uid;
+	char host[64];
+	char job_id[32];
+	char step_id[32];
+	char mpi[48];         /* "openmpi 4.1.4" / "mpich 4.0.2" */
+	uint64_t start_ns;    /* CLOCK_MONOTONIC at MPI_Init */
+	double timeout_s;     /* the watcher's timeout */
+
+	/* live block: written by the main thread only, seqlock seq */
+	uint64_t seq;
+	uint64_t a;           /* seed 002 counter A: blocking calls entered */
+	uint64_t b;           /* counter B: = A on return of a blocking call */
+	uint64_t completions; /* blocking calls returned + requests completed */
+	uint64_t calls;       /* wrapped MPI calls made */
+	uint64_t tests;       /* test-family calls (MPI_Test*, MPI_Iprobe) */
+	uint32_t state;       /* enum mw_slot_state */
+	uint32_t pending;     /* pending requests (sends + receives) */
+	uint64_t last_progress_ns; /* CLOCK_MONOTONIC (coarse) of the last completion */
+	struct mw_slot_call call;
+
+	/* watcher block: written by the watcher thread, seqlock seq2 */
+	uint64_t seq2;
+	uint64_t now_ns;      /* the watcher's last tick (CLOCK_MONOTONIC ns) */
+	uint64_t resolved_a;  /* value of A the fields below describe */
+	uint64_t resolved_calls; /* value of calls the fields below describe */
+	int32_t comm_id;      /* per-rank communicator id, -1 unknown/none */
+	int32_t comm_size;
+	int32_t peer_world;   /* MW_RANK_NONE / MW_RANK_ANY or a world rank */
+	int32_t root_world;
+	int32_t send_peer_world;
+	int32_t dumps;        /* number of dumps written */
+	char comm_gid[128];
+	char dump_path[512];  /* last dump written, "" if none */
+
+	/* written by others */
+	uint32_t dump_request; /* set non-zero by the agent: "please dump now" */
+	uint32_t exit_flags;   /* bit 0: exit_status valid; bit 1: killed by a signal */
+	int32_t exit_status;   /* exit code, or the signal number */
+	int32_t reserved;
+};
+
+#define MW_SLOT_EXIT_VALID 1u
+#define MW_SLOT_EXIT_SIGNALED 2u
+
+/* A consistent copy of one slot (what a reader works with). */
+struct mw_slot_snap {
+	struct mw_slot s;
+	int live_ok;     /* 1 if the live block is a consistent snapshot */
+	int resolved_ok; /* 1 if the resolved block is consistent */
+};
+
+/* Map an existing slot file.  writable != 0 maps it read-write (to request a
+ * dump or record an exit status).  Return the mapping, or NULL on error with
+ * errno set (EPROTO: wrong magic/version/size; EAGAIN: not initialised yet). */
+struct mw_slot *mw_slot_map(const char *path, int writable);
+
+/* Unmap a slot returned by mw_slot_map or mw_slot_create. */
+void mw_slot_unmap(struct mw_slot *slot);
+
+/* Create (or reuse) the slot file dir/rank-<rank>, size MW_SLOT_SIZE, map it
+ * read-write and zero it; the caller fills the header and sets magic last
+ * with mw_slot_publish().  The directory is created (mode 0700) if missing.
+ * path (may be NULL) receives the file name.  Return the mapping, or NULL on
+ * error with errno set. */
+struct mw_slot *mw_slot_create(const char *dir, int rank, char *path, size_t pathlen);
+
+/* Make a filled-in header visible to readers (stores magic last). */
+void mw_slot_publish(struct mw_slot *slot);
+
+/* Copy a slot consistently (seqlock read of the live and resolved blocks,
+ * retried a bounded number of times).  Return 0 on success, or -1 with errno
+ * EAGAIN if a block never became consistent (the *_ok flags tell which). */
+int mw_slot_snapshot(const struct mw_slot *slot, struct mw_slot_snap *out);
+
+/* Ask the rank to write a dump now ("request" reason).  Return 0. */
+int mw_slot_request_dump(struct mw_slot *slot);
+
+/* Record a task's wait status (as from waitpid) in the slot and mark it
+ * exited.  Return 0 on success, or -1 with errno EINVAL for a status that is
+ * neither exited nor signaled. */
+int mw_slot_set_exit(struct mw_slot *slot, int wait_status);
+
+/* The default per-node slot directory:
+ *   $MPIWATCH_RUNDIR if set, else
+ *   /dev/shm/mpiwatch.<uid>.<jobid or "nojob-<ppid>">.<host>
+ * jobid may be NULL or "" (then ppid is used).  Return 0 on success, or -1
+ * with errno ENAMETOOLONG. */
+int mw_slot_default_dir(char *buf, size_t len, unsigned uid, const char *jobid, long ppid,
+			const char *host);
+
+/* Call cb(path, rank, arg) for every rank-<N> file in dir, in rank order.
+ * A non-zero return from cb stops the scan and is returned.  Return 0 when
+ * done, or -1 on error (errno set, e.g. ENOENT). */
+int mw_slot_scan_dir(const char *dir, int (*cb)(const char *path, int rank, void *arg), void *arg);
+
+/* Names for enum values ("in_mpi", "recv", ...); "unknown" if out of range. */
+const char *mw_slot_state_name(uint32_t state);
+const char *mw_slot_kind_name(uint32_t kind);
+const char *mw_slot_mode_name(uint32_t mode); /* NULL for MW_MODE_NONE */
+
+#endif

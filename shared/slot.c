@@ -1,0 +1,253 @@
+/* slot.c - map, create, snapshot and annotate libmpiwatch's per-rank slots. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mw_slot.h"
+
+_Static_assert(sizeof(struct mw_slot) <= MW_SLOT_SIZE, "slot too large");
+
+struct mw_slot *mw_slot_map(const char *path, int writable)
+{
+	struct mw_slot *s = NULL;
+	struct stat st;
+	int fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0)
+		goto fail;
+	if (!S_ISREG(st.st_mode) || st.st_size < (off_t)MW_SLOT_SIZE) {
+		errno = EPROTO;
+		goto fail;
+	}
+	s = mmap(NULL, MW_SLOT_SIZE, PROT_READ | (writable ? PROT_WRITE : 0), MAP_SHARED, fd, 0);
+	if (s == MAP_FAILED) {
+		s = NULL;
+		goto fail;
+	}
+	close(fd);
+	fd = -1;
+	if (__atomic_load_n(&s->magic, __ATOMIC_ACQUIRE) != MW_SLOT_MAGIC) {
+		int e = s->magic == 0 ? EAGAIN : EPROTO;
+		munmap(s, MW_SLOT_SIZE);
+		errno = e;
+		return NULL;
+	}
+	if (s->version != MW_SLOT_VERSION || s->size > MW_SLOT_SIZE || s->size < sizeof(*s)) {
+		munmap(s, MW_SLOT_SIZE);
+		errno = EPROTO;
+		return NULL;
+	}
+	return s;
+fail:
+	if (fd >= 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+	}
+	return NULL;
+}
+
+void mw_slot_unmap(struct mw_slot *slot)
+{
+	if (slot)
+		munmap(slot, MW_SLOT_SIZE);
+}
+
+struct mw_slot *mw_slot_create(const char *dir, int rank, char *path, size_t pathlen)
+{
+	char p[1024];
+	struct mw_slot *s;
+	int fd, e;
+	if (snprintf(p, sizeof(p), "%s/rank-%d", dir, rank) >= (int)sizeof(p)) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return NULL;
+	fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return NULL;
+	if (ftruncate(fd, MW_SLOT_SIZE) < 0)
+		goto fail;
+	s = mmap(NULL, MW_SLOT_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (s == MAP_FAILED)
+		goto fail;
+	close(fd);
+	memset(s, 0, MW_SLOT_SIZE);
+	if (path && pathlen)
+		snprintf(path, pathlen, "%s", p);
+	return s;
+fail:
+	e = errno;
+	close(fd);
+	errno = e;
+	return NULL;
+}
+
+void mw_slot_publish(struct mw_slot *slot)
+{
+	slot->version = MW_SLOT_VERSION;
+	slot->size = sizeof(*slot);
+	__atomic_store_n(&slot->magic, MW_SLOT_MAGIC, __ATOMIC_RELEASE);
+}
+
+/* Copy [from, from+len) of a block guarded by *seq. */
+static int seq_copy(const uint64_t *seq, const void *from, void *to, size_t len)
+{
+	for (int tries = 0; tries < 1000; tries++) {
+		uint64_t s1 = __atomic_load_n(seq, __ATOMIC_ACQUIRE);
+		if (s1 & 1) {
+			if (tries > 10)
+				usleep(10);
+			continue;
+		}
+		memcpy(to, from, len);
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(seq, __ATOMIC_RELAXED) == s1)
+			return 1;
+	}
+	return 0;
+}
+
+int mw_slot_snapshot(const struct mw_slot *slot, struct mw_slot_snap *out)
+{
+	const char *base = (const char *)slot;
+	char *dst = (char *)&out->s;
+	size_t live_off = offsetof(struct mw_slot, seq);
+	size_t live_end = offsetof(struct mw_slot, seq2);
+	size_t res_end = offsetof(struct mw_slot, dump_request);
+
+	memset(out, 0, sizeof(*out));
+	memcpy(dst, base, live_off); /* header: immutable once published */
+	out->live_ok = seq_copy(&slot->seq, base + live_off, dst + live_off, live_end - live_off);
+	out->resolved_ok = seq_copy(&slot->seq2, base + live_end, dst + live_end, res_end - live_end);
+	out->s.dump_request = __atomic_load_n(&slot->dump_request, __ATOMIC_ACQUIRE);
+	out->s.exit_flags = __atomic_load_n(&slot->exit_flags, __ATOMIC_ACQUIRE);
+	out->s.exit_status = slot->exit_status;
+	out->s.comm_gid[sizeof(out->s.comm_gid) - 1] = 0;
+	out->s.dump_path[sizeof(out->s.dump_path) - 1] = 0;
+	out->s.call.name[sizeof(out->s.call.name) - 1] = 0;
+	out->s.host[sizeof(out->s.host) - 1] = 0;
+	out->s.job_id[sizeof(out->s.job_id) - 1] = 0;
+	out->s.step_id[sizeof(out->s.step_id) - 1] = 0;
+	out->s.mpi[sizeof(out->s.mpi) - 1] = 0;
+	if (!out->live_ok || !out->resolved_ok) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return 0;
+}
+
+int mw_slot_request_dump(struct mw_slot *slot)
+{
+	__atomic_store_n(&slot->dump_request, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int mw_slot_set_exit(struct mw_slot *slot, int wait_status)
+{
+	uint32_t flags = MW_SLOT_EXIT_VALID;
+	int v;
+	if (WIFEXITED(wait_status)) {
+		v = WEXITSTATUS(wait_status);
+	} else if (WIFSIGNALED(wait_status)) {
+		v = WTERMSIG(wait_status);
+		flags |= MW_SLOT_EXIT_SIGNALED;
+	} else {
+		errno = EINVAL;
+		return -1;
+	}
+	slot->exit_status = v;
+	__atomic_store_n(&slot->exit_flags, flags, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int mw_slot_default_dir(char *buf, size_t len, unsigned uid, const char *jobid, long ppid,
+			const char *host)
+{
+	const char *env = getenv("MPIWATCH_RUNDIR");
+	int n;
+	if (env && *env)
+		n = snprintf(buf, len, "%s", env);
+	else if (jobid && *jobid)
+		n = snprintf(buf, len, "/dev/shm/mpiwatch.%u.%s.%s", uid, jobid, host);
+	else
+		n = snprintf(buf, len, "/dev/shm/mpiwatch.%u.nojob-%ld.%s", uid, ppid, host);
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
+int mw_slot_scan_dir(const char *dir, int (*cb)(const char *path, int rank, void *arg), void *arg)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int *ranks = NULL, n = 0, cap = 0, rv = -1;
+	char path[1024];
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		char *end;
+		long r;
+		if (strncmp(de->d_name, "rank-", 5) != 0)
+			continue;
+		errno = 0;
+		r = strtol(de->d_name + 5, &end, 10);
+		if (errno || *end || end == de->d_name + 5 || r < 0 || r > 0x7fffffff)
+			continue;
+		if (n == cap) {
+			int *nr = realloc(ranks, (cap ? cap * 2 : 64) * sizeof(*ranks));
+			if (!nr)
+				goto fail;
+			ranks = nr;
+			cap = cap ? cap * 2 : 64;
+		}
+		ranks[n++] = (int)r;
+	}
+	qsort(ranks, n, sizeof(*ranks), cmp_int);
+	rv = 0;
+	for (int i = 0; i < n && rv == 0; i++) {
+		snprintf(path, sizeof(path), "%s/rank-%d", dir, ranks[i]);
+		rv = cb(path, ranks[i], arg);
+	}
+fail:
+	closedir(d);
+	free(ranks);
+	return rv;
+}
+
+const char *mw_slot_state_name(uint32_t state)
+{
+	static const char *const n[] = {"init", "computing", "in_mpi", "finalized", "exited"};
+	return state < sizeof(n) / sizeof(n[0]) ? n[state] : "unknown";
+}
+
+const char *mw_slot_kind_name(uint32_t kind)
+{
+	static const char *const n[] = {"other", "send",	   "recv",     "sendrecv",
+					"probe", "wait",	   "test",     "collective",
+					"rma_sync", "io",	   "nonblocking"};
+	return kind < sizeof(n) / sizeof(n[0]) ? n[kind] : "unknown";
+}
+
+const char *mw_slot_mode_name(uint32_t mode)
+{
+	static const char *const n[] = {NULL, "standard", "sync", "buffered", "ready"};
+	return mode < sizeof(n) / sizeof(n[0]) ? n[mode] : NULL;
+}
