@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "mws_launch.h"
 
 static void close_fds_from(int lowest)
@@ -279,50 +280,7 @@ int mws_mkdir_owned(const char *dir, uid_t uid, gid_t gid)
 	return 0;
 }
 
-static int remove_tree_at(int dfd, int depth)
-{
-	DIR *d = fdopendir(dfd);
-	struct dirent *e;
-	int rc = 0;
-
-	if (!d) {
-		close(dfd);
-		return -1;
-	}
-	while ((e = readdir(d))) {
-		struct stat st;
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
-			continue;
-		if (S_ISDIR(st.st_mode) && depth < 4) {
-			int sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-			if (sub >= 0)
-				remove_tree_at(sub, depth + 1);
-			if (unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) < 0)
-				rc = -1;
-		} else if (unlinkat(dirfd(d), e->d_name, 0) < 0) {
-			rc = -1;
-		}
-	}
-	closedir(d);
-	return rc;
-}
-
 int mws_rundir_remove(const char *dir, uid_t uid)
 {
-	struct stat st;
-	int fd;
-
-	if (lstat(dir, &st) < 0)
-		return errno == ENOENT ? 0 : -1;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != uid) {
-		errno = EPERM;
-		return -1;
-	}
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
-	if (fd < 0)
-		return -1;
-	remove_tree_at(fd, 0);
-	return rmdir(dir);
+	return mw_rmtree(dir, uid);
 }

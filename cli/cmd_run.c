@@ -1,0 +1,322 @@
+/* cmd_run.c - "mpiwatch run": watch an MPI program on one machine, with no
+ * cluster.  It plays every part that Slurm and the SPANK plugin play on a
+ * cluster: it starts a local probe responder (mpiwatch-nodehealthd on
+ * loopback), the collector and one agent, runs the program through its MPI's
+ * launcher with the monitor preloaded, records a crashed rank's exit status
+ * in its slot (as the plugin's task_exit does), and ends the program after a
+ * hang verdict. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "conf.h"
+#include "elfneeded.h"
+#include "fsutil.h"
+#include "log.h"
+#include "mw_slot.h"
+#include "runlaunch.h"
+
+#define RUN_EXIT_HANG 2
+#define RUN_EXIT_USAGE 2
+
+struct run_opts {
+	long np;
+	double timeout;
+	const char *threshold;
+	const char *report;
+	const char *dir;
+	int mpi; /* enum mw_mpi_kind */
+	int verbose;
+	char **prog; /* argv of the program */
+};
+
+static void run_usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: mpiwatch run [-n N] [--timeout S] [--threshold N|P%%] [--report FILE]\n"
+		"                    [--dir DIR] [--mpi openmpi|mpich] [-v] -- PROGRAM [ARGS...]\n"
+		"Run an MPI program on this machine under watch: the monitor in every rank, a\n"
+		"node agent, the collector and a local probe responder.  Prints the verdict and\n"
+		"the report; writes the JSON report (default DIR/report.json).\n\n"
+		"  -n, --np N           ranks (default 2)\n"
+		"  -t, --timeout S      seconds without MPI progress before a rank is stuck\n"
+		"                       (default 10, at least 1)\n"
+		"      --threshold T    stuck ranks that make a suspicious event: N or P%% (default 1)\n"
+		"  -r, --report FILE    also write the JSON report to FILE\n"
+		"  -d, --dir DIR        where reports and dumps go (default ./mpiwatch-run.<pid>)\n"
+		"      --mpi KIND       openmpi or mpich (default: the MPI PROGRAM is linked against)\n"
+		"  -v, --verbose        show what is started\n\n"
+		"Exit status: the program's own, or 2 after a hang verdict (the program is ended).\n");
+}
+
+static int parse_threshold_ok(const char *s)
+{
+	char buf[32];
+	size_t n = strlen(s);
+	long v;
+	if (!n || n >= sizeof(buf))
+		return 0;
+	memcpy(buf, s, n + 1);
+	if (buf[n - 1] == '%') {
+		buf[n - 1] = '\0';
+		return mw_conf_parse_long(buf, 1, 100, &v) == 0;
+	}
+	return mw_conf_parse_long(buf, 1, 1000000, &v) == 0;
+}
+
+static int parse_opts(int argc, char **argv, struct run_opts *o)
+{
+	static const struct option lo[] = {
+		{"np", 1, 0, 'n'},	  {"timeout", 1, 0, 't'}, {"threshold", 1, 0, 'T'},
+		{"report", 1, 0, 'r'},	  {"dir", 1, 0, 'd'},	  {"mpi", 1, 0, 'm'},
+		{"verbose", 0, 0, 'v'},	  {"help", 0, 0, 'h'},	  {0, 0, 0, 0}};
+	int c;
+
+	o->np = 2;
+	o->timeout = 10;
+	o->threshold = "1";
+	o->mpi = MW_MPI_UNKNOWN;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+n:t:r:d:vh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (mw_conf_parse_long(optarg, 1, 4096, &o->np) < 0) {
+				fprintf(stderr, "mpiwatch run: -n %s: expected a rank count from 1 to 4096\n", optarg);
+				return -1;
+			}
+			break;
+		case 't':
+			if (mw_conf_parse_double(optarg, 1, 7 * 86400.0, &o->timeout) < 0) {
+				fprintf(stderr, "mpiwatch run: --timeout %s: expected seconds, at least 1\n", optarg);
+				return -1;
+			}
+			break;
+		case 'T':
+			if (!parse_threshold_ok(optarg)) {
+				fprintf(stderr, "mpiwatch run: --threshold %s: expected a rank count or a percentage (1%%-100%%)\n", optarg);
+				return -1;
+			}
+			o->threshold = optarg;
+			break;
+		case 'r':
+			o->report = optarg;
+			break;
+		case 'd':
+			o->dir = optarg;
+			break;
+		case 'm':
+			if (!strcmp(optarg, "openmpi"))
+				o->mpi = MW_MPI_OPENMPI;
+			else if (!strcmp(optarg, "mpich"))
+				o->mpi = MW_MPI_MPICH;
+			else {
+				fprintf(stderr, "mpiwatch run: --mpi %s: expected openmpi or mpich\n", optarg);
+				return -1;
+			}
+			break;
+		case 'v':
+			o->verbose = 1;
+			break;
+		case 'h':
+			run_usage(stdout);
+			exit(0);
+		default:
+			run_usage(stderr);
+			return -1;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "mpiwatch run: no program given\n");
+		run_usage(stderr);
+		return -1;
+	}
+	o->prog = argv + optind;
+	return 0;
+}
+
+/* A free local port of the given type (bound, then released). */
+static int free_port(int type)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(a);
+	int fd = socket(AF_INET, type | SOCK_CLOEXEC, 0), port = -1;
+
+	if (fd < 0)
+		return -1;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+		port = ntohs(a.sin_port);
+	close(fd);
+	return port;
+}
+
+/* The report's verdict ("none", "software", "hardware"), or "" if there is
+ * no readable report yet. */
+static void read_verdict(const char *path, char *buf, size_t len)
+{
+	struct json_object *root, *v;
+
+	buf[0] = '\0';
+	root = json_object_from_file(path);
+	if (!root)
+		return;
+	if (json_object_object_get_ex(root, "verdict", &v) && json_object_is_type(v, json_type_string))
+		snprintf(buf, len, "%s", json_object_get_string(v));
+	json_object_put(root);
+}
+
+static void print_file(const char *path, FILE *to)
+{
+	char line[1024];
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		fputs(line, to);
+	fclose(f);
+}
+
+static double now_s(void)
+{
+	return mw_now();
+}
+
+static int run_main(int argc, char **argv)
+{
+	struct run_opts o = {0};
+	struct mw_run_paths paths;
+	struct mw_run_procs procs = {0};
+	char work[] = "/dev/shm/mpiwatch-run.XXXXXX", outdir[PATH_MAX], report[PATH_MAX + 16];
+	char slots[PATH_MAX], verdict[32] = "", txt[PATH_MAX + 16];
+	int coll_port, probe_port, status = 0, exit_code = 1, hang = 0;
+	double deadline;
+
+	if (parse_opts(argc, argv, &o) < 0)
+		return RUN_EXIT_USAGE;
+	mw_log_open("mpiwatch run", MW_LOG_STDERR, o.verbose ? LOG_DEBUG : LOG_WARNING);
+	if (mw_run_find_paths(&paths) < 0)
+		return 1;
+	if (o.mpi == MW_MPI_UNKNOWN) {
+		char prog[PATH_MAX];
+		if (mw_run_which(o.prog[0], prog, sizeof(prog)) < 0) {
+			fprintf(stderr, "mpiwatch run: %s: program not found\n", o.prog[0]);
+			return 1;
+		}
+		int k = mw_elf_mpi_kind(prog);
+		if (k <= 0) {
+			fprintf(stderr,
+				"mpiwatch run: cannot tell which MPI %s is linked against; use --mpi openmpi|mpich\n",
+				prog);
+			return 1;
+		}
+		o.mpi = k;
+	}
+	if (!mkdtemp(work)) {
+		fprintf(stderr, "mpiwatch run: cannot create a work folder in /dev/shm: %s\n", strerror(errno));
+		return 1;
+	}
+	snprintf(slots, sizeof(slots), "%s/slots", work);
+	if (o.dir)
+		snprintf(outdir, sizeof(outdir), "%s", o.dir);
+	else
+		snprintf(outdir, sizeof(outdir), "mpiwatch-run.%d", (int)getpid());
+	if (mkdir(slots, 0700) < 0 || (mkdir(outdir, 0755) < 0 && errno != EEXIST)) {
+		fprintf(stderr, "mpiwatch run: cannot create %s: %s\n", outdir, strerror(errno));
+		mw_rmtree(work, (uid_t)-1);
+		return 1;
+	}
+	snprintf(report, sizeof(report), "%s/report.json", outdir);
+	snprintf(txt, sizeof(txt), "%s/report.txt", outdir);
+	unlink(report);
+	unlink(txt);
+	coll_port = free_port(SOCK_STREAM);
+	probe_port = free_port(SOCK_DGRAM);
+	if (coll_port < 0 || probe_port < 0) {
+		fprintf(stderr, "mpiwatch run: no free local port\n");
+		mw_rmtree(work, (uid_t)-1);
+		return 1;
+	}
+
+	struct mw_run_spec spec = {
+		.work = work, .slots = slots, .outdir = outdir, .report = report,
+		.timeout = o.timeout, .threshold = o.threshold, .np = o.np,
+		.collector_port = coll_port, .probe_port = probe_port, .mpi = o.mpi,
+		.prog = o.prog, .verbose = o.verbose,
+	};
+	if (mw_run_start_helpers(&paths, &spec, &procs) < 0) {
+		mw_run_stop_helpers(&procs);
+		mw_rmtree(work, (uid_t)-1);
+		return 1;
+	}
+	if (mw_run_start_program(&paths, &spec, &procs) < 0) {
+		mw_run_stop_helpers(&procs);
+		mw_rmtree(work, (uid_t)-1);
+		return 1;
+	}
+
+	/* Watch: forward the launcher's stderr, note crashed ranks, and stop the
+	 * program as soon as the collector reaches a verdict. */
+	for (;;) {
+		if (mw_run_pump_stderr(&procs, slots, 200) < 0)
+			break;
+		pid_t w = waitpid(procs.launcher, &status, WNOHANG);
+		if (w == procs.launcher)
+			break;
+		read_verdict(report, verdict, sizeof(verdict));
+		if (verdict[0] && strcmp(verdict, "none")) {
+			hang = 1;
+			mw_run_end_program(&procs, &status);
+			break;
+		}
+	}
+	/* The rest of the launcher's messages (bounded: a stray child may hold
+	 * the pipe open). */
+	for (int i = 0; i < 30 && mw_run_pump_stderr(&procs, slots, 100) == 0; i++)
+		;
+	if (!hang) {
+		while (waitpid(procs.launcher, &status, 0) < 0 && errno == EINTR)
+			;
+		/* The program ended.  If it failed, give the agent and collector
+		 * time to see which rank died and how. */
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+			deadline = now_s() + 5 + o.timeout;
+			while (now_s() < deadline) {
+				read_verdict(report, verdict, sizeof(verdict));
+				if (verdict[0] && strcmp(verdict, "none"))
+					break;
+				struct timespec ts = {0, 100000000};
+				nanosleep(&ts, NULL);
+			}
+		}
+		exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	} else {
+		exit_code = RUN_EXIT_HANG;
+	}
+	mw_run_stop_helpers(&procs); /* the collector writes its final report */
+	read_verdict(report, verdict, sizeof(verdict));
+	if (verdict[0] && strcmp(verdict, "none"))
+		print_file(txt, stderr);
+	if (o.report && mw_run_copy_file(report, o.report) < 0)
+		fprintf(stderr, "mpiwatch run: cannot write %s: %s\n", o.report, strerror(errno));
+	fprintf(stderr, "mpiwatch: verdict %s%s; report %s\n", verdict[0] ? verdict : "unknown",
+		hang ? " (the program was ended)" : "", o.report ? o.report : report);
+	mw_rmtree(work, (uid_t)-1);
+	return exit_code;
+}
+
+MW_CLI_COMMAND(run, "run", "run [-n N] [--timeout S] [--mpi KIND] -- PROGRAM [ARGS...]",
+	       "run an MPI program on this machine under watch", run_main)

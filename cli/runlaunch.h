@@ -1,0 +1,89 @@
+/* runlaunch.h - processes of "mpiwatch run": the local probe responder, the
+ * collector, the agent and the MPI launcher. */
+#ifndef MW_RUNLAUNCH_H
+#define MW_RUNLAUNCH_H
+
+#include <limits.h>
+#include <sys/types.h>
+
+/* Where the pieces are, found next to the running mpiwatch binary (build tree
+ * or installed tree); $MPIWATCH_LIB overrides the monitor library. */
+struct mw_run_paths {
+	char lib[PATH_MAX];
+	char agent[PATH_MAX];
+	char collector[PATH_MAX];
+	char nhd[PATH_MAX];
+};
+
+struct mw_run_spec {
+	const char *work;    /* private work folder (config, sockets) */
+	const char *slots;   /* the ranks' slot folder (MPIWATCH_RUNDIR) */
+	const char *outdir;  /* reports and dumps */
+	const char *report;  /* outdir/report.json */
+	double timeout;
+	const char *threshold;
+	long np;
+	int collector_port, probe_port;
+	int mpi; /* enum mw_mpi_kind */
+	char **prog;
+	int verbose;
+};
+
+struct mw_run_procs {
+	pid_t nhd, collector, agent, launcher;
+	int err_fd;      /* the launcher's stderr (a pipe), -1 when closed */
+	char line[4096]; /* partial stderr line being assembled */
+	size_t used;
+	pid_t last_pid;  /* MPICH: the PID of the last "BAD TERMINATION" block */
+};
+
+/* Fill paths.  Return 0, or -1 after printing what is missing. */
+int mw_run_find_paths(struct mw_run_paths *p);
+
+/* Resolve a program name like execvp would.  Return 0 or -1. */
+int mw_run_which(const char *name, char *out, size_t len);
+
+/* Start the probe responder, the collector and the agent, and wait until the
+ * collector listens.  Return 0, or -1 after printing why. */
+int mw_run_start_helpers(const struct mw_run_paths *p, const struct mw_run_spec *s,
+			 struct mw_run_procs *procs);
+
+/* Start the MPI launcher in its own process group with the monitor preloaded.
+ * Return 0, or -1 after printing why. */
+int mw_run_start_program(const struct mw_run_paths *p, const struct mw_run_spec *s,
+			 struct mw_run_procs *procs);
+
+/* Copy the launcher's stderr to ours unchanged for up to ms milliseconds,
+ * and record in their slots the exit status of ranks the launcher reports
+ * dead.  Return 0, or -1 once the stream has ended. */
+int mw_run_pump_stderr(struct mw_run_procs *procs, const char *slots, int ms);
+
+/* End the launcher's process group (SIGTERM, then SIGKILL) and reap it. */
+void mw_run_end_program(struct mw_run_procs *procs, int *status);
+
+/* SIGTERM the helpers (the collector writes its final report) and reap them. */
+void mw_run_stop_helpers(struct mw_run_procs *procs);
+
+/* A rank the launcher reported dead. */
+struct mw_run_death {
+	int rank;        /* world rank, or -1 if only the pid is known */
+	pid_t pid;       /* pid, or 0 if only the rank is known */
+	int wait_status; /* as waitpid() would report it */
+};
+
+/* Record a dead rank's wait status in its slot, found by rank (checked
+ * against the pid when both are known) or by pid.  Return 0 if a slot was
+ * updated, -1 if none matched. */
+int mw_run_record_exit(const char *slots, const struct mw_run_death *d);
+
+/* Parse one line of launcher output for a dead rank: Open MPI's "... process
+ * rank R with PID P on node H exited on signal S ..." (its PID may be 0) or
+ * MPICH's "PID P RUNNING AT H" followed by "EXIT CODE: C".  Return 1 and fill
+ * d when the line completes a report; *state keeps MPICH's pending PID
+ * between lines. */
+int mw_run_parse_death(const char *line, pid_t *state, struct mw_run_death *d);
+
+/* Copy a file.  Return 0 or -1 (errno set). */
+int mw_run_copy_file(const char *from, const char *to);
+
+#endif

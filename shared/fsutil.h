@@ -1,0 +1,13 @@
+/* fsutil.h - small file-system helpers shared by the plugin and the CLI. */
+#ifndef MW_FSUTIL_H
+#define MW_FSUTIL_H
+
+#include <sys/types.h>
+
+/* Remove dir and everything below it (at most 8 levels), never following
+ * symbolic links.  If owner is not (uid_t)-1, dir must be a real directory
+ * owned by owner, else nothing is removed and errno is EPERM.  A missing dir
+ * is not an error.  Return 0, or -1 with errno set. */
+int mw_rmtree(const char *dir, uid_t owner);
+
+#endif
