@@ -338,6 +338,21 @@ static void analyse_dumps(struct collector *c)
 	dl_result_free(dr);
 }
 
+/* After the verdict: fold later heartbeats into the report (no new probe,
+ * no new action). */
+static void reclassify(struct collector *c)
+{
+	struct col_result res;
+	if (!c->s.have_res)
+		return;
+	if (col_classify(c->s.ranks, c->s.size, c->s.nodes, c->s.nnodes, &res) < 0)
+		return;
+	col_result_free(&c->s.res);
+	c->s.res = res;
+	if (res.verdict == COL_V_SOFTWARE)
+		analyse_dumps(c);
+}
+
 static void evaluate(struct collector *c)
 {
 	struct col_state *s = &c->s;
@@ -501,7 +516,12 @@ static void on_beat(struct collector *c, struct client *cl, const struct mw_hb_b
 	}
 	if (col_state_suspicious(b->state) || was) {
 		c->gen++;
-		check_threshold(c);
+		if (s->decided) {
+			reclassify(c);
+			write_reports(c);
+		} else {
+			check_threshold(c);
+		}
 	}
 }
 

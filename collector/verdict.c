@@ -124,13 +124,25 @@ static int same_collective(const struct col_rank *a, const struct col_rank *b)
 	       strcmp(a->call, b->call) == 0 && strcmp(a->comm, b->comm) == 0;
 }
 
+static int failed(const struct col_rank *x)
+{
+	return x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED;
+}
+
+/* A rank that ended while blocked in MPI (it may have been killed because
+ * of a peer's failure). */
+static int failed_in_mpi(const struct col_rank *x)
+{
+	return failed(x) && x->call[0] && strcmp(x->call, "MPI_Finalize") != 0;
+}
+
 /* Blockers of a stuck rank r: edges r -> blocker. */
 static int build_edges(const struct col_rank *ranks, size_t size, size_t r, struct graph *g)
 {
 	const struct col_rank *x = &ranks[r];
 	int coll = strcmp(x->kind, "collective") == 0;
 
-	if (x->state != MW_HB_S_IN_MPI)
+	if (x->state != MW_HB_S_IN_MPI && !failed_in_mpi(x))
 		return 0;
 	if (coll) {
 		if (x->waits_known) {
@@ -386,10 +398,11 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 		goto done;
 	}
 
-	/* Software or none: the wait graph over stuck ranks. */
+	/* Software or none: the wait graph over stuck ranks (and ranks that
+	 * ended while blocked in MPI). */
 	for (size_t r = 0; r < size; r++) {
-		if (ranks[r].state == MW_HB_S_IN_MPI) {
-			active[r] = 1;
+		if (ranks[r].state == MW_HB_S_IN_MPI || failed_in_mpi(&ranks[r])) {
+			active[r] = ranks[r].state == MW_HB_S_IN_MPI;
 			if (build_edges(ranks, size, r, &g))
 				goto fail;
 		}
@@ -397,23 +410,48 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 	if (scc(&g, active, comp, compsize))
 		goto fail;
 
-	/* Pass 1: own states. */
+	/* Pass 1: own states.  A rank that ended outside MPI, or while
+	 * blocked on ranks none of which failed, failed on its own (B); one
+	 * that ended while blocked on a failed rank is resolved below. */
 	for (size_t r = 0; r < size; r++) {
-		int st = ranks[r].state;
-		if (st == MW_HB_S_EXITED || st == MW_HB_S_VANISHED)
-			cls[r] = 'B';
-		else if (st == MW_HB_S_COMPUTING)
+		int st = ranks[r].state, on_failed = 0;
+		if (st == MW_HB_S_COMPUTING) {
 			cls[r] = 'A';
+			continue;
+		}
+		if (!failed(&ranks[r]))
+			continue;
+		for (size_t i = 0; i < g.nadj[r]; i++)
+			on_failed |= failed(&ranks[g.adj[r][i]]);
+		if (!on_failed)
+			cls[r] = 'B';
 	}
+	/* Ended while blocked on a failed rank: a cascade (C, "f"). */
+	do {
+		changed = 0;
+		for (size_t r = 0; r < size; r++) {
+			if (!failed(&ranks[r]) || cls[r])
+				continue;
+			for (size_t i = 0; i < g.nadj[r]; i++) {
+				char c = cls[g.adj[r][i]];
+				if (c == 'B' || c == 'f') {
+					cls[r] = 'f';
+					changed = 1;
+					break;
+				}
+			}
+		}
+	} while (changed);
+	for (size_t r = 0; r < size; r++)
+		if (failed(&ranks[r]) && !cls[r])
+			cls[r] = 'B'; /* failed ranks waiting for each other: all own */
 	/* Pass 2: stuck ranks waiting for gone ranks (C), cycles (B). */
 	for (size_t r = 0; r < size; r++) {
 		if (!active[r])
 			continue;
-		for (size_t i = 0; i < g.nadj[r]; i++) {
-			int st = ranks[g.adj[r][i]].state;
-			if (st == MW_HB_S_EXITED || st == MW_HB_S_VANISHED)
+		for (size_t i = 0; i < g.nadj[r]; i++)
+			if (failed(&ranks[g.adj[r][i]]))
 				cls[r] = 'C';
-		}
 		if (!cls[r] && compsize[comp[r]] > 1) {
 			cls[r] = 'b'; /* B by deadlock */
 			res->deadlock.found = 1;
@@ -427,7 +465,7 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 				continue;
 			for (size_t i = 0; i < g.nadj[r]; i++) {
 				char c = cls[g.adj[r][i]];
-				if (c == 'B' || c == 'b' || c == 'C') {
+				if (c == 'B' || c == 'b' || c == 'C' || c == 'f') {
 					cls[r] = 'C';
 					changed = 1;
 					break;
@@ -502,18 +540,28 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 			else
 				exit_text(x, detail, sizeof detail);
 			break;
-		case 'C': {
+		case 'C':
+		case 'f': {
 			/* Name the direct bad blockers. */
 			int bad[16];
 			size_t nb = 0;
 			for (size_t i = 0; i < g.nadj[r] && nb < 16; i++) {
 				char d = cls[g.adj[r][i]];
-				if (d == 'B' || d == 'b' || d == 'C')
+				if (d == 'B' || d == 'b' || d == 'C' || d == 'f')
 					bad[nb++] = g.adj[r][i];
 			}
 			mw_ranges_format(bad, nb, buf, sizeof buf);
-			snprintf(detail, sizeof detail, "blocked in %s on rank(s) %s that failed or are stuck",
-				 callname(x), nb ? buf : "?");
+			if (c == 'f') {
+				char how[128];
+				exit_text(x, how, sizeof how);
+				snprintf(detail, sizeof detail, "%.100s while blocked in %s on failed rank(s) %.60s",
+					 how, callname(x), nb ? buf : "?");
+			} else {
+				snprintf(detail, sizeof detail,
+					 "blocked in %s on rank(s) %.100s that failed or are stuck", callname(x),
+					 nb ? buf : "?");
+			}
+			c = 'C';
 			break;
 		}
 		}
