@@ -90,7 +90,7 @@ int nhd_nodelist_has(const char *nodelist, const char *node)
 {
 	struct mw_hostlist hl = {0};
 	int found = 0;
-	if (mw_hostlist_expand(nodelist, 1 << 20, &hl) < 0)
+	if (mw_hostlist_expand(nodelist, 65536, &hl) < 0)
 		return -1;
 	for (size_t i = 0; i < hl.n && !found; i++)
 		found = !strcmp(hl.host[i], node);
@@ -120,7 +120,7 @@ static int partition_check(struct nhd_drain_ctx *ctx, const char *nodelist, cons
 	size_t n = 0, dead = 0;
 	int rv = 0;
 
-	if (mw_hostlist_expand(nodelist, 1 << 20, &hl) < 0)
+	if (mw_hostlist_expand(nodelist, 65536, &hl) < 0)
 		return 0;
 	names = calloc(hl.n + 1, sizeof(*names));
 	addrs = calloc(hl.n + 1, sizeof(*addrs));

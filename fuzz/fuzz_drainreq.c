@@ -1,0 +1,53 @@
+/* libFuzzer target for the drain-request parser (shared/drainreq.c) and the
+ * "scontrol -o" record parsers the daemon feeds with Slurm's output
+ * (nodehealthd/nhd_slurm.c). */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "drainreq.h"
+#include "hostlist.h"
+#include "nhd_drain.h"
+#include "nhd_slurm.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct mw_drainreq req;
+	char err[256], val[64];
+	char *text;
+
+	if (mw_drainreq_parse((const char *)data, size, &req, err, sizeof(err)) == 0) {
+		if (req.op == MW_DRAINREQ_DRAIN) {
+			if (!mw_drainreq_valid_job(req.job) || !mw_drainreq_valid_node(req.node) || !req.evidence)
+				abort();
+			for (const char *p = req.summary; *p; p++)
+				if (*p < 0x20 || *p > 0x7e || *p == '=' || *p == '"')
+					abort();
+		}
+		mw_drainreq_free(&req);
+	}
+	text = strndup((const char *)data, size);
+	if (!text)
+		return 0;
+	{
+		struct nhd_job j;
+		struct nhd_node *nodes = NULL;
+		if (nhd_slurm_parse_job(text, &j) == 0) {
+			/* nhd_nodelist_has() expands up to 65536 names: under ASan that
+			 * only measures the allocator.  The hostlist parser has its own
+			 * fuzz target; here a small expansion is enough. */
+			struct mw_hostlist hl = {0};
+			if (mw_hostlist_expand(j.nodelist, 256, &hl) == 0)
+				mw_hostlist_free(&hl);
+			nhd_slurm_job_free(&j);
+		}
+		if (nhd_slurm_parse_nodes(text, &nodes) >= 0)
+			free(nodes);
+		mw_drain_kv(text, "Reason", val, sizeof(val));
+		nhd_slurm_time(text);
+	}
+	free(text);
+	return 0;
+}
