@@ -75,7 +75,7 @@ static int run_analyze(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	int ch;
-	while ((ch = getopt_long(argc, argv, "+j:d:n:t:e:s:qh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "j:d:n:t:e:s:qh", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'j': json = optarg; break;
 		case 'd': dot = optarg; break;
