@@ -1,0 +1,23 @@
+/* libFuzzer target for the launcher-output reader of "mpiwatch run"
+ * (cli/runlaunch.c mw_run_parse_death), fed line by line. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../cli/runlaunch.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *s = malloc(size + 1);
+	pid_t state = 0;
+	struct mw_run_death d;
+	if (!s)
+		return 0;
+	memcpy(s, data, size);
+	s[size] = '\0';
+	for (char *save = NULL, *l = strtok_r(s, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		mw_run_parse_death(l, &state, &d);
+	free(s);
+	return 0;
+}
