@@ -104,7 +104,7 @@ json_object *col_report_json(const struct col_state *s)
 		json_object_object_add(e, "state",
 				       json_object_new_string(!n->probed ? "unprobed"
 						       : n->state == MW_PROBE_ERROR
-							       ? "error"
+							       ? "unknown"
 							       : mw_probe_state_name(n->state)));
 		json_object_object_add(e, "rtt_ms", n->probed && n->rtt_ms >= 0
 							    ? json_object_new_double(n->rtt_ms)
@@ -204,8 +204,8 @@ void col_report_text(const struct col_state *s, FILE *f)
 		fprintf(f, "causes:\n");
 		for (size_t i = 0; i < r->ncauses; i++) {
 			mw_ranges_format(r->causes[i].ranks, r->causes[i].n, buf, sizeof buf);
-			fprintf(f, "  %-5s %-12s %s\n", (char[2]){r->causes[i].cause, 0},
-				buf, r->causes[i].detail);
+			fprintf(f, "  rank%s %s: %c: %s\n", r->causes[i].n > 1 ? "s" : "", buf,
+				r->causes[i].cause, r->causes[i].detail);
 		}
 		fprintf(f, "  (A: long computation, B: own error, C: blocked by a failed or stuck peer,\n"
 			   "   D: hardware failure of a node)\n");

@@ -331,9 +331,39 @@ static void dead_names(const struct col_node *nodes, const struct col_result *re
 	mw_hostlist_compress(&hl, buf, len);
 }
 
+/* The ranks with an own fault (cls 'B' or 'b') reachable from r in the wait
+ * graph through cascading ranks; at most 64, sorted.  seen/queue/out are
+ * scratch arrays of g->n entries (seen zeroed here). */
+static size_t culprits(const struct graph *g, const char *cls, size_t r, char *seen, int *queue,
+		       int *out)
+{
+	size_t head = 0, tail = 0, n = 0;
+	memset(seen, 0, g->n);
+	seen[r] = 1;
+	queue[tail++] = (int)r;
+	while (head < tail) {
+		int v = queue[head++];
+		for (size_t i = 0; i < g->nadj[v]; i++) {
+			int w = g->adj[v][i];
+			if (seen[w])
+				continue;
+			seen[w] = 1;
+			if (cls[w] == 'B' || cls[w] == 'b') {
+				if (n < 64)
+					out[n++] = w;
+			} else if (cls[w] == 'C' || cls[w] == 'f') {
+				queue[tail++] = w;
+			}
+		}
+	}
+	return n;
+}
+
 int col_classify(const struct col_rank *ranks, size_t size, const struct col_node *nodes,
 		 size_t nnodes, struct col_result *res)
 {
+	char *seen = NULL;
+	int *queue = NULL, bad[64];
 	struct graph g = {0};
 	char *active = NULL, *cls = NULL;
 	int *comp = NULL;
@@ -352,7 +382,9 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 	cls = calloc(size ? size : 1, 1);
 	comp = calloc(size ? size : 1, sizeof *comp);
 	compsize = calloc(size ? size : 1, sizeof *compsize);
-	if (!res->rank_cause || !res->dead_nodes || !g.adj || !g.nadj || !active || !cls || !comp ||
+	seen = calloc(size ? size : 1, 1);
+	queue = calloc(size ? size : 1, sizeof *queue);
+	if (!seen || !queue || !res->rank_cause || !res->dead_nodes || !g.adj || !g.nadj || !active || !cls || !comp ||
 	    !compsize)
 		goto fail;
 
@@ -378,8 +410,8 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 			} else if (x->state == MW_HB_S_IN_MPI) {
 				c = 'D';
 				snprintf(detail, sizeof detail,
-					 "stranded in %s on a live node: waiting for ranks on dead node(s) %s",
-					 callname(x), dn);
+					 "stranded in MPI on a live node: waiting for ranks on dead node(s) %s",
+					 dn);
 			} else if (x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED) {
 				c = 'D';
 				exit_text(x, buf, sizeof buf);
@@ -524,12 +556,12 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 			break;
 		case 'a':
 			snprintf(detail, sizeof detail,
-				 "waiting in %s for ranks that are computing (not an error)", callname(x));
+				 "waiting in MPI for ranks that are computing (not an error)");
 			c = 'A';
 			break;
 		case 'b':
-			snprintf(detail, sizeof detail, "deadlock: stuck in %s, the waits form a cycle",
-				 callname(x));
+			snprintf(detail, sizeof detail,
+				 "deadlock: stuck in MPI, waiting for each other in a cycle");
 			c = 'B';
 			break;
 		case 'B':
@@ -542,25 +574,17 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 			break;
 		case 'C':
 		case 'f': {
-			/* Name the direct bad blockers. */
-			int bad[16];
-			size_t nb = 0;
-			for (size_t i = 0; i < g.nadj[r] && nb < 16; i++) {
-				char d = cls[g.adj[r][i]];
-				if (d == 'B' || d == 'b' || d == 'C' || d == 'f')
-					bad[nb++] = g.adj[r][i];
-			}
+			/* Name the culprits: the B ranks this one (transitively) waits for. */
+			size_t nb = culprits(&g, cls, r, seen, queue, bad);
 			mw_ranges_format(bad, nb, buf, sizeof buf);
-			if (c == 'f') {
-				char how[128];
-				exit_text(x, how, sizeof how);
-				snprintf(detail, sizeof detail, "%.100s while blocked in %s on failed rank(s) %.60s",
-					 how, callname(x), nb ? buf : "?");
-			} else {
+			if (c == 'f')
 				snprintf(detail, sizeof detail,
-					 "blocked in %s on rank(s) %.100s that failed or are stuck", callname(x),
+					 "ended while blocked in MPI on failed rank(s) %.100s (cascade)",
 					 nb ? buf : "?");
-			}
+			else
+				snprintf(detail, sizeof detail,
+					 "blocked in MPI by rank(s) %.100s that failed or are stuck (cascade)",
+					 nb ? buf : "?");
 			c = 'C';
 			break;
 		}
@@ -584,6 +608,8 @@ fail:
 	free(cls);
 	free(comp);
 	free(compsize);
+	free(seen);
+	free(queue);
 	if (rv) {
 		col_result_free(res);
 		errno = ENOMEM;

@@ -1,0 +1,298 @@
+/* Unit tests for shared/heartbeat.c: the agent <-> collector frame codec. */
+#include <check.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heartbeat.h"
+
+/* A frame with a raw payload and header fields. */
+static size_t frame(uint8_t *buf, size_t cap, uint32_t magic, int version, int type, int flags,
+		    const char *payload, long declared_len)
+{
+	size_t n = strlen(payload);
+	uint32_t len = declared_len >= 0 ? (uint32_t)declared_len : (uint32_t)n;
+	ck_assert(MW_HB_HDR_LEN + n <= cap);
+	buf[0] = (uint8_t)(magic >> 24);
+	buf[1] = (uint8_t)(magic >> 16);
+	buf[2] = (uint8_t)(magic >> 8);
+	buf[3] = (uint8_t)magic;
+	buf[4] = (uint8_t)version;
+	buf[5] = (uint8_t)type;
+	buf[6] = (uint8_t)(flags >> 8);
+	buf[7] = (uint8_t)flags;
+	buf[8] = (uint8_t)(len >> 24);
+	buf[9] = (uint8_t)(len >> 16);
+	buf[10] = (uint8_t)(len >> 8);
+	buf[11] = (uint8_t)len;
+	memcpy(buf + MW_HB_HDR_LEN, payload, n);
+	return MW_HB_HDR_LEN + n;
+}
+
+#define BEAT "\"rank\":1,\"size\":4,\"pid\":99,\"state\":\"in_mpi\",\"call\":\"MPI_Recv\"," \
+	     "\"kind\":\"recv\",\"comm\":\"world\",\"peer_world\":0,\"root_world\":-1,\"tag\":7,"  \
+	     "\"a\":5,\"b\":4,\"completions\":4,\"calls\":9,\"idle_s\":2.5,\"exit_code\":-1,"     \
+	     "\"exit_signal\":0"
+
+static const struct {
+	const char *name;
+	uint32_t magic;
+	int version, type, flags;
+	const char *payload;
+	long declared; /* -1: the payload's length */
+	enum mw_hb_err expect;
+} dec_cases[] = {
+	{"hello ok", MW_HB_MAGIC, 1, MW_HB_HELLO, 0, "{\"job\":\"42\",\"node\":\"n1\",\"pid\":5,\"ranks\":2}", -1, MW_HB_OK},
+	{"hello array job", MW_HB_MAGIC, 1, MW_HB_HELLO, 0, "{\"job\":\"4_2+1\",\"node\":\"n-1.x\",\"pid\":5,\"ranks\":0}", -1, MW_HB_OK},
+	{"hello bad job", MW_HB_MAGIC, 1, MW_HB_HELLO, 0, "{\"job\":\"4a\",\"node\":\"n1\",\"pid\":5,\"ranks\":2}", -1, MW_HB_E_FIELD},
+	{"hello bad node", MW_HB_MAGIC, 1, MW_HB_HELLO, 0, "{\"job\":\"4\",\"node\":\"-n1\",\"pid\":5,\"ranks\":2}", -1, MW_HB_E_FIELD},
+	{"hello node slash", MW_HB_MAGIC, 1, MW_HB_HELLO, 0, "{\"job\":\"4\",\"node\":\"n/1\",\"pid\":5,\"ranks\":2}", -1, MW_HB_E_FIELD},
+	{"hello missing pid", MW_HB_MAGIC, 1, MW_HB_HELLO, 0, "{\"job\":\"4\",\"node\":\"n1\",\"ranks\":2}", -1, MW_HB_E_FIELD},
+	{"hello pid string", MW_HB_MAGIC, 1, MW_HB_HELLO, 0, "{\"job\":\"4\",\"node\":\"n1\",\"pid\":\"5\",\"ranks\":2}", -1, MW_HB_E_FIELD},
+	{"welcome ok", MW_HB_MAGIC, 1, MW_HB_WELCOME, 0, "{\"ok\":true}", -1, MW_HB_OK},
+	{"welcome refused", MW_HB_MAGIC, 1, MW_HB_WELCOME, 0, "{\"ok\":false,\"error\":\"wrong job\"}", -1, MW_HB_OK},
+	{"welcome refused no error", MW_HB_MAGIC, 1, MW_HB_WELCOME, 0, "{\"ok\":false}", -1, MW_HB_E_FIELD},
+	{"welcome ok int", MW_HB_MAGIC, 1, MW_HB_WELCOME, 0, "{\"ok\":1}", -1, MW_HB_E_FIELD},
+	{"rank ok", MW_HB_MAGIC, 1, MW_HB_RANK, 0, "{\"rank\":3,\"size\":4,\"pid\":7,\"host\":\"n2\"}", -1, MW_HB_OK},
+	{"rank >= size", MW_HB_MAGIC, 1, MW_HB_RANK, 0, "{\"rank\":4,\"size\":4,\"pid\":7,\"host\":\"n2\"}", -1, MW_HB_E_FIELD},
+	{"rank negative", MW_HB_MAGIC, 1, MW_HB_RANK, 0, "{\"rank\":-1,\"size\":4,\"pid\":7,\"host\":\"n2\"}", -1, MW_HB_E_FIELD},
+	{"rank huge", MW_HB_MAGIC, 1, MW_HB_RANK, 0, "{\"rank\":99999999999,\"size\":4,\"pid\":7,\"host\":\"n2\"}", -1, MW_HB_E_FIELD},
+	{"beat ok", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{" BEAT "}", -1, MW_HB_OK},
+	{"beat extra field ignored", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{" BEAT ",\"future\":[1,2]}", -1, MW_HB_OK},
+	{"beat bad state", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{\"rank\":1,\"size\":4,\"pid\":99,\"state\":\"sleepy\",\"call\":\"\",\"kind\":\"\",\"comm\":\"\",\"peer_world\":0,\"root_world\":-1,\"tag\":7,\"a\":5,\"b\":4,\"completions\":4,\"calls\":9,\"idle_s\":2.5,\"exit_code\":-1,\"exit_signal\":0}", -1, MW_HB_E_FIELD},
+	{"beat bad kind", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{\"rank\":1,\"size\":4,\"pid\":99,\"state\":\"in_mpi\",\"call\":\"\",\"kind\":\"magic\",\"comm\":\"\",\"peer_world\":0,\"root_world\":-1,\"tag\":7,\"a\":5,\"b\":4,\"completions\":4,\"calls\":9,\"idle_s\":2.5,\"exit_code\":-1,\"exit_signal\":0}", -1, MW_HB_E_FIELD},
+	{"beat peer -3", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{\"rank\":1,\"size\":4,\"pid\":99,\"state\":\"in_mpi\",\"call\":\"\",\"kind\":\"\",\"comm\":\"\",\"peer_world\":-3,\"root_world\":-1,\"tag\":7,\"a\":5,\"b\":4,\"completions\":4,\"calls\":9,\"idle_s\":2.5,\"exit_code\":-1,\"exit_signal\":0}", -1, MW_HB_E_FIELD},
+	{"beat negative idle", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{\"rank\":1,\"size\":4,\"pid\":99,\"state\":\"in_mpi\",\"call\":\"\",\"kind\":\"\",\"comm\":\"\",\"peer_world\":0,\"root_world\":-1,\"tag\":7,\"a\":5,\"b\":4,\"completions\":4,\"calls\":9,\"idle_s\":-2.5,\"exit_code\":-1,\"exit_signal\":0}", -1, MW_HB_E_FIELD},
+	{"beat exit 256", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{\"rank\":1,\"size\":4,\"pid\":99,\"state\":\"exited\",\"call\":\"\",\"kind\":\"\",\"comm\":\"\",\"peer_world\":0,\"root_world\":-1,\"tag\":7,\"a\":5,\"b\":4,\"completions\":4,\"calls\":9,\"idle_s\":2.5,\"exit_code\":256,\"exit_signal\":0}", -1, MW_HB_E_FIELD},
+	{"beat control char", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{\"rank\":1,\"size\":4,\"pid\":99,\"state\":\"in_mpi\",\"call\":\"MPI\\u0001\",\"kind\":\"\",\"comm\":\"\",\"peer_world\":0,\"root_world\":-1,\"tag\":7,\"a\":5,\"b\":4,\"completions\":4,\"calls\":9,\"idle_s\":2.5,\"exit_code\":-1,\"exit_signal\":0}", -1, MW_HB_E_FIELD},
+	{"beat NUL escape", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{\"rank\":1,\"size\":4,\"pid\":99,\"state\":\"in_mpi\",\"call\":\"MPI\\u0000x\",\"kind\":\"\",\"comm\":\"\",\"peer_world\":0,\"root_world\":-1,\"tag\":7,\"a\":5,\"b\":4,\"completions\":4,\"calls\":9,\"idle_s\":2.5,\"exit_code\":-1,\"exit_signal\":0}", -1, MW_HB_E_FIELD},
+	{"beat long call", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{\"rank\":1,\"size\":4,\"pid\":99,\"state\":\"in_mpi\",\"call\":\"MPI_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\",\"kind\":\"\",\"comm\":\"\",\"peer_world\":0,\"root_world\":-1,\"tag\":7,\"a\":5,\"b\":4,\"completions\":4,\"calls\":9,\"idle_s\":2.5,\"exit_code\":-1,\"exit_signal\":0}", -1, MW_HB_E_FIELD},
+	{"dump ok", MW_HB_MAGIC, 1, MW_HB_DUMP, 0, "{\"rank\":2,\"dump\":{\"mpiwatch_dump\":1}}", -1, MW_HB_OK},
+	{"dump not object", MW_HB_MAGIC, 1, MW_HB_DUMP, 0, "{\"rank\":2,\"dump\":[1]}", -1, MW_HB_E_FIELD},
+	{"bye ok", MW_HB_MAGIC, 1, MW_HB_BYE, 0, "{\"reason\":\"done\"}", -1, MW_HB_OK},
+	{"dumpreq ok", MW_HB_MAGIC, 1, MW_HB_DUMPREQ, 0, "{\"ranks\":[0,5,7]}", -1, MW_HB_OK},
+	{"dumpreq bad rank", MW_HB_MAGIC, 1, MW_HB_DUMPREQ, 0, "{\"ranks\":[0,-5]}", -1, MW_HB_E_FIELD},
+	{"dumpreq string", MW_HB_MAGIC, 1, MW_HB_DUMPREQ, 0, "{\"ranks\":[\"0\"]}", -1, MW_HB_E_FIELD},
+	{"bad magic", 0x4D574843u, 1, MW_HB_BYE, 0, "{\"reason\":\"x\"}", -1, MW_HB_E_MAGIC},
+	{"bad version", MW_HB_MAGIC, 2, MW_HB_BYE, 0, "{\"reason\":\"x\"}", -1, MW_HB_E_VERSION},
+	{"type 0", MW_HB_MAGIC, 1, 0, 0, "{\"reason\":\"x\"}", -1, MW_HB_E_TYPE},
+	{"type 99", MW_HB_MAGIC, 1, 99, 0, "{\"reason\":\"x\"}", -1, MW_HB_E_TYPE},
+	{"flags", MW_HB_MAGIC, 1, MW_HB_BYE, 1, "{\"reason\":\"x\"}", -1, MW_HB_E_FLAGS},
+	{"too long", MW_HB_MAGIC, 1, MW_HB_BYE, 0, "{}", (long)MW_HB_MAX_PAYLOAD + 1, MW_HB_E_LONG},
+	{"short payload", MW_HB_MAGIC, 1, MW_HB_BYE, 0, "{\"reason\":\"x\"}", 40, MW_HB_E_AGAIN},
+	{"trailing bytes", MW_HB_MAGIC, 1, MW_HB_BYE, 0, "{\"reason\":\"x\"}", 5, MW_HB_E_LONG},
+	{"empty payload", MW_HB_MAGIC, 1, MW_HB_BYE, 0, "", -1, MW_HB_E_JSON},
+	{"not json", MW_HB_MAGIC, 1, MW_HB_BYE, 0, "reason=x", -1, MW_HB_E_JSON},
+	{"json array", MW_HB_MAGIC, 1, MW_HB_BYE, 0, "[1,2]", -1, MW_HB_E_JSON},
+	{"two objects", MW_HB_MAGIC, 1, MW_HB_BYE, 0, "{\"reason\":\"x\"}{}", -1, MW_HB_E_JSON},
+	{"truncated json", MW_HB_MAGIC, 1, MW_HB_BYE, 0, "{\"reason\":\"x\"", -1, MW_HB_E_JSON},
+	{"single quotes", MW_HB_MAGIC, 1, MW_HB_BYE, 0, "{'reason':'x'}", -1, MW_HB_E_JSON},
+};
+
+START_TEST(test_decode_table)
+{
+	uint8_t buf[4096];
+	struct mw_hb_msg m;
+	size_t n = frame(buf, sizeof buf, dec_cases[_i].magic, dec_cases[_i].version, dec_cases[_i].type,
+			 dec_cases[_i].flags, dec_cases[_i].payload, dec_cases[_i].declared);
+	enum mw_hb_err e = mw_hb_decode(buf, n, &m);
+	ck_assert_msg(e == dec_cases[_i].expect, "%s: got %s, want %s", dec_cases[_i].name,
+		      mw_hb_err_name(e), mw_hb_err_name(dec_cases[_i].expect));
+	if (e == MW_HB_OK)
+		ck_assert_int_eq(m.type, dec_cases[_i].type);
+	mw_hb_msg_free(&m);
+}
+END_TEST
+
+START_TEST(test_beat_fields)
+{
+	uint8_t buf[4096];
+	struct mw_hb_msg m;
+	size_t n = frame(buf, sizeof buf, MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{" BEAT "}", -1);
+	ck_assert_int_eq(mw_hb_decode(buf, n, &m), MW_HB_OK);
+	ck_assert_int_eq(m.u.beat.rank, 1);
+	ck_assert_int_eq(m.u.beat.size, 4);
+	ck_assert_int_eq(m.u.beat.state, MW_HB_S_IN_MPI);
+	ck_assert_str_eq(m.u.beat.call, "MPI_Recv");
+	ck_assert_str_eq(m.u.beat.kind, "recv");
+	ck_assert_str_eq(m.u.beat.comm, "world");
+	ck_assert_int_eq(m.u.beat.peer_world, 0);
+	ck_assert_int_eq(m.u.beat.tag, 7);
+	ck_assert_uint_eq(m.u.beat.a, 5);
+	ck_assert_uint_eq(m.u.beat.b, 4);
+	ck_assert(m.u.beat.idle_s > 2.4 && m.u.beat.idle_s < 2.6);
+	mw_hb_msg_free(&m);
+}
+END_TEST
+
+/* Encode -> decode gives the same message, for every type. */
+START_TEST(test_roundtrip)
+{
+	struct mw_hb_msg in[7], out;
+	int32_t rq[] = {1, 2, 3};
+	uint8_t *buf;
+	size_t len;
+
+	memset(in, 0, sizeof in);
+	in[0].type = MW_HB_HELLO;
+	strcpy(in[0].u.hello.job, "123");
+	strcpy(in[0].u.hello.node, "n7");
+	in[0].u.hello.pid = 1234;
+	in[0].u.hello.ranks = 3;
+	in[1].type = MW_HB_WELCOME;
+	in[1].u.welcome.ok = 0;
+	strcpy(in[1].u.welcome.error, "wrong job");
+	in[2].type = MW_HB_RANK;
+	in[2].u.rank.rank = 5;
+	in[2].u.rank.size = 6;
+	in[2].u.rank.pid = 77;
+	strcpy(in[2].u.rank.host, "n2");
+	in[3].type = MW_HB_HEARTBEAT;
+	in[3].u.beat.rank = 0;
+	in[3].u.beat.size = 2;
+	in[3].u.beat.state = MW_HB_S_EXITED;
+	in[3].u.beat.peer_world = -2;
+	in[3].u.beat.root_world = -1;
+	in[3].u.beat.tag = -1;
+	in[3].u.beat.exit_code = -1;
+	in[3].u.beat.exit_signal = 11;
+	in[3].u.beat.a = 1ULL << 40;
+	strcpy(in[3].u.beat.call, "MPI_Waitall");
+	strcpy(in[3].u.beat.kind, "wait");
+	in[4].type = MW_HB_DUMP;
+	in[4].u.dump.rank = 9;
+	in[4].u.dump.json = "{\"mpiwatch_dump\":1,\"x\":[1,2]}";
+	in[5].type = MW_HB_BYE;
+	strcpy(in[5].u.bye.reason, "sigterm");
+	in[6].type = MW_HB_DUMPREQ;
+	in[6].u.dumpreq.ranks = rq;
+	in[6].u.dumpreq.n = 3;
+
+	for (int i = 0; i < 7; i++) {
+		ck_assert_int_eq(mw_hb_encode(&in[i], &buf, &len), 0);
+		ck_assert_int_eq(mw_hb_decode(buf, len, &out), MW_HB_OK);
+		ck_assert_int_eq(out.type, in[i].type);
+		switch (in[i].type) {
+		case MW_HB_HELLO:
+			ck_assert_str_eq(out.u.hello.job, "123");
+			ck_assert_str_eq(out.u.hello.node, "n7");
+			ck_assert_int_eq(out.u.hello.ranks, 3);
+			break;
+		case MW_HB_WELCOME:
+			ck_assert_int_eq(out.u.welcome.ok, 0);
+			ck_assert_str_eq(out.u.welcome.error, "wrong job");
+			break;
+		case MW_HB_RANK:
+			ck_assert_int_eq(out.u.rank.rank, 5);
+			ck_assert_str_eq(out.u.rank.host, "n2");
+			break;
+		case MW_HB_HEARTBEAT:
+			ck_assert_int_eq(out.u.beat.state, MW_HB_S_EXITED);
+			ck_assert_int_eq(out.u.beat.exit_signal, 11);
+			ck_assert_int_eq(out.u.beat.peer_world, -2);
+			ck_assert_uint_eq(out.u.beat.a, 1ULL << 40);
+			ck_assert_str_eq(out.u.beat.call, "MPI_Waitall");
+			break;
+		case MW_HB_DUMP:
+			ck_assert_int_eq(out.u.dump.rank, 9);
+			ck_assert_str_eq(out.u.dump.json, "{\"mpiwatch_dump\":1,\"x\":[1,2]}");
+			break;
+		case MW_HB_BYE:
+			ck_assert_str_eq(out.u.bye.reason, "sigterm");
+			break;
+		case MW_HB_DUMPREQ:
+			ck_assert_uint_eq(out.u.dumpreq.n, 3);
+			ck_assert_int_eq(out.u.dumpreq.ranks[2], 3);
+			break;
+		default:
+			break;
+		}
+		mw_hb_msg_free(&out);
+		free(buf);
+	}
+}
+END_TEST
+
+/* Messages that would not decode are refused by the encoder. */
+START_TEST(test_encode_invalid)
+{
+	struct mw_hb_msg m;
+	uint8_t *buf = NULL;
+	size_t len;
+
+	memset(&m, 0, sizeof m);
+	m.type = MW_HB_HELLO;
+	strcpy(m.u.hello.job, "12x");
+	strcpy(m.u.hello.node, "n1");
+	ck_assert_int_eq(mw_hb_encode(&m, &buf, &len), -1);
+	ck_assert_int_eq(errno, EINVAL);
+
+	memset(&m, 0, sizeof m);
+	m.type = MW_HB_HEARTBEAT;
+	m.u.beat.rank = 3;
+	m.u.beat.size = 3; /* rank must be < size */
+	m.u.beat.state = MW_HB_S_IN_MPI;
+	ck_assert_int_eq(mw_hb_encode(&m, &buf, &len), -1);
+
+	memset(&m, 0, sizeof m);
+	m.type = MW_HB_DUMP;
+	m.u.dump.json = "not json";
+	ck_assert_int_eq(mw_hb_encode(&m, &buf, &len), -1);
+
+	memset(&m, 0, sizeof m);
+	m.type = 42;
+	ck_assert_int_eq(mw_hb_encode(&m, &buf, &len), -1);
+}
+END_TEST
+
+/* A stream delivered byte by byte: AGAIN until the frame is complete; a
+ * garbage stream is refused on its first bytes. */
+START_TEST(test_stream)
+{
+	uint8_t buf[256];
+	size_t n = frame(buf, sizeof buf, MW_HB_MAGIC, 1, MW_HB_BYE, 0, "{\"reason\":\"x\"}", -1), fl = 0;
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(mw_hb_frame_check(buf, i, &fl), MW_HB_E_AGAIN);
+	ck_assert_int_eq(mw_hb_frame_check(buf, n, &fl), MW_HB_OK);
+	ck_assert_uint_eq(fl, n);
+	ck_assert_int_eq(mw_hb_frame_check((const uint8_t *)"GET / HTTP/1.0", 1, &fl), MW_HB_E_MAGIC);
+	ck_assert_int_eq(mw_hb_frame_check((const uint8_t *)"MWX", 3, &fl), MW_HB_E_MAGIC);
+}
+END_TEST
+
+START_TEST(test_names)
+{
+	ck_assert_str_eq(mw_hb_type_name(MW_HB_HEARTBEAT), "heartbeat");
+	ck_assert_str_eq(mw_hb_type_name(0), "?");
+	ck_assert_str_eq(mw_hb_state_name(MW_HB_S_COMPUTING), "computing");
+	ck_assert_int_eq(mw_hb_state_parse("vanished"), MW_HB_S_VANISHED);
+	ck_assert_int_eq(mw_hb_state_parse("nope"), -1);
+	ck_assert_str_eq(mw_hb_err_name(99), "?");
+	ck_assert(mw_hb_valid_job("1234_5+0"));
+	ck_assert(!mw_hb_valid_job(""));
+	ck_assert(!mw_hb_valid_job("12345678901234567890123456789012"));
+	ck_assert(mw_hb_valid_name("node-01.ib"));
+	ck_assert(!mw_hb_valid_name(".n"));
+	ck_assert(!mw_hb_valid_name("n 1"));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("heartbeat");
+	TCase *tc = tcase_create("core");
+	tcase_add_loop_test(tc, test_decode_table, 0, sizeof(dec_cases) / sizeof(dec_cases[0]));
+	tcase_add_test(tc, test_beat_fields);
+	tcase_add_test(tc, test_roundtrip);
+	tcase_add_test(tc, test_encode_invalid);
+	tcase_add_test(tc, test_stream);
+	tcase_add_test(tc, test_names);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

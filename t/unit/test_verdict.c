@@ -1,0 +1,260 @@
+/* Unit tests for collector/verdict.c: threshold logic and the verdict/cause
+ * classification, with faked ranks and nodes. */
+#include <check.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hostlist.h"
+#include "verdict.h"
+
+/* ------------------------------------------------------------ threshold */
+
+static const struct {
+	const char *in;
+	int ok, percent;
+	long nranks, need;
+} thr_cases[] = {
+	{"1", 1, 0, 10, 1},     {"5", 1, 0, 10, 5},      {"5", 1, 0, 0, 5},
+	{"50%", 1, 1, 10, 5},   {"50%", 1, 1, 3, 2},     {"1%", 1, 1, 10, 1},
+	{"100%", 1, 1, 7, 7},   {"33.4%", 1, 1, 3, 2},   {"25%", 1, 1, 0, 1},
+	{"0", 0, 0, 0, 0},      {"-1", 0, 0, 0, 0},      {"1.5", 0, 0, 0, 0},
+	{"abc", 0, 0, 0, 0},    {"", 0, 0, 0, 0},        {"0%", 0, 0, 0, 0},
+	{"101%", 0, 0, 0, 0},   {"%", 0, 0, 0, 0},       {"10%%", 0, 0, 0, 0},
+	{"5 ", 0, 0, 0, 0},     {"1e9", 0, 0, 0, 0},     {"nan", 0, 0, 0, 0},
+};
+
+START_TEST(test_threshold)
+{
+	struct col_threshold t;
+	int rc = col_threshold_parse(thr_cases[_i].in, &t);
+	if (!thr_cases[_i].ok) {
+		ck_assert_msg(rc == -1, "'%s' should be refused", thr_cases[_i].in);
+		ck_assert_int_eq(errno, EINVAL);
+		return;
+	}
+	ck_assert_msg(rc == 0, "'%s' refused", thr_cases[_i].in);
+	ck_assert_int_eq(t.percent, thr_cases[_i].percent);
+	ck_assert_int_eq(col_threshold_need(&t, thr_cases[_i].nranks), thr_cases[_i].need);
+}
+END_TEST
+
+START_TEST(test_suspicious_states)
+{
+	ck_assert(col_state_suspicious(MW_HB_S_IN_MPI));
+	ck_assert(col_state_suspicious(MW_HB_S_EXITED));
+	ck_assert(col_state_suspicious(MW_HB_S_VANISHED));
+	ck_assert(!col_state_suspicious(MW_HB_S_COMPUTING));
+	ck_assert(!col_state_suspicious(MW_HB_S_RESUMED));
+	ck_assert(!col_state_suspicious(MW_HB_S_FINALIZED));
+	ck_assert(!col_state_suspicious(0));
+}
+END_TEST
+
+/* -------------------------------------------------------- classification */
+
+/* A rank spec: "node:state:call:kind:peer[:exit:signal]" with state one of
+ * - (no heartbeat), M (in_mpi), P (computing), X (exited), V (vanished). */
+struct fake {
+	const char *name;
+	int nnodes;
+	const char *dead;   /* node indexes judged dead, e.g. "1" */
+	const char *degraded;
+	int size;
+	const char *ranks[8];
+	const char *waits[8]; /* from dumps: "0,1" (NULL = unknown) */
+	/* expectations */
+	enum col_verdict verdict;
+	const char *causes; /* "B:0-2;C:3" in cause order */
+	int deadlock;
+	const char *deadlock_ranks;
+};
+
+static const struct fake cases[] = {
+	{"ring deadlock", 1, "", "", 3,
+	 {"0:M:MPI_Recv:recv:2", "0:M:MPI_Recv:recv:0", "0:M:MPI_Recv:recv:1"}, {0},
+	 COL_V_SOFTWARE, "B:0-2", 1, "0-2"},
+	{"crash, peers wait", 2, "", "", 3,
+	 {"0:M:MPI_Recv:recv:1", "1:X:::-1:-1:11", "1:M:MPI_Barrier:collective:-1"}, {0},
+	 COL_V_SOFTWARE, "B:1;C:0,2", 0, ""},
+	{"exit 3, peers wait", 2, "", "", 4,
+	 {"0:M:MPI_Recv:recv:1", "1:X:::-1:3:0", "1:-", "0:M:MPI_Recv:recv:0"}, {0},
+	 COL_V_SOFTWARE, "B:1;C:0,3", 0, ""},
+	{"cascade: killed while waiting", 2, "", "", 3,
+	 {"0:V:MPI_Recv:recv:1", "1:X:::-1:-1:11", "0:X:MPI_Barrier:collective:-1:-1:9"}, {0},
+	 COL_V_SOFTWARE, "B:1;C:0,2", 0, ""},
+	{"long computation", 2, "", "", 3,
+	 {"0:P", "0:P", "1:P"}, {0},
+	 COL_V_NONE, "A:0-2", 0, ""},
+	{"waiting for a computing rank", 2, "", "", 3,
+	 {"0:P", "0:M:MPI_Recv:recv:0", "1:M:MPI_Bcast:collective:-1"}, {0},
+	 COL_V_NONE, "A:0;A:1-2", 0, ""},
+	{"stuck while peer runs", 2, "", "", 2,
+	 {"0:M:MPI_Recv:recv:1", "1:-"}, {0},
+	 COL_V_SOFTWARE, "B:0", 0, ""},
+	{"collective mismatch", 1, "", "", 3,
+	 {"0:M:MPI_Barrier:collective:-1", "0:M:MPI_Barrier:collective:-1", "0:M:MPI_Recv:recv:0"}, {0},
+	 COL_V_SOFTWARE, "B:0,2;C:1", 1, "0,2"},
+	{"dead node", 2, "1", "", 4,
+	 {"0:M:MPI_Recv:recv:2", "0:M:MPI_Allreduce:collective:-1", "1:-", "1:-"}, {0},
+	 COL_V_HARDWARE, "D:0-1;D:2-3", 0, ""},
+	{"dead node, computing rank stays A", 3, "2", "", 3,
+	 {"0:P", "1:M:MPI_Recv:recv:2", "2:-"}, {0},
+	 COL_V_HARDWARE, "A:0;D:1;D:2", 0, ""},
+	{"degraded node is alive", 2, "", "1", 2,
+	 {"0:M:MPI_Recv:recv:1", "1:M:MPI_Recv:recv:0"}, {0},
+	 COL_V_SOFTWARE, "B:0-1", 1, "0-1"},
+	{"nothing", 1, "", "", 4, {"0:-", "0:-", "0:-", "0:-"}, {0}, COL_V_NONE, "", 0, ""},
+	{"sub-communicator collective from dumps", 1, "", "", 4,
+	 {"0:M:MPI_Bcast:collective:-1", "0:M:MPI_Bcast:collective:-1", "0:M:MPI_Recv:recv:3", "0:P"},
+	 {"0,1", "0,1", NULL, NULL},
+	 COL_V_SOFTWARE, "A:2;A:3;B:0-1", 0, ""},
+	{"any-source receive waits for all", 1, "", "", 3,
+	 {"0:M:MPI_Recv:recv:-2", "0:X:::-1:1:0", "0:-"}, {0},
+	 COL_V_SOFTWARE, "B:1;C:0", 0, ""},
+};
+
+static void set_rank(struct col_rank *r, const char *spec, const char *waits)
+{
+	char buf[256], *f[8] = {0}, *save = NULL;
+	int n = 0;
+	snprintf(buf, sizeof buf, "%s", spec);
+	/* strsep keeps empty fields */
+	for (char *p = buf, *tok; (tok = strsep(&p, ":")) && n < 8;)
+		f[n++] = tok;
+	(void)save;
+	memset(r, 0, sizeof *r);
+	r->node = atoi(f[0]);
+	r->peer_world = r->root_world = r->tag = -1;
+	r->exit_code = -1;
+	switch (f[1][0]) {
+	case 'M': r->state = MW_HB_S_IN_MPI; break;
+	case 'P': r->state = MW_HB_S_COMPUTING; break;
+	case 'X': r->state = MW_HB_S_EXITED; break;
+	case 'V': r->state = MW_HB_S_VANISHED; break;
+	default: r->state = 0;
+	}
+	if (n > 2 && f[2])
+		snprintf(r->call, sizeof r->call, "%s", f[2]);
+	if (n > 3 && f[3])
+		snprintf(r->kind, sizeof r->kind, "%s", f[3]);
+	if (n > 4 && f[4] && *f[4])
+		r->peer_world = atoi(f[4]);
+	if (n > 5 && f[5] && *f[5])
+		r->exit_code = atoi(f[5]);
+	if (n > 6 && f[6] && *f[6])
+		r->exit_signal = atoi(f[6]);
+	snprintf(r->comm, sizeof r->comm, "world");
+	if (waits) {
+		int *v = NULL;
+		long k = mw_ranges_parse(waits, 100, &v);
+		ck_assert(k > 0);
+		r->waits = v;
+		r->nwaits = (size_t)k;
+		r->waits_known = 1;
+	}
+}
+
+START_TEST(test_classify)
+{
+	const struct fake *c = &cases[_i];
+	struct col_rank ranks[8];
+	struct col_node nodes[4];
+	struct col_result res;
+	char got[512] = "", buf[128];
+
+	memset(nodes, 0, sizeof nodes);
+	for (int i = 0; i < c->nnodes; i++) {
+		snprintf(nodes[i].name, sizeof nodes[i].name, "n%d", i + 1);
+		nodes[i].probed = 1;
+		nodes[i].state = MW_PROBE_ALIVE;
+		if (strchr(c->dead, '0' + i))
+			nodes[i].state = MW_PROBE_DEAD;
+		if (strchr(c->degraded, '0' + i))
+			nodes[i].state = MW_PROBE_DEGRADED;
+	}
+	for (int i = 0; i < c->size; i++)
+		set_rank(&ranks[i], c->ranks[i], c->waits[i]);
+	ck_assert_int_eq(col_classify(ranks, (size_t)c->size, nodes, (size_t)c->nnodes, &res), 0);
+	for (size_t i = 0; i < res.ncauses; i++) {
+		mw_ranges_format(res.causes[i].ranks, res.causes[i].n, buf, sizeof buf);
+		snprintf(got + strlen(got), sizeof got - strlen(got), "%s%c:%s", i ? ";" : "",
+			 res.causes[i].cause, buf);
+	}
+	ck_assert_msg(strcmp(got, c->causes) == 0, "%s: causes '%s', want '%s'", c->name, got,
+		      c->causes);
+	ck_assert_msg(res.verdict == c->verdict, "%s: verdict %s, want %s", c->name,
+		      col_verdict_name(res.verdict), col_verdict_name(c->verdict));
+	ck_assert_msg(res.deadlock.found == c->deadlock, "%s: deadlock %d", c->name, res.deadlock.found);
+	if (c->deadlock) {
+		mw_ranges_format(res.deadlock.ranks, res.deadlock.n, buf, sizeof buf);
+		ck_assert_str_eq(buf, c->deadlock_ranks);
+	}
+	if (c->verdict == COL_V_HARDWARE)
+		ck_assert_uint_ge(res.ndead, 1);
+	for (int i = 0; i < c->size; i++)
+		free(ranks[i].waits);
+	col_result_free(&res);
+}
+END_TEST
+
+/* Details name the signal, the status and the culprit ranks. */
+START_TEST(test_details)
+{
+	struct col_rank ranks[3];
+	struct col_node node = {.name = "n1", .probed = 1, .state = MW_PROBE_ALIVE};
+	struct col_result res;
+	set_rank(&ranks[0], "0:M:MPI_Recv:recv:1", NULL);
+	set_rank(&ranks[1], "0:X:::-1:-1:11", NULL);
+	set_rank(&ranks[2], "0:X:::-1:3:0", NULL);
+	ck_assert_int_eq(col_classify(ranks, 3, &node, 1, &res), 0);
+	ck_assert_uint_eq(res.ncauses, 3);
+	ck_assert_msg(strstr(res.causes[0].detail, "signal 11 (SIGSEGV)"), "%s", res.causes[0].detail);
+	ck_assert_msg(strstr(res.causes[1].detail, "status 3"), "%s", res.causes[1].detail);
+	ck_assert_int_eq(res.causes[2].cause, 'C');
+	ck_assert_msg(strstr(res.causes[2].detail, "by rank(s) 1 "), "%s", res.causes[2].detail);
+	ck_assert_int_eq(res.rank_cause[0], 'C');
+	ck_assert_int_eq(res.rank_cause[1], 'B');
+	col_result_free(&res);
+}
+END_TEST
+
+/* A large job: a ring deadlock of 2000 ranks is found without blowing up. */
+START_TEST(test_large_ring)
+{
+	size_t n = 2000;
+	struct col_rank *ranks = calloc(n, sizeof *ranks);
+	struct col_node node = {.name = "n1", .probed = 1, .state = MW_PROBE_ALIVE};
+	struct col_result res;
+	for (size_t i = 0; i < n; i++) {
+		char spec[64];
+		snprintf(spec, sizeof spec, "0:M:MPI_Recv:recv:%zu", (i + n - 1) % n);
+		set_rank(&ranks[i], spec, NULL);
+	}
+	ck_assert_int_eq(col_classify(ranks, n, &node, 1, &res), 0);
+	ck_assert_uint_eq(res.ncauses, 1);
+	ck_assert_uint_eq(res.causes[0].n, n);
+	ck_assert(res.deadlock.found);
+	col_result_free(&res);
+	free(ranks);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("verdict");
+	TCase *tc = tcase_create("core");
+	tcase_add_loop_test(tc, test_threshold, 0, sizeof(thr_cases) / sizeof(thr_cases[0]));
+	tcase_add_test(tc, test_suspicious_states);
+	tcase_add_loop_test(tc, test_classify, 0, sizeof(cases) / sizeof(cases[0]));
+	tcase_add_test(tc, test_details);
+	tcase_add_test(tc, test_large_ring);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
