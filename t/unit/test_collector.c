@@ -1,0 +1,275 @@
+/* Unit tests for the collector's state, reports and link: report.json
+ * against doc/schemas/report.schema.json, waits derived from dumps, the
+ * Slurm comment, and frames over a loopback TCP link. */
+#include <check.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "colstate.h"
+#include "hostlist.h"
+#include "jsonschema.h"
+#include "link.h"
+#include "log.h"
+
+static json_object *schema(void)
+{
+	char err[256];
+	json_object *s = mw_json_read_file("doc/schemas/report.schema.json", err, sizeof err);
+	ck_assert_msg(s != NULL, "schema: %s", err);
+	return s;
+}
+
+static void beat(struct col_state *s, int rank, int node, int state, const char *call,
+		 const char *kind, int peer, int code, int sig)
+{
+	struct col_rank *r;
+	ck_assert_int_eq(col_state_grow(s, (size_t)rank + 1), 0);
+	r = &s->ranks[rank];
+	r->known = 1;
+	r->node = node;
+	r->state = state;
+	snprintf(r->call, sizeof r->call, "%s", call);
+	snprintf(r->kind, sizeof r->kind, "%s", kind);
+	snprintf(r->comm, sizeof r->comm, "world");
+	r->peer_world = peer;
+	r->exit_code = code;
+	r->exit_signal = sig;
+	r->idle_s = 2.0;
+}
+
+/* Scenario states -> classify -> JSON report valid against the schema. */
+static const struct {
+	const char *name;
+	int dead; /* node index judged dead, -1 none */
+	int scenario;
+	const char *verdict;
+} rep_cases[] = {
+	{"healthy (no heartbeat, never probed)", -1, 0, "none"},
+	{"deadlock", -1, 1, "software"},
+	{"crash", -1, 2, "software"},
+	{"node failure", 1, 3, "hardware"},
+	{"long computation", -1, 4, "none"},
+};
+
+START_TEST(test_report_schema)
+{
+	struct col_state s;
+	json_object *sch = schema(), *rep, *v;
+	char err[512];
+	int probe = rep_cases[_i].scenario != 0;
+
+	col_state_init(&s, "1234");
+	s.timeout_s = 2;
+	ck_assert_int_eq(col_state_node(&s, "n1"), 0);
+	ck_assert_int_eq(col_state_node(&s, "n2"), 1);
+	ck_assert_int_eq(col_state_node(&s, "n1"), 0);
+	col_state_grow(&s, 4);
+	col_state_event(&s, "start", "collector listening on port %d", 7300);
+	switch (rep_cases[_i].scenario) {
+	case 1:
+		for (int r = 0; r < 4; r++)
+			beat(&s, r, r / 2, MW_HB_S_IN_MPI, "MPI_Recv", "recv", (r + 3) % 4, -1, 0);
+		break;
+	case 2:
+		beat(&s, 1, 0, MW_HB_S_EXITED, "", "", -1, -1, 11);
+		beat(&s, 0, 0, MW_HB_S_IN_MPI, "MPI_Recv", "recv", 1, -1, 0);
+		beat(&s, 2, 1, MW_HB_S_IN_MPI, "MPI_Barrier", "collective", -1, -1, 0);
+		break;
+	case 3:
+		beat(&s, 0, 0, MW_HB_S_IN_MPI, "MPI_Recv", "recv", 2, -1, 0);
+		beat(&s, 1, 0, MW_HB_S_IN_MPI, "MPI_Recv", "recv", 3, -1, 0);
+		s.ranks[2].node = s.ranks[3].node = 1;
+		break;
+	case 4:
+		for (int r = 0; r < 4; r++)
+			beat(&s, r, r / 2, MW_HB_S_COMPUTING, "", "", -1, -1, 0);
+		break;
+	}
+	if (probe) {
+		for (size_t n = 0; n < s.nnodes; n++) {
+			s.nodes[n].probed = 1;
+			s.nodes[n].state = (int)n == rep_cases[_i].dead ? MW_PROBE_DEAD : MW_PROBE_ALIVE;
+			s.nodes[n].rtt_ms = (int)n == rep_cases[_i].dead ? -1 : 0.25;
+			snprintf(s.nodes[n].addr, sizeof s.nodes[n].addr, "198.18.5.%zu", n + 1);
+		}
+		ck_assert_int_eq(col_classify(s.ranks, s.size, s.nodes, s.nnodes, &s.res), 0);
+		s.have_res = 1;
+		col_state_event(&s, "verdict", "%s", col_verdict_name(s.res.verdict));
+		col_state_action(&s, "comment", "1234", 1, "posted with scontrol update");
+	}
+	col_state_event(&s, "shutdown", "done");
+	rep = col_report_json(&s);
+	ck_assert_msg(mw_jsonschema_validate(sch, rep, err, sizeof err) == 0, "%s: %s\n%s",
+		      rep_cases[_i].name, err, json_object_to_json_string(rep));
+	ck_assert(json_object_object_get_ex(rep, "verdict", &v));
+	ck_assert_str_eq(json_object_get_string(v), rep_cases[_i].verdict);
+	json_object_put(rep);
+	json_object_put(sch);
+	col_state_free(&s);
+}
+END_TEST
+
+/* The text report collapses ranks into classes; the comment is one line. */
+START_TEST(test_text_and_comment)
+{
+	struct col_state s;
+	char *txt = NULL, comment[256];
+	size_t len = 0;
+	FILE *f;
+
+	col_state_init(&s, "77");
+	col_state_node(&s, "n1");
+	for (int r = 0; r < 6; r++)
+		beat(&s, r, 0, MW_HB_S_IN_MPI, "MPI_Recv", "recv", (r + 5) % 6, -1, 0);
+	s.nodes[0].probed = 1;
+	ck_assert_int_eq(col_classify(s.ranks, s.size, s.nodes, s.nnodes, &s.res), 0);
+	s.have_res = 1;
+	f = open_memstream(&txt, &len);
+	col_report_text(&s, f);
+	fclose(f);
+	ck_assert_msg(strstr(txt, "verdict software"), "%s", txt);
+	ck_assert_msg(strstr(txt, "ranks 0-5: B: deadlock"), "%s", txt);
+	col_report_comment(&s, comment, sizeof comment);
+	ck_assert_msg(strncmp(comment, "mpiwatch: software", 18) == 0, "%s", comment);
+	ck_assert(strstr(comment, "B ranks 0-5"));
+	ck_assert(!strchr(comment, '\n'));
+	ck_assert(!strchr(comment, '"'));
+	free(txt);
+	col_state_free(&s);
+}
+END_TEST
+
+/* Files written through temp + rename, and the report is valid JSON. */
+START_TEST(test_report_write)
+{
+	struct col_state s;
+	char dir[] = "/tmp/mwcoltestXXXXXX", path[256], err[256];
+	json_object *o, *sch = schema();
+	ck_assert(mkdtemp(dir));
+	col_state_init(&s, "5");
+	ck_assert_int_eq(col_report_write(&s, dir, NULL), 0);
+	snprintf(path, sizeof path, "%s/report.json", dir);
+	o = mw_json_read_file(path, err, sizeof err);
+	ck_assert_msg(o, "%s", err);
+	ck_assert_msg(mw_jsonschema_validate(sch, o, err, sizeof err) == 0, "%s", err);
+	json_object_put(o);
+	snprintf(path, sizeof path, "%s/collector-stats.json", dir);
+	o = mw_json_read_file(path, err, sizeof err);
+	ck_assert_msg(o, "%s", err);
+	json_object_put(o);
+	snprintf(path, sizeof path, "%s/report.txt", dir);
+	ck_assert_int_eq(access(path, R_OK), 0);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/report.json", dir);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/collector-stats.json", dir);
+	unlink(path);
+	ck_assert_int_eq(rmdir(dir), 0);
+	json_object_put(sch);
+	col_state_free(&s);
+}
+END_TEST
+
+/* What a dump says a rank waits for. */
+static const struct {
+	const char *dump;
+	int ok;
+	const char *waits;
+} wait_cases[] = {
+	{"{\"call\":{\"kind\":\"collective\",\"comm\":3,\"peer_world\":-1},\"comms\":[{\"id\":0,\"world_ranks\":[0,1,2,3]},{\"id\":3,\"world_ranks\":[1,3]}]}", 1, "1,3"},
+	{"{\"call\":{\"kind\":\"recv\",\"comm\":0,\"peer_world\":-2},\"comms\":[{\"id\":0,\"world_ranks\":[0,1,2]}]}", 1, "0-2"},
+	{"{\"call\":{\"kind\":\"recv\",\"comm\":0,\"peer_world\":2},\"comms\":[]}", 1, "2"},
+	{"{\"call\":{\"kind\":\"sendrecv\",\"comm\":0,\"peer_world\":2,\"send_peer_world\":4}}", 1, "2,4"},
+	{"{\"call\":{\"kind\":\"wait\",\"comm\":-1,\"requests\":[5]},\"pending_recvs\":[{\"req\":5,\"peer_world\":7},{\"req\":6,\"peer_world\":8}],\"pending_sends\":[]}", 1, "7"},
+	{"{\"call\":{\"kind\":\"wait\",\"comm\":-1},\"pending_recvs\":[{\"req\":5,\"peer_world\":7}],\"pending_sends\":[{\"req\":1,\"peer_world\":9}]}", 1, "7,9"},
+	{"{\"call\":null}", 0, ""},
+	{"not json", 0, ""},
+	{"[1]", 0, ""},
+	{"{\"call\":{\"kind\":\"collective\",\"comm\":9},\"comms\":[{\"id\":0,\"world_ranks\":[0]}]}", 0, ""},
+};
+
+START_TEST(test_dump_waits)
+{
+	struct col_rank r;
+	char buf[128];
+	memset(&r, 0, sizeof r);
+	int rc = col_dump_waits(wait_cases[_i].dump, &r);
+	if (!wait_cases[_i].ok) {
+		ck_assert_int_eq(rc, -1);
+		ck_assert_int_eq(r.waits_known, 0);
+		free(r.waits);
+		return;
+	}
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(r.waits_known, 1);
+	mw_ranges_format(r.waits, r.nwaits, buf, sizeof buf);
+	ck_assert_str_eq(buf, wait_cases[_i].waits);
+	free(r.waits);
+}
+END_TEST
+
+/* Frames over loopback: a heartbeat arrives intact; garbage is refused. */
+START_TEST(test_link_loopback)
+{
+	uint16_t port = 0;
+	int lfd = col_link_listen(27300, 50, &port);
+	struct col_link *c, *s = NULL;
+	struct mw_hb_msg m = {0}, got;
+	enum mw_hb_err e;
+	ck_assert_int_ge(lfd, 0);
+	c = col_link_connect("127.0.0.1", port, 2.0);
+	ck_assert_ptr_nonnull(c);
+	for (int i = 0; i < 200 && !s; i++) {
+		s = col_link_accept(lfd);
+		if (!s)
+			usleep(10000);
+	}
+	ck_assert_ptr_nonnull(s);
+	m.type = MW_HB_HEARTBEAT;
+	m.u.beat.rank = 3;
+	m.u.beat.size = 8;
+	m.u.beat.state = MW_HB_S_IN_MPI;
+	m.u.beat.peer_world = 2;
+	m.u.beat.root_world = -1;
+	m.u.beat.tag = 1;
+	m.u.beat.exit_code = -1;
+	snprintf(m.u.beat.call, sizeof m.u.beat.call, "MPI_Recv");
+	snprintf(m.u.beat.kind, sizeof m.u.beat.kind, "recv");
+	ck_assert_int_eq(col_link_send(c, &m), 0);
+	ck_assert_int_eq(col_link_recv_wait(s, &got, &e, 5.0), 1);
+	ck_assert_int_eq(got.type, MW_HB_HEARTBEAT);
+	ck_assert_int_eq(got.u.beat.rank, 3);
+	ck_assert_str_eq(got.u.beat.call, "MPI_Recv");
+	mw_hb_msg_free(&got);
+	/* Garbage on the stream: -2 with a reason. */
+	ck_assert_int_eq(write(col_link_fd(c), "GET / HTTP/1.0\r\n\r\n", 18), 18);
+	ck_assert_int_eq(col_link_recv_wait(s, &got, &e, 5.0), -2);
+	ck_assert_int_eq(e, MW_HB_E_MAGIC);
+	/* Orderly close: -1 with errno 0. */
+	col_link_close(c);
+	col_link_close(s);
+	close(lfd);
+}
+END_TEST
+
+int main(void)
+{
+	mw_log_open("test_collector", MW_LOG_STDERR, LOG_ERR);
+	Suite *s = suite_create("collector");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 30);
+	tcase_add_loop_test(tc, test_report_schema, 0, sizeof(rep_cases) / sizeof(rep_cases[0]));
+	tcase_add_test(tc, test_text_and_comment);
+	tcase_add_test(tc, test_report_write);
+	tcase_add_loop_test(tc, test_dump_waits, 0, sizeof(wait_cases) / sizeof(wait_cases[0]));
+	tcase_add_test(tc, test_link_loopback);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
