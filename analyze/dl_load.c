@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "dl_int.h"
+#include "dl_json.h"
 #include "jsonschema.h"
 
 #define DL_MAX_FILE (64L << 20)
@@ -125,6 +126,7 @@ int dl_comm_rank_of(const struct dl_ctx *c, int ci, int w)
 /* ---- typed field access with JSON-pointer error messages ---- */
 struct ex {
 	struct dl_ctx *c;
+	const struct dlj_arena *A;
 	char err[512];
 	const char *where; /* e.g. "/call" */
 };
@@ -140,26 +142,27 @@ static void ex_fail(struct ex *e, const char *fmt, ...)
 	va_end(ap);
 }
 
-static const char *jtype(struct json_object *v)
+static const char *jtype(const struct dlj *v)
 {
-	switch (json_object_get_type(v)) {
-	case json_type_null: return "null";
-	case json_type_boolean: return "boolean";
-	case json_type_double: return "number";
-	case json_type_int: return "integer";
-	case json_type_object: return "object";
-	case json_type_array: return "array";
-	case json_type_string: return "string";
+	switch (v ? v->type : DLJ_NULL) {
+	case DLJ_NULL: return "null";
+	case DLJ_BOOL: return "boolean";
+	case DLJ_DOUBLE: return "number";
+	case DLJ_INT: return "integer";
+	case DLJ_OBJECT: return "object";
+	case DLJ_ARRAY: return "array";
+	case DLJ_STRING: return "string";
 	}
 	return "?";
 }
 
 /* Return 1 and set *v if key is present and not null, 0 if absent or null
  * (an error if required), -1 on a type error. */
-static int get_any(struct ex *e, struct json_object *o, const char *key, int required,
-		   struct json_object **v)
+static int get_any(struct ex *e, const struct dlj *o, const char *key, int required,
+		   const struct dlj **v)
 {
-	if (!json_object_object_get_ex(o, key, v) || !*v) {
+	*v = dlj_get(e->A, o, key);
+	if (!*v || (*v)->type == DLJ_NULL) {
 		if (required) {
 			ex_fail(e, "%s/%s: missing required field", e->where, key);
 			return -1;
@@ -169,24 +172,24 @@ static int get_any(struct ex *e, struct json_object *o, const char *key, int req
 	return 1;
 }
 
-static int get_long(struct ex *e, struct json_object *o, const char *key, int required, long lo,
+static int get_long(struct ex *e, const struct dlj *o, const char *key, int required, long lo,
 		    long hi, long *out)
 {
-	struct json_object *v;
+	const struct dlj *v;
 	int rc = get_any(e, o, key, required, &v);
 	if (rc <= 0)
 		return rc;
 	long x;
-	if (json_object_is_type(v, json_type_int)) {
-		int64_t y = json_object_get_int64(v);
+	if (v->type == DLJ_INT) {
+		int64_t y = v->i;
 		if (y < lo || y > hi) {
 			ex_fail(e, "%s/%s: %lld out of range [%ld, %ld]", e->where, key, (long long)y,
 				lo, hi);
 			return -1;
 		}
 		x = (long)y;
-	} else if (json_object_is_type(v, json_type_double)) {
-		double d = json_object_get_double(v);
+	} else if (v->type == DLJ_DOUBLE) {
+		double d = v->d;
 		if (!isfinite(d) || d != floor(d) || d < (double)lo || d > (double)hi) {
 			ex_fail(e, "%s/%s: %g is not an integer in [%ld, %ld]", e->where, key, d, lo,
 				hi);
@@ -201,7 +204,7 @@ static int get_long(struct ex *e, struct json_object *o, const char *key, int re
 	return 1;
 }
 
-static int get_int(struct ex *e, struct json_object *o, const char *key, int required, int lo,
+static int get_int(struct ex *e, const struct dlj *o, const char *key, int required, int lo,
 		   int hi, int *out)
 {
 	long x;
@@ -211,37 +214,32 @@ static int get_int(struct ex *e, struct json_object *o, const char *key, int req
 	return rc;
 }
 
-static int get_double(struct ex *e, struct json_object *o, const char *key, double *out)
+static int get_double(struct ex *e, const struct dlj *o, const char *key, double *out)
 {
-	struct json_object *v;
+	const struct dlj *v;
 	int rc = get_any(e, o, key, 0, &v);
 	if (rc <= 0)
 		return rc;
-	if (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double)) {
+	if (v->type != DLJ_INT && v->type != DLJ_DOUBLE) {
 		ex_fail(e, "%s/%s: expected number, got %s", e->where, key, jtype(v));
 		return -1;
 	}
-	*out = json_object_get_double(v);
+	*out = v->type == DLJ_INT ? (double)v->i : v->d;
 	return 1;
 }
 
-static int get_str(struct ex *e, struct json_object *o, const char *key, int required,
+static int get_str(struct ex *e, const struct dlj *o, const char *key, int required,
 		   const char **out)
 {
-	struct json_object *v;
+	const struct dlj *v;
 	int rc = get_any(e, o, key, required, &v);
 	if (rc <= 0)
 		return rc;
-	if (!json_object_is_type(v, json_type_string)) {
+	if (v->type != DLJ_STRING) {
 		ex_fail(e, "%s/%s: expected string, got %s", e->where, key, jtype(v));
 		return -1;
 	}
-	const char *s = json_object_get_string(v);
-	if (strlen(s) != (size_t)json_object_get_string_len(v)) {
-		ex_fail(e, "%s/%s: string contains a NUL byte", e->where, key);
-		return -1;
-	}
-	*out = dl_intern(e->c->pool, s);
+	*out = dl_intern(e->c->pool, v->s);
 	if (!*out) {
 		ex_fail(e, "out of memory");
 		return -1;
@@ -249,27 +247,27 @@ static int get_str(struct ex *e, struct json_object *o, const char *key, int req
 	return 1;
 }
 
-static int get_bool(struct ex *e, struct json_object *o, const char *key, int *out)
+static int get_bool(struct ex *e, const struct dlj *o, const char *key, int *out)
 {
-	struct json_object *v;
+	const struct dlj *v;
 	int rc = get_any(e, o, key, 0, &v);
 	if (rc <= 0)
 		return rc;
-	if (!json_object_is_type(v, json_type_boolean)) {
+	if (v->type != DLJ_BOOL) {
 		ex_fail(e, "%s/%s: expected boolean, got %s", e->where, key, jtype(v));
 		return -1;
 	}
-	*out = json_object_get_boolean(v);
+	*out = (int)v->i;
 	return 1;
 }
 
-static int get_array(struct ex *e, struct json_object *o, const char *key, int required,
-		     struct json_object **out)
+static int get_array(struct ex *e, const struct dlj *o, const char *key, int required,
+		     const struct dlj **out)
 {
 	int rc = get_any(e, o, key, required, out);
 	if (rc <= 0)
 		return rc;
-	if (!json_object_is_type(*out, json_type_array)) {
+	if ((*out)->type != DLJ_ARRAY) {
 		ex_fail(e, "%s/%s: expected array, got %s", e->where, key, jtype(*out));
 		return -1;
 	}
@@ -289,7 +287,7 @@ static const char *const kinds[] = {"other", "send", "recv", "sendrecv", "probe"
 static const char *const states[] = {"in_mpi", "computing", "finalized", "exited", NULL};
 static const char *const modes[] = {"", "standard", "sync", "buffered", "ready", NULL};
 
-static int get_mode(struct ex *e, struct json_object *o, enum dl_mode *out)
+static int get_mode(struct ex *e, const struct dlj *o, enum dl_mode *out)
 {
 	const char *m = NULL;
 	*out = DLM_NONE;
@@ -307,7 +305,7 @@ static int get_mode(struct ex *e, struct json_object *o, enum dl_mode *out)
 }
 
 /* Tags: an integer >= -1, or null (no tag). */
-static int get_tag(struct ex *e, struct json_object *o, const char *key, int *out)
+static int get_tag(struct ex *e, const struct dlj *o, const char *key, int *out)
 {
 	long t;
 	*out = DL_NO_TAG;
@@ -319,10 +317,10 @@ static int get_tag(struct ex *e, struct json_object *o, const char *key, int *ou
 	return 0;
 }
 
-static int get_frame(struct ex *e, struct json_object *o, struct dl_frame *f)
+static int get_frame(struct ex *e, const struct dlj *o, struct dl_frame *f)
 {
 	memset(f, 0, sizeof *f);
-	if (!json_object_is_type(o, json_type_object)) {
+	if (o->type != DLJ_OBJECT) {
 		ex_fail(e, "%s: expected a frame object, got %s", e->where, jtype(o));
 		return -1;
 	}
@@ -351,13 +349,13 @@ static int lmap_get(const struct lmap *m, long id)
 	return -1;
 }
 
-static int add_comm(struct dl_ctx *c, struct ex *e, struct json_object *o, int myrank, int wsize,
+static int add_comm(struct dl_ctx *c, struct ex *e, const struct dlj *o, int myrank, int wsize,
 		    int *gi_out)
 {
 	const char *gid = NULL, *name = NULL, *how = NULL;
 	long size = -1;
 	int inter = 0;
-	struct json_object *wr = NULL;
+	const struct dlj *wr = NULL;
 	if (get_str(e, o, "gid", 1, &gid) < 0 || get_str(e, o, "name", 0, &name) < 0 ||
 	    get_str(e, o, "how", 0, &how) < 0 || get_long(e, o, "size", 0, 0, DL_MAX_RANK, &size) < 0 ||
 	    get_bool(e, o, "inter", &inter) < 0 || get_array(e, o, "world_ranks", 0, &wr) < 0)
@@ -413,7 +411,7 @@ static int add_comm(struct dl_ctx *c, struct ex *e, struct json_object *o, int m
 			return 0;
 	}
 	struct dl_comm *m = &c->comms[gi];
-	size_t n = json_object_array_length(wr);
+	size_t n = wr->n;
 	if (n > DL_MAX_RANK) {
 		ex_fail(e, "%s/world_ranks: too many ranks", e->where);
 		return -1;
@@ -424,14 +422,13 @@ static int add_comm(struct dl_ctx *c, struct ex *e, struct json_object *o, int m
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *x = json_object_array_get_idx(wr, i);
-		if (!json_object_is_type(x, json_type_int) || json_object_get_int64(x) < 0 ||
-		    json_object_get_int64(x) >= wsize) {
+		const struct dlj *x = dlj_kid(e->A, wr, i);
+		if (x->type != DLJ_INT || x->i < 0 || x->i >= wsize) {
 			ex_fail(e, "%s/world_ranks/%zu: not a world rank below %d", e->where, i, wsize);
 			free(g);
 			return -1;
 		}
-		g[i] = (int)json_object_get_int64(x);
+		g[i] = (int)x->i;
 	}
 	m->group = g;
 	m->size = (int)n;
@@ -439,16 +436,16 @@ static int add_comm(struct dl_ctx *c, struct ex *e, struct json_object *o, int m
 	return 0;
 }
 
-static int get_msgs(struct ex *e, struct json_object *o, const char *key, int required,
+static int get_msgs(struct ex *e, const struct dlj *o, const char *key, int required,
 		    const struct lmap *lm, struct dl_msg **out, int *nout)
 {
-	struct json_object *a = NULL;
+	const struct dlj *a = NULL;
 	*out = NULL;
 	*nout = 0;
 	int rc = get_array(e, o, key, required, &a);
 	if (rc <= 0)
 		return rc;
-	size_t n = json_object_array_length(a);
+	size_t n = a->n;
 	if (!n)
 		return 0;
 	struct dl_msg *m = calloc(n, sizeof *m);
@@ -459,10 +456,10 @@ static int get_msgs(struct ex *e, struct json_object *o, const char *key, int re
 	char where[96];
 	const char *saved = e->where;
 	for (size_t i = 0; i < n; i++) {
-		struct json_object *x = json_object_array_get_idx(a, i);
+		const struct dlj *x = dlj_kid(e->A, a, i);
 		snprintf(where, sizeof where, "%s/%s/%zu", saved, key, i);
 		e->where = where;
-		if (!json_object_is_type(x, json_type_object)) {
+		if (x->type != DLJ_OBJECT) {
 			ex_fail(e, "%s: expected object, got %s", where, jtype(x));
 			goto fail;
 		}
@@ -521,7 +518,7 @@ struct hdr {
 };
 
 /* Extract one parsed dump.  Return the rank, or NULL with e->err set. */
-static struct dl_rank *extract(struct ex *e, struct json_object *d, long want_rank,
+static struct dl_rank *extract(struct ex *e, const struct dlj *d, long want_rank,
 			       struct hdr *h)
 {
 	struct dl_ctx *c = e->c;
@@ -532,12 +529,11 @@ static struct dl_rank *extract(struct ex *e, struct json_object *d, long want_ra
 		return NULL;
 	}
 	e->where = "";
-	if (!json_object_is_type(d, json_type_object)) {
+	if (d->type != DLJ_OBJECT) {
 		ex_fail(e, "not an mpiwatch dump (top level is %s, not an object)", jtype(d));
 		goto fail;
 	}
-	struct json_object *v;
-	if (!json_object_object_get_ex(d, "mpiwatch_dump", &v)) {
+	if (!dlj_get(e->A, d, "mpiwatch_dump")) {
 		ex_fail(e, "not an mpiwatch dump (no \"mpiwatch_dump\" field)");
 		goto fail;
 	}
@@ -571,9 +567,9 @@ static struct dl_rank *extract(struct ex *e, struct json_object *d, long want_ra
 	r->state = (enum dl_state)si;
 	h->size = size;
 	h->job = NULL;
-	struct json_object *job;
-	if (json_object_object_get_ex(d, "job", &job) && job) {
-		if (!json_object_is_type(job, json_type_object)) {
+	const struct dlj *job = dlj_get(e->A, d, "job");
+	if (job && job->type != DLJ_NULL) {
+		if (job->type != DLJ_OBJECT) {
 			ex_fail(e, "/job: expected object, got %s", jtype(job));
 			goto fail;
 		}
@@ -585,9 +581,9 @@ static struct dl_rank *extract(struct ex *e, struct json_object *d, long want_ra
 	if (get_str(e, d, "host", 0, &r->host) < 0 || get_long(e, d, "pid", 0, 0, LONG_MAX, &r->pid) < 0 ||
 	    get_str(e, d, "reason", 0, &r->reason) < 0)
 		goto fail;
-	struct json_object *t;
-	if (json_object_object_get_ex(d, "time", &t) && t) {
-		if (!json_object_is_type(t, json_type_object)) {
+	const struct dlj *t = dlj_get(e->A, d, "time");
+	if (t && t->type != DLJ_NULL) {
+		if (t->type != DLJ_OBJECT) {
 			ex_fail(e, "/time: expected object, got %s", jtype(t));
 			goto fail;
 		}
@@ -600,10 +596,10 @@ static struct dl_rank *extract(struct ex *e, struct json_object *d, long want_ra
 	}
 
 	/* comms first: the rest refers to them */
-	struct json_object *ca;
+	const struct dlj *ca;
 	if (get_array(e, d, "comms", 1, &ca) < 0)
 		goto fail;
-	size_t nc = json_object_array_length(ca);
+	size_t nc = ca->n;
 	if (nc > 100000) {
 		ex_fail(e, "/comms: %zu communicators is too many", nc);
 		goto fail;
@@ -618,10 +614,10 @@ static struct dl_rank *extract(struct ex *e, struct json_object *d, long want_ra
 	}
 	for (size_t i = 0; i < nc; i++) {
 		char where[48];
-		struct json_object *x = json_object_array_get_idx(ca, i);
+		const struct dlj *x = dlj_kid(e->A, ca, i);
 		snprintf(where, sizeof where, "/comms/%zu", i);
 		e->where = where;
-		if (!json_object_is_type(x, json_type_object)) {
+		if (x->type != DLJ_OBJECT) {
 			ex_fail(e, "%s: expected object, got %s", where, jtype(x));
 			goto fail;
 		}
@@ -641,10 +637,10 @@ static struct dl_rank *extract(struct ex *e, struct json_object *d, long want_ra
 	e->where = "";
 
 	/* stack */
-	struct json_object *sa;
+	const struct dlj *sa;
 	if (get_array(e, d, "stack", 1, &sa) < 0)
 		goto fail;
-	size_t ns = json_object_array_length(sa);
+	size_t ns = sa->n;
 	if (ns > 4096)
 		ns = 4096;
 	if (ns) {
@@ -658,23 +654,23 @@ static struct dl_rank *extract(struct ex *e, struct json_object *d, long want_ra
 		char where[48];
 		snprintf(where, sizeof where, "/stack/%zu", i);
 		e->where = where;
-		if (get_frame(e, json_object_array_get_idx(sa, i), &r->stack[i]) < 0)
+		if (get_frame(e, dlj_kid(e->A, sa, i), &r->stack[i]) < 0)
 			goto fail;
 		r->nstack++;
 	}
 	e->where = "";
 
 	/* call */
-	struct json_object *call;
-	if (!json_object_object_get_ex(d, "call", &call)) {
+	const struct dlj *call = dlj_get(e->A, d, "call");
+	if (!call) {
 		ex_fail(e, "/call: missing required field");
 		goto fail;
 	}
-	if (call) {
+	if (call->type != DLJ_NULL) {
 		struct dl_call *k = &r->call;
 		const char *kind = NULL;
 		long comm = -1;
-		if (!json_object_is_type(call, json_type_object)) {
+		if (call->type != DLJ_OBJECT) {
 			ex_fail(e, "/call: expected object or null, got %s", jtype(call));
 			goto fail;
 		}
@@ -725,11 +721,11 @@ static struct dl_rank *extract(struct ex *e, struct json_object *d, long want_ra
 			k->send_peer_world = k->send_peer;
 		if (k->root >= 0 && (tw = dl_comm_world(c, k->comm, k->root)) >= 0)
 			k->root_world = tw;
-		struct json_object *rq = NULL;
+		const struct dlj *rq = NULL;
 		if (get_array(e, call, "requests", 0, &rq) < 0)
 			goto fail;
-		if (rq && json_object_array_length(rq)) {
-			size_t nr = json_object_array_length(rq);
+		if (rq && rq->n) {
+			size_t nr = rq->n;
 			if (nr > 1000000) {
 				ex_fail(e, "/call/requests: too many");
 				goto fail;
@@ -740,17 +736,17 @@ static struct dl_rank *extract(struct ex *e, struct json_object *d, long want_ra
 				goto fail;
 			}
 			for (size_t i = 0; i < nr; i++) {
-				struct json_object *x = json_object_array_get_idx(rq, i);
-				if (!json_object_is_type(x, json_type_int)) {
+				const struct dlj *x = dlj_kid(e->A, rq, i);
+				if (x->type != DLJ_INT) {
 					ex_fail(e, "/call/requests/%zu: expected integer, got %s", i, jtype(x));
 					goto fail;
 				}
-				k->requests[i] = (long)json_object_get_int64(x);
+				k->requests[i] = (long)x->i;
 			}
 			k->nrequests = (int)nr;
 		}
-		struct json_object *site;
-		if (json_object_object_get_ex(call, "site", &site) && site) {
+		const struct dlj *site = dlj_get(e->A, call, "site");
+		if (site && site->type != DLJ_NULL) {
 			e->where = "/call/site";
 			if (get_frame(e, site, &k->site) < 0)
 				goto fail;
@@ -768,9 +764,9 @@ static struct dl_rank *extract(struct ex *e, struct json_object *d, long want_ra
 	    get_msgs(e, d, "recent_sends", 0, &lm, &r->recent, &r->nrecent) < 0)
 		goto fail;
 	r->unexp_count = -1;
-	struct json_object *u;
-	if (json_object_object_get_ex(d, "unexpected", &u) && u) {
-		if (!json_object_is_type(u, json_type_object)) {
+	const struct dlj *u = dlj_get(e->A, d, "unexpected");
+	if (u && u->type != DLJ_NULL) {
+		if (u->type != DLJ_OBJECT) {
 			ex_fail(e, "/unexpected: expected object, got %s", jtype(u));
 			goto fail;
 		}
@@ -937,6 +933,7 @@ int dl_load_dir(struct dl_ctx *c, const char *dir)
 	struct dl_rank **all = NULL;
 	struct hdr *hdrs = NULL;
 	struct json_object *schema = NULL;
+	struct dlj_arena arena = {0};
 
 	c->comm_index = calloc(1, sizeof(struct comm_index));
 	c->invalid = json_object_new_array();
@@ -994,28 +991,42 @@ int dl_load_dir(struct dl_ctx *c, const char *dir)
 			add_invalid(c, ents[i].name, err);
 			continue;
 		}
-		struct json_object *d = parse_json(buf, len, err, sizeof err);
-		if (!d) {
+		if (memchr(buf, '\0', len)) {
+			snprintf(err, sizeof err, "contains a NUL byte at offset %zu (binary or corrupt file)",
+				 (size_t)((char *)memchr(buf, '\0', len) - buf));
 			add_invalid(c, ents[i].name, err);
 			continue;
 		}
+		if (len == 0) {
+			add_invalid(c, ents[i].name, "empty file");
+			continue;
+		}
 		if (schema) {
-			int sv = mw_jsonschema_validate(schema, d, err, sizeof err);
-			if (sv != 0) {
-				if (sv < 0) {
-					/* an unusable schema: fall back to the built-in checks */
-					json_object_put(schema);
-					schema = NULL;
-				} else {
-					add_invalid(c, ents[i].name, err);
-					json_object_put(d);
-					continue;
-				}
+			/* the schema validator works on json-c values: a slower path */
+			struct json_object *jd = parse_json(buf, len, err, sizeof err);
+			int sv = jd ? mw_jsonschema_validate(schema, jd, err, sizeof err) : 1;
+			if (jd)
+				json_object_put(jd);
+			if (sv < 0) {
+				/* an unusable schema: fall back to the built-in checks */
+				json_object_put(schema);
+				schema = NULL;
+			} else if (sv > 0) {
+				add_invalid(c, ents[i].name, err);
+				continue;
 			}
 		}
-		struct ex e = {.c = c};
+		const struct dlj *d = dlj_parse(&arena, buf, len, err, sizeof err);
+		if (!d) {
+			if (!strcmp(err, "out of memory")) {
+				errno = ENOMEM;
+				goto fail;
+			}
+			add_invalid(c, ents[i].name, err);
+			continue;
+		}
+		struct ex e = {.c = c, .A = &arena};
 		struct dl_rank *r = extract(&e, d, ents[i].rank, &hdrs[i]);
-		json_object_put(d);
 		if (!r) {
 			if (!strcmp(e.err, "out of memory")) {
 				errno = ENOMEM;
@@ -1114,6 +1125,7 @@ fail:
 	free(all);
 	free(hdrs);
 	free(buf);
+	dlj_arena_free(&arena);
 	if (schema)
 		json_object_put(schema);
 	return rv;
