@@ -60,6 +60,7 @@ struct collector {
 	unsigned long gen;    /* bumps with every suspicious change */
 	unsigned long eval_gen;
 	int computing_noted;
+	int after_notes;
 };
 
 static int mkdir_p(const char *dir)
@@ -338,21 +339,6 @@ static void analyse_dumps(struct collector *c)
 	dl_result_free(dr);
 }
 
-/* After the verdict: fold later heartbeats into the report (no new probe,
- * no new action). */
-static void reclassify(struct collector *c)
-{
-	struct col_result res;
-	if (!c->s.have_res)
-		return;
-	if (col_classify(c->s.ranks, c->s.size, c->s.nodes, c->s.nnodes, &res) < 0)
-		return;
-	col_result_free(&c->s.res);
-	c->s.res = res;
-	if (res.verdict == COL_V_SOFTWARE)
-		analyse_dumps(c);
-}
-
 static void evaluate(struct collector *c)
 {
 	struct col_state *s = &c->s;
@@ -484,6 +470,21 @@ static void on_beat(struct collector *c, struct client *cl, const struct mw_hb_b
 
 	s->st.heartbeats++;
 	s->st.beats_by_state[b->state]++;
+	if (s->decided) {
+		/* The verdict describes the failure as it was found; what
+		 * happens next (the launcher killing the stuck ranks...) is
+		 * only noted. */
+		if (c->after_notes++ < 32) {
+			char how[48] = "";
+			if (b->exit_signal > 0)
+				snprintf(how, sizeof how, " (signal %d)", b->exit_signal);
+			else if (b->exit_code >= 0 && b->state == MW_HB_S_EXITED)
+				snprintf(how, sizeof how, " (status %d)", b->exit_code);
+			col_state_event(s, "note", "after the verdict: rank %d %s%s", b->rank,
+					mw_hb_state_name(b->state), how);
+		}
+		return;
+	}
 	if (on_rank_info(c, cl, b->rank, b->size))
 		return;
 	x = &s->ranks[b->rank];
@@ -516,12 +517,7 @@ static void on_beat(struct collector *c, struct client *cl, const struct mw_hb_b
 	}
 	if (col_state_suspicious(b->state) || was) {
 		c->gen++;
-		if (s->decided) {
-			reclassify(c);
-			write_reports(c);
-		} else {
-			check_threshold(c);
-		}
+		check_threshold(c);
 	}
 }
 
