@@ -47,8 +47,10 @@ static int open_sock(const char *addr, int port, struct sockaddr_in *sa)
 		fprintf(stderr, "probe-load: bad address %s\n", addr);
 		exit(2);
 	}
-	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
-	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &sz, sizeof(sz)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &sz, sizeof(sz)) < 0)
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sz, sizeof(sz));
 	if (connect(fd, (struct sockaddr *)sa, sizeof(*sa)) < 0) {
 		perror("probe-load: connect");
 		exit(2);
@@ -131,10 +133,13 @@ static int run_valid(int fd, double seconds, unsigned long window)
 				sent += (unsigned long)s;
 		}
 		{
-			struct pollfd p = {.fd = fd, .events = POLLIN};
-			unsigned long g;
-			poll(&p, 1, 1);
-			g = recv_batch(fd, prefix, &bad, &oversize);
+			unsigned long g = recv_batch(fd, prefix, &bad, &oversize);
+			if (!g) {
+				/* Nothing waiting: sleep until a reply (at most 1 ms). */
+				struct pollfd p = {.fd = fd, .events = POLLIN};
+				poll(&p, 1, 1);
+				g = recv_batch(fd, prefix, &bad, &oversize);
+			}
 			if (g)
 				last_progress = mw_now();
 			got += g;
