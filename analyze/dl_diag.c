@@ -10,7 +10,8 @@
 #include "dl_int.h"
 #include "hostlist.h"
 
-#define DIAG_CAP 20 /* near-miss / missing-send entries kept per finding */
+#define DIAG_CAP 20 /* near-miss entries kept per finding and type */
+#define MISSING_CAP 5 /* missing-send entries kept per finding */
 #define SIM_CLASS_CAP 1500
 
 /* ---- small helpers shared with the report ---- */
@@ -343,7 +344,7 @@ static int missing_send(struct dl_ctx *c, struct dl_finding *f, int r, const str
 	for (int i = c->offer_start[r]; i < c->offer_start[r + 1]; i++)
 		if (c->offers[i].src == t && c->offers[i].how != DLO_RECENT)
 			return 0;
-	if ((*count)++ >= DIAG_CAP) {
+	if ((*count)++ >= MISSING_CAP) {
 		f->ndiag_omitted++;
 		return 0;
 	}
@@ -372,9 +373,12 @@ static int missing_send(struct dl_ctx *c, struct dl_finding *f, int r, const str
  *   stack: frames shared from the outermost (main) inwards, over the longer
  *          stack (call site counted as the innermost frame);
  *   call:  1 same function and communicator, 0.5 same function or same kind;
- *   args:  share of equal {relative peer, tag, root, bytes};
+ *   args:  share of equal {peer, tag, root, bytes}, where peers are equal
+ *          when the same rank or the same offset (rank+1) in the comm;
  *   state: 1 same state and reason.
- * A rank's similarity is its mean similarity to every other dumped rank. */
+ * A rank's similarity is its mean similarity to every other dumped rank.
+ * Ranks that differ in nothing but their peer form one class (a ring, or
+ * workers all waiting for the master, are alike). */
 struct simrank {
 	const struct dl_rank *r;
 	int rel; /* relative peer offset in the comm, or a special value */
@@ -433,7 +437,8 @@ static double sim(const struct dl_ctx *c, const struct simrank *x, const struct 
 				       : 0.5;
 		else if (a->call.kind == b->call.kind)
 			call = 0.5;
-		args = 0.25 * (x->rel == y->rel) + 0.25 * (a->call.tag == b->call.tag) +
+		args = 0.25 * (x->rel == y->rel || a->call.peer_world == b->call.peer_world) +
+		       0.25 * (a->call.tag == b->call.tag) +
 		       0.25 * (a->call.root == b->call.root) + 0.25 * (a->call.bytes == b->call.bytes);
 	} else if (!a->has_call && !b->has_call) {
 		call = args = 1;
@@ -458,7 +463,6 @@ static unsigned long long class_hash(const struct dl_ctx *c, const struct simran
 		MIX((uintptr_t)r->call.name);
 		MIX(r->call.kind);
 		MIX(r->call.comm >= 0 ? (uintptr_t)c->comms[r->call.comm].gid : 0);
-		MIX(x->rel);
 		MIX(r->call.tag);
 		MIX(r->call.root);
 		MIX(r->call.bytes);

@@ -43,33 +43,21 @@ struct grp {
 	int first, start, n;
 };
 
+static int int_cmp(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+	return (x > y) - (x < y);
+}
+
 static int grp_cmp(const void *a, const void *b)
 {
 	const struct grp *x = a, *y = b;
 	return x->first - y->first;
 }
 
-/* STAT-style classes of the given ranks: [{ranks, count, description}]. */
-static struct json_object *classes(struct dl_ctx *c, const int *ranks, int n)
+/* Group v[0..m) (sorted by description) into groups; return their count. */
+static int group_by_desc(struct dp *v, int m, struct grp *g)
 {
-	struct json_object *arr = json_object_new_array();
-	struct dp *v = malloc(((size_t)n + 1) * sizeof *v);
-	struct grp *g = malloc(((size_t)n + 1) * sizeof *g);
-	int *tmp = malloc(((size_t)n + 1) * sizeof *tmp);
-	if (!arr || !v || !g || !tmp)
-		goto out;
-	int m = 0;
-	for (int i = 0; i < n; i++) {
-		const struct dl_rank *r = c->ranks[ranks[i]];
-		if (!r)
-			continue;
-		char d[600];
-		dl_describe_call(c, r, 1, d, sizeof d);
-		v[m].d = dl_intern(c->pool, d);
-		v[m].rank = ranks[i];
-		m++;
-	}
-	qsort(v, (size_t)m, sizeof *v, dp_cmp);
 	int ng = 0;
 	for (int i = 0; i < m;) {
 		int j = i;
@@ -78,25 +66,84 @@ static struct json_object *classes(struct dl_ctx *c, const int *ranks, int n)
 		g[ng++] = (struct grp){v[i].rank, i, j - i};
 		i = j;
 	}
-	qsort(g, (size_t)ng, sizeof *g, grp_cmp);
+	return ng;
+}
+
+/* STAT-style classes of the given ranks: [{ranks, count, description}].
+ * Ranks are grouped by their call with absolute peers ("src=0"); the ranks
+ * left alone are grouped again by the call with relative peers
+ * ("src=rank-1"), so a ring is one class and so are workers that all wait
+ * for rank 0. */
+static struct json_object *classes(struct dl_ctx *c, const int *ranks, int n)
+{
+	struct json_object *arr = json_object_new_array();
+	struct dp *v = malloc(((size_t)n + 1) * sizeof *v);
+	struct dp *w = malloc(((size_t)n + 1) * sizeof *w);
+	struct grp *g = malloc(((size_t)n + 1) * sizeof *g);
+	struct grp *g2 = malloc(((size_t)n + 1) * sizeof *g2);
+	struct grp *all = malloc(((size_t)n + 1) * sizeof *all);
+	int *tmp = malloc(((size_t)n + 1) * sizeof *tmp);
+	if (!arr || !v || !w || !g || !g2 || !all || !tmp)
+		goto out;
+	int m = 0;
+	for (int i = 0; i < n; i++) {
+		const struct dl_rank *r = c->ranks[ranks[i]];
+		if (!r)
+			continue;
+		char d[600];
+		dl_describe_call(c, r, 0, d, sizeof d);
+		v[m].d = dl_intern(c->pool, d);
+		v[m].rank = ranks[i];
+		m++;
+	}
+	qsort(v, (size_t)m, sizeof *v, dp_cmp);
+	int ng = group_by_desc(v, m, g);
+	/* singletons: by relative description */
+	int nw = 0;
 	for (int i = 0; i < ng; i++) {
+		if (g[i].n != 1)
+			continue;
+		char d[600];
+		dl_describe_call(c, c->ranks[g[i].first], 1, d, sizeof d);
+		w[nw].d = dl_intern(c->pool, d);
+		w[nw].rank = g[i].first;
+		nw++;
+	}
+	qsort(w, (size_t)nw, sizeof *w, dp_cmp);
+	int ng2 = group_by_desc(w, nw, g2);
+	/* all groups: the multi-member absolute ones (flag n>0 via start >= 0
+	 * into v) and the relative ones (start encoded as -(start+1) into w) */
+	int na = 0;
+	for (int i = 0; i < ng; i++)
+		if (g[i].n > 1)
+			all[na++] = g[i];
+	for (int i = 0; i < ng2; i++)
+		all[na++] = (struct grp){g2[i].first, -(g2[i].start + 1), g2[i].n};
+	qsort(all, (size_t)na, sizeof *all, grp_cmp);
+	for (int i = 0; i < na; i++) {
 		struct json_object *o = json_object_new_object();
-		for (int j = 0; j < g[i].n; j++)
-			tmp[j] = v[g[i].start + j].rank;
-		add_ranges(o, "ranks", tmp, g[i].n);
-		json_object_object_add(o, "count", json_object_new_int(g[i].n));
-		if (g[i].n == 1) {
+		const struct dp *src = all[i].start >= 0 ? v + all[i].start : w + (-all[i].start - 1);
+		for (int j = 0; j < all[i].n; j++)
+			tmp[j] = src[j].rank;
+		if (all[i].n > 1)
+			qsort(tmp, (size_t)all[i].n, sizeof *tmp, int_cmp);
+		add_ranges(o, "ranks", tmp, all[i].n);
+		json_object_object_add(o, "count", json_object_new_int(all[i].n));
+		if (all[i].n == 1) {
 			char d[600];
 			dl_describe_call(c, c->ranks[tmp[0]], 0, d, sizeof d);
 			json_object_object_add(o, "description", json_object_new_string(d));
 		} else {
-			json_object_object_add(o, "description", json_object_new_string(v[g[i].start].d));
+			json_object_object_add(o, "description", json_object_new_string(src[0].d));
 		}
 		json_object_array_add(arr, o);
 	}
 out:
 	free(v);
+	free(w);
 	free(g);
+	free(g2);
+	free(all);
 	free(tmp);
 	return arr;
 }
@@ -369,6 +416,11 @@ int dl_text(FILE *f, const struct dl_ctx *c)
 			fprintf(f, "  wait-for path:\n");
 			for (size_t j = 0; j < np; j++) {
 				struct json_object *p = json_object_array_get_idx(path, j);
+				if (j == 12 && np > 14) {
+					fprintf(f, "    ... %zu more steps (see --json)\n", np - 13);
+					j = np - 2;
+					continue;
+				}
 				struct json_object *rk = json_object_object_get(p, "rank");
 				if (rk)
 					fprintf(f, "    %s rank %d in %s\n", j ? "->" : "  ",
