@@ -2,6 +2,7 @@
  * time by a worker thread so the probe loop never waits for Slurm. */
 #include <errno.h>
 #include <json-c/json.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,16 +177,27 @@ char *nhd_status_json(struct nhd *d)
 	return s;
 }
 
-/* Read one request: up to a newline or EOF, at most MW_DRAINREQ_MAX + 1 bytes. */
+/* Read one request: up to a newline or EOF, at most MW_DRAINREQ_MAX + 1
+ * bytes, within 5 s in total (a client trickling bytes cannot hold the
+ * worker longer). */
 static ssize_t read_request(int fd, char *buf, size_t cap)
 {
+	double deadline = mw_now() + 5.0;
 	size_t got = 0;
 	while (got < cap) {
-		ssize_t r = recv(fd, buf + got, cap - got, 0);
-		if (r < 0 && errno == EINTR)
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		double left = deadline - mw_now();
+		ssize_t r;
+		if (left <= 0 || poll(&p, 1, (int)(left * 1e3) + 1) <= 0) {
+			if (left > 0 && errno == EINTR)
+				continue;
+			return -1;
+		}
+		r = recv(fd, buf + got, cap - got, MSG_DONTWAIT);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (r < 0)
-			return got ? (ssize_t)got : -1;
+			return -1;
 		if (r == 0)
 			break;
 		got += (size_t)r;
