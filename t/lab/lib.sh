@@ -61,12 +61,15 @@ lab_nsenter() {
 # Pids whose network namespace is the node's.
 lab_node_pids() { ip netns pids "$(lab_netns "$1")" 2>/dev/null; }
 
-# Is pid $1 alive and does its command name match $2?
+# Is pid $1 alive, a $2 (command name), and one of this lab's (its command
+# line names the lab directory)?  A stale pid file can never hit another
+# lab's daemon or a process that reused the pid.
 lab_pid_is() {
     local pid=$1 comm=$2 c
-    [ -n "$pid" ] && [ -r "/proc/$pid/comm" ] || return 1
+    [[ "$pid" =~ ^[0-9]+$ ]] && [ -r "/proc/$pid/comm" ] || return 1
     c=$(cat "/proc/$pid/comm" 2>/dev/null) || return 1
-    [ "$c" = "$comm" ]
+    [ "$c" = "$comm" ] || return 1
+    tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF "$LAB_DIR/"
 }
 
 # Kill the process in pidfile $1 if it is a $2; wait for it to go (bounded).
@@ -150,10 +153,14 @@ lab_start_slurmd() {
 lab_node_fresh_fs() {
     local node=$1 d
     d=$(lab_node_dir "$node")
+    # A repo under /tmp is bind-mounted into the node's /tmp (see start):
+    # never delete through it.
+    local keep=/nonexistent
+    case "$LAB_REPO/" in /tmp/*) keep=/tmp/$(echo "${LAB_REPO#/tmp/}" | cut -d/ -f1);; esac
     lab_nsenter "$node" sh -c '
         umount -l /dev/shm 2>/dev/null
-        find /tmp /run/mpiwatch -mindepth 1 -delete 2>/dev/null
-        mount -t tmpfs -o mode=1777,size=512m,nosuid,nodev tmpfs /dev/shm' \
+        find /tmp /run/mpiwatch -mindepth 1 -maxdepth 1 ! -path "$1" -exec rm -rf {} + 2>/dev/null
+        mount -t tmpfs -o mode=1777,size=512m,nosuid,nodev tmpfs /dev/shm' sh "$keep" \
         || echo "t/lab: could not reset filesystems of $node" >&2
     : "$d"
 }
