@@ -64,13 +64,19 @@ lab_require() {
 
 # wait_for TIMEOUT CMD [ARGS...]: run CMD every second until it succeeds;
 # return 0 when it did, 1 after TIMEOUT seconds.  CMD is re-run each time,
-# but its arguments are expanded once: poll with a function (lab_node_is,
-# lab_job_is, lab_all_idle, ...) or `bash -c '...'`, not `test "$(...)"`.
+# but its arguments are expanded once, by the caller: poll with a function
+# (lab_node_is, lab_job_is, lab_all_idle, ...), not `test "$(...)"`.
+# wait_for TIMEOUT 'SHELL CODE': a single string is eval'ed every time, so
+# `wait_for 60 'test "$(ls "$dir" | wc -l)" -ge 2'` re-expands $(...).
 wait_for() {
     local tmo=$1 end; shift
     end=$((SECONDS + tmo))
     while :; do
-        "$@" >/dev/null 2>&1 && return 0
+        if [ $# -eq 1 ]; then
+            eval "$1" >/dev/null 2>&1 && return 0
+        else
+            "$@" >/dev/null 2>&1 && return 0
+        fi
         [ $SECONDS -ge $end ] && return 1
         sleep 1
     done

@@ -39,12 +39,12 @@ skip_all() { plan skip_all "$@"; }
 # Indent text as TAP diagnostics (stderr, "# " prefixed).
 diag() {
     local line
-    printf '%s\n' "$*" | while IFS= read -r line; do printf '# %s\n' "$line"; done >&2
+    printf '%s\n' "$@" | while IFS= read -r line; do printf '# %s\n' "$line"; done >&2
 }
 # Same on stdout (shown by prove -v only).
 note() {
     local line
-    printf '%s\n' "$*" | while IFS= read -r line; do printf '# %s\n' "$line"; done
+    printf '%s\n' "$@" | while IFS= read -r line; do printf '# %s\n' "$line"; done
 }
 
 _tap_result() {   # _tap_result PASSED(0|1) DESC
