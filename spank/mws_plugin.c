@@ -111,16 +111,12 @@ static int get_env(spank_t sp, const char *name, char *buf, int len)
 	return 0;
 }
 
-/* This node's Slurm name. */
-static void node_name(spank_t sp, char *buf, size_t len)
+/* This node's name: its short host name.  (slurmstepd has no trustworthy
+ * SLURMD_NODENAME: the job environment carries the batch step's into every
+ * step.)  Sites whose NodeName differs from the host name are documented in
+ * mpiwatch-spank(8). */
+static void node_name(char *buf, size_t len)
 {
-	const char *e = getenv("SLURMD_NODENAME");
-	if (sp && get_env(sp, "SLURMD_NODENAME", buf, (int)len) == 0 && buf[0])
-		return;
-	if (e && *e) {
-		snprintf(buf, len, "%s", e);
-		return;
-	}
 	if (gethostname(buf, len) < 0)
 		snprintf(buf, len, "localhost");
 	buf[len - 1] = '\0';
@@ -184,7 +180,7 @@ static int start_helpers(spank_t sp)
 		slurm_error("mpiwatch: agent/collector not found in %s", site.bindir);
 		return -1;
 	}
-	node_name(sp, host, sizeof(host));
+	node_name(host, sizeof(host));
 	if (mws_rundir(site.rundir, uid, jobid, host, rundir, sizeof(rundir)) < 0 ||
 	    mws_mkdir_owned(rundir, uid, gid) < 0) {
 		slurm_error("mpiwatch: run directory %s: %s", rundir, strerror(errno));
@@ -352,7 +348,7 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 	if (spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS)
 		return 0;
-	node_name(NULL, host, sizeof(host));
+	node_name(host, sizeof(host));
 	if (mws_rundir(site.rundir, uid, jobid, host, dir, sizeof(dir)) < 0 || access(dir, F_OK) < 0)
 		return 0;
 	/* The collector first: on SIGTERM it writes its final report. */

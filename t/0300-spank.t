@@ -20,8 +20,10 @@ cd "$dir" || BAIL_OUT "cd $dir"
 # namespace, so one pgrep sees them all).
 helpers() { pgrep -u mwuser1 -f "mpiwatch-$1 --job $2( |\$)" | sort; }
 count() { sed '/^$/d' | wc -l; }
+no_helpers() { [ -z "$(helpers '(agent|collector)' "$1")" ]; }
 # Wait until N pid files TAG.* exist in $dir/pids.
-wait_pids() { wait_for 120 test "$(ls "$dir/pids/$1".* 2>/dev/null | wc -l)" -ge "$2"; }
+has_pids() { [ "$(ls "$dir/pids/$1".* 2>/dev/null | wc -l)" -ge "$2" ]; }
+wait_pids() { wait_for 120 has_pids "$1" "$2"; }
 # How many of the ranks listed in pid files TAG.* have the monitor mapped.
 mapped() {
     local n=0 f pid
@@ -63,7 +65,7 @@ is "$(helpers collector "$jid")" "$coll1" "step 2: the same collector serves the
 is "$(helpers agent "$jid" | tr '\n' ' ')" "$agents1" "step 2: the same agents serve the whole job"
 is "$(lab_job_wait "$jid" 180)" COMPLETED "the watched job completes"
 is "$(grep -c '^hold step[12]: rank .* ok$' "$dir/job.out")" 12 "both steps' output is intact"
-wait_for 30 test -z "$(helpers '(agent|collector)' "$jid")"
+wait_for 30 no_helpers "$jid"
 is "$(helpers '(agent|collector)' "$jid" | count)" 0 "no agent or collector is left after the job"
 left=$(for n in n1 n2 n3; do lab_exec "$n" sh -c "ls -d /dev/shm/mpiwatch.*.$jid.* 2>/dev/null"; done)
 is "$left" "" "the per-node run directories are removed"
@@ -80,7 +82,7 @@ wait_pids long 3
 is "$(helpers agent "$jid" | count)" 3 "long job: agents running"
 lab_as mwuser1 scancel "$jid"
 lab_job_wait "$jid" 120 >/dev/null
-wait_for 30 test -z "$(helpers '(agent|collector)' "$jid")"
+wait_for 30 no_helpers "$jid"
 is "$(helpers '(agent|collector)' "$jid" | count)" 0 "nothing of mpiwatch is left after scancel"
 
 # --- non-MPI steps and salloc
