@@ -526,8 +526,8 @@ int ag_run(const struct ag_opts *o)
 	double tick_s = o->tick_s > 0 ? o->tick_s : o->timeout_s / 4;
 	if (tick_s < 0.1)
 		tick_s = 0.1;
-	if (tick_s > 1.0)
-		tick_s = 1.0;
+	if (tick_s > 0.5)
+		tick_s = 0.5;
 	mw_info("agent for job %s on %s: rundir %s, collector %s:%u, timeout %g s", o->job, o->node,
 		o->rundir, o->host, o->port, o->timeout_s);
 	next_tick = mono();
@@ -598,7 +598,10 @@ int ag_run(const struct ag_opts *o)
 		if (np == 2 && a.link && (p[1].revents & POLLOUT) && col_link_flush(a.link) < 0)
 			link_drop(&a, strerror(errno));
 	}
-	/* Say goodbye so the collector does not take our leaving for a failure. */
+	/* A last look at the slots (ranks that just ended), then say goodbye
+	 * so the collector does not take our leaving for a failure. */
+	if (a.rundir_seen)
+		tick(&a, mono());
 	if (a.link) {
 		struct mw_hb_msg m = {0};
 		double end = mono() + 1.0;

@@ -165,7 +165,14 @@ static void check_threshold(struct collector *c)
 				n, c->o->threshold, need);
 		send_dumpreq(c);
 	}
-	schedule(c, c->o->settle_s);
+	{
+		/* Only exits so far: their peers need the timeout to be seen
+		 * stuck, so wait for that (C instead of nothing). */
+		int stuck = 0;
+		for (size_t i = 0; i < c->s.size; i++)
+			stuck |= c->s.ranks[i].state == MW_HB_S_IN_MPI;
+		schedule(c, stuck ? c->o->settle_s : c->o->timeout_s + 1.0);
+	}
 }
 
 static void probe_nodes(struct collector *c)
@@ -470,10 +477,35 @@ static void on_beat(struct collector *c, struct client *cl, const struct mw_hb_b
 
 	s->st.heartbeats++;
 	s->st.beats_by_state[b->state]++;
+	if (s->decided && b->rank < (int32_t)s->size && s->ranks[b->rank].state == 0 &&
+	    (b->state == MW_HB_S_IN_MPI || b->state == MW_HB_S_COMPUTING)) {
+		/* A rank not seen before that got stuck too (a crash's peers
+		 * reach their timeout after the verdict): fold it in. */
+		struct col_result res;
+		x = &s->ranks[b->rank];
+		x->known = 1;
+		x->node = cl->node;
+		x->state = b->state;
+		snprintf(x->call, sizeof x->call, "%s", b->call);
+		snprintf(x->kind, sizeof x->kind, "%s", b->kind);
+		snprintf(x->comm, sizeof x->comm, "%s", b->comm);
+		x->peer_world = b->peer_world;
+		x->root_world = b->root_world;
+		x->tag = b->tag;
+		x->idle_s = b->idle_s;
+		if (col_classify(s->ranks, s->size, s->nodes, s->nnodes, &res) == 0) {
+			col_result_free(&s->res);
+			s->res = res;
+		}
+		if (s->res.verdict == COL_V_SOFTWARE)
+			analyse_dumps(c);
+		write_reports(c);
+		return;
+	}
 	if (s->decided) {
-		/* The verdict describes the failure as it was found; what
-		 * happens next (the launcher killing the stuck ranks...) is
-		 * only noted. */
+		/* The verdict describes the failure as it was found; state
+		 * changes after it (the launcher killing the stuck ranks...)
+		 * are only noted. */
 		if (c->after_notes++ < 32) {
 			char how[48] = "";
 			if (b->exit_signal > 0)
@@ -774,6 +806,24 @@ int col_run(struct col_opts *o)
 				break;
 			}
 			next_job_check = now + o->job_check_s;
+		}
+	}
+	/* Read what the agents already sent, then decide on what is known:
+	 * a job that crashed ends before the settle time is over. */
+	for (size_t k = c.nc; k-- > 0;)
+		serve_client(&c, k, POLLIN);
+	if (!c.s.decided && (c.pending || suspicious_count(&c.s) > 0) && c.gen != c.eval_gen) {
+		if (o->probe_budget_s > 1.5)
+			o->probe_budget_s = 1.5;
+		o->action = COL_ACT_REPORT; /* the job is ending anyway */
+		col_state_event(&c.s, "note", "stopping with unevaluated heartbeats: evaluating now");
+		evaluate(&c);
+	} else if (!c.s.have_res && c.s.st.heartbeats > 0) {
+		/* Only long computations were seen: put them in the report. */
+		struct col_result res;
+		if (col_classify(c.s.ranks, c.s.size, c.s.nodes, c.s.nnodes, &res) == 0) {
+			c.s.res = res;
+			c.s.have_res = 1;
 		}
 	}
 	col_state_event(&c.s, "shutdown", "collector stopping; verdict %s",
