@@ -17,3 +17,7 @@ DL_UNIT := $(patsubst t/unit/%.c,$(B)/t/%,$(wildcard t/unit/test_dl_*.c))
 $(DL_UNIT): $(ANALYZE_LIB)
 $(DL_UNIT): CPPFLAGS += -Ianalyze
 $(B)/obj/cli/cmd_analyze.o: CPPFLAGS += -Ianalyze
+
+# Fuzz target: the whole analysis over fuzzed dumps.
+FUZZ_EXTRA_fuzz_dl_dumps := $(ANALYZE_SRCS) -Ianalyze
+$(B)/fuzz/fuzz_dl_dumps: $(ANALYZE_SRCS) $(wildcard analyze/*.h)

@@ -43,6 +43,11 @@ void dl_options_init(struct dl_options *o);
  * out of memory). */
 int dl_analyze_dir(const char *dir, const struct dl_options *opt, struct dl_result **out);
 
+/* The same over n in-memory dumps: names[i] is the file name
+ * ("rank-<N>.json"), bufs[i] its content of lens[i] bytes (not modified). */
+int dl_analyze_buffers(int n, const char *const *names, char *const *bufs, const size_t *lens,
+		       const struct dl_options *opt, struct dl_result **out);
+
 /* Release a result (NULL is fine). */
 void dl_result_free(struct dl_result *r);
 

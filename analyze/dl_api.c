@@ -62,7 +62,8 @@ void dl_result_free(struct dl_result *r)
 	free(r);
 }
 
-int dl_analyze_dir(const char *dir, const struct dl_options *opt, struct dl_result **out)
+static int analyze(const char *dir, int n, const char *const *names, char *const *bufs,
+		   const size_t *lens, const struct dl_options *opt, struct dl_result **out)
 {
 	int e;
 	struct dl_result *r = calloc(1, sizeof *r);
@@ -83,12 +84,11 @@ int dl_analyze_dir(const char *dir, const struct dl_options *opt, struct dl_resu
 		errno = ENOMEM;
 		goto fail;
 	}
-	if (dl_load_dir(c, dir) < 0)
+	if ((dir ? dl_load_dir(c, dir) : dl_load_buffers(c, n, names, bufs, lens)) < 0)
 		goto fail;
 	if (!c->opt.no_symbols)
 		dl_symbolize(c);
-	if (dl_build_graph(c) < 0 || dl_solve(c) < 0 ||
-	    dl_diagnose(c) < 0 || dl_build_report(c) < 0)
+	if (dl_build_graph(c) < 0 || dl_solve(c) < 0 || dl_diagnose(c) < 0 || dl_build_report(c) < 0)
 		goto fail;
 	*out = r;
 	return 0;
@@ -97,6 +97,17 @@ fail:
 	dl_result_free(r);
 	errno = e;
 	return -1;
+}
+
+int dl_analyze_dir(const char *dir, const struct dl_options *opt, struct dl_result **out)
+{
+	return analyze(dir, 0, NULL, NULL, NULL, opt, out);
+}
+
+int dl_analyze_buffers(int n, const char *const *names, char *const *bufs, const size_t *lens,
+		       const struct dl_options *opt, struct dl_result **out)
+{
+	return analyze(NULL, n, names, bufs, lens, opt, out);
 }
 
 int dl_result_found(const struct dl_result *r)

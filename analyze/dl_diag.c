@@ -801,7 +801,8 @@ int dl_diagnose(struct dl_ctx *c)
 			for (int fi = 0; fi < c->nfindings; fi++)
 				if (c->findings[fi].unconfirmed == pass)
 					tmp[k++] = c->findings[fi];
-		memcpy(c->findings, tmp, (size_t)c->nfindings * sizeof *tmp);
+		if (c->nfindings)
+			memcpy(c->findings, tmp, (size_t)c->nfindings * sizeof *tmp);
 		free(tmp);
 		c->nconfirmed = 0;
 		for (int fi = 0; fi < c->nfindings; fi++) {

@@ -199,6 +199,9 @@ struct dl_ctx {
 
 /* dl_load.c */
 int dl_load_dir(struct dl_ctx *c, const char *dir);
+/* The same over in-memory files (names like "rank-3.json"). */
+int dl_load_buffers(struct dl_ctx *c, int n, const char *const *names, char *const *bufs,
+		    const size_t *lens);
 int dl_comm_lookup(struct dl_ctx *c, const char *gid);
 /* World rank of comm rank r in comm ci, or -1. */
 int dl_comm_world(const struct dl_ctx *c, int ci, int r);

@@ -824,6 +824,7 @@ static long name_rank(const char *n)
 struct ent {
 	long rank;
 	char *name;
+	int idx; /* in-memory input: index of the buffer */
 };
 
 static int ent_cmp(const void *a, const void *b)
@@ -922,32 +923,25 @@ static struct json_object *parse_json(const char *buf, size_t len, char *err, si
 	return o;
 }
 
+static int load_entries(struct dl_ctx *c, struct ent *ents, size_t nents, int dfd,
+			char *const *mbufs, const size_t *mlens);
+
+static int load_init(struct dl_ctx *c)
+{
+	c->comm_index = calloc(1, sizeof(struct comm_index));
+	c->invalid = json_object_new_array();
+	return c->comm_index && c->invalid ? 0 : -1;
+}
+
 int dl_load_dir(struct dl_ctx *c, const char *dir)
 {
 	int rv = -1;
 	DIR *dp = NULL;
 	struct ent *ents = NULL;
 	size_t nents = 0, capents = 0;
-	char *buf = NULL;
-	size_t cap = 0;
-	struct dl_rank **all = NULL;
-	struct hdr *hdrs = NULL;
-	struct json_object *schema = NULL;
-	struct dlj_arena arena = {0};
 
-	c->comm_index = calloc(1, sizeof(struct comm_index));
-	c->invalid = json_object_new_array();
-	if (!c->comm_index || !c->invalid)
+	if (load_init(c) < 0)
 		goto fail;
-	if (c->opt.schema_path) {
-		char err[512];
-		schema = mw_json_read_file(c->opt.schema_path, err, sizeof err);
-		if (!schema) {
-			if (!errno)
-				errno = EINVAL;
-			goto fail;
-		}
-	}
 	dp = opendir(dir);
 	if (!dp)
 		goto fail;
@@ -965,10 +959,68 @@ int dl_load_dir(struct dl_ctx *c, const char *dir)
 			capents = ncap;
 		}
 		ents[nents].rank = rk;
+		ents[nents].idx = (int)nents;
 		ents[nents].name = strdup(de->d_name);
 		if (!ents[nents].name)
 			goto fail;
 		nents++;
+	}
+	rv = load_entries(c, ents, nents, dirfd(dp), NULL, NULL);
+fail:
+	if (dp)
+		closedir(dp);
+	for (size_t i = 0; i < nents; i++)
+		free(ents[i].name);
+	free(ents);
+	return rv;
+}
+
+int dl_load_buffers(struct dl_ctx *c, int n, const char *const *names, char *const *bufs,
+		    const size_t *lens)
+{
+	int rv = -1;
+	struct ent *ents = calloc((size_t)n + 1, sizeof *ents);
+	int k = 0;
+	if (!ents || load_init(c) < 0)
+		goto fail;
+	for (int i = 0; i < n; i++) {
+		long rk = name_rank(names[i]);
+		if (rk == -1)
+			continue;
+		ents[k].rank = rk;
+		ents[k].idx = i;
+		if (!(ents[k].name = strdup(names[i])))
+			goto fail;
+		k++;
+	}
+	rv = load_entries(c, ents, (size_t)k, -1, bufs, lens);
+fail:
+	if (ents)
+		for (int i = 0; i < k; i++)
+			free(ents[i].name);
+	free(ents);
+	return rv;
+}
+
+static int load_entries(struct dl_ctx *c, struct ent *ents, size_t nents, int dfd,
+			char *const *mbufs, const size_t *mlens)
+{
+	int rv = -1;
+	char *buf = NULL;
+	size_t cap = 0;
+	struct dl_rank **all = NULL;
+	struct hdr *hdrs = NULL;
+	struct json_object *schema = NULL;
+	struct dlj_arena arena = {0};
+
+	if (c->opt.schema_path) {
+		char err[512];
+		schema = mw_json_read_file(c->opt.schema_path, err, sizeof err);
+		if (!schema) {
+			if (!errno)
+				errno = EINVAL;
+			goto fail;
+		}
 	}
 	qsort(ents, nents, sizeof *ents, ent_cmp);
 	c->nfiles = (int)nents;
@@ -987,7 +1039,18 @@ int dl_load_dir(struct dl_ctx *c, const char *dir)
 			add_invalid(c, ents[i].name, "file name is not rank-<N>.json with N a world rank");
 			continue;
 		}
-		if (read_file(dirfd(dp), ents[i].name, &buf, &cap, &len, err, sizeof err) < 0) {
+		if (mbufs) {
+			len = mlens[ents[i].idx];
+			if (len + 1 > cap) {
+				char *nb = realloc(buf, len + 1);
+				if (!nb)
+					goto fail;
+				buf = nb;
+				cap = len + 1;
+			}
+			memcpy(buf, mbufs[ents[i].idx], len);
+			buf[len] = '\0';
+		} else if (read_file(dfd, ents[i].name, &buf, &cap, &len, err, sizeof err) < 0) {
 			add_invalid(c, ents[i].name, err);
 			continue;
 		}
@@ -1117,11 +1180,6 @@ fail:
 		for (size_t i = 0; i < nents; i++)
 			free_rank(all[i]);
 	}
-	if (dp)
-		closedir(dp);
-	for (size_t i = 0; i < nents; i++)
-		free(ents[i].name);
-	free(ents);
 	free(all);
 	free(hdrs);
 	free(buf);
