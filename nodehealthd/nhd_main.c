@@ -62,7 +62,9 @@ void *nhd_checker_main(void *arg)
 		nhd_conf_put(d, c);
 		NHD_INC(d, checks_run);
 		pthread_mutex_lock(&d->health_mu);
-		if (h->state != d->health.state || strcmp(h->summary, d->health.summary))
+		/* Log changes of state or of the number of failed checks, not every
+		 * new load figure. */
+		if (h->state != d->health.state || h->failed != d->health.failed)
 			mw_log(h->failed ? LOG_WARNING : LOG_NOTICE, "health: %s (%s)",
 			       mw_probe_state_name(h->state), h->summary);
 		d->health = *h;

@@ -30,7 +30,8 @@ static void put(const char *rel, const char *text)
 
 static void setup(void)
 {
-	char proc[300], mi[1024];
+	static char proc[300];
+	char mi[1024];
 	snprintf(dir, sizeof(dir), "/tmp/test_nhd_checks.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	put("proc/loadavg", "0.50 0.40 0.30 1/100 1234\n");
@@ -52,7 +53,7 @@ static void setup(void)
 	put("edac/mc1/ce_count", "2\n");
 	put("edac/power/x", "ignored\n");
 	snprintf(proc, sizeof(proc), "%s/proc", dir);
-	nhd_checks_set_proc_root(strdup(proc));
+	nhd_checks_set_proc_root(proc);
 }
 
 static void teardown(void)
