@@ -110,17 +110,18 @@ lab-stop:
 	t/lab/stop
 
 install: build-all
+	set -e; \
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBDIR) \
-	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8 \
-	  $(DESTDIR)$(SYSCONFDIR)/mpiwatch $(DESTDIR)$(UNITDIR)
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
+	  $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSCONFDIR)/mpiwatch $(DESTDIR)$(UNITDIR) \
+	  $(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d; \
 	for b in $(BINS); do case $$b in *nodehealthd) install -m 0755 $$b $(DESTDIR)$(SBINDIR)/;; \
-	  *) install -m 0755 $$b $(DESTDIR)$(BINDIR)/;; esac; done
-	for l in $(LIBS); do install -m 0755 $$l $(DESTDIR)$(LIBDIR)/; done
-	for m in $(MANS); do s=$${m##*.}; install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
-	for f in etc/*.conf etc/*.sample; do [ -e "$$f" ] && install -m 0644 $$f $(DESTDIR)$(SYSCONFDIR)/mpiwatch/ || true; done
-	if [ -d etc/plugstack.conf.d ]; then install -d $(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d; \
-	  install -m 0644 etc/plugstack.conf.d/*.conf $(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d/; fi
-	for u in etc/*.service; do [ -e "$$u" ] && install -m 0644 $$u $(DESTDIR)$(UNITDIR)/ || true; done
+	  *) install -m 0755 $$b $(DESTDIR)$(BINDIR)/;; esac; done; \
+	for l in $(filter %.so,$(LIBS)); do install -m 0755 $$l $(DESTDIR)$(LIBDIR)/; done; \
+	for m in $(MANS); do s=$${m##*.}; install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done; \
+	for f in etc/*.conf; do install -m 0644 $$f $(DESTDIR)$(SYSCONFDIR)/mpiwatch/; done; \
+	install -m 0644 etc/plugstack.conf.d/*.conf $(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d/; \
+	for u in etc/*.service; do install -m 0644 $$u $(DESTDIR)$(UNITDIR)/; done
 
 clean:
 	rm -rf $(B) $(CLEAN)
