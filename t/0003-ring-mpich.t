@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/lab.sh"
 
-plan 11
+plan 16
 lab_require 3
 ring=$(lab_prog mpich ring)
 dir=$(lab_tmpdir mwuser1)
@@ -27,5 +27,12 @@ like "$st" '^(COMPLETED|GONE)$' "the mpiexec.mpich job completed ($st)"
 out=$(cat "$dir/hydra.out" 2>&1)
 note "$out"
 lab_check_ring "$out" 6 3 "MPICH ring under mpiexec.mpich in sbatch"
+
+ring_f=$(lab_prog mpich ring_f)
+out=$(timeout 300 runuser -u mwuser1 -- env SLURM_CONF="$SLURM_CONF" \
+    srun --mpi=pmi2 -N3 -n6 "$ring_f" 2>&1)
+ok $? "srun --mpi=pmi2 -N3 -n6 ring_f (Fortran, MPICH) exits 0"
+note "$out"
+lab_check_ring "$out" 6 3 "MPICH Fortran ring"
 
 done_testing
