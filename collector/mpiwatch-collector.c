@@ -10,7 +10,34 @@
 #include "core.h"
 #include "heartbeat.h"
 #include "hostlist.h"
+#include "jsonschema.h"
 #include "log.h"
+
+/* --check-report FILE --schema SCHEMA: validate a report.json. */
+static int check_report(const char *file, const char *schema)
+{
+	char err[512];
+	json_object *s = mw_json_read_file(schema, err, sizeof err), *r;
+	int rc;
+	if (!s) {
+		fprintf(stderr, "mpiwatch-collector: %s\n", err);
+		return 2;
+	}
+	r = mw_json_read_file(file, err, sizeof err);
+	if (!r) {
+		fprintf(stderr, "mpiwatch-collector: %s\n", err);
+		json_object_put(s);
+		return 1;
+	}
+	rc = mw_jsonschema_validate(s, r, err, sizeof err);
+	if (rc == 0)
+		printf("%s: report OK\n", file);
+	else
+		fprintf(stderr, "mpiwatch-collector: %s: %s\n", file, err);
+	json_object_put(s);
+	json_object_put(r);
+	return rc == 0 ? 0 : rc < 0 ? 2 : 1;
+}
 
 static void usage(FILE *f)
 {
@@ -21,14 +48,15 @@ static void usage(FILE *f)
 		"         [--restd URL] [--nhd-socket PATH] [--probe-port P] [--ranks N]\n"
 		"         [--pidfile FILE] [--log FILE] [--settle S] [--probe-budget S]\n"
 		"         [--probe-tries N] [--job-check S] [--ports N] [--exit-on-verdict]\n"
-		"         [-v] [--help] [--version]\n");
+		"         [-v] [--help] [--version]\n"
+		"       mpiwatch-collector --check-report FILE [--schema report.schema.json]\n");
 }
 
 int main(int argc, char **argv)
 {
 	enum { O_JOB = 256, O_NODES, O_PORT, O_TIMEOUT, O_THRESHOLD, O_DIR, O_ACTION, O_DRAIN, O_POST,
 	       O_RESTD, O_NHD, O_PROBEPORT, O_RANKS, O_PIDFILE, O_LOG, O_REPORT, O_SETTLE, O_BUDGET,
-	       O_TRIES, O_JOBCHECK, O_PORTS, O_EXIT, O_VERSION };
+	       O_TRIES, O_JOBCHECK, O_PORTS, O_EXIT, O_VERSION, O_CHECK, O_SCHEMA };
 	static const struct option lo[] = {
 		{"job", 1, 0, O_JOB},           {"nodes", 1, 0, O_NODES},
 		{"port", 1, 0, O_PORT},         {"timeout", 1, 0, O_TIMEOUT},
@@ -42,9 +70,11 @@ int main(int argc, char **argv)
 		{"probe-tries", 1, 0, O_TRIES}, {"job-check", 1, 0, O_JOBCHECK},
 		{"ports", 1, 0, O_PORTS},       {"exit-on-verdict", 0, 0, O_EXIT},
 		{"verbose", 0, 0, 'v'},         {"help", 0, 0, 'h'},
-		{"version", 0, 0, O_VERSION},   {0, 0, 0, 0}};
+		{"version", 0, 0, O_VERSION},   {"check-report", 1, 0, O_CHECK},
+		{"schema", 1, 0, O_SCHEMA},     {0, 0, 0, 0}};
 	struct col_opts o;
-	const char *pidfile = NULL, *logfile = NULL, *what = "?";
+	const char *pidfile = NULL, *logfile = NULL, *what = "?", *check = NULL;
+	const char *schema = "/usr/local/share/mpiwatch/report.schema.json";
 	int c, verbose = 0, have_timeout = 0, b;
 	long l;
 
@@ -171,6 +201,12 @@ int main(int argc, char **argv)
 		case O_EXIT:
 			o.exit_on_verdict = 1;
 			break;
+		case O_CHECK:
+			check = optarg;
+			break;
+		case O_SCHEMA:
+			schema = optarg;
+			break;
 		case O_PIDFILE:
 			pidfile = optarg;
 			break;
@@ -195,6 +231,8 @@ bad_val:
 		fprintf(stderr, "mpiwatch-collector: invalid value for --%s: '%s'\n", what, optarg);
 		return 2;
 	}
+	if (check)
+		return check_report(check, schema);
 	if (optind < argc || !o.job[0] || !have_timeout || (!o.dir[0] && !o.report[0])) {
 		fprintf(stderr, "mpiwatch-collector: --job, --timeout and --dir (or --report) are required\n");
 		usage(stderr);

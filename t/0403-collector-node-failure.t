@@ -1,0 +1,49 @@
+#!/bin/bash
+# Collector scenario 3: a node dies in the middle of a 3-node job.  The
+# ranks on the live nodes get stuck waiting for it, their agents' heartbeats
+# trigger the probe, n3 does not answer: verdict hardware naming n3, n3 is
+# drained in Slurm with an mpiwatch reason, no other node is drained.
+. "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/lab.sh"
+
+plan 11
+lab_require 3
+node=n3
+prog=$(lab_prog openmpi col_steady)
+schema=$MW_LAB_REPO/doc/schemas/report.schema.json
+coll=$MW_LAB_REPO/build/bin/mpiwatch-collector
+jv() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
+dir=$(lab_tmpdir mwuser1)
+cd "$dir" || BAIL_OUT "cd $dir"
+
+jid=$(lab_sbatch mwuser1 --no-requeue -N3 -n6 --mpiwatch=timeout=2 -o "$dir/job.out" --wrap "srun --mpi=pmix $prog 600")
+like "$jid" '^[0-9]+$' "a long 3-node job submitted"
+tap_cleanup "scancel $jid 2>/dev/null; '$MW_LAB_T/lab/revive-node' $node >/dev/null 2>&1; '$MW_LAB_REPO/build/bin/mpiwatch' resume $node >/dev/null 2>&1"
+# Wait until the three agents are connected to the collector (its log is
+# in the run directory on the job's first node).
+connected() { lab_exec n1 sh -c "cat /dev/shm/mpiwatch.*.$jid.n1/mpiwatch-collector.log 2>/dev/null" | grep -c 'connected from'; }
+wait_for 180 "test \$(connected) -ge 3"
+cmp_ok "$(connected)" -ge 3 "the agents of the 3 nodes are connected"
+
+ok_cmd "t/lab/kill-node $node" lab_kill_node $node
+out=$dir/mpiwatch-$jid
+wait_for 180 "grep -q '\"verdict\": *\"hardware\"' '$out/report.json'"
+is "$(jv "$out/report.json" 'd["verdict"]')" hardware "verdict hardware"
+ok_cmd "report.json is valid against the schema" "$coll" --check-report "$out/report.json" --schema "$schema"
+is "$(jv "$out/report.json" '",".join(n["name"] for n in d["nodes"] if n["state"] == "dead")')" "$node" \
+    "the report names $node, and only $node, dead"
+like "$(jv "$out/report.json" '",".join(sorted(set(c["cause"] for c in d["causes"])))')" "^D$" "the stranded ranks get cause D"
+wait_for 90 "lab_node_is $node 'drain.*|drng.*'"
+like "$(scontrol -o show node $node)" "Reason=mpiwatch: job $jid" "$node is drained with an mpiwatch reason naming the job"
+like "$(lab_node_state $node)" "^(drain|drng|drained)" "Slurm shows $node draining"
+is "$(sinfo -h -R -o %N | tr '\n' ' ' | sed 's/ $//')" "$node" "no other node is drained"
+like "$(scontrol show job "$jid")" "Comment=mpiwatch: hardware failure: node\(s\) $node dead" "the verdict is the job's comment"
+
+# Revive and resume, so that later tests find the node idle.
+scancel "$jid"
+lab_job_wait "$jid" 120 >/dev/null
+lab_revive_node $node >/dev/null 2>&1
+"$MW_LAB_REPO/build/bin/mpiwatch" resume $node >/dev/null 2>&1
+wait_for 120 "lab_node_is $node idle"
+is "$(lab_node_state $node)" idle "$node is idle again after revive + mpiwatch resume"
+done_testing
