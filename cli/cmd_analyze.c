@@ -17,7 +17,8 @@ static void analyze_usage(FILE *f)
 	fprintf(f,
 		"Usage: mpiwatch analyze deadlock DIR [--json FILE] [--dot FILE] [--expect-size N]\n"
 		"                                     [--top N] [--eager-limit BYTES] [--schema FILE]\n"
-		"                                     [--quiet] [--progress|--no-progress]\n\n"
+		"                                     [--skew SECONDS|off] [--no-symbols] [--quiet]\n"
+		"                                     [--progress|--no-progress]\n\n"
 		"Read every rank-*.json state dump in DIR and report deadlocks: collective\n"
 		"mismatches, wait-for cycles and knots, with a diagnosis. FILE may be '-' for\n"
 		"standard output. Exit status: 0 no deadlock, 1 deadlock found, 2 usage error or\n"
@@ -54,6 +55,8 @@ static int run_analyze(int argc, char **argv)
 		{"quiet", no_argument, NULL, 'q'},
 		{"progress", no_argument, NULL, 'P'},
 		{"no-progress", no_argument, NULL, 'N'},
+		{"no-symbols", no_argument, NULL, 'S'},
+		{"skew", required_argument, NULL, 'k'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -104,6 +107,20 @@ static int run_analyze(int argc, char **argv)
 		case 'q': quiet = 1; break;
 		case 'P': opt.progress = 1; break;
 		case 'N': opt.progress = -1; break;
+		case 'S': opt.no_symbols = 1; break;
+		case 'k': {
+			double d;
+			if (!strcmp(optarg, "off")) {
+				opt.skew = -1;
+				break;
+			}
+			if (mw_conf_parse_double(optarg, 0, 86400, &d) < 0) {
+				fprintf(stderr, "mpiwatch analyze: --skew: '%s' is not seconds in 0..86400 or 'off'\n", optarg);
+				return 2;
+			}
+			opt.skew = d;
+			break;
+		}
 		case 'h': analyze_usage(stdout); return 0;
 		default:
 			fprintf(stderr, "mpiwatch analyze: bad option '%s'\n", argv[optind - 1]);
