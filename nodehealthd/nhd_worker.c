@@ -46,6 +46,14 @@ int nhd_unix_open(const char *path)
 		return -1;
 	}
 	close(fd);
+	{
+		/* Only ever remove a socket: a mistyped path must not delete a file. */
+		struct stat st;
+		if (lstat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+			errno = EEXIST;
+			return -1;
+		}
+	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -1;
