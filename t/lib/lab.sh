@@ -59,6 +59,22 @@ lab_require() {
             "$MW_LAB_T/lab/revive-node" "$node" >/dev/null 2>&1 || diag "revive $node failed"
         fi
     done
+    # Jobs still ending: wait for them; a dead/hung/drained node: repair now.
+    if [ -z "$(sinfo -h -o '%t' | grep -vE '^(idle|alloc|mix|comp)$')" ]; then
+        lab_wait_idle 60 && return 0
+    fi
+    # Left-overs of an earlier test: its jobs, a hung, dead or drained node.
+    diag "lab $MW_LAB_PREFIX not idle: $(sinfo -h -o '%t %N' | tr '\n' ' ')" \
+        "queue: $(squeue -h -o '%i %u %T %N' | tr '\n' ';')"
+    local u
+    for u in $MW_LAB_USERS; do scancel -u "$u" 2>/dev/null; done
+    for node in $MW_LAB_NODE_LIST; do
+        case "$(lab_node_state "$node")" in
+            idle|alloc|mix|comp|alloc\*) ;;
+            *) note "reviving $node ($(lab_node_state "$node"))"
+               "$MW_LAB_T/lab/revive-node" "$node" >/dev/null 2>&1 || diag "revive $node failed";;
+        esac
+    done
     lab_wait_idle 120 || BAIL_OUT "lab $MW_LAB_PREFIX nodes are not idle: $(sinfo -h -o '%t %N' | tr '\n' ' ')"
 }
 
