@@ -63,3 +63,5 @@ $(B)/obj/monitor/unit/ops.o: $(MON_GEN)/ops.c $(MON_GEN)/ops.h
 $(B)/obj/monitor/unit/fakeglue.o: t/unit/monitor_fakeglue.c
 	@mkdir -p $(dir $@)
 	$(CC) $(MON_CFLAGS) -c -o $@ $<
+$(B)/t/test_monitor_%: CPPFLAGS += -Imonitor -I$(MON_GEN)
+$(B)/t/test_monitor_reqtab $(B)/t/test_monitor_comms $(B)/t/test_monitor_stall $(B)/t/test_monitor_dump: $(MON_GEN)/ops.h

@@ -1,6 +1,8 @@
 /* runtime.c - libmpiwatch's per-rank state: start/stop, slot, requests,
  * names, profile.  MPI-independent: the glue (mpiglue.c) calls in here. */
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -280,6 +282,55 @@ int mwm_slot_is_temporary(void)
 	return !(job && *job) && !(rd && *rd) && !(keep && *keep && strcmp(keep, "0"));
 }
 
+/* Without a job (plain mpirun), slots of killed runs stay in /dev/shm:
+ * rank 0 removes directories of this user and host whose ranks are all
+ * dead processes. */
+static int prune_cb(const char *path, int rank, void *arg)
+{
+	struct mw_slot *s = mw_slot_map(path, 0);
+	int *alive = arg;
+	(void)rank;
+	if (!s)
+		return 0;
+	if (s->pid > 0 && (kill(s->pid, 0) == 0 || errno != ESRCH))
+		(*alive)++;
+	mw_slot_unmap(s);
+	return 0;
+}
+
+static int unlink_cb(const char *path, int rank, void *arg)
+{
+	(void)rank;
+	(void)arg;
+	unlink(path);
+	return 0;
+}
+
+static void prune_stale(const char *host, const char *mine)
+{
+	char prefix[64], suffix[80], path[PATH_MAX];
+	DIR *d = opendir("/dev/shm");
+	struct dirent *de;
+	if (!d)
+		return;
+	snprintf(prefix, sizeof(prefix), "mpiwatch.%u.nojob-", (unsigned)getuid());
+	snprintf(suffix, sizeof(suffix), ".%s", host);
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name), sl = strlen(suffix);
+		int alive = 0;
+		if (strncmp(de->d_name, prefix, strlen(prefix)) || n < sl || strcmp(de->d_name + n - sl, suffix))
+			continue;
+		snprintf(path, sizeof(path), "/dev/shm/%s", de->d_name);
+		if (!strcmp(path, mine))
+			continue;
+		if (mw_slot_scan_dir(path, prune_cb, &alive) < 0 || alive)
+			continue;
+		mw_slot_scan_dir(path, unlink_cb, NULL);
+		rmdir(path);
+	}
+	closedir(d);
+}
+
 int mwm_start(int world_rank, int world_size, int thread_multiple)
 {
 	char dir[PATH_MAX], host[64] = "", *p;
@@ -300,6 +351,7 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 	if (mwm_reqtab_init(&mwm.reqs, 4096) < 0)
 		return -1;
 	if (mw_slot_default_dir(dir, sizeof(dir), (unsigned)getuid(), job, (long)getppid(), host) == 0 &&
+	    (world_rank != 0 || !mwm_slot_is_temporary() || (prune_stale(host, dir), 1)) &&
 	    (s = mw_slot_create(dir, world_rank, mwm.slotpath, sizeof(mwm.slotpath)))) {
 		slot_is_file = 1;
 	} else {
