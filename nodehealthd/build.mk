@@ -16,6 +16,7 @@ $(B)/t/test_nhd_checks: $(B)/obj/nodehealthd/nhd_checks.o $(B)/obj/nodehealthd/n
 $(B)/t/test_nhd_rl: $(B)/obj/nodehealthd/nhd_rl.o
 $(B)/t/test_nhd_drain: $(B)/obj/nodehealthd/nhd_drain.o $(B)/obj/nodehealthd/nhd_slurm.o \
 	$(B)/obj/nodehealthd/nhd_conf.o
+$(B)/t/test_nhd_schemas: $(NHD_LIB_OBJS)
 
 # Fuzz targets.
 FUZZ_EXTRA_fuzz_nhdconf := nodehealthd/nhd_conf.c -Inodehealthd

@@ -21,26 +21,6 @@
 
 static const int level_map[] = {LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG};
 
-struct nhd_conf *nhd_conf_get(struct nhd *d)
-{
-	struct nhd_conf *c;
-	pthread_mutex_lock(&d->conf_mu);
-	c = d->conf;
-	c->refs++;
-	pthread_mutex_unlock(&d->conf_mu);
-	return c;
-}
-
-void nhd_conf_put(struct nhd *d, struct nhd_conf *c)
-{
-	int last;
-	pthread_mutex_lock(&d->conf_mu);
-	last = --c->refs == 0;
-	pthread_mutex_unlock(&d->conf_mu);
-	if (last)
-		nhd_conf_free(c);
-}
-
 void *nhd_checker_main(void *arg)
 {
 	struct nhd *d = arg;

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jsonschema.h"
 #include "nhd_drain.h"
 #include "nhd_slurm.h"
 
@@ -207,6 +208,15 @@ START_TEST(test_handle)
 		ck_assert_ptr_nonnull(strstr(verdict, "\"node\":\"n"));
 		ck_assert_ptr_nonnull(strstr(verdict, "\"job\":\"5\""));
 		ck_assert_ptr_nonnull(strstr(verdict, "\"evidence\":{\"summary\":\"node silent\"}"));
+		{
+			char err[256] = "";
+			struct json_object *sch = mw_json_read_file("doc/schemas/drain-verdict.schema.json", err, sizeof(err));
+			struct json_object *v = json_tokener_parse(verdict);
+			ck_assert_msg(sch && v, "%s", err);
+			ck_assert_msg(mw_jsonschema_validate(sch, v, err, sizeof(err)) == 0, "verdict: %s: %s", err, verdict);
+			json_object_put(v);
+			json_object_put(sch);
+		}
 		ck_assert_uint_eq(storm.n, 1);
 	} else {
 		ck_assert_ptr_null(verdict);
