@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/lab.sh"
 
-plan 11
+plan 12
 lab_require 3
 node=n3
 prog=$(lab_prog openmpi col_steady)
