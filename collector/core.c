@@ -699,11 +699,11 @@ int col_run(struct col_opts *o)
 	c.o = o;
 	c.lfd = c.sfd = -1;
 	if (o->settle_s < 0) {
-		o->settle_s = o->timeout_s / 2;
+		o->settle_s = o->timeout_s / 4;
 		if (o->settle_s < 1)
 			o->settle_s = 1;
-		if (o->settle_s > 5)
-			o->settle_s = 5;
+		if (o->settle_s > 3)
+			o->settle_s = 3;
 	}
 	col_state_init(&c.s, o->job);
 	c.s.timeout_s = o->timeout_s;

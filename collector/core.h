@@ -38,7 +38,7 @@ struct col_opts {
 };
 
 /* Defaults: port 7300, 5 ports, timeout 60, threshold 1, action report,
- * drain yes, post yes, probe port 7171, settle min(max(timeout/2,1),5). */
+ * drain yes, post yes, probe port 7171, settle timeout/4 within [1, 3] s. */
 void col_opts_default(struct col_opts *o);
 
 /* Run until SIGTERM/SIGINT or the job is over; then write the final report.
