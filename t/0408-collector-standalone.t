@@ -1,0 +1,71 @@
+#!/bin/bash
+# The collector and an agent started by hand on this machine (no Slurm, no
+# lab): a wrong job's agent is refused, garbage on the port is dropped and
+# counted, a healthy mpirun job sends no heartbeat, an agent that vanishes
+# without a goodbye triggers a probe, SIGTERM writes a "none" report.
+. "$(dirname "$0")/lib/tap.sh"
+
+plan 12
+repo=$(cd "$(dirname "$0")/.." && pwd)
+coll=$repo/build/bin/mpiwatch-collector
+agent=$repo/build/bin/mpiwatch-agent
+schema=$repo/doc/schemas/report.schema.json
+prog=$repo/build/progs/openmpi/col_steady
+lib=$repo/build/lib/libmpiwatch.so
+for f in "$coll" "$agent" "$prog" "$lib"; do [ -x "$f" ] || [ -r "$f" ] || BAIL_OUT "missing $f (make; make progs)"; done
+jv() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
+wait_until() { local t=$1; shift; for _ in $(seq 1 $((t * 5))); do eval "$1" >/dev/null 2>&1 && return 0; sleep 0.2; done; return 1; }
+d=$(mktemp -d /tmp/mw0408.XXXXXX)
+tap_cleanup "rm -rf '$d'"
+mkdir -p "$d/run"
+host=$(hostname)
+port=$((17400 + RANDOM % 500))
+
+"$coll" --job 4242 --nodes "$host" --port $port --timeout 2 --dir "$d/out" --post no --drain no \
+    --job-check 0 --probe-budget 0.5 --log "$d/coll.log" &
+cpid=$!
+tap_cleanup "kill $cpid 2>/dev/null"
+wait_until 20 "grep -q 'listening on port' '$d/coll.log'"
+port=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$d/coll.log" | head -n1)
+like "$port" '^[0-9]+$' "collector listening (port $port)"
+
+# --- an agent of another job is refused
+"$agent" --job 4243 --node "$host" --rundir "$d/run" --collector 127.0.0.1:$port --ports 1 \
+    --timeout 2 --job-check 0 --log "$d/wrong.log" &
+wpid=$!
+wait_until 20 "grep -q 'refused us' '$d/wrong.log'"
+like "$(cat "$d/wrong.log")" "refused us: this collector serves job 4242, not 4243" "an agent of another job is refused"
+kill $wpid; wait $wpid 2>/dev/null
+
+# --- garbage on the port
+exec 3<>/dev/tcp/127.0.0.1/$port && printf 'GET / HTTP/1.0\r\n\r\n' >&3
+sleep 0.5; exec 3>&- 3<&-
+
+# --- the right agent and a healthy job
+"$agent" --job 4242 --node "$host" --rundir "$d/run" --collector 127.0.0.1:$port \
+    --timeout 2 --job-check 0 --log "$d/agent.log" &
+apid=$!
+tap_cleanup "kill $apid 2>/dev/null"
+wait_until 20 "grep -q 'connected to the collector' '$d/agent.log'"
+like "$(cat "$d/agent.log")" "connected to the collector" "the agent of job 4242 is welcomed"
+out=$(timeout 120 mpirun.openmpi --oversubscribe --allow-run-as-root -np 3 -x LD_PRELOAD="$lib" \
+      -x MPIWATCH_TIMEOUT=2 -x MPIWATCH_RUNDIR="$d/run" -x MPIWATCH_DUMPDIR="$d/dumps" "$prog" 4 2>&1)
+ok $? "a healthy 3-rank job runs under the monitor"
+like "$out" "steady done" "its output is intact"
+
+# --- the agent vanishes without a goodbye
+kill -9 $apid
+wait_until 30 "grep -q 'probe_end' '$d/coll.log'"
+like "$(cat "$d/coll.log")" "agent_lost: agent of node $host: connection lost" "a lost agent is noticed"
+like "$(cat "$d/coll.log")" "probe_start: probing 1 node" "and triggers a probe of the nodes"
+
+# --- SIGTERM: final report
+kill -TERM $cpid
+wait $cpid
+is "$?" 0 "the collector exits 0 on SIGTERM"
+ok_cmd "report.json is valid against the schema" "$coll" --check-report "$d/out/report.json" --schema "$schema"
+is "$(jv "$d/out/report.json" 'd["verdict"]')" none "verdict none"
+is "$(jv "$d/out/collector-stats.json" 'd["heartbeats"]')" 0 "zero heartbeats from the healthy job"
+cmp_ok "$(jv "$d/out/collector-stats.json" 'd["malformed_frames"] + d["hellos_rejected"]')" -ge 2 \
+    "the garbage and the wrong job's hello are counted"
+done_testing
