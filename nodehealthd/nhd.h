@@ -35,7 +35,7 @@ struct nhd_counters {
 
 struct nhd {
 	const char *conf_path;
-	char self[64];
+	char self[64];            /* this node's name (changed under conf_mu) */
 	double started;           /* monotonic */
 
 	pthread_mutex_t conf_mu;  /* guards conf pointer and refs */
@@ -52,7 +52,7 @@ struct nhd {
 	struct nhd_storm storm;   /* used by the worker thread only */
 
 	int udp_fd, unix_fd, sig_fd;
-	char *unix_path;          /* path unix_fd is bound to */
+	char unix_path[108];      /* path unix_fd is bound to (changed under conf_mu) */
 
 	pthread_mutex_t q_mu;
 	pthread_cond_t q_cv;

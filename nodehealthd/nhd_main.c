@@ -190,9 +190,10 @@ static void reload(struct nhd *d, int force_stderr)
 		} else {
 			close(d->unix_fd);
 			unlink(d->unix_path);
-			free(d->unix_path);
 			d->unix_fd = fd;
-			d->unix_path = strdup(nc->socket);
+			pthread_mutex_lock(&d->conf_mu);
+			snprintf(d->unix_path, sizeof(d->unix_path), "%s", nc->socket);
+			pthread_mutex_unlock(&d->conf_mu);
 		}
 	}
 	nhd_conf_put(d, old);
@@ -203,7 +204,9 @@ static void reload(struct nhd *d, int force_stderr)
 	d->conf = nc;
 	pthread_mutex_unlock(&d->conf_mu);
 	nhd_conf_put(d, old);
+	pthread_mutex_lock(&d->conf_mu);
 	set_self(d, nc);
+	pthread_mutex_unlock(&d->conf_mu);
 	pthread_mutex_lock(&d->health_mu);
 	d->rerun_checks = 1;
 	pthread_cond_signal(&d->health_cv);
@@ -316,7 +319,7 @@ int main(int argc, char **argv)
 		mw_err("cannot listen on %s: %s", d.conf->socket, strerror(errno));
 		return 1;
 	}
-	d.unix_path = strdup(d.conf->socket);
+	snprintf(d.unix_path, sizeof(d.unix_path), "%s", d.conf->socket);
 	drop_privileges();
 
 	/* First health result before the first probe is answered. */
@@ -390,7 +393,6 @@ int main(int argc, char **argv)
 	}
 	close(d.unix_fd);
 	unlink(d.unix_path);
-	free(d.unix_path);
 	close(d.udp_fd);
 	close(d.sig_fd);
 	nhd_rl_destroy(&d.rl);

@@ -135,13 +135,15 @@ char *nhd_status_json(struct nhd *d)
 		*h = d->health;
 		pthread_mutex_unlock(&d->health_mu);
 	}
+	pthread_mutex_lock(&d->conf_mu);
 	json_object_object_add(o, "node", json_object_new_string(d->self));
+	json_object_object_add(o, "socket", json_object_new_string(d->unix_path));
+	pthread_mutex_unlock(&d->conf_mu);
 	json_object_object_add(o, "version", json_object_new_string(MW_VERSION));
 	json_object_object_add(o, "pid", json_object_new_int((int)getpid()));
 	add_u64(o, "uptime_s", (uint64_t)(now - d->started));
 	json_object_object_add(o, "config", json_object_new_string(c->path ? c->path : ""));
 	json_object_object_add(o, "port", json_object_new_int((int)c->port));
-	json_object_object_add(o, "socket", json_object_new_string(d->unix_path ? d->unix_path : ""));
 	if (h) {
 		json_object_object_add(o, "state", json_object_new_string(mw_probe_state_name(h->state)));
 		json_object_object_add(o, "failed_checks", json_object_new_int(h->failed));
@@ -254,8 +256,12 @@ static void serve(struct nhd *d, int fd, char *buf)
 		free(st);
 	} else {
 		struct nhd_conf *c = nhd_conf_get(d);
-		struct nhd_drain_ctx ctx = {.conf = c, .self = d->self, .storm = &d->storm};
+		char self[sizeof(d->self)];
+		struct nhd_drain_ctx ctx = {.conf = c, .self = self, .storm = &d->storm};
 		char *verdict = NULL;
+		pthread_mutex_lock(&d->conf_mu);
+		memcpy(self, d->self, sizeof(self));
+		pthread_mutex_unlock(&d->conf_mu);
 		NHD_INC(d, drain_requests);
 		mw_info("drain request from uid %u pid %d: node %s job %s: %s", (unsigned)cred.uid, (int)cred.pid,
 			req.node, req.job, req.summary);

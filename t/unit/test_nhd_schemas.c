@@ -50,7 +50,7 @@ START_TEST(test_status)
 	d.conf = c;
 	snprintf(d.self, sizeof(d.self), "n1");
 	d.started = mw_now();
-	d.unix_path = "/run/mpiwatch/nodehealthd.sock";
+	snprintf(d.unix_path, sizeof(d.unix_path), "/run/mpiwatch/nodehealthd.sock");
 	mw_strlist_add(&c->daemon, "no-such-daemon");
 	nhd_checks_run(c, &d.check_state, &d.health);
 	d.cnt.malformed[MW_PROBE_E_SHORT] = 3;
