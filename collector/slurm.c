@@ -49,13 +49,17 @@ static int run(const char *prog, char **args, size_t nargs, char **out)
 
 int col_slurm_job_active(const char *job)
 {
+	/* "Invalid job id" means "over" only once this scontrol has seen the
+	 * job: a scontrol that reads another cluster's slurm.conf must not
+	 * make us leave a running job. */
+	static int seen;
 	char *out = NULL, state[64];
 	char *args[] = {"show", "job", "-o", (char *)job};
 	int st = run("scontrol", args, 4, &out), rv = -1;
 	if (st < 0)
 		return -1;
 	if (out && (strstr(out, "Invalid job id") || strstr(out, "invalid job id"))) {
-		rv = 0;
+		rv = seen ? 0 : -1;
 	} else if (st == 0 && out && mw_drain_kv(out, "JobState", state, sizeof state) > 0) {
 		static const char *const over[] = {"COMPLETED", "CANCELLED", "FAILED",    "TIMEOUT",
 						   "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE",
@@ -64,6 +68,7 @@ int col_slurm_job_active(const char *job)
 		for (int i = 0; over[i]; i++)
 			if (strcmp(state, over[i]) == 0)
 				rv = 0;
+		seen = 1;
 	}
 	free(out);
 	return rv;

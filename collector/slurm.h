@@ -12,7 +12,8 @@ int col_find_prog(const char *prog, char *buf, size_t len);
 
 /* Ask "scontrol show job -o JOB".  Return 1 if the job is still active
  * (pending, running, suspended, configuring, completing, requeued...), 0 if
- * it is over or Slurm no longer knows it, -1 if Slurm could not be asked. */
+ * it is over, or Slurm no longer knows a job it showed before, -1 if Slurm
+ * could not be asked (or never knew the job: another cluster's config?). */
 int col_slurm_job_active(const char *job);
 
 /* Post text as the job's comment: through slurmrestd at restd_url (NULL or
