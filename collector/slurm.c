@@ -236,22 +236,38 @@ int col_slurm_cancel(const char *job, char *msg, size_t msglen)
 	return 0;
 }
 
+/* Run scontrol ARGS; on failure put "what: output" in msg.  Return 0 or -1. */
+static int scontrol(char **args, size_t n, const char *what, char *msg, size_t msglen)
+{
+	char *out = NULL;
+	int st = run("scontrol", args, n, &out);
+	if (st != 0) {
+		if (out)
+			out[strcspn(out, "\n")] = 0;
+		snprintf(msg, msglen, "%s: %s", what,
+			 st < 0 ? strerror(errno) : (out && *out ? out : "failed"));
+	}
+	free(out);
+	return st == 0 ? 0 : -1;
+}
+
 int col_slurm_requeue(const char *job, const char *const *nodes, size_t n, char *msg,
 		      size_t msglen)
 {
-	char *out = NULL, exc[2048] = "", a1[64], a2[4096];
+	char *out = NULL, exc[2048] = "", list[2048] = "", a1[64], a2[4200];
 	char *show[] = {"show", "job", "-o", (char *)job};
-	int st;
+	char *hold[] = {"requeuehold", (char *)job};
+	char *upd[] = {"update", a1, a2};
+	char *rel[] = {"release", (char *)job};
+	char *rq[] = {"requeue", (char *)job};
 
 	if (run("scontrol", show, 4, &out) == 0 && out)
 		mw_drain_kv(out, "ExcNodeList", exc, sizeof exc);
 	free(out);
-	out = NULL;
 	if (strcmp(exc, "(null)") == 0)
 		exc[0] = 0;
 	if (n) {
 		struct mw_hostlist hl = {0};
-		char list[2048];
 		if (*exc)
 			mw_hostlist_expand(exc, 100000, &hl);
 		for (size_t i = 0; i < n; i++) {
@@ -263,32 +279,35 @@ int col_slurm_requeue(const char *job, const char *const *nodes, size_t n, char 
 		}
 		mw_hostlist_compress(&hl, list, sizeof list);
 		mw_hostlist_free(&hl);
-		snprintf(a1, sizeof a1, "JobId=%s", job);
-		snprintf(a2, sizeof a2, "ExcNodeList=%s", list);
-		char *upd[] = {"update", a1, a2};
-		st = run("scontrol", upd, 3, &out);
-		if (st != 0) {
-			if (out)
-				out[strcspn(out, "\n")] = 0;
-			snprintf(msg, msglen, "scontrol update %s %s: %s", a1, a2,
-				 st < 0 ? strerror(errno) : (out && *out ? out : "failed"));
-			free(out);
+	}
+	snprintf(a1, sizeof a1, "JobId=%s", job);
+	snprintf(a2, sizeof a2, "ExcNodeList=%s", list);
+	if (!n) {
+		if (scontrol(rq, 2, "scontrol requeue", msg, msglen) != 0)
+			return -1;
+		snprintf(msg, msglen, "job %s requeued", job);
+		return 0;
+	}
+	/* Requeue held, so that the scheduler cannot restart it on the dead
+	 * node before its ExcNodeList is set (a running job's ExcNodeList
+	 * cannot be changed), then release it. */
+	if (scontrol(hold, 2, "scontrol requeuehold", msg, msglen) == 0) {
+		int upd_ok = scontrol(upd, 3, "scontrol update ExcNodeList", msg, msglen) == 0;
+		char m2[256];
+		if (scontrol(rel, 2, "scontrol release", m2, sizeof m2) != 0) {
+			snprintf(msg, msglen, "job %s requeued but held: %s", job, m2);
 			return -1;
 		}
-		free(out);
-		out = NULL;
+		if (!upd_ok)
+			return -1;
+		snprintf(msg, msglen, "job %s requeued excluding %s", job, list);
+		return 0;
 	}
-	char *rq[] = {"requeue", (char *)job};
-	st = run("scontrol", rq, 2, &out);
-	if (st != 0) {
-		if (out)
-			out[strcspn(out, "\n")] = 0;
-		snprintf(msg, msglen, "scontrol requeue %s: %s", job,
-			 st < 0 ? strerror(errno) : (out && *out ? out : "failed"));
-		free(out);
+	/* No requeuehold: set the list first (may be refused while running),
+	 * then requeue. */
+	if (scontrol(upd, 3, "scontrol update ExcNodeList", msg, msglen) != 0 ||
+	    scontrol(rq, 2, "scontrol requeue", msg, msglen) != 0)
 		return -1;
-	}
-	free(out);
-	snprintf(msg, msglen, "job %s requeued%s%s", job, n ? " excluding " : "", n ? a2 + 12 : "");
+	snprintf(msg, msglen, "job %s requeued excluding %s", job, list);
 	return 0;
 }
