@@ -80,6 +80,27 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
+/* A report left by an earlier collector of the same job (the job was
+ * requeued and runs again) is kept as report-runN.{json,txt}. */
+static void keep_old_reports(const char *dir)
+{
+	char from[4200], to[4200];
+	int n;
+	snprintf(from, sizeof from, "%s/report.json", dir);
+	if (access(from, F_OK) != 0)
+		return;
+	for (n = 1; n < 1000; n++) {
+		snprintf(to, sizeof to, "%s/report-run%d.json", dir, n);
+		if (access(to, F_OK) != 0)
+			break;
+	}
+	if (rename(from, to) == 0)
+		mw_info("kept the previous run's report as %s", to);
+	snprintf(from, sizeof from, "%s/report.txt", dir);
+	snprintf(to, sizeof to, "%s/report-run%d.txt", dir, n);
+	rename(from, to);
+}
+
 void col_opts_default(struct col_opts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -728,6 +749,7 @@ int col_run(struct col_opts *o)
 		mw_err("cannot create %s: %s", o->dir, strerror(errno));
 		goto out;
 	}
+	keep_old_reports(o->dir);
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
