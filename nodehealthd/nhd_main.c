@@ -278,6 +278,14 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
+	/* Reloads happen after chdir("/"): remember the file by its full path. */
+	{
+		static char abspath[4096];
+		if (realpath(d.conf_path, abspath))
+			d.conf_path = abspath;
+		free(d.conf->path);
+		d.conf->path = strdup(d.conf_path);
+	}
 	sanitize_process();
 	if (!foreground && daemonize() < 0) {
 		fprintf(stderr, "mpiwatch-nodehealthd: cannot detach: %s\n", strerror(errno));
@@ -325,14 +333,14 @@ int main(int argc, char **argv)
 	/* First health result before the first probe is answered. */
 	nhd_checks_run(d.conf, &d.check_state, &d.health);
 	NHD_INC(&d, checks_run);
+	mw_info("started %s on udp %s:%ld, socket %s, node %s (%s)", MW_VERSION, d.conf->listen, d.conf->port,
+		d.unix_path, d.self, d.health.summary);
 	if (pthread_create(&d.checker, NULL, nhd_checker_main, &d) != 0 ||
 	    pthread_create(&d.worker, NULL, nhd_worker_main, &d) != 0) {
 		mw_err("cannot start threads");
 		unlink(d.unix_path);
 		return 1;
 	}
-	mw_info("started %s on udp %s:%ld, socket %s, node %s (%s)", MW_VERSION, d.conf->listen, d.conf->port,
-		d.unix_path, d.self, d.health.summary);
 
 	for (;;) {
 		struct pollfd p[3] = {

@@ -38,7 +38,9 @@ EOF
     [ $# -eq 0 ] || printf '%s\n' "$@" >>"$conf"
 }
 write_conf
-"$D" -f -c "$conf" 2>"$tmp/log" &
+# A relative -c path: the daemon must still find the file on SIGHUP after
+# its chdir("/").
+(cd "$tmp" && exec "$D" -f -c nhd.conf) 2>"$tmp/log" &
 pid=$!
 tap_cleanup "kill $pid 2>/dev/null"
 for ((i = 0; i < 100; i++)); do [ -S "$tmp/nhd.sock" ] && break; sleep 0.1; done
