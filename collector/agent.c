@@ -376,6 +376,7 @@ static void watch_rank(struct agent *a, struct ag_rank *x, double now)
 		x->size = s->world_size;
 		x->completions = s->completions;
 		x->calls = s->calls;
+		x->dumps_sent = s->dumps; /* dumps of an earlier life are not news */
 	}
 	if (x->size <= 0 || x->size <= x->rank)
 		x->size = s->world_size;
@@ -428,18 +429,18 @@ static void watch_rank(struct agent *a, struct ag_rank *x, double now)
 	in_blocking = s->state == MW_STATE_IN_MPI && s->a != s->b && idle_c >= T;
 	polling = s->pending > 0 && s->tests > 0 && idle_c >= T && idle_k < T;
 	if (in_blocking || polling) {
-		if (x->beat_state != MW_HB_S_IN_MPI) {
+		if (x->beat_state != MW_HB_S_IN_MPI)
 			set_beat(a, x, &sn, MW_HB_S_IN_MPI, idle_c);
-			x->dumps_sent = s->dumps > 0 ? x->dumps_sent : 0;
-		}
 	} else if (s->state == MW_STATE_COMPUTING && idle_k >= T) {
 		if (x->beat_state != MW_HB_S_COMPUTING)
 			set_beat(a, x, &sn, MW_HB_S_COMPUTING, idle_k);
 	} else if ((x->beat_state == MW_HB_S_IN_MPI && idle_c < T) ||
 		   (x->beat_state == MW_HB_S_COMPUTING && idle_k < T)) {
-		/* Progress again after a heartbeat. */
+		/* Progress again after a heartbeat; a dump written during this
+		 * episode is not forwarded for the next one. */
 		set_beat(a, x, &sn, MW_HB_S_RESUMED, 0);
 		x->beat_state = 0;
+		x->dumps_sent = s->dumps;
 	}
 	/* Forward a new dump while the rank is reported stuck. */
 	if (x->beat_state == MW_HB_S_IN_MPI && s->dumps > x->dumps_sent && sn.resolved_ok &&
