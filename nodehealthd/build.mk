@@ -25,8 +25,11 @@ $(B)/fuzz/fuzz_nhdconf: nodehealthd/nhd_conf.c
 $(B)/fuzz/fuzz_drainreq: nodehealthd/nhd_slurm.c nodehealthd/nhd_drain.c nodehealthd/nhd_conf.c
 
 # The probe load generator (bench/, also used by t/0210): not installed.
-NHD_BENCH := $(B)/bench/probe-load
+NHD_BENCH := $(B)/bench/probe-load $(B)/bench/probe-fanout
 build-all: $(NHD_BENCH)
 $(B)/bench/probe-load: bench/probe-load.c $(SHARED_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) -lpthread -lm
+$(B)/bench/probe-fanout: bench/probe-fanout.c $(SHARED_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) -lpthread -lm

@@ -287,8 +287,38 @@ static int open_sock(int family)
 	return fd;
 }
 
+/* Nonce index: the first 8 bytes of every nonce sent (random, so they hash
+ * themselves) -> (node, try), open addressing.  Replies are matched in O(1)
+ * however many nodes are probed. */
+struct nonce_ent {
+	uint64_t key;
+	uint32_t node;
+	uint8_t try_;
+	uint8_t used;
+};
+struct nonce_idx {
+	struct nonce_ent *e;
+	size_t mask;
+};
+
+static uint64_t nonce_key(const uint8_t *nonce)
+{
+	uint64_t k;
+	memcpy(&k, nonce, sizeof(k));
+	return k;
+}
+
+static void nonce_add(struct nonce_idx *x, const uint8_t *nonce, size_t node, int try_)
+{
+	uint64_t k = nonce_key(nonce);
+	size_t i = (size_t)k & x->mask;
+	while (x->e[i].used)
+		i = (i + 1) & x->mask;
+	x->e[i] = (struct nonce_ent){.key = k, .node = (uint32_t)node, .try_ = (uint8_t)try_, .used = 1};
+}
+
 /* Drain replies from fd into the targets.  Return the number newly answered. */
-static size_t read_replies(int fd, struct target *t, size_t n, struct mw_probe_result *out)
+static size_t read_replies(int fd, struct target *t, const struct nonce_idx *x, struct mw_probe_result *out)
 {
 	uint8_t buf[MW_PROBE_MAX_SIZE + 1];
 	size_t answered = 0;
@@ -299,6 +329,7 @@ static size_t read_replies(int fd, struct target *t, size_t n, struct mw_probe_r
 		struct mw_probe_reply rep;
 		ssize_t r = recvfrom(fd, buf, sizeof(buf), 0, (struct sockaddr *)&from, &fromlen);
 		double now = mw_now();
+		uint64_t k;
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -306,22 +337,21 @@ static size_t read_replies(int fd, struct target *t, size_t n, struct mw_probe_r
 		}
 		if (mw_probe_decode_reply(buf, (size_t)r, &rep) != MW_PROBE_OK)
 			continue;
-		for (size_t i = 0; i < n; i++) {
-			if (!t[i].ok || t[i].done || !same_addr(&t[i].sa, &from))
+		k = nonce_key(rep.nonce);
+		for (size_t j = (size_t)k & x->mask; x->e[j].used; j = (j + 1) & x->mask) {
+			size_t i = x->e[j].node;
+			int try_ = x->e[j].try_;
+			if (x->e[j].key != k || t[i].done || !same_addr(&t[i].sa, &from) ||
+			    memcmp(t[i].nonce[try_], rep.nonce, MW_PROBE_NONCE_LEN))
 				continue;
-			for (int k = 0; k < t[i].sent; k++) {
-				if (memcmp(t[i].nonce[k], rep.nonce, MW_PROBE_NONCE_LEN))
-					continue;
-				t[i].done = 1;
-				out[i].state = rep.state == MW_PROBE_DEGRADED ? MW_PROBE_DEGRADED
-									       : MW_PROBE_ALIVE;
-				out[i].rtt_ms = (now - t[i].t_sent[k]) * 1e3;
-				out[i].failed = rep.failed;
-				snprintf(out[i].name, sizeof(out[i].name), "%s", rep.name);
-				snprintf(out[i].summary, sizeof(out[i].summary), "%s", rep.summary);
-				answered++;
-				break;
-			}
+			t[i].done = 1;
+			out[i].state = rep.state == MW_PROBE_DEGRADED ? MW_PROBE_DEGRADED : MW_PROBE_ALIVE;
+			out[i].rtt_ms = (now - t[i].t_sent[try_]) * 1e3;
+			out[i].failed = rep.failed;
+			snprintf(out[i].name, sizeof(out[i].name), "%s", rep.name);
+			snprintf(out[i].summary, sizeof(out[i].summary), "%s", rep.summary);
+			answered++;
+			break;
 		}
 	}
 	return answered;
@@ -331,13 +361,14 @@ int mw_probe_nodes(const char *const *names, const char *const *addrs, size_t n,
 		   double budget_s, int tries, struct mw_probe_result *out)
 {
 	struct target *t = NULL;
+	struct nonce_idx idx = {NULL, 0};
 	int fd4 = -1, fd6 = -1, rv = -1;
 	size_t pending = 0, answered = 0;
 	double start, end, interval;
 
 	if (n == 0)
 		return 0;
-	if (!names || !out || port == 0) {
+	if (!names || !out || port == 0 || n > 0xffffffu) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -372,6 +403,15 @@ int mw_probe_nodes(const char *const *names, const char *const *addrs, size_t n,
 		pending++;
 	}
 
+	{
+		size_t cap = 16;
+		while (cap < 2 * pending * (size_t)tries + 1)
+			cap <<= 1;
+		idx.e = calloc(cap, sizeof(*idx.e));
+		if (!idx.e)
+			goto fail;
+		idx.mask = cap - 1;
+	}
 	start = mw_now();
 	end = start + budget_s;
 	interval = budget_s / tries;
@@ -385,6 +425,7 @@ int mw_probe_nodes(const char *const *names, const char *const *addrs, size_t n,
 			if (mw_probe_nonce(x->nonce[x->sent]) < 0)
 				goto fail;
 			mw_probe_encode_probe(pkt, sizeof(pkt), x->nonce[x->sent]);
+			nonce_add(&idx, x->nonce[x->sent], i, x->sent);
 			x->t_sent[x->sent] = mw_now();
 			/* Count the try even when sendto fails (EHOSTUNREACH...): it
 			 * still used its share of the budget. */
@@ -393,9 +434,9 @@ int mw_probe_nodes(const char *const *names, const char *const *addrs, size_t n,
 			x->sent++;
 			out[i].tries = x->sent;
 			if (fd4 >= 0)
-				answered += read_replies(fd4, t, n, out);
+				answered += read_replies(fd4, t, &idx, out);
 			if (fd6 >= 0)
-				answered += read_replies(fd6, t, n, out);
+				answered += read_replies(fd6, t, &idx, out);
 		}
 		for (;;) {
 			struct pollfd pfd[2];
@@ -411,9 +452,9 @@ int mw_probe_nodes(const char *const *names, const char *const *addrs, size_t n,
 			if (poll(pfd, (nfds_t)np, ms) < 0 && errno != EINTR)
 				goto fail;
 			if (fd4 >= 0)
-				answered += read_replies(fd4, t, n, out);
+				answered += read_replies(fd4, t, &idx, out);
 			if (fd6 >= 0)
-				answered += read_replies(fd6, t, n, out);
+				answered += read_replies(fd6, t, &idx, out);
 		}
 	}
 	for (size_t i = 0; i < n; i++)
@@ -434,6 +475,7 @@ fail:
 		close(fd4);
 	if (fd6 >= 0)
 		close(fd6);
+	free(idx.e);
 	free(t);
 	return rv;
 }

@@ -116,6 +116,8 @@ int mw_probe_nonce(uint8_t nonce[MW_PROBE_NONCE_LEN]);
  * from the probed address and port and echoes a nonce sent to that node.
  * out[i] receives the result of node i (MW_PROBE_ERROR when its address
  * cannot be resolved).
+ * Replies are matched through an index of the nonces sent, so the cost is
+ * linear in n (at most 16M nodes).
  * Return the number of nodes that answered (alive or degraded), or -1 on a
  * local error such as no socket (errno set; out[] then all ERROR). */
 int mw_probe_nodes(const char *const *names, const char *const *addrs, size_t n, uint16_t port,
