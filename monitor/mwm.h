@@ -42,6 +42,9 @@ struct mwm_prof {
 	uint64_t calls;
 	uint64_t ns;
 	uint64_t bytes;
+	uint64_t bmin, bmax; /* per-call bytes, over calls that moved data */
+	uint64_t nb;         /* calls that moved data */
+	double bsumsq;
 };
 
 struct mwm_callx { /* process-local extension of slot->call, same seqlock */

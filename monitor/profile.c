@@ -91,10 +91,10 @@ int mwm_profile_write(void)
 		const struct mwm_prof *p = &mwm.prof[i];
 		if (!p->bytes)
 			continue;
-		double mean = (double)p->bytes / (double)p->calls;
-		/* only totals are kept: max = min = mean, sumsqr = calls * mean^2 */
-		fprintf(f, "\"Message size for %s()\" %llu %.1f %.1f %.3f %.1f\n", mwm_ops[i].name,
-			(unsigned long long)p->calls, mean, mean, mean, (double)p->calls * mean * mean);
+		/* over the calls that moved data (count > 0, known datatype) */
+		fprintf(f, "\"Message size for %s()\" %llu %llu %llu %.3f %.1f\n", mwm_ops[i].name,
+			(unsigned long long)p->nb, (unsigned long long)p->bmax, (unsigned long long)p->bmin,
+			(double)p->bytes / (double)p->nb, p->bsumsq);
 	}
 	if (fclose(f) != 0) {
 		unlink(tmp);

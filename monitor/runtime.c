@@ -184,7 +184,15 @@ void mwm_prof_add(int op, uint64_t t0, uint64_t bytes)
 	p = &mwm.prof[op];
 	p->calls++;
 	p->ns += dt;
-	p->bytes += bytes;
+	if (bytes) {
+		if (!p->nb || bytes < p->bmin)
+			p->bmin = bytes;
+		if (bytes > p->bmax)
+			p->bmax = bytes;
+		p->nb++;
+		p->bytes += bytes;
+		p->bsumsq += (double)bytes * (double)bytes;
+	}
 }
 
 /* ---- paths ---- */

@@ -1,0 +1,35 @@
+#!/bin/bash
+# libmpiwatch's profile (MPIWATCH_PROFILE): one TAU-format file per rank,
+# written at MPI_Finalize, with calls, time and bytes per MPI function and
+# the time outside MPI; for both MPIs under mpirun.
+. "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/monitor.sh"
+
+plan no_plan
+work=$(mktemp -d /tmp/mpiwatch-t0102.XXXXXX)
+tap_cleanup "rm -rf $work"
+cd "$work" || BAIL_OUT "cd $work"
+for mpi in openmpi mpich; do
+    d=$work/$mpi
+    mon_cmd $mpi 2 "MPIWATCH_PROFILE=$d" -- "$MON_TOP/build/progs/$mpi/mon_correct"
+    out=$(timeout 300 "${MON_CMD[@]}" 2>&1)
+    ok $? "$mpi: profiled run exits 0"
+    for r in 0 1; do
+        f=$d/profile.$r.0.0
+        ok_cmd "$mpi: rank $r wrote $f" test -s "$f"
+        like "$(head -n1 "$f")" '^[0-9]+ templated_functions_MULTI_TIME$' "$mpi rank $r: TAU header"
+        like "$(grep '^"MPI_Send()"' "$f")" '^"MPI_Send\(\)" 200 0 [0-9.]+ [0-9.]+ 0 GROUP="MPI\|MPI_P2P_BLOCKING"$' \
+            "$mpi rank $r: MPI_Send called 200 times"
+        like "$(grep '^"MPI_Waitall()"' "$f")" '^"MPI_Waitall\(\)" 200 ' "$mpi rank $r: MPI_Waitall 200 times"
+        like "$(grep '^".TAU application"' "$f")" '^".TAU application" 1 [0-9]+ [0-9.]+ [0-9.]+ 0 GROUP="TAU_DEFAULT"$' \
+            "$mpi rank $r: the application entry (time outside MPI)"
+        like "$(grep '^"Message size for MPI_Send()"' "$f")" '^"Message size for MPI_Send\(\)" 200 4 4 4.000 3200.0$' \
+            "$mpi rank $r: 200 sends of 4 bytes"
+        like "$(tail -n +3 "$f" | grep -c 'GROUP="MPI|')" '^[1-9][0-9]*$' "$mpi rank $r: MPI functions listed"
+    done
+done
+# without MPIWATCH_PROFILE nothing is written
+mon_cmd openmpi 2 -- "$MON_TOP/build/progs/openmpi/mon_correct"
+(cd "$work" && timeout 300 "${MON_CMD[@]}" >/dev/null 2>&1)
+nok_cmd "no profile without MPIWATCH_PROFILE" test -e "$work/mpiwatch-nojob"
+done_testing
