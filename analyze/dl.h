@@ -26,6 +26,7 @@ struct dl_options {
 	const char *schema_path; /* dump schema to validate with; NULL = the
 				    built-in checks of the documented fields */
 	int no_symbols; /* 1 = do not run addr2line on frames without file:line */
+	int threads;    /* reader threads; 0 = auto (up to 4 from 2,000 files on) */
 	double skew; /* seconds: a finding needs one moment at which every
 			member was stuck, within this slack (default 0.5);
 			< 0 = do not check (dumps known to be current) */

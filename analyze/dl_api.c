@@ -1,9 +1,11 @@
 /* dl_api.c - dl_analyze_dir() and the result accessors. */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "dl_int.h"
+#include "log.h"
 
 struct dl_result {
 	struct dl_ctx c;
@@ -84,12 +86,24 @@ static int analyze(const char *dir, int n, const char *const *names, char *const
 		errno = ENOMEM;
 		goto fail;
 	}
+	/* MPIWATCH_DL_TIMING=1: phase times on stderr (for bench/). */
+	int timing = getenv("MPIWATCH_DL_TIMING") != NULL;
+	double t0 = mw_now(), t1, t2, t3, t4;
 	if ((dir ? dl_load_dir(c, dir) : dl_load_buffers(c, n, names, bufs, lens)) < 0)
 		goto fail;
+	t1 = mw_now();
 	if (!c->opt.no_symbols)
 		dl_symbolize(c);
-	if (dl_build_graph(c) < 0 || dl_solve(c) < 0 || dl_diagnose(c) < 0 || dl_build_report(c) < 0)
+	t2 = mw_now();
+	if (dl_build_graph(c) < 0 || dl_solve(c) < 0)
 		goto fail;
+	t3 = mw_now();
+	if (dl_diagnose(c) < 0 || dl_build_report(c) < 0)
+		goto fail;
+	t4 = mw_now();
+	if (timing)
+		fprintf(stderr, "mpiwatch: analysis phases: load %.3f s, symbols %.3f s, graph %.3f s, "
+			"diagnosis+report %.3f s\n", t1 - t0, t2 - t1, t3 - t2, t4 - t3);
 	*out = r;
 	return 0;
 fail:

@@ -137,6 +137,10 @@ static int pstring(struct dlj_parser *ps, const char **s, uint32_t *len)
 {
 	char *in = ++ps->p, *out = ps->p;
 	const char *begin = out;
+	/* fast path: no escapes so far, nothing to move */
+	while (in < ps->end && *in != '"' && *in != '\\' && (unsigned char)*in >= 0x20)
+		in++;
+	out = in;
 	while (in < ps->end) {
 		unsigned char c = (unsigned char)*in;
 		if (c == '"') {
@@ -210,16 +214,24 @@ static int pstring(struct dlj_parser *ps, const char **s, uint32_t *len)
 static int pnumber(struct dlj_parser *ps, struct dlj *v)
 {
 	char *s = ps->p, *q = s;
-	int is_int = 1;
-	if (q < ps->end && *q == '-')
+	int is_int = 1, neg = 0, ndig = 0;
+	int64_t acc = 0;
+	if (q < ps->end && *q == '-') {
+		neg = 1;
 		q++;
+	}
 	if (q >= ps->end)
 		goto trunc;
 	if (*q == '0') {
 		q++;
+		ndig = 1;
 	} else if (*q >= '1' && *q <= '9') {
-		while (q < ps->end && *q >= '0' && *q <= '9')
+		while (q < ps->end && *q >= '0' && *q <= '9') {
+			if (ndig < 18)
+				acc = acc * 10 + (*q - '0');
+			ndig++;
 			q++;
+		}
 	} else {
 		ps->p = q;
 		perr(ps, "bad number");
@@ -255,6 +267,12 @@ static int pnumber(struct dlj_parser *ps, struct dlj *v)
 	}
 	if (q >= ps->end)
 		goto trunc; /* a number cannot end a dump: the top level is an object */
+	if (is_int && ndig <= 18) {
+		v->type = DLJ_INT;
+		v->i = neg ? -acc : acc;
+		ps->p = q;
+		return 0;
+	}
 	char save = *q;
 	*q = '\0';
 	if (is_int) {
@@ -449,8 +467,9 @@ const struct dlj *dlj_get(const struct dlj_arena *a, const struct dlj *v, const 
 	if (!v || v->type != DLJ_OBJECT)
 		return NULL;
 	const struct dlj *k = &a->v[v->kids];
+	size_t len = strlen(key);
 	for (uint32_t i = 0; i < v->n; i++)
-		if (!strcmp(k[i].key, key))
+		if (k[i].keylen == len && !memcmp(k[i].key, key, len))
 			return &k[i];
 	return NULL;
 }

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include "dl_int.h"
@@ -1002,66 +1003,121 @@ fail:
 	return rv;
 }
 
-static int load_entries(struct dl_ctx *c, struct ent *ents, size_t nents, int dfd,
-			char *const *mbufs, const size_t *mlens)
+/* ---- parallel reading ----
+ * Reading, parsing and extracting 100,000 dumps is most of the work, so
+ * worker threads do it, each into a private pool and communicator table
+ * (struct dl_ctx "sub"); the results are then merged in rank order: strings
+ * re-interned into the global pool (through a pointer cache), communicator
+ * indices remapped. */
+struct inv {
+	size_t idx;
+	char *file, *err;
+};
+
+struct xlate { /* sub-pool pointer -> global pointer */
+	const char **from, **to;
+	size_t cap, n;
+};
+
+struct worker {
+	struct dl_ctx sub;
+	struct ent *ents;
+	size_t nents;
+	int t, nthreads;
+	int dfd;
+	char *const *mbufs;
+	const size_t *mlens;
+	struct dl_rank **all;
+	struct hdr *hdrs;
+	struct inv *inv;
+	size_t ninv, capinv;
+	int fatal; /* errno of a fatal error, or 0 */
+	int progress;
+	size_t *done; /* shared counter, for the progress line */
+	pthread_t tid;
+	struct xlate xl;
+	int *cmap; /* sub comm index -> global */
+};
+
+static void w_invalid(struct worker *w, size_t i, const char *err)
 {
-	int rv = -1;
+	if (w->ninv == w->capinv) {
+		size_t ncap = w->capinv ? w->capinv * 2 : 16;
+		struct inv *n = realloc(w->inv, ncap * sizeof *n);
+		if (!n) {
+			w->fatal = ENOMEM;
+			return;
+		}
+		w->inv = n;
+		w->capinv = ncap;
+	}
+	w->inv[w->ninv].idx = i;
+	w->inv[w->ninv].file = strdup(w->ents[i].name);
+	w->inv[w->ninv].err = strdup(err);
+	if (!w->inv[w->ninv].file || !w->inv[w->ninv].err) {
+		free(w->inv[w->ninv].file);
+		free(w->inv[w->ninv].err);
+		w->fatal = ENOMEM;
+		return;
+	}
+	w->ninv++;
+}
+
+static void *worker_run(void *arg)
+{
+	struct worker *w = arg;
+	struct dl_ctx *c = &w->sub;
 	char *buf = NULL;
 	size_t cap = 0;
-	struct dl_rank **all = NULL;
-	struct hdr *hdrs = NULL;
-	struct json_object *schema = NULL;
 	struct dlj_arena arena = {0};
+	struct json_object *schema = NULL;
+	size_t step = w->nents / 20 ? w->nents / 20 : 1, last_bucket = (size_t)-1;
 
 	if (c->opt.schema_path) {
 		char err[512];
 		schema = mw_json_read_file(c->opt.schema_path, err, sizeof err);
 		if (!schema) {
-			if (!errno)
-				errno = EINVAL;
-			goto fail;
+			w->fatal = errno ? errno : EINVAL;
+			return NULL;
 		}
 	}
-	qsort(ents, nents, sizeof *ents, ent_cmp);
-	c->nfiles = (int)nents;
-	all = calloc(nents + 1, sizeof *all);
-	hdrs = calloc(nents + 1, sizeof *hdrs);
-	if (!all || !hdrs)
-		goto fail;
-	int progress = c->opt.progress > 0 || (c->opt.progress == 0 && nents >= 5000);
-	size_t step = nents / 20 ? nents / 20 : 1;
-	for (size_t i = 0; i < nents; i++) {
+	for (size_t i = (size_t)w->t; i < w->nents && !w->fatal; i += (size_t)w->nthreads) {
 		char err[600];
 		size_t len;
-		if (progress && (i % step == 0 || i + 1 == nents))
-			fprintf(stderr, "\rmpiwatch: reading dumps: %zu/%zu", i + 1, nents);
-		if (ents[i].rank < 0) {
-			add_invalid(c, ents[i].name, "file name is not rank-<N>.json with N a world rank");
+		size_t d = __atomic_add_fetch(w->done, 1, __ATOMIC_RELAXED);
+		if (w->progress && w->t == 0 && (d / step != last_bucket || i + (size_t)w->nthreads >= w->nents)) {
+			last_bucket = d / step;
+			fprintf(stderr, "\rmpiwatch: reading dumps: %zu/%zu", d, w->nents);
+		}
+		if (w->ents[i].rank < 0) {
+			w_invalid(w, i, "file name is not rank-<N>.json with N a world rank");
 			continue;
 		}
-		if (mbufs) {
-			len = mlens[ents[i].idx];
+		if (w->mbufs) {
+			len = w->mlens[w->ents[i].idx];
 			if (len + 1 > cap) {
 				char *nb = realloc(buf, len + 1);
-				if (!nb)
-					goto fail;
+				if (!nb) {
+					w->fatal = ENOMEM;
+					break;
+				}
 				buf = nb;
 				cap = len + 1;
 			}
-			memcpy(buf, mbufs[ents[i].idx], len);
+			memcpy(buf, w->mbufs[w->ents[i].idx], len);
 			buf[len] = '\0';
-		} else if (read_file(dfd, ents[i].name, &buf, &cap, &len, err, sizeof err) < 0) {
-			add_invalid(c, ents[i].name, err);
+		} else if (read_file(w->dfd, w->ents[i].name, &buf, &cap, &len, err, sizeof err) < 0) {
+			w_invalid(w, i, err);
 			continue;
 		}
 		if (memchr(buf, '\0', len)) {
 			snprintf(err, sizeof err, "contains a NUL byte at offset %zu (binary or corrupt file)",
 				 (size_t)((char *)memchr(buf, '\0', len) - buf));
-			add_invalid(c, ents[i].name, err);
+			w_invalid(w, i, err);
 			continue;
 		}
 		if (len == 0) {
-			add_invalid(c, ents[i].name, "empty file");
+			w_invalid(w, i, "empty file");
 			continue;
 		}
 		if (schema) {
@@ -1075,34 +1131,281 @@ static int load_entries(struct dl_ctx *c, struct ent *ents, size_t nents, int df
 				json_object_put(schema);
 				schema = NULL;
 			} else if (sv > 0) {
-				add_invalid(c, ents[i].name, err);
+				w_invalid(w, i, err);
 				continue;
 			}
 		}
-		const struct dlj *d = dlj_parse(&arena, buf, len, err, sizeof err);
-		if (!d) {
+		const struct dlj *dj = dlj_parse(&arena, buf, len, err, sizeof err);
+		if (!dj) {
 			if (!strcmp(err, "out of memory")) {
-				errno = ENOMEM;
-				goto fail;
+				w->fatal = ENOMEM;
+				break;
 			}
-			add_invalid(c, ents[i].name, err);
+			w_invalid(w, i, err);
 			continue;
 		}
 		struct ex e = {.c = c, .A = &arena};
-		struct dl_rank *r = extract(&e, d, ents[i].rank, &hdrs[i]);
+		struct dl_rank *r = extract(&e, dj, w->ents[i].rank, &w->hdrs[i]);
 		if (!r) {
 			if (!strcmp(e.err, "out of memory")) {
-				errno = ENOMEM;
-				goto fail;
+				w->fatal = ENOMEM;
+				break;
 			}
-			add_invalid(c, ents[i].name, e.err);
+			w_invalid(w, i, e.err);
 			continue;
 		}
-		r->file = dl_intern(c->pool, ents[i].name);
-		all[i] = r;
+		r->file = dl_intern(c->pool, w->ents[i].name);
+		w->all[i] = r;
+	}
+	free(buf);
+	dlj_arena_free(&arena);
+	if (schema)
+		json_object_put(schema);
+	return NULL;
+}
+
+static const char *xl(struct dl_ctx *c, struct xlate *x, const char *p, int *oom)
+{
+	if (!p)
+		return NULL;
+	if ((x->n + 1) * 2 > x->cap) {
+		size_t ncap = x->cap ? x->cap * 2 : 1024;
+		const char **nf = calloc(ncap, sizeof *nf), **nt = calloc(ncap, sizeof *nt);
+		if (!nf || !nt) {
+			free(nf);
+			free(nt);
+			*oom = 1;
+			return NULL;
+		}
+		for (size_t i = 0; i < x->cap; i++) {
+			if (!x->from[i])
+				continue;
+			size_t j = ptr_hash(x->from[i]) & (ncap - 1);
+			while (nf[j])
+				j = (j + 1) & (ncap - 1);
+			nf[j] = x->from[i];
+			nt[j] = x->to[i];
+		}
+		free(x->from);
+		free(x->to);
+		x->from = nf;
+		x->to = nt;
+		x->cap = ncap;
+	}
+	size_t j = ptr_hash(p) & (x->cap - 1);
+	while (x->from[j]) {
+		if (x->from[j] == p)
+			return x->to[j];
+		j = (j + 1) & (x->cap - 1);
+	}
+	const char *g = dl_intern(c->pool, p);
+	if (!g) {
+		*oom = 1;
+		return NULL;
+	}
+	x->from[j] = p;
+	x->to[j] = g;
+	x->n++;
+	return g;
+}
+
+#define XL(field) ((field) = xl(c, &w->xl, (field), &oom))
+
+static void merge_frame(struct dl_ctx *c, struct worker *w, struct dl_frame *f, int *poom)
+{
+	int oom = 0;
+	XL(f->addr);
+	XL(f->symbol);
+	XL(f->file);
+	XL(f->object);
+	XL(f->offset);
+	*poom |= oom;
+}
+
+static void merge_msgs(struct dl_ctx *c, struct worker *w, struct dl_msg *m, int n, int *poom)
+{
+	int oom = 0;
+	for (int i = 0; i < n; i++) {
+		XL(m[i].op);
+		XL(m[i].datatype);
+		if (m[i].comm >= 0)
+			m[i].comm = w->cmap[m[i].comm];
+	}
+	*poom |= oom;
+}
+
+/* Move worker w's communicators into the global table; fill w->cmap. */
+static int merge_comms(struct dl_ctx *c, struct worker *w)
+{
+	struct dl_ctx *s = &w->sub;
+	int oom = 0;
+	w->cmap = malloc(((size_t)s->ncomm + 1) * sizeof *w->cmap);
+	if (!w->cmap)
+		return -1;
+	for (int i = 0; i < s->ncomm; i++) {
+		struct dl_comm *m = &s->comms[i];
+		const char *gid = xl(c, &w->xl, m->gid, &oom);
+		if (oom)
+			return -1;
+		int gi = ci_find(c->comm_index, gid);
+		if (gi < 0) {
+			if (c->ncomm == c->capcomm) {
+				int ncap = c->capcomm ? c->capcomm * 2 : 16;
+				struct dl_comm *nc = realloc(c->comms, (size_t)ncap * sizeof *nc);
+				if (!nc)
+					return -1;
+				c->comms = nc;
+				c->capcomm = ncap;
+			}
+			gi = c->ncomm++;
+			c->comms[gi] = *m;
+			c->comms[gi].gid = gid;
+			XL(c->comms[gi].name);
+			XL(c->comms[gi].how);
+			m->group = NULL; /* moved */
+			if (oom || ci_put(c->comm_index, gid, gi) < 0)
+				return -1;
+		} else if (!c->comms[gi].known && m->known) {
+			free(c->comms[gi].group);
+			c->comms[gi].group = m->group;
+			c->comms[gi].size = m->size;
+			c->comms[gi].known = 1;
+			c->comms[gi].identity = m->identity;
+			m->group = NULL;
+		}
+		w->cmap[i] = gi;
+	}
+	return 0;
+}
+
+static int merge_rank(struct dl_ctx *c, struct worker *w, struct dl_rank *r, struct hdr *h)
+{
+	int oom = 0;
+	XL(r->file);
+	XL(r->host);
+	XL(r->reason);
+	XL(h->job);
+	if (r->has_call) {
+		XL(r->call.name);
+		XL(r->call.op);
+		XL(r->call.datatype);
+		if (r->call.comm >= 0)
+			r->call.comm = w->cmap[r->call.comm];
+		merge_frame(c, w, &r->call.site, &oom);
+	}
+	for (int i = 0; i < r->nstack; i++)
+		merge_frame(c, w, &r->stack[i], &oom);
+	merge_msgs(c, w, r->psend, r->npsend, &oom);
+	merge_msgs(c, w, r->precv, r->nprecv, &oom);
+	merge_msgs(c, w, r->recent, r->nrecent, &oom);
+	merge_msgs(c, w, r->unexp, r->nunexp, &oom);
+	for (int i = 0; i < r->ncomms; i++)
+		r->comms[i] = w->cmap[r->comms[i]];
+	return oom ? -1 : 0;
+}
+
+static int inv_cmp(const void *a, const void *b)
+{
+	const struct inv *x = a, *y = b;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static int load_entries(struct dl_ctx *c, struct ent *ents, size_t nents, int dfd,
+			char *const *mbufs, const size_t *mlens)
+{
+	int rv = -1;
+	struct dl_rank **all = NULL;
+	struct hdr *hdrs = NULL;
+	struct worker *w = NULL;
+	struct inv *inv = NULL;
+	size_t done = 0;
+	int nthreads = 1, started = 0;
+
+	qsort(ents, nents, sizeof *ents, ent_cmp);
+	c->nfiles = (int)nents;
+	all = calloc(nents + 1, sizeof *all);
+	hdrs = calloc(nents + 1, sizeof *hdrs);
+	if (!all || !hdrs)
+		goto fail;
+	if (c->opt.threads > 0) {
+		nthreads = c->opt.threads > 64 ? 64 : c->opt.threads;
+	} else if (nents >= 2000) {
+		long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+		nthreads = ncpu > 4 ? 4 : ncpu > 1 ? (int)ncpu : 1;
+	}
+	w = calloc((size_t)nthreads, sizeof *w);
+	if (!w)
+		goto fail;
+	int progress = c->opt.progress > 0 || (c->opt.progress == 0 && nents >= 5000);
+	for (int t = 0; t < nthreads; t++) {
+		struct worker *x = &w[t];
+		x->sub.opt = c->opt;
+		x->sub.pool = dl_pool_create();
+		x->sub.comm_index = calloc(1, sizeof(struct comm_index));
+		if (!x->sub.pool || !x->sub.comm_index)
+			goto fail;
+		x->ents = ents;
+		x->nents = nents;
+		x->t = t;
+		x->nthreads = nthreads;
+		x->dfd = dfd;
+		x->mbufs = mbufs;
+		x->mlens = mlens;
+		x->all = all;
+		x->hdrs = hdrs;
+		x->progress = progress;
+		x->done = &done;
+	}
+	for (int t = 1; t < nthreads; t++) {
+		if (pthread_create(&w[t].tid, NULL, worker_run, &w[t]) != 0)
+			w[t].nthreads = -1; /* not started: its share is done below */
+		else
+			started++;
+	}
+	worker_run(&w[0]);
+	for (int t = 1; t < nthreads; t++)
+		if (w[t].nthreads > 0)
+			pthread_join(w[t].tid, NULL);
+	for (int t = 1; t < nthreads; t++) {
+		if (w[t].nthreads < 0) { /* run its share here */
+			w[t].nthreads = nthreads;
+			worker_run(&w[t]);
+		}
 	}
 	if (progress)
-		fputc('\n', stderr);
+		fprintf(stderr, "\rmpiwatch: reading dumps: %zu/%zu\n", nents, nents);
+	for (int t = 0; t < nthreads; t++) {
+		if (w[t].fatal) {
+			errno = w[t].fatal;
+			goto fail;
+		}
+	}
+	/* merge: communicators, then ranks in file order, then invalid files */
+	for (int t = 0; t < nthreads; t++)
+		if (merge_comms(c, &w[t]) < 0)
+			goto fail;
+	for (size_t i = 0; i < nents; i++)
+		if (all[i] && merge_rank(c, &w[i % (size_t)nthreads], all[i], &hdrs[i]) < 0)
+			goto fail;
+	size_t ninv = 0;
+	for (int t = 0; t < nthreads; t++)
+		ninv += w[t].ninv;
+	inv = calloc(ninv + 1, sizeof *inv);
+	if (!inv)
+		goto fail;
+	ninv = 0;
+	for (int t = 0; t < nthreads; t++) {
+		memcpy(inv + ninv, w[t].inv, w[t].ninv * sizeof *inv);
+		ninv += w[t].ninv;
+		w[t].ninv = 0;
+	}
+	qsort(inv, ninv, sizeof *inv, inv_cmp);
+	for (size_t i = 0; i < ninv; i++) {
+		add_invalid(c, inv[i].file, inv[i].err);
+		free(inv[i].file);
+		free(inv[i].err);
+	}
+	(void)started;
 
 	/* The world size: --expect-size, else the most common size among the
 	 * dumps; then the job id likewise.  Dumps that disagree are foreign. */
@@ -1180,12 +1483,33 @@ fail:
 		for (size_t i = 0; i < nents; i++)
 			free_rank(all[i]);
 	}
+	if (w) {
+		for (int t = 0; t < nthreads; t++) {
+			struct worker *x = &w[t];
+			for (size_t i = 0; i < x->ninv; i++) {
+				free(x->inv[i].file);
+				free(x->inv[i].err);
+			}
+			free(x->inv);
+			free(x->cmap);
+			free(x->xl.from);
+			free(x->xl.to);
+			for (int i = 0; i < x->sub.ncomm; i++)
+				free(x->sub.comms[i].group);
+			free(x->sub.comms);
+			struct comm_index *ix = x->sub.comm_index;
+			if (ix) {
+				free(ix->key);
+				free(ix->val);
+				free(ix);
+			}
+			dl_pool_destroy(x->sub.pool);
+		}
+		free(w);
+	}
+	free(inv);
 	free(all);
 	free(hdrs);
-	free(buf);
-	dlj_arena_free(&arena);
-	if (schema)
-		json_object_put(schema);
 	return rv;
 }
 

@@ -201,7 +201,10 @@ int dl_symbolize(struct dl_ctx *c)
 		size_t end = i;
 		while (end < n && refs[end].f->object == obj)
 			end++;
-		if (access(obj, R_OK) != 0) {
+		/* System libraries have no line information worth an addr2line run
+		 * (the monitor gives their symbols already). */
+		if (access(obj, R_OK) != 0 || !strncmp(obj, "/lib/", 5) || !strncmp(obj, "/lib64/", 7) ||
+		    !strncmp(obj, "/usr/lib/", 9) || !strncmp(obj, "/usr/lib64/", 11)) {
 			i = end;
 			continue;
 		}

@@ -90,6 +90,8 @@ START_TEST(test_case)
 	struct dl_options o;
 	struct dl_result *r = NULL;
 	dl_options_init(&o);
+	/* every other case through the parallel reader (3 threads) and its merge */
+	o.threads = _i % 2 ? 3 : 1;
 	snprintf(dir, sizeof dir, DATA "%s", cases[_i].dir);
 	ck_assert_msg(dl_analyze_dir(dir, &o, &r) == 0, "%s: analysis failed", dir);
 	struct json_object *rep = dl_result_json(r);
