@@ -56,6 +56,8 @@ void dl_result_free(struct dl_result *r)
 	free(c->offers);
 	free(c->offer_start);
 	free(c->deadlocked);
+	free(c->desc_abs);
+	free(c->desc_rel);
 	if (c->report)
 		json_object_put(c->report);
 	if (c->notes)

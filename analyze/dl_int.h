@@ -193,6 +193,7 @@ struct dl_ctx {
 	int nfindings;
 	int nconfirmed;
 	int *deadlocked; /* per node: finding index + 1, or 0 */
+	const char **desc_abs, **desc_rel; /* per rank: interned call descriptions, lazily */
 	struct json_object *report;
 	struct json_object *notes; /* array of strings */
 };

@@ -55,6 +55,22 @@ static int grp_cmp(const void *a, const void *b)
 	return x->first - y->first;
 }
 
+/* The interned description of rank r's call (absolute or relative peers). */
+static const char *desc_of(struct dl_ctx *c, int r, int rel)
+{
+	const char ***cache = rel ? &c->desc_rel : &c->desc_abs;
+	if (!*cache)
+		*cache = calloc((size_t)c->size + 1, sizeof **cache);
+	if (*cache && (*cache)[r])
+		return (*cache)[r];
+	char d[600];
+	dl_describe_call(c, c->ranks[r], rel, d, sizeof d);
+	const char *s = dl_intern(c->pool, d);
+	if (*cache)
+		(*cache)[r] = s;
+	return s;
+}
+
 /* Group v[0..m) (sorted by description) into groups; return their count. */
 static int group_by_desc(struct dp *v, int m, struct grp *g)
 {
@@ -90,10 +106,10 @@ static struct json_object *classes(struct dl_ctx *c, const int *ranks, int n)
 		const struct dl_rank *r = c->ranks[ranks[i]];
 		if (!r)
 			continue;
-		char d[600];
-		dl_describe_call(c, r, 0, d, sizeof d);
-		v[m].d = dl_intern(c->pool, d);
+		v[m].d = desc_of(c, ranks[i], 0);
 		v[m].rank = ranks[i];
+		if (!v[m].d)
+			goto out;
 		m++;
 	}
 	qsort(v, (size_t)m, sizeof *v, dp_cmp);
@@ -103,10 +119,10 @@ static struct json_object *classes(struct dl_ctx *c, const int *ranks, int n)
 	for (int i = 0; i < ng; i++) {
 		if (g[i].n != 1)
 			continue;
-		char d[600];
-		dl_describe_call(c, c->ranks[g[i].first], 1, d, sizeof d);
-		w[nw].d = dl_intern(c->pool, d);
+		w[nw].d = desc_of(c, g[i].first, 1);
 		w[nw].rank = g[i].first;
+		if (!w[nw].d)
+			goto out;
 		nw++;
 	}
 	qsort(w, (size_t)nw, sizeof *w, dp_cmp);
@@ -130,9 +146,7 @@ static struct json_object *classes(struct dl_ctx *c, const int *ranks, int n)
 		add_ranges(o, "ranks", tmp, all[i].n);
 		json_object_object_add(o, "count", json_object_new_int(all[i].n));
 		if (all[i].n == 1) {
-			char d[600];
-			dl_describe_call(c, c->ranks[tmp[0]], 0, d, sizeof d);
-			json_object_object_add(o, "description", json_object_new_string(d));
+			json_object_object_add(o, "description", json_object_new_string(desc_of(c, tmp[0], 0)));
 		} else {
 			json_object_object_add(o, "description", json_object_new_string(src[0].d));
 		}
