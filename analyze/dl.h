@@ -23,8 +23,10 @@ struct dl_options {
 	long eager_limit; /* bytes: a pending standard-mode nonblocking send larger
 			     than this needs its receiver (rendezvous); default 4096 */
 	int progress;     /* 1 = always, 0 = auto (>= 5000 files), -1 = never */
-	const char *schema_path; /* dump schema to validate with; NULL = the
-				    built-in checks of the documented fields */
+	const char *schema_path; /* dump schema to validate with, besides the
+				    built-in checks; NULL = the compiled-in
+				    doc/schemas/dump.schema.json (up to 20,000
+				    dumps), "none" = built-in checks only */
 	int no_symbols; /* 1 = do not run addr2line on frames without file:line */
 	int threads;    /* reader threads; 0 = auto (up to 4 from 2,000 files on) */
 	double skew; /* seconds: a finding needs one moment at which every

@@ -198,6 +198,9 @@ struct dl_ctx {
 	struct json_object *notes; /* array of strings */
 };
 
+/* The monitor's doc/schemas/dump.schema.json, compiled in (build/gen/). */
+extern const char dl_dump_schema_text[];
+
 /* dl_load.c */
 int dl_load_dir(struct dl_ctx *c, const char *dir);
 /* The same over in-memory files (names like "rank-3.json"). */

@@ -26,6 +26,7 @@
 
 #define DL_MAX_FILE (64L << 20)
 #define DL_MAX_RANK 16777216
+#define DL_SCHEMA_MAX 20000
 
 /* ---- comm table: interned gid pointer -> index ---- */
 struct comm_index {
@@ -1037,6 +1038,8 @@ struct worker {
 	pthread_t tid;
 	struct xlate xl;
 	int *cmap; /* sub comm index -> global */
+	int schema_mode; /* 0 none, 1 compiled-in dump schema, 2 opt.schema_path */
+	int schema_broken;
 };
 
 static void w_invalid(struct worker *w, size_t i, const char *err)
@@ -1073,13 +1076,17 @@ static void *worker_run(void *arg)
 	struct json_object *schema = NULL;
 	size_t step = w->nents / 20 ? w->nents / 20 : 1, last_bucket = (size_t)-1;
 
-	if (c->opt.schema_path) {
+	char *copy = NULL;
+	size_t copycap = 0;
+	if (w->schema_mode == 2) {
 		char err[512];
 		schema = mw_json_read_file(c->opt.schema_path, err, sizeof err);
 		if (!schema) {
 			w->fatal = errno ? errno : EINVAL;
 			return NULL;
 		}
+	} else if (w->schema_mode == 1) {
+		schema = json_tokener_parse(dl_dump_schema_text);
 	}
 	for (size_t i = (size_t)w->t; i < w->nents && !w->fatal; i += (size_t)w->nthreads) {
 		char err[600];
@@ -1120,20 +1127,17 @@ static void *worker_run(void *arg)
 			w_invalid(w, i, "empty file");
 			continue;
 		}
-		if (schema) {
-			/* the schema validator works on json-c values: a slower path */
-			struct json_object *jd = parse_json(buf, len, err, sizeof err);
-			int sv = jd ? mw_jsonschema_validate(schema, jd, err, sizeof err) : 1;
-			if (jd)
-				json_object_put(jd);
-			if (sv < 0) {
-				/* an unusable schema: fall back to the built-in checks */
-				json_object_put(schema);
-				schema = NULL;
-			} else if (sv > 0) {
-				w_invalid(w, i, err);
-				continue;
+		if (schema) { /* dlj_parse decodes in place: keep the text for the schema */
+			if (len + 1 > copycap) {
+				char *nb = realloc(copy, len + 1);
+				if (!nb) {
+					w->fatal = ENOMEM;
+					break;
+				}
+				copy = nb;
+				copycap = len + 1;
 			}
+			memcpy(copy, buf, len + 1);
 		}
 		const struct dlj *dj = dlj_parse(&arena, buf, len, err, sizeof err);
 		if (!dj) {
@@ -1154,9 +1158,30 @@ static void *worker_run(void *arg)
 			w_invalid(w, i, e.err);
 			continue;
 		}
+		if (schema) {
+			/* Then the schema (json-c: slower), for what the built-in
+			 * checks do not look at. */
+			struct json_object *jd = parse_json(copy, len, err, sizeof err);
+			int sv = jd ? mw_jsonschema_validate(schema, jd, err, sizeof err) : 1;
+			if (jd)
+				json_object_put(jd);
+			if (sv < 0) {
+				/* an unusable schema: fall back to the built-in checks */
+				json_object_put(schema);
+				schema = NULL;
+				w->schema_broken = 1;
+			} else if (sv > 0) {
+				char msg[700];
+				snprintf(msg, sizeof msg, "not valid against the dump schema: %s", err);
+				w_invalid(w, i, msg);
+				free_rank(r);
+				continue;
+			}
+		}
 		r->file = dl_intern(c->pool, w->ents[i].name);
 		w->all[i] = r;
 	}
+	free(copy);
 	free(buf);
 	dlj_arena_free(&arena);
 	if (schema)
@@ -1337,8 +1362,23 @@ static int load_entries(struct dl_ctx *c, struct ent *ents, size_t nents, int df
 	if (!w)
 		goto fail;
 	int progress = c->opt.progress > 0 || (c->opt.progress == 0 && nents >= 5000);
+	/* Validation against the dump schema: the compiled-in one up to
+	 * DL_SCHEMA_MAX files (it triples the reading cost), a given file
+	 * always, "none" never.  The built-in checks always run. */
+	int schema_mode = 0;
+	if (c->opt.schema_path && !strcmp(c->opt.schema_path, "none"))
+		schema_mode = 0;
+	else if (c->opt.schema_path)
+		schema_mode = 2;
+	else if (nents <= DL_SCHEMA_MAX)
+		schema_mode = 1;
+	else if (c->notes)
+		json_object_array_add(c->notes, json_object_new_string(
+			"more than 20000 dumps: validated by the built-in checks only, not also against "
+			"doc/schemas/dump.schema.json (use --schema to force it)"));
 	for (int t = 0; t < nthreads; t++) {
 		struct worker *x = &w[t];
+		x->schema_mode = schema_mode;
 		x->sub.opt = c->opt;
 		x->sub.pool = dl_pool_create();
 		x->sub.comm_index = calloc(1, sizeof(struct comm_index));
@@ -1378,6 +1418,13 @@ static int load_entries(struct dl_ctx *c, struct ent *ents, size_t nents, int df
 		if (w[t].fatal) {
 			errno = w[t].fatal;
 			goto fail;
+		}
+	}
+	for (int t = 0; t < nthreads; t++) {
+		if (w[t].schema_broken && c->notes) {
+			json_object_array_add(c->notes, json_object_new_string(
+				"the dump schema could not be used (bad $ref or pattern): built-in checks only"));
+			break;
 		}
 	}
 	/* merge: communicators, then ranks in file order, then invalid files */

@@ -16,7 +16,7 @@ static void analyze_usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: mpiwatch analyze deadlock DIR [--json FILE] [--dot FILE] [--expect-size N]\n"
-		"                                     [--top N] [--eager-limit BYTES] [--schema FILE]\n"
+		"                                     [--top N] [--eager-limit BYTES] [--schema FILE|none]\n"
 		"                                     [--skew SECONDS|off] [--no-symbols] [--quiet]\n"
 		"                                     [--progress|--no-progress]\n\n"
 		"Read every rank-*.json state dump in DIR and report deadlocks: collective\n"

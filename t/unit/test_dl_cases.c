@@ -57,6 +57,8 @@ static const struct {
 	{"broken", 0, "none", NULL, "", NULL, 4, "1-3", "rank-1.json: truncated JSON"},
 	{"foreign_job", 0, "none", NULL, "", NULL, 1, "1", "differs from the job \"77\""},
 	{"stale_pingpong", 0, "none", NULL, "", NULL, 0, "", "not from one moment"},
+	{"schema_invalid", 0, "none", NULL, "", NULL, 1, "1",
+	 "rank-1.json: not valid against the dump schema: /: missing required property \"counters\""},
 };
 
 static struct json_object *schema;
@@ -173,6 +175,16 @@ START_TEST(test_top_and_eager)
 	ck_assert_int_eq(dl_analyze_dir(DATA "nonblocking_ok", &o, &r), 0);
 	ck_assert_int_eq(dl_result_found(r), 0);
 	dl_result_free(r);
+	/* built-in checks only: the dump without counters is accepted */
+	dl_options_init(&o);
+	o.schema_path = "none";
+	ck_assert_int_eq(dl_analyze_dir(DATA "schema_invalid", &o, &r), 0);
+	ck_assert_int_eq(dl_result_found(r), 1);
+	dl_result_free(r);
+	/* an unreadable schema file is an error */
+	dl_options_init(&o);
+	o.schema_path = "/nonexistent/schema.json";
+	ck_assert_int_eq(dl_analyze_dir(DATA "ring4", &o, &r), -1);
 	/* no staleness check: the stale ping-pong is taken at its word */
 	dl_options_init(&o);
 	o.skew = -1;

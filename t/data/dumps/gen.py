@@ -18,7 +18,7 @@ def world(size, rank):
             "world_ranks": list(range(size)), "parent": None, "how": "world", "inter": False}
 
 
-def comm(cid, gid, name, members, rank, how="split", parent="world"):
+def comm(cid, gid, name, members, rank, how="split", parent=0):
     return {"id": cid, "gid": gid, "name": name, "size": len(members),
             "rank": members.index(rank), "world_ranks": members, "parent": parent,
             "how": how, "inter": False}
@@ -273,6 +273,15 @@ def stale_pingpong():
     for r, (enter, dumped) in {1: (100.0, 101.0), 0: (105.0, 106.0)}.items():
         d[r]["time"].update({"enter_unix": 1795000000.0 + enter, "dump_unix": 1795000000.0 + dumped,
                              "in_call_s": 1.0})
+    return d
+
+
+@case
+def schema_invalid():
+    # Rank 1 lacks "counters": the built-in checks do not need it, the
+    # monitor's dump schema requires it, so the file is invalid.
+    d = recv_cycle()
+    del d[1]["counters"]
     return d
 
 
