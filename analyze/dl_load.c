@@ -1111,7 +1111,8 @@ static void *worker_run(void *arg)
 				buf = nb;
 				cap = len + 1;
 			}
-			memcpy(buf, w->mbufs[w->ents[i].idx], len);
+			if (len)
+				memcpy(buf, w->mbufs[w->ents[i].idx], len);
 			buf[len] = '\0';
 		} else if (read_file(w->dfd, w->ents[i].name, &buf, &cap, &len, err, sizeof err) < 0) {
 			w_invalid(w, i, err);
@@ -1442,7 +1443,8 @@ static int load_entries(struct dl_ctx *c, struct ent *ents, size_t nents, int df
 		goto fail;
 	ninv = 0;
 	for (int t = 0; t < nthreads; t++) {
-		memcpy(inv + ninv, w[t].inv, w[t].ninv * sizeof *inv);
+		if (w[t].ninv)
+			memcpy(inv + ninv, w[t].inv, w[t].ninv * sizeof *inv);
 		ninv += w[t].ninv;
 		w[t].ninv = 0;
 	}
