@@ -357,6 +357,8 @@ static void close_clause(struct dl_ctx *c, struct dl_clause *k, int sat)
 	k->na = c->nanyc - k->a0;
 }
 
+/* Add rank r's clauses.  Return 0, 1 if what it waits for cannot be
+ * judged (no clauses added), or -1 when out of memory. */
 static int rank_clauses(struct dl_ctx *c, int r)
 {
 	const struct dl_rank *p = c->ranks[r];
@@ -442,8 +444,13 @@ static int rank_clauses(struct dl_ctx *c, int r)
 	}
 	case DLK_WAIT:
 	case DLK_TEST: {
-		/* The requests waited on; none listed: every pending request. */
+		/* The requests waited on; none listed: every pending request.
+		 * Requests the monitor could not track ("nrequests" above the
+		 * listed ones) are unknown: an OR over them may complete, and a
+		 * wait on nothing but them is not judged. */
 		int nreq = k->nrequests;
+		if (k->nrequests_total > nreq && (k->any || nreq == 0))
+			return 1;
 		int all = nreq == 0;
 		int total = all ? p->npsend + p->nprecv : nreq;
 		if (k->any) {
@@ -551,11 +558,14 @@ int dl_build_graph(struct dl_ctx *c)
 			continue;
 		}
 		c->nstate[r] = DLN_BLOCKED;
-		if (rank_clauses(c, r) < 0) {
+		int rc = rank_clauses(c, r);
+		if (rc < 0) {
 			free(first);
 			free(cnt);
 			return -1;
 		}
+		if (rc == 1)
+			c->nstate[r] = DLN_UNKNOWN; /* waits on requests nobody tracked */
 		cnt[r] = c->ncl - first[r];
 	}
 	/* Virtual nodes: wait for every member not in the signature. */

@@ -68,6 +68,7 @@ struct dl_call {
 	enum dl_mode mode;
 	long *requests;
 	int nrequests;
+	int nrequests_total; /* "nrequests": all waited on, tracked or not; -1 unknown */
 	int any;
 	int fortran;
 	struct dl_frame site;

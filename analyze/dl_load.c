@@ -724,7 +724,9 @@ static struct dl_rank *extract(struct ex *e, const struct dlj *d, long want_rank
 		if (k->root >= 0 && (tw = dl_comm_world(c, k->comm, k->root)) >= 0)
 			k->root_world = tw;
 		const struct dlj *rq = NULL;
-		if (get_array(e, call, "requests", 0, &rq) < 0)
+		k->nrequests_total = -1;
+		if (get_array(e, call, "requests", 0, &rq) < 0 ||
+		    get_int(e, call, "nrequests", 0, -1, INT_MAX, &k->nrequests_total) < 0)
 			goto fail;
 		if (rq && rq->n) {
 			size_t nr = rq->n;
