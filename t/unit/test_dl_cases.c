@@ -57,6 +57,7 @@ static const struct {
 	{"broken", 0, "none", NULL, "", NULL, 4, "1-3", "rank-1.json: truncated JSON"},
 	{"foreign_job", 0, "none", NULL, "", NULL, 1, "1", "differs from the job \"77\""},
 	{"stale_pingpong", 0, "none", NULL, "", NULL, 0, "", "not from one moment"},
+	{"untracked_waitany", 0, "none", NULL, "", NULL, 0, "", "does not model"},
 	{"schema_invalid", 0, "none", NULL, "", NULL, 1, "1",
 	 "rank-1.json: not valid against the dump schema: /: missing required property \"counters\""},
 };

@@ -277,6 +277,15 @@ def stale_pingpong():
 
 
 @case
+def untracked_waitany():
+    # Rank 0 waits for any of two requests, but the monitor tracked only one
+    # ("nrequests": 2): the other may complete, so this is not a knot.
+    c0 = call("MPI_Waitany", "wait", requests=[1], any_=True, line=40, nrequests=2)
+    return {0: dump(0, 2, c0, precv=[req(1, "MPI_Irecv", 1, 1, 5)]),
+            1: dump(1, 2, recv(0, tag=6, line=41))}
+
+
+@case
 def schema_invalid():
     # Rank 1 lacks "counters": the built-in checks do not need it, the
     # monitor's dump schema requires it, so the file is invalid.
