@@ -182,6 +182,8 @@ int mwm_disabled(void);
 /* Watcher (watcher.c). */
 int mwm_watcher_start(void);
 void mwm_watcher_stop(void);
+/* In a forked child: there is no watcher thread. */
+void mwm_watcher_forget(void);
 /* The stall rule, on a snapshot (pure; unit-tested).  prev_* hold the
  * watcher's memory between ticks.  Return 0 (fine), 1 (stuck in a blocking
  * call) or 2 (polling with test-family calls and no completion). */

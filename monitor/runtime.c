@@ -253,10 +253,20 @@ void mwm_early_init(void)
 		mwm.slot = &mwm_private_slot;
 }
 
+/* A child forked by the application is not monitored: it must not write
+ * into its parent's slot nor wait for a watcher thread it does not have. */
+static void atfork_child(void)
+{
+	mwm.on = 0;
+	mwm_watcher_forget();
+}
+
 static void on_exit_cb(int status, void *arg)
 {
 	struct mw_slot *s = mwm.slot;
 	(void)arg;
+	if (s && s->pid != (int32_t)getpid())
+		return; /* a forked child exiting */
 	mwm.on = 0;
 	mwm_watcher_stop();
 	if (!s || !slot_is_file)
@@ -398,6 +408,7 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 	}
 	if (slot_is_file)
 		on_exit(on_exit_cb, NULL);
+	pthread_atfork(NULL, NULL, atfork_child);
 	mwm.on = 1;
 	if (mwm_watcher_start() < 0)
 		warn_once("cannot start the watcher thread", strerror(errno));

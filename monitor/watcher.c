@@ -245,6 +245,12 @@ int mwm_watcher_start(void)
 	return 0;
 }
 
+void mwm_watcher_forget(void)
+{
+	th_running = 0;
+	pthread_mutex_init(&th_mu, NULL);
+}
+
 void mwm_watcher_stop(void)
 {
 	if (!th_running || pthread_equal(pthread_self(), th))

@@ -132,7 +132,15 @@ mon_mpirun_tests() {
     ok $? "$mpi: a bad MPIWATCH_TIMEOUT does not harm the job"
     is "$(printf '%s\n' "$out1" | grep -c '^mpiwatch: MPIWATCH_TIMEOUT=')" 2 "$mpi: one warning per rank for MPIWATCH_TIMEOUT=soon"
 
-    # 10. a process without MPI: the library does nothing
+    # 10. a rank that forks a child and has its own SIGCHLD handler
+    mon_plain_cmd "$mpi" 2 -- "$p/mon_fork"
+    out1=$(timeout 300 "${MON_CMD[@]}" 2>/dev/null | sort)
+    mon_cmd "$mpi" 2 MPIWATCH_TIMEOUT=1 -- "$p/mon_fork"
+    out2=$(timeout 300 "${MON_CMD[@]}" 2>/dev/null | sort)
+    is "$out2" "$out1" "$mpi: fork and the application's SIGCHLD handler behave as without the monitor"
+    like "$out2" 'rank 1 child status 7 sigchld 1 sum 1' "$mpi: the child's status and the handler's signal arrive"
+
+    # 11. a process without MPI: the library does nothing
     out1=$(LD_PRELOAD=$MON_LIB sh -c 'echo hello; exit 5' 2>&1)
     rc1=$?
     is "$out1/$rc1" "hello/5" "$mpi: a process without MPI is untouched (output, exit code)"
