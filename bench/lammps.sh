@@ -37,4 +37,15 @@ for ((i = 1; i <= PAIRS; i++)); do
     echo "pair $i: plain $p s, monitored $m s, ratio $r"
 done
 med=$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}')
+# How many MPI calls does LAMMPS make?  One profiled run (MPIWATCH_PROFILE):
+# calls per rank x the per-call cost from bench/pingpong.sh / the run time
+# is the overhead to expect, free of the machine's noise.
+t0=$(now)
+mpirun.openmpi --allow-run-as-root -np 2 -x "LD_PRELOAD=$LIB" -x "MPIWATCH_PROFILE=$work/prof" \
+    lmp -in in.melt -log none -screen none
+t1=$(now)
+calls=$(awk 'NR > 2 && /GROUP="MPI/ {c += $(NF-5)} END {print c + 0}' "$work/prof/profile.0.0.0")
+echo "profiled run: $(awk -v a="$t0" -v b="$t1" 'BEGIN {printf "%.3f", b - a}') s; rank 0 made $calls wrapped MPI calls;" \
+    "at ${PER_CALL_NS:-12} ns per call that is $(awk -v c="$calls" -v n="${PER_CALL_NS:-12}" -v a="$t0" -v b="$t1" \
+    'BEGIN {printf "%.4f", c * n / 1e9 / (b - a) * 100}') % of the run"
 echo "SUMMARY: median ratio monitored/plain $med ($(awk -v r="$med" 'BEGIN {printf "%+.2f", (r - 1) * 100}') %) over $PAIRS interleaved pairs"
