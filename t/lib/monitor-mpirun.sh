@@ -140,7 +140,17 @@ mon_mpirun_tests() {
     is "$out2" "$out1" "$mpi: fork and the application's SIGCHLD handler behave as without the monitor"
     like "$out2" 'rank 1 child status 7 sigchld 1 sum 1' "$mpi: the child's status and the handler's signal arrive"
 
-    # 11. a process without MPI: the library does nothing
+    # 11. MPI_THREAD_MULTIPLE: only the thread that called MPI_Init is recorded
+    d=$work/threads
+    mon_cmd "$mpi" 2 MPIWATCH_TIMEOUT=1 "MPIWATCH_DUMPDIR=$d" -- "$p/mon_threads"
+    mon_bg_start "$work/th.out"
+    mon_wait_files "$d" 2 120
+    ok $? "$mpi threads: both ranks wrote dumps"
+    mon_bg_stop
+    is "$(jget "$d/rank-0.json" call.name)/$(jget "$d/rank-0.json" call.peer_world)/$(jget "$d/rank-0.json" counters.calls)" \
+        MPI_Recv/1/2 "$mpi threads: the main thread's MPI_Recv, the helper thread's calls not mixed in"
+
+    # 12. a process without MPI: the library does nothing
     out1=$(LD_PRELOAD=$MON_LIB sh -c 'echo hello; exit 5' 2>&1)
     rc1=$?
     is "$out1/$rc1" "hello/5" "$mpi: a process without MPI is untouched (output, exit code)"

@@ -129,6 +129,72 @@ START_TEST(test_op_table)
 }
 END_TEST
 
+/* The request life cycle the generated wrappers drive (runtime.c). */
+START_TEST(test_request_lifecycle)
+{
+	static struct mw_slot slot;
+	struct mwm_req out[8];
+	memset(&slot, 0, sizeof(slot));
+	mwm.slot = &slot;
+	mwm.req_null = 0;
+	ck_assert_int_eq(mwm_reqtab_init(&mwm.reqs, 64), 0);
+	memset(&mwm.ring, 0, sizeof(mwm.ring));
+	/* MPI_Isend(peer 3, tag 5) -> request 0x10 */
+	mwm_begin(MWM_OP_Isend, 0, NULL, NULL);
+	slot.call.peer = 3;
+	slot.call.tag = 5;
+	slot.call.mode = MW_MODE_STANDARD;
+	mwm_commit();
+	mwm_req_new(0x10, MWM_TABLE_SEND, 0);
+	mwm_finish(0);
+	/* MPI_Recv_init(peer 1, tag 6) -> persistent request 0x20 */
+	mwm_begin(MWM_OP_Recv_init, 0, NULL, NULL);
+	slot.call.peer = 1;
+	slot.call.tag = 6;
+	mwm_commit();
+	mwm_req_new(0x20, MWM_TABLE_RECV, 1);
+	mwm_finish(0);
+	ck_assert_int_eq(mwm_reqtab_snapshot(&mwm.reqs, out, 8), 2);
+	ck_assert_int_eq((int)slot.pending, 2);
+	ck_assert_int_eq((int)slot.calls, 2);
+	ck_assert_int_eq((int)slot.a, 0); /* nonblocking calls do not move A */
+	ck_assert_int_eq(mwm_reqtab_find(&mwm.reqs, 0x20)->active, 0);
+	mwm_req_start(0x20);
+	ck_assert_int_eq(mwm_reqtab_find(&mwm.reqs, 0x20)->active, 1);
+	/* MPI_Waitall on both: the send goes to the ring, the persistent one stays inactive */
+	mwm_begin(MWM_OP_Waitall, 0, NULL, NULL);
+	mwm_commit();
+	ck_assert_int_eq((int)slot.a, 1);
+	unsigned n = mwm_req_done(0x10) + mwm_req_done(0x20) + mwm_req_done(0); /* 0 = MPI_REQUEST_NULL */
+	mwm_finish(n);
+	ck_assert_int_eq((int)n, 2);
+	ck_assert_int_eq((int)slot.b, 1);
+	ck_assert_int_eq((int)slot.completions, 2);
+	ck_assert_int_eq(mwm_ring_snapshot(&mwm.ring, out), 1);
+	ck_assert_int_eq(out[0].peer, 3);
+	ck_assert_int_eq(out[0].tag, 5);
+	ck_assert_ptr_null(mwm_reqtab_find(&mwm.reqs, 0x10));
+	ck_assert_int_eq(mwm_reqtab_find(&mwm.reqs, 0x20)->active, 0);
+	/* MPI_Request_free removes the persistent request */
+	mwm_req_free(0x20);
+	ck_assert_int_eq(mwm_reqtab_snapshot(&mwm.reqs, out, 8), 0);
+	/* a blocking MPI_Sendrecv: the send half goes to the ring */
+	mwm_begin(MWM_OP_Sendrecv, 0, NULL, NULL);
+	slot.call.peer = 2;
+	slot.call.tag = 8;
+	slot.call.send_peer = 4;
+	slot.call.send_tag = 9;
+	mwm_commit();
+	mwm_sent();
+	mwm_finish(1);
+	ck_assert_int_eq(mwm_ring_snapshot(&mwm.ring, out), 2);
+	ck_assert_int_eq(out[0].peer, 4);
+	ck_assert_int_eq(out[0].tag, 9);
+	ck_assert_int_eq((int)(slot.seq % 2), 0);
+	mwm_reqtab_destroy(&mwm.reqs);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("monitor_stall");
@@ -138,6 +204,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_rule, 0, sizeof(cases) / sizeof(cases[0]));
 	tcase_add_loop_test(tc, test_timeout, 0, sizeof(tmo) / sizeof(tmo[0]));
 	tcase_add_test(tc, test_op_table);
+	tcase_add_test(tc, test_request_lifecycle);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
