@@ -155,32 +155,40 @@ static inline void mwm_finish(unsigned ncompl)
 	__atomic_store_n(&s->seq, mwm.seq, __ATOMIC_RELEASE);
 }
 
-/* Request bookkeeping (runtime.c).  Called by the main thread only. */
+/* Request bookkeeping (runtime.c).  Called by the main thread only.
+ * Record a new request from the current call's arguments (MPI_REQUEST_NULL
+ * is ignored; a full table is counted in reqs.overflow). */
 void mwm_req_new(uint64_t handle, int table, int persistent);
 /* A request completed: remove it (or make a persistent one inactive); a
  * send goes to the recent-send ring.  Return 1 (one completion). */
 unsigned mwm_req_done(uint64_t handle);
+/* MPI_Start: a persistent request becomes active. */
 void mwm_req_start(uint64_t handle);
+/* MPI_Request_free: forget the request. */
 void mwm_req_free(uint64_t handle);
 /* A blocking send returned: remember it in the recent-send ring. */
 void mwm_sent(void);
 
-/* Profiling clock and accounting (runtime.c). */
+/* CLOCK_MONOTONIC in ns (a vDSO call; not used on the fast path). */
 uint64_t mwm_now_ns(void);
+/* Profile: account one call of op that started at t0 and moved bytes. */
 void mwm_prof_add(int op, uint64_t t0, uint64_t bytes);
 
 /* Runtime life cycle (runtime.c). */
 /* Set up the slot, tables and watcher after MPI_Init returned.  Never fails
  * the job: on error, monitoring stays off.  Return 0 if monitoring is on. */
 int mwm_start(int world_rank, int world_size, int thread_multiple);
-/* MPI_Finalize is about to be called / returned. */
+/* MPI_Finalize is about to be called: end the profile's time span. */
 void mwm_stop(void);
+/* MPI_Finalize returned: stop recording and the watcher, write the profile. */
 void mwm_after_finalize(void);
-/* Environment switch MPIWATCH_DISABLE. */
+/* Return 1 if MPIWATCH_DISABLE asks for no monitoring, else 0. */
 int mwm_disabled(void);
 
-/* Watcher (watcher.c). */
+/* Start the watcher thread (all signals blocked in it).  Return 0 on
+ * success, or -1 on error (with errno set). */
 int mwm_watcher_start(void);
+/* Stop and join the watcher (no-op if not running or called by it). */
 void mwm_watcher_stop(void);
 /* In a forked child: there is no watcher thread. */
 void mwm_watcher_forget(void);
@@ -200,11 +208,15 @@ struct mwm_stall {
 int mwm_stall_check(struct mwm_stall *st, const struct mw_slot *s, uint64_t now_ns,
 		    double timeout_s);
 
-/* Dump (dump.c / watcher.c).  reason: "stuck", "polling", "request". */
+/* Write this rank's dump now (watcher thread; reason "stuck", "polling" or
+ * "request").  Return 0 on success or when there is no dump directory, or -1
+ * on error (with errno set; reported once on stderr). */
 int mwm_dump_write(const char *reason);
 
-/* Names (runtime.c). */
+/* The name of a predefined datatype handle ("MPI_INT"; *size = its bytes),
+ * "derived" (*size = -1) for another handle, NULL for no handle. */
 const char *mwm_dtype_name(uint64_t h, int *size);
+/* The name of a predefined reduction op ("MPI_SUM"), "user", or NULL. */
 const char *mwm_rop_name(uint64_t h);
 /* Normalise an MPI rank argument to MW_RANK_NONE/ANY or itself. */
 int mwm_norm_rank(int r);

@@ -342,6 +342,23 @@ START_TEST(test_watcher_end_to_end)
 			usleep(50000);
 		if (!file_exists(path))
 			_exit(3);
+		/* the agent asks for a dump: the watcher writes one with reason "request" */
+		for (int i = 0; i < 200 && mwm.slot->dumps < 1; i++)
+			usleep(50000);
+		{
+			char rp[400];
+			struct mw_slot *as;
+			snprintf(rp, sizeof(rp), "%s/rank-1", run);
+			as = mw_slot_map(rp, 1);
+			if (!as)
+				_exit(4);
+			mw_slot_request_dump(as);
+			mw_slot_unmap(as);
+		}
+		for (int i = 0; i < 200 && mwm.slot->dumps < 2; i++)
+			usleep(50000);
+		if (mwm.slot->dumps < 2)
+			_exit(5);
 		exit(0); /* on_exit: the slot says "exited" */
 	}
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
@@ -349,7 +366,7 @@ START_TEST(test_watcher_end_to_end)
 	struct json_object *o = json_object_from_file(path);
 	ck_assert_ptr_nonnull(o);
 	check_valid(o);
-	ck_assert_str_eq(json_object_get_string(get(o, "reason")), "stuck");
+	ck_assert_str_eq(json_object_get_string(get(o, "reason")), "request"); /* the later dump */
 	ck_assert_str_eq(json_object_get_string(get(o, "call/name")), "MPI_Recv");
 	ck_assert_int_eq(json_object_get_int(get(o, "call/peer_world")), 2);
 	ck_assert_int_eq(json_object_get_int(get(o, "call/tag")), 7);
@@ -366,7 +383,8 @@ START_TEST(test_watcher_end_to_end)
 	struct mw_slot_snap sn;
 	ck_assert_ptr_nonnull(s);
 	mw_slot_snapshot(s, &sn);
-	ck_assert_int_ge(sn.s.dumps, 1);
+	ck_assert_int_eq(sn.s.dumps, 2);
+	ck_assert_int_eq((int)sn.s.dump_request, 0);
 	ck_assert_ptr_nonnull(strstr(sn.s.dump_path, "rank-1.json"));
 	ck_assert_int_eq(sn.s.peer_world, 2);
 	ck_assert_int_eq(sn.s.comm_id, 0);
