@@ -21,6 +21,11 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	end = now() + secs;
+	MPI_Barrier(MPI_COMM_WORLD);
+	if (rank == 0) {
+		printf("steady: running on %d ranks\n", size);
+		fflush(stdout);
+	}
 	while (go) {
 		int out = rank, in = -1;
 		MPI_Sendrecv(&out, 1, MPI_INT, (rank + 1) % size, 3, &in, 1, MPI_INT,
