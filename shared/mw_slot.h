@@ -145,7 +145,9 @@ void mw_slot_unmap(struct mw_slot *slot);
 
 /* Create (or reuse) the slot file dir/rank-<rank>, size MW_SLOT_SIZE, map it
  * read-write and zero it; the caller fills the header and sets magic last
- * with mw_slot_publish().  The directory is created (mode 0700) if missing.
+ * with mw_slot_publish().  The directory is created (mode 0700) if missing;
+ * an existing one must be a directory owned by the caller or root (else
+ * EPERM).
  * path (may be NULL) receives the file name.  Return the mapping, or NULL on
  * error with errno set. */
 struct mw_slot *mw_slot_create(const char *dir, int rank, char *path, size_t pathlen);

@@ -72,6 +72,16 @@ struct mw_slot *mw_slot_create(const char *dir, int rank, char *path, size_t pat
 	}
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return NULL;
+	/* a directory someone else made (and could swap files in) is refused */
+	{
+		struct stat st;
+		if (lstat(dir, &st) < 0)
+			return NULL;
+		if (!S_ISDIR(st.st_mode) || (st.st_uid != geteuid() && st.st_uid != 0)) {
+			errno = EPERM;
+			return NULL;
+		}
+	}
 	fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return NULL;
