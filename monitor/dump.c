@@ -227,7 +227,9 @@ struct json_object *mwm_dump_build(const struct mwm_dumpin *in)
 	for (int i = fortran_site; i < in->nframes; i++)
 		json_object_array_add(a, frame_json(&in->frames[i]));
 	json_object_object_add(o, "stack", a);
-	json_object_object_add(o, "stack_method", json_object_new_string(in->nframes > 1 ? "scan" : "site"));
+	json_object_object_add(o, "stack_method",
+			       json_object_new_string(in->stack_method ? in->stack_method
+								       : in->nframes > 1 ? "scan" : "site"));
 	ps = json_object_new_array();
 	pr = json_object_new_array();
 	for (int i = 0; i < in->npending; i++)

@@ -17,6 +17,7 @@ struct mwm_dumpin {
 	int nrecent;
 	const struct mwm_frame *frames; /* symbolised stack, innermost first */
 	int nframes;
+	const char *stack_method;       /* "frame_pointers", "scan", "site" (NULL: guess) */
 	const char *unexp_source;       /* "mpi_t" or "none" */
 	long unexp_count;               /* -1 = unknown */
 	uint64_t unexp_comm;            /* the communicator the count is for */

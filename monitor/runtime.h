@@ -36,11 +36,14 @@ struct mwm_frame {
 	uintptr_t sym_offset;
 };
 
-/* Conservatively scan the stack from frame up to the stack's top for return
- * addresses into executable mappings that follow a call instruction; the
- * first frame is site.  Return the number of frames written (<= max). */
+/* The blocked thread's return addresses, innermost first (site first).
+ * If the frame-pointer chain from frame is complete and valid it is used
+ * (*method = "frame_pointers"); else the stack is scanned conservatively from
+ * frame up to the stack's top for words that point into executable mappings
+ * just after a call instruction (*method = "scan"); without a frame only the
+ * site is given ("site").  Return the number of frames written (<= max). */
 int mwm_stack_scan(uintptr_t site, uintptr_t frame, uintptr_t stack_hi, struct mwm_frame *out,
-		   int max);
+		   int max, const char **method);
 
 /* Fill object/offset/symbol of a frame with dladdr. */
 void mwm_frame_symbolize(struct mwm_frame *f);

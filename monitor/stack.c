@@ -85,8 +85,38 @@ static int after_call(const struct map *m, int n, uintptr_t a)
 	return 0;
 }
 
+/* Follow the frame-pointer chain from the wrapper's frame (the wrappers are
+ * built with frame pointers: frame[0] = caller's frame, frame[1] = the call
+ * site) while every step is plausible: the return address follows a call
+ * instruction in an executable mapping and the next frame is higher on the
+ * stack.  Return the number of frames found (the site first), and in
+ * *resume the stack address above the last good frame, where a scan can
+ * continue (callers built without frame pointers, e.g. libc's start code). */
+static int walk_fp(const struct map *maps, int nm, uintptr_t site, uintptr_t frame, uintptr_t lo,
+		   uintptr_t hi, struct mwm_frame *out, int max, uintptr_t *resume)
+{
+	uintptr_t fp = frame;
+	int n = 0;
+	*resume = frame;
+	if (!frame || (frame & 7) || frame < lo || frame + 16 > hi || ((const uintptr_t *)frame)[1] != site)
+		return 0;
+	while (n < max) {
+		uintptr_t next = ((const uintptr_t *)fp)[0], ret = ((const uintptr_t *)fp)[1];
+		const struct map *vm = find_map(maps, nm, ret);
+		if (!vm || !vm->x || !after_call(maps, nm, ret))
+			break;
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n++].addr = ret;
+		*resume = fp + 16;
+		if (next <= fp || (next & 7) || next + 16 > hi)
+			break;
+		fp = next;
+	}
+	return n;
+}
+
 int mwm_stack_scan(uintptr_t site, uintptr_t frame, uintptr_t stack_hi, struct mwm_frame *out,
-		   int max)
+		   int max, const char **method)
 {
 	struct map *maps = calloc(2048, sizeof(*maps));
 	int nm, n = 0;
@@ -94,21 +124,37 @@ int mwm_stack_scan(uintptr_t site, uintptr_t frame, uintptr_t stack_hi, struct m
 		return 0;
 	memset(&out[0], 0, sizeof(out[0]));
 	out[n++].addr = site;
+	*method = "site";
 	if (!maps)
 		return n;
 	nm = read_maps(maps, 2048);
 	if (frame && stack_hi > frame) {
 		const struct map *sm = find_map(maps, nm, frame);
 		uintptr_t hi = stack_hi;
+		uintptr_t resume = frame;
+		int k = 0;
 		if (sm && sm->hi < hi)
 			hi = sm->hi;
+		if (sm && sm->r)
+			k = walk_fp(maps, nm, site, frame, sm->lo, hi, out, max, &resume);
+		if (k > 1) {
+			/* exact up to the first frame without a frame pointer; scan above it */
+			*method = "frame_pointers";
+			n = k;
+			frame = resume;
+		} else {
+			memset(&out[0], 0, sizeof(out[0]));
+			out[0].addr = site;
+			n = 1;
+			*method = "scan";
+		}
 		if (hi - frame > 1024 * 1024)
 			hi = frame + 1024 * 1024;
 		/* skip the words up to and including the site itself */
 		for (uintptr_t p = (frame + 7) & ~(uintptr_t)7; p + 8 <= hi && n < max; p += 8) {
 			uintptr_t v = *(const uintptr_t *)p;
 			const struct map *vm;
-			if (v == site && n == 1)
+			if ((v == site && n == 1) || v == out[n - 1].addr)
 				continue;
 			vm = find_map(maps, nm, v);
 			if (!vm || !vm->x || !after_call(maps, nm, v))

@@ -133,7 +133,7 @@ int mwm_dump_write(const char *reason)
 		in.frames = frames;
 		in.nframes = mwm_stack_scan((uintptr_t)sn.s.call.site,
 					    sn.s.state == MW_STATE_IN_MPI ? (uintptr_t)sn.s.call.frame : 0,
-					    mwm.stack_hi, frames, 64);
+					    mwm.stack_hi, frames, 64, &in.stack_method);
 		for (int i = 0; i < in.nframes; i++)
 			mwm_frame_symbolize(&frames[i]);
 	}
