@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmdline.h"
 #include "conf.h"
@@ -75,7 +76,7 @@ int main(int argc, char **argv)
 	struct col_opts o;
 	const char *pidfile = NULL, *logfile = NULL, *what = "?", *check = NULL;
 	const char *schema = "/usr/local/share/mpiwatch/report.schema.json";
-	int c, verbose = 0, have_timeout = 0, b;
+	int c, verbose = 0, have_timeout = 0, b, schema_set = 0;
 	long l;
 
 	col_opts_default(&o);
@@ -206,6 +207,7 @@ int main(int argc, char **argv)
 			break;
 		case O_SCHEMA:
 			schema = optarg;
+			schema_set = 1;
 			break;
 		case O_PIDFILE:
 			pidfile = optarg;
@@ -231,8 +233,24 @@ bad_val:
 		fprintf(stderr, "mpiwatch-collector: invalid value for --%s: '%s'\n", what, optarg);
 		return 2;
 	}
-	if (check)
+	if (check) {
+		/* Without --schema: the build tree's copy (build/bin/../../doc),
+		 * else the installed one. */
+		static char guess[4200];
+		char exe[4096];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		if (!schema_set && n > 0) {
+			exe[n] = 0;
+			char *slash = strrchr(exe, '/');
+			if (slash) {
+				*slash = 0;
+				snprintf(guess, sizeof guess, "%s/../../doc/schemas/report.schema.json", exe);
+				if (access(guess, R_OK) == 0)
+					schema = guess;
+			}
+		}
 		return check_report(check, schema);
+	}
 	if (optind < argc || !o.job[0] || !have_timeout || (!o.dir[0] && !o.report[0])) {
 		fprintf(stderr, "mpiwatch-collector: --job, --timeout and --dir (or --report) are required\n");
 		usage(stderr);
