@@ -62,8 +62,9 @@ int main(int argc, char **argv)
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Comm_free(&half);
 	MPI_Comm_free(&dup);
-	MPI_Finalize();
 	if (rank == 0)
 		printf("done\n");
+	fflush(stdout); /* before a non-zero exit makes mpirun abort the job */
+	MPI_Finalize();
 	return code;
 }
