@@ -26,3 +26,8 @@ UNIT_LIBS_test_collector := $(CURL_LIBS)
 UNIT_LIBS_test_verdict := $(CURL_LIBS)
 
 # Fuzz target for the heartbeat codec (shared/heartbeat.c is in SHARED_SRCS).
+
+# cli/build.mk is read before this file, so its link rule cannot list
+# COLLECTOR_LIB as a prerequisite (its recipe does link it): add it here so a
+# clean parallel build cannot link the CLI before the library exists.
+$(B)/bin/mpiwatch: $(COLLECTOR_LIB)
