@@ -98,7 +98,10 @@ static struct json_object *comms_json(void)
 							       : NULL);
 		json_object_object_add(o, "size", json_object_new_int(c->size));
 		json_object_object_add(o, "rank", json_object_new_int(c->rank));
-		json_object_object_add(o, "world_ranks", ints_json(c->world_ranks, c->size));
+		/* MPI_COMM_WORLD's group is the identity: listing it would cost
+		 * O(size) per dump, O(size^2) per job. */
+		json_object_object_add(o, "world_ranks",
+				       strcmp(c->gid, "world") ? ints_json(c->world_ranks, c->size) : NULL);
 		json_object_object_add(o, "parent", c->parent_id >= 0 ? json_object_new_int(c->parent_id) : NULL);
 		json_object_object_add(o, "how", json_object_new_string(c->how));
 		json_object_object_add(o, "inter", json_object_new_boolean(c->inter));
