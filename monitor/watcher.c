@@ -177,6 +177,32 @@ out:
 	return rv;
 }
 
+/* A dump describes one stuck moment.  Once the rank moves on (a new call, or
+ * a request completes), the dump is renamed rank-<N>.json.stale, so neither
+ * the analysis nor a person takes it for the rank's present state. */
+static struct {
+	int have;
+	uint64_t a, completions;
+} last_dump;
+
+static void retire_stale_dump(const struct mw_slot_snap *sn)
+{
+	char stale[sizeof(mwm.slot->dump_path) + 8];
+	if (!last_dump.have || (sn->s.a == last_dump.a && sn->s.completions == last_dump.completions))
+		return;
+	last_dump.have = 0;
+	snprintf(stale, sizeof(stale), "%s.stale", mwm.slot->dump_path);
+	if (mwm.slot->dump_path[0])
+		rename(mwm.slot->dump_path, stale);
+}
+
+static void note_dump(const struct mw_slot_snap *sn)
+{
+	last_dump.have = 1;
+	last_dump.a = sn->s.a;
+	last_dump.completions = sn->s.completions;
+}
+
 static void *watch(void *arg)
 {
 	struct mwm_stall st;
@@ -203,20 +229,29 @@ static void *watch(void *arg)
 		pthread_mutex_unlock(&th_mu);
 		now = mwm_now_ns();
 		set_clock(now);
-		if (mw_slot_snapshot(mwm.slot, &sn) == 0 || sn.live_ok) {
+		int have_sn = mw_slot_snapshot(mwm.slot, &sn) == 0 || sn.live_ok;
+		if (have_sn) {
+			retire_stale_dump(&sn);
 			if (sn.s.state == MW_STATE_IN_MPI)
 				resolve(&sn);
 			r = mwm_stall_check(&st, &sn.s, now, mwm.timeout_s);
-			if (r)
-				mwm_dump_write(r == 1 ? "stuck" : "polling");
+			if (r && mwm_dump_write(r == 1 ? "stuck" : "polling") == 0)
+				note_dump(&sn);
 		}
 		if (__atomic_load_n(&mwm.slot->dump_request, __ATOMIC_ACQUIRE)) {
 			__atomic_store_n(&mwm.slot->dump_request, 0, __ATOMIC_RELEASE);
-			mwm_dump_write("request");
+			if (mwm_dump_write("request") == 0 && have_sn)
+				note_dump(&sn);
 		}
 		pthread_mutex_lock(&th_mu);
 	}
 	pthread_mutex_unlock(&th_mu);
+	/* Stopping (MPI_Finalize): a dump of a call that has since returned is stale. */
+	{
+		struct mw_slot_snap sn;
+		if (mw_slot_snapshot(mwm.slot, &sn) == 0 || sn.live_ok)
+			retire_stale_dump(&sn);
+	}
 	return NULL;
 }
 
