@@ -3,7 +3,7 @@
 # verdicts, the JSON report's fields and the exit statuses.
 . "$(dirname "$0")/lib/tap.sh"
 
-plan 31
+plan 33
 top=$(cd "$(dirname "$0")/.." && pwd)
 mw=$top/build/bin/mpiwatch
 [ -x "$mw" ] || BAIL_OUT "build first"
@@ -54,7 +54,9 @@ run crash openmpi
 isnt "$st" 0 "crash (Open MPI): a failing status"
 isnt "$st" 2 "crash: the program's own status, not mpiwatch's hang status"
 is "$(field crash.json 'r["verdict"]')" software "crash: verdict software"
-like "$(field crash.json '[c["ranks"] for c in r["causes"] if c["cause"]=="B"]')" "1" "crash: rank 1 has cause B"
+is "$(field crash.json '[c["ranks"] for c in r["causes"] if c["cause"]=="B"]')" "[[1]]" "crash: rank 1, and only it, has cause B"
+like "$(field crash.json '[c["detail"] for c in r["causes"] if c["cause"]=="B"][0]')" "signal 11" "crash: cause B names the signal"
+is "$(field crash.json '[c["ranks"] for c in r["causes"] if c["cause"]=="C"]')" "[[0, 2]]" "crash: the ranks blocked on it have cause C"
 
 # --- a long computation without MPI (3x the timeout): no alarm
 run longcompute openmpi -- 7
