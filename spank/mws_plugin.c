@@ -351,11 +351,13 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 	node_name(host, sizeof(host));
 	if (mws_rundir(site.rundir, uid, jobid, host, dir, sizeof(dir)) < 0 || access(dir, F_OK) < 0)
 		return 0;
-	/* The collector first: on SIGTERM it writes its final report. */
-	snprintf(pidfile, sizeof(pidfile), "%s/mpiwatch-collector.pid", dir);
-	mws_pidfile_stop(pidfile, uid, "mpiwatch-collector", 5.0);
+	/* The agent first, so the heartbeats it sends on its way out (ranks
+	 * that died in the job's teardown) still reach the collector; then the
+	 * collector, which writes its final report on SIGTERM. */
 	snprintf(pidfile, sizeof(pidfile), "%s/mpiwatch-agent.pid", dir);
 	mws_pidfile_stop(pidfile, uid, "mpiwatch-agent", 2.0);
+	snprintf(pidfile, sizeof(pidfile), "%s/mpiwatch-collector.pid", dir);
+	mws_pidfile_stop(pidfile, uid, "mpiwatch-collector", 5.0);
 	if (mws_rundir_remove(dir, uid) < 0)
 		slurm_error("mpiwatch: job %u: cannot remove %s: %s", jobid, dir, strerror(errno));
 	return 0;
