@@ -164,8 +164,11 @@ int mw_slot_snapshot(const struct mw_slot *slot, struct mw_slot_snap *out);
 int mw_slot_request_dump(struct mw_slot *slot);
 
 /* Record a task's wait status (as from waitpid) in the slot and mark it
- * exited.  Return 0 on success, or -1 with errno EINVAL for a status that is
- * neither exited nor signaled. */
+ * exited, unless an exit status is already recorded: the first one wins (the
+ * monitor records the rank's own exit() code; a launcher that then kills the
+ * exiting process must not turn "exit 3" into "SIGKILL").  Return 0 on
+ * success (also when a status was already there), or -1 with errno EINVAL for
+ * a status that is neither exited nor signaled. */
 int mw_slot_set_exit(struct mw_slot *slot, int wait_status);
 
 /* The default per-node slot directory:

@@ -175,6 +175,10 @@ int mw_slot_set_exit(struct mw_slot *slot, int wait_status)
 		errno = EINVAL;
 		return -1;
 	}
+	/* The first status wins: the rank's own exit() code, recorded by the
+	 * monitor, is more exact than the SIGKILL of a teardown seen later. */
+	if (__atomic_load_n(&slot->exit_flags, __ATOMIC_ACQUIRE) & MW_SLOT_EXIT_VALID)
+		return 0;
 	slot->exit_status = v;
 	__atomic_store_n(&slot->exit_flags, flags, __ATOMIC_RELEASE);
 	return 0;

@@ -266,9 +266,16 @@ START_TEST(test_slot_api)
 	ck_assert_int_eq(mw_slot_set_exit(r, 3 << 8), 0); /* exit(3) */
 	ck_assert_int_eq(w->exit_status, 3);
 	ck_assert_int_eq((int)w->exit_flags, (int)MW_SLOT_EXIT_VALID);
-	ck_assert_int_eq(mw_slot_set_exit(r, 9), 0); /* SIGKILL */
+	/* a later SIGKILL (the launcher's teardown) does not hide the exit(3) */
+	ck_assert_int_eq(mw_slot_set_exit(r, 9), 0);
+	ck_assert_int_eq(w->exit_status, 3);
+	ck_assert_int_eq((int)w->exit_flags, (int)MW_SLOT_EXIT_VALID);
+	/* a death by signal is recorded as such on a fresh slot */
+	w->exit_flags = 0;
+	ck_assert_int_eq(mw_slot_set_exit(r, 9), 0);
 	ck_assert_int_eq(w->exit_status, 9);
 	ck_assert_int_eq((int)w->exit_flags, (int)(MW_SLOT_EXIT_VALID | MW_SLOT_EXIT_SIGNALED));
+	ck_assert_int_eq(mw_slot_set_exit(r, 0x7f), -1); /* stopped: not an exit */
 	ck_assert_int_eq(mw_slot_scan_dir(dir, count_cb, seen), 0);
 	ck_assert_int_eq(seen[3], 1);
 	/* a foreign file in the directory is skipped; a bad slot is refused */
