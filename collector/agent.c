@@ -33,6 +33,7 @@
 
 #include "link.h"
 #include "log.h"
+#include "sigfd.h"
 #include "mw_slot.h"
 #include "slurm.h"
 
@@ -507,19 +508,12 @@ void ag_opts_default(struct ag_opts *o)
 int ag_run(const struct ag_opts *o)
 {
 	struct agent a = {0};
-	sigset_t set;
 	double next_tick, next_job_check;
 	int rv = -1;
 
 	a.o = o;
 	a.started = mono();
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	signal(SIGPIPE, SIG_IGN);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
-	    (a.sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
+	if ((a.sfd = mw_sigfd_open()) < 0) {
 		mw_err("signalfd: %s", strerror(errno));
 		return -1;
 	}

@@ -1,5 +1,6 @@
 /* cmdline.c - helpers shared by the two programs (cmdline.h). */
 #include "cmdline.h"
+#include "fsutil.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,20 +27,7 @@ int col_log_to(const char *path)
 
 int col_pidfile_write(const char *path)
 {
-	char tmp[4200];
-	FILE *f;
-	snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-	f = fopen(tmp, "we");
-	if (!f)
-		return -1;
-	fprintf(f, "%d\n", (int)getpid());
-	if (fclose(f) != 0 || rename(tmp, path) < 0) {
-		int e = errno;
-		unlink(tmp);
-		errno = e;
-		return -1;
-	}
-	return 0;
+	return mw_pidfile_write(path, getpid(), (uid_t)-1, (gid_t)-1);
 }
 
 int col_parse_hostport(const char *s, char *host, size_t hostlen, unsigned short *port)

@@ -31,6 +31,7 @@
 #include "hostlist.h"
 #include "link.h"
 #include "log.h"
+#include "sigfd.h"
 #include "slurm.h"
 
 #define COL_MAX_CLIENTS 4096
@@ -713,7 +714,6 @@ static void accept_clients(struct collector *c)
 int col_run(struct col_opts *o)
 {
 	struct collector c = {0};
-	sigset_t set;
 	double next_job_check;
 	int rv = -1;
 
@@ -750,13 +750,7 @@ int col_run(struct col_opts *o)
 		goto out;
 	}
 	keep_old_reports(o->dir);
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	signal(SIGPIPE, SIG_IGN);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) < 0 ||
-	    (c.sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC)) < 0) {
+	if ((c.sfd = mw_sigfd_open()) < 0) {
 		mw_err("signalfd: %s", strerror(errno));
 		goto out;
 	}

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "sigfd.h"
 #include "nhd.h"
 
 static const int level_map[] = {LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG};
@@ -244,7 +245,6 @@ int main(int argc, char **argv)
 	static struct nhd d;
 	struct mw_conf_errors errs = {0};
 	int opt, foreground = 0, force_stderr = 0, debug = 0, check_only = 0;
-	sigset_t mask;
 
 	d.conf_path = NHD_DEFAULT_CONF;
 	while ((opt = getopt_long(argc, argv, "c:fednhV", opts, NULL)) != -1) {
@@ -304,13 +304,7 @@ int main(int argc, char **argv)
 	pthread_cond_init(&d.q_cv, NULL);
 
 	/* Signals through a signalfd; threads inherit the blocked mask. */
-	signal(SIGPIPE, SIG_IGN);
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &mask, NULL);
-	d.sig_fd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	d.sig_fd = mw_sigfd_open();
 	if (d.sig_fd < 0) {
 		mw_err("signalfd: %s", strerror(errno));
 		return 1;

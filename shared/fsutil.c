@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -56,4 +57,39 @@ int mw_rmtree(const char *dir, uid_t owner)
 		return -1;
 	rmtree_at(fd, 0);
 	return rmdir(dir);
+}
+
+int mw_pidfile_write(const char *path, pid_t pid, uid_t owner, gid_t group)
+{
+	char tmp[4200], buf[32];
+	int fd, len, n, e;
+
+	n = snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	if (n < 0 || (size_t)n >= sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	len = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
+	if (write(fd, buf, (size_t)len) != len ||
+	    (owner != (uid_t)-1 && geteuid() == 0 && fchown(fd, owner, group) < 0))
+		goto fail;
+	if (close(fd) < 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0)
+		goto fail;
+	return 0;
+fail:
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	errno = e;
+	return -1;
 }

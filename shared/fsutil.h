@@ -10,4 +10,11 @@
  * is not an error.  Return 0, or -1 with errno set. */
 int mw_rmtree(const char *dir, uid_t owner);
 
+
+
+/* Write pid to a pid file atomically (a temporary file in the same folder,
+ * renamed over path), mode 0644, never following a link.  If owner is not
+ * (uid_t)-1 and we are root, the file is given to owner:group.  Return 0, or
+ * -1 with errno set. */
+int mw_pidfile_write(const char *path, pid_t pid, uid_t owner, gid_t group);
 #endif

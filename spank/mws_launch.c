@@ -211,28 +211,6 @@ pid_t mws_pidfile_alive(const char *pidfile, uid_t uid, const char *name)
 	return strstr(cmd, name) ? pid : 0;
 }
 
-int mws_pidfile_write(const char *pidfile, pid_t pid, uid_t uid, gid_t gid)
-{
-	char tmp[4200], buf[32];
-	int fd, len;
-
-	snprintf(tmp, sizeof(tmp), "%s.tmp", pidfile);
-	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -1;
-	len = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
-	if (write(fd, buf, (size_t)len) != len || fchown(fd, uid, gid) < 0) {
-		if (geteuid() == 0 || errno != EPERM) {
-			close(fd);
-			unlink(tmp);
-			return -1;
-		}
-	}
-	close(fd);
-	return rename(tmp, pidfile);
-}
-
 static void sleep_s(double s)
 {
 	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};

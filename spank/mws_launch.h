@@ -26,9 +26,6 @@ int mws_spawn_detached(const struct mws_spawn *sp, pid_t *pid, char *err, size_t
  * runs a program whose command line contains name.  Return the pid, or 0. */
 pid_t mws_pidfile_alive(const char *pidfile, uid_t uid, const char *name);
 
-/* Write pid to a pid file owned by uid/gid (mode 0644).  Return 0 or -1. */
-int mws_pidfile_write(const char *pidfile, pid_t pid, uid_t uid, gid_t gid);
-
 /* Stop the process named by a pid file (checked as in mws_pidfile_alive):
  * SIGTERM, wait up to grace seconds, then SIGKILL.  Return 1 if a process was
  * stopped, 0 if none was running. */

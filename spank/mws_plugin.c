@@ -22,6 +22,7 @@
 
 #include <slurm/spank.h>
 
+#include "fsutil.h"
 #include "hostlist.h"
 #include "mws_env.h"
 #include "mws_launch.h"
@@ -148,7 +149,7 @@ static int ensure_running(const char *name, char *const *argv, uid_t uid, gid_t 
 		slurm_error("mpiwatch: %s", err);
 		return -1;
 	}
-	if (mws_pidfile_write(pidfile, pid, uid, gid) < 0)
+	if (mw_pidfile_write(pidfile, pid, uid, gid) < 0)
 		slurm_error("mpiwatch: cannot write %s: %s", pidfile, strerror(errno));
 	return 0;
 }

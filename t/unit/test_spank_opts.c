@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "mws_env.h"
 #include "mws_launch.h"
 #include "mws_opts.h"
@@ -184,7 +185,7 @@ START_TEST(test_owned_dir_and_pidfile)
 	ck_assert_int_eq(mws_mkdir_owned(sub, getuid(), getgid()), 0); /* exists, ours */
 	ck_assert_int_eq(mws_mkdir_owned(sub, getuid() + 1, getgid()), -1); /* someone else's */
 	snprintf(pf, sizeof(pf), "%s/self.pid", sub);
-	ck_assert_int_eq(mws_pidfile_write(pf, getpid(), getuid(), getgid()), 0);
+	ck_assert_int_eq(mw_pidfile_write(pf, getpid(), getuid(), getgid()), 0);
 	ck_assert_int_eq(mws_pidfile_alive(pf, getuid(), "test_spank_opts"), getpid());
 	ck_assert_int_eq(mws_pidfile_alive(pf, getuid(), "no-such-program"), 0);
 	ck_assert_int_eq(mws_pidfile_alive(pf, getuid() + 1, "test_spank_opts"), 0);
