@@ -5,6 +5,7 @@
 # drained in Slurm with an mpiwatch reason, no other node is drained.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/lab.sh"
+. "$(dirname "$0")/lib/collector.sh"
 
 plan 13
 lab_require 3
@@ -12,7 +13,6 @@ node=n3
 prog=$(lab_prog openmpi col_steady)
 schema=$MW_LAB_REPO/doc/schemas/report.schema.json
 coll=$MW_LAB_REPO/build/bin/mpiwatch-collector
-jv() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
 # nodehealthd's storm guard (4 drains per 10 minutes in the lab) would refuse
 # the drain when the drain tests run back to back: raise it for this test.
 storm_raise() {

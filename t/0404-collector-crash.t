@@ -5,12 +5,12 @@
 # MPI_Finalize (status 3) is still reported as B.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/lab.sh"
+. "$(dirname "$0")/lib/collector.sh"
 
 plan 8
 lab_require 3
 schema=$MW_LAB_REPO/doc/schemas/report.schema.json
 coll=$MW_LAB_REPO/build/bin/mpiwatch-collector
-jv() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
 cause_of() { jv "$1" "\";\".join(c[\"ranks_text\"] + \": \" + c[\"detail\"] for c in d[\"causes\"] if c[\"cause\"] == \"$2\")"; }
 dir=$(lab_tmpdir mwuser1)
 cd "$dir" || BAIL_OUT "cd $dir"

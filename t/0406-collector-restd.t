@@ -4,12 +4,12 @@
 # slurmrestd (JWT from "scontrol token") and shows in "scontrol show job".
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/lab.sh"
+. "$(dirname "$0")/lib/collector.sh"
 
 plan 6
 lab_require 3 --restd
 [ -n "${MW_LAB_RESTD_URL:-}" ] || BAIL_OUT "lab $MW_LAB_PREFIX has no slurmrestd"
 prog=$(lab_prog openmpi col_deadlock)
-jv() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
 conf=$MW_LAB_DIR/plugstack.conf.d/mpiwatch.conf
 [ -r "$conf" ] || BAIL_OUT "the lab has no mpiwatch plugin line ($conf)"
 conf_saved=$(cat "$conf")

@@ -3,11 +3,11 @@
 # the verdict, so the allocation is freed without waiting for its time limit.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/lab.sh"
+. "$(dirname "$0")/lib/collector.sh"
 
 plan 6
 lab_require 3
 prog=$(lab_prog openmpi col_deadlock)
-jv() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
 dir=$(lab_tmpdir mwuser1)
 cd "$dir" || BAIL_OUT "cd $dir"
 

@@ -4,6 +4,7 @@
 # counted, a healthy mpirun job sends no heartbeat, an agent that vanishes
 # without a goodbye triggers a probe, SIGTERM writes a "none" report.
 . "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/collector.sh"
 
 plan 12
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -13,7 +14,6 @@ schema=$repo/doc/schemas/report.schema.json
 prog=$repo/build/progs/openmpi/col_steady
 lib=$repo/build/lib/libmpiwatch.so
 for f in "$coll" "$agent" "$prog" "$lib"; do [ -x "$f" ] || [ -r "$f" ] || BAIL_OUT "missing $f (make; make progs)"; done
-jv() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
 wait_until() { local t=$1; shift; for _ in $(seq 1 $((t * 5))); do eval "$1" >/dev/null 2>&1 && return 0; sleep 0.2; done; return 1; }
 d=$(mktemp -d /tmp/mw0408.XXXXXX)
 tap_cleanup "rm -rf '$d'"

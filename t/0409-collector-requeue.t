@@ -3,11 +3,11 @@
 # with the dead node in its ExcNodeList, and runs again without it.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/lab.sh"
+. "$(dirname "$0")/lib/collector.sh"
 
 plan 8
 lab_require 3
 prog=$(lab_prog openmpi col_steady)
-jv() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2" 2>&1; }
 # nodehealthd's storm guard (4 drains per 10 minutes in the lab) would refuse
 # the drain when the drain tests run back to back: raise it for this test.
 storm_raise() {
