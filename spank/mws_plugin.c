@@ -215,8 +215,6 @@ static int start_helpers(spank_t sp)
 		slurm_error("mpiwatch: %s: %s", lock, strerror(errno));
 		goto out;
 	}
-	if (fchown(lockfd, uid, gid) < 0) { /* harmless if it fails */
-	}
 	snprintf(stimeout, sizeof(stimeout), "%g", user.timeout > 0 ? user.timeout : site.timeout);
 	mws_threshold_str(&site, &user, sthreshold, sizeof(sthreshold));
 	snprintf(sport, sizeof(sport), "%u", collector_port);
