@@ -207,6 +207,12 @@ int mwm_glue_mpit_unexpected(uint64_t comm, long *count, long *per_peer, int max
 	int n = 0, rv = -1;
 	if (finalizing || state < 0 || (env && !strcmp(env, "0")))
 		return -1;
+	/* This runs in the watcher thread while the main thread is inside MPI.
+	 * Only at MPI_THREAD_MULTIPLE does the MPI library promise that is
+	 * safe; otherwise MPI_T is read only if the site forces it with
+	 * MPIWATCH_MPIT=1 (never harm the job for a queue length). */
+	if (!mwm.thread_check && !(env && !strcmp(env, "1")))
+		return -1;
 	if (state == 0) {
 		int prov, num = 0;
 		state = -1;

@@ -104,7 +104,7 @@ mon_mpirun_tests() {
 
     # 7. a message sent with the wrong tag: the recent send and the unexpected queue
     d=$work/wrongtag
-    mon_cmd "$mpi" 2 MPIWATCH_TIMEOUT=1 "MPIWATCH_DUMPDIR=$d" -- "$p/mon_wrongtag"
+    mon_cmd "$mpi" 2 MPIWATCH_TIMEOUT=1 MPIWATCH_MPIT=1 "MPIWATCH_DUMPDIR=$d" -- "$p/mon_wrongtag"
     mon_bg_start "$work/wt.out"
     mon_wait_files "$d" 2 120
     ok $? "$mpi wrongtag: both ranks wrote dumps"
