@@ -16,8 +16,10 @@ cd "$dir" || BAIL_OUT "cd $dir"
 
 jid=$(lab_sbatch mwuser1 -N3 -n3 --mpiwatch=timeout=2 -o "$dir/job.out" --wrap "srun --mpi=pmix $prog 8")
 like "$jid" '^[0-9]+$' "a job computing 8 s (4x the timeout) submitted"
-is "$(lab_job_wait "$jid" 300)" COMPLETED "the job completes"
+tap_cleanup "scancel $jid 2>/dev/null"
 out=$dir/mpiwatch-$jid
+is "$(lab_job_wait "$jid" 300)" COMPLETED "the job completes" ||
+    diag "$(cat "$out/report.txt" "$dir/job.out" 2>&1 | head -60)"
 wait_for 60 "test -s '$out/report.json'"
 ok_cmd "report.json is valid against the schema" "$coll" --check-report "$out/report.json" --schema "$schema"
 is "$(jv "$out/report.json" 'd["verdict"]')" none "verdict none"
