@@ -6,7 +6,7 @@
 #   make test       deps + build + unit tests (plain and under valgrind) + fuzz smoke
 #                   + integration tests on the Slurm lab
 #   make demo       the detection demo on this one machine
-#   make install    honours DESTDIR and PREFIX
+#   make install    honours DESTDIR and PREFIX (etc/build.mk); make uninstall
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
@@ -41,7 +41,7 @@ FUZZERS    :=
 MANS       :=
 CLEAN      :=
 
-.PHONY: check-valgrind progs all check test deps install clean demo demo-cluster fuzz-smoke integration lab-start lab-stop
+.PHONY: check-valgrind progs all check test deps install uninstall clean demo demo-cluster fuzz-smoke integration lab-start lab-stop
 all: build-all
 
 include shared/build.mk
@@ -108,20 +108,6 @@ lab-start:
 	t/lab/start
 lab-stop:
 	t/lab/stop
-
-install: build-all
-	set -e; \
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBDIR) \
-	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
-	  $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSCONFDIR)/mpiwatch $(DESTDIR)$(UNITDIR) \
-	  $(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d; \
-	for b in $(BINS); do case $$b in *nodehealthd) install -m 0755 $$b $(DESTDIR)$(SBINDIR)/;; \
-	  *) install -m 0755 $$b $(DESTDIR)$(BINDIR)/;; esac; done; \
-	for l in $(filter %.so,$(LIBS)); do install -m 0755 $$l $(DESTDIR)$(LIBDIR)/; done; \
-	for m in $(MANS); do s=$${m##*.}; install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done; \
-	for f in etc/*.conf; do install -m 0644 $$f $(DESTDIR)$(SYSCONFDIR)/mpiwatch/; done; \
-	install -m 0644 etc/plugstack.conf.d/*.conf $(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d/; \
-	for u in etc/*.service; do install -m 0644 $$u $(DESTDIR)$(UNITDIR)/; done
 
 clean:
 	rm -rf $(B) $(CLEAN)

@@ -235,7 +235,7 @@ bad_val:
 	}
 	if (check) {
 		/* Without --schema: the build tree's copy (build/bin/../../doc),
-		 * else the installed one. */
+		 * else the one installed beside the program, else the default. */
 		static char guess[4200];
 		char exe[4096];
 		ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -245,6 +245,8 @@ bad_val:
 			if (slash) {
 				*slash = 0;
 				snprintf(guess, sizeof guess, "%s/../../doc/schemas/report.schema.json", exe);
+				if (access(guess, R_OK) != 0) /* installed: PREFIX/share/mpiwatch */
+					snprintf(guess, sizeof guess, "%s/../share/mpiwatch/report.schema.json", exe);
 				if (access(guess, R_OK) == 0)
 					schema = guess;
 			}
