@@ -49,6 +49,7 @@ include $(filter-out shared/build.mk,$(wildcard */build.mk))
 include t/progs/build.mk
 
 build-all: $(BINS) $(LIBS) $(PROGS)
+build-install: $(BINS) $(LIBS)
 
 # Generic object rule: build/obj/<dir>/<file>.o from <dir>/<file>.c
 $(B)/obj/%.o: %.c

@@ -59,7 +59,13 @@ define uninstall_conf
 	  echo "uninstall: kept the edited $$f"; else rm -f "$$f"; fi
 endef
 
-install: build-all $(B)/inst/mpiwatch.so $(INST_UNIT) $(INST_SNIP)
+# What install needs, without the test programs (debian/rules builds this).
+# The rule with $(BINS) and $(LIBS) is in the top Makefile, after every
+# fragment has added to them.
+build-install: $(B)/inst/mpiwatch.so $(INST_UNIT) $(INST_SNIP)
+.PHONY: build-install
+
+install: build-install
 	set -e; \
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBDIR) \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
