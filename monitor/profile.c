@@ -53,7 +53,7 @@ int mwm_profile_write(void)
 		snprintf(dir, sizeof(dir), "%s", env);
 	if (mwm_mkdirs(dir) < 0)
 		return -1;
-	gethostname(host, sizeof(host) - 1);
+	mw_node_name(host, sizeof(host));
 	for (int i = 0; i < mwm_nops; i++)
 		if (mwm.prof[i].calls) {
 			nfun++;

@@ -214,7 +214,10 @@ void mwm_choose_dumpdir(char *dst, size_t len)
 	char tmp[PATH_MAX];
 	dst[0] = 0;
 	if (d && *d) {
-		abspath(dst, len, d);
+		char host[256];
+		mw_node_name(host, sizeof(host));
+		if (mw_path_host(tmp, sizeof(tmp), d, host) == 0)
+			abspath(dst, len, tmp);
 	} else if (dir && *dir) {
 		snprintf(tmp, sizeof(tmp), "%s/dumps", dir);
 		abspath(dst, len, tmp);
@@ -351,7 +354,7 @@ static void prune_stale(const char *host, const char *mine)
 
 int mwm_start(int world_rank, int world_size, int thread_multiple)
 {
-	char dir[PATH_MAX], host[64] = "", *p;
+	char dir[PATH_MAX], host[64] = "";
 	const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
 	const char *prof = getenv("MPIWATCH_PROFILE");
 	struct mw_slot *s;
@@ -363,9 +366,7 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 		mw_warn("MPIWATCH_TIMEOUT=\"%s\" is not a number of seconds >= 1; using %g",
 			getenv("MPIWATCH_TIMEOUT"), mwm.timeout_s);
 	}
-	gethostname(host, sizeof(host) - 1);
-	if ((p = strchr(host, '.')))
-		*p = 0;
+	mw_node_name(host, sizeof(host));
 	if (mwm_reqtab_init(&mwm.reqs, 4096) < 0)
 		return -1;
 	if (mw_slot_default_dir(dir, sizeof(dir), (unsigned)getuid(), job, (long)getppid(), host) == 0 &&

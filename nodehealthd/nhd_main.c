@@ -18,6 +18,7 @@
 
 #include "log.h"
 #include "sigfd.h"
+#include "mw_slot.h"
 #include "nhd.h"
 
 static const int level_map[] = {LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG};
@@ -132,10 +133,7 @@ static void set_self(struct nhd *d, const struct nhd_conf *c)
 	if (c->node_name && c->node_name[0]) {
 		snprintf(d->self, sizeof(d->self), "%s", c->node_name);
 	} else {
-		char host[256] = "";
-		gethostname(host, sizeof(host) - 1);
-		host[strcspn(host, ".")] = 0;
-		snprintf(d->self, sizeof(d->self), "%s", host[0] ? host : "localhost");
+		mw_node_name(d->self, sizeof(d->self));
 	}
 }
 

@@ -171,8 +171,20 @@ int mw_slot_request_dump(struct mw_slot *slot);
  * a status that is neither exited nor signaled. */
 int mw_slot_set_exit(struct mw_slot *slot, int wait_status);
 
+/* The node's short name (the host name up to its first dot, "localhost" if
+ * there is none), which is its Slurm NodeName on a usual cluster: the one
+ * name the plugin, the monitor, the agent and nodehealthd use for a node. */
+void mw_node_name(char *buf, size_t len);
+
+/* Copy path to buf, with every "%h" replaced by host (the node's short
+ * name).  The plugin sets MPIWATCH_RUNDIR and MPIWATCH_DUMPDIR with "%h" so
+ * that one value is right on every node, whichever launcher (srun, Open MPI's
+ * orted, MPICH's hydra) carried it there.  Return 0, or -1 with errno
+ * ENAMETOOLONG. */
+int mw_path_host(char *buf, size_t len, const char *path, const char *host);
+
 /* The default per-node slot directory:
- *   $MPIWATCH_RUNDIR if set, else
+ *   $MPIWATCH_RUNDIR if set ("%h" replaced by host), else
  *   /dev/shm/mpiwatch.<uid>.<jobid or "nojob-<ppid>">.<host>
  * jobid may be NULL or "" (then ppid is used).  Return 0 on success, or -1
  * with errno ENAMETOOLONG. */

@@ -184,14 +184,51 @@ int mw_slot_set_exit(struct mw_slot *slot, int wait_status)
 	return 0;
 }
 
+void mw_node_name(char *buf, size_t len)
+{
+	if (len == 0)
+		return;
+	if (gethostname(buf, len) < 0)
+		buf[0] = 0;
+	buf[len - 1] = 0;
+	buf[strcspn(buf, ".")] = 0;
+	if (!buf[0])
+		snprintf(buf, len, "localhost");
+}
+
+int mw_path_host(char *buf, size_t len, const char *path, const char *host)
+{
+	size_t o = 0, hl = strlen(host);
+	for (const char *p = path; *p; p++) {
+		if (p[0] == '%' && p[1] == 'h') {
+			if (o + hl >= len)
+				goto toolong;
+			memcpy(buf + o, host, hl);
+			o += hl;
+			p++;
+		} else {
+			if (o + 1 >= len)
+				goto toolong;
+			buf[o++] = *p;
+		}
+	}
+	if (len == 0)
+		goto toolong;
+	buf[o] = 0;
+	return 0;
+toolong:
+	errno = ENAMETOOLONG;
+	return -1;
+}
+
 int mw_slot_default_dir(char *buf, size_t len, unsigned uid, const char *jobid, long ppid,
 			const char *host)
 {
 	const char *env = getenv("MPIWATCH_RUNDIR");
 	int n;
 	if (env && *env)
-		n = snprintf(buf, len, "%s", env);
-	else if (jobid && *jobid)
+		return mw_path_host(buf, len, env, host);
+	if (jobid && *jobid)
 		n = snprintf(buf, len, "/dev/shm/mpiwatch.%u.%s.%s", uid, jobid, host);
 	else
 		n = snprintf(buf, len, "/dev/shm/mpiwatch.%u.nojob-%ld.%s", uid, ppid, host);

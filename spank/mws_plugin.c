@@ -27,12 +27,15 @@
 #include "mws_env.h"
 #include "mws_launch.h"
 #include "mws_opts.h"
+#include "mw_slot.h"
 #include "mws_taskexit.h"
 
 SPANK_PLUGIN(mpiwatch, 1);
 
 /* Special step ids (slurm.h): batch script, extern, interactive, pending. */
 #define MWS_STEP_SPECIAL_MIN 0xfffffff0u
+#define MWS_STEP_BATCH 0xfffffffbu	  /* SLURM_BATCH_SCRIPT */
+#define MWS_STEP_INTERACTIVE 0xfffffffau /* SLURM_INTERACTIVE_STEP */
 
 static struct mws_site site;
 static struct mws_user user;
@@ -40,7 +43,7 @@ static int site_bad;
 
 /* Computed in init_post_opt (remote) for user_init and task_exit. */
 static int watch_ok;
-static char rundir[PATH_MAX], outdir[PATH_MAX];
+static char rundir[PATH_MAX], env_rundir[PATH_MAX], outdir[PATH_MAX];
 static char collector_host[256];
 static unsigned collector_port;
 
@@ -116,22 +119,17 @@ static int get_env(spank_t sp, const char *name, char *buf, int len)
  * SLURMD_NODENAME: the job environment carries the batch step's into every
  * step.)  Sites whose NodeName differs from the host name are documented in
  * mpiwatch-spank(8). */
-static void node_name(char *buf, size_t len)
-{
-	if (gethostname(buf, len) < 0)
-		snprintf(buf, len, "localhost");
-	buf[len - 1] = '\0';
-	char *dot = strchr(buf, '.');
-	if (dot)
-		*dot = '\0';
-}
-
-static int is_special_step(spank_t sp)
+/* Whether a step is watched: srun's steps, and the batch script and the
+ * interactive step, whose processes include mpirun/mpiexec and the ranks
+ * they start on this node (the ranks on other nodes come through the
+ * launcher's own srun step, orted or hydra's proxy).  Not the extern step. */
+static int is_watched_step(spank_t sp)
 {
 	uint32_t stepid = 0;
 	if (spank_get_item(sp, S_JOB_STEPID, &stepid) != ESPANK_SUCCESS)
-		return 1;
-	return stepid >= MWS_STEP_SPECIAL_MIN;
+		return 0;
+	return stepid < MWS_STEP_SPECIAL_MIN || stepid == MWS_STEP_BATCH ||
+	       stepid == MWS_STEP_INTERACTIVE;
 }
 
 /* Start one helper if its pid file names no live process.  Return 0 or -1. */
@@ -181,8 +179,9 @@ static int start_helpers(spank_t sp)
 		slurm_error("mpiwatch: agent/collector not found in %s", site.bindir);
 		return -1;
 	}
-	node_name(host, sizeof(host));
+	mw_node_name(host, sizeof(host));
 	if (mws_rundir(site.rundir, uid, jobid, host, rundir, sizeof(rundir)) < 0 ||
+	    mws_rundir(site.rundir, uid, jobid, "%h", env_rundir, sizeof(env_rundir)) < 0 ||
 	    mws_mkdir_owned(rundir, uid, gid) < 0) {
 		slurm_error("mpiwatch: run directory %s: %s", rundir, strerror(errno));
 		return -1;
@@ -280,7 +279,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		return 0;
 	if (site_bad)
 		return site.strict && mws_enabled(&site, &user) ? -1 : 0;
-	if (!mws_enabled(&site, &user) || is_special_step(sp))
+	if (!mws_enabled(&site, &user) || !is_watched_step(sp))
 		return 0;
 	if (start_helpers(sp) < 0) {
 		slurm_spank_log("mpiwatch: watching is off for this step (see the slurmd log)%s",
@@ -315,9 +314,14 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	}
 	snprintf(buf, sizeof(buf), "%g", user.timeout > 0 ? user.timeout : site.timeout);
 	set_env(sp, "MPIWATCH_TIMEOUT", buf);
-	set_env(sp, "MPIWATCH_RUNDIR", rundir);
-	snprintf(buf, sizeof(buf), "%s/dumps", rundir);
-	set_env(sp, "MPIWATCH_DUMPDIR", buf);
+	/* One value for every node ("%h": the monitor puts its node's name):
+	 * Open MPI's orted and MPICH's hydra pass mpirun's environment on to
+	 * the ranks they start on other nodes. */
+	if (env_rundir[0]) {
+		set_env(sp, "MPIWATCH_RUNDIR", env_rundir);
+		snprintf(buf, sizeof(buf), "%s/dumps", env_rundir);
+		set_env(sp, "MPIWATCH_DUMPDIR", buf);
+	}
 	set_env(sp, "MPIWATCH_DIR", outdir);
 	snprintf(buf, sizeof(buf), "%s:%u", collector_host, collector_port);
 	set_env(sp, "MPIWATCH_COLLECTOR", buf);
@@ -347,7 +351,7 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 	if (spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS)
 		return 0;
-	node_name(host, sizeof(host));
+	mw_node_name(host, sizeof(host));
 	if (mws_rundir(site.rundir, uid, jobid, host, dir, sizeof(dir)) < 0 || access(dir, F_OK) < 0)
 		return 0;
 	/* The agent first, so the heartbeats it sends on its way out (ranks

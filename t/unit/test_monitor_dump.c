@@ -294,6 +294,20 @@ START_TEST(test_slot_api)
 	ck_assert_int_eq(mw_slot_default_dir(buf, sizeof(buf), 1000, NULL, 5, "n3"), 0);
 	ck_assert_str_eq(buf, "/dev/shm/mpiwatch.1000.nojob-5.n3");
 	ck_assert_int_eq(mw_slot_default_dir(buf, 10, 1000, NULL, 5, "n3"), -1);
+	/* The plugin's one value for every node: "%h" is this node's name. */
+	setenv("MPIWATCH_RUNDIR", "/dev/shm/mpiwatch.1000.77.%h", 1);
+	ck_assert_int_eq(mw_slot_default_dir(buf, sizeof(buf), 1000, "77", 5, "n3"), 0);
+	ck_assert_str_eq(buf, "/dev/shm/mpiwatch.1000.77.n3");
+	unsetenv("MPIWATCH_RUNDIR");
+	ck_assert_int_eq(mw_path_host(buf, sizeof(buf), "/a/%h/b.%h%", "n12"), 0);
+	ck_assert_str_eq(buf, "/a/n12/b.n12%");
+	ck_assert_int_eq(mw_path_host(buf, 7, "/a/%h", "n12"), 0);
+	ck_assert_str_eq(buf, "/a/n12");
+	ck_assert_int_eq(mw_path_host(buf, 6, "/a/%h", "n12"), -1);
+	ck_assert_int_eq(errno, ENAMETOOLONG);
+	char node[256];
+	mw_node_name(node, sizeof(node));
+	ck_assert(node[0] != 0 && strchr(node, '.') == NULL);
 	snprintf(buf, sizeof(buf), "rm -rf %s", dir);
 	ck_assert_int_eq(system(buf), 0);
 }
