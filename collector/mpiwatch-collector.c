@@ -263,6 +263,7 @@ bad_val:
 		return 1;
 	}
 	mw_log_open("mpiwatch-collector", MW_LOG_STDERR, verbose ? LOG_DEBUG : LOG_INFO);
+	mw_log_cap(MW_LOG_HELPER_MAX);
 	if (pidfile && col_pidfile_write(pidfile) < 0) {
 		mw_err("--pidfile %s: %m", pidfile);
 		return 1;

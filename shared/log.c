@@ -11,6 +11,8 @@ static char log_prefix[64] = "mpiwatch";
 static enum mw_log_dest log_dest = MW_LOG_STDERR;
 static int log_level = LOG_INFO;
 static int syslog_open;
+static unsigned long log_cap, log_written;
+static int log_capped; /* 0, 1: only warnings and errors, 2: nothing */
 
 void mw_log_open(const char *prefix, enum mw_log_dest dest, int level)
 {
@@ -38,6 +40,35 @@ int mw_log_get_level(void)
 	return log_level;
 }
 
+void mw_log_cap(unsigned long max_bytes)
+{
+	log_cap = max_bytes;
+	log_written = 0;
+	log_capped = 0;
+}
+
+/* Whether a stderr message of level may still be written; says once when
+ * the bound is reached. */
+static int cap_allows(int level, size_t len)
+{
+	if (!log_cap)
+		return 1;
+	if (log_capped == 0 && log_written + len > log_cap) {
+		log_capped = 1;
+		fprintf(stderr,
+			"%s: log limit of %lu bytes reached: only warnings and errors from now on\n",
+			log_prefix, log_cap);
+	}
+	if (log_capped == 1 && log_written + len > 2 * log_cap) {
+		log_capped = 2;
+		fprintf(stderr, "%s: log limit reached twice: nothing more is logged\n", log_prefix);
+	}
+	if (log_capped == 2 || (log_capped == 1 && level > LOG_WARNING))
+		return 0;
+	log_written += len;
+	return 1;
+}
+
 void mw_log_close(void)
 {
 	if (syslog_open)
@@ -56,7 +87,7 @@ void mw_vlog(int level, const char *fmt, va_list ap)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (log_dest == MW_LOG_SYSLOG)
 		syslog(level, "%s", msg);
-	else
+	else if (cap_allows(level, strlen(log_prefix) + strlen(msg) + 3))
 		/* One write per message so lines from several processes don't interleave. */
 		fprintf(stderr, "%s: %s\n", log_prefix, msg);
 	errno = saved;

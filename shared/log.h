@@ -21,6 +21,15 @@ void mw_log_set_level(int level);
 int mw_log_get_level(void);
 void mw_log_close(void);
 
+/* Bound what this process logs to stderr (a helper's log file that stays
+ * with the job's report): after max_bytes, only warnings and errors are
+ * kept, with one line saying so, and after twice that nothing more.  0 (the
+ * default) means no bound.  Syslog is not counted. */
+void mw_log_cap(unsigned long max_bytes);
+
+/* The bound of each per-job helper's log (mpiwatch-agent, -collector). */
+#define MW_LOG_HELPER_MAX (4ul << 20)
+
 /* Log one message at a syslog level.  A trailing newline is added. */
 void mw_log(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void mw_vlog(int level, const char *fmt, va_list ap);

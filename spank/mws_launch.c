@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <limits.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,6 +36,26 @@ static void close_fds_from(int lowest)
 	closedir(d);
 	for (int i = 0; i < n; i++)
 		close(fds[i]);
+}
+
+/* Open a helper's log for appending, as the user, creating the two folders
+ * above it (the report folder and its logs/) if they are missing. */
+static int open_log(const char *path)
+{
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof(dir), "%s", path);
+	char *sl = strrchr(dir, '/');
+	if (sl && sl != dir) {
+		*sl = 0;
+		char *up = strrchr(dir, '/');
+		if (up && up != dir) {
+			*up = 0;
+			mkdir(dir, 0755);
+			*up = '/';
+		}
+		mkdir(dir, 0755);
+	}
+	return open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
 }
 
 /* In the grandchild: set everything up and exec, or report errno on fd. */
@@ -80,8 +101,13 @@ static void child_exec(const struct mws_spawn *sp, int report_fd)
 		goto fail;
 	if (fd > 2)
 		close(fd);
-	fd = sp->log ? open(sp->log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW, 0600)
-		     : open("/dev/null", O_WRONLY);
+	if (sp->log) {
+		fd = open_log(sp->log);
+		if (fd < 0 && sp->log_fallback)
+			fd = open_log(sp->log_fallback);
+	} else {
+		fd = open("/dev/null", O_WRONLY);
+	}
 	if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
 		goto fail;
 	if (fd > 2)

@@ -12,7 +12,9 @@ struct mws_spawn {
 	uid_t uid;          /* run as this user ... */
 	gid_t gid;          /* ... and group */
 	const char *cwd;    /* working directory */
-	const char *log;    /* stdout and stderr go here (appended), or NULL for /dev/null */
+	const char *log;    /* stdout and stderr go here (appended), or NULL for /dev/null;
+			     * the two folders above it are created if missing */
+	const char *log_fallback; /* used if log cannot be opened (NULL: fail) */
 };
 
 /* Start a detached process (double fork + setsid, so it outlives the step that

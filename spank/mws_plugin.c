@@ -132,15 +132,20 @@ static int is_watched_step(spank_t sp)
 	       stepid == MWS_STEP_INTERACTIVE;
 }
 
-/* Start one helper if its pid file names no live process.  Return 0 or -1. */
-static int ensure_running(const char *name, char *const *argv, uid_t uid, gid_t gid)
+/* Start one helper if its pid file names no live process.  Its log goes to
+ * logs/NAME-HOST.log in the job's report folder, so that it outlives the job
+ * (the epilog removes the run folder), or to the run folder if the report
+ * folder cannot be written.  Return 0 or -1. */
+static int ensure_running(const char *name, const char *host, char *const *argv, uid_t uid,
+			  gid_t gid)
 {
-	char pidfile[PATH_MAX + 32], log[PATH_MAX + 32], err[512];
-	struct mws_spawn s = {argv, uid, gid, rundir, log};
+	char pidfile[PATH_MAX + 32], log[PATH_MAX + 300], fallback[PATH_MAX + 32], err[512];
+	struct mws_spawn s = {argv, uid, gid, rundir, log, fallback};
 	pid_t pid;
 
 	snprintf(pidfile, sizeof(pidfile), "%s/%s.pid", rundir, name);
-	snprintf(log, sizeof(log), "%s/%s.log", rundir, name);
+	snprintf(log, sizeof(log), "%s/logs/%s-%s.log", outdir, name, host);
+	snprintf(fallback, sizeof(fallback), "%s/%s.log", rundir, name);
 	if (mws_pidfile_alive(pidfile, uid, name))
 		return 0;
 	if (mws_spawn_detached(&s, &pid, err, sizeof(err)) < 0) {
@@ -253,7 +258,7 @@ static int start_helpers(spank_t sp)
 			argv[n++] = site.restd;
 		}
 		argv[n] = NULL;
-		if (ensure_running("mpiwatch-collector", argv, uid, gid) < 0)
+		if (ensure_running("mpiwatch-collector", host, argv, uid, gid) < 0)
 			goto out;
 	}
 	{
@@ -261,7 +266,7 @@ static int start_helpers(spank_t sp)
 		snprintf(sjob, sizeof(sjob), "%u", jobid);
 		char *argv[] = {prog_agent, "--job", sjob,	"--node",    host,     "--rundir",
 				rundir,     "--collector", scoll, "--timeout", stimeout, NULL};
-		if (ensure_running("mpiwatch-agent", argv, uid, gid) < 0)
+		if (ensure_running("mpiwatch-agent", host, argv, uid, gid) < 0)
 			goto out;
 	}
 	rc = 0;

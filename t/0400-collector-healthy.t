@@ -1,11 +1,12 @@
 #!/bin/bash
 # Collector scenario 1: a healthy 3-node Open MPI job under --mpiwatch sends
-# no heartbeat at all and gets a report with verdict "none".
+# no heartbeat at all and gets a report with verdict "none"; the helpers'
+# logs stay with the report after the job (bounded: see test_log).
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/lab.sh"
 . "$(dirname "$0")/lib/collector.sh"
 
-plan 9
+plan 12
 lab_require 3
 prog=$(lab_prog openmpi col_steady)
 schema=$MW_LAB_REPO/doc/schemas/report.schema.json
@@ -26,4 +27,10 @@ is "$(jv "$out/report.json" '",".join(n["name"] for n in d["nodes"] if n["agent"
     "the agent of every node connected"
 like "$(cat "$out/report.txt" 2>&1)" "verdict none" "report.txt says verdict none"
 like "$(cat "$dir/job.out")" "steady done" "the program's output is intact"
+logs=$out/logs
+is "$(cd "$logs" 2>/dev/null && ls | tr '\n' ' ')" \
+    "mpiwatch-agent-n1.log mpiwatch-agent-n2.log mpiwatch-agent-n3.log mpiwatch-collector-n1.log " \
+    "the agents' and the collector's logs are in the report folder after the job"
+like "$(cat "$logs/mpiwatch-collector-n1.log")" "connected from" "the collector's log shows the agents connecting"
+is "$(stat -c %U "$logs/mpiwatch-agent-n2.log")" mwuser1 "the logs belong to the job's user"
 done_testing

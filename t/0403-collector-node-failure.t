@@ -40,8 +40,8 @@ jid=$(lab_sbatch mwuser1 --no-requeue -N3 -n6 --mpiwatch=timeout=2 -o "$dir/job.
 like "$jid" '^[0-9]+$' "a long 3-node job submitted"
 tap_cleanup "scancel $jid 2>/dev/null; '$MW_LAB_T/lab/revive-node' $node >/dev/null 2>&1; '$MW_LAB_REPO/build/bin/mpiwatch' resume $node >/dev/null 2>&1"
 # Wait until the three agents are connected to the collector (its log is
-# in the run directory on the job's first node).
-connected() { lab_exec n1 sh -c "cat /dev/shm/mpiwatch.*.$jid.n1/mpiwatch-collector.log 2>/dev/null" | grep -c 'connected from'; }
+# in the job's report folder).
+connected() { cat "$dir/mpiwatch-$jid/logs/mpiwatch-collector-n1.log" 2>/dev/null | grep -c 'connected from'; }
 wait_for 180 "test \$(connected) -ge 3"
 cmp_ok "$(connected)" -ge 3 "the agents of the 3 nodes are connected"
 # ... and the ranks are past MPI_Init, exchanging messages.

@@ -40,7 +40,7 @@ nodes=$(squeue -h -j "$jid" -o %N)
 first=$(scontrol show hostnames "$nodes" | head -n1)
 victim=$(scontrol show hostnames "$nodes" | tail -n1)
 tap_cleanup "'$MW_LAB_T/lab/revive-node' $victim >/dev/null 2>&1; '$MW_LAB_REPO/build/bin/mpiwatch' resume $victim >/dev/null 2>&1"
-connected() { lab_exec "$first" sh -c "cat /dev/shm/mpiwatch.*.$jid.$first/mpiwatch-collector.log 2>/dev/null" | grep -c 'connected from'; }
+connected() { cat "$dir/mpiwatch-$jid/logs/mpiwatch-collector-$first.log" 2>/dev/null | grep -c 'connected from'; }
 wait_for 180 "test \$(connected) -ge 2"
 cmp_ok "$(connected)" -ge 2 "both agents connected (job on $nodes)"
 wait_for 180 "grep -q 'steady: running' '$dir/job.out'"

@@ -56,6 +56,30 @@ START_TEST(test_limited_logging)
 }
 END_TEST
 
+/* "mwtest: info NN\n" is 16 bytes: a cap of 40 keeps two info lines. */
+static void log_capped(void)
+{
+	mw_log_open("mwtest", MW_LOG_STDERR, LOG_INFO);
+	mw_log_cap(40);
+	for (int i = 10; i < 14; i++)
+		mw_info("info %d", i);
+	mw_warn("warn 1");
+	mw_info("info 99");
+	for (int i = 0; i < 10; i++)
+		mw_err("err %d", i);
+	mw_log_cap(0);
+}
+
+START_TEST(test_log_cap)
+{
+	ck_assert_str_eq(capture(log_capped),
+			 "mwtest: info 10\nmwtest: info 11\n"
+			 "mwtest: log limit of 40 bytes reached: only warnings and errors from now on\n"
+			 "mwtest: warn 1\nmwtest: err 0\nmwtest: err 1\n"
+			 "mwtest: log limit reached twice: nothing more is logged\n");
+}
+END_TEST
+
 static const struct {
 	double per_sec, burst;
 	double times[6];
@@ -88,6 +112,7 @@ int main(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, test_prefix_and_level);
 	tcase_add_test(tc, test_limited_logging);
+	tcase_add_test(tc, test_log_cap);
 	tcase_add_loop_test(tc, test_ratelimit, 0, sizeof(rl_cases) / sizeof(rl_cases[0]));
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
