@@ -36,6 +36,7 @@
 struct run_opts {
 	long np;
 	double timeout;
+	double hang_limit; /* 0: the collector's default (10 x timeout) */
 	const char *threshold;
 	const char *report;
 	const char *dir;
@@ -56,11 +57,15 @@ static void run_usage(FILE *f)
 		"  -t, --timeout S      seconds without MPI progress before a rank is stuck\n"
 		"                       (default 10, at least 1)\n"
 		"      --threshold T    stuck ranks that make a suspicious event: N or P%% (default 1)\n"
+		"      --hang-limit S   end the program on a hang the analysis does not confirm\n"
+		"                       (no deadlock found: a slow transfer?) only after S seconds\n"
+		"                       (default 10 x the timeout)\n"
 		"  -r, --report FILE    also write the JSON report to FILE\n"
 		"  -d, --dir DIR        where reports and dumps go (default ./mpiwatch-run.<pid>)\n"
 		"      --mpi KIND       openmpi or mpich (default: the MPI PROGRAM is linked against)\n"
 		"  -v, --verbose        show what is started\n\n"
-		"Exit status: the program's own, or 2 after a hang verdict (the program is ended).\n");
+		"Exit status: the program's own, or 2 after a confirmed hang verdict (the program\n"
+		"is ended).\n");
 }
 
 static int parse_threshold_ok(const char *s)
@@ -83,7 +88,8 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
 	static const struct option lo[] = {
 		{"np", 1, 0, 'n'},	  {"timeout", 1, 0, 't'}, {"threshold", 1, 0, 'T'},
 		{"report", 1, 0, 'r'},	  {"dir", 1, 0, 'd'},	  {"mpi", 1, 0, 'm'},
-		{"verbose", 0, 0, 'v'},	  {"help", 0, 0, 'h'},	  {0, 0, 0, 0}};
+		{"verbose", 0, 0, 'v'},	  {"help", 0, 0, 'h'},	  {"hang-limit", 1, 0, 'L'},
+		{0, 0, 0, 0}};
 	int c;
 
 	o->np = 2;
@@ -102,6 +108,12 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
 		case 't':
 			if (mw_conf_parse_double(optarg, 1, 7 * 86400.0, &o->timeout) < 0) {
 				fprintf(stderr, "mpiwatch run: --timeout %s: expected seconds, at least 1\n", optarg);
+				return -1;
+			}
+			break;
+		case 'L':
+			if (mw_conf_parse_double(optarg, 1, 365 * 86400.0, &o->hang_limit) < 0) {
+				fprintf(stderr, "mpiwatch run: --hang-limit %s: expected seconds, at least 1\n", optarg);
 				return -1;
 			}
 			break;
@@ -165,18 +177,23 @@ static int free_port(int type)
 }
 
 /* The report's verdict ("none", "software", "hardware"), or "" if there is
- * no readable report yet. */
-static void read_verdict(const char *path, char *buf, size_t len)
+ * no readable report yet.  Return whether the program is to be ended: a
+ * verdict the collector confirmed (a suspected hang is only reported). */
+static int read_verdict(const char *path, char *buf, size_t len)
 {
 	struct json_object *root, *v;
+	int end = 0;
 
 	buf[0] = '\0';
 	root = json_object_from_file(path);
 	if (!root)
-		return;
+		return 0;
 	if (json_object_object_get_ex(root, "verdict", &v) && json_object_is_type(v, json_type_string))
 		snprintf(buf, len, "%s", json_object_get_string(v));
+	if (buf[0] && strcmp(buf, "none") && json_object_object_get_ex(root, "confirmed", &v))
+		end = json_object_get_boolean(v);
 	json_object_put(root);
+	return end;
 }
 
 static void print_file(const char *path, FILE *to)
@@ -253,7 +270,7 @@ static int run_main(int argc, char **argv)
 
 	struct mw_run_spec spec = {
 		.work = work, .slots = slots, .outdir = outdir, .report = report,
-		.timeout = o.timeout, .threshold = o.threshold, .np = o.np,
+		.timeout = o.timeout, .hang_limit = o.hang_limit, .threshold = o.threshold, .np = o.np,
 		.collector_port = coll_port, .probe_port = probe_port, .mpi = o.mpi,
 		.prog = o.prog, .verbose = o.verbose,
 	};
@@ -276,8 +293,7 @@ static int run_main(int argc, char **argv)
 		pid_t w = waitpid(procs.launcher, &status, WNOHANG);
 		if (w == procs.launcher)
 			break;
-		read_verdict(report, verdict, sizeof(verdict));
-		if (verdict[0] && strcmp(verdict, "none")) {
+		if (read_verdict(report, verdict, sizeof(verdict))) {
 			hang = 1;
 			mw_run_end_program(&procs, &status);
 			break;
@@ -295,8 +311,7 @@ static int run_main(int argc, char **argv)
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 			deadline = now_s() + 5 + o.timeout;
 			while (now_s() < deadline) {
-				read_verdict(report, verdict, sizeof(verdict));
-				if (verdict[0] && strcmp(verdict, "none"))
+				if (read_verdict(report, verdict, sizeof(verdict)))
 					break;
 				struct timespec ts = {0, 100000000};
 				nanosleep(&ts, NULL);

@@ -178,7 +178,16 @@ int mw_run_start_helpers(const struct mw_run_paths *p, const struct mw_run_spec 
 			     "--dir", (char *)s->outdir, "--report", (char *)s->report,
 			     "--action", "report", "--drain", "no", "--post", "no",
 			     "--nhd-socket", sock, "--probe-port", sprobe, "--ranks", snp,
-			     "--job-check", "0", "--ports", "1", NULL};
+			     "--job-check", "0", "--ports", "1", NULL, NULL, NULL};
+	char shang[32];
+	if (s->hang_limit > 0) {
+		size_t n = 0;
+		while (coll_argv[n])
+			n++;
+		snprintf(shang, sizeof(shang), "%g", s->hang_limit);
+		coll_argv[n] = "--hang-limit";
+		coll_argv[n + 1] = shang;
+	}
 	procs->collector = spawn(coll_argv, log, NULL);
 
 	snprintf(scoll, sizeof(scoll), "127.0.0.1:%d", s->collector_port);

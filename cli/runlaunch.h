@@ -21,6 +21,7 @@ struct mw_run_spec {
 	const char *outdir;  /* reports and dumps */
 	const char *report;  /* outdir/report.json */
 	double timeout;
+	double hang_limit;   /* the collector's --hang-limit, 0 = its default */
 	const char *threshold;
 	long np;
 	int collector_port, probe_port;

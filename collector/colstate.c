@@ -43,6 +43,7 @@ void col_state_free(struct col_state *s)
 	col_result_free(&s->res);
 	if (s->analysis)
 		json_object_put(s->analysis);
+	free(s->dl.ranks);
 	memset(s, 0, sizeof *s);
 }
 

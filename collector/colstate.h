@@ -20,6 +20,16 @@ struct col_event {
 	char detail[256];
 };
 
+/* The deadlock analysis' answer (analyze/): kinds as in
+ * doc/schemas/deadlock.schema.json. */
+struct col_deadlock {
+	int found;
+	char kind[32];
+	int *ranks;
+	size_t n;
+	char detail[256];
+};
+
 struct col_agent {
 	int hello;        /* an agent said hello from this node */
 	int connected;    /* currently connected */
@@ -80,6 +90,16 @@ struct col_state {
 	double t_verdict_unix;
 	double first_beat_mono, threshold_mono, verdict_mono; /* for latency stats */
 	json_object *analysis;    /* deadlock analysis of the dumps (analyze/), or NULL */
+	struct col_deadlock dl;   /* its answer: the report's only deadlock answer */
+	int dl_dumps;             /* dumps it analysed (0: none yet) */
+	/* A software verdict is acted on (comment, cancel, requeue, the end of
+	 * the program under "mpiwatch run") only when confirmed: a dead node,
+	 * a rank that failed, a deadlock the analysis finds, or ranks still
+	 * stuck after the hang limit.  Until then it is a suspected hang. */
+	int confirmed;
+	char confirmed_by[128];
+	double hang_limit_s;      /* --hang-limit */
+	double stuck_since_mono;  /* a suspected hang was first seen, 0 = none */
 	struct col_stats st;
 };
 

@@ -310,8 +310,8 @@ static void act(struct collector *c)
 	}
 }
 
-/* Run the deadlock analysis (analyze/) over the dumps received so far and
- * fold its finding into the result. */
+/* Run the deadlock analysis (analyze/) over the dumps received so far: its
+ * answer, found or not, is the report's deadlock answer (s->dl). */
 static void analyse_dumps(struct collector *c)
 {
 	struct col_state *s = &c->s;
@@ -342,30 +342,60 @@ static void analyse_dumps(struct collector *c)
 		dl_write_text(f, dr);
 		fclose(f);
 	}
-	if (dl_result_found(dr)) {
-		struct col_deadlock *d = &s->res.deadlock;
+	{
+		struct col_deadlock *d = &s->dl;
 		json_object *ranks = NULL, *reason = NULL;
-		d->found = 1;
-		snprintf(d->kind, sizeof d->kind, "%s", dl_result_kind(dr));
-		snprintf(d->source, sizeof d->source, "analyze");
-		if (json_object_object_get_ex(s->analysis, "ranks", &ranks) &&
+		free(d->ranks);
+		memset(d, 0, sizeof *d);
+		s->dl_dumps = ndumps;
+		d->found = dl_result_found(dr);
+		if (d->found)
+			snprintf(d->kind, sizeof d->kind, "%s", dl_result_kind(dr));
+		if (d->found && json_object_object_get_ex(s->analysis, "ranks", &ranks) &&
 		    json_object_is_type(ranks, json_type_array)) {
 			size_t n = json_object_array_length(ranks);
-			int *v = malloc((n ? n : 1) * sizeof *v);
-			if (v) {
+			d->ranks = malloc((n ? n : 1) * sizeof *d->ranks);
+			if (d->ranks) {
 				for (size_t i = 0; i < n; i++)
-					v[i] = json_object_get_int(json_object_array_get_idx(ranks, i));
-				free(d->ranks);
-				d->ranks = v;
+					d->ranks[i] = json_object_get_int(json_object_array_get_idx(ranks, i));
 				d->n = n;
 			}
 		}
-		if (json_object_object_get_ex(s->analysis, "reason", &reason))
+		if (json_object_object_get_ex(s->analysis, "reason", &reason) && json_object_get_string(reason))
 			snprintf(d->detail, sizeof d->detail, "%s", json_object_get_string(reason));
 		else
 			snprintf(d->detail, sizeof d->detail, "see deadlock.txt");
 	}
 	dl_result_free(dr);
+}
+
+/* Whether the software verdict just reached may be acted on, and why
+ * (s->confirmed_by).  A hardware verdict is confirmed by the probes. */
+static int confirm(struct collector *c)
+{
+	struct col_state *s = &c->s;
+	const char *why = NULL;
+	char buf[128];
+
+	for (size_t i = 0; !why && i < s->size; i++)
+		if (s->ranks[i].state == MW_HB_S_EXITED || s->ranks[i].state == MW_HB_S_VANISHED) {
+			snprintf(buf, sizeof buf, "rank %zu ended before MPI_Finalize", i);
+			why = buf;
+		}
+	if (!why && s->dl.found) {
+		snprintf(buf, sizeof buf, "the analysis of the dumps finds a deadlock (%s)", s->dl.kind);
+		why = buf;
+	}
+	if (!why && s->stuck_since_mono > 0 && mw_now() - s->stuck_since_mono >= s->hang_limit_s) {
+		snprintf(buf, sizeof buf, "ranks stuck for %.0f s, the hang limit",
+			 mw_now() - s->stuck_since_mono);
+		why = buf;
+	}
+	if (!why)
+		return 0;
+	s->confirmed = 1;
+	snprintf(s->confirmed_by, sizeof s->confirmed_by, "%s", why);
+	return 1;
 }
 
 static void evaluate(struct collector *c)
@@ -387,6 +417,26 @@ static void evaluate(struct collector *c)
 	s->have_res = 1;
 	if (res.verdict == COL_V_SOFTWARE)
 		analyse_dumps(c);
+	if (res.verdict == COL_V_NONE && s->stuck_since_mono > 0) {
+		col_state_event(s, "note", "the suspected hang is over after %.0f s: the ranks moved on "
+					   "(slow, not stuck)", mw_now() - s->stuck_since_mono);
+		s->stuck_since_mono = 0;
+	}
+	if (res.verdict == COL_V_SOFTWARE && !confirm(c)) {
+		double now = mw_now();
+		if (s->stuck_since_mono <= 0) {
+			s->stuck_since_mono = s->threshold_mono > 0 ? s->threshold_mono : now;
+			col_state_event(s, "note",
+					"suspected hang, not confirmed: %s; the program runs on, and is "
+					"acted on only if still stuck after the hang limit (%.0f s)",
+					s->dl_dumps ? "the analysis of the dumps finds no deadlock (a slow transfer?)"
+						    : "no dump to analyse yet",
+					s->hang_limit_s);
+		}
+		schedule(c, s->stuck_since_mono + s->hang_limit_s - now + 0.1);
+		write_reports(c);
+		return;
+	}
 	if (res.verdict == COL_V_NONE) {
 		int a = 0;
 		for (size_t i = 0; i < res.ncauses; i++)
@@ -395,6 +445,10 @@ static void evaluate(struct collector *c)
 				a);
 		write_reports(c);
 		return;
+	}
+	if (res.verdict == COL_V_HARDWARE) {
+		s->confirmed = 1;
+		snprintf(s->confirmed_by, sizeof s->confirmed_by, "a node does not answer the probes");
 	}
 	s->decided = 1;
 	s->verdict_mono = mw_now();
@@ -572,6 +626,10 @@ static void on_beat(struct collector *c, struct client *cl, const struct mw_hb_b
 	if (col_state_suspicious(b->state) || was) {
 		c->gen++;
 		check_threshold(c);
+		/* A rank of a suspected hang moved on: look again (the hang may
+		 * be over: a slow transfer that completed). */
+		if (was && !col_state_suspicious(b->state) && s->stuck_since_mono > 0)
+			schedule(c, c->o->settle_s);
 	}
 }
 
@@ -606,6 +664,8 @@ static void on_dump(struct collector *c, struct mw_hb_msg *m)
 		if (c->s.res.verdict == COL_V_SOFTWARE)
 			analyse_dumps(c);
 		write_reports(c);
+	} else if (c->s.stuck_since_mono > 0) {
+		schedule(c, 0.5); /* a suspected hang: the analysis may confirm it now */
 	}
 }
 
@@ -728,6 +788,7 @@ int col_run(struct col_opts *o)
 	}
 	col_state_init(&c.s, o->job);
 	c.s.timeout_s = o->timeout_s;
+	c.s.hang_limit_s = o->hang_limit_s > 0 ? o->hang_limit_s : COL_HANG_LIMIT_FACTOR * o->timeout_s;
 	c.s.thr = o->thr;
 	c.s.expected_ranks = o->ranks;
 	snprintf(c.s.threshold_spec, sizeof c.s.threshold_spec, "%s", o->threshold);

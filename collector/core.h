@@ -34,8 +34,13 @@ struct col_opts {
 	double probe_budget_s;     /* time budget of one probe round (3 s) */
 	int probe_tries;           /* probes per node per round (3) */
 	double job_check_s;        /* ask Slurm whether the job runs (30 s; 0 = never) */
-	int exit_on_verdict;       /* leave after the verdict (standalone use) */
+	int exit_on_verdict;       /* leave after a confirmed verdict (standalone use) */
+	double hang_limit_s;       /* --hang-limit: act on an unconfirmed hang after this
+				    * long (0 = COL_HANG_LIMIT_FACTOR x timeout) */
 };
+
+/* The default hang limit, in timeouts. */
+#define COL_HANG_LIMIT_FACTOR 10
 
 /* Defaults: port 7300, 5 ports, timeout 60, threshold 1, action report,
  * drain yes, post yes, probe port 7171, settle timeout/4 within [1, 3] s. */

@@ -49,6 +49,7 @@ static void usage(FILE *f)
 		"         [--restd URL] [--nhd-socket PATH] [--probe-port P] [--ranks N]\n"
 		"         [--pidfile FILE] [--log FILE] [--settle S] [--probe-budget S]\n"
 		"         [--probe-tries N] [--job-check S] [--ports N] [--exit-on-verdict]\n"
+		"         [--hang-limit S]\n"
 		"         [-v] [--help] [--version]\n"
 		"       mpiwatch-collector --check-report FILE [--schema report.schema.json]\n");
 }
@@ -57,7 +58,7 @@ int main(int argc, char **argv)
 {
 	enum { O_JOB = 256, O_NODES, O_PORT, O_TIMEOUT, O_THRESHOLD, O_DIR, O_ACTION, O_DRAIN, O_POST,
 	       O_RESTD, O_NHD, O_PROBEPORT, O_RANKS, O_PIDFILE, O_LOG, O_REPORT, O_SETTLE, O_BUDGET,
-	       O_TRIES, O_JOBCHECK, O_PORTS, O_EXIT, O_VERSION, O_CHECK, O_SCHEMA };
+	       O_TRIES, O_JOBCHECK, O_PORTS, O_EXIT, O_VERSION, O_CHECK, O_SCHEMA, O_HANG };
 	static const struct option lo[] = {
 		{"job", 1, 0, O_JOB},           {"nodes", 1, 0, O_NODES},
 		{"port", 1, 0, O_PORT},         {"timeout", 1, 0, O_TIMEOUT},
@@ -72,7 +73,8 @@ int main(int argc, char **argv)
 		{"ports", 1, 0, O_PORTS},       {"exit-on-verdict", 0, 0, O_EXIT},
 		{"verbose", 0, 0, 'v'},         {"help", 0, 0, 'h'},
 		{"version", 0, 0, O_VERSION},   {"check-report", 1, 0, O_CHECK},
-		{"schema", 1, 0, O_SCHEMA},     {0, 0, 0, 0}};
+		{"schema", 1, 0, O_SCHEMA},     {"hang-limit", 1, 0, O_HANG},
+		{0, 0, 0, 0}};
 	struct col_opts o;
 	const char *pidfile = NULL, *logfile = NULL, *what = "?", *check = NULL;
 	const char *schema = "/usr/local/share/mpiwatch/report.schema.json";
@@ -176,6 +178,11 @@ int main(int argc, char **argv)
 		case O_RANKS:
 			what = "ranks (1-262144)";
 			if (mw_conf_parse_long(optarg, 1, 262144, &o.ranks))
+				goto bad_val;
+			break;
+		case O_HANG:
+			what = "hang-limit (1-31536000 s)";
+			if (mw_conf_parse_double(optarg, 1, 31536000, &o.hang_limit_s))
 				goto bad_val;
 			break;
 		case O_SETTLE:

@@ -52,9 +52,28 @@ static const char *summary_line(const struct col_state *s, char *buf, size_t len
 		hl.host = v;
 		mw_hostlist_compress(&hl, names, sizeof names);
 		snprintf(buf, len, "hardware failure: node(s) %s dead", names);
+	} else if (!s->confirmed) {
+		snprintf(buf, len, "suspected hang, not confirmed: ranks stuck in MPI, %s",
+			 s->dl_dumps ? "the analysis of the dumps finds no deadlock (a slow transfer?)"
+				     : "no dump analysed yet");
 	} else {
-		snprintf(buf, len, "software failure%s", r->deadlock.found ? ": deadlock" : "");
+		snprintf(buf, len, "software failure%s", s->dl.found ? ": deadlock" : "");
 	}
+	return buf;
+}
+
+/* A cause's detail: the B ranks of a cycle are a deadlock only if the
+ * analysis of the dumps says so. */
+static const char *cause_detail(const struct col_state *s, const struct col_cause *c, char *buf,
+				size_t len)
+{
+	if (!c->cycle)
+		return c->detail;
+	if (s->dl.found)
+		snprintf(buf, len, "deadlock (%s): %s", s->dl.kind, c->detail);
+	else
+		snprintf(buf, len, "%s (%s)", c->detail,
+			 s->dl_dumps ? "the analysis of the dumps finds no deadlock" : "no dump analysed yet");
 	return buf;
 }
 
@@ -70,6 +89,12 @@ json_object *col_report_json(const struct col_state *s)
 	json_object_object_add(o, "verdict",
 			       json_object_new_string(col_verdict_name(s->have_res ? r->verdict : COL_V_NONE)));
 	json_object_object_add(o, "summary", json_object_new_string(summary_line(s, buf, sizeof buf)));
+	json_object_object_add(o, "confirmed",
+			       json_object_new_boolean(s->have_res && r->verdict != COL_V_NONE && s->confirmed));
+	json_object_object_add(o, "confirmed_by", s->confirmed && s->confirmed_by[0]
+							  ? json_object_new_string(s->confirmed_by)
+							  : NULL);
+	json_object_object_add(o, "hang_limit_s", json_object_new_double(s->hang_limit_s));
 	json_object_object_add(o, "timeout_s", json_object_new_double(s->timeout_s));
 	d = json_object_new_object();
 	json_object_object_add(d, "spec", json_object_new_string(s->threshold_spec));
@@ -89,7 +114,8 @@ json_object *col_report_json(const struct col_state *s)
 		json_object_object_add(e, "ranks", int_array(c->ranks, c->n));
 		mw_ranges_format(c->ranks, c->n, buf, sizeof buf);
 		json_object_object_add(e, "ranks_text", json_object_new_string(buf));
-		json_object_object_add(e, "detail", json_object_new_string(c->detail));
+		json_object_object_add(e, "detail",
+				       json_object_new_string(cause_detail(s, c, buf, sizeof buf)));
 		json_object_array_add(a, e);
 	}
 	json_object_object_add(o, "causes", a);
@@ -119,13 +145,28 @@ json_object *col_report_json(const struct col_state *s)
 	}
 	json_object_object_add(o, "nodes", a);
 
+	/* The deadlock answer is the analysis' alone; the collector's own wait
+	 * graph is at most a note. */
 	d = json_object_new_object();
-	json_object_object_add(d, "found", json_object_new_boolean(s->have_res && r->deadlock.found));
-	json_object_object_add(d, "kind", s->have_res ? jstr_or_null(r->deadlock.kind) : NULL);
-	json_object_object_add(d, "ranks", s->have_res ? int_array(r->deadlock.ranks, r->deadlock.n)
-							: json_object_new_array());
-	json_object_object_add(d, "source", s->have_res ? jstr_or_null(r->deadlock.source) : NULL);
-	json_object_object_add(d, "detail", s->have_res ? jstr_or_null(r->deadlock.detail) : NULL);
+	json_object_object_add(d, "found", json_object_new_boolean(s->dl.found));
+	json_object_object_add(d, "kind", s->dl.found ? json_object_new_string(s->dl.kind) : NULL);
+	json_object_object_add(d, "ranks", s->dl.found ? int_array(s->dl.ranks, s->dl.n)
+						       : json_object_new_array());
+	json_object_object_add(d, "source", s->dl_dumps ? json_object_new_string("analyze") : NULL);
+	if (s->dl.found)
+		snprintf(buf, sizeof buf, "%s", s->dl.detail);
+	else if (s->dl_dumps)
+		snprintf(buf, sizeof buf, "the analysis of %d dump(s) finds no deadlock", s->dl_dumps);
+	else
+		snprintf(buf, sizeof buf, "no dump was analysed");
+	json_object_object_add(d, "detail", json_object_new_string(buf));
+	if (s->have_res && r->cycle.found && !s->dl.found) {
+		char rl[256];
+		mw_ranges_format(r->cycle.ranks, r->cycle.n, rl, sizeof rl);
+		snprintf(buf, sizeof buf, "the collector's wait graph has a cycle among ranks %s; not a deadlock by the analysis",
+			 rl);
+		json_object_object_add(d, "note", json_object_new_string(buf));
+	}
 	if (s->analysis)
 		json_object_object_add(d, "analysis", json_object_get(s->analysis));
 	json_object_object_add(o, "deadlock", d);
@@ -204,16 +245,23 @@ void col_report_text(const struct col_state *s, FILE *f)
 		fprintf(f, "causes:\n");
 		for (size_t i = 0; i < r->ncauses; i++) {
 			mw_ranges_format(r->causes[i].ranks, r->causes[i].n, buf, sizeof buf);
+			char det[400];
 			fprintf(f, "  rank%s %s: %c: %s\n", r->causes[i].n > 1 ? "s" : "", buf,
-				r->causes[i].cause, r->causes[i].detail);
+				r->causes[i].cause, cause_detail(s, &r->causes[i], det, sizeof det));
 		}
 		fprintf(f, "  (A: long computation, B: own error, C: blocked by a failed or stuck peer,\n"
 			   "   D: hardware failure of a node)\n");
 	}
-	if (s->have_res && r->deadlock.found) {
-		mw_ranges_format(r->deadlock.ranks, r->deadlock.n, buf, sizeof buf);
-		fprintf(f, "deadlock: %s among ranks %s (%s)\n", r->deadlock.kind, buf, r->deadlock.detail);
+	if (s->dl.found) {
+		mw_ranges_format(s->dl.ranks, s->dl.n, buf, sizeof buf);
+		fprintf(f, "deadlock: %s among ranks %s (%s)\n", s->dl.kind, buf, s->dl.detail);
+	} else if (s->have_res && r->verdict == COL_V_SOFTWARE) {
+		fprintf(f, "deadlock: none found (%s)\n",
+			s->dl_dumps ? "the analysis of the dumps finds none" : "no dump was analysed");
 	}
+	if (s->have_res && r->verdict != COL_V_NONE)
+		fprintf(f, "confirmed: %s\n", s->confirmed ? s->confirmed_by
+			: "no: the program runs on until the hang limit");
 	fprintf(f, "nodes:\n");
 	for (size_t i = 0; i < s->nnodes; i++) {
 		const struct col_node *n = &s->nodes[i];

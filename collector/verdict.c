@@ -8,7 +8,8 @@
  *   - a rank that exited or vanished without MPI_Finalize is B (own error);
  *   - a rank computing outside MPI is A (a long computation, not an error);
  *   - a stuck rank that waits for an exited/vanished rank is C;
- *   - stuck ranks on a cycle of waits (strongly connected) are B: deadlock;
+ *   - stuck ranks on a cycle of waits (strongly connected) are B (whether it
+ *     is a deadlock is the analysis of the dumps' answer, not this file's);
  *   - a stuck rank that waits (transitively) for a B or C rank is C;
  *   - a stuck rank that waits only for computing ranks is A;
  *   - any other stuck rank is B (its peers still run: a message that will
@@ -485,8 +486,8 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 			if (failed(&ranks[g.adj[r][i]]))
 				cls[r] = 'C';
 		if (!cls[r] && compsize[comp[r]] > 1) {
-			cls[r] = 'b'; /* B by deadlock */
-			res->deadlock.found = 1;
+			cls[r] = 'b'; /* B: a cycle of waits */
+			res->cycle.found = 1;
 		}
 	}
 	/* Pass 3: waiting (transitively) for a failed or stuck rank: C. */
@@ -521,24 +522,17 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 		}
 	} while (changed);
 
-	/* Deadlock members. */
-	if (res->deadlock.found) {
-		int coll = 0;
-		res->deadlock.ranks = malloc(size * sizeof(int));
-		if (!res->deadlock.ranks)
+	/* The cycle's members. */
+	if (res->cycle.found) {
+		res->cycle.ranks = malloc(size * sizeof(int));
+		if (!res->cycle.ranks)
 			goto fail;
 		for (size_t r = 0; r < size; r++)
 			if (cls[r] == 'b') {
-				res->deadlock.ranks[res->deadlock.n++] = (int)r;
+				res->cycle.ranks[res->cycle.n++] = (int)r;
 				if (strcmp(ranks[r].kind, "collective") == 0)
-					coll = 1;
+					res->cycle.collective = 1;
 			}
-		snprintf(res->deadlock.kind, sizeof res->deadlock.kind, "%s",
-			 coll ? "collective-mismatch" : "cycle");
-		snprintf(res->deadlock.source, sizeof res->deadlock.source, "collector");
-		snprintf(res->deadlock.detail, sizeof res->deadlock.detail, "%s",
-			 coll ? "ranks wait for each other across different collective/point-to-point calls"
-			      : "the stuck ranks' waits form a cycle");
 	}
 
 	/* Group into causes. */
@@ -560,8 +554,7 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 			c = 'A';
 			break;
 		case 'b':
-			snprintf(detail, sizeof detail,
-				 "deadlock: stuck in MPI, waiting for each other in a cycle");
+			snprintf(detail, sizeof detail, "stuck in MPI, waiting for each other in a cycle");
 			c = 'B';
 			break;
 		case 'B':
@@ -592,6 +585,10 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 		res->rank_cause[r] = c;
 		if (add_rank_to_cause(res, c, detail, (int)r))
 			goto fail;
+		if (cls[r] == 'b')
+			for (size_t i = 0; i < res->ncauses; i++)
+				if (res->causes[i].cause == 'B' && !strcmp(res->causes[i].detail, detail))
+					res->causes[i].cycle = 1;
 	}
 	res->verdict = COL_V_NONE;
 	for (size_t i = 0; i < res->ncauses; i++)
@@ -624,7 +621,7 @@ void col_result_free(struct col_result *res)
 	for (size_t i = 0; i < res->ncauses; i++)
 		free(res->causes[i].ranks);
 	free(res->causes);
-	free(res->deadlock.ranks);
+	free(res->cycle.ranks);
 	free(res->dead_nodes);
 	free(res->rank_cause);
 	memset(res, 0, sizeof *res);

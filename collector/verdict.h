@@ -52,22 +52,25 @@ struct col_cause {
 	int *ranks;      /* sorted */
 	size_t n;
 	char detail[256];
+	int cycle;       /* B because the ranks' waits form a cycle (the
+			  * deadlock analysis of the dumps says whether it is one) */
 };
 
-struct col_deadlock {
+/* The collector's own view from the heartbeats: stuck ranks whose waits
+ * form a cycle.  Only a hint: the report's deadlock answer comes from the
+ * analysis of the dumps (analyze/), never from this. */
+struct col_cycle {
 	int found;
-	char kind[32];   /* "cycle", "collective-mismatch", "" */
+	int collective;  /* a rank of the cycle is in a collective */
 	int *ranks;
 	size_t n;
-	char source[16]; /* "collector" (own wait graph) or "analyze" */
-	char detail[256];
 };
 
 struct col_result {
 	enum col_verdict verdict;
 	struct col_cause *causes;
 	size_t ncauses;
-	struct col_deadlock deadlock;
+	struct col_cycle cycle;
 	int *dead_nodes;  /* indexes into the node table */
 	size_t ndead;
 	char *rank_cause; /* per rank: 0 none, 'A'..'D' */

@@ -130,10 +130,27 @@ START_TEST(test_text_and_comment)
 	f = open_memstream(&txt, &len);
 	col_report_text(&s, f);
 	fclose(f);
+	/* Before the analysis: a cycle of waits is a suspected hang, not a deadlock. */
 	ck_assert_msg(strstr(txt, "verdict software"), "%s", txt);
-	ck_assert_msg(strstr(txt, "ranks 0-5: B: deadlock"), "%s", txt);
+	ck_assert_msg(strstr(txt, "suspected hang, not confirmed"), "%s", txt);
+	ck_assert_msg(strstr(txt, "ranks 0-5: B: stuck in MPI, waiting for each other in a cycle (no dump"),
+		      "%s", txt);
+	ck_assert_msg(!strstr(txt, "B: deadlock"), "%s", txt);
+	free(txt);
+	txt = NULL;
+	/* The analysis finds the deadlock: that is the answer everywhere. */
+	s.dl.found = 1;
+	s.dl_dumps = 6;
+	snprintf(s.dl.kind, sizeof s.dl.kind, "cycle");
+	s.confirmed = 1;
+	snprintf(s.confirmed_by, sizeof s.confirmed_by, "the analysis of the dumps finds a deadlock (cycle)");
+	f = open_memstream(&txt, &len);
+	col_report_text(&s, f);
+	fclose(f);
+	ck_assert_msg(strstr(txt, "ranks 0-5: B: deadlock (cycle): stuck in MPI"), "%s", txt);
+	ck_assert_msg(strstr(txt, "confirmed: the analysis of the dumps finds a deadlock"), "%s", txt);
 	col_report_comment(&s, comment, sizeof comment);
-	ck_assert_msg(strncmp(comment, "mpiwatch: software", 18) == 0, "%s", comment);
+	ck_assert_msg(strncmp(comment, "mpiwatch: software failure: deadlock", 36) == 0, "%s", comment);
 	ck_assert(strstr(comment, "B ranks 0-5"));
 	ck_assert(!strchr(comment, '\n'));
 	ck_assert(!strchr(comment, '"'));

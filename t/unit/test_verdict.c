@@ -187,9 +187,9 @@ START_TEST(test_classify)
 		      c->causes);
 	ck_assert_msg(res.verdict == c->verdict, "%s: verdict %s, want %s", c->name,
 		      col_verdict_name(res.verdict), col_verdict_name(c->verdict));
-	ck_assert_msg(res.deadlock.found == c->deadlock, "%s: deadlock %d", c->name, res.deadlock.found);
+	ck_assert_msg(res.cycle.found == c->deadlock, "%s: deadlock %d", c->name, res.cycle.found);
 	if (c->deadlock) {
-		mw_ranges_format(res.deadlock.ranks, res.deadlock.n, buf, sizeof buf);
+		mw_ranges_format(res.cycle.ranks, res.cycle.n, buf, sizeof buf);
 		ck_assert_str_eq(buf, c->deadlock_ranks);
 	}
 	if (c->verdict == COL_V_HARDWARE)
@@ -236,7 +236,7 @@ START_TEST(test_large_ring)
 	ck_assert_int_eq(col_classify(ranks, n, &node, 1, &res), 0);
 	ck_assert_uint_eq(res.ncauses, 1);
 	ck_assert_uint_eq(res.causes[0].n, n);
-	ck_assert(res.deadlock.found);
+	ck_assert(res.cycle.found);
 	col_result_free(&res);
 	free(ranks);
 }

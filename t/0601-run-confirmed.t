@@ -1,0 +1,43 @@
+#!/bin/bash
+# Detection you can act on (mpiwatch run, both MPIs): a program is ended only
+# on a confirmed verdict; a correct program whose one transfer lasts several
+# times the timeout completes with its own output and status, and its
+# report says the suspected hang was a slow transfer, not a deadlock.
+. "$(dirname "$0")/lib/tap.sh"
+
+plan 14
+top=$(cd "$(dirname "$0")/.." && pwd)
+mw=$top/build/bin/mpiwatch
+[ -x "$mw" ] || BAIL_OUT "build first"
+work=$(mktemp -d /var/tmp/mw-run.XXXXXX)
+tap_cleanup "rm -rf '$work'"
+cd "$work" || BAIL_OUT "cd $work"
+
+field() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
+
+# --- one slow transfer (384 MB of one-byte blocks: several seconds on a
+# 2-core machine, so each rank sits in MPI_Wait for more than the 1 s timeout)
+for mpi in openmpi mpich; do
+    n=slow-$mpi
+    timeout 300 "$mw" run -n 2 --timeout 1 --dir "$work/$n" -- "$top/build/progs/$mpi/run_slowxfer" 384 \
+        >"$work/$n.out" 2>"$work/$n.err"
+    st=$?
+    is "$st" 0 "slow transfer ($mpi): the program's own exit status 0, not ended"
+    like "$(cat "$work/$n.out")" "slowxfer done: 402653184 bytes" "slow transfer ($mpi): its output is complete"
+    r=$work/$n/report.json
+    like "$(field "$r" '" | ".join(e["detail"] for e in r["timeline"])')" "suspected hang, not confirmed" \
+        "slow transfer ($mpi): the ranks were seen stuck in MPI past the timeout (a suspected hang)"
+    like "$(field "$r" '" | ".join(e["detail"] for e in r["timeline"])')" "suspected hang is over .*slow, not stuck" \
+        "slow transfer ($mpi): the report notes it was slow, not stuck"
+    is "$(field "$r" 'r["verdict"], r["confirmed"], r["deadlock"]["found"]')" "none False False" \
+        "slow transfer ($mpi): verdict none, nothing confirmed, no deadlock"
+    unlike "$(cat "$work/$n.err")" "program was ended" "slow transfer ($mpi): mpiwatch did not end it"
+done
+
+# --- a real deadlock is still ended at once: the analysis confirms it
+timeout 120 "$mw" run -n 2 --timeout 1 --dir "$work/dl" -- "$top/build/progs/openmpi/col_deadlock" \
+    >"$work/dl.out" 2>"$work/dl.err"
+is "$?" 2 "a deadlock: ended, exit status 2"
+is "$(field "$work/dl/report.json" 'r["confirmed"], r["deadlock"]["found"], r["deadlock"]["source"]')" \
+    "True True analyze" "a deadlock: confirmed by the analysis, which is the report's deadlock answer"
+done_testing
