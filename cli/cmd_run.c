@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jobconf.h"
 #include "cli.h"
 #include "conf.h"
 #include "elfneeded.h"
@@ -106,13 +107,13 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
 			}
 			break;
 		case 't':
-			if (mw_conf_parse_double(optarg, 1, 7 * 86400.0, &o->timeout) < 0) {
+			if (mw_conf_parse_double(optarg, MW_TIMEOUT_MIN, MW_TIMEOUT_MAX, &o->timeout) < 0) {
 				fprintf(stderr, "mpiwatch run: --timeout %s: expected seconds, at least 1\n", optarg);
 				return -1;
 			}
 			break;
 		case 'L':
-			if (mw_conf_parse_double(optarg, 1, 365 * 86400.0, &o->hang_limit) < 0) {
+			if (mw_conf_parse_double(optarg, MW_HANG_LIMIT_MIN, MW_HANG_LIMIT_MAX, &o->hang_limit) < 0) {
 				fprintf(stderr, "mpiwatch run: --hang-limit %s: expected seconds, at least 1\n", optarg);
 				return -1;
 			}

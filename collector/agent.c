@@ -17,6 +17,7 @@
  * with exponential backoff; the ranks never wait for it (it only reads their
  * slots).
  */
+#include "jobconf.h"
 #include "agent.h"
 
 #include <errno.h>
@@ -499,7 +500,7 @@ void ag_opts_default(struct ag_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->nports = 5;
-	o->timeout_s = 60;
+	o->timeout_s = MW_TIMEOUT_DEFAULT;
 	o->job_check_s = 60;
 	o->backoff_max_s = 30;
 	o->rundir_wait_s = 600;

@@ -107,7 +107,7 @@ void col_opts_default(struct col_opts *o)
 	memset(o, 0, sizeof *o);
 	o->port = 7300;
 	o->nports = 5;
-	o->timeout_s = 60;
+	o->timeout_s = MW_TIMEOUT_DEFAULT;
 	snprintf(o->threshold, sizeof o->threshold, "%s", COL_THRESHOLD_DEFAULT);
 	col_threshold_parse(o->threshold, &o->thr);
 	o->action = COL_ACT_REPORT;
@@ -788,7 +788,7 @@ int col_run(struct col_opts *o)
 	}
 	col_state_init(&c.s, o->job);
 	c.s.timeout_s = o->timeout_s;
-	c.s.hang_limit_s = o->hang_limit_s > 0 ? o->hang_limit_s : COL_HANG_LIMIT_FACTOR * o->timeout_s;
+	c.s.hang_limit_s = o->hang_limit_s > 0 ? o->hang_limit_s : MW_HANG_LIMIT_FACTOR * o->timeout_s;
 	c.s.thr = o->thr;
 	c.s.expected_ranks = o->ranks;
 	snprintf(c.s.threshold_spec, sizeof c.s.threshold_spec, "%s", o->threshold);

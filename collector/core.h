@@ -6,6 +6,7 @@
 
 #include <stdint.h>
 
+#include "jobconf.h"
 #include "verdict.h"
 
 enum col_action_kind {
@@ -36,11 +37,8 @@ struct col_opts {
 	double job_check_s;        /* ask Slurm whether the job runs (30 s; 0 = never) */
 	int exit_on_verdict;       /* leave after a confirmed verdict (standalone use) */
 	double hang_limit_s;       /* --hang-limit: act on an unconfirmed hang after this
-				    * long (0 = COL_HANG_LIMIT_FACTOR x timeout) */
+				    * long (0 = MW_HANG_LIMIT_FACTOR x timeout) */
 };
-
-/* The default hang limit, in timeouts. */
-#define COL_HANG_LIMIT_FACTOR 10
 
 /* Defaults: port 7300, 5 ports, timeout 60, threshold 1, action report,
  * drain yes, post yes, probe port 7171, settle timeout/4 within [1, 3] s. */

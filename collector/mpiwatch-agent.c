@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobconf.h"
 #include "agent.h"
 #include "cmdline.h"
 #include "conf.h"
@@ -53,7 +54,7 @@ int main(int argc, char **argv)
 			have_coll = 1;
 			break;
 		case 't':
-			if (mw_conf_parse_double(optarg, 0.1, 86400, &o.timeout_s))
+			if (mw_conf_parse_double(optarg, MW_TIMEOUT_MIN, MW_TIMEOUT_MAX, &o.timeout_s))
 				goto bad_val;
 			have_timeout = 1;
 			break;
@@ -93,7 +94,7 @@ int main(int argc, char **argv)
 bad_val:
 		fprintf(stderr, "mpiwatch-agent: invalid value for --%s: '%s'\n",
 			lo[0].name ? (c == 'j' ? "job" : c == 'n' ? "node" : c == 'r' ? "rundir (absolute path)"
-				   : c == 'c' ? "collector (HOST:PORT)" : c == 't' ? "timeout (0.1-86400 s)"
+				   : c == 'c' ? "collector (HOST:PORT)" : c == 't' ? "timeout (" MW_TIMEOUT_RANGE_TEXT " s)"
 				   : c == 'T' ? "tick" : c == 'J' ? "job-check" : "ports") : "?",
 			optarg);
 		return 2;

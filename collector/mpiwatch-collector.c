@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jobconf.h"
 #include "cmdline.h"
 #include "conf.h"
 #include "core.h"
@@ -116,8 +117,8 @@ int main(int argc, char **argv)
 			o.nports = (int)l;
 			break;
 		case O_TIMEOUT:
-			what = "timeout (0.1-86400 s)";
-			if (mw_conf_parse_double(optarg, 0.1, 86400, &o.timeout_s))
+			what = "timeout (" MW_TIMEOUT_RANGE_TEXT " s)";
+			if (mw_conf_parse_double(optarg, MW_TIMEOUT_MIN, MW_TIMEOUT_MAX, &o.timeout_s))
 				goto bad_val;
 			have_timeout = 1;
 			break;
@@ -182,7 +183,7 @@ int main(int argc, char **argv)
 			break;
 		case O_HANG:
 			what = "hang-limit (1-31536000 s)";
-			if (mw_conf_parse_double(optarg, 1, 31536000, &o.hang_limit_s))
+			if (mw_conf_parse_double(optarg, MW_HANG_LIMIT_MIN, MW_HANG_LIMIT_MAX, &o.hang_limit_s))
 				goto bad_val;
 			break;
 		case O_SETTLE:

@@ -19,6 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "jobconf.h"
+
 extern void *mwd_slots[];
 extern void *mwd_lazy[];
 extern const unsigned mwd_nsyms;
@@ -49,9 +51,8 @@ static void *open_variant(const char *mpi)
 {
 	Dl_info di;
 	char path[PATH_MAX];
-	const char *env = getenv("MPIWATCH_DISABLE");
 	void *h;
-	if (env && *env && strcmp(env, "0"))
+	if (mw_env_disables(getenv("MPIWATCH_DISABLE")))
 		return NULL;
 	if (!dladdr((void *)detect, &di) || !di.dli_fname)
 		return NULL;

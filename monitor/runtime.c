@@ -39,8 +39,7 @@ uint64_t mwm_now_ns(void)
 
 int mwm_disabled(void)
 {
-	const char *e = getenv("MPIWATCH_DISABLE");
-	return e && *e && strcmp(e, "0") != 0 && strcasecmp(e, "no") != 0 && strcasecmp(e, "false") != 0;
+	return mw_env_disables(getenv("MPIWATCH_DISABLE"));
 }
 
 double mwm_parse_timeout(const char *s, int *bad)
@@ -54,7 +53,7 @@ double mwm_parse_timeout(const char *s, int *bad)
 	v = strtod(s, &end);
 	while (*end == ' ' || *end == '\t')
 		end++;
-	if (errno || end == s || *end || !(v >= 1.0) || v > 1e7) {
+	if (errno || end == s || *end || !(v >= MW_TIMEOUT_MIN) || v > MW_TIMEOUT_MAX) {
 		*bad = 1;
 		return MWM_DEFAULT_TIMEOUT;
 	}

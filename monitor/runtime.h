@@ -5,7 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define MWM_DEFAULT_TIMEOUT 60.0
+#include "jobconf.h"
+
+#define MWM_DEFAULT_TIMEOUT MW_TIMEOUT_DEFAULT
 
 /* Parse MPIWATCH_TIMEOUT: seconds, fractions allowed, at least 1.  NULL or
  * "" gives the default; a bad value sets *bad and gives the default. */

@@ -5,10 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobconf.h"
 #include "conf.h"
 #include "mws_opts.h"
 
-#define MWS_MAX_TIMEOUT (7 * 86400.0)
+#define MWS_MAX_TIMEOUT MW_TIMEOUT_MAX
 
 static const char *const action_names[] = {"report", "cancel", "requeue", NULL};
 
@@ -25,7 +26,7 @@ void mws_site_defaults(struct mws_site *s)
 	s->default_on = 0;
 	snprintf(s->lib, sizeof(s->lib), "%s", MWS_DEFAULT_LIBDIR "/libmpiwatch.so");
 	snprintf(s->bindir, sizeof(s->bindir), "%s", MWS_DEFAULT_BINDIR);
-	s->timeout = 60;
+	s->timeout = MW_TIMEOUT_DEFAULT;
 	s->threshold = 1;
 	s->threshold_pct = 0;
 	s->drain = 1;
@@ -141,6 +142,9 @@ int mws_site_parse(int argc, char **argv, struct mws_site *s, char *err, size_t 
 		} else if (!strcmp(key, "timeout")) {
 			if (mw_conf_parse_double(v, 1, MWS_MAX_TIMEOUT, &s->timeout) < 0)
 				why = "timeout must be a number of seconds from 1 to 604800";
+		} else if (!strcmp(key, "hang_limit")) {
+			if (mw_conf_parse_double(v, MW_HANG_LIMIT_MIN, MW_HANG_LIMIT_MAX, &s->hang_limit) < 0)
+				why = "hang_limit must be a number of seconds from 1 to 31536000";
 		} else if (!strcmp(key, "threshold")) {
 			if (parse_threshold(v, &s->threshold, &s->threshold_pct) < 0)
 				why = "threshold must be a rank count (1-1000000) or a percentage (1%-100%)";
@@ -228,6 +232,12 @@ int mws_user_parse(const char *arg, struct mws_user *u, char *err, size_t errlen
 					"--mpiwatch: timeout=%s: expected seconds, a number from 1 to 604800", v);
 				return -1;
 			}
+		} else if (!strcmp(w, "hang_limit") && v) {
+			if (mw_conf_parse_double(v, MW_HANG_LIMIT_MIN, MW_HANG_LIMIT_MAX, &u->hang_limit) < 0) {
+				add_err(err, errlen,
+					"--mpiwatch: hang_limit=%s: expected seconds, a number from 1 to 31536000", v);
+				return -1;
+			}
 		} else if (!strcmp(w, "threshold") && v) {
 			if (parse_threshold(v, &u->threshold, &u->threshold_pct) < 0) {
 				add_err(err, errlen,
@@ -250,7 +260,7 @@ int mws_user_parse(const char *arg, struct mws_user *u, char *err, size_t errlen
 			u->action = act;
 		} else {
 			add_err(err, errlen,
-				"--mpiwatch: unknown item '%s%s%s' (expected off, timeout=S, threshold=N|P%%, dir=PATH, action=report|cancel|requeue, profile)",
+				"--mpiwatch: unknown item '%s%s%s' (expected off, timeout=S, hang_limit=S, threshold=N|P%%, dir=PATH, action=report|cancel|requeue, profile)",
 				w, v ? "=" : "", v ? v : "");
 			return -1;
 		}

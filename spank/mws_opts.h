@@ -15,6 +15,8 @@ struct mws_site {
 	char lib[PATH_MAX];      /* lib=PATH: the monitor library to inject */
 	char bindir[PATH_MAX];   /* bindir=PATH: where mpiwatch-agent/-collector live */
 	double timeout;          /* timeout=S: default stall timeout (s) */
+	double hang_limit;       /* hang_limit=S: act on an unconfirmed hang after S (0 =
+				  * MW_HANG_LIMIT_FACTOR x timeout) */
 	long threshold;          /* threshold=N|P%: default heartbeat threshold */
 	int threshold_pct;       /* 1 if threshold is a percentage */
 	int drain;               /* drain=yes|no */
@@ -33,6 +35,7 @@ struct mws_user {
 	int given;               /* the option was on the command line */
 	int off;                 /* "off" */
 	double timeout;          /* 0 = site default */
+	double hang_limit;       /* 0 = site default */
 	long threshold;          /* -1 = site default */
 	int threshold_pct;
 	char dir[PATH_MAX];      /* "" = ./mpiwatch-<jobid> */

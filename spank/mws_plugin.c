@@ -253,6 +253,13 @@ static int start_helpers(spank_t sp)
 		argv[n++] = site.nhd_socket;
 		argv[n++] = "--probe-port";
 		argv[n++] = sprobe;
+		double hang = user.hang_limit > 0 ? user.hang_limit : site.hang_limit;
+		char shang[32];
+		if (hang > 0) {
+			snprintf(shang, sizeof(shang), "%g", hang);
+			argv[n++] = "--hang-limit";
+			argv[n++] = shang;
+		}
 		if (site.restd[0]) {
 			argv[n++] = "--restd";
 			argv[n++] = site.restd;

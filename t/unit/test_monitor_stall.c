@@ -99,6 +99,8 @@ static const struct {
 	{NULL, 60, 0}, {"", 60, 0}, {"2", 2, 0}, {"1.5", 1.5, 0}, {" 3 ", 3, 0}, {"1", 1, 0},
 	{"0.5", 60, 1}, {"0", 60, 1}, {"-4", 60, 1}, {"abc", 60, 1}, {"5s", 60, 1}, {"nan", 60, 1},
 	{"inf", 60, 1}, {"1e9", 60, 1},
+	/* The shared range (jobconf.h): the same ends as the plugin, agent, collector. */
+	{"604800", 604800, 0}, {"604801", 60, 1}, {"100000", 100000, 0},
 };
 
 START_TEST(test_timeout)

@@ -33,6 +33,9 @@ static const struct {
 	{"action=requeue", 1, NULL, 0, 0, 2, 0, -1, 0, ""},
 	{"timeout=abc", 0, "timeout=abc: expected seconds", 0, 0, -1, 0, -1, 0, ""},
 	{"timeout=0.5", 0, "timeout=0.5", 0, 0, -1, 0, -1, 0, ""},
+	{"timeout=604800", 1, NULL, 0, 0, -1, 604800, -1, 0, ""},
+	{"hang_limit=0.5", 0, "hang_limit=0.5: expected seconds", 0, 0, -1, 0, -1, 0, ""},
+	{"timeout=604801", 0, "timeout=604801", 0, 0, -1, 0, -1, 0, ""},
 	{"timeout=", 0, "timeout=", 0, 0, -1, 0, -1, 0, ""},
 	{"threshold=0", 0, "threshold=0", 0, 0, -1, 0, -1, 0, ""},
 	{"threshold=101%", 0, "threshold=101%", 0, 0, -1, 0, -1, 0, ""},
@@ -202,7 +205,7 @@ START_TEST(test_spawn)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(log, sizeof(log), "%s/out.log", dir);
 	char *argv[] = {"/bin/sh", "-c", "echo started $$", NULL};
-	struct mws_spawn s = {argv, getuid(), getgid(), dir, log};
+	struct mws_spawn s = {argv, getuid(), getgid(), dir, log, NULL};
 	ck_assert_int_eq(mws_spawn_detached(&s, &pid, err, sizeof(err)), 0);
 	ck_assert_int_gt(pid, 0);
 	/* The detached process wrote its own pid to the log. */
