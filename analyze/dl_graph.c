@@ -332,7 +332,7 @@ static int req_msg(struct dl_ctx *c, struct dl_clause *k, int r, const struct dl
 			k->comm = m->comm;
 			k->op = m->op;
 		}
-		return req_coll(c, r, m->comm, m->op, -1, sat);
+		return req_coll(c, r, m->comm, m->op, m->root, sat);
 	}
 	if (k->comm < 0) {
 		k->what = DLW_RECV;
@@ -490,6 +490,10 @@ static int rank_clauses(struct dl_ctx *c, int r)
 				return -1;
 			if (req_msg(c, cl, r, m, is_send, &sat) < 0)
 				return -1;
+			/* Waiting for a nonblocking collective: the rank is in that
+			 * collective's signature, as if it were blocked in it. */
+			if (!sat && cl->what == DLW_COLL && c->rank_vnode[r] < 0 && c->ntgt > 0)
+				c->rank_vnode[r] = VIDX(c->tgt[c->ntgt - 1]);
 			close_clause(c, cl, sat);
 		}
 		return 0;
@@ -510,7 +514,8 @@ static int in_sig(const struct dl_ctx *c, int w, int vi)
 		return 0;
 	const struct dl_vnode *v = &c->v[vi];
 	for (int i = 0; i < p->nprecv; i++)
-		if (p->precv[i].comm == v->comm && p->precv[i].op == v->name && is_nbc(&p->precv[i]))
+		if (p->precv[i].comm == v->comm && p->precv[i].op == v->name && p->precv[i].root == v->root &&
+		    is_nbc(&p->precv[i]))
 			return 1;
 	return 0;
 }

@@ -54,6 +54,8 @@ struct dl_msg {
 	const char *datatype;
 	enum dl_mode mode;
 	unsigned persistent : 1, active : 1;
+	int root; /* a nonblocking rooted collective's root (comm rank), else -1 */
+	const char *reduce_op; /* a nonblocking reduction's MPI_Op, or NULL */
 };
 
 struct dl_call {

@@ -466,7 +466,7 @@ static int get_msgs(struct ex *e, const struct dlj *o, const char *key, int requ
 			goto fail;
 		}
 		long comm = -1, req = 0, count = 0, bytes = 0;
-		int peer = -1, pw = -1, pers = 0, act = 1;
+		int peer = -1, pw = -1, pers = 0, act = 1, root = -1;
 		if (get_long(e, x, "req", 0, LONG_MIN, LONG_MAX, &req) < 0 ||
 		    get_str(e, x, "op", 0, &m[i].op) < 0 ||
 		    get_long(e, x, "comm", 0, -1, LONG_MAX, &comm) < 0 ||
@@ -476,8 +476,11 @@ static int get_msgs(struct ex *e, const struct dlj *o, const char *key, int requ
 		    get_long(e, x, "count", 0, LONG_MIN, LONG_MAX, &count) < 0 ||
 		    get_str(e, x, "datatype", 0, &m[i].datatype) < 0 ||
 		    get_long(e, x, "bytes", 0, LONG_MIN, LONG_MAX, &bytes) < 0 || get_mode(e, x, &m[i].mode) < 0 ||
-		    get_bool(e, x, "persistent", &pers) < 0 || get_bool(e, x, "active", &act) < 0)
+		    get_bool(e, x, "persistent", &pers) < 0 || get_bool(e, x, "active", &act) < 0 ||
+		    get_int(e, x, "root", 0, -2, DL_MAX_RANK, &root) < 0 ||
+		    get_str(e, x, "reduce_op", 0, &m[i].reduce_op) < 0)
 			goto fail;
+		m[i].root = root >= 0 ? root : -1;
 		m[i].req = req;
 		m[i].count = count < 0 ? 0 : count; /* -1: not known */
 		m[i].bytes = bytes < 0 ? 0 : bytes;

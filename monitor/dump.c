@@ -71,6 +71,17 @@ static struct json_object *req_json(const struct mwm_req *r)
 	json_object_object_add(o, "mode", jstr_or_null(mode));
 	json_object_object_add(o, "persistent", json_object_new_boolean(r->persistent));
 	json_object_object_add(o, "active", json_object_new_boolean(r->active));
+	/* A nonblocking collective: what was given at the start call, so that it
+	 * is matched like the blocking one (root, reduction op). */
+	if (r->root != MWM_NOARG) {
+		const struct mwm_comm *c;
+		int root = mwm_norm_rank(r->root);
+		comm_id(r->comm, &c);
+		json_object_object_add(o, "root", json_object_new_int(root));
+		json_object_object_add(o, "root_world", json_object_new_int(mwm_comm_to_world(c, root)));
+	}
+	if (r->rop)
+		json_object_object_add(o, "reduce_op", jstr_or_null(mwm_rop_name(r->rop)));
 	return o;
 }
 

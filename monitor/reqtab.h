@@ -32,6 +32,7 @@ struct mwm_req {
 	uint64_t comm;      /* raw communicator handle */
 	int32_t peer, tag, root, count;
 	uint64_t datatype;
+	uint64_t rop;       /* raw reduction op handle of a nonblocking collective, 0 = none */
 };
 
 struct mwm_reqtab {

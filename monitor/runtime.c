@@ -118,6 +118,7 @@ void mwm_req_new(uint64_t handle, int table, int persistent)
 	r.root = c->root;
 	r.count = c->count;
 	r.datatype = c->datatype;
+	r.rop = c->op;
 	mwm_reqtab_put(&mwm.reqs, &r);
 }
 

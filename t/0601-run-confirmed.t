@@ -5,7 +5,7 @@
 # report says the suspected hang was a slow transfer, not a deadlock.
 . "$(dirname "$0")/lib/tap.sh"
 
-plan 14
+plan 22
 top=$(cd "$(dirname "$0")/.." && pwd)
 mw=$top/build/bin/mpiwatch
 [ -x "$mw" ] || BAIL_OUT "build first"
@@ -40,4 +40,18 @@ timeout 120 "$mw" run -n 2 --timeout 1 --dir "$work/dl" -- "$top/build/progs/ope
 is "$?" 2 "a deadlock: ended, exit status 2"
 is "$(field "$work/dl/report.json" 'r["confirmed"], r["deadlock"]["found"], r["deadlock"]["source"]')" \
     "True True analyze" "a deadlock: confirmed by the analysis, which is the report's deadlock answer"
+
+# --- nonblocking collectives are matched like blocking ones: an MPI_Ireduce
+# or MPI_Ibcast whose root differs between the ranks is a root mismatch
+for mpi in openmpi mpich; do
+    for how in reduce bcast; do
+        n=iroot-$how-$mpi
+        timeout 120 "$mw" run -n 2 --timeout 1 --dir "$work/$n" -- "$top/build/progs/$mpi/dl_iroot" $how \
+            >"$work/$n.out" 2>"$work/$n.err"
+        st=$?
+        is "$st" 2 "MPI_I$how with different roots ($mpi): a confirmed hang, ended"
+        is "$(field "$work/$n/report.json" 'r["deadlock"]["kind"], r["deadlock"]["analysis"]["cause"]')" \
+            "collective_mismatch root_mismatch" "MPI_I$how with different roots ($mpi): found as root_mismatch"
+    done
+done
 done_testing

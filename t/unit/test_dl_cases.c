@@ -46,6 +46,8 @@ static const struct {
 	{"wrong_tag_consumed", 1, "missing_send", NULL, "0-1", "missing send: rank 0 waits", 0, "", NULL},
 	{"root_mismatch", 1, "collective_mismatch", "root_mismatch", "0-3", NULL, 0, "",
 	 "ranks 2-3: MPI_Bcast(root=1, comm=MPI_COMM_WORLD) at prog.c:102"},
+	{"iroot_mismatch", 1, "collective_mismatch", "root_mismatch", "0-1", NULL, 0, "", NULL},
+	{"iroot_ok", 0, "none", NULL, "", NULL, 0, "", NULL},
 	{"barrier_bcast", 1, "collective_mismatch", "different_collectives", "0-3", NULL, 0, "",
 	 "ranks 0-1: MPI_Barrier(comm=MPI_COMM_WORLD) at prog.c:110"},
 	{"collective_slow", 0, "none", NULL, "", NULL, 0, "3", NULL},

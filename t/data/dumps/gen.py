@@ -212,6 +212,33 @@ def root_mismatch():
             for r in range(4)}
 
 
+def ireduce(rid, root, op="MPI_Ireduce", reduce_op="MPI_SUM"):
+    r = req(rid, op, -1, -1, None, bytes_=1 << 22)
+    r["count"] = 1 << 20
+    if root is not None:
+        r["root"] = root
+        r["root_world"] = root
+    if reduce_op:
+        r["reduce_op"] = reduce_op
+    return r
+
+
+@case
+def iroot_mismatch():
+    # MPI_Ireduce to root 0 on rank 0, to root 1 on rank 1; both in MPI_Wait.
+    return {r: dump(r, 2, call("MPI_Wait", "wait", requests=[1], line=140 + r),
+                    precv=[ireduce(1, 0 if r == 0 else 1)])
+            for r in (0, 1)}
+
+
+@case
+def iroot_ok():
+    # The same MPI_Ireduce (root 0) on both ranks, waiting: it can complete.
+    return {r: dump(r, 2, call("MPI_Wait", "wait", requests=[1], line=150),
+                    precv=[ireduce(1, 0)])
+            for r in (0, 1)}
+
+
 @case
 def barrier_bcast():
     d = {r: dump(r, 4, call("MPI_Barrier", "collective", line=110)) for r in (0, 1)}
