@@ -40,6 +40,10 @@
 
 #define AG_DUMP_MAX (MW_HB_MAX_PAYLOAD - 4096)
 
+/* How long a rank must have been in its current call before it counts as
+ * stuck in it (see watch_rank). */
+#define AG_ENTRY_GRACE_S 1.0
+
 static struct mw_ratelimit dump_rl = MW_RATELIMIT_INIT(0.2, 3);
 
 struct ag_rank {
@@ -428,7 +432,12 @@ static void watch_rank(struct agent *a, struct ag_rank *x, double now)
 	}
 	if (s->state == MW_STATE_INIT)
 		return;
-	in_blocking = s->state == MW_STATE_IN_MPI && s->a != s->b && idle_c >= T;
+	/* Stuck in a blocking call: no progress for T, and in this call for a
+	 * moment at least (AG_ENTRY_GRACE_S, at most T), so that a rank the
+	 * MPI library aborts inside a call (an argument error under
+	 * MPI_ERRORS_ARE_FATAL) is seen ending in it, not stuck in it. */
+	in_blocking = s->state == MW_STATE_IN_MPI && s->a != s->b && idle_c >= T &&
+		      idle_k >= (T < AG_ENTRY_GRACE_S ? T : AG_ENTRY_GRACE_S);
 	polling = s->pending > 0 && s->tests > 0 && idle_c >= T && idle_k < T;
 	if (in_blocking || polling) {
 		if (x->beat_state != MW_HB_S_IN_MPI)

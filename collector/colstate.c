@@ -275,3 +275,47 @@ out:
 	json_object_put(root);
 	return rv;
 }
+
+/* The analysis' missing_ranks: call fn(rank, arg) for each; stop at non-zero. */
+static int missing_each(const struct col_state *s, int (*fn)(const struct col_state *, int, void *),
+			void *arg)
+{
+	json_object *m;
+	if (!s->analysis || !json_object_object_get_ex(s->analysis, "missing_ranks", &m) ||
+	    !json_object_is_type(m, json_type_array))
+		return 0;
+	for (size_t i = 0; i < json_object_array_length(m); i++) {
+		int r = json_object_get_int(json_object_array_get_idx(m, i)), v;
+		if (r >= 0 && (size_t)r < s->size && (v = fn(s, r, arg)))
+			return v;
+	}
+	return 0;
+}
+
+static int ended_cb(const struct col_state *s, int r, void *arg)
+{
+	int st = s->ranks[r].state;
+	(void)arg;
+	return st == MW_HB_S_EXITED || st == MW_HB_S_VANISHED ? r + 1 : 0;
+}
+
+int col_deadlock_ended_rank(const struct col_state *s)
+{
+	return s->dl.found ? missing_each(s, ended_cb, NULL) - 1 : -1;
+}
+
+static int running_cb(const struct col_state *s, int r, void *arg)
+{
+	int st = s->ranks[r].state;
+	(void)arg;
+	return st != MW_HB_S_EXITED && st != MW_HB_S_VANISHED && st != MW_HB_S_FINALIZED;
+}
+
+int col_deadlock_certain(const struct col_state *s)
+{
+	if (!s->dl.found || col_deadlock_ended_rank(s) >= 0)
+		return 0;
+	if (strcmp(s->dl.kind, "collective_mismatch") != 0)
+		return 1;
+	return !missing_each(s, running_cb, NULL);
+}

@@ -132,6 +132,17 @@ void col_state_set_dump(struct col_state *s, int rank, char *json);
  * nothing usable. */
 int col_dump_waits(const char *json, struct col_rank *r);
 
+/* Whether the analysis' deadlock is explained away by a rank that ended: it
+ * found one, but a rank it had no dump of ended before MPI_Finalize (an
+ * abort inside a call...), so the others wait for an ended rank, which the
+ * analysis could not know.  Return that rank, or -1. */
+int col_deadlock_ended_rank(const struct col_state *s);
+
+/* Whether the analysis' deadlock holds whatever the ranks it has no dump of
+ * do next: a cycle among the dumped ranks does; a collective mismatch with
+ * ranks still running (computing, or never stuck) may yet be released. */
+int col_deadlock_certain(const struct col_state *s);
+
 /* The report as JSON (doc/schemas/report.schema.json); a new reference. */
 json_object *col_report_json(const struct col_state *s);
 

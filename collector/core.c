@@ -382,7 +382,7 @@ static int confirm(struct collector *c)
 			snprintf(buf, sizeof buf, "rank %zu ended before MPI_Finalize", i);
 			why = buf;
 		}
-	if (!why && s->dl.found) {
+	if (!why && col_deadlock_certain(s)) {
 		snprintf(buf, sizeof buf, "the analysis of the dumps finds a deadlock (%s)", s->dl.kind);
 		why = buf;
 	}

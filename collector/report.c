@@ -34,6 +34,13 @@ static void iso(double t, char *buf, size_t len)
 		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)((t - (double)sec) * 1000));
 }
 
+/* The report's deadlock answer: the analysis', unless a rank it had no dump
+ * of ended (then the others wait for an ended rank). */
+static int dl_found(const struct col_state *s)
+{
+	return s->dl.found && col_deadlock_ended_rank(s) < 0;
+}
+
 static const char *summary_line(const struct col_state *s, char *buf, size_t len)
 {
 	const struct col_result *r = &s->res;
@@ -57,7 +64,7 @@ static const char *summary_line(const struct col_state *s, char *buf, size_t len
 			 s->dl_dumps ? "the analysis of the dumps finds no deadlock (a slow transfer?)"
 				     : "no dump analysed yet");
 	} else {
-		snprintf(buf, len, "software failure%s", s->dl.found ? ": deadlock" : "");
+		snprintf(buf, len, "software failure%s", dl_found(s) ? ": deadlock" : "");
 	}
 	return buf;
 }
@@ -69,7 +76,7 @@ static const char *cause_detail(const struct col_state *s, const struct col_caus
 {
 	if (!c->cycle)
 		return c->detail;
-	if (s->dl.found)
+	if (dl_found(s))
 		snprintf(buf, len, "deadlock (%s): %s", s->dl.kind, c->detail);
 	else
 		snprintf(buf, len, "%s (%s)", c->detail,
@@ -146,21 +153,28 @@ json_object *col_report_json(const struct col_state *s)
 	json_object_object_add(o, "nodes", a);
 
 	/* The deadlock answer is the analysis' alone; the collector's own wait
-	 * graph is at most a note. */
+	 * graph is at most a note, and a rank that ended (which the analysis
+	 * has no dump of) explains the others' wait instead. */
+	int ended = col_deadlock_ended_rank(s), found = s->dl.found && ended < 0;
 	d = json_object_new_object();
-	json_object_object_add(d, "found", json_object_new_boolean(s->dl.found));
-	json_object_object_add(d, "kind", s->dl.found ? json_object_new_string(s->dl.kind) : NULL);
-	json_object_object_add(d, "ranks", s->dl.found ? int_array(s->dl.ranks, s->dl.n)
-						       : json_object_new_array());
+	json_object_object_add(d, "found", json_object_new_boolean(found));
+	json_object_object_add(d, "kind", found ? json_object_new_string(s->dl.kind) : NULL);
+	json_object_object_add(d, "ranks", found ? int_array(s->dl.ranks, s->dl.n) : json_object_new_array());
 	json_object_object_add(d, "source", s->dl_dumps ? json_object_new_string("analyze") : NULL);
-	if (s->dl.found)
+	if (found)
 		snprintf(buf, sizeof buf, "%s", s->dl.detail);
+	else if (ended >= 0)
+		snprintf(buf, sizeof buf,
+			 "no deadlock: rank %d ended%s%s before MPI_Finalize and the others wait for it "
+			 "(the analysis, which has no dump of rank %d, found %s)",
+			 ended, s->ranks[ended].call[0] ? " inside " : "", s->ranks[ended].call, ended,
+			 s->dl.kind);
 	else if (s->dl_dumps)
 		snprintf(buf, sizeof buf, "the analysis of %d dump(s) finds no deadlock", s->dl_dumps);
 	else
 		snprintf(buf, sizeof buf, "no dump was analysed");
 	json_object_object_add(d, "detail", json_object_new_string(buf));
-	if (s->have_res && r->cycle.found && !s->dl.found) {
+	if (s->have_res && r->cycle.found && !found) {
 		char rl[256];
 		mw_ranges_format(r->cycle.ranks, r->cycle.n, rl, sizeof rl);
 		snprintf(buf, sizeof buf, "the collector's wait graph has a cycle among ranks %s; not a deadlock by the analysis",
@@ -252,7 +266,7 @@ void col_report_text(const struct col_state *s, FILE *f)
 		fprintf(f, "  (A: long computation, B: own error, C: blocked by a failed or stuck peer,\n"
 			   "   D: hardware failure of a node)\n");
 	}
-	if (s->dl.found) {
+	if (dl_found(s)) {
 		mw_ranges_format(s->dl.ranks, s->dl.n, buf, sizeof buf);
 		fprintf(f, "deadlock: %s among ranks %s (%s)\n", s->dl.kind, buf, s->dl.detail);
 	} else if (s->have_res && r->verdict == COL_V_SOFTWARE) {

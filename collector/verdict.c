@@ -303,15 +303,19 @@ static int cmp_cause(const void *a, const void *b)
 	return x->ranks[0] - y->ranks[0];
 }
 
+/* How a rank ended, and in which MPI call if it ended inside one. */
 static void exit_text(const struct col_rank *x, char *buf, size_t len)
 {
+	char in[64] = "";
+	if (x->call[0])
+		snprintf(in, sizeof in, " inside %.40s,", x->call);
 	if (x->exit_signal > 0)
-		snprintf(buf, len, "killed by signal %d (%s) without MPI_Finalize", x->exit_signal,
-			 signame(x->exit_signal));
+		snprintf(buf, len, "killed by signal %d (%s)%s without MPI_Finalize", x->exit_signal,
+			 signame(x->exit_signal), in);
 	else if (x->exit_code >= 0)
-		snprintf(buf, len, "exited with status %d without MPI_Finalize", x->exit_code);
+		snprintf(buf, len, "exited with status %d%s without MPI_Finalize", x->exit_code, in);
 	else
-		snprintf(buf, len, "vanished without MPI_Finalize (exit status unknown)");
+		snprintf(buf, len, "vanished%s without MPI_Finalize (exit status unknown)", in);
 }
 
 static const char *callname(const struct col_rank *x)

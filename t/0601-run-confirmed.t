@@ -5,7 +5,7 @@
 # report says the suspected hang was a slow transfer, not a deadlock.
 . "$(dirname "$0")/lib/tap.sh"
 
-plan 22
+plan 30
 top=$(cd "$(dirname "$0")/.." && pwd)
 mw=$top/build/bin/mpiwatch
 [ -x "$mw" ] || BAIL_OUT "build first"
@@ -16,10 +16,11 @@ cd "$work" || BAIL_OUT "cd $work"
 field() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
 
 # --- one slow transfer (384 MB of one-byte blocks: several seconds on a
-# 2-core machine, so each rank sits in MPI_Wait for more than the 1 s timeout)
+# 2-core machine, so each rank sits in MPI_Wait for more than the 1 s timeout;
+# the hang limit is set well above the transfer, which a busy machine slows)
 for mpi in openmpi mpich; do
     n=slow-$mpi
-    timeout 300 "$mw" run -n 2 --timeout 1 --dir "$work/$n" -- "$top/build/progs/$mpi/run_slowxfer" 384 \
+    timeout 300 "$mw" run -n 2 --timeout 1 --hang-limit 120 --dir "$work/$n" -- "$top/build/progs/$mpi/run_slowxfer" 384 \
         >"$work/$n.out" 2>"$work/$n.err"
     st=$?
     is "$st" 0 "slow transfer ($mpi): the program's own exit status 0, not ended"
@@ -40,6 +41,23 @@ timeout 120 "$mw" run -n 2 --timeout 1 --dir "$work/dl" -- "$top/build/progs/ope
 is "$?" 2 "a deadlock: ended, exit status 2"
 is "$(field "$work/dl/report.json" 'r["confirmed"], r["deadlock"]["found"], r["deadlock"]["source"]')" \
     "True True analyze" "a deadlock: confirmed by the analysis, which is the report's deadlock answer"
+
+# --- a rank that the MPI library aborts inside a call (a negative count
+# under MPI_ERRORS_ARE_FATAL) is a rank that ended in that call: no deadlock
+for mpi in openmpi mpich; do
+    n=argerror-$mpi
+    timeout 120 "$mw" run -n 3 --timeout 1 --dir "$work/$n" -- "$top/build/progs/$mpi/run_argerror" \
+        >"$work/$n.out" 2>"$work/$n.err"
+    st=$?
+    isnt "$st" 0 "argument error ($mpi): a failing status"
+    r=$work/$n/report.json
+    like "$(field "$r" '" | ".join(c["cause"] + " " + c["ranks_text"] + ": " + c["detail"] for c in r["causes"])')" \
+        "B [0-9,-]*1[0-9,-]*: vanished inside MPI_Bcast|B [0-9,-]*1[0-9,-]*: .*inside MPI_Bcast" \
+        "argument error ($mpi): rank 1 is reported as ended inside MPI_Bcast"
+    is "$(field "$r" 'r["deadlock"]["found"]')" False "argument error ($mpi): no deadlock is claimed"
+    is "$(field "$r" 'r["ranks"][1]["state"] in ("vanished", "exited")')" True \
+        "argument error ($mpi): rank 1's state is ended, not in_mpi"
+done
 
 # --- nonblocking collectives are matched like blocking ones: an MPI_Ireduce
 # or MPI_Ibcast whose root differs between the ranks is a root mismatch
