@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "drainreq.h"
+#include "slurmjson.h"
 #include "hostlist.h"
 #include "log.h"
 
@@ -49,18 +50,27 @@ static int run(const char *prog, char **args, size_t nargs, char **out)
 
 int col_slurm_job_active(const char *job)
 {
-	/* "Invalid job id" means "over" only once this scontrol has seen the
-	 * job: a scontrol that reads another cluster's slurm.conf must not
-	 * make us leave a running job. */
+	/* "Invalid job id" means "over" only once this squeue has seen the
+	 * job: an squeue that reads another cluster's slurm.conf must not make
+	 * us leave a running job. */
 	static int seen;
-	char *out = NULL, state[64];
-	char *args[] = {"show", "job", "-o", (char *)job};
-	int st = run("scontrol", args, 4, &out), rv = -1;
+	char *out = NULL;
+	const char *state;
+	char *args[] = {"--json", "--states=all", "-j", (char *)job};
+	struct mw_slurm_job j;
+	int st = run("squeue", args, 4, &out), rv = -1;
 	if (st < 0)
 		return -1;
-	if (out && (strstr(out, "Invalid job id") || strstr(out, "invalid job id"))) {
+	/* Slurm's answer as data: a job named "x JobState=COMPLETED" is not over. */
+	if (st == 0 && out && mw_slurm_job_parse(out, job, &j) == 0) {
+		state = j.state;
+		mw_slurm_job_free(&j);
+	} else {
+		state = NULL;
+	}
+	if (!state && out && (strstr(out, "Invalid job id") || strstr(out, "invalid job id"))) {
 		rv = seen ? 0 : -1;
-	} else if (st == 0 && out && mw_drain_kv(out, "JobState", state, sizeof state) > 0) {
+	} else if (state && *state) {
 		static const char *const over[] = {"COMPLETED", "CANCELLED", "FAILED",    "TIMEOUT",
 						   "NODE_FAIL", "PREEMPTED", "BOOT_FAIL", "DEADLINE",
 						   "OUT_OF_MEMORY", NULL};
@@ -255,17 +265,18 @@ int col_slurm_requeue(const char *job, const char *const *nodes, size_t n, char 
 		      size_t msglen)
 {
 	char *out = NULL, exc[2048] = "", list[2048] = "", a1[64], a2[4200];
-	char *show[] = {"show", "job", "-o", (char *)job};
+	char *show[] = {"--json", "--states=all", "-j", (char *)job};
+	struct mw_slurm_job j;
 	char *hold[] = {"requeuehold", (char *)job};
 	char *upd[] = {"update", a1, a2};
 	char *rel[] = {"release", (char *)job};
 	char *rq[] = {"requeue", (char *)job};
 
-	if (run("scontrol", show, 4, &out) == 0 && out)
-		mw_drain_kv(out, "ExcNodeList", exc, sizeof exc);
+	if (run("squeue", show, 4, &out) == 0 && out && mw_slurm_job_parse(out, job, &j) == 0) {
+		snprintf(exc, sizeof exc, "%s", j.excluded);
+		mw_slurm_job_free(&j);
+	}
 	free(out);
-	if (strcmp(exc, "(null)") == 0)
-		exc[0] = 0;
 	if (n) {
 		struct mw_hostlist hl = {0};
 		if (*exc)

@@ -1,6 +1,6 @@
 /* libFuzzer target for the drain-request parser (shared/drainreq.c) and the
- * "scontrol -o" record parsers the daemon feeds with Slurm's output
- * (nodehealthd/nhd_slurm.c). */
+ * parsers of Slurm's JSON answers the daemon decides drains on
+ * (shared/slurmjson.c: squeue --json, sinfo --json). */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,21 +32,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!text)
 		return 0;
 	{
-		struct nhd_job j;
-		struct nhd_node *nodes = NULL;
-		if (nhd_slurm_parse_job(text, &j) == 0) {
+		struct mw_slurm_job j;
+		struct mw_slurm_node *nodes = NULL;
+		if (mw_slurm_job_parse(text, "5", &j) == 0) {
 			/* nhd_nodelist_has() expands up to 65536 names: under ASan that
 			 * only measures the allocator.  The hostlist parser has its own
 			 * fuzz target; here a small expansion is enough. */
 			struct mw_hostlist hl = {0};
 			if (mw_hostlist_expand(j.nodelist, 256, &hl) == 0)
 				mw_hostlist_free(&hl);
-			nhd_slurm_job_free(&j);
+			mw_slurm_job_free(&j);
 		}
-		if (nhd_slurm_parse_nodes(text, &nodes) >= 0)
+		if (mw_slurm_nodes_parse(text, &nodes) >= 0)
 			free(nodes);
 		mw_drain_kv(text, "Reason", val, sizeof(val));
-		nhd_slurm_time(text);
 	}
 	free(text);
 	return 0;

@@ -68,7 +68,7 @@ static int state_in(const char *state, const char *const *list)
 	return 0;
 }
 
-int nhd_job_eligible(const struct nhd_job *j, time_t now, long grace, char *why, size_t whylen)
+int nhd_job_eligible(const struct mw_slurm_job *j, time_t now, long grace, char *why, size_t whylen)
 {
 	static const char *const running[] = {"RUNNING", "COMPLETING", "SUSPENDED", "CONFIGURING", NULL};
 	static const char *const ended[] = {"FAILED",        "NODE_FAIL", "TIMEOUT",   "CANCELLED",
@@ -111,7 +111,7 @@ static int state_has(const char *state, const char *flag)
 /* Probe every other node of the job (not target, not us).  Return 0 if the
  * view looks sane; -1 (why set) if too many are dead to trust our own probes. */
 static int partition_check(struct nhd_drain_ctx *ctx, const char *nodelist, const char *target,
-			   const struct nhd_node *nodes, long nn, char *why, size_t whylen)
+			   const struct mw_slurm_node *nodes, long nn, char *why, size_t whylen)
 {
 	const struct nhd_conf *c = ctx->conf;
 	struct mw_hostlist hl = {0};
@@ -160,7 +160,7 @@ out:
 	return rv;
 }
 
-static char *make_verdict(struct nhd_drain_ctx *ctx, uid_t uid, const struct nhd_job *j,
+static char *make_verdict(struct nhd_drain_ctx *ctx, uid_t uid, const struct mw_slurm_job *j,
 			  const struct mw_drainreq *req, const char *reason, const struct mw_probe_result *pr)
 {
 	struct json_object *o = json_object_new_object(), *ev = NULL;
@@ -191,8 +191,8 @@ int nhd_drain_handle(struct nhd_drain_ctx *ctx, uid_t uid, const struct mw_drain
 		     size_t msglen, char **verdict)
 {
 	const struct nhd_conf *c = ctx->conf;
-	struct nhd_job job = {0};
-	struct nhd_node *nodes = NULL, *x = NULL;
+	struct mw_slurm_job job = {0};
+	struct mw_slurm_node *nodes = NULL, *x = NULL;
 	struct mw_probe_result pr;
 	char why[512], reason[256];
 	long nn;
@@ -295,7 +295,7 @@ int nhd_drain_handle(struct nhd_drain_ctx *ctx, uid_t uid, const struct mw_drain
 	rv = 0;
 out:
 	free(nodes);
-	nhd_slurm_job_free(&job);
+	mw_slurm_job_free(&job);
 	return rv;
 }
 

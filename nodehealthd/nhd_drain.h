@@ -33,7 +33,7 @@ int nhd_storm_allow(const struct nhd_conf *c, size_t local_recent, size_t cluste
  * SUSPENDED, CONFIGURING) or ended (FAILED, NODE_FAIL, TIMEOUT, CANCELLED,
  * COMPLETED, OUT_OF_MEMORY, DEADLINE, BOOT_FAIL) no more than grace seconds
  * before now?  Return 1, or 0 with the reason in why. */
-int nhd_job_eligible(const struct nhd_job *j, time_t now, long grace, char *why, size_t whylen);
+int nhd_job_eligible(const struct mw_slurm_job *j, time_t now, long grace, char *why, size_t whylen);
 
 /* Does nodelist (a Slurm hostlist) contain node?  Return 1, 0, or -1 if the
  * list cannot be parsed. */

@@ -57,19 +57,22 @@ static void setup(void)
 	socklen_t sl = sizeof(sa);
 	snprintf(dir, sizeof(dir), "/tmp/test_nhd_drain.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
+	/* Fake squeue/sinfo serve the JSON in files job/nodes; scontrol logs updates. */
+	write_file("squeue", "#!/bin/sh\n"
+			     "d=$(dirname \"$0\")\n"
+			     "if [ -f \"$d/job\" ]; then cat \"$d/job\"; else echo 'slurm_load_jobs error: "
+			     "Invalid job id specified'; exit 1; fi\n");
+	write_file("sinfo", "#!/bin/sh\ncat \"$(dirname \"$0\")/nodes\"\n");
 	write_file("scontrol", "#!/bin/sh\n"
 			       "d=$(dirname \"$0\")\n"
-			       "case \"$1 $2\" in\n"
-			       "'show job') if [ -f \"$d/job\" ]; then cat \"$d/job\"; else echo 'slurm_load_jobs error: "
-			       "Invalid job id specified'; exit 1; fi;;\n"
-			       "'show node') cat \"$d/nodes\";;\n"
-			       "update*) printf '%s|' \"$@\" >>\"$d/updates\"; echo >>\"$d/updates\";\n"
+			       "case \"$1\" in\n"
+			       "update) printf '%s|' \"$@\" >>\"$d/updates\"; echo >>\"$d/updates\";\n"
 			       "  if [ -f \"$d/update_fail\" ]; then echo 'slurm_update error: Access/permission denied'; "
 			       "exit 1; fi;;\n"
 			       "esac\n");
-	{
+	for (const char *const *f = (const char *const[]){"scontrol", "squeue", "sinfo", NULL}; *f; f++) {
 		char p[512];
-		snprintf(p, sizeof(p), "%s/scontrol", dir);
+		snprintf(p, sizeof(p), "%s/%s", dir, *f);
 		chmod(p, 0755);
 	}
 	silent_fd = socket(AF_INET, SOCK_DGRAM, 0);
@@ -87,16 +90,24 @@ static void teardown(void)
 		fprintf(stderr, "cannot remove %s\n", dir);
 }
 
-static const char *NODES4 =
-	"NodeName=n1 Arch=x86_64 NodeAddr=127.0.0.1 NodeHostName=n1 State=MIXED Reason=(null) Comment=(null)\n"
-	"NodeName=n2 Arch=x86_64 NodeAddr=127.0.0.1 NodeHostName=n2 State=MIXED Comment=(null)\n"
-	"NodeName=n3 Arch=x86_64 NodeAddr=127.0.0.1 NodeHostName=n3 State=MIXED Comment=(null)\n"
-	"NodeName=n4 Arch=x86_64 NodeAddr=127.0.0.1 NodeHostName=n4 State=IDLE Comment=(null)\n";
+/* sinfo --json's shape (Slurm 22.05): the fields nodehealthd reads. */
+#define NODE(name, addr, state, flags, reason) \
+	"{\"name\": \"" name "\", \"address\": \"" addr "\", \"state\": \"" state "\", " \
+	"\"state_flags\": [" flags "], \"reason\": \"" reason "\"}"
+#define NODES(...) "{\"meta\": {}, \"errors\": [], \"nodes\": [" __VA_ARGS__ "]}"
 
-#define JOB(state, nodes, end)                                                                             \
-	"JobId=5 JobName=wrap UserId=mwuser1(2901) GroupId=mwuser1(2901) JobState=" state                 \
-	" Reason=None StartTime=2026-01-01T00:00:00 EndTime=" end " ReqNodeList=(null) NodeList=" nodes \
-	" BatchHost=n1\n"
+static const char *NODES4 = NODES(NODE("n1", "127.0.0.1", "mixed", "", "") ","
+				  NODE("n2", "127.0.0.1", "mixed", "", "") ","
+				  NODE("n3", "127.0.0.1", "mixed", "", "") ","
+				  NODE("n4", "127.0.0.1", "idle", "", ""));
+
+/* squeue --json -j 5; end is seconds since the epoch ("%END%": now - 10 s).
+ * The job name tries to pass for Slurm's own fields: it must not. */
+#define JOB(state, nodes, end)                                                                      \
+	"{\"meta\": {}, \"errors\": [], \"jobs\": [{\"job_id\": 5, "                                     \
+	"\"name\": \"x NodeList=n[1-9] UserId=root(0) JobState=RUNNING\", \"user_id\": 2901, "           \
+	"\"user_name\": \"mwuser1\", \"job_state\": \"" state "\", \"end_time\": " end ", "                \
+	"\"nodes\": \"" nodes "\", \"het_job_id\": 0}]}"
 
 static const struct {
 	const char *what;
@@ -109,46 +120,43 @@ static const struct {
 	const char *want_msg;    /* substring of msg */
 	const char *want_update; /* the scontrol update line, or NULL for none */
 } cases[] = {
-	{"owner, running job, dead node", JOB("RUNNING", "n[1-3]", "Unknown"), NULL, 2901, "n2", 8, 0, 0, 0,
+	{"owner, running job, dead node", JOB("RUNNING", "n[1-3]", "0"), NULL, 2901, "n2", 8, 0, 0, 0,
 	 "drained", "update|NodeName=n2|State=DRAIN|Reason=mpiwatch: job 5: node silent|"},
-	{"root may ask", JOB("RUNNING", "n[1-3]", "Unknown"), NULL, 0, "n3", 8, 0, 0, 0, "drained",
+	{"root may ask", JOB("RUNNING", "n[1-3]", "0"), NULL, 0, "n3", 8, 0, 0, 0, "drained",
 	 "update|NodeName=n3|State=DRAIN|Reason=mpiwatch: job 5: node silent|"},
-	{"another user", JOB("RUNNING", "n[1-3]", "Unknown"), NULL, 2902, "n2", 8, 0, 0, -1,
+	{"another user", JOB("RUNNING", "n[1-3]", "0"), NULL, 2902, "n2", 8, 0, 0, -1,
 	 "uid 2902 does not own job 5", NULL},
-	{"node outside the job", JOB("RUNNING", "n[1-3]", "Unknown"), NULL, 2901, "n4", 8, 0, 0, -1,
+	{"node outside the job", JOB("RUNNING", "n[1-3]", "0"), NULL, 2901, "n4", 8, 0, 0, -1,
 	 "not part of job 5", NULL},
-	{"this node", JOB("RUNNING", "n[1-3]", "Unknown"), NULL, 2901, "n1", 8, 0, 0, -1, "this node", NULL},
-	{"pending job", JOB("PENDING", "(null)", "Unknown"), NULL, 2901, "n2", 8, 0, 0, -1,
+	{"this node", JOB("RUNNING", "n[1-3]", "0"), NULL, 2901, "n1", 8, 0, 0, -1, "this node", NULL},
+	{"pending job", JOB("PENDING", "", "0"), NULL, 2901, "n2", 8, 0, 0, -1,
 	 "neither running nor just ended", NULL},
 	{"just failed", JOB("FAILED", "n[1-3]", "%END%"), NULL, 2901, "n2", 8, 0, 0, 0, "drained",
 	 "update|NodeName=n2|State=DRAIN|Reason=mpiwatch: job 5: node silent|"},
-	{"ended long ago", JOB("NODE_FAIL", "n[1-3]", "2020-01-01T00:00:00"), NULL, 2901, "n2", 8, 0, 0, -1,
+	{"ended long ago", JOB("NODE_FAIL", "n[1-3]", "1577836800"), NULL, 2901, "n2", 8, 0, 0, -1,
 	 "job_grace", NULL},
 	{"unknown job", NULL, NULL, 2901, "n2", 8, 0, 0, -1, "Invalid job id", NULL},
-	{"reason set by someone else", JOB("RUNNING", "n[1-3]", "Unknown"),
-	 "NodeName=n2 NodeAddr=127.0.0.1 State=MIXED+DRAIN Reason=admin: bad DIMM [root@2026-01-01T00:00:00] "
-	 "Comment=(null)\n",
+	{"reason set by someone else", JOB("RUNNING", "n[1-3]", "0"),
+	 NODES(NODE("n2", "127.0.0.1", "mixed", "\"DRAIN\"", "admin: bad DIMM")),
 	 2901, "n2", 8, 0, 0, -1, "not overwriting: admin: bad DIMM", NULL},
-	{"already drained by us", JOB("RUNNING", "n[1-3]", "Unknown"),
-	 "NodeName=n2 NodeAddr=127.0.0.1 State=MIXED+DRAIN Reason=mpiwatch: job 4: x [root@2026-01-01T00:00:00]\n",
+	{"already drained by us", JOB("RUNNING", "n[1-3]", "0"),
+	 NODES(NODE("n2", "127.0.0.1", "mixed", "\"DRAIN\"", "mpiwatch: job 4: x")),
 	 2901, "n2", 8, 0, 0, 0, "already drained by mpiwatch", NULL},
-	{"unknown to slurm", JOB("RUNNING", "n[1-3]", "Unknown"), "NodeName=n1 NodeAddr=127.0.0.1 State=MIXED\n",
+	{"unknown to slurm", JOB("RUNNING", "n[1-3]", "0"), NODES(NODE("n1", "127.0.0.1", "mixed", "", "")),
 	 2901, "n2", 8, 0, 0, -1, "unknown to Slurm", NULL},
-	{"storm: cluster limit", JOB("RUNNING", "n[1-3]", "Unknown"),
-	 "NodeName=n2 NodeAddr=127.0.0.1 State=MIXED\n"
-	 "NodeName=n7 NodeAddr=127.0.0.1 State=IDLE+DRAIN Reason=mpiwatch: job 1: x [root@2026-01-01T00:00:00]\n"
-	 "NodeName=n8 NodeAddr=127.0.0.1 State=DOWN+DRAIN Reason=mpiwatch: job 2: y [root@2026-01-01T00:00:00]\n",
+	{"storm: cluster limit", JOB("RUNNING", "n[1-3]", "0"),
+	 NODES(NODE("n2", "127.0.0.1", "mixed", "", "") "," NODE("n7", "127.0.0.1", "idle", "\"DRAIN\"", "mpiwatch: job 1: x") ","
+	       NODE("n8", "127.0.0.1", "down", "\"DRAIN\"", "mpiwatch: job 2: y")),
 	 2901, "n2", 2, 0, 0, -1, "storm guard: 2 node(s) are already drained", NULL},
-	{"storm: fraction", JOB("RUNNING", "n[1-3]", "Unknown"),
-	 "NodeName=n2 NodeAddr=127.0.0.1 State=MIXED\n"
-	 "NodeName=n7 NodeAddr=127.0.0.1 State=IDLE+DRAIN Reason=mpiwatch: job 1: x [root@2026-01-01T00:00:00]\n"
-	 "NodeName=n8 State=IDLE\nNodeName=n9 State=IDLE\n",
+	{"storm: fraction", JOB("RUNNING", "n[1-3]", "0"),
+	 NODES(NODE("n2", "127.0.0.1", "mixed", "", "") "," NODE("n7", "127.0.0.1", "idle", "\"DRAIN\"", "mpiwatch: job 1: x") ","
+	       NODE("n8", "", "idle", "", "") "," NODE("n9", "", "idle", "", "")),
 	 2901, "n2", 8, 0, 0, -1, "storm_max_fraction", NULL},
-	{"partition: the other nodes are silent too", JOB("RUNNING", "n[1-5]", "Unknown"), NULL, 2901, "n2", 8, 0, 0,
+	{"partition: the other nodes are silent too", JOB("RUNNING", "n[1-5]", "0"), NULL, 2901, "n2", 8, 0, 0,
 	 -1, "partition guard: 3 of the job's 3 other nodes", NULL},
-	{"scontrol update fails", JOB("RUNNING", "n[1-3]", "Unknown"), NULL, 2901, "n2", 8, 1, 0, -1,
+	{"scontrol update fails", JOB("RUNNING", "n[1-3]", "0"), NULL, 2901, "n2", 8, 1, 0, -1,
 	 "Access/permission denied", "update|NodeName=n2|State=DRAIN|Reason=mpiwatch: job 5: node silent|"},
-	{"drains disabled", JOB("RUNNING", "n[1-3]", "Unknown"), NULL, 2901, "n2", 8, 0, 1, -1, "disabled", NULL},
+	{"drains disabled", JOB("RUNNING", "n[1-3]", "0"), NULL, 2901, "n2", 8, 0, 1, -1, "disabled", NULL},
 };
 
 START_TEST(test_handle)
@@ -174,10 +182,7 @@ START_TEST(test_handle)
 	snprintf(req.summary, sizeof(req.summary), "node silent");
 	if (cases[_i].job) {
 		char job[1024], end[64], *p;
-		time_t t = time(NULL) - 10;
-		struct tm tm;
-		localtime_r(&t, &tm);
-		strftime(end, sizeof(end), "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(end, sizeof(end), "%lld", (long long)time(NULL) - 10);
 		snprintf(job, sizeof(job), "%s", cases[_i].job);
 		if ((p = strstr(job, "%END%")) != NULL) {
 			char rest[1024];
@@ -279,33 +284,44 @@ END_TEST
 
 START_TEST(test_parse_records)
 {
-	struct nhd_job j;
-	struct nhd_node *nodes;
-	const char *het = "JobId=9 HetJobId=9 HetJobOffset=0 UserId=alice(1000) JobState=RUNNING NodeList=a[1-2]\n"
-			  "JobId=10 HetJobId=9 HetJobOffset=1 UserId=alice(1000) JobState=RUNNING NodeList=b3\n";
-	ck_assert_int_eq(nhd_slurm_parse_job(het, &j), 0);
+	struct mw_slurm_job j;
+	struct mw_slurm_node *nodes;
+	/* A het job: components 9+0 and 9+1 are joined; a hostile job name is
+	 * only a name. */
+	const char *het = "{\"jobs\": [{\"job_id\": 9, \"het_job_id\": 9, \"name\": \"a NodeList=victim UserId=root(0)\", "
+			  "\"user_id\": 1000, \"user_name\": \"alice\", \"job_state\": \"RUNNING\", "
+			  "\"end_time\": 1800000000, \"nodes\": \"a[1-2]\"},"
+			  "{\"job_id\": 10, \"het_job_id\": 9, \"user_id\": 1000, \"job_state\": \"RUNNING\", "
+			  "\"nodes\": \"b3\"}, {\"job_id\": 11, \"user_id\": 0, \"nodes\": \"victim\"}]}";
+	ck_assert_int_eq(mw_slurm_job_parse(het, "9", &j), 0);
 	ck_assert_int_eq(j.uid, 1000);
 	ck_assert_str_eq(j.user, "alice");
 	ck_assert_str_eq(j.state, "RUNNING");
 	ck_assert_str_eq(j.nodelist, "a[1-2],b3");
+	ck_assert_int_eq(j.end_time, 1800000000);
 	ck_assert_int_eq(nhd_nodelist_has(j.nodelist, "b3"), 1);
 	ck_assert_int_eq(nhd_nodelist_has(j.nodelist, "a3"), 0);
-	nhd_slurm_job_free(&j);
-	ck_assert_int_eq(nhd_slurm_parse_job("slurm_load_jobs error: Invalid job id\n", &j), -1);
-	ck_assert_int_eq(nhd_slurm_parse_job("", &j), -1);
-	ck_assert_int_eq(nhd_slurm_parse_nodes(NODES4, &nodes), 4);
+	ck_assert_int_eq(nhd_nodelist_has(j.nodelist, "victim"), 0);
+	mw_slurm_job_free(&j);
+	ck_assert_int_eq(mw_slurm_job_parse(het, "12", &j), -1); /* not in the answer */
+	ck_assert_int_eq(mw_slurm_job_parse("slurm_load_jobs error: Invalid job id\n", "9", &j), -1);
+	ck_assert_int_eq(mw_slurm_job_parse("", "9", &j), -1);
+	ck_assert_int_eq(mw_slurm_job_parse("{\"jobs\": 3}", "9", &j), -1);
+	ck_assert_int_eq(mw_slurm_job_parse(het, "9x", &j), -1);
+	ck_assert_int_eq(mw_slurm_nodes_parse(NODES4, &nodes), 4);
 	ck_assert_str_eq(nodes[0].addr, "127.0.0.1");
 	ck_assert_str_eq(nodes[0].reason, "");
 	ck_assert_str_eq(nodes[3].state, "IDLE");
 	free(nodes);
-	ck_assert_int_eq(nhd_slurm_parse_nodes("NodeName=x State=IDLE\n", &nodes), 1);
-	ck_assert_str_eq(nodes[0].addr, "x"); /* NodeAddr defaults to the name */
+	ck_assert_int_eq(mw_slurm_nodes_parse(NODES(NODE("x", "", "down", "\"DRAIN\", \"NOT_RESPONDING\"", "r")),
+						&nodes), 1);
+	ck_assert_str_eq(nodes[0].addr, "x"); /* the address defaults to the name */
+	ck_assert_str_eq(nodes[0].state, "DOWN+DRAIN+NOT_RESPONDING");
+	ck_assert_str_eq(nodes[0].reason, "r");
 	free(nodes);
-	ck_assert_int_eq(nhd_slurm_parse_nodes("No nodes in the system\n", &nodes), 0);
+	ck_assert_int_eq(mw_slurm_nodes_parse("{\"nodes\": []}", &nodes), 0);
 	free(nodes);
-	ck_assert_int_eq(nhd_slurm_time("Unknown"), 0);
-	ck_assert_int_eq(nhd_slurm_time("2026-01-01T00:00:00x"), 0);
-	ck_assert(nhd_slurm_time("2026-01-01T00:00:00") > 0);
+	ck_assert_int_eq(mw_slurm_nodes_parse("No nodes in the system\n", &nodes), -1);
 	ck_assert_int_eq(nhd_reason_ours("mpiwatch: job 1"), 1);
 	ck_assert_int_eq(nhd_reason_ours("NHC: mpiwatch: job 1"), 0);
 }
