@@ -44,6 +44,10 @@
  * stuck in it (see watch_rank). */
 #define AG_ENTRY_GRACE_S 1.0
 
+/* How long after reporting a rank vanished an exit record that comes late
+ * (mpiwatch run reads it from the launcher's message) is still sent. */
+#define AG_LATE_EXIT_S 30.0
+
 static struct mw_ratelimit dump_rl = MW_RATELIMIT_INIT(0.2, 3);
 
 struct ag_rank {
@@ -64,6 +68,7 @@ struct ag_rank {
 	int announced;
 	int beat_state;      /* state of the last heartbeat (0 = none: healthy) */
 	int done;            /* finalized or exited: nothing more to watch */
+	double t_vanished;   /* when reported vanished (0: not), for a late exit record */
 	struct mw_hb_beat beat; /* the last heartbeat (resent after a reconnect) */
 	int beat_unsent;
 	char *dump_json;     /* last dump (resent after a reconnect) */
@@ -105,6 +110,7 @@ static void rank_reset(struct ag_rank *x)
 	x->dump_unsent = 0;
 	x->dumps_sent = 0;
 	x->gone_ticks = 0;
+	x->t_vanished = 0;
 	free(x->dump_json);
 	x->dump_json = NULL;
 	x->t_completion = x->t_call = mono();
@@ -386,8 +392,17 @@ static void watch_rank(struct agent *a, struct ag_rank *x, double now)
 	}
 	if (x->size <= 0 || x->size <= x->rank)
 		x->size = s->world_size;
-	if (x->done)
+	if (x->done) {
+		/* Reported vanished: the exit record may still come (the
+		 * launcher's message is read after the process is gone). */
+		if (x->t_vanished > 0 && (s->exit_flags & MW_SLOT_EXIT_VALID)) {
+			x->t_vanished = 0;
+			set_beat(a, x, &sn, MW_HB_S_EXITED, x->beat.idle_s);
+		} else if (x->t_vanished > 0 && now - x->t_vanished > AG_LATE_EXIT_S) {
+			x->t_vanished = 0;
+		}
 		return;
+	}
 	if (s->completions != x->completions) {
 		x->completions = s->completions;
 		x->t_completion = now;
@@ -418,8 +433,10 @@ static void watch_rank(struct agent *a, struct ag_rank *x, double now)
 		if (++x->gone_ticks < 3)
 			return;
 		x->done = 1;
-		if (!finalized)
+		if (!finalized) {
 			set_beat(a, x, &sn, MW_HB_S_VANISHED, idle_c);
+			x->t_vanished = now;
+		}
 		else if (x->beat_state)
 			set_beat(a, x, &sn, MW_HB_S_FINALIZED, 0);
 		return;

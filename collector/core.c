@@ -578,6 +578,28 @@ static void on_beat(struct collector *c, struct client *cl, const struct mw_hb_b
 		write_reports(c);
 		return;
 	}
+	if (s->decided && b->state == MW_HB_S_EXITED && b->rank < (int32_t)s->size &&
+	    s->ranks[b->rank].state == MW_HB_S_VANISHED) {
+		/* How a rank that vanished ended, learnt late (mpiwatch run
+		 * reads it from the launcher's message): the same failure,
+		 * better told. */
+		struct col_result res;
+		x = &s->ranks[b->rank];
+		x->state = b->state;
+		x->exit_code = b->exit_code;
+		x->exit_signal = b->exit_signal;
+		col_state_event(s, "note", "rank %d: its exit status is now known", b->rank);
+		if (col_classify(s->ranks, s->size, s->nodes, s->nnodes, &res) == 0) {
+			if (res.verdict == s->res.verdict) {
+				col_result_free(&s->res);
+				s->res = res;
+			} else {
+				col_result_free(&res);
+			}
+		}
+		write_reports(c);
+		return;
+	}
 	if (s->decided) {
 		/* The verdict describes the failure as it was found; state
 		 * changes after it (the launcher killing the stuck ranks...)
