@@ -117,6 +117,92 @@ static int get_token(char *tok, size_t len)
 	return *tok ? 0 : -1;
 }
 
+/* A growing buffer for slurmrestd's OpenAPI document (about 50 kB). */
+struct gbuf {
+	char *p;
+	size_t len;
+};
+
+static size_t gsink(char *p, size_t sz, size_t nm, void *arg)
+{
+	struct gbuf *b = arg;
+	size_t n = sz * nm;
+	char *q;
+	if (b->len + n > (8u << 20)) /* no API document is this big */
+		return 0;
+	q = realloc(b->p, b->len + n + 1);
+	if (!q)
+		return 0;
+	b->p = q;
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+	b->p[b->len] = 0;
+	return n;
+}
+
+/* Used when slurmrestd gives no OpenAPI document: Slurm 22.05's. */
+#define COL_RESTD_DEFAULT_VERSION "v0.0.38"
+int col_slurm_restd_version(const char *doc, char *ver, size_t len)
+{
+	json_object *root = doc ? json_tokener_parse(doc) : NULL, *paths, *post;
+	unsigned best[3] = {0, 0, 0};
+	unsigned long long bestkey = 0;
+	int found = 0;
+	if (!root || !json_object_object_get_ex(root, "paths", &paths) ||
+	    !json_object_is_type(paths, json_type_object))
+		goto out;
+	json_object_object_foreach(paths, key, val) {
+		unsigned v[3];
+		unsigned long long k;
+		char tail[64];
+		if (sscanf(key, "/slurm/v%u.%u.%u/job/%63s", &v[0], &v[1], &v[2], tail) != 4 ||
+		    strcmp(tail, "{job_id}") != 0 || v[0] > 999 || v[1] > 999 || v[2] > 999 ||
+		    !json_object_is_type(val, json_type_object) || !json_object_object_get_ex(val, "post", &post))
+			continue;
+		k = (unsigned long long)v[0] * 1000000 + v[1] * 1000 + v[2];
+		if (!found || k > bestkey) {
+			memcpy(best, v, sizeof best);
+			bestkey = k;
+			found = 1;
+		}
+	}
+out:
+	if (root)
+		json_object_put(root);
+	if (!found)
+		return -1;
+	snprintf(ver, len, "v%u.%u.%u", best[0], best[1], best[2]);
+	return 0;
+}
+
+/* Ask slurmrestd which job API it serves (see col_slurm_restd_version). */
+static void restd_discover(const char *url, size_t ul, struct curl_slist *h, char *ver, size_t len)
+{
+	CURL *c = curl_easy_init();
+	struct gbuf b = {NULL, 0};
+	char full[1024];
+	long code = 0;
+	snprintf(ver, len, "%s", COL_RESTD_DEFAULT_VERSION);
+	if (!c)
+		return;
+	snprintf(full, sizeof full, "%.*s/openapi", (int)ul, url);
+	curl_easy_setopt(c, CURLOPT_URL, full);
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 10L);
+	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, gsink);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	if (curl_easy_perform(c) == CURLE_OK && curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code) == CURLE_OK &&
+	    code == 200 && col_slurm_restd_version(b.p, ver, len) == 0)
+		mw_debug("slurmrestd serves the job API %s", ver);
+	else
+		mw_info("slurmrestd %s: no usable OpenAPI document (HTTP %ld); using the job API %s", full,
+			code, ver);
+	free(b.p);
+	curl_easy_cleanup(c);
+}
+
 static int post_restd(const char *url, const char *job, const char *text, char *msg, size_t msglen)
 {
 	CURL *c = NULL;
@@ -140,11 +226,18 @@ static int post_restd(const char *url, const char *job, const char *text, char *
 		snprintf(msg, msglen, "no JWT (SLURM_JWT unset and 'scontrol token' failed)");
 		return -1;
 	}
+	h = curl_slist_append(h, "Content-Type: application/json");
+	snprintf(hdr, sizeof hdr, "X-SLURM-USER-NAME: %s", pw->pw_name);
+	h = curl_slist_append(h, hdr);
+	snprintf(hdr, sizeof hdr, "X-SLURM-USER-TOKEN: %s", tok);
+	h = curl_slist_append(h, hdr);
 	{
 		size_t ul = strlen(url);
+		char ver[32];
 		while (ul && url[ul - 1] == '/')
 			ul--;
-		snprintf(full, sizeof full, "%.*s/slurm/v0.0.38/job/%s", (int)ul, url, job);
+		restd_discover(url, ul, h, ver, sizeof ver);
+		snprintf(full, sizeof full, "%.*s/slurm/%s/job/%s", (int)ul, url, ver, job);
 	}
 	body = json_object_new_object();
 	json_object_object_add(body, "comment", json_object_new_string(text));
@@ -153,11 +246,6 @@ static int post_restd(const char *url, const char *job, const char *text, char *
 		snprintf(msg, msglen, "curl_easy_init failed");
 		goto fail;
 	}
-	h = curl_slist_append(h, "Content-Type: application/json");
-	snprintf(hdr, sizeof hdr, "X-SLURM-USER-NAME: %s", pw->pw_name);
-	h = curl_slist_append(h, hdr);
-	snprintf(hdr, sizeof hdr, "X-SLURM-USER-TOKEN: %s", tok);
-	h = curl_slist_append(h, hdr);
 	curl_easy_setopt(c, CURLOPT_URL, full);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, json_object_to_json_string(body));

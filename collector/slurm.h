@@ -16,6 +16,12 @@ int col_find_prog(const char *prog, char *buf, size_t len);
  * could not be asked (or never knew the job: another cluster's config?). */
 int col_slurm_job_active(const char *job);
 
+/* From slurmrestd's OpenAPI document (the text of GET URL/openapi), the
+ * version of its job API: the highest "/slurm/vX.Y.Z/job/{job_id}" path that
+ * takes a POST, as "vX.Y.Z" in ver.  Return 0, or -1 if there is none (not
+ * JSON, no such path). */
+int col_slurm_restd_version(const char *doc, char *ver, size_t len);
+
 /* Post text as the job's comment: through slurmrestd at restd_url (NULL or
  * "" = skip) with JWT auth (env SLURM_JWT, else "scontrol token"), falling
  * back to "scontrol update JobId=JOB Comment=...".  *via gets "slurmrestd" or

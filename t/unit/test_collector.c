@@ -12,6 +12,7 @@
 #include "hostlist.h"
 #include "jsonschema.h"
 #include "link.h"
+#include "slurm.h"
 #include "log.h"
 
 static json_object *schema(void)
@@ -272,6 +273,35 @@ START_TEST(test_link_loopback)
 }
 END_TEST
 
+/* slurmrestd's job API version, read from its OpenAPI document: the highest
+ * version whose job path takes a POST; nothing from a document without one. */
+START_TEST(test_restd_version)
+{
+	char v[32] = "";
+	const char *doc =
+		"{\"openapi\":\"3.0.2\",\"paths\":{"
+		"\"/slurm/v0.0.37/job/{job_id}\":{\"get\":{},\"post\":{}},"
+		"\"/slurm/v0.0.38/job/{job_id}\":{\"get\":{},\"post\":{},\"delete\":{}},"
+		"\"/slurm/v0.0.39/job/{job_id}\":{\"get\":{}},"
+		"\"/slurm/v0.0.40/jobs/\":{\"get\":{}},"
+		"\"/slurmdb/v0.0.38/job/{job_id}\":{\"post\":{}}}}";
+	ck_assert_int_eq(col_slurm_restd_version(doc, v, sizeof v), 0);
+	ck_assert_str_eq(v, "v0.0.38");
+	ck_assert_int_eq(col_slurm_restd_version(
+				 "{\"paths\":{\"/slurm/v0.0.9/job/{job_id}\":{\"post\":{}},"
+				 "\"/slurm/v0.0.10/job/{job_id}\":{\"post\":{}}}}",
+				 v, sizeof v),
+			 0);
+	ck_assert_str_eq(v, "v0.0.10"); /* numbers, not strings, are compared */
+	ck_assert_int_eq(col_slurm_restd_version("<html>401</html>", v, sizeof v), -1);
+	ck_assert_int_eq(col_slurm_restd_version("{\"paths\":[]}", v, sizeof v), -1);
+	ck_assert_int_eq(col_slurm_restd_version("{\"paths\":{\"/slurm/v0.0.38/job/{job_id}\":1}}", v,
+						 sizeof v),
+			 -1);
+	ck_assert_int_eq(col_slurm_restd_version(NULL, v, sizeof v), -1);
+}
+END_TEST
+
 int main(void)
 {
 	mw_log_open("test_collector", MW_LOG_STDERR, LOG_ERR);
@@ -283,6 +313,7 @@ int main(void)
 	tcase_add_test(tc, test_report_write);
 	tcase_add_loop_test(tc, test_dump_waits, 0, sizeof(wait_cases) / sizeof(wait_cases[0]));
 	tcase_add_test(tc, test_link_loopback);
+	tcase_add_test(tc, test_restd_version);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
