@@ -74,33 +74,37 @@ static int is_comm(int g)
 	return g == IMB_G_COMM;
 }
 
-/* One ranked line for group g; returns nothing, writes into f. */
-static void group_line(FILE *f, const struct imb_analysis *a, int g, const char *indent, int *idx,
-		       const char *slow)
+/* The lines for group g: its figures, who is above the mean, and where. */
+static void group_line(FILE *f, const struct imb_analysis *a, int g, const char *head,
+		       const char *indent, int *idx, const char *slow)
 {
 	const struct imb_stat *s = &a->stat[g];
-	char procs[256], t1[32], t2[32];
+	char procs[256], who[64], t1[32], t2[32];
 	size_t n = imb_top(a, a->gt[g], s, idx);
-	fmt_procs(a, idx, n, procs, sizeof(procs));
-	fprintf(f, "%s%s: max/mean %.2f, COV %.2f", indent, imb_group_label(g), s->maxmean, s->cov);
-	if (a->sim[g] >= 0)
+	int comm = is_comm(g);
+	fprintf(f, "%s%s: max/mean %.2f, COV %.2f", head, imb_group_label(g), s->maxmean, s->cov);
+	if (a->sim[g] >= 0 && g != IMB_G_ALL)
 		fprintf(f, ", similarity to %s %.2f", imb_group_label(imb_group_parent(g)), a->sim[g]);
 	fprintf(f, "\n");
 	if (!n) {
-		fprintf(f, "%s  balanced: every process spends %s\n", indent, fmt_time(s->mean, t1, sizeof(t1)));
+		fprintf(f, "%sbalanced: every process spends %s\n", indent,
+			fmt_time(s->mean, t1, sizeof(t1)));
 		return;
 	}
+	fmt_procs(a, idx, n, procs, sizeof(procs));
+	fprintf(f, "%s%s %s up to %.1fx the mean (%s against %s)\n", indent, procs,
+		comm ? (n == 1 ? "waits" : "wait") : (n == 1 ? "spends" : "spend"), s->maxmean,
+		fmt_time(s->max, t1, sizeof(t1)), fmt_time(s->mean, t2, sizeof(t2)));
 	struct imb_stat fs;
 	const struct imb_fn *w = worst_fn(a, g, &fs);
-	fprintf(f, "%s  %s %s %.1fx the mean (%s against %s)", indent, procs,
-		is_comm(g) ? (n == 1 ? "waits up to" : "wait up to") : (n == 1 ? "spends up to" : "spend up to"),
-		s->maxmean, fmt_time(s->max, t1, sizeof(t1)), fmt_time(s->mean, t2, sizeof(t2)));
-	if (w && fs.max > 0)
-		fprintf(f, "; worst function %s: %s %.1fx its mean", w->name,
-			a->label[fs.argmax], fs.maxmean);
-	fprintf(f, "\n");
-	if (is_comm(g) && slow && *slow)
-		fprintf(f, "%s  a consequence: they wait for the slow %s of computation\n", indent, slow);
+	if (w && fs.max > fs.mean) {
+		int k = fs.argmax;
+		fmt_procs(a, &k, 1, who, sizeof(who));
+		fprintf(f, "%sworst function: %s %s %.1fx the mean in %s\n", indent, who,
+			comm ? "waits" : "spends", fs.maxmean, w->name);
+	}
+	if (comm && slow && *slow)
+		fprintf(f, "%sa consequence: they wait for the slow %s of computation\n", indent, slow);
 }
 
 int imb_report_text(FILE *f, const struct imb_analysis *a, const struct imb_job *job)
@@ -137,15 +141,17 @@ int imb_report_text(FILE *f, const struct imb_analysis *a, const struct imb_job 
 		fprintf(f, "%s is the most imbalanced group.\n", imb_group_label(order[0]));
 	fprintf(f, "Groups ranked by imbalance (time of the slowest process above the mean):\n");
 	for (int i = 0; i < nl1; i++) {
-		fprintf(f, "%d. ", i + 1);
-		group_line(f, a, order[i], "", idx, order[i] == IMB_G_COMM ? slow : NULL);
+		char head[16];
+		snprintf(head, sizeof(head), "%d. ", i + 1);
+		group_line(f, a, order[i], head, "   ", idx, order[i] == IMB_G_COMM ? slow : NULL);
 		int kids[IMB_NGROUPS], nk = 0;
 		for (int g = 0; g < IMB_NGROUPS; g++)
 			if (imb_group_parent(g) == order[i] && a->stat[g].max > 0)
 				kids[nk++] = g;
 		qsort_r(kids, (size_t)nk, sizeof(int), by_cost, (void *)a);
 		for (int k = 0; k < nk && nk > 1; k++)
-			group_line(f, a, kids[k], "   - ", idx, NULL);
+			group_line(f, a, kids[k], "   - ", "       ", idx,
+				   is_comm(kids[k]) && k == 0 ? slow : NULL);
 	}
 	free(idx);
 	return ferror(f) ? -1 : 0;

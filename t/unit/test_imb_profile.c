@@ -129,7 +129,7 @@ START_TEST(test_load_multi_takes_time)
 	ck_assert_ptr_nonnull(strstr(j.dir, "MULTI__TIME"));
 	ck_assert_uint_eq(j.nproc, 2);
 	ck_assert_str_eq(j.proc[0].metric, "TIME");
-	ck_assert_double_eq(j.proc[0].func[0].excl, 1000);
+	ck_assert_double_eq(j.proc[0].func[0].excl, 10000);
 	imb_job_free(&j);
 }
 END_TEST
