@@ -196,4 +196,8 @@ int imb_report_text(FILE *f, const struct imb_analysis *a, const struct imb_job 
 /* The JSON document of doc/schemas/imbalance.schema.json (new reference). */
 struct json_object *imb_report_json(const struct imb_analysis *a, const struct imb_job *job);
 
+/* A static SVG of the 3D bar chart (process x level-1 group x time), an
+ * isometric drawing with a <title> per bar.  Return 0, or -1 on error. */
+int imb_report_svg(FILE *f, const struct imb_analysis *a);
+
 #endif

@@ -74,6 +74,28 @@ static int is_comm(int g)
 	return g == IMB_G_COMM;
 }
 
+/* Is the waiting in communication group g a consequence of the slow
+ * processes slow[0..ns): are its waiters (top processes) all outside them,
+ * and is the computation's excess at least half the waiting's excess? */
+static int consequence(const struct imb_analysis *a, int g, const int *slow, size_t ns)
+{
+	const struct imb_stat *c = &a->stat[IMB_G_COMP], *w = &a->stat[g];
+	if (!(w->max > w->mean) || c->max - c->mean < 0.5 * (w->max - w->mean))
+		return 0;
+	int *top = malloc(a->nproc * sizeof(int));
+	if (!top)
+		return 0;
+	size_t nt = imb_top(a, a->gt[g], w, top), i, j;
+	for (i = 0; i < nt; i++)
+		for (j = 0; j < ns; j++)
+			if (top[i] == slow[j]) {
+				free(top);
+				return 0;
+			}
+	free(top);
+	return nt > 0;
+}
+
 /* The lines for group g: its figures, who is above the mean, and where. */
 static void group_line(FILE *f, const struct imb_analysis *a, int g, const char *head,
 		       const char *indent, int *idx, const char *slow)
@@ -103,7 +125,7 @@ static void group_line(FILE *f, const struct imb_analysis *a, int g, const char 
 		fprintf(f, "%sworst function: %s %s %.1fx the mean in %s\n", indent, who,
 			comm ? "waits" : "spends", fs.maxmean, w->name);
 	}
-	if (comm && slow && *slow)
+	if (comm && slow && *slow && a->stat[g].max > a->stat[g].mean)
 		fprintf(f, "%sa consequence: they wait for the slow %s of computation\n", indent, slow);
 }
 
@@ -135,8 +157,16 @@ int imb_report_text(FILE *f, const struct imb_analysis *a, const struct imb_job 
 	qsort_r(order, (size_t)nl1, sizeof(int), by_cost, (void *)a);
 	char slow[256] = "";
 	size_t ns = imb_top(a, a->gt[IMB_G_COMP], &a->stat[IMB_G_COMP], idx);
-	if (ns)
+	if (ns && consequence(a, IMB_G_COMM, idx, ns)) {
 		fmt_procs(a, idx, ns, slow, sizeof(slow));
+		/* the waiting is the consequence of the computation's imbalance: the
+		 * computation leads (doc/imbalance.md, "Ranking") */
+		for (int i = 1; i < nl1; i++)
+			if (order[i] == IMB_G_COMP && order[0] == IMB_G_COMM) {
+				order[i] = IMB_G_COMM;
+				order[0] = IMB_G_COMP;
+			}
+	}
 	if (nl1 && a->stat[order[0]].maxmean > 1)
 		fprintf(f, "%s is the most imbalanced group.\n", imb_group_label(order[0]));
 	fprintf(f, "Groups ranked by imbalance (time of the slowest process above the mean):\n");
