@@ -262,7 +262,7 @@ static int parse(struct cursor *c, struct imb_profile *p)
 		}
 	}
 	while ((l = next_line(c)))
-		if (*l)
+		if (*l && !(n == 0 && !strncmp(l, "# eventname", 11))) /* header after "0 userevents" */
 			return fail(c, "unexpected text after the user events: '%.60s'", l);
 	return 0;
 }

@@ -94,6 +94,21 @@ START_TEST(test_parse_bad)
 }
 END_TEST
 
+/* mpiwatch's monitor writes the column line after "0 userevents" too */
+START_TEST(test_parse_zero_events_with_header)
+{
+	static const char t[] = "1 templated_functions_MULTI_TIME\n"
+				"# Name Calls Subrs Excl Incl ProfileCalls #\n"
+				"\"MPI_Barrier()\" 5 0 321422.243 321422.243 0 GROUP=\"MPI|MPI_COLLECTIVE\"\n"
+				"0 aggregates\n0 userevents\n# eventname numevents max min mean sumsqr\n";
+	struct imb_profile p;
+	char err[128];
+	ck_assert_msg(imb_profile_parse(t, sizeof(t) - 1, "z", &p, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(p.nevent, 0);
+	imb_profile_free(&p);
+}
+END_TEST
+
 START_TEST(test_parse_nul)
 {
 	static const char t[] = "1 templated_functions_MULTI_TIME\n#\0x";
@@ -175,6 +190,7 @@ int main(void)
 	tcase_add_test(tc, test_parse_good);
 	tcase_add_loop_test(tc, test_parse_bad, 0, sizeof(bad_cases) / sizeof(bad_cases[0]));
 	tcase_add_test(tc, test_parse_nul);
+	tcase_add_test(tc, test_parse_zero_events_with_header);
 	tcase_add_test(tc, test_load_dir);
 	tcase_add_test(tc, test_load_multi_takes_time);
 	tcase_add_test(tc, test_load_gap_reported);
