@@ -19,7 +19,7 @@ static void analyze_usage(FILE *f)
 		"                                     [--top N] [--eager-limit BYTES] [--schema FILE|none]\n"
 		"                                     [--skew SECONDS|off] [--no-symbols] [--quiet]\n"
 		"                                     [--progress|--no-progress]\n"
-		"       mpiwatch analyze imbalance DIR [--json FILE] [--svg FILE] [--threshold T]\n"
+		"       mpiwatch analyze imbalance DIR [--json F] [--html F] [--svg F] [--threshold T]\n"
 		"                                      [--groups RULES]   (TAU profiles; see --help)\n\n"
 		"Read every rank-*.json state dump in DIR and report deadlocks: collective\n"
 		"mismatches, wait-for cycles and knots, with a diagnosis. FILE may be '-' for\n"

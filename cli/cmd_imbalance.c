@@ -17,7 +17,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: mpiwatch analyze imbalance DIR [--json FILE] [--svg FILE]\n"
+		"Usage: mpiwatch analyze imbalance DIR [--json FILE] [--html FILE] [--svg FILE]\n"
 		"                                      [--threshold PCT%%|TIMEus|TIMEms|TIMEs]\n"
 		"                                      [--groups RULES] [--quiet]\n\n"
 		"Read the TAU profiles profile.N.C.T in DIR (or DIR/MULTI__TIME), written by\n"
@@ -26,7 +26,9 @@ static void usage(FILE *f)
 		"max/mean, COV, the load similarity of each group to its parent and the POP\n"
 		"efficiencies.  Functions below the threshold (default 0.1%% of the job's time)\n"
 		"are dropped.  RULES holds 'pattern = group' lines.  FILE may be '-' for\n"
-		"standard output.  Exit status: 0 analysed, 2 usage error or bad input.\n"
+		"standard output.  --html writes one self-contained page (3D bars and a\n"
+		"heatmap, drill-down; works offline); --svg a static chart for reports.\n"
+		"Exit status: 0 analysed, 2 usage error or bad input.\n"
 		"See mpiwatch-analyze(1) and doc/imbalance.md.\n");
 }
 
@@ -80,13 +82,14 @@ int mw_cli_analyze_imbalance(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"json", required_argument, NULL, 'j'},
 		{"svg", required_argument, NULL, 's'},
+		{"html", required_argument, NULL, 'H'},
 		{"threshold", required_argument, NULL, 't'},
 		{"groups", required_argument, NULL, 'g'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *json = NULL, *svg = NULL, *rules_path = NULL;
+	const char *json = NULL, *svg = NULL, *html = NULL, *rules_path = NULL;
 	struct imb_threshold th = {IMB_DEFAULT_FRAC, 0};
 	struct imb_rules rules = {0, NULL, NULL};
 	int quiet = 0, ch, rc = 0;
@@ -94,10 +97,11 @@ int mw_cli_analyze_imbalance(int argc, char **argv)
 
 	optind = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "q", longopts, NULL)) != -1) {
 		switch (ch) {
 		case 'j': json = optarg; break;
 		case 's': svg = optarg; break;
+		case 'H': html = optarg; break;
 		case 'g': rules_path = optarg; break;
 		case 'q': quiet = 1; break;
 		case 't':
@@ -146,7 +150,15 @@ int mw_cli_analyze_imbalance(int argc, char **argv)
 		imb_rules_free(&rules);
 		return 2;
 	}
-	int to_stdout = (json && !strcmp(json, "-")) || (svg && !strcmp(svg, "-"));
+	int to_stdout = (json && !strcmp(json, "-")) || (svg && !strcmp(svg, "-")) ||
+			(html && !strcmp(html, "-"));
+	if (html) {
+		FILE *f = open_out(html);
+		if (!f || imb_report_html(f, &a, &job) < 0)
+			rc = 2;
+		if (f && close_out(f, html) < 0)
+			rc = 2;
+	}
 	if (json) {
 		FILE *f = open_out(json);
 		struct json_object *o = imb_report_json(&a, &job);

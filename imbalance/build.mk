@@ -2,7 +2,7 @@
 # doc/imbalance.md), a library linked into the mpiwatch CLI.
 IMB_SRCS := $(wildcard imbalance/*.c)
 IMB_GEN  := $(B)/gen/imb_spec.c
-IMB_OBJS := $(IMB_SRCS:%.c=$(B)/obj/%.o) $(B)/obj/gen/imb_spec.o
+IMB_OBJS := $(IMB_SRCS:%.c=$(B)/obj/%.o) $(B)/obj/gen/imb_spec.o $(B)/obj/imbalance/imb_assets.o
 IMB_LIB  := $(B)/lib/libmwimbalance.a
 
 # The MPI name table: every function the monitor wraps (monitor/mpi.spec, the
@@ -22,6 +22,12 @@ $(B)/obj/gen/imb_spec.o: $(IMB_GEN)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
+# The page template and the vendored libraries (imbalance/web/vendor/README.md).
+$(B)/obj/imbalance/imb_assets.o: imbalance/imb_assets.S imbalance/web/imbalance.html \
+    imbalance/web/vendor/echarts.min.js imbalance/web/vendor/echarts-gl.min.js
+	@mkdir -p $(dir $@)
+	$(CC) -c -o $@ $<
+
 $(IMB_LIB): $(IMB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
@@ -37,5 +43,5 @@ $(IMB_UNIT): $(IMB_LIB)
 $(IMB_UNIT): CPPFLAGS += -Iimbalance -DMW_SRCDIR='"$(CURDIR)"'
 
 # Fuzz target: the profile and rules parsers.
-FUZZ_EXTRA_fuzz_imb_profile := $(IMB_SRCS) $(IMB_GEN) -Iimbalance
+FUZZ_EXTRA_fuzz_imb_profile := $(filter-out imbalance/imb_html.c,$(IMB_SRCS)) $(IMB_GEN) -Iimbalance
 $(B)/fuzz/fuzz_imb_profile: $(IMB_SRCS) $(wildcard imbalance/*.h) $(IMB_GEN)

@@ -200,4 +200,8 @@ struct json_object *imb_report_json(const struct imb_analysis *a, const struct i
  * isometric drawing with a <title> per bar.  Return 0, or -1 on error. */
 int imb_report_svg(FILE *f, const struct imb_analysis *a);
 
+/* The self-contained interactive HTML page (3D bars and heatmap with
+ * drill-down; imbalance/web/imbalance.html).  Return 0, or -1 on error. */
+int imb_report_html(FILE *f, const struct imb_analysis *a, const struct imb_job *job);
+
 #endif
