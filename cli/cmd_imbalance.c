@@ -77,6 +77,17 @@ static int close_out(FILE *f, const char *path)
 	return 0;
 }
 
+/* A progress line on large inputs, on a terminal only. */
+static void progress(size_t done, size_t total, void *arg)
+{
+	(void)arg;
+	if (total < 1000)
+		return;
+	fprintf(stderr, "\rreading profiles: %zu/%zu", done, total);
+	if (done == total)
+		fputs("\r\033[K", stderr);
+}
+
 int mw_cli_analyze_imbalance(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -139,7 +150,8 @@ int mw_cli_analyze_imbalance(int argc, char **argv)
 	}
 	struct imb_job job;
 	struct imb_analysis a;
-	if (imb_job_load(argv[optind], &job, err, sizeof(err)) < 0) {
+	if (imb_job_load_progress(argv[optind], &job, err, sizeof(err), isatty(2) ? progress : NULL,
+				  NULL) < 0) {
 		fprintf(stderr, ME ": %s\n", err);
 		imb_rules_free(&rules);
 		return 2;

@@ -64,6 +64,11 @@ struct imb_job {
  * or "DIR: no profile.N.C.T file"). */
 int imb_job_load(const char *dir, struct imb_job *job, char *err, size_t errlen);
 
+/* imb_job_load, calling progress(files done, directory entries, arg) every
+ * 256 files and at the end (progress may be NULL). */
+int imb_job_load_progress(const char *dir, struct imb_job *job, char *err, size_t errlen,
+			  void (*progress)(size_t done, size_t total, void *arg), void *arg);
+
 /* Free a job filled by imb_job_load. */
 void imb_job_free(struct imb_job *job);
 

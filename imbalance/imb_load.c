@@ -122,6 +122,12 @@ void imb_job_free(struct imb_job *job)
 
 int imb_job_load(const char *dir, struct imb_job *job, char *err, size_t errlen)
 {
+	return imb_job_load_progress(dir, job, err, errlen, NULL, NULL);
+}
+
+int imb_job_load_progress(const char *dir, struct imb_job *job, char *err, size_t errlen,
+			  void (*progress)(size_t done, size_t total, void *arg), void *arg)
+{
 	struct dirent **ent = NULL;
 	int n = -1;
 	memset(job, 0, sizeof(*job));
@@ -164,7 +170,11 @@ int imb_job_load(const char *dir, struct imb_job *job, char *err, size_t errlen)
 			goto fail;
 		p->node = pn, p->context = pc, p->thread = pt;
 		job->nproc++;
+		if (progress && i % 256 == 255)
+			progress((size_t)i + 1, (size_t)n, arg);
 	}
+	if (progress)
+		progress((size_t)n, (size_t)n, arg);
 	if (!job->nproc) {
 		snprintf(err, errlen, "%s: no profile.N.C.T file", job->dir);
 		goto fail;
