@@ -38,6 +38,17 @@ for mpi in openmpi mpich; do
         True "$mpi: POP load balance shows the imbalance, PE = LB x CE"
     like "$(head -c 200 "$work/$mpi.svg")" "<svg" "$mpi: the SVG chart is written"
 done
+# mpiwatch run --profile: the analysis lands in the run's directory at the end
+timeout 120 "$mw" run -n 4 --profile --dir "$work/prof-run" -- "$top/build/progs/openmpi/imbalance" 4 \
+    >"$work/prof-run.out" 2>"$work/prof-run.err"
+ok $? "mpiwatch run --profile: exit 0"
+like "$(cat "$work/prof-run.err")" "load imbalance in $work/prof-run/imbalance.txt" "run --profile says where the analysis is"
+like "$(cat "$work/prof-run/imbalance.txt" 2>&1)" "computation is the most imbalanced group" \
+    "run --profile: imbalance.txt names computation"
+is "$(field "$work/prof-run/imbalance.json" 'g["computation"]["max_process"]')" 3 "run --profile: imbalance.json, rank 3 slowest"
+like "$(head -c 300 "$work/prof-run/imbalance.html" 2>&1)" "<!DOCTYPE html>" "run --profile: the page is beside it"
+is "$(cat "$work/prof-run.out")" "imbalance: 4 ranks, 4 steps done" "run --profile: the program's output is unchanged"
+
 # bad input: a truncated profile is named with its file and line
 cp -r "$work/openmpi-prof" "$work/bad"
 head -n 3 "$work/openmpi-prof/profile.1.0.0" >"$work/bad/profile.1.0.0"
