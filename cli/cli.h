@@ -18,6 +18,15 @@ struct mw_cli_command {
 /* Add cmd to the dispatcher's list (called from constructors). */
 void mw_cli_register(struct mw_cli_command *cmd);
 
+/* "mpiwatch analyze imbalance ..." (cli/cmd_imbalance.c), argv[0] == "imbalance".
+ * Return the exit status. */
+int mw_cli_analyze_imbalance(int argc, char **argv);
+
+/* The load-imbalance analysis of the profiles in profdir written to
+ * outdir/imbalance.txt, .json and .html (mpiwatch run --profile); problems
+ * are said on stderr, once.  Return 0 or -1. */
+int mw_cli_imbalance_report(const char *profdir, const char *outdir);
+
 #define MW_CLI_COMMAND(ident, name_, usage_, summary_, fn_)                           \
 	static struct mw_cli_command mw_cli_cmd_##ident = {name_, usage_, summary_, fn_, 0}; \
 	__attribute__((constructor)) static void mw_cli_reg_##ident(void)                \

@@ -18,7 +18,9 @@ static void analyze_usage(FILE *f)
 		"Usage: mpiwatch analyze deadlock DIR [--json FILE] [--dot FILE] [--expect-size N]\n"
 		"                                     [--top N] [--eager-limit BYTES] [--schema FILE|none]\n"
 		"                                     [--skew SECONDS|off] [--no-symbols] [--quiet]\n"
-		"                                     [--progress|--no-progress]\n\n"
+		"                                     [--progress|--no-progress]\n"
+		"       mpiwatch analyze imbalance DIR [--json F] [--html F] [--svg F] [--threshold T]\n"
+		"                                      [--groups RULES]   (TAU profiles; see --help)\n\n"
 		"Read every rank-*.json state dump in DIR and report deadlocks: collective\n"
 		"mismatches, wait-for cycles and knots, with a diagnosis. FILE may be '-' for\n"
 		"standard output. Exit status: 0 no deadlock, 1 deadlock found, 2 usage error or\n"
@@ -69,8 +71,10 @@ static int run_analyze(int argc, char **argv)
 		analyze_usage(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
+	if (!strcmp(argv[1], "imbalance"))
+		return mw_cli_analyze_imbalance(argc - 1, argv + 1);
 	if (strcmp(argv[1], "deadlock")) {
-		fprintf(stderr, "mpiwatch analyze: unknown analysis '%s' (known: deadlock)\n", argv[1]);
+		fprintf(stderr, "mpiwatch analyze: unknown analysis '%s' (known: deadlock, imbalance)\n", argv[1]);
 		return 2;
 	}
 	argc--;

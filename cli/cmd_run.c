@@ -43,6 +43,7 @@ struct run_opts {
 	const char *dir;
 	int mpi; /* enum mw_mpi_kind */
 	int verbose;
+	int profile; /* --profile: MPIWATCH_PROFILE=DIR/profile, imbalance report at the end */
 	char **prog; /* argv of the program */
 };
 
@@ -64,6 +65,8 @@ static void run_usage(FILE *f)
 		"  -r, --report FILE    also write the JSON report to FILE\n"
 		"  -d, --dir DIR        where reports and dumps go (default ./mpiwatch-run.<pid>)\n"
 		"      --mpi KIND       openmpi or mpich (default: the MPI PROGRAM is linked against)\n"
+		"      --profile        profile every rank (DIR/profile) and write the load-imbalance\n"
+		"                       analysis to DIR/imbalance.{txt,json,html} at the end\n"
 		"  -v, --verbose        show what is started\n\n"
 		"Exit status: the program's own, or 2 after a confirmed hang verdict (the program\n"
 		"is ended).\n");
@@ -90,6 +93,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
 		{"np", 1, 0, 'n'},	  {"timeout", 1, 0, 't'}, {"threshold", 1, 0, 'T'},
 		{"report", 1, 0, 'r'},	  {"dir", 1, 0, 'd'},	  {"mpi", 1, 0, 'm'},
 		{"verbose", 0, 0, 'v'},	  {"help", 0, 0, 'h'},	  {"hang-limit", 1, 0, 'L'},
+		{"profile", 0, 0, 'P'},
 		{0, 0, 0, 0}};
 	int c;
 
@@ -140,6 +144,9 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
 				fprintf(stderr, "mpiwatch run: --mpi %s: expected openmpi or mpich\n", optarg);
 				return -1;
 			}
+			break;
+		case 'P':
+			o->profile = 1;
 			break;
 		case 'v':
 			o->verbose = 1;
@@ -259,6 +266,10 @@ static int run_main(int argc, char **argv)
 	}
 	snprintf(report, sizeof(report), "%s/report.json", outdir);
 	snprintf(txt, sizeof(txt), "%s/report.txt", outdir);
+	char profdir[PATH_MAX + 16];
+	snprintf(profdir, sizeof(profdir), "%s/profile", outdir);
+	if (o.profile && setenv("MPIWATCH_PROFILE", profdir, 1) < 0) /* the ranks inherit it */
+		o.profile = 0;
 	unlink(report);
 	unlink(txt);
 	coll_port = free_port(SOCK_STREAM);
@@ -330,6 +341,8 @@ static int run_main(int argc, char **argv)
 		fprintf(stderr, "mpiwatch run: cannot write %s: %s\n", o.report, strerror(errno));
 	fprintf(stderr, "mpiwatch: verdict %s%s; report %s\n", verdict[0] ? verdict : "unknown",
 		hang ? " (the program was ended)" : "", o.report ? o.report : report);
+	if (o.profile && !hang)
+		mw_cli_imbalance_report(profdir, outdir);
 	mw_rmtree(work, (uid_t)-1);
 	return exit_code;
 }

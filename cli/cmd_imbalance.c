@@ -1,0 +1,239 @@
+/* cmd_imbalance.c - "mpiwatch analyze imbalance DIR": the load-imbalance
+ * analysis of TAU profiles (imbalance/imb.h, doc/imbalance.md).
+ * Exit status: 0 analysed, 2 usage error or unreadable input. */
+#include <errno.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "imb.h"
+
+#define ME "mpiwatch analyze imbalance"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: mpiwatch analyze imbalance DIR [--json FILE] [--html FILE] [--svg FILE]\n"
+		"                                      [--threshold PCT%%|TIMEus|TIMEms|TIMEs]\n"
+		"                                      [--groups RULES] [--quiet]\n\n"
+		"Read the TAU profiles profile.N.C.T in DIR (or DIR/MULTI__TIME), written by\n"
+		"TAU or by mpiwatch's profile mode, and rank the function groups by load\n"
+		"imbalance: computation, communication and I/O, then their subgroups, with\n"
+		"max/mean, COV, the load similarity of each group to its parent and the POP\n"
+		"efficiencies.  Functions below the threshold (default 0.1%% of the job's time)\n"
+		"are dropped.  RULES holds 'pattern = group' lines.  FILE may be '-' for\n"
+		"standard output.  --html writes one self-contained page (3D bars and a\n"
+		"heatmap, drill-down; works offline); --svg a static chart for reports.\n"
+		"Exit status: 0 analysed, 2 usage error or bad input.\n"
+		"See mpiwatch-analyze(1) and doc/imbalance.md.\n");
+}
+
+static int read_all(const char *path, char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return -1;
+	char *b = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&b, &n);
+	char chunk[65536];
+	size_t r;
+	while (m && (r = fread(chunk, 1, sizeof(chunk), f)) > 0)
+		fwrite(chunk, 1, r, m);
+	int bad = ferror(f) || !m;
+	fclose(f);
+	if (m)
+		fclose(m);
+	if (bad) {
+		free(b);
+		errno = EIO;
+		return -1;
+	}
+	*buf = b, *len = n;
+	return 0;
+}
+
+static FILE *open_out(const char *path)
+{
+	if (!strcmp(path, "-"))
+		return stdout;
+	FILE *f = fopen(path, "w");
+	if (!f)
+		fprintf(stderr, ME ": %s: %s\n", path, strerror(errno));
+	return f;
+}
+
+static int close_out(FILE *f, const char *path)
+{
+	int rc = f == stdout ? fflush(f) : fclose(f);
+	if (rc != 0) {
+		fprintf(stderr, ME ": %s: write error: %s\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* A progress line on large inputs, on a terminal only. */
+static void progress(size_t done, size_t total, void *arg)
+{
+	(void)arg;
+	if (total < 1000)
+		return;
+	fprintf(stderr, "\rreading profiles: %zu/%zu", done, total);
+	if (done == total)
+		fputs("\r\033[K", stderr);
+}
+
+int mw_cli_analyze_imbalance(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"json", required_argument, NULL, 'j'},
+		{"svg", required_argument, NULL, 's'},
+		{"html", required_argument, NULL, 'H'},
+		{"threshold", required_argument, NULL, 't'},
+		{"groups", required_argument, NULL, 'g'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *json = NULL, *svg = NULL, *html = NULL, *rules_path = NULL;
+	struct imb_threshold th = {IMB_DEFAULT_FRAC, 0};
+	struct imb_rules rules = {0, NULL, NULL};
+	int quiet = 0, ch, rc = 0;
+	char err[4096];
+
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "q", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'j': json = optarg; break;
+		case 's': svg = optarg; break;
+		case 'H': html = optarg; break;
+		case 'g': rules_path = optarg; break;
+		case 'q': quiet = 1; break;
+		case 't':
+			if (imb_threshold_parse(optarg, &th) < 0) {
+				fprintf(stderr, ME ": --threshold: '%s' is not a percentage (0.1%%) or a "
+						"time (500us, 2ms, 1s)\n", optarg);
+				return 2;
+			}
+			break;
+		case 'h': usage(stdout); return 0;
+		default:
+			fprintf(stderr, ME ": bad option '%s'\n", argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, ME ": expected exactly one profile directory\n");
+		usage(stderr);
+		return 2;
+	}
+	if (rules_path) {
+		char *buf;
+		size_t len;
+		if (read_all(rules_path, &buf, &len) < 0) {
+			fprintf(stderr, ME ": %s: %s\n", rules_path, strerror(errno));
+			return 2;
+		}
+		int r = imb_rules_parse(buf, len, rules_path, &rules, err, sizeof(err));
+		free(buf);
+		if (r < 0) {
+			fprintf(stderr, "%s\n", err);
+			return 2;
+		}
+	}
+	struct imb_job job;
+	struct imb_analysis a;
+	if (imb_job_load_progress(argv[optind], &job, err, sizeof(err), isatty(2) ? progress : NULL,
+				  NULL) < 0) {
+		fprintf(stderr, ME ": %s\n", err);
+		imb_rules_free(&rules);
+		return 2;
+	}
+	if (imb_analyze(&job, &th, &rules, &a) < 0) {
+		fprintf(stderr, ME ": %s\n", strerror(errno));
+		imb_job_free(&job);
+		imb_rules_free(&rules);
+		return 2;
+	}
+	int to_stdout = (json && !strcmp(json, "-")) || (svg && !strcmp(svg, "-")) ||
+			(html && !strcmp(html, "-"));
+	if (html) {
+		FILE *f = open_out(html);
+		if (!f || imb_report_html(f, &a, &job) < 0)
+			rc = 2;
+		if (f && close_out(f, html) < 0)
+			rc = 2;
+	}
+	if (json) {
+		FILE *f = open_out(json);
+		struct json_object *o = imb_report_json(&a, &job);
+		if (!f || !o || fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), f) < 0 ||
+		    fputc('\n', f) < 0)
+			rc = 2;
+		json_object_put(o);
+		if (f && close_out(f, json) < 0)
+			rc = 2;
+	}
+	if (svg) {
+		FILE *f = open_out(svg);
+		if (!f || imb_report_svg(f, &a) < 0)
+			rc = 2;
+		if (f && close_out(f, svg) < 0)
+			rc = 2;
+	}
+	if (!quiet && !to_stdout)
+		imb_report_text(stdout, &a, &job);
+	imb_analysis_free(&a);
+	imb_job_free(&job);
+	imb_rules_free(&rules);
+	return rc;
+}
+
+int mw_cli_imbalance_report(const char *profdir, const char *outdir)
+{
+	struct imb_threshold th = {IMB_DEFAULT_FRAC, 0};
+	struct imb_job job;
+	struct imb_analysis a;
+	char err[4096], path[4200];
+	int rc = 0;
+	if (imb_job_load(profdir, &job, err, sizeof(err)) < 0) {
+		fprintf(stderr, "mpiwatch: no imbalance analysis: %s\n", err);
+		return -1;
+	}
+	if (imb_analyze(&job, &th, NULL, &a) < 0) {
+		fprintf(stderr, "mpiwatch: no imbalance analysis: %s\n", strerror(errno));
+		imb_job_free(&job);
+		return -1;
+	}
+	static const char *const ext[] = {"txt", "json", "html"};
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/imbalance.%s", outdir, ext[i]);
+		FILE *f = fopen(path, "w");
+		int bad = !f;
+		if (f && i == 0)
+			bad = imb_report_text(f, &a, &job) < 0;
+		if (f && i == 1) {
+			struct json_object *o = imb_report_json(&a, &job);
+			bad = !o || fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), f) < 0;
+			json_object_put(o);
+		}
+		if (f && i == 2)
+			bad = imb_report_html(f, &a, &job) < 0;
+		if ((f && fclose(f) != 0) || bad) {
+			fprintf(stderr, "mpiwatch: cannot write %s: %s\n", path, strerror(errno));
+			rc = -1;
+		}
+	}
+	if (rc == 0)
+		fprintf(stderr, "mpiwatch: load imbalance in %s/imbalance.txt (view: imbalance.html)\n", outdir);
+	imb_analysis_free(&a);
+	imb_job_free(&job);
+	return rc;
+}

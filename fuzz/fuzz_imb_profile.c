@@ -1,0 +1,32 @@
+/* libFuzzer target for the TAU profile parser and the group rules parser
+ * (imbalance/imb_profile.c, imb_group.c), then the analysis on the result. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "imb.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct imb_profile p;
+	struct imb_rules r;
+	char err[256];
+
+	if (imb_profile_parse((const char *)data, size, "fuzz", &p, err, sizeof(err)) == 0) {
+		struct imb_job job = {1, &p, (char *)"fuzz", 0, NULL};
+		struct imb_threshold th = {IMB_DEFAULT_FRAC, 0};
+		struct imb_analysis a;
+		p.node = p.context = p.thread = 0;
+		if (imb_analyze(&job, &th, NULL, &a) == 0)
+			imb_analysis_free(&a);
+		imb_profile_free(&p);
+	}
+	if (strlen(err) >= sizeof(err))
+		abort();
+	if (imb_rules_parse((const char *)data, size, "rules", &r, err, sizeof(err)) == 0) {
+		imb_classify("MPI_Allreduce()", "MPI", &r);
+		imb_rules_free(&r);
+	}
+	return 0;
+}

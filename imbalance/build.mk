@@ -1,0 +1,47 @@
+# imbalance/: load-imbalance analysis of TAU profiles (seed 004,
+# doc/imbalance.md), a library linked into the mpiwatch CLI.
+IMB_SRCS := $(wildcard imbalance/*.c)
+IMB_GEN  := $(B)/gen/imb_spec.c
+IMB_OBJS := $(IMB_SRCS:%.c=$(B)/obj/%.o) $(B)/obj/gen/imb_spec.o $(B)/obj/imbalance/imb_assets.o
+IMB_LIB  := $(B)/lib/libmwimbalance.a
+
+# The MPI name table: every function the monitor wraps (monitor/mpi.spec, the
+# one list) with its kind; imbalance/imb_group.c maps kinds to groups.
+$(IMB_GEN): monitor/mpi.spec imbalance/build.mk
+	@mkdir -p $(dir $@)
+	{ echo '/* generated from $< by imbalance/build.mk */'; \
+	  echo '#include <stddef.h>'; \
+	  echo 'struct imb_spec_entry { const char *name, *kind; };'; \
+	  echo 'extern const struct imb_spec_entry imb_spec_table[];'; \
+	  echo 'extern const size_t imb_spec_count;'; \
+	  echo 'const struct imb_spec_entry imb_spec_table[] = {'; \
+	  awk -F'|' '/^[A-Z]/ { n=$$1; k=$$2; gsub(/[ \t]/,"",n); gsub(/[ \t]/,"",k); printf "\t{\"%s\", \"%s\"},\n", n, k }' $<; \
+	  echo '};'; \
+	  echo 'const size_t imb_spec_count = sizeof(imb_spec_table) / sizeof(imb_spec_table[0]);'; } > $@
+$(B)/obj/gen/imb_spec.o: $(IMB_GEN)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+# The page template and the vendored libraries (imbalance/web/vendor/README.md).
+$(B)/obj/imbalance/imb_assets.o: imbalance/imb_assets.S imbalance/web/imbalance.html \
+    imbalance/web/vendor/echarts.min.js imbalance/web/vendor/echarts-gl.min.js
+	@mkdir -p $(dir $@)
+	$(CC) -c -o $@ $<
+
+$(IMB_LIB): $(IMB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(B)/obj/imbalance/%.o: CPPFLAGS += -Iimbalance
+$(B)/obj/cli/cmd_imbalance.o: CPPFLAGS += -Iimbalance
+$(B)/bin/mpiwatch: $(IMB_LIB)
+CLI_EXTRA_LIBS += $(IMB_LIB)
+
+# Unit tests: t/unit/test_imb_*.c
+IMB_UNIT := $(patsubst t/unit/%.c,$(B)/t/%,$(wildcard t/unit/test_imb_*.c))
+$(IMB_UNIT): $(IMB_LIB)
+$(IMB_UNIT): CPPFLAGS += -Iimbalance -DMW_SRCDIR='"$(CURDIR)"'
+
+# Fuzz target: the profile and rules parsers.
+FUZZ_EXTRA_fuzz_imb_profile := $(filter-out imbalance/imb_html.c,$(IMB_SRCS)) $(IMB_GEN) -Iimbalance
+$(B)/fuzz/fuzz_imb_profile: $(IMB_SRCS) $(wildcard imbalance/*.h) $(IMB_GEN)

@@ -1,0 +1,49 @@
+/* imb_html.c - the self-contained interactive page: the template
+ * imbalance/web/imbalance.html with the vendored echarts and echarts-gl
+ * inlined and the analysis JSON as its data.  No network request. */
+#include <json-c/json.h>
+#include <string.h>
+
+#include "imb.h"
+
+extern const char imb_asset_page[], imb_asset_echarts[], imb_asset_echarts_gl[];
+
+/* A script body must not hold "</script": break every "</" as "<\/", which
+ * means the same inside JavaScript strings and regular expressions and is
+ * not found elsewhere in minified code (checked by the browser test). */
+static int put_script(FILE *f, const char *s)
+{
+	for (const char *p; (p = strstr(s, "</")); s = p + 2) {
+		fwrite(s, 1, (size_t)(p - s), f);
+		fputs("<\\/", f);
+	}
+	return fputs(s, f) < 0 ? -1 : 0;
+}
+
+int imb_report_html(FILE *f, const struct imb_analysis *a, const struct imb_job *job)
+{
+	static const struct {
+		const char *mark;
+		int which;
+	} marks[] = {{"/*@ECHARTS@*/", 0}, {"/*@ECHARTS_GL@*/", 1}, {"/*@DATA@*/", 2}};
+	struct json_object *o = imb_report_json(a, job);
+	const char *s = imb_asset_page;
+	if (!o)
+		return -1;
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		const char *m = strstr(s, marks[i].mark);
+		if (!m)
+			break;
+		fwrite(s, 1, (size_t)(m - s), f);
+		if (marks[i].which == 0)
+			put_script(f, imb_asset_echarts);
+		else if (marks[i].which == 1)
+			put_script(f, imb_asset_echarts_gl);
+		else /* json-c writes "/" as "\/": no "</" can appear */
+			put_script(f, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		s = m + strlen(marks[i].mark);
+	}
+	fputs(s, f);
+	json_object_put(o);
+	return ferror(f) ? -1 : 0;
+}
