@@ -13,11 +13,11 @@ $(COLLECTOR_LIB): $(COLLECTOR_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/obj/collector/%.o: CPPFLAGS += -Icollector -Ianalyze
+$(B)/obj/collector/%.o: CPPFLAGS += -Icollector -Ianalyze -Iimbalance
 
 $(B)/bin/mpiwatch-agent $(B)/bin/mpiwatch-collector: $(B)/bin/%: $(B)/obj/collector/%.o $(COLLECTOR_LIB) $(ANALYZE_LIB) $(SHARED_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(COLLECTOR_LIB) $(ANALYZE_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(CURL_LIBS) -lpthread -lm
+	$(CC) $(CFLAGS) -o $@ $< $(COLLECTOR_LIB) $(ANALYZE_LIB) $(IMB_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(CURL_LIBS) -lpthread -lm
 
 # Unit tests of the collector's core.
 $(B)/t/test_verdict $(B)/t/test_collector: $(COLLECTOR_LIB) $(ANALYZE_LIB)

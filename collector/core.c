@@ -14,6 +14,7 @@
 #include "core.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -29,6 +30,7 @@
 #include "dl.h"
 #include "drainreq.h"
 #include "hostlist.h"
+#include "imb.h"
 #include "link.h"
 #include "log.h"
 #include "sigfd.h"
@@ -312,6 +314,77 @@ static void act(struct collector *c)
 
 /* Run the deadlock analysis (analyze/) over the dumps received so far: its
  * answer, found or not, is the report's deadlock answer (s->dl). */
+static int has_profiles(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+	if (!d)
+		return 0;
+	while (!n && (e = readdir(d)))
+		n = strncmp(e->d_name, "profile.", 8) == 0 || strncmp(e->d_name, "MULTI__", 7) == 0;
+	closedir(d);
+	return n;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One analysis written to OUTDIR/imbalance<suffix>.*, told in the timeline. */
+static void imbalance_one(struct collector *c, const char *prof, const char *label, const char *suffix)
+{
+	char err[1024];
+	if (imb_write_reports(prof, c->o->dir, suffix, err, sizeof err) == 0) {
+		mw_info("load imbalance of %s in %s/imbalance%s.txt", label, c->o->dir, suffix);
+		col_state_event(&c->s, "note", "load imbalance of %s: imbalance%s.txt, imbalance%s.html",
+				label, suffix, suffix);
+	} else {
+		mw_warn("no load-imbalance analysis of %s: %s", label, err);
+		col_state_event(&c->s, "note", "no load-imbalance analysis of %s: %.300s", label, err);
+	}
+}
+
+/* --profile DIR at the end of the job: the imbalance analysis of the profiles
+ * in DIR, or of each step's folder in it (imbalance.STEP.* when there are
+ * several), beside the report. */
+static void imbalance_at_end(struct collector *c)
+{
+	const char *prof = c->o->profile;
+	char *names[256], sub[8300], suffix[300];
+	size_t n = 0;
+	DIR *d;
+	struct dirent *e;
+
+	if (!prof[0] || !c->o->dir[0])
+		return;
+	if (has_profiles(prof)) {
+		imbalance_one(c, prof, "the job", "");
+		return;
+	}
+	d = opendir(prof);
+	if (!d)
+		return; /* nothing profiled */
+	while ((e = readdir(d)) && n < sizeof names / sizeof names[0]) {
+		if (e->d_name[0] == '.' || strlen(e->d_name) > 200)
+			continue;
+		snprintf(sub, sizeof sub, "%s/%s", prof, e->d_name);
+		if (has_profiles(sub) && (names[n] = strdup(e->d_name)))
+			n++;
+	}
+	closedir(d);
+	qsort(names, n, sizeof names[0], name_cmp);
+	for (size_t i = 0; i < n; i++) {
+		char label[256];
+		snprintf(sub, sizeof sub, "%s/%s", prof, names[i]);
+		snprintf(label, sizeof label, "%s", names[i]);
+		snprintf(suffix, sizeof suffix, n == 1 ? "%s" : ".%s", n == 1 ? "" : names[i]);
+		imbalance_one(c, sub, label, suffix);
+		free(names[i]);
+	}
+}
+
 static void analyse_dumps(struct collector *c)
 {
 	struct col_state *s = &c->s;
@@ -925,6 +998,7 @@ int col_run(struct col_opts *o)
 			c.s.have_res = 1;
 		}
 	}
+	imbalance_at_end(&c);
 	col_state_event(&c.s, "shutdown", "collector stopping; verdict %s",
 			col_verdict_name(c.s.have_res ? c.s.res.verdict : COL_V_NONE));
 	write_reports(&c);

@@ -38,6 +38,8 @@ struct col_opts {
 	int exit_on_verdict;       /* leave after a confirmed verdict (standalone use) */
 	double hang_limit_s;       /* --hang-limit: act on an unconfirmed hang after this
 				    * long (0 = MW_HANG_LIMIT_FACTOR x timeout) */
+	char profile[4096];        /* --profile DIR: at the end, the imbalance analysis of
+				    * DIR's profiles (or of each of its step folders) */
 };
 
 /* Defaults: port 7300, 5 ports, timeout 60, threshold 1, action report,

@@ -50,7 +50,7 @@ static void usage(FILE *f)
 		"         [--restd URL] [--nhd-socket PATH] [--probe-port P] [--ranks N]\n"
 		"         [--pidfile FILE] [--log FILE] [--settle S] [--probe-budget S]\n"
 		"         [--probe-tries N] [--job-check S] [--ports N] [--exit-on-verdict]\n"
-		"         [--hang-limit S]\n"
+		"         [--hang-limit S] [--profile DIR]\n"
 		"         [-v] [--help] [--version]\n"
 		"       mpiwatch-collector --check-report FILE [--schema report.schema.json]\n");
 }
@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 {
 	enum { O_JOB = 256, O_NODES, O_PORT, O_TIMEOUT, O_THRESHOLD, O_DIR, O_ACTION, O_DRAIN, O_POST,
 	       O_RESTD, O_NHD, O_PROBEPORT, O_RANKS, O_PIDFILE, O_LOG, O_REPORT, O_SETTLE, O_BUDGET,
-	       O_TRIES, O_JOBCHECK, O_PORTS, O_EXIT, O_VERSION, O_CHECK, O_SCHEMA, O_HANG };
+	       O_TRIES, O_JOBCHECK, O_PORTS, O_EXIT, O_VERSION, O_CHECK, O_SCHEMA, O_HANG, O_PROFILE };
 	static const struct option lo[] = {
 		{"job", 1, 0, O_JOB},           {"nodes", 1, 0, O_NODES},
 		{"port", 1, 0, O_PORT},         {"timeout", 1, 0, O_TIMEOUT},
@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 		{"verbose", 0, 0, 'v'},         {"help", 0, 0, 'h'},
 		{"version", 0, 0, O_VERSION},   {"check-report", 1, 0, O_CHECK},
 		{"schema", 1, 0, O_SCHEMA},     {"hang-limit", 1, 0, O_HANG},
-		{0, 0, 0, 0}};
+		{"profile", 1, 0, O_PROFILE},   {0, 0, 0, 0}};
 	struct col_opts o;
 	const char *pidfile = NULL, *logfile = NULL, *what = "?", *check = NULL;
 	const char *schema = "/usr/local/share/mpiwatch/report.schema.json";
@@ -184,6 +184,11 @@ int main(int argc, char **argv)
 		case O_HANG:
 			what = "hang-limit (1-31536000 s)";
 			if (mw_conf_parse_double(optarg, MW_HANG_LIMIT_MIN, MW_HANG_LIMIT_MAX, &o.hang_limit_s))
+				goto bad_val;
+			break;
+		case O_PROFILE:
+			what = "profile (a directory path)";
+			if (!*optarg || col_copy(o.profile, sizeof o.profile, optarg))
 				goto bad_val;
 			break;
 		case O_SETTLE:

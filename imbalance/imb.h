@@ -209,4 +209,12 @@ int imb_report_svg(FILE *f, const struct imb_analysis *a);
  * drill-down; imbalance/web/imbalance.html).  Return 0, or -1 on error. */
 int imb_report_html(FILE *f, const struct imb_analysis *a, const struct imb_job *job);
 
+/* The analysis of the profiles in profdir (default threshold, no rules)
+ * written to outdir/imbalance<suffix>.txt, .json and .html (suffix "" or
+ * e.g. ".step0"), each file whole or not at all.  Return 0, or -1 with the
+ * reason (the file and line of a bad profile, a missing rank, a write
+ * error) in err. */
+int imb_write_reports(const char *profdir, const char *outdir, const char *suffix, char *err,
+		      size_t errlen);
+
 #endif

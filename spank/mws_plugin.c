@@ -132,6 +132,19 @@ static int is_watched_step(spank_t sp)
 	       stepid == MWS_STEP_INTERACTIVE;
 }
 
+/* The name of this step's profile folder: "batch", "interactive", "stepN". */
+static void step_label(spank_t sp, char *buf, size_t len)
+{
+	uint32_t stepid = 0;
+	spank_get_item(sp, S_JOB_STEPID, &stepid);
+	if (stepid == MWS_STEP_BATCH)
+		snprintf(buf, len, "batch");
+	else if (stepid == MWS_STEP_INTERACTIVE)
+		snprintf(buf, len, "interactive");
+	else
+		snprintf(buf, len, "step%u", stepid);
+}
+
 /* Start one helper if its pid file names no live process.  Its log goes to
  * logs/NAME-HOST.log in the job's report folder, so that it outlives the job
  * (the epilog removes the run folder), or to the run folder if the report
@@ -264,6 +277,11 @@ static int start_helpers(spank_t sp)
 			argv[n++] = "--restd";
 			argv[n++] = site.restd;
 		}
+		/* Always: a later step may profile when the first does not. */
+		char sprof[PATH_MAX + 16];
+		snprintf(sprof, sizeof(sprof), "%s/profile", outdir);
+		argv[n++] = "--profile";
+		argv[n++] = sprof;
 		argv[n] = NULL;
 		if (ensure_running("mpiwatch-collector", host, argv, uid, gid) < 0)
 			goto out;
@@ -338,7 +356,10 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	snprintf(buf, sizeof(buf), "%s:%u", collector_host, collector_port);
 	set_env(sp, "MPIWATCH_COLLECTOR", buf);
 	if (user.profile) {
-		snprintf(buf, sizeof(buf), "%s/profile", outdir);
+		/* A folder per step: steps of different sizes do not mix. */
+		char step[32];
+		step_label(sp, step, sizeof(step));
+		snprintf(buf, sizeof(buf), "%.4000s/profile/%s", outdir, step);
 		set_env(sp, "MPIWATCH_PROFILE", buf);
 	}
 	return set_env(sp, "LD_PRELOAD", preload) < 0 && site.strict ? -1 : 0;
@@ -372,7 +393,9 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 	snprintf(pidfile, sizeof(pidfile), "%s/mpiwatch-agent.pid", dir);
 	mws_pidfile_stop(pidfile, uid, "mpiwatch-agent", 2.0);
 	snprintf(pidfile, sizeof(pidfile), "%s/mpiwatch-collector.pid", dir);
-	mws_pidfile_stop(pidfile, uid, "mpiwatch-collector", 5.0);
+	/* Up to 30 s: with profiles, the final report includes their
+	 * imbalance analysis (about 2 s for 10,000 ranks). */
+	mws_pidfile_stop(pidfile, uid, "mpiwatch-collector", 30.0);
 	if (mws_rundir_remove(dir, uid) < 0)
 		slurm_error("mpiwatch: job %u: cannot remove %s: %s", jobid, dir, strerror(errno));
 	return 0;

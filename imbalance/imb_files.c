@@ -1,0 +1,75 @@
+/* imb_files.c - the analysis of a profile directory written as files beside
+ * a job's report (mpiwatch run --profile, the collector of a job run with
+ * --mpiwatch=profile). */
+#include <errno.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "imb.h"
+
+/* Write one output kind (0 text, 1 JSON, 2 HTML) to path through a temporary
+ * file renamed into place.  Return 0, or -1 with errno. */
+static int write_one(const char *path, int kind, const struct imb_analysis *a,
+		     const struct imb_job *job)
+{
+	char tmp[4300];
+	FILE *f;
+	int bad = 0, e = 0;
+	snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+	f = fopen(tmp, "we");
+	if (!f)
+		return -1;
+	if (kind == 0) {
+		bad = imb_report_text(f, a, job) < 0;
+	} else if (kind == 1) {
+		json_object *o = imb_report_json(a, job);
+		bad = !o || fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), f) < 0 ||
+		      fputc('\n', f) == EOF;
+		json_object_put(o);
+	} else {
+		bad = imb_report_html(f, a, job) < 0;
+	}
+	e = errno;
+	if (fclose(f) != 0 && !bad) {
+		bad = 1;
+		e = errno;
+	}
+	if (!bad && rename(tmp, path) == 0)
+		return 0;
+	if (!bad)
+		e = errno;
+	unlink(tmp);
+	errno = e ? e : EIO;
+	return -1;
+}
+
+int imb_write_reports(const char *profdir, const char *outdir, const char *suffix, char *err,
+		      size_t errlen)
+{
+	static const char *const ext[] = {"txt", "json", "html"};
+	struct imb_threshold th = {IMB_DEFAULT_FRAC, 0};
+	struct imb_job job;
+	struct imb_analysis a;
+	char path[4200];
+	int rc = 0;
+
+	if (imb_job_load(profdir, &job, err, errlen) < 0)
+		return -1;
+	if (imb_analyze(&job, &th, NULL, &a) < 0) {
+		snprintf(err, errlen, "%s: %s", profdir, strerror(errno));
+		imb_job_free(&job);
+		return -1;
+	}
+	for (int i = 0; i < 3 && rc == 0; i++) {
+		snprintf(path, sizeof path, "%s/imbalance%s.%s", outdir, suffix ? suffix : "", ext[i]);
+		if (write_one(path, i, &a, &job) < 0) {
+			snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+			rc = -1;
+		}
+	}
+	imb_analysis_free(&a);
+	imb_job_free(&job);
+	return rc;
+}
