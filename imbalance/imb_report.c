@@ -147,7 +147,9 @@ int imb_report_text(FILE *f, const struct imb_analysis *a, const struct imb_job 
 		a->nfn, a->ndropped, fmt_time(a->threshold, t1, sizeof(t1)),
 		a->total_time > 0 ? 100 * a->dropped_time / a->total_time : 0.0, a->ncallpaths);
 	fprintf(f, "POP: parallel efficiency %.2f = load balance %.2f x communication efficiency %.2f "
-		   "(useful = computation + I/O)\n\n",
+		   "(useful = computation + I/O)\n"
+		   "     not computed: serialisation and transfer efficiency (they need a trace, not a "
+		   "profile)\n\n",
 		a->pop_pe, a->pop_lb, a->pop_ce);
 
 	int l1[3] = {IMB_G_COMP, IMB_G_COMM, IMB_G_IO}, nl1 = 0, order[3];
@@ -239,6 +241,14 @@ struct json_object *imb_report_json(const struct imb_analysis *a, const struct i
 	json_object_object_add(x, "communication_efficiency", num(a->pop_ce));
 	json_object_object_add(x, "parallel_efficiency", num(a->pop_pe));
 	json_object_object_add(x, "useful", json_object_new_string("computation+io"));
+	{
+		/* POP splits CommE into these two; a profile has no timing of
+		 * individual messages to compute them from. */
+		json_object *nc = json_object_new_array();
+		json_object_array_add(nc, json_object_new_string("serialisation_efficiency"));
+		json_object_array_add(nc, json_object_new_string("transfer_efficiency"));
+		json_object_object_add(x, "not_computed", nc);
+	}
 	json_object_object_add(o, "pop", x);
 	struct json_object *gs = json_object_new_array();
 	for (int g = 0; g < IMB_NGROUPS; g++) {

@@ -268,6 +268,7 @@ START_TEST(test_text_report)
 	ck_assert_msg(strstr(buf, "worst function: rank 0 waits 1.9x the mean in MPI_Allreduce()"), "%s", buf);
 	ck_assert_msg(strstr(buf, "they wait for the slow rank 3 of computation"), "%s", buf);
 	ck_assert_msg(strstr(buf, "1 below the threshold"), "%s", buf);
+	ck_assert_msg(strstr(buf, "not computed: serialisation and transfer efficiency"), "%s", buf);
 	free(buf);
 	imb_analysis_free(&a);
 	imb_job_free(&j);
