@@ -30,6 +30,7 @@ LDFLAGS   += -Wl,-z,relro,-z,now -Wl,--as-needed
 JSON_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
 JSON_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null)
 CURL_LIBS   := $(shell pkg-config --libs libcurl 2>/dev/null)
+MUNGE_LIBS  := $(shell pkg-config --libs munge 2>/dev/null || echo -lmunge)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS  := $(shell pkg-config --libs check 2>/dev/null)
 

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "jobconf.h"
+#include "auth.h"
 #include "cli.h"
 #include "conf.h"
 #include "elfneeded.h"
@@ -220,6 +221,23 @@ static double now_s(void)
 	return mw_now();
 }
 
+/* A fresh 64-hex-digit token in a new file of mode 0600.  Return 0 or -1. */
+static int write_token(const char *path)
+{
+	char tok[80];
+	int fd, rc = -1;
+	if (col_auth_nonce(tok, sizeof(tok)) < 0 || col_auth_nonce(tok + 32, sizeof(tok) - 32) < 0)
+		return -1;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -1;
+	if (write(fd, tok, 64) == 64)
+		rc = 0;
+	if (close(fd) != 0)
+		rc = -1;
+	return rc;
+}
+
 static int run_main(int argc, char **argv)
 {
 	struct run_opts o = {0};
@@ -280,8 +298,18 @@ static int run_main(int argc, char **argv)
 		return 1;
 	}
 
+	/* The agent proves itself to the collector with a token only this user
+	 * can read (one machine: no MUNGE daemon needed), in the work folder. */
+	char token[PATH_MAX + 16];
+	snprintf(token, sizeof(token), "%s/auth.token", work);
+	if (write_token(token) < 0) {
+		fprintf(stderr, "mpiwatch run: %s: %s\n", token, strerror(errno));
+		mw_rmtree(work, (uid_t)-1);
+		return 1;
+	}
+
 	struct mw_run_spec spec = {
-		.work = work, .slots = slots, .outdir = outdir, .report = report,
+		.work = work, .slots = slots, .outdir = outdir, .report = report, .auth_file = token,
 		.timeout = o.timeout, .hang_limit = o.hang_limit, .threshold = o.threshold, .np = o.np,
 		.collector_port = coll_port, .probe_port = probe_port, .mpi = o.mpi,
 		.prog = o.prog, .verbose = o.verbose,

@@ -178,7 +178,7 @@ int mw_run_start_helpers(const struct mw_run_paths *p, const struct mw_run_spec 
 			     "--dir", (char *)s->outdir, "--report", (char *)s->report,
 			     "--action", "report", "--drain", "no", "--post", "no",
 			     "--nhd-socket", sock, "--probe-port", sprobe, "--ranks", snp,
-			     "--job-check", "0", "--ports", "1", NULL, NULL, NULL};
+			     "--job-check", "0", "--ports", "1", "--auth-file", (char *)s->auth_file, NULL, NULL, NULL};
 	char shang[32];
 	if (s->hang_limit > 0) {
 		size_t n = 0;
@@ -194,7 +194,7 @@ int mw_run_start_helpers(const struct mw_run_paths *p, const struct mw_run_spec 
 	snprintf(log, sizeof(log), "%s/agent.log", s->outdir);
 	char *agent_argv[] = {(char *)p->agent, "--job", sjob, "--node", "localhost", "--rundir",
 			      (char *)s->slots, "--collector", scoll, "--timeout", stimeout,
-			      "--job-check", "0", "--ports", "1", NULL};
+			      "--job-check", "0", "--ports", "1", "--auth-file", (char *)s->auth_file, NULL};
 	procs->agent = spawn(agent_argv, log, NULL);
 	if (procs->nhd < 0 || procs->collector < 0 || procs->agent < 0) {
 		fprintf(stderr, "mpiwatch run: cannot start the helpers: %s\n", strerror(errno));

@@ -22,6 +22,7 @@ struct mw_run_spec {
 	const char *report;  /* outdir/report.json */
 	double timeout;
 	double hang_limit;   /* the collector's --hang-limit, 0 = its default */
+	const char *auth_file; /* token file for --auth-file (agent and collector) */
 	const char *threshold;
 	long np;
 	int collector_port, probe_port;

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "link.h"
 #include "log.h"
 #include "sigfd.h"
@@ -49,6 +50,7 @@
 #define AG_LATE_EXIT_S 30.0
 
 static struct mw_ratelimit dump_rl = MW_RATELIMIT_INIT(0.2, 3);
+static struct mw_ratelimit auth_rl = MW_RATELIMIT_INIT(0.1, 2);
 
 struct ag_rank {
 	int rank;
@@ -237,11 +239,33 @@ static void try_connect(struct agent *a)
 			mw_debug("connect %s:%u: %s", o->host, port, strerror(errno));
 			continue;
 		}
+		/* The collector speaks first: a challenge our credential names. */
+		rc = col_link_recv_wait(l, &r, &e, 5.0);
+		if (rc != 1 || r.type != MW_HB_CHALLENGE) {
+			mw_debug("no challenge from %s:%u (rc %d, %s)", o->host, port, rc, mw_hb_err_name(e));
+			if (rc == 1)
+				mw_hb_msg_free(&r);
+			col_link_close(l);
+			continue;
+		}
 		m.type = MW_HB_HELLO;
 		snprintf(m.u.hello.job, sizeof m.u.hello.job, "%s", o->job);
 		snprintf(m.u.hello.node, sizeof m.u.hello.node, "%s", o->node);
 		m.u.hello.pid = (int32_t)getpid();
 		m.u.hello.ranks = (int32_t)a->nr;
+		{
+			char payload[256], err[256] = "job or node name too long";
+			if (o->auth_token[0]) {
+				snprintf(m.u.hello.cred, sizeof m.u.hello.cred, "token:%s", o->auth_token);
+			} else if (mw_hb_auth_payload(o->job, o->node, r.u.challenge.nonce, payload, sizeof payload) < 0 ||
+			    col_auth_encode(o->munge_socket, payload, m.u.hello.cred, sizeof m.u.hello.cred, err,
+					    sizeof err) < 0) {
+				/* Sent without: a collector that requires one says so. */
+				m.u.hello.cred[0] = 0;
+				mw_log_limited(&auth_rl, LOG_WARNING, "no credential for the collector: %s", err);
+			}
+		}
+		mw_hb_msg_free(&r);
 		if (col_link_send(l, &m) < 0) {
 			col_link_close(l);
 			continue;

@@ -18,6 +18,8 @@ struct ag_opts {
 	double job_check_s;    /* how often to ask Slurm if the job still runs (60 s; 0 = never) */
 	double backoff_max_s;  /* reconnect backoff ceiling (30 s) */
 	double rundir_wait_s;  /* exit if the rundir never appears within this (600 s) */
+	char munge_socket[512]; /* --munge-socket PATH ("" = MUNGE's default) */
+	char auth_token[128];   /* from --auth-file: a token instead of MUNGE ("" = MUNGE) */
 };
 
 /* Fill o with defaults (everything but job, node, rundir, host/port). */

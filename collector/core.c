@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "colstate.h"
 #include "dl.h"
 #include "drainreq.h"
@@ -48,6 +49,7 @@ struct client {
 	int hello;     /* welcomed */
 	int closing;   /* close once flushed */
 	double t_conn;
+	char nonce[MW_HB_NONCE_LEN + 1]; /* this connection's challenge */
 };
 
 struct collector {
@@ -120,6 +122,7 @@ void col_opts_default(struct col_opts *o)
 	o->probe_budget_s = 3.0;
 	o->probe_tries = 3;
 	o->job_check_s = 30;
+	o->auth = 1;
 }
 
 static void write_reports(struct collector *c)
@@ -561,7 +564,22 @@ static void on_hello(struct collector *c, struct client *cl, const struct mw_hb_
 	int node = -1;
 
 	w.type = MW_HB_WELCOME;
-	if (strcmp(h->job, c->s.job) != 0) {
+	if (c->o->auth) {
+		char expect[256], why[200];
+		int bad;
+		if (c->o->auth == 2)
+			bad = col_auth_token_check(h->cred, c->o->auth_token, why, sizeof why) < 0;
+		else
+			bad = mw_hb_auth_payload(h->job, h->node, cl->nonce, expect, sizeof expect) < 0 ||
+			      col_auth_check(c->o->munge_socket, h->cred, expect, getuid(), why, sizeof why) < 0;
+		if (bad) {
+			c->s.st.hellos_unauthenticated++;
+			snprintf(w.u.welcome.error, sizeof w.u.welcome.error, "not authenticated: %.100s", why);
+		}
+	}
+	if (w.u.welcome.error[0]) {
+		/* refused above */
+	} else if (strcmp(h->job, c->s.job) != 0) {
 		snprintf(w.u.welcome.error, sizeof w.u.welcome.error,
 			 "this collector serves job %s, not %s", c->s.job, h->job);
 	} else if (c->o->nodes[0]) {
@@ -859,6 +877,18 @@ static void accept_clients(struct collector *c)
 		p[c->nc].hello = 0;
 		p[c->nc].closing = 0;
 		p[c->nc].t_conn = mw_now();
+		{
+			/* The challenge first: the agent's credential must name it. */
+			struct mw_hb_msg ch = {0};
+			ch.type = MW_HB_CHALLENGE;
+			if (col_auth_nonce(p[c->nc].nonce, sizeof p[c->nc].nonce) < 0) {
+				mw_err("getrandom: %s", strerror(errno));
+				col_link_close(l);
+				return;
+			}
+			memcpy(ch.u.challenge.nonce, p[c->nc].nonce, sizeof ch.u.challenge.nonce);
+			col_link_send(l, &ch);
+		}
 		c->nc++;
 		c->s.st.connections++;
 	}

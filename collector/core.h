@@ -38,6 +38,10 @@ struct col_opts {
 	int exit_on_verdict;       /* leave after a confirmed verdict (standalone use) */
 	double hang_limit_s;       /* --hang-limit: act on an unconfirmed hang after this
 				    * long (0 = MW_HANG_LIMIT_FACTOR x timeout) */
+	int auth;                  /* --auth munge (1, the default) | none (0) |
+				    * token (2: --auth-file, one machine without MUNGE) */
+	char auth_token[128];      /* the token read from --auth-file */
+	char munge_socket[512];    /* --munge-socket PATH ("" = MUNGE's default) */
 	char profile[4096];        /* --profile DIR: at the end, the imbalance analysis of
 				    * DIR's profiles (or of each of its step folders) */
 };

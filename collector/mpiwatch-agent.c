@@ -7,6 +7,7 @@
 
 #include "jobconf.h"
 #include "agent.h"
+#include "auth.h"
 #include "cmdline.h"
 #include "conf.h"
 #include "heartbeat.h"
@@ -17,7 +18,9 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: mpiwatch-agent --job JOBID --node NODENAME --rundir DIR --collector HOST:PORT\n"
 		"                      --timeout S [--pidfile FILE] [--log FILE] [--tick S]\n"
-		"                      [--job-check S] [--ports N] [-v] [--help] [--version]\n");
+		"                      [--job-check S] [--ports N] [--munge-socket PATH]\n"
+		"                      [--auth-file FILE] [-v]\n"
+		"                      [--help] [--version]\n");
 }
 
 int main(int argc, char **argv)
@@ -27,7 +30,8 @@ int main(int argc, char **argv)
 		{"collector", 1, 0, 'c'}, {"timeout", 1, 0, 't'}, {"pidfile", 1, 0, 'p'},
 		{"log", 1, 0, 'l'},     {"tick", 1, 0, 'T'},      {"job-check", 1, 0, 'J'},
 		{"ports", 1, 0, 'P'},   {"verbose", 0, 0, 'v'},   {"help", 0, 0, 'h'},
-		{"version", 0, 0, 'V'}, {0, 0, 0, 0}};
+		{"version", 0, 0, 'V'}, {"munge-socket", 1, 0, 'M'},
+		{"auth-file", 1, 0, 'A'}, {0, 0, 0, 0}};
 	struct ag_opts o;
 	const char *pidfile = NULL, *logfile = NULL;
 	int c, verbose = 0, have_coll = 0, have_timeout = 0;
@@ -71,6 +75,18 @@ int main(int argc, char **argv)
 				goto bad_val;
 			o.nports = (int)l;
 			break;
+		case 'A': {
+			char err[300];
+			if (col_auth_token_read(optarg, o.auth_token, sizeof o.auth_token, err, sizeof err) < 0) {
+				fprintf(stderr, "mpiwatch-agent: --auth-file: %s\n", err);
+				return 2;
+			}
+			break;
+		}
+		case 'M':
+			if (optarg[0] != '/' || col_copy(o.munge_socket, sizeof o.munge_socket, optarg))
+				goto bad_val;
+			break;
 		case 'p':
 			pidfile = optarg;
 			break;
@@ -95,7 +111,8 @@ bad_val:
 		fprintf(stderr, "mpiwatch-agent: invalid value for --%s: '%s'\n",
 			lo[0].name ? (c == 'j' ? "job" : c == 'n' ? "node" : c == 'r' ? "rundir (absolute path)"
 				   : c == 'c' ? "collector (HOST:PORT)" : c == 't' ? "timeout (" MW_TIMEOUT_RANGE_TEXT " s)"
-				   : c == 'T' ? "tick" : c == 'J' ? "job-check" : "ports") : "?",
+				   : c == 'T' ? "tick" : c == 'J' ? "job-check" : c == 'M' ? "munge-socket (absolute path)"
+				   : "ports") : "?",
 			optarg);
 		return 2;
 	}

@@ -9,6 +9,7 @@
 #include "jobconf.h"
 #include "cmdline.h"
 #include "conf.h"
+#include "auth.h"
 #include "core.h"
 #include "heartbeat.h"
 #include "hostlist.h"
@@ -50,7 +51,8 @@ static void usage(FILE *f)
 		"         [--restd URL] [--nhd-socket PATH] [--probe-port P] [--ranks N]\n"
 		"         [--pidfile FILE] [--log FILE] [--settle S] [--probe-budget S]\n"
 		"         [--probe-tries N] [--job-check S] [--ports N] [--exit-on-verdict]\n"
-		"         [--hang-limit S] [--profile DIR]\n"
+		"         [--hang-limit S] [--profile DIR] [--auth munge|none]\n"
+		"         [--munge-socket PATH] [--auth-file FILE]\n"
 		"         [-v] [--help] [--version]\n"
 		"       mpiwatch-collector --check-report FILE [--schema report.schema.json]\n");
 }
@@ -59,7 +61,7 @@ int main(int argc, char **argv)
 {
 	enum { O_JOB = 256, O_NODES, O_PORT, O_TIMEOUT, O_THRESHOLD, O_DIR, O_ACTION, O_DRAIN, O_POST,
 	       O_RESTD, O_NHD, O_PROBEPORT, O_RANKS, O_PIDFILE, O_LOG, O_REPORT, O_SETTLE, O_BUDGET,
-	       O_TRIES, O_JOBCHECK, O_PORTS, O_EXIT, O_VERSION, O_CHECK, O_SCHEMA, O_HANG, O_PROFILE };
+	       O_TRIES, O_JOBCHECK, O_PORTS, O_EXIT, O_VERSION, O_CHECK, O_SCHEMA, O_HANG, O_PROFILE, O_AUTH, O_MSOCK, O_AFILE };
 	static const struct option lo[] = {
 		{"job", 1, 0, O_JOB},           {"nodes", 1, 0, O_NODES},
 		{"port", 1, 0, O_PORT},         {"timeout", 1, 0, O_TIMEOUT},
@@ -75,7 +77,9 @@ int main(int argc, char **argv)
 		{"verbose", 0, 0, 'v'},         {"help", 0, 0, 'h'},
 		{"version", 0, 0, O_VERSION},   {"check-report", 1, 0, O_CHECK},
 		{"schema", 1, 0, O_SCHEMA},     {"hang-limit", 1, 0, O_HANG},
-		{"profile", 1, 0, O_PROFILE},   {0, 0, 0, 0}};
+		{"profile", 1, 0, O_PROFILE},   {"auth", 1, 0, O_AUTH},
+		{"munge-socket", 1, 0, O_MSOCK}, {"auth-file", 1, 0, O_AFILE},
+		{0, 0, 0, 0}};
 	struct col_opts o;
 	const char *pidfile = NULL, *logfile = NULL, *what = "?", *check = NULL;
 	const char *schema = "/usr/local/share/mpiwatch/report.schema.json";
@@ -184,6 +188,30 @@ int main(int argc, char **argv)
 		case O_HANG:
 			what = "hang-limit (1-31536000 s)";
 			if (mw_conf_parse_double(optarg, MW_HANG_LIMIT_MIN, MW_HANG_LIMIT_MAX, &o.hang_limit_s))
+				goto bad_val;
+			break;
+		case O_AUTH:
+			what = "auth (munge or none)";
+			if (!strcmp(optarg, "munge"))
+				o.auth = 1;
+			else if (!strcmp(optarg, "none"))
+				o.auth = 0;
+			else
+				goto bad_val;
+			break;
+		case O_AFILE: {
+			char err[300];
+			what = "auth-file (a file holding a token)";
+			if (col_auth_token_read(optarg, o.auth_token, sizeof o.auth_token, err, sizeof err) < 0) {
+				fprintf(stderr, "mpiwatch-collector: --auth-file: %s\n", err);
+				return 2;
+			}
+			o.auth = 2;
+			break;
+		}
+		case O_MSOCK:
+			what = "munge-socket (a path)";
+			if (optarg[0] != '/' || col_copy(o.munge_socket, sizeof o.munge_socket, optarg))
 				goto bad_val;
 			break;
 		case O_PROFILE:

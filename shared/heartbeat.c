@@ -4,12 +4,13 @@
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
 static const char *const type_names[MW_HB_NTYPES] = {
-	"?", "hello", "welcome", "rank", "heartbeat", "dump", "bye", "dumpreq",
+	"?", "hello", "welcome", "rank", "heartbeat", "dump", "bye", "dumpreq", "challenge",
 };
 static const char *const state_names[MW_HB_NSTATES] = {
 	"?", "in_mpi", "computing", "exited", "vanished", "resumed", "finalized",
@@ -93,6 +94,21 @@ static int valid_kind(const char *s)
 
 /* ---------------------------------------------------------------- encode */
 
+static int valid_nonce(const char *n)
+{
+	size_t i;
+	for (i = 0; n[i]; i++)
+		if (!((n[i] >= '0' && n[i] <= '9') || (n[i] >= 'a' && n[i] <= 'f')))
+			return 0;
+	return i == MW_HB_NONCE_LEN;
+}
+
+int mw_hb_auth_payload(const char *job, const char *node, const char *nonce, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "mpiwatch-hello 1 job=%s node=%s nonce=%s", job, node, nonce);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
 static int beat_valid(const struct mw_hb_beat *b)
 {
 	return b->rank >= 0 && b->rank <= MW_HB_MAX_RANK && b->size > b->rank &&
@@ -119,8 +135,16 @@ static json_object *encode_payload(const struct mw_hb_msg *m)
 		json_object_object_add(o, "node", json_object_new_string(h->node));
 		json_object_object_add(o, "pid", json_object_new_int(h->pid));
 		json_object_object_add(o, "ranks", json_object_new_int(h->ranks));
+		if (!valid_text(h->cred, MW_HB_CRED_MAX))
+			goto bad;
+		json_object_object_add(o, "cred", json_object_new_string(h->cred));
 		break;
 	}
+	case MW_HB_CHALLENGE:
+		if (!valid_nonce(m->u.challenge.nonce))
+			goto bad;
+		json_object_object_add(o, "nonce", json_object_new_string(m->u.challenge.nonce));
+		break;
 	case MW_HB_WELCOME:
 		if (!valid_text(m->u.welcome.error, sizeof m->u.welcome.error - 1))
 			goto bad;
@@ -333,10 +357,16 @@ static int decode_payload(json_object *o, struct mw_hb_msg *m)
 		if (get_str(o, "job", h->job, sizeof h->job) || !mw_hb_valid_job(h->job) ||
 		    get_str(o, "node", h->node, sizeof h->node) || !mw_hb_valid_name(h->node) ||
 		    get_i32(o, "pid", 0, INT32_MAX, &h->pid) ||
-		    get_i32(o, "ranks", 0, MW_HB_MAX_RANK + 1, &h->ranks))
+		    get_i32(o, "ranks", 0, MW_HB_MAX_RANK + 1, &h->ranks) ||
+		    get_str(o, "cred", h->cred, sizeof h->cred))
 			return -1;
 		return 0;
 	}
+	case MW_HB_CHALLENGE:
+		if (get_str(o, "nonce", m->u.challenge.nonce, sizeof m->u.challenge.nonce) ||
+		    !valid_nonce(m->u.challenge.nonce))
+			return -1;
+		return 0;
 	case MW_HB_WELCOME: {
 		json_object *v;
 		if (!json_object_object_get_ex(o, "ok", &v) || !json_object_is_type(v, json_type_boolean))

@@ -8,7 +8,11 @@
  *   12 payload: one JSON object (UTF-8 text, no NUL), fields per type below
  *
  * Types (A = agent, C = collector):
- *   HELLO     A->C  {"job","node","pid","ranks"}   first frame of a connection
+ *   CHALLENGE C->A  {"nonce":"32 hex digits"}  first frame of a connection,
+ *                   sent at once on accept
+ *   HELLO     A->C  {"job","node","pid","ranks","cred"}  the agent's first
+ *                   frame: cred is a MUNGE credential of the payload
+ *                   mw_hb_auth_payload(job, node, nonce) ("" without MUNGE)
  *   WELCOME   C->A  {"ok":true} or {"ok":false,"error":"..."}  (wrong job...)
  *   RANK      A->C  {"rank","size","pid","host"}   a local rank appeared (once)
  *   HEARTBEAT A->C  one rank's state (struct mw_hb_beat); passive: only sent
@@ -43,6 +47,7 @@ enum mw_hb_type {
 	MW_HB_DUMP = 5,
 	MW_HB_BYE = 6,
 	MW_HB_DUMPREQ = 7,
+	MW_HB_CHALLENGE = 8,
 	MW_HB_NTYPES
 };
 
@@ -71,11 +76,19 @@ enum mw_hb_err {
 	MW_HB_E_NCODES
 };
 
+#define MW_HB_NONCE_LEN 32  /* hex digits of a challenge */
+#define MW_HB_CRED_MAX 1023 /* characters of a MUNGE credential */
+
 struct mw_hb_hello {
 	char job[32];                  /* digits, '_' and '+' */
 	char node[MW_HB_STR_MAX + 1];  /* node name */
 	int32_t pid;                   /* agent pid */
 	int32_t ranks;                 /* local ranks known so far (may be 0) */
+	char cred[MW_HB_CRED_MAX + 1]; /* MUNGE credential ("" = none) */
+};
+
+struct mw_hb_challenge {
+	char nonce[MW_HB_NONCE_LEN + 1]; /* lowercase hex */
 };
 
 struct mw_hb_welcome {
@@ -107,6 +120,7 @@ struct mw_hb_msg {
 	enum mw_hb_type type;
 	union {
 		struct mw_hb_hello hello;
+		struct mw_hb_challenge challenge;
 		struct mw_hb_welcome welcome;
 		struct mw_hb_rank rank;
 		struct mw_hb_beat beat;
@@ -123,6 +137,12 @@ struct mw_hb_msg {
 		} dumpreq;
 	} u;
 };
+
+/* The text a HELLO's MUNGE credential carries, binding it to the job, the
+ * node and the connection (the collector's nonce):
+ * "mpiwatch-hello 1 job=JOB node=NODE nonce=NONCE".  Return 0, or -1 if it
+ * does not fit in len. */
+int mw_hb_auth_payload(const char *job, const char *node, const char *nonce, char *buf, size_t len);
 
 /* Static names: "hello", ...; "in_mpi", ...; "bad magic", ... ("?" if unknown). */
 const char *mw_hb_type_name(int type);

@@ -175,6 +175,11 @@ int mws_site_parse(int argc, char **argv, struct mws_site *s, char *err, size_t 
 				why = "restd must be an http:// or https:// URL";
 			else
 				snprintf(s->restd, sizeof(s->restd), "%s", v);
+		} else if (!strcmp(key, "munge_socket")) {
+			if (strlen(v) >= sizeof(s->munge_socket) || v[0] != '/')
+				why = "munge_socket must be an absolute path";
+			else
+				snprintf(s->munge_socket, sizeof(s->munge_socket), "%s", v);
 		} else if (!strcmp(key, "probe_port")) {
 			if (mw_conf_parse_long(v, 1, 65535, &l) < 0)
 				why = "probe_port must be 1-65535";

@@ -24,6 +24,7 @@ struct mws_site {
 	int strict;              /* strict=yes|no: fail the job if watching fails */
 	enum mws_action action;  /* action=report|cancel|requeue: site default */
 	char restd[256];         /* restd=URL of slurmrestd ("" = scontrol fallback) */
+	char munge_socket[256];  /* munge_socket=PATH of munged's socket ("" = MUNGE's default) */
 	char nhd_socket[PATH_MAX]; /* nhd_socket=PATH of nodehealthd's drain socket */
 	long probe_port;         /* probe_port=N: nodehealthd's UDP port */
 	long port_base;          /* port_base=N: collector port = base + jobid % 500 */

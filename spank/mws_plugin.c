@@ -277,6 +277,10 @@ static int start_helpers(spank_t sp)
 			argv[n++] = "--restd";
 			argv[n++] = site.restd;
 		}
+		if (site.munge_socket[0]) {
+			argv[n++] = "--munge-socket";
+			argv[n++] = site.munge_socket;
+		}
 		/* Always: a later step may profile when the first does not. */
 		char sprof[PATH_MAX + 16];
 		snprintf(sprof, sizeof(sprof), "%s/profile", outdir);
@@ -290,7 +294,11 @@ static int start_helpers(spank_t sp)
 		char sjob[16];
 		snprintf(sjob, sizeof(sjob), "%u", jobid);
 		char *argv[] = {prog_agent, "--job", sjob,	"--node",    host,     "--rundir",
-				rundir,     "--collector", scoll, "--timeout", stimeout, NULL};
+				rundir,     "--collector", scoll, "--timeout", stimeout, NULL, NULL, NULL};
+		if (site.munge_socket[0]) {
+			argv[11] = "--munge-socket";
+			argv[12] = site.munge_socket;
+		}
 		if (ensure_running("mpiwatch-agent", host, argv, uid, gid) < 0)
 			goto out;
 	}

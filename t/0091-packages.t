@@ -50,7 +50,9 @@ lab_require 2
 conf=$MW_LAB_DIR/plugstack.conf.d/mpiwatch.conf
 conf_saved=$(cat "$conf" 2>/dev/null)
 tap_cleanup "printf '%s\n' '$conf_saved' > '$conf'"
-grep '^optional' /etc/slurm/plugstack.conf.d/mpiwatch.conf | sed 's/ lib=[^ ]*//; s/ bindir=[^ ]*//' >"$conf"
+# (the lab's munged has its own socket; a site's is at MUNGE's default)
+grep '^optional' /etc/slurm/plugstack.conf.d/mpiwatch.conf | sed 's/ lib=[^ ]*//; s/ bindir=[^ ]*//' |
+    sed "s|\$| munge_socket=$MW_LAB_MUNGE_SOCKET|" >"$conf"
 like "$(cat "$conf")" "^optional /usr/lib/mpiwatch/mpiwatch.so" "the lab now loads the packaged plugin"
 prog=$(lab_prog openmpi col_deadlock)
 dir=$(lab_tmpdir mwuser1)

@@ -1,12 +1,13 @@
 #!/bin/bash
 # The collector and an agent started by hand on this machine (no Slurm, no
-# lab): a wrong job's agent is refused, garbage on the port is dropped and
+# lab; agents prove themselves with a token file, as under mpiwatch run): an
+# agent without the token is refused, a wrong job's agent is refused, garbage on the port is dropped and
 # counted, a healthy mpirun job sends no heartbeat, an agent that vanishes
 # without a goodbye triggers a probe, SIGTERM writes a "none" report.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/collector.sh"
 
-plan 12
+plan 14
 repo=$(cd "$(dirname "$0")/.." && pwd)
 coll=$repo/build/bin/mpiwatch-collector
 agent=$repo/build/bin/mpiwatch-agent
@@ -20,18 +21,29 @@ tap_cleanup "rm -rf '$d'"
 mkdir -p "$d/run"
 host=$(hostname)
 port=$((17400 + RANDOM % 500))
+od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$d/token"
+od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$d/other-token"
+chmod 600 "$d/token" "$d/other-token"
 
 "$coll" --job 4242 --nodes "$host" --port $port --timeout 2 --dir "$d/out" --post no --drain no \
-    --job-check 0 --probe-budget 0.5 --log "$d/coll.log" &
+    --job-check 0 --probe-budget 0.5 --auth-file "$d/token" --log "$d/coll.log" &
 cpid=$!
 tap_cleanup "kill $cpid 2>/dev/null"
 wait_until 20 "grep -q 'listening on port' '$d/coll.log'"
 port=$(sed -n 's/.*listening on port \([0-9]*\).*/\1/p' "$d/coll.log" | head -n1)
 like "$port" '^[0-9]+$' "collector listening (port $port)"
 
+# --- an agent without the token is refused and counted
+"$agent" --job 4242 --node "$host" --rundir "$d/run" --collector 127.0.0.1:$port --ports 1 \
+    --timeout 2 --job-check 0 --auth-file "$d/other-token" --log "$d/forged.log" &
+fpid=$!
+wait_until 20 "grep -q 'refused us' '$d/forged.log'"
+like "$(cat "$d/forged.log")" "refused us: not authenticated: wrong token" "an agent with the wrong token is refused"
+kill $fpid; wait $fpid 2>/dev/null
+
 # --- an agent of another job is refused
 "$agent" --job 4243 --node "$host" --rundir "$d/run" --collector 127.0.0.1:$port --ports 1 \
-    --timeout 2 --job-check 0 --log "$d/wrong.log" &
+    --timeout 2 --job-check 0 --auth-file "$d/token" --log "$d/wrong.log" &
 wpid=$!
 wait_until 20 "grep -q 'refused us' '$d/wrong.log'"
 like "$(cat "$d/wrong.log")" "refused us: this collector serves job 4242, not 4243" "an agent of another job is refused"
@@ -43,7 +55,7 @@ sleep 0.5; exec 3>&- 3<&-
 
 # --- the right agent and a healthy job
 "$agent" --job 4242 --node "$host" --rundir "$d/run" --collector 127.0.0.1:$port \
-    --timeout 2 --job-check 0 --log "$d/agent.log" &
+    --timeout 2 --job-check 0 --auth-file "$d/token" --log "$d/agent.log" &
 apid=$!
 tap_cleanup "kill $apid 2>/dev/null"
 wait_until 20 "grep -q 'connected to the collector' '$d/agent.log'"
@@ -68,4 +80,6 @@ is "$(jv "$d/out/report.json" 'd["verdict"]')" none "verdict none"
 is "$(jv "$d/out/collector-stats.json" 'd["heartbeats"]')" 0 "zero heartbeats from the healthy job"
 cmp_ok "$(jv "$d/out/collector-stats.json" 'd["malformed_frames"] + d["hellos_rejected"]')" -ge 2 \
     "the garbage and the wrong job's hello are counted"
+cmp_ok "$(jv "$d/out/collector-stats.json" 'd["hellos_unauthenticated"]')" -ge 1 \
+    "the hello without the token is counted as unauthenticated"
 done_testing

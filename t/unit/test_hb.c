@@ -44,8 +44,13 @@ static const struct {
 	long declared; /* -1: the payload's length */
 	enum mw_hb_err expect;
 } dec_cases[] = {
-	{"hello ok", MW_HB_MAGIC, 1, MW_HB_HELLO, 0, "{\"job\":\"42\",\"node\":\"n1\",\"pid\":5,\"ranks\":2}", -1, MW_HB_OK},
-	{"hello array job", MW_HB_MAGIC, 1, MW_HB_HELLO, 0, "{\"job\":\"4_2+1\",\"node\":\"n-1.x\",\"pid\":5,\"ranks\":0}", -1, MW_HB_OK},
+	{"hello ok", MW_HB_MAGIC, 1, MW_HB_HELLO, 0, "{\"job\":\"42\",\"node\":\"n1\",\"pid\":5,\"ranks\":2,\"cred\":\"MUNGE:AwQ=:\"}", -1, MW_HB_OK},
+	{"hello without cred", MW_HB_MAGIC, 1, MW_HB_HELLO, 0, "{\"job\":\"42\",\"node\":\"n1\",\"pid\":5,\"ranks\":2}", -1, MW_HB_E_FIELD},
+	{"hello cred number", MW_HB_MAGIC, 1, MW_HB_HELLO, 0, "{\"job\":\"42\",\"node\":\"n1\",\"pid\":5,\"ranks\":2,\"cred\":7}", -1, MW_HB_E_FIELD},
+	{"challenge ok", MW_HB_MAGIC, 1, MW_HB_CHALLENGE, 0, "{\"nonce\":\"0123456789abcdef0123456789abcdef\"}", -1, MW_HB_OK},
+	{"challenge short", MW_HB_MAGIC, 1, MW_HB_CHALLENGE, 0, "{\"nonce\":\"0123456789abcdef\"}", -1, MW_HB_E_FIELD},
+	{"challenge upper", MW_HB_MAGIC, 1, MW_HB_CHALLENGE, 0, "{\"nonce\":\"0123456789ABCDEF0123456789abcdef\"}", -1, MW_HB_E_FIELD},
+	{"hello array job", MW_HB_MAGIC, 1, MW_HB_HELLO, 0, "{\"job\":\"4_2+1\",\"node\":\"n-1.x\",\"pid\":5,\"ranks\":0,\"cred\":\"\"}", -1, MW_HB_OK},
 	{"hello bad job", MW_HB_MAGIC, 1, MW_HB_HELLO, 0, "{\"job\":\"4a\",\"node\":\"n1\",\"pid\":5,\"ranks\":2}", -1, MW_HB_E_FIELD},
 	{"hello bad node", MW_HB_MAGIC, 1, MW_HB_HELLO, 0, "{\"job\":\"4\",\"node\":\"-n1\",\"pid\":5,\"ranks\":2}", -1, MW_HB_E_FIELD},
 	{"hello node slash", MW_HB_MAGIC, 1, MW_HB_HELLO, 0, "{\"job\":\"4\",\"node\":\"n/1\",\"pid\":5,\"ranks\":2}", -1, MW_HB_E_FIELD},
