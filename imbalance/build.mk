@@ -46,5 +46,5 @@ $(IMB_UNIT): $(IMB_LIB)
 $(IMB_UNIT): CPPFLAGS += -Iimbalance -DMW_SRCDIR='"$(CURDIR)"'
 
 # Fuzz target: the profile and rules parsers.
-FUZZ_EXTRA_fuzz_imb_profile := $(filter-out imbalance/imb_html.c,$(IMB_SRCS)) $(IMB_GEN) -Iimbalance
+FUZZ_EXTRA_fuzz_imb_profile := $(filter-out imbalance/imb_html.c imbalance/imb_files.c,$(IMB_SRCS)) $(IMB_GEN) -Iimbalance
 $(B)/fuzz/fuzz_imb_profile: $(IMB_SRCS) $(wildcard imbalance/*.h) $(IMB_GEN)

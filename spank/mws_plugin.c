@@ -9,6 +9,7 @@
  *   srun (local), at step end: print the verdict if one was reached.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
@@ -132,6 +133,19 @@ static int is_watched_step(spank_t sp)
 	       stepid == MWS_STEP_INTERACTIVE;
 }
 
+/* Why watching could not start on this node (for the job's output). */
+static char start_why[400];
+
+/* Log a start-up failure to the slurmd log and keep it for the job's output. */
+__attribute__((format(printf, 1, 2))) static void start_fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(start_why, sizeof(start_why), fmt, ap);
+	va_end(ap);
+	slurm_error("mpiwatch: %s", start_why);
+}
+
 /* The name of this step's profile folder: "batch", "interactive", "stepN". */
 static void step_label(spank_t sp, char *buf, size_t len)
 {
@@ -162,7 +176,7 @@ static int ensure_running(const char *name, const char *host, char *const *argv,
 	if (mws_pidfile_alive(pidfile, uid, name))
 		return 0;
 	if (mws_spawn_detached(&s, &pid, err, sizeof(err)) < 0) {
-		slurm_error("mpiwatch: %s", err);
+		start_fail("%s", err);
 		return -1;
 	}
 	if (mw_pidfile_write(pidfile, pid, uid, gid) < 0)
@@ -184,34 +198,34 @@ static int start_helpers(spank_t sp)
 	if (spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS) {
-		slurm_error("mpiwatch: cannot read the job's ids");
+		start_fail("cannot read the job's ids");
 		return -1;
 	}
 	if (access(site.lib, R_OK) < 0) {
-		slurm_error("mpiwatch: monitor library %s: %s", site.lib, strerror(errno));
+		start_fail("monitor library %s: %s", site.lib, strerror(errno));
 		return -1;
 	}
 	snprintf(prog_agent, sizeof(prog_agent), "%s/mpiwatch-agent", site.bindir);
 	snprintf(prog_coll, sizeof(prog_coll), "%s/mpiwatch-collector", site.bindir);
 	if (access(prog_agent, X_OK) < 0 || access(prog_coll, X_OK) < 0) {
-		slurm_error("mpiwatch: agent/collector not found in %s", site.bindir);
+		start_fail("agent/collector not found in %s", site.bindir);
 		return -1;
 	}
 	mw_node_name(host, sizeof(host));
 	if (mws_rundir(site.rundir, uid, jobid, host, rundir, sizeof(rundir)) < 0 ||
 	    mws_rundir(site.rundir, uid, jobid, "%h", env_rundir, sizeof(env_rundir)) < 0 ||
 	    mws_mkdir_owned(rundir, uid, gid) < 0) {
-		slurm_error("mpiwatch: run directory %s: %s", rundir, strerror(errno));
+		start_fail("run directory %s: %s", rundir, strerror(errno));
 		return -1;
 	}
 	snprintf(dumps, sizeof(dumps), "%s/dumps", rundir);
 	if (mws_mkdir_owned(dumps, uid, gid) < 0) {
-		slurm_error("mpiwatch: %s: %s", dumps, strerror(errno));
+		start_fail("%s: %s", dumps, strerror(errno));
 		return -1;
 	}
 	if (get_env(sp, "SLURM_JOB_NODELIST", nodelist, sizeof(nodelist)) < 0 ||
 	    mw_hostlist_expand(nodelist, 100000, &hl) < 0) {
-		slurm_error("mpiwatch: cannot read the job's node list");
+		start_fail("cannot read the job's node list");
 		return -1;
 	}
 	snprintf(collector_host, sizeof(collector_host), "%s", hl.host[0]);
@@ -221,7 +235,7 @@ static int start_helpers(spank_t sp)
 		if (get_env(sp, "SLURM_SUBMIT_DIR", cwd, sizeof(cwd)) < 0 || cwd[0] != '/')
 			snprintf(cwd, sizeof(cwd), "/tmp");
 	if (mws_outdir(cwd, user.dir, jobid, outdir, sizeof(outdir)) < 0) {
-		slurm_error("mpiwatch: output directory path too long");
+		start_fail("output directory path too long");
 		return -1;
 	}
 
@@ -229,7 +243,7 @@ static int start_helpers(spank_t sp)
 	snprintf(lock, sizeof(lock), "%s/launch.lock", rundir);
 	lockfd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (lockfd < 0 || flock(lockfd, LOCK_EX) < 0) {
-		slurm_error("mpiwatch: %s: %s", lock, strerror(errno));
+		start_fail("%s: %s", lock, strerror(errno));
 		goto out;
 	}
 	snprintf(stimeout, sizeof(stimeout), "%g", user.timeout > 0 ? user.timeout : site.timeout);
@@ -319,9 +333,17 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		return site.strict && mws_enabled(&site, &user) ? -1 : 0;
 	if (!mws_enabled(&site, &user) || !is_watched_step(sp))
 		return 0;
+	start_why[0] = 0;
 	if (start_helpers(sp) < 0) {
-		slurm_spank_log("mpiwatch: watching is off for this step (see the slurmd log)%s",
-				site.strict ? "; strict mode: failing the step" : "");
+		/* Once per step: the step's first node says it in the job's
+		 * output (others say the same in their slurmd log). */
+		uint32_t nodeid = 0;
+		char host[256];
+		mw_node_name(host, sizeof(host));
+		if (spank_get_item(sp, S_JOB_NODEID, &nodeid) != ESPANK_SUCCESS || nodeid == 0)
+			slurm_spank_log("mpiwatch: this step is not watched: %s (node %s)%s",
+					start_why[0] ? start_why : "start-up failed", host,
+					site.strict ? "; strict mode: failing the step" : "");
 		return site.strict ? -1 : 0;
 	}
 	watch_ok = 1;

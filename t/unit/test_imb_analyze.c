@@ -198,6 +198,7 @@ START_TEST(test_filter)
 	for (size_t i = 0; i < a.nfn; i++)
 		ck_assert_ptr_null(strstr(a.fn[i].name, "=>"));
 	imb_analysis_free(&a);
+	imb_job_free(&j);
 	/* 2% = 376000 us: .TAU application (40 ms), MPI_Send (80 ms), MPI_Recv
 	 * (120 ms) and MPI_File_write_at (200 ms) go too */
 	load_tau4(&j, &a, "2%");
