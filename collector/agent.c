@@ -384,11 +384,29 @@ static void set_beat(struct agent *a, struct ag_rank *x, const struct mw_slot_sn
 	x->beat_unsent = 1;
 }
 
+/* Whether pid is a running process.  A zombie (dead, not yet reaped: a busy
+ * launcher may leave its ended ranks so for seconds) is not. */
 static int pid_alive(int32_t pid)
 {
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
 	if (pid <= 0)
 		return 0;
-	return kill(pid, 0) == 0 || errno == EPERM;
+	if (kill(pid, 0) < 0 && errno != EPERM)
+		return 0;
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno != ENOENT;
+	n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	if (n <= 0)
+		return 1;
+	buf[n] = 0;
+	/* "pid (comm) S ...": comm may hold spaces and ')', so the last ')' */
+	p = strrchr(buf, ')');
+	return !(p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'));
 }
 
 static void watch_rank(struct agent *a, struct ag_rank *x, double now)

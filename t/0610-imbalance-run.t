@@ -26,11 +26,14 @@ for mpi in openmpi mpich; do
     ok $? "$mpi: analyze imbalance reads the monitor's 4 profiles" || cat "$work/$mpi.txt" >&2
     txt=$(cat "$work/$mpi.txt")
     like "$txt" "computation is the most imbalanced group" "$mpi: computation named the imbalanced group"
-    is "$(field "$work/$mpi.json" 'g["computation"]["max_process"]')" 3 "$mpi: rank 3 (most work) is the slowest"
-    is "$(field "$work/$mpi.json" '"3" in g["computation"]["top_processes"] and "0" not in g["computation"]["top_processes"]')" \
+    # 4 ranks share 2 cores here, so the exact order of neighbours is noise;
+    # the high half is the slow one, the low half waits.
+    is "$(field "$work/$mpi.json" 'g["computation"]["max_process"] in ("2", "3")')" True \
+        "$mpi: a high rank (most work) is the slowest"
+    is "$(field "$work/$mpi.json" 'bool({"2", "3"} & set(g["computation"]["top_processes"])) and "0" not in g["computation"]["top_processes"]')" \
         True "$mpi: the high ranks are the ones above the mean in computation"
-    is "$(field "$work/$mpi.json" 'g["communication.collective"]["max_process"]')" 0 \
-        "$mpi: rank 0 (least work) waits longest in collectives"
+    is "$(field "$work/$mpi.json" 'g["communication.collective"]["max_process"] in ("0", "1")')" True \
+        "$mpi: a low rank (least work) waits longest in collectives"
     like "$txt" "waits? up to [0-9.]+x the mean" "$mpi: the waiting is reported"
     like "$txt" "in MPI_Barrier\(\)" "$mpi: the waiting is in MPI_Barrier"
     like "$txt" "a consequence: they wait for the slow rank" "$mpi: the waiting is a consequence"
@@ -45,7 +48,8 @@ ok $? "mpiwatch run --profile: exit 0"
 like "$(cat "$work/prof-run.err")" "load imbalance in $work/prof-run/imbalance.txt" "run --profile says where the analysis is"
 like "$(cat "$work/prof-run/imbalance.txt" 2>&1)" "computation is the most imbalanced group" \
     "run --profile: imbalance.txt names computation"
-is "$(field "$work/prof-run/imbalance.json" 'g["computation"]["max_process"]')" 3 "run --profile: imbalance.json, rank 3 slowest"
+is "$(field "$work/prof-run/imbalance.json" 'g["computation"]["max_process"] in ("2", "3")')" True \
+    "run --profile: imbalance.json, a high rank slowest"
 like "$(head -c 300 "$work/prof-run/imbalance.html" 2>&1)" "<!DOCTYPE html>" "run --profile: the page is beside it"
 is "$(cat "$work/prof-run.out")" "imbalance: 4 ranks, 4 steps done" "run --profile: the program's output is unchanged"
 

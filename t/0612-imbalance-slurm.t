@@ -29,12 +29,13 @@ ok_cmd "the six ranks' profiles are in the step's folder" \
 wait_for 60 "test -s '$out/imbalance.txt'"
 txt=$(cat "$out/imbalance.txt" 2>&1)
 like "$txt" "computation is the most imbalanced group" "imbalance.txt names computation"
-is "$(imb "$out/imbalance.json" 'g["computation"]["max_process"]')" 5 \
-    "the highest rank (most work) is the slowest"
-is "$(imb "$out/imbalance.json" '"5" in g["computation"]["top_processes"] and "0" not in g["computation"]["top_processes"]')" \
+# (6 ranks share this machine's 2 cores: neighbours' order is noise, halves are not)
+is "$(imb "$out/imbalance.json" 'g["computation"]["max_process"] in ("3", "4", "5")')" True \
+    "a high rank (most work) is the slowest"
+is "$(imb "$out/imbalance.json" 'bool({"4", "5"} & set(g["computation"]["top_processes"])) and "0" not in g["computation"]["top_processes"]')" \
     True "the high ranks are the ones above the mean in computation"
-is "$(imb "$out/imbalance.json" 'g["communication.collective"]["max_process"]')" 0 \
-    "rank 0 (least work) waits longest in collectives"
+is "$(imb "$out/imbalance.json" 'g["communication.collective"]["max_process"] in ("0", "1", "2")')" True \
+    "a low rank (least work) waits longest in collectives"
 like "$txt" "in MPI_Barrier\(\)" "the low ranks' waiting is in MPI_Barrier"
 like "$txt" "a consequence: they wait for the slow rank" "the waiting is reported as the consequence"
 like "$(head -c 300 "$out/imbalance.html" 2>&1)" "<!DOCTYPE html>" "the interactive page is beside it"

@@ -1,0 +1,36 @@
+#!/bin/bash
+# Issue 18: a watch that cannot start says so in the job's own output, once,
+# with the reason, and the job runs as without mpiwatch.  The plugin line
+# points bindir= at a folder without the helpers; a 3-node MPI job (srun and
+# sbatch) completes with its own output and exit status, and its output holds
+# exactly one "not watched" line naming the reason.
+. "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/lab.sh"
+
+plan no_plan
+lab_require 3
+conf=$MW_LAB_DIR/plugstack.conf.d/mpiwatch.conf
+[ -r "$conf" ] || BAIL_OUT "the lab has no mpiwatch plugin line ($conf)"
+conf_saved=$(cat "$conf")
+tap_cleanup "printf '%s\n' '$conf_saved' > '$conf'"
+printf '%s bindir=/nonexistent-mpiwatch\n' "$conf_saved" >"$conf"
+prog=$(lab_prog openmpi col_steady)
+dir=$(lab_tmpdir mwuser1)
+cd "$dir" || BAIL_OUT "cd $dir"
+
+out=$(cd "$dir" && lab_as mwuser1 timeout 120 srun --mpiwatch=timeout=2 -N3 -n3 --mpi=pmix "$prog" 1 2>&1)
+st=$?
+is "$st" 0 "srun: the job's exit status is its own (0)"
+like "$out" "steady done" "srun: the program's output is intact"
+is "$(grep -c 'mpiwatch: this step is not watched' <<<"$out")" 1 "srun: one 'not watched' line for 3 nodes"
+like "$out" "mpiwatch: this step is not watched: agent/collector not found in /nonexistent-mpiwatch \\(node n1\\)" \
+    "srun: the line names the reason and the node"
+
+jid=$(lab_sbatch mwuser1 -N3 -n3 --mpiwatch=timeout=2 -o "$dir/job.out" --wrap "srun --mpi=pmix $prog 1")
+tap_cleanup "scancel $jid 2>/dev/null"
+is "$(lab_job_wait "$jid" 180)" COMPLETED "sbatch: the job completes"
+like "$(cat "$dir/job.out")" "steady done" "sbatch: the program's output is intact"
+cmp_ok "$(grep -c 'mpiwatch: this step is not watched' "$dir/job.out")" -le 2 \
+    "sbatch: at most one line per step (batch step and srun step)"
+like "$(cat "$dir/job.out")" "not watched: agent/collector not found" "sbatch: the job's output says why"
+done_testing
