@@ -335,15 +335,11 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		return 0;
 	start_why[0] = 0;
 	if (start_helpers(sp) < 0) {
-		/* Once per step: the step's first node says it in the job's
-		 * output (others say the same in their slurmd log). */
-		uint32_t nodeid = 0;
-		char host[256];
-		mw_node_name(host, sizeof(host));
-		if (spank_get_item(sp, S_JOB_NODEID, &nodeid) != ESPANK_SUCCESS || nodeid == 0)
-			slurm_spank_log("mpiwatch: this step is not watched: %s (node %s)%s",
-					start_why[0] ? start_why : "start-up failed", host,
-					site.strict ? "; strict mode: failing the step" : "");
+		/* The job's output hears it from task 0 (slurm_spank_task_init). */
+		if (!start_why[0])
+			snprintf(start_why, sizeof(start_why), "start-up failed");
+		slurm_error("mpiwatch: this step is not watched%s",
+			    site.strict ? "; strict mode: failing the step" : "");
 		return site.strict ? -1 : 0;
 	}
 	watch_ok = 1;
@@ -356,6 +352,25 @@ static int set_env(spank_t sp, const char *name, const char *val)
 		slurm_error("mpiwatch: cannot set %s", name);
 		return -1;
 	}
+	return 0;
+}
+
+/* In the task, before the program: a step that could not be watched says so
+ * in the job's own output (stderr), once: from the step's task 0, with the
+ * reason its node found (other nodes' reasons are in their slurmd log). */
+int slurm_spank_task_init(spank_t sp, int ac, char **av)
+{
+	uint32_t gtid = 1;
+	char host[256];
+	(void)ac;
+	(void)av;
+	if (spank_context() != S_CTX_REMOTE || watch_ok || !start_why[0])
+		return 0;
+	if (spank_get_item(sp, S_TASK_GLOBAL_ID, &gtid) != ESPANK_SUCCESS || gtid != 0)
+		return 0;
+	mw_node_name(host, sizeof(host));
+	fprintf(stderr, "mpiwatch: this step is not watched: %s (node %s)\n", start_why, host);
+	fflush(stderr);
 	return 0;
 }
 
