@@ -15,4 +15,4 @@ $(B)/t/test_runlaunch: $(B)/obj/cli/runlaunch.o
 FUZZ_EXTRA_fuzz_launcher_output := cli/runlaunch.c
 
 # mpiwatch run makes the agent's token with the collector's auth code.
-$(B)/obj/cli/cmd_run.o: CPPFLAGS += -Icollector
+$(B)/obj/cli/cmd_run.o $(B)/obj/cli/cmd_status.o: CPPFLAGS += -Icollector

@@ -1,24 +1,37 @@
-/* cmd_status.c - "mpiwatch status": this node's nodehealthd state and counters. */
+/* cmd_status.c - "mpiwatch status": this node's nodehealthd state and
+ * counters; with --job, a running job's watch (its collector's report). */
+#include <errno.h>
 #include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 
 #include "cli.h"
 #include "conf.h"
 #include "drainreq.h"
+#include "hostlist.h"
+#include "jsonschema.h"
 #include "probe.h"
+#include "slurm.h"
 
 static void status_usage(FILE *f)
 {
 	fprintf(f, "Usage: mpiwatch status [-s SOCKET] [-p PORT] [-j]\n"
+		   "       mpiwatch status --job JOB [--dir DIR] [-j]\n"
 		   "Show this node's mpiwatch-nodehealthd: health, checks and counters (over its\n"
-		   "unix socket; if that fails, a probe to localhost gives the state only).\n\n"
+		   "unix socket; if that fails, a probe to localhost gives the state only).\n"
+		   "With --job: that job's watch, from the report its collector keeps up to date\n"
+		   "(DIR, default mpiwatch-JOB in the job's working directory as squeue gives it):\n"
+		   "Slurm's state, the verdict, which nodes' agents are connected, the ranks seen,\n"
+		   "the last events.\n\n"
 		   "  -s, --socket PATH  daemon socket (default %s)\n"
 		   "  -p, --port PORT    UDP port for the fallback probe (default %d)\n"
 		   "  -j, --json         print the status object as JSON\n\n"
-		   "Exit status: 0 alive, 1 degraded or no daemon, 2 usage error.\n",
+		   "Exit status: 0 alive (--job: watched), 1 degraded or no daemon (--job: no\n"
+		   "report: not watched, or not started yet), 2 usage error.\n",
 		MW_DRAIN_DEFAULT_SOCKET, MW_PROBE_DEFAULT_PORT);
 }
 
@@ -28,14 +41,101 @@ static const char *jstr(struct json_object *o, const char *k)
 	return json_object_object_get_ex(o, k, &v) ? json_object_get_string(v) : "?";
 }
 
+/* Node names of the report's nodes whose agent is in state want, as a host
+ * list ("-" if none); *n gets their count. */
+static void agents_in(struct json_object *nodes, const char *want, char *buf, size_t len, int *n)
+{
+	size_t total = json_object_array_length(nodes);
+	char **names = calloc(total ? total : 1, sizeof(*names));
+	struct mw_hostlist hl = {names, 0};
+	*n = 0;
+	for (size_t i = 0; names && i < total; i++) {
+		struct json_object *e = json_object_array_get_idx(nodes, i);
+		if (!strcmp(jstr(e, "agent"), want))
+			names[hl.n++] = (char *)jstr(e, "name");
+	}
+	*n = (int)hl.n;
+	if (!hl.n || mw_hostlist_compress(&hl, buf, len) >= len)
+		snprintf(buf, len, "%s", hl.n ? "(too many to list)" : "-");
+	free(names);
+}
+
+/* mpiwatch status --job JOB [--dir DIR]. */
+static int job_status(const char *job, const char *dir_opt, int json)
+{
+	struct mw_slurm_job j;
+	int have_job = col_slurm_job_info(job, &j) == 0;
+	char dir[4200], path[4300], err[512], list[1024];
+	struct json_object *r, *nodes, *tl, *stats, *v;
+	struct stat st;
+	int n;
+
+	if (dir_opt)
+		snprintf(dir, sizeof dir, "%s", dir_opt);
+	else if (have_job && j.workdir[0])
+		snprintf(dir, sizeof dir, "%.4000s/mpiwatch-%s", j.workdir, job);
+	else
+		snprintf(dir, sizeof dir, "mpiwatch-%s", job);
+	snprintf(path, sizeof path, "%s/report.json", dir);
+	r = mw_json_read_file(path, err, sizeof err);
+	if (!r) {
+		printf("job %s: %s; no watch report at %s (%s)\n", job,
+		       have_job ? j.state : "unknown to squeue", path,
+		       errno == ENOENT ? "not watched, not started yet, or another dir=" : err);
+		if (have_job)
+			mw_slurm_job_free(&j);
+		return 1;
+	}
+	if (json) {
+		printf("%s\n", json_object_to_json_string_ext(r, JSON_C_TO_STRING_PLAIN));
+		json_object_put(r);
+		if (have_job)
+			mw_slurm_job_free(&j);
+		return 0;
+	}
+	printf("job %s: %s\n", job, have_job ? j.state : "unknown to squeue");
+	printf("report:      %s", path);
+	if (stat(path, &st) == 0)
+		printf(" (updated %lds ago)", (long)(time(NULL) - st.st_mtime));
+	printf("\nverdict:     %s%s\n", jstr(r, "summary"),
+	       json_object_object_get_ex(r, "confirmed", &v) && json_object_get_boolean(v) ? " (confirmed)" : "");
+	if (json_object_object_get_ex(r, "nodes", &nodes) && json_object_is_type(nodes, json_type_array)) {
+		int total = (int)json_object_array_length(nodes);
+		agents_in(nodes, "connected", list, sizeof list, &n);
+		printf("agents:      %d of %d connected: %s\n", n, total, list);
+		agents_in(nodes, "never", list, sizeof list, &n);
+		if (n)
+			printf("             %d never connected: %s\n", n, list);
+		agents_in(nodes, "lost", list, sizeof list, &n);
+		if (n)
+			printf("             %d lost: %s\n", n, list);
+	}
+	if (json_object_object_get_ex(r, "stats", &stats))
+		printf("ranks seen:  %s of %s; heartbeats %s\n", jstr(stats, "rank_announcements"),
+		       jstr(r, "ranks_total"), jstr(stats, "heartbeats"));
+	if (json_object_object_get_ex(r, "timeline", &tl) && json_object_is_type(tl, json_type_array)) {
+		size_t len = json_object_array_length(tl);
+		printf("last events:\n");
+		for (size_t i = len > 5 ? len - 5 : 0; i < len; i++) {
+			struct json_object *e = json_object_array_get_idx(tl, i);
+			printf("  %s  %-16s %s\n", jstr(e, "time"), jstr(e, "event"), jstr(e, "detail"));
+		}
+	}
+	json_object_put(r);
+	if (have_job)
+		mw_slurm_job_free(&j);
+	return 0;
+}
+
 static int cmd_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"socket", required_argument, NULL, 's'}, {"port", required_argument, NULL, 'p'},
 		{"json", no_argument, NULL, 'j'},         {"help", no_argument, NULL, 'h'},
+		{"job", required_argument, NULL, 'J'},    {"dir", required_argument, NULL, 'd'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *sock = MW_DRAIN_DEFAULT_SOCKET;
+	const char *sock = MW_DRAIN_DEFAULT_SOCKET, *job = NULL, *dir = NULL;
 	long port = MW_PROBE_DEFAULT_PORT;
 	int opt, json = 0, rv;
 	char msg[512], *text = NULL;
@@ -52,14 +152,24 @@ static int cmd_status(int argc, char **argv)
 			}
 			break;
 		case 'j': json = 1; break;
+		case 'J':
+			if (!*optarg || strspn(optarg, "0123456789_+") != strlen(optarg)) {
+				fprintf(stderr, "mpiwatch status: bad job id '%s'\n", optarg);
+				return 2;
+			}
+			job = optarg;
+			break;
+		case 'd': dir = optarg; break;
 		case 'h': status_usage(stdout); return 0;
 		default: status_usage(stderr); return 2;
 		}
 	}
-	if (optind != argc) {
+	if (optind != argc || (dir && !job)) {
 		status_usage(stderr);
 		return 2;
 	}
+	if (job)
+		return job_status(job, dir, json);
 	if (mw_drain_status(sock, &text, msg, sizeof(msg)) < 0) {
 		const char *name = "localhost";
 		struct mw_probe_result r;
@@ -118,5 +228,5 @@ static int cmd_status(int argc, char **argv)
 	return rv;
 }
 
-MW_CLI_COMMAND(status, "status", "status [-s SOCKET] [-p PORT] [-j]",
-	       "show this node's health daemon: state, checks, counters", cmd_status)
+MW_CLI_COMMAND(status, "status", "status [-s SOCKET] [-p PORT] [-j] | status --job JOB [--dir DIR] [-j]",
+	       "show this node's health daemon, or a running job's watch", cmd_status)

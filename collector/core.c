@@ -66,6 +66,8 @@ struct collector {
 	unsigned long eval_gen;
 	int computing_noted;
 	int after_notes;
+	int status_dirty;     /* agents or ranks changed: refresh report.json (mpiwatch status --job) */
+	double status_at;     /* when it was last refreshed for that */
 };
 
 static int mkdir_p(const char *dir)
@@ -553,6 +555,7 @@ static void client_close(struct collector *c, size_t k, const char *why)
 			c->gen++;
 			schedule(c, 0.5);
 		}
+		c->status_dirty = 1;
 	}
 	col_link_close(cl->l);
 	c->c[k] = c->c[--c->nc];
@@ -605,6 +608,7 @@ static void on_hello(struct collector *c, struct client *cl, const struct mw_hb_
 	w.u.welcome.ok = 1;
 	cl->node = node;
 	cl->hello = 1;
+	c->status_dirty = 1;
 	{
 		struct col_agent *g = &c->s.agents[node];
 		const char *peer = col_link_peer(cl->l);
@@ -633,6 +637,7 @@ static int on_rank_info(struct collector *c, struct client *cl, int rank, int si
 	x = &c->s.ranks[rank];
 	x->known = 1;
 	x->node = cl->node;
+	c->status_dirty = 1;
 	return 0;
 }
 
@@ -950,6 +955,7 @@ int col_run(struct col_opts *o)
 		o->job, c.port, c.s.nnodes, o->timeout_s, o->threshold,
 		o->action == COL_ACT_CANCEL ? "cancel" : o->action == COL_ACT_REQUEUE ? "requeue" : "report");
 	col_state_event(&c.s, "start", "collector listening on port %u", c.port);
+	c.status_dirty = 1; /* a report from the start: the job is watched */
 	next_job_check = mw_now() + (o->job_check_s > 0 ? o->job_check_s : 1e18);
 
 	while (!c.stop) {
@@ -1002,6 +1008,13 @@ int col_run(struct col_opts *o)
 			break;
 		if (c.pending && now >= c.eval_at)
 			evaluate(&c);
+		/* A running job's report shows its agents and ranks as they come
+		 * (at most once a second): what mpiwatch status --job reads. */
+		if (c.status_dirty && now - c.status_at >= 1.0) {
+			c.status_dirty = 0;
+			c.status_at = now;
+			write_reports(&c);
+		}
 		if (now >= next_job_check) {
 			if (col_slurm_job_active(o->job) == 0) {
 				col_state_event(&c.s, "note", "job %s is over", o->job);

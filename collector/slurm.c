@@ -48,6 +48,17 @@ static int run(const char *prog, char **args, size_t nargs, char **out)
 	return mw_drain_run(argv, NULL, CMD_TIMEOUT, out);
 }
 
+int col_slurm_job_info(const char *job, struct mw_slurm_job *j)
+{
+	char *out = NULL;
+	char *args[] = {"--json", "--states=all", "-j", (char *)job};
+	int st = run("squeue", args, 4, &out), rv = -1;
+	if (st == 0 && out && mw_slurm_job_parse(out, job, j) == 0)
+		rv = 0;
+	free(out);
+	return rv;
+}
+
 int col_slurm_job_active(const char *job)
 {
 	/* "Invalid job id" means "over" only once this squeue has seen the

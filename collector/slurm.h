@@ -6,15 +6,22 @@
 
 #include <stddef.h>
 
+#include "slurmjson.h"
+
 /* Find prog in $PATH (or /usr/bin, /usr/local/bin).  Return 0 with the full
  * path in buf, or -1 (errno ENOENT). */
 int col_find_prog(const char *prog, char *buf, size_t len);
 
-/* Ask "scontrol show job -o JOB".  Return 1 if the job is still active
+/* Ask "squeue --json" about JOB.  Return 1 if the job is still active
  * (pending, running, suspended, configuring, completing, requeued...), 0 if
  * it is over, or Slurm no longer knows a job it showed before, -1 if Slurm
  * could not be asked (or never knew the job: another cluster's config?). */
 int col_slurm_job_active(const char *job);
+
+/* What Slurm says of job (squeue --json --states=all -j JOB) in j (release
+ * with mw_slurm_job_free).  Return 0, or -1 if squeue cannot be run or does
+ * not know the job. */
+int col_slurm_job_info(const char *job, struct mw_slurm_job *j);
 
 /* From slurmrestd's OpenAPI document (the text of GET URL/openapi), the
  * version of its job API: the highest "/slurm/vX.Y.Z/job/{job_id}" path that

@@ -84,6 +84,7 @@ int mw_slurm_job_parse(const char *text, const char *jobid, struct mw_slurm_job 
 			if (jlong(x, "end_time", &v) == 0 && v > 0)
 				j->end_time = (time_t)v;
 			scopy(j->excluded, sizeof(j->excluded), jstr(x, "excluded_nodes"));
+			scopy(j->workdir, sizeof(j->workdir), jstr(x, "current_working_directory"));
 		}
 		nodes = jstr(x, "nodes");
 		if (nodes && *nodes) {

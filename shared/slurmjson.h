@@ -19,6 +19,7 @@ struct mw_slurm_job {
 	char *nodelist;    /* nodes (malloc'd; "" if none); het components joined by ',' */
 	time_t end_time;   /* 0 if unknown */
 	char excluded[2048]; /* excluded_nodes ("" if none) */
+	char workdir[4096];  /* current_working_directory ("" if unknown) */
 };
 
 struct mw_slurm_node {

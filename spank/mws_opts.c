@@ -175,6 +175,13 @@ int mws_site_parse(int argc, char **argv, struct mws_site *s, char *err, size_t 
 				why = "restd must be an http:// or https:// URL";
 			else
 				snprintf(s->restd, sizeof(s->restd), "%s", v);
+		} else if (!strcmp(key, "off_partitions")) {
+			if (strlen(v) >= sizeof(s->off_partitions) || !*v ||
+			    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-,") !=
+				    strlen(v))
+				why = "off_partitions must be a comma-separated list of partition names";
+			else
+				snprintf(s->off_partitions, sizeof(s->off_partitions), "%s", v);
 		} else if (!strcmp(key, "munge_socket")) {
 			if (strlen(v) >= sizeof(s->munge_socket) || v[0] != '/')
 				why = "munge_socket must be an absolute path";
@@ -278,6 +285,23 @@ int mws_enabled(const struct mws_site *s, const struct mws_user *u)
 	if (u->given)
 		return !u->off;
 	return s->default_on;
+}
+
+int mws_partition_off(const struct mws_site *s, const char *partition)
+{
+	size_t n = partition ? strlen(partition) : 0;
+	const char *p = s->off_partitions;
+	if (!n)
+		return 0;
+	while (*p) {
+		size_t l = strcspn(p, ",");
+		if (l == n && !strncmp(p, partition, n))
+			return 1;
+		p += l;
+		if (*p == ',')
+			p++;
+	}
+	return 0;
 }
 
 void mws_threshold_str(const struct mws_site *s, const struct mws_user *u, char *buf, size_t len)

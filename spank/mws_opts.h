@@ -25,6 +25,7 @@ struct mws_site {
 	enum mws_action action;  /* action=report|cancel|requeue: site default */
 	char restd[256];         /* restd=URL of slurmrestd ("" = scontrol fallback) */
 	char munge_socket[256];  /* munge_socket=PATH of munged's socket ("" = MUNGE's default) */
+	char off_partitions[512]; /* off_partitions=A,B: jobs in these partitions are never watched */
 	char nhd_socket[PATH_MAX]; /* nhd_socket=PATH of nodehealthd's drain socket */
 	long probe_port;         /* probe_port=N: nodehealthd's UDP port */
 	long port_base;          /* port_base=N: collector port = base + jobid % 500 */
@@ -59,6 +60,10 @@ int mws_user_parse(const char *arg, struct mws_user *u, char *err, size_t errlen
 
 /* Whether a job with these settings is watched. */
 int mws_enabled(const struct mws_site *s, const struct mws_user *u);
+
+/* Whether the site turned watching off for partition (off_partitions=): 1 if
+ * partition is one of the listed names, else 0 (also for NULL or ""). */
+int mws_partition_off(const struct mws_site *s, const char *partition);
 
 /* Render the effective threshold as "N" or "P%" into buf. */
 void mws_threshold_str(const struct mws_site *s, const struct mws_user *u, char *buf, size_t len);

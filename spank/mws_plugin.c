@@ -334,6 +334,17 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 	if (!mws_enabled(&site, &user) || !is_watched_step(sp))
 		return 0;
 	start_why[0] = 0;
+	{
+		char part[256];
+		if (get_env(sp, "SLURM_JOB_PARTITION", part, sizeof(part)) == 0 &&
+		    mws_partition_off(&site, part)) {
+			/* Said in the job's output only to a user who asked. */
+			if (user.given)
+				snprintf(start_why, sizeof(start_why),
+					 "the site turned mpiwatch off for partition %s", part);
+			return 0;
+		}
+	}
 	if (start_helpers(sp) < 0) {
 		/* The job's output hears it from task 0 (slurm_spank_task_init). */
 		if (!start_why[0])

@@ -60,7 +60,7 @@ cd "$dir" || BAIL_OUT "cd $dir"
 jid=$(lab_sbatch mwuser1 -N2 -n4 --mpiwatch=timeout=2 -o "$dir/job.out" --wrap "srun --mpi=pmix $prog")
 tap_cleanup "scancel $jid 2>/dev/null"
 out=$dir/mpiwatch-$jid
-wait_for 120 "test -s '$out/report.json'"
+wait_for 120 "grep -q '\"verdict\": *\"software\"' '$out/report.json'"
 is "$(jv "$out/report.json" 'd["verdict"]')" software "the deadlock gets verdict software from the packaged watch"
 coll=$(pgrep -u mwuser1 -f "mpiwatch-collector --job $jid( |\$)" | head -1)
 agent=$(pgrep -u mwuser1 -f "mpiwatch-agent --job $jid( |\$)" | head -1)

@@ -47,7 +47,7 @@ for w in on off; do
     [ $w = on ] && jid_on=$jid
 done
 out=$dir/mpiwatch-$jid_on
-wait_for 60 "test -s '$out/report.json'"
+wait_for 60 "grep -q shutdown '$out/report.json'"  # the final report
 is "$(jv "$out/report.json" 'd["verdict"]')" none "mpirun healthy: verdict none"
 is "$(cat "$dir/steady-on.out")" "$(cat "$dir/steady-off.out")" \
     "mpirun healthy: the job's output (and mpirun's exit status) is the same watched and unwatched"

@@ -3,7 +3,8 @@
 # with the reason, and the job runs as without mpiwatch.  The plugin line
 # points bindir= at a folder without the helpers; a 3-node MPI job (srun and
 # sbatch) completes with its own output and exit status, and its output holds
-# exactly one "not watched" line naming the reason.
+# exactly one "not watched" line naming the reason.  And off_partitions=: a
+# partition the site turned off is not watched (said only to users who ask).
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/lab.sh"
 
@@ -33,4 +34,17 @@ like "$(cat "$dir/job.out")" "steady done" "sbatch: the program's output is inta
 cmp_ok "$(grep -c 'mpiwatch: this step is not watched' "$dir/job.out")" -le 2 \
     "sbatch: at most one line per step (batch step and srun step)"
 like "$(cat "$dir/job.out")" "not watched: agent/collector not found" "sbatch: the job's output says why"
+
+# --- off_partitions=: the site turns the watch off for one partition
+printf '%s default=on off_partitions=other,%s\n' "$conf_saved" "$MW_LAB_PARTITION" >"$conf"
+out=$(cd "$dir" && lab_as mwuser1 timeout 120 srun -N2 -n2 sh -c 'echo "preload=${LD_PRELOAD:-none}"' 2>&1)
+is "$out" "preload=none
+preload=none" "off_partitions: a job in that partition is not watched, and nothing is said"
+out=$(cd "$dir" && lab_as mwuser1 timeout 120 srun --mpiwatch -N2 -n2 sh -c 'echo "preload=${LD_PRELOAD:-none}"' 2>&1)
+like "$out" "mpiwatch: this step is not watched: the site turned mpiwatch off for partition $MW_LAB_PARTITION" \
+    "off_partitions: a user who asks with --mpiwatch is told why, once"
+is "$(grep -c 'not watched' <<<"$out")" 1 "off_partitions: one line"
+printf '%s default=on off_partitions=other\n' "$conf_saved" >"$conf"
+out=$(cd "$dir" && lab_as mwuser1 timeout 120 srun -N1 -n1 sh -c 'echo "preload=${LD_PRELOAD:-none}"' 2>&1)
+like "$out" "preload=.*libmpiwatch.so" "off_partitions: other partitions are watched"
 done_testing

@@ -18,7 +18,7 @@ jid=$(lab_sbatch mwuser1 -N3 -n6 --mpiwatch=timeout=2 -o "$dir/job.out" --wrap "
 like "$jid" '^[0-9]+$' "a 3-node job with --mpiwatch=timeout=2 submitted"
 is "$(lab_job_wait "$jid" 300)" COMPLETED "the healthy job completes"
 out=$dir/mpiwatch-$jid
-wait_for 60 "test -s '$out/report.json' && test -s '$out/collector-stats.json'"
+wait_for 60 "grep -q shutdown '$out/report.json' && test -s '$out/collector-stats.json'"  # the final report
 ok_cmd "report.json is valid against the schema" "$coll" --check-report "$out/report.json" --schema "$schema"
 is "$(jv "$out/report.json" 'd["verdict"]')" none "verdict none"
 is "$(jv "$out/collector-stats.json" 'd["heartbeats"]')" 0 "zero heartbeats received (collector stats)"

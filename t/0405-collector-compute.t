@@ -20,7 +20,7 @@ tap_cleanup "scancel $jid 2>/dev/null"
 out=$dir/mpiwatch-$jid
 is "$(lab_job_wait "$jid" 300)" COMPLETED "the job completes" ||
     diag "$(cat "$out/report.txt" "$dir/job.out" 2>&1 | head -60)"
-wait_for 60 "test -s '$out/report.json'"
+wait_for 60 "grep -q shutdown '$out/report.json'"  # the final report
 ok_cmd "report.json is valid against the schema" "$coll" --check-report "$out/report.json" --schema "$schema"
 is "$(jv "$out/report.json" 'd["verdict"]')" none "verdict none"
 is "$(jv "$out/report.json" '",".join(sorted(set(c["cause"] for c in d["causes"]) - {"A"}))')" "" "no cause other than A"

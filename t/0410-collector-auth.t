@@ -5,7 +5,7 @@
 # their own uid, and with a credential made for another connection (a
 # replay).  Each HELLO is refused and counted; the forged "exited" heartbeat
 # sent after it changes nothing: the job completes with its own output and
-# the verdict is none.
+# the verdict is none.  Meanwhile "mpiwatch status --job" shows the watch.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/lab.sh"
 . "$(dirname "$0")/lib/collector.sh"
@@ -41,6 +41,18 @@ r=$(lab_exec n3 env FORGE_CRED_USER=mwuser1 python3 "$forge" "$addr" "$port" "$j
     "$MW_LAB_MUNGE_SOCKET" 2>&1)
 like "$r" "welcome refused: not authenticated: MUNGE credential for another job, node or connection" \
     "mwuser1's own credential, made for another connection, is refused there"
+
+# mpiwatch status --job, as the job's user on the "login node" (outside the nodes)
+mw=$MW_LAB_REPO/build/bin/mpiwatch
+wait_for 20 "lab_as mwuser1 $mw status --job $jid | grep -q 'ranks seen:  4 of 4'"
+s=$(lab_as mwuser1 "$mw" status --job "$jid" 2>&1)
+like "$s" "job $jid: RUNNING" "status --job: Slurm's state of the job"
+like "$s" "report: +$out/report.json \\(updated [0-9]+s ago\\)" "status --job finds the report in the job's working directory"
+like "$s" "agents: +2 of 2 connected: n\\[1-2\\]" "status --job: both nodes' agents are up"
+like "$s" "ranks seen: +4 of 4; heartbeats 0" "status --job: the 4 ranks are seen, no heartbeat"
+like "$s" "last events:.*start" "status --job: the last events"
+lab_as mwuser1 "$mw" status --job 999999 >/dev/null 2>&1
+is "$?" 1 "status --job of a job without a watch report exits 1"
 
 st=$(lab_job_wait "$jid" 180)
 is "$st" COMPLETED "the job completes"

@@ -85,7 +85,28 @@ static const struct {
 	{{"noequals", NULL}, 1, "expected key=value"},
 	{{"restd=ftp://x", NULL}, 1, "restd must be an http"},
 	{{"port_base=80", NULL}, 1, "port_base must be"},
+	{{"off_partitions=debug,gpu-a100", "munge_socket=/run/m/s", NULL}, 0, NULL},
+	{{"off_partitions=a b", NULL}, 1, "off_partitions must be a comma-separated list"},
+	{{"munge_socket=rel/s", NULL}, 1, "munge_socket must be an absolute path"},
 };
+
+/* off_partitions=: exact names, not prefixes. */
+START_TEST(test_partition_off)
+{
+	struct mws_site s;
+	char err[256];
+	char *args[] = {"off_partitions=debug,gpu-a100"};
+	mws_site_defaults(&s);
+	ck_assert_int_eq(mws_partition_off(&s, "debug"), 0); /* nothing listed yet */
+	ck_assert_int_eq(mws_site_parse(1, args, &s, err, sizeof(err)), 0);
+	ck_assert_int_eq(mws_partition_off(&s, "debug"), 1);
+	ck_assert_int_eq(mws_partition_off(&s, "gpu-a100"), 1);
+	ck_assert_int_eq(mws_partition_off(&s, "gpu"), 0);
+	ck_assert_int_eq(mws_partition_off(&s, "debug2"), 0);
+	ck_assert_int_eq(mws_partition_off(&s, ""), 0);
+	ck_assert_int_eq(mws_partition_off(&s, NULL), 0);
+}
+END_TEST
 
 START_TEST(test_site)
 {
@@ -238,6 +259,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_user, 0, sizeof(user_cases) / sizeof(user_cases[0]));
 	tcase_add_loop_test(tc, test_site, 0, sizeof(site_cases) / sizeof(site_cases[0]));
 	tcase_add_test(tc, test_site_values);
+	tcase_add_test(tc, test_partition_off);
 	tcase_add_loop_test(tc, test_preload, 0, sizeof(preload_cases) / sizeof(preload_cases[0]));
 	tcase_add_test(tc, test_preload_too_long);
 	tcase_add_test(tc, test_paths);
