@@ -35,7 +35,7 @@ $(B)/inst/obj/spank/%.o: spank/%.c $(B)/inst/paths
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(JSON_CFLAGS) -DMWS_DEFAULT_LIBDIR='"$(LIBDIR)"' \
 	  -DMWS_DEFAULT_BINDIR='"$(BINDIR)"' -c -o $@ $<
 $(B)/inst/mpiwatch.so: $(INST_SPANK_OBJS) $(SHARED_LIB) spank/mpiwatch.map
-	$(CC) -shared $(CFLAGS) -o $@ $(INST_SPANK_OBJS) $(SHARED_LIB) $(LDFLAGS) \
+	$(CC) -shared $(CFLAGS) -o $@ $(INST_SPANK_OBJS) $(SHARED_LIB) $(LDFLAGS) $(MUNGE_LIBS) \
 	  -Wl,--version-script=spank/mpiwatch.map
 
 INST_UNIT  := $(B)/inst/etc/mpiwatch-nodehealthd.service

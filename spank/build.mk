@@ -10,7 +10,7 @@ $(SPANK_OBJS): CPPFLAGS += -DMWS_DEFAULT_LIBDIR='"$(LIBDIR)"' -DMWS_DEFAULT_BIND
 
 $(SPANK_PLUGIN): $(SPANK_OBJS) $(SHARED_LIB) spank/mpiwatch.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared $(CFLAGS) -o $@ $(SPANK_OBJS) $(SHARED_LIB) $(LDFLAGS) \
+	$(CC) -shared $(CFLAGS) -o $@ $(SPANK_OBJS) $(SHARED_LIB) $(LDFLAGS) $(MUNGE_LIBS) \
 	  -Wl,--version-script=spank/mpiwatch.map
 
 # Unit tests of the pure parts (no Slurm needed).

@@ -27,6 +27,7 @@
 #include "hostlist.h"
 #include "mws_env.h"
 #include "mws_launch.h"
+#include "mws_munge.h"
 #include "mws_opts.h"
 #include "mw_slot.h"
 #include "mws_taskexit.h"
@@ -210,6 +211,16 @@ static int start_helpers(spank_t sp)
 	if (access(prog_agent, X_OK) < 0 || access(prog_coll, X_OK) < 0) {
 		start_fail("agent/collector not found in %s", site.bindir);
 		return -1;
+	}
+	{
+		/* The agents prove who they are with MUNGE: without it the
+		 * collector would refuse them all and the watch be silently off. */
+		char merr[300];
+		if (mws_munge_check(site.munge_socket, merr, sizeof(merr)) < 0) {
+			start_fail("%s (the agents cannot prove who they are to the collector; "
+				   "munge_socket= in plugstack.conf?)", merr);
+			return -1;
+		}
 	}
 	mw_node_name(host, sizeof(host));
 	if (mws_rundir(site.rundir, uid, jobid, host, rundir, sizeof(rundir)) < 0 ||

@@ -4,7 +4,8 @@
 # points bindir= at a folder without the helpers; a 3-node MPI job (srun and
 # sbatch) completes with its own output and exit status, and its output holds
 # exactly one "not watched" line naming the reason.  And off_partitions=: a
-# partition the site turned off is not watched (said only to users who ask).
+# partition the site turned off is not watched (said only to users who ask);
+# and a munged out of reach is said, not a silent unwatched job.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/lab.sh"
 
@@ -47,4 +48,12 @@ is "$(grep -c 'not watched' <<<"$out")" 1 "off_partitions: one line"
 printf '%s default=on off_partitions=other\n' "$conf_saved" >"$conf"
 out=$(cd "$dir" && lab_as mwuser1 timeout 120 srun -N1 -n1 sh -c 'echo "preload=${LD_PRELOAD:-none}"' 2>&1)
 like "$out" "preload=.*libmpiwatch.so" "off_partitions: other partitions are watched"
+
+# --- munged out of reach: the agents could not prove who they are, so the
+# step is not watched, and the job's output says why
+printf '%s munge_socket=/nonexistent/munge.socket\n' "$(sed 's/ munge_socket=[^ ]*//' <<<"$conf_saved")" >"$conf"
+out=$(cd "$dir" && lab_as mwuser1 timeout 120 srun --mpiwatch -N2 -n2 sh -c 'echo "preload=${LD_PRELOAD:-none}"' 2>&1)
+like "$out" "mpiwatch: this step is not watched: MUNGE.*nonexistent.*munge_socket= in plugstack.conf" \
+    "no MUNGE: the job's output says the step is not watched, and why"
+is "$(grep -c '^preload=none$' <<<"$out")" 2 "no MUNGE: the monitor is not injected, the tasks run"
 done_testing
