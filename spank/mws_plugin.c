@@ -266,7 +266,7 @@ static int start_helpers(spank_t sp)
 		char sjob[16];
 		const char *action = mws_action_name(user.action >= 0 ? user.action : (int)site.action);
 		snprintf(sjob, sizeof(sjob), "%u", jobid);
-		char *argv[32];
+		char *argv[40]; /* 31 at most, with every option */
 		int n = 0;
 		argv[n++] = prog_coll;
 		argv[n++] = "--job";
