@@ -32,31 +32,6 @@ static void usage(FILE *f)
 		"See mpiwatch-analyze(1) and doc/imbalance.md.\n");
 }
 
-static int read_all(const char *path, char **buf, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return -1;
-	char *b = NULL;
-	size_t n = 0;
-	FILE *m = open_memstream(&b, &n);
-	char chunk[65536];
-	size_t r;
-	while (m && (r = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		fwrite(chunk, 1, r, m);
-	int bad = ferror(f) || !m;
-	fclose(f);
-	if (m)
-		fclose(m);
-	if (bad) {
-		free(b);
-		errno = EIO;
-		return -1;
-	}
-	*buf = b, *len = n;
-	return 0;
-}
-
 static FILE *open_out(const char *path)
 {
 	if (!strcmp(path, "-"))
@@ -137,7 +112,7 @@ int mw_cli_analyze_imbalance(int argc, char **argv)
 	if (rules_path) {
 		char *buf;
 		size_t len;
-		if (read_all(rules_path, &buf, &len) < 0) {
+		if (imb_read_file(rules_path, &buf, &len) < 0) {
 			fprintf(stderr, ME ": %s: %s\n", rules_path, strerror(errno));
 			return 2;
 		}

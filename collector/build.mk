@@ -4,6 +4,8 @@ COLLECTOR_MAINS := collector/mpiwatch-agent.c collector/mpiwatch-collector.c
 COLLECTOR_SRCS := $(filter-out $(COLLECTOR_MAINS),$(wildcard collector/*.c))
 COLLECTOR_OBJS := $(COLLECTOR_SRCS:%.c=$(B)/obj/%.o)
 COLLECTOR_LIB := $(B)/lib/libmwcollector.a
+# The MUNGE code, also linked into the SPANK plugin (spank/, etc/build.mk).
+COLLECTOR_AUTH_OBJ := $(B)/obj/collector/auth.o
 
 LIBS += $(COLLECTOR_LIB)
 BINS += $(B)/bin/mpiwatch-agent $(B)/bin/mpiwatch-collector

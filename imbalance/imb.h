@@ -69,6 +69,11 @@ int imb_job_load(const char *dir, struct imb_job *job, char *err, size_t errlen)
 int imb_job_load_progress(const char *dir, struct imb_job *job, char *err, size_t errlen,
 			  void (*progress)(size_t done, size_t total, void *arg), void *arg);
 
+/* The whole of the text file path (a profile or a rules file, at most 256 MiB)
+ * into *buf (malloc'd, *len bytes, not NUL-terminated).  Return 0, or -1 with
+ * errno (EFBIG when larger). */
+int imb_read_file(const char *path, char **buf, size_t *len);
+
 /* Free a job filled by imb_job_load. */
 void imb_job_free(struct imb_job *job);
 

@@ -66,7 +66,7 @@ static char *time_dir(const char *dir)
 	return best ? best : strdup(dir);
 }
 
-static int read_file(const char *path, char **buf, size_t *len)
+int imb_read_file(const char *path, char **buf, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	if (!f)
@@ -157,7 +157,7 @@ int imb_job_load_progress(const char *dir, struct imb_job *job, char *err, size_
 			snprintf(err, errlen, "%s: out of memory", job->dir);
 			goto fail;
 		}
-		if (read_file(path, &buf, &len) < 0) {
+		if (imb_read_file(path, &buf, &len) < 0) {
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 			free(path);
 			goto fail;

@@ -26,8 +26,9 @@
 #include "fsutil.h"
 #include "hostlist.h"
 #include "mws_env.h"
+#include "auth.h"
+#include "heartbeat.h"
 #include "mws_launch.h"
-#include "mws_munge.h"
 #include "mws_opts.h"
 #include "mw_slot.h"
 #include "mws_taskexit.h"
@@ -215,8 +216,8 @@ static int start_helpers(spank_t sp)
 	{
 		/* The agents prove who they are with MUNGE: without it the
 		 * collector would refuse them all and the watch be silently off. */
-		char merr[300];
-		if (mws_munge_check(site.munge_socket, merr, sizeof(merr)) < 0) {
+		char merr[300], cred[MW_HB_CRED_MAX + 1];
+		if (col_auth_encode(site.munge_socket, "", cred, sizeof(cred), merr, sizeof(merr)) < 0) {
 			start_fail("%s (the agents cannot prove who they are to the collector; "
 				   "munge_socket= in plugstack.conf?)", merr);
 			return -1;

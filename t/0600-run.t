@@ -2,17 +2,10 @@
 # mpiwatch run: watch MPI programs on one machine, with both MPIs; the
 # verdicts, the JSON report's fields and the exit statuses.
 . "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/run.sh"
 
 plan 33
-top=$(cd "$(dirname "$0")/.." && pwd)
-mw=$top/build/bin/mpiwatch
-[ -x "$mw" ] || BAIL_OUT "build first"
-work=$(mktemp -d /var/tmp/mw-run.XXXXXX)
-tap_cleanup "rm -rf '$work'"
-cd "$work" || BAIL_OUT "cd $work"
-
-# field FILE EXPR: a value from a JSON report (python3 reads it).
-field() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
+run_setup mw-run
 
 # run NAME MPI [MPIWATCH-OPTIONS...] [-- PROGRAM-ARGS...]: mpiwatch run with a
 # 2 s timeout and 3 ranks; sets $st.

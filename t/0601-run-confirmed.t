@@ -4,16 +4,10 @@
 # times the timeout completes with its own output and status, and its
 # report says the suspected hang was a slow transfer, not a deadlock.
 . "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/run.sh"
 
 plan 30
-top=$(cd "$(dirname "$0")/.." && pwd)
-mw=$top/build/bin/mpiwatch
-[ -x "$mw" ] || BAIL_OUT "build first"
-work=$(mktemp -d /var/tmp/mw-run.XXXXXX)
-tap_cleanup "rm -rf '$work'"
-cd "$work" || BAIL_OUT "cd $work"
-
-field() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
+run_setup mw-run
 
 # --- one slow transfer (384 MB of one-byte blocks: several seconds on a
 # 2-core machine, so each rank sits in MPI_Wait for more than the 1 s timeout;

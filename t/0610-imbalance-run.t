@@ -5,17 +5,10 @@
 # checks: computation is named the imbalanced group, the highest rank is the
 # slow one, the low ranks wait in MPI_Barrier as the consequence.
 . "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/run.sh"
 
 plan no_plan
-top=$(cd "$(dirname "$0")/.." && pwd)
-mw=$top/build/bin/mpiwatch
-[ -x "$mw" ] || BAIL_OUT "build first"
-work=$(mktemp -d /var/tmp/mw-imb.XXXXXX)
-tap_cleanup "rm -rf '$work'"
-cd "$work" || BAIL_OUT "cd $work"
-
-# field FILE EXPR: a value from the JSON analysis (python3 reads it).
-field() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); g={x['id']:x for x in r['groups']}; print($2)" "$1" 2>/dev/null; }
+run_setup mw-imb
 
 for mpi in openmpi mpich; do
     prof=$work/$mpi-prof
@@ -28,16 +21,16 @@ for mpi in openmpi mpich; do
     like "$txt" "computation is the most imbalanced group" "$mpi: computation named the imbalanced group"
     # 4 ranks share 2 cores here, so the exact order of neighbours is noise;
     # the high half is the slow one, the low half waits.
-    is "$(field "$work/$mpi.json" 'g["computation"]["max_process"] in ("2", "3")')" True \
+    is "$(imb "$work/$mpi.json" 'g["computation"]["max_process"] in ("2", "3")')" True \
         "$mpi: a high rank (most work) is the slowest"
-    is "$(field "$work/$mpi.json" 'bool({"2", "3"} & set(g["computation"]["top_processes"])) and "0" not in g["computation"]["top_processes"]')" \
+    is "$(imb "$work/$mpi.json" 'bool({"2", "3"} & set(g["computation"]["top_processes"])) and "0" not in g["computation"]["top_processes"]')" \
         True "$mpi: the high ranks are the ones above the mean in computation"
-    is "$(field "$work/$mpi.json" 'g["communication.collective"]["max_process"] in ("0", "1")')" True \
+    is "$(imb "$work/$mpi.json" 'g["communication.collective"]["max_process"] in ("0", "1")')" True \
         "$mpi: a low rank (least work) waits longest in collectives"
     like "$txt" "waits? up to [0-9.]+x the mean" "$mpi: the waiting is reported"
     like "$txt" "in MPI_Barrier\(\)" "$mpi: the waiting is in MPI_Barrier"
     like "$txt" "a consequence: they wait for the slow rank" "$mpi: the waiting is a consequence"
-    is "$(field "$work/$mpi.json" 'r["pop"]["load_balance"] < 0.9 and abs(r["pop"]["parallel_efficiency"] - r["pop"]["load_balance"] * r["pop"]["communication_efficiency"]) < 1e-9')" \
+    is "$(imb "$work/$mpi.json" 'r["pop"]["load_balance"] < 0.9 and abs(r["pop"]["parallel_efficiency"] - r["pop"]["load_balance"] * r["pop"]["communication_efficiency"]) < 1e-9')" \
         True "$mpi: POP load balance shows the imbalance, PE = LB x CE"
     like "$(head -c 200 "$work/$mpi.svg")" "<svg" "$mpi: the SVG chart is written"
 done
@@ -48,7 +41,7 @@ ok $? "mpiwatch run --profile: exit 0"
 like "$(cat "$work/prof-run.err")" "load imbalance in $work/prof-run/imbalance.txt" "run --profile says where the analysis is"
 like "$(cat "$work/prof-run/imbalance.txt" 2>&1)" "computation is the most imbalanced group" \
     "run --profile: imbalance.txt names computation"
-is "$(field "$work/prof-run/imbalance.json" 'g["computation"]["max_process"] in ("2", "3")')" True \
+is "$(imb "$work/prof-run/imbalance.json" 'g["computation"]["max_process"] in ("2", "3")')" True \
     "run --profile: imbalance.json, a high rank slowest"
 like "$(head -c 300 "$work/prof-run/imbalance.html" 2>&1)" "<!DOCTYPE html>" "run --profile: the page is beside it"
 is "$(cat "$work/prof-run.out")" "imbalance: 4 ranks, 4 steps done" "run --profile: the program's output is unchanged"

@@ -8,8 +8,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/lab.sh"
 . "$(dirname "$0")/lib/collector.sh"
-# imb FILE EXPR: a value from an imbalance.json (g: the groups by id)
-imb() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); g={x['id']:x for x in r['groups']}; print($2)" "$1" 2>&1; }
+. "$(dirname "$0")/lib/run.sh"  # imb
 
 plan no_plan
 lab_require 3
