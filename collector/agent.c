@@ -1,12 +1,13 @@
 /* agent.c - the node agent (agent.h).
  *
  * One poll loop: a signalfd, the link to the collector, and a tick that scans
- * the slot directory.  Per rank it keeps what it saw last and when the
- * counters last moved (on its own monotonic clock, so the monitor's coarse
- * timestamps do not matter):
- *   - in a blocking call (state in_mpi, A != B) with no completion for the
- *     timeout, or polling (test calls continue, requests pending, no
- *     completion for the timeout): one "in_mpi" heartbeat;
+ * the slot directory.  Per rank it judges the slot by the one stall rule
+ * (shared/stall.h), on its own monotonic clock so that the monitor's coarse
+ * timestamps do not matter:
+ *   - stuck in a blocking call, or polling without a completion: one
+ *     "in_mpi" heartbeat;
+ *   - the same, but the rank's transfer moves (the watcher's motion probe):
+ *     one "slow" heartbeat;
  *   - outside MPI and no MPI call for the timeout: one "computing" heartbeat
  *     (cause A: the collector notes it and does not alarm on it);
  *   - exit recorded in the slot without MPI_Finalize (or with a failure
@@ -38,12 +39,9 @@
 #include "sigfd.h"
 #include "mw_slot.h"
 #include "slurm.h"
+#include "stall.h"
 
 #define AG_DUMP_MAX (MW_HB_MAX_PAYLOAD - 4096)
-
-/* How long a rank must have been in its current call before it counts as
- * stuck in it (see watch_rank). */
-#define AG_ENTRY_GRACE_S 1.0
 
 /* How long after reporting a rank vanished an exit record that comes late
  * (mpiwatch run reads it from the launcher's message) is still sent. */
@@ -64,6 +62,7 @@ struct ag_rank {
 	uint64_t completions, calls;
 	double t_completion; /* when completions last changed */
 	double t_call;       /* when calls last changed */
+	struct mw_stall rule; /* the one stall rule's memory (shared/stall.h) */
 	int gone_ticks;      /* ticks the pid was seen dead without an exit record */
 	int32_t dumps_sent;  /* slot dumps count forwarded */
 	/* what we told the collector */
@@ -116,6 +115,7 @@ static void rank_reset(struct ag_rank *x)
 	free(x->dump_json);
 	x->dump_json = NULL;
 	x->t_completion = x->t_call = mono();
+	memset(&x->rule, 0, sizeof x->rule);
 }
 
 static int scan_cb(const char *path, int rank, void *arg)
@@ -346,8 +346,11 @@ static void set_beat(struct agent *a, struct ag_rank *x, const struct mw_slot_sn
 	b->root_world = -1;
 	b->tag = -1;
 	b->exit_code = -1;
-	if (state == MW_HB_S_IN_MPI || state == MW_HB_S_EXITED || state == MW_HB_S_VANISHED) {
-		if (s->state == MW_STATE_IN_MPI || state == MW_HB_S_IN_MPI) {
+	if (state == MW_HB_S_SLOW)
+		mw_motion_names(s->motion_src, b->moving, sizeof b->moving);
+	if (state == MW_HB_S_IN_MPI || state == MW_HB_S_SLOW || state == MW_HB_S_EXITED ||
+	    state == MW_HB_S_VANISHED) {
+		if (s->state == MW_STATE_IN_MPI || state == MW_HB_S_IN_MPI || state == MW_HB_S_SLOW) {
 			snprintf(b->call, sizeof b->call, "%.31s", s->call.name);
 			for (char *c = b->call; *c; c++)
 				if (*c < 0x20 || *c > 0x7e)
@@ -414,7 +417,8 @@ static void watch_rank(struct agent *a, struct ag_rank *x, double now)
 	struct mw_slot_snap sn;
 	const struct mw_slot *s;
 	double T = a->o->timeout_s, idle_c, idle_k;
-	int finalized, exited, in_blocking, polling;
+	int finalized, exited;
+	enum mw_stall_class cls;
 
 	if (!x->slot)
 		return;
@@ -491,21 +495,22 @@ static void watch_rank(struct agent *a, struct ag_rank *x, double now)
 	}
 	if (s->state == MW_STATE_INIT)
 		return;
-	/* Stuck in a blocking call: no progress for T, and in this call for a
-	 * moment at least (AG_ENTRY_GRACE_S, at most T), so that a rank the
-	 * MPI library aborts inside a call (an argument error under
-	 * MPI_ERRORS_ARE_FATAL) is seen ending in it, not stuck in it. */
-	in_blocking = s->state == MW_STATE_IN_MPI && s->a != s->b && idle_c >= T &&
-		      idle_k >= (T < AG_ENTRY_GRACE_S ? T : AG_ENTRY_GRACE_S);
-	polling = s->pending > 0 && s->tests > 0 && idle_c >= T && idle_k < T;
-	if (in_blocking || polling) {
+	/* The one stall rule (shared/stall.c).  A rank the MPI library aborts
+	 * inside a call (an argument error under MPI_ERRORS_ARE_FATAL) is gone
+	 * long before it has been in that call for T: it is seen ending in
+	 * it, not stuck in it. */
+	cls = mw_stall_rule(&x->rule, s, now, T);
+	if (cls == MW_STALL_STUCK || cls == MW_STALL_POLLING) {
 		if (x->beat_state != MW_HB_S_IN_MPI)
 			set_beat(a, x, &sn, MW_HB_S_IN_MPI, idle_c);
-	} else if (s->state == MW_STATE_COMPUTING && idle_k >= T) {
+	} else if (cls == MW_STALL_SLOW) {
+		if (x->beat_state != MW_HB_S_SLOW)
+			set_beat(a, x, &sn, MW_HB_S_SLOW, idle_c);
+	} else if (cls == MW_STALL_COMPUTING) {
 		if (x->beat_state != MW_HB_S_COMPUTING)
 			set_beat(a, x, &sn, MW_HB_S_COMPUTING, idle_k);
-	} else if ((x->beat_state == MW_HB_S_IN_MPI && idle_c < T) ||
-		   (x->beat_state == MW_HB_S_COMPUTING && idle_k < T)) {
+	} else if (x->beat_state == MW_HB_S_IN_MPI || x->beat_state == MW_HB_S_SLOW ||
+		   x->beat_state == MW_HB_S_COMPUTING) {
 		/* Progress again after a heartbeat; a dump written during this
 		 * episode is not forwarded for the next one. */
 		set_beat(a, x, &sn, MW_HB_S_RESUMED, 0);

@@ -65,6 +65,7 @@ struct collector {
 	unsigned long gen;    /* bumps with every suspicious change */
 	unsigned long eval_gen;
 	int computing_noted;
+	int slow_notes; /* "slow, not stuck" notes written (at most 16) */
 	int after_notes;
 	int status_dirty;     /* agents or ranks changed: refresh report.json (mpiwatch status --job) */
 	double status_at;     /* when it was last refreshed for that */
@@ -519,7 +520,7 @@ static void evaluate(struct collector *c)
 		int a = 0;
 		for (size_t i = 0; i < res.ncauses; i++)
 			a += res.causes[i].cause == 'A' ? (int)res.causes[i].n : 0;
-		col_state_event(s, "note", "no failure: %d rank(s) in a long computation (cause A), all nodes answer",
+		col_state_event(s, "note", "no failure: %d rank(s) in a long computation or a slow transfer (cause A), all nodes answer",
 				a);
 		write_reports(c);
 		return;
@@ -725,6 +726,7 @@ static void on_beat(struct collector *c, struct client *cl, const struct mw_hb_b
 	x->exit_code = b->exit_code;
 	x->exit_signal = b->exit_signal;
 	x->idle_s = b->idle_s;
+	snprintf(x->moving, sizeof x->moving, "%s", b->moving);
 	if (b->state == MW_HB_S_RESUMED || b->state == MW_HB_S_FINALIZED) {
 		/* A later dump would describe a new stall. */
 		x->has_dump = 0;
@@ -735,6 +737,12 @@ static void on_beat(struct collector *c, struct client *cl, const struct mw_hb_b
 		col_state_event(s, "first_heartbeat", "rank %d on %s: %s%s%s", b->rank,
 				s->nodes[cl->node].name, mw_hb_state_name(b->state), b->call[0] ? " in " : "",
 				b->call);
+	}
+	if (b->state == MW_HB_S_SLOW && c->slow_notes < 16) {
+		c->slow_notes++;
+		col_state_event(s, "note", "rank %d slow, not stuck: in %s for %.1f s without a completion, "
+					   "but its transfer moves (%s)", b->rank, b->call[0] ? b->call : "MPI",
+				b->idle_s, b->moving[0] ? b->moving : "?");
 	}
 	if (b->state == MW_HB_S_COMPUTING && !c->computing_noted) {
 		c->computing_noted = 1;

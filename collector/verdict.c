@@ -137,6 +137,18 @@ static int failed_in_mpi(const struct col_rank *x)
 	return failed(x) && x->call[0] && strcmp(x->call, "MPI_Finalize") != 0;
 }
 
+/* What a slow rank is doing: "in MPI_Wait, its transfer moves (receive
+ * buffer filling): slow, not stuck". */
+static void slow_text(const struct col_rank *x, char *buf, size_t len)
+{
+	const char *how = x->moving[0] ? x->moving : "";
+	snprintf(buf, len, "in %s, its transfer moves (%s): slow, not stuck", x->call[0] ? x->call : "MPI",
+		 !strncmp(how, "recv_buffer", 11) ? "its receive buffer is filling"
+		 : !strncmp(how, "io", 2)	 ? "it reads or writes data"
+		 : !strncmp(how, "mpi_t", 5)	 ? "the MPI library counts bytes moving"
+						 : "data moving");
+}
+
 /* Blockers of a stuck rank r: edges r -> blocker. */
 static int build_edges(const struct col_rank *ranks, size_t size, size_t r, struct graph *g)
 {
@@ -425,6 +437,9 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 				c = 'A';
 				snprintf(detail, sizeof detail,
 					 "computing outside MPI (a long computation, not an error)");
+			} else if (x->state == MW_HB_S_SLOW) {
+				c = 'A';
+				slow_text(x, detail, sizeof detail);
 			}
 			if (c) {
 				res->rank_cause[r] = c;
@@ -454,6 +469,10 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 		int st = ranks[r].state, on_failed = 0;
 		if (st == MW_HB_S_COMPUTING) {
 			cls[r] = 'A';
+			continue;
+		}
+		if (st == MW_HB_S_SLOW) {
+			cls[r] = 'S';
 			continue;
 		}
 		if (!failed(&ranks[r]))
@@ -510,15 +529,17 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 			}
 		}
 	} while (changed);
-	/* Pass 4: waiting for computing ranks only: A. */
+	/* Pass 4: waiting for computing ranks only: A; for ranks whose
+	 * transfers move (slow), or for ranks waiting on them: A, slow. */
 	do {
 		changed = 0;
 		for (size_t r = 0; r < size; r++) {
 			if (!active[r] || cls[r])
 				continue;
 			for (size_t i = 0; i < g.nadj[r]; i++) {
-				if (cls[g.adj[r][i]] == 'A' || cls[g.adj[r][i]] == 'a') {
-					cls[r] = 'a';
+				char c = cls[g.adj[r][i]];
+				if (c == 'A' || c == 'a' || c == 'S' || c == 's') {
+					cls[r] = c == 'S' || c == 's' ? 's' : 'a';
 					changed = 1;
 					break;
 				}
@@ -555,6 +576,15 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 		case 'a':
 			snprintf(detail, sizeof detail,
 				 "waiting in MPI for ranks that are computing (not an error)");
+			c = 'A';
+			break;
+		case 'S':
+			slow_text(x, detail, sizeof detail);
+			c = 'A';
+			break;
+		case 's':
+			snprintf(detail, sizeof detail,
+				 "waiting in MPI for ranks whose transfers move (slow, not an error)");
 			c = 'A';
 			break;
 		case 'b':

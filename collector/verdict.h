@@ -29,6 +29,7 @@ struct col_rank {
 	int peer_world, root_world, tag;
 	int exit_code, exit_signal;
 	double idle_s;
+	char moving[32];          /* slow: what moved (heartbeat "moving") */
 	/* Ranks this one may wait for beyond peer_world (from its dump: the
 	 * communicator's members for a collective or MPI_ANY_SOURCE, the peers
 	 * of pending requests for wait/test).  NULL = not known. */

@@ -7,7 +7,7 @@
 # monitor/mpi.spec by monitor/gen.py into build/gen/monitor/.
 MON_GEN   := $(B)/gen/monitor
 MON_SPEC  := monitor/mpi.spec monitor/gen.py
-MON_CORE  := runtime.c reqtab.c comms.c watcher.c dump.c stack.c profile.c
+MON_CORE  := runtime.c reqtab.c comms.c watcher.c motion.c dump.c stack.c profile.c
 MON_VSRCS := $(addprefix monitor/,$(MON_CORE) mpiglue.c)
 MON_LIBS  := $(B)/lib/libmpiwatch.so $(B)/lib/libmpiwatch-openmpi.so $(B)/lib/libmpiwatch-mpich.so
 LIBS      += $(MON_LIBS)
@@ -50,8 +50,8 @@ $(B)/lib/libmpiwatch.so: $(B)/obj/monitor/dispatch.o $(B)/obj/monitor/tramp.o
 MON_UNIT_OBJS := $(addprefix $(B)/obj/monitor/,reqtab.o comms.o)
 $(B)/t/test_monitor_reqtab: $(B)/obj/monitor/reqtab.o
 $(B)/t/test_monitor_comms: $(B)/obj/monitor/comms.o
-$(B)/t/test_monitor_stall: $(B)/obj/monitor/unit/watcher.o $(B)/obj/monitor/unit/dump.o $(B)/obj/monitor/unit/stack.o $(B)/obj/monitor/unit/runtime.o $(B)/obj/monitor/unit/profile.o $(B)/obj/monitor/reqtab.o $(B)/obj/monitor/comms.o $(B)/obj/monitor/unit/ops.o $(B)/obj/monitor/unit/fakeglue.o
-$(B)/t/test_monitor_dump: $(B)/obj/monitor/unit/watcher.o $(B)/obj/monitor/unit/dump.o $(B)/obj/monitor/unit/stack.o $(B)/obj/monitor/unit/runtime.o $(B)/obj/monitor/unit/profile.o $(B)/obj/monitor/reqtab.o $(B)/obj/monitor/comms.o $(B)/obj/monitor/unit/ops.o $(B)/obj/monitor/unit/fakeglue.o
+$(B)/t/test_monitor_stall: $(B)/obj/monitor/unit/watcher.o $(B)/obj/monitor/unit/motion.o $(B)/obj/monitor/unit/dump.o $(B)/obj/monitor/unit/stack.o $(B)/obj/monitor/unit/runtime.o $(B)/obj/monitor/unit/profile.o $(B)/obj/monitor/reqtab.o $(B)/obj/monitor/comms.o $(B)/obj/monitor/unit/ops.o $(B)/obj/monitor/unit/fakeglue.o
+$(B)/t/test_monitor_dump: $(B)/obj/monitor/unit/watcher.o $(B)/obj/monitor/unit/motion.o $(B)/obj/monitor/unit/dump.o $(B)/obj/monitor/unit/stack.o $(B)/obj/monitor/unit/runtime.o $(B)/obj/monitor/unit/profile.o $(B)/obj/monitor/reqtab.o $(B)/obj/monitor/comms.o $(B)/obj/monitor/unit/ops.o $(B)/obj/monitor/unit/fakeglue.o
 UNIT_LIBS_test_monitor_stall := -ldl
 UNIT_LIBS_test_monitor_dump := -ldl
 $(B)/obj/monitor/unit/%.o: monitor/%.c $(MON_GEN)/ops.h

@@ -115,6 +115,9 @@ def gen_body(f, lang, call):
         L.append('\tc->op = %s;' % cexpr(f, lang, a['op'], 'handle'))
     if 'mode' in a:
         L.append('\tc->mode = %s;' % MODES[a['mode']])
+    if 'buf' in a:
+        # the receive buffer, for the watcher's motion probe (monitor/motion.c)
+        L.append('\tc->buf = (uint64_t)(uintptr_t)%s;' % a['buf'])
     if k in ('wait', 'test', 'start') and ('reqs' in a or 'req1' in a):
         L.append('\tuint64_t mw_small[MWM_MAX_WAIT], *mw_before = mw_small;')
         if 'reqs' in a:
@@ -216,6 +219,10 @@ def gen_body(f, lang, call):
     elif k == 'start':
         L.append('\tif (mw_before != mw_small)')
         L.append('\t\tfree(mw_before);')
+    if 'hook' in a:
+        fn, arg = a['hook'].split(':', 1)
+        L.append('\tif (%s)' % ok)
+        L.append('\t\t%s(%s);' % (fn, cexpr(f, lang, arg, 'handle')))
     L.append('\tmwm_finish(mw_done);')
     if 'count' in a and 'dt' in a:
         L.append('\tif (t0)')

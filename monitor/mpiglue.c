@@ -195,74 +195,111 @@ int mwv_MPI_Finalize(void)
 
 /* ---- MPI_T: the unexpected-message queue length ---- */
 
+/* MPI_T from the watcher thread.  Only at MPI_THREAD_MULTIPLE does the MPI
+ * library promise that is safe while the main thread is inside MPI;
+ * otherwise MPI_T is read only if the site forces it with MPIWATCH_MPIT=1
+ * (never harm the job for a statistic).  MPIWATCH_MPIT=0 turns it off. */
+static int mpit_allowed(void)
+{
+	const char *env = getenv("MPIWATCH_MPIT");
+	if (finalizing || (env && !strcmp(env, "0")))
+		return 0;
+	return mwm.thread_check || (env && !strcmp(env, "1"));
+}
+
+/* The performance variables the watcher reads, found once. */
+static struct {
+	int state; /* 0 = not looked, 1 = looked */
+	int num;
+	int unexp, unexp_bind, unexp_continuous;
+	MPI_Datatype unexp_dt;
+	int bytes[16], nbytes; /* byte counters: continuous, no object */
+	MPI_Datatype bytes_dt[16];
+} pv = {.unexp = -1};
+
+static int mpit_find(void)
+{
+	int prov, num = 0;
+	if (pv.state)
+		return 0;
+	pv.state = 1;
+	if (PMPI_T_init_thread(MPI_THREAD_SINGLE, &prov) != MPI_SUCCESS) {
+		if (getenv("MPIWATCH_DEBUG"))
+			fprintf(stderr, "mpiwatch: MPI_T_init_thread failed\n");
+		return -1;
+	}
+	if (PMPI_T_pvar_get_num(&num) != MPI_SUCCESS)
+		return -1;
+	pv.num = num;
+	for (int i = 0; i < num; i++) {
+		char name[256], desc[256];
+		int nl = sizeof(name), dl = sizeof(desc), verb, vclass, bind, ro, cont, at;
+		MPI_Datatype vdt;
+		MPI_T_enum et;
+		if (PMPI_T_pvar_get_info(i, name, &nl, &verb, &vclass, &vdt, &et, desc, &dl, &bind, &ro, &cont,
+					 &at) != MPI_SUCCESS)
+			continue;
+		if (pv.unexp < 0 && strstr(name, "unexpected") && (strstr(name, "length") || strstr(name, "count")) &&
+		    (vclass == MPI_T_PVAR_CLASS_LEVEL || vclass == MPI_T_PVAR_CLASS_SIZE ||
+		     vclass == MPI_T_PVAR_CLASS_STATE) &&
+		    (bind == MPI_T_BIND_NO_OBJECT || bind == MPI_T_BIND_MPI_COMM)) {
+			pv.unexp = i;
+			pv.unexp_bind = bind;
+			pv.unexp_continuous = cont;
+			pv.unexp_dt = vdt;
+		}
+		/* Bytes moved by the library (Open MPI's psm2 MTL has them;
+		 * ob1/vader/tcp and Debian's MPICH have none).  Only counters
+		 * named for bytes: a counter of progress-engine polls would
+		 * move while a rank is deadlocked. */
+		if (pv.nbytes < 16 && strstr(name, "bytes") && cont && bind == MPI_T_BIND_NO_OBJECT &&
+		    (vclass == MPI_T_PVAR_CLASS_COUNTER || vclass == MPI_T_PVAR_CLASS_AGGREGATE) &&
+		    (vdt == MPI_UNSIGNED_LONG_LONG || vdt == MPI_UNSIGNED_LONG || vdt == MPI_UNSIGNED ||
+		     vdt == MPI_COUNT)) {
+			pv.bytes_dt[pv.nbytes] = vdt;
+			pv.bytes[pv.nbytes++] = i;
+		}
+	}
+	if (getenv("MPIWATCH_DEBUG"))
+		fprintf(stderr, "mpiwatch: MPI_T: %d pvars, unexpected-queue pvar %d, %d byte counters\n", num,
+			pv.unexp, pv.nbytes);
+	return 0;
+}
+
+static unsigned long long pv_value(const void *v, MPI_Datatype dt, int i)
+{
+	if (dt == MPI_UNSIGNED || dt == MPI_INT)
+		return ((const unsigned *)v)[i];
+	if (dt == MPI_DOUBLE)
+		return (unsigned long long)((const double *)v)[i];
+	if (dt == MPI_UNSIGNED_LONG)
+		return ((const unsigned long *)v)[i];
+	if (dt == MPI_COUNT)
+		return (unsigned long long)((const MPI_Count *)v)[i];
+	return ((const unsigned long long *)v)[i];
+}
+
 int mwm_glue_mpit_unexpected(uint64_t comm, long *count, long *per_peer, int max_peers, int *npeers)
 {
-	static int state; /* 0 = not tried, 1 = ready, -1 = unavailable */
-	static int idx = -1, bind, vclass, continuous;
-	static MPI_Datatype vdt;
-	const char *env = getenv("MPIWATCH_MPIT");
 	MPI_T_pvar_session ses;
 	MPI_T_pvar_handle h;
 	MPI_Comm c = comm ? (MPI_Comm)(uintptr_t)comm : MPI_COMM_WORLD;
 	int n = 0, rv = -1;
-	if (finalizing || state < 0 || (env && !strcmp(env, "0")))
+	if (!mpit_allowed() || mpit_find() < 0 || pv.unexp < 0)
 		return -1;
-	/* This runs in the watcher thread while the main thread is inside MPI.
-	 * Only at MPI_THREAD_MULTIPLE does the MPI library promise that is
-	 * safe; otherwise MPI_T is read only if the site forces it with
-	 * MPIWATCH_MPIT=1 (never harm the job for a queue length). */
-	if (!mwm.thread_check && !(env && !strcmp(env, "1")))
-		return -1;
-	if (state == 0) {
-		int prov, num = 0;
-		state = -1;
-		if (PMPI_T_init_thread(MPI_THREAD_SINGLE, &prov) != MPI_SUCCESS) {
-			if (getenv("MPIWATCH_DEBUG"))
-				fprintf(stderr, "mpiwatch: MPI_T_init_thread failed\n");
-			return -1;
-		}
-		if (PMPI_T_pvar_get_num(&num) != MPI_SUCCESS)
-			return -1;
-		for (int i = 0; i < num; i++) {
-			char name[256], desc[256];
-			int nl = sizeof(name), dl = sizeof(desc), verb, enumt_dummy = 0, ro, at;
-			MPI_T_enum et;
-			(void)enumt_dummy;
-			if (PMPI_T_pvar_get_info(i, name, &nl, &verb, &vclass, &vdt, &et, desc, &dl, &bind, &ro,
-						 &continuous, &at) != MPI_SUCCESS)
-				continue;
-			if (strstr(name, "unexpected") && (strstr(name, "length") || strstr(name, "count")) &&
-			    (vclass == MPI_T_PVAR_CLASS_LEVEL || vclass == MPI_T_PVAR_CLASS_SIZE ||
-			     vclass == MPI_T_PVAR_CLASS_STATE) &&
-			    (bind == MPI_T_BIND_NO_OBJECT || bind == MPI_T_BIND_MPI_COMM)) {
-				idx = i;
-				break;
-			}
-		}
-		if (getenv("MPIWATCH_DEBUG"))
-			fprintf(stderr, "mpiwatch: MPI_T: %d pvars, unexpected-queue pvar %d\n", num, idx);
-		if (idx < 0)
-			return -1;
-		state = 1;
-	}
 	if (PMPI_T_pvar_session_create(&ses) != MPI_SUCCESS)
 		return -1;
-	int arc = PMPI_T_pvar_handle_alloc(ses, idx, bind == MPI_T_BIND_MPI_COMM ? (void *)&c : NULL, &h, &n);
+	int arc = PMPI_T_pvar_handle_alloc(ses, pv.unexp, pv.unexp_bind == MPI_T_BIND_MPI_COMM ? (void *)&c : NULL,
+					   &h, &n);
 	if (getenv("MPIWATCH_DEBUG"))
-		fprintf(stderr, "mpiwatch: MPI_T handle_alloc(%d) = %d, count %d\n", idx, arc, n);
+		fprintf(stderr, "mpiwatch: MPI_T handle_alloc(%d) = %d, count %d\n", pv.unexp, arc, n);
 	if (arc == MPI_SUCCESS && n >= 1 && n <= 1 << 20) {
 		/* Open MPI's ob1 keeps one value per peer of the communicator */
 		unsigned long long *v = calloc((size_t)n, sizeof(*v)), tot = 0;
-		if (v && (continuous || PMPI_T_pvar_start(ses, h) == MPI_SUCCESS) &&
+		if (v && (pv.unexp_continuous || PMPI_T_pvar_start(ses, h) == MPI_SUCCESS) &&
 		    PMPI_T_pvar_read(ses, h, v) == MPI_SUCCESS) {
 			for (int i = 0; i < n; i++) {
-				unsigned long long x;
-				if (vdt == MPI_UNSIGNED || vdt == MPI_INT)
-					x = ((unsigned *)v)[i];
-				else if (vdt == MPI_DOUBLE)
-					x = (unsigned long long)((double *)v)[i];
-				else
-					x = v[i];
+				unsigned long long x = pv_value(v, pv.unexp_dt, i);
 				tot += x;
 				if (per_peer && i < max_peers)
 					per_peer[i] = (long)x;
@@ -277,6 +314,46 @@ int mwm_glue_mpit_unexpected(uint64_t comm, long *count, long *per_peer, int max
 	}
 	PMPI_T_pvar_session_free(&ses);
 	return rv;
+}
+
+int mwm_glue_mpit_bytes(uint64_t *sum)
+{
+	MPI_T_pvar_session ses;
+	unsigned long long tot = 0;
+	int got = 0;
+	if (!mpit_allowed() || mpit_find() < 0 || pv.nbytes == 0)
+		return -1;
+	if (PMPI_T_pvar_session_create(&ses) != MPI_SUCCESS)
+		return -1;
+	for (int k = 0; k < pv.nbytes; k++) {
+		MPI_T_pvar_handle h;
+		int n = 0;
+		if (PMPI_T_pvar_handle_alloc(ses, pv.bytes[k], NULL, &h, &n) != MPI_SUCCESS)
+			continue;
+		if (n >= 1 && n <= 64) {
+			unsigned long long v[64];
+			if (PMPI_T_pvar_read(ses, h, v) == MPI_SUCCESS) {
+				for (int i = 0; i < n; i++)
+					tot += pv_value(v, pv.bytes_dt[k], i);
+				got = 1;
+			}
+		}
+		PMPI_T_pvar_handle_free(ses, &h);
+	}
+	PMPI_T_pvar_session_free(&ses);
+	if (!got)
+		return -1;
+	*sum = tot;
+	return 0;
+}
+
+void mwm_glue_type_committed(uint64_t dt)
+{
+	MPI_Aint lb, extent, tlb, textent;
+	MPI_Datatype d = (MPI_Datatype)(uintptr_t)dt;
+	if (PMPI_Type_get_extent(d, &lb, &extent) == MPI_SUCCESS &&
+	    PMPI_Type_get_true_extent(d, &tlb, &textent) == MPI_SUCCESS)
+		mwm_dtype_committed(dt, (int64_t)lb, (int64_t)extent, (int64_t)tlb, (int64_t)textent);
 }
 
 /* ---- Fortran (Open MPI) ---- */

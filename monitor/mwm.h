@@ -15,6 +15,7 @@
 
 #include "comms.h"
 #include "mw_slot.h"
+#include "stall.h"
 #include "reqtab.h"
 
 #define MWM_MAX_WAIT 64
@@ -56,6 +57,7 @@ struct mwm_rt {
 	int on;           /* wrappers record (after MPI_Init, before MPI_Finalize) */
 	int thread_check; /* MPI_THREAD_MULTIPLE: record the main thread only */
 	pthread_t main;
+	int main_tid;     /* its thread id (the motion probe reads its I/O counts) */
 	struct mw_slot *slot;
 	uint64_t seq;     /* the writer's copy of slot->seq */
 	uint64_t clock_ns; /* coarse CLOCK_MONOTONIC, advanced by the watcher */
@@ -192,18 +194,13 @@ int mwm_watcher_start(void);
 void mwm_watcher_stop(void);
 /* In a forked child: there is no watcher thread. */
 void mwm_watcher_forget(void);
-/* The stall rule, on a snapshot (pure; unit-tested).  prev_* hold the
- * watcher's memory between ticks.  Return 0 (fine), 1 (stuck in a blocking
- * call) or 2 (polling with test-family calls and no completion). */
+/* The watcher's use of the one stall rule (shared/stall.h): return 1 the
+ * first time a blocking call is judged stuck, 2 the first time a polling
+ * episode is, else 0 (a slow transfer is neither).  st starts zeroed. */
 struct mwm_stall {
-	uint64_t a;           /* A at last observation */
-	uint64_t since_ns;    /* when this A value was first seen stuck */
-	uint64_t completions; /* completions at last observation */
-	uint64_t compl_since_ns;
-	uint64_t calls_at_compl;
-	uint64_t dumped_a;    /* A value already dumped for (stuck) */
-	uint64_t dumped_compl; /* completions value already dumped for (polling) */
-	int dumped_any;
+	struct mw_stall rule;
+	uint64_t dumped_a;     /* A + 1 of the call already dumped for (stuck) */
+	uint64_t dumped_compl; /* completions + 1 already dumped for (polling) */
 };
 int mwm_stall_check(struct mwm_stall *st, const struct mw_slot *s, uint64_t now_ns,
 		    double timeout_s);
@@ -216,6 +213,12 @@ int mwm_dump_write(const char *reason);
 /* The name of a predefined datatype handle ("MPI_INT"; *size = its bytes),
  * "derived" (*size = -1) for another handle, NULL for no handle. */
 const char *mwm_dtype_name(uint64_t h, int *size);
+/* Record a committed derived datatype's extents (main thread). */
+void mwm_dtype_committed(uint64_t h, int64_t lb, int64_t extent, int64_t true_lb, int64_t true_extent);
+/* The extent, true lower bound and true extent of datatype h (predefined, or
+ * derived and committed while watched), from any thread.  Return 0, or -1 if
+ * unknown. */
+int mwm_dtype_span(uint64_t h, int64_t *extent, int64_t *true_lb, int64_t *true_extent);
 /* The name of a predefined reduction op ("MPI_SUM"), "user", or NULL. */
 const char *mwm_rop_name(uint64_t h);
 /* Normalise an MPI rank argument to MW_RANK_NONE/ANY or itself. */
@@ -226,5 +229,9 @@ int mwm_norm_rank(int r);
  * per_peer (may be NULL) receives up to max_peers per-peer values when the
  * MPI keeps them, *npeers their number.  Return 0, or -1 if unavailable. */
 int mwm_glue_mpit_unexpected(uint64_t comm, long *count, long *per_peer, int max_peers, int *npeers);
+/* The sum of the MPI library's MPI_T counters of bytes moved (watcher
+ * thread), in *sum.  Return 0, or -1 if the library has none (or MPI_T may
+ * not be read from the watcher: see MPIWATCH_MPIT in doc/monitor.md). */
+int mwm_glue_mpit_bytes(uint64_t *sum);
 
 #endif

@@ -23,4 +23,8 @@ static inline uint64_t mwm_bytes(int count, MPI_Datatype dt)
 /* A communicator was created from parent: record its group and gid. */
 void mwm_glue_comm_created(MPI_Comm parent, MPI_Comm newcomm, const char *how);
 
+/* A derived datatype was committed (main thread, after MPI_Type_commit):
+ * record its extent for the motion probe (mwm_dtype_span). */
+void mwm_glue_type_committed(uint64_t dt);
+
 #endif

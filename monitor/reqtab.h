@@ -33,6 +33,7 @@ struct mwm_req {
 	int32_t peer, tag, root, count;
 	uint64_t datatype;
 	uint64_t rop;       /* raw reduction op handle of a nonblocking collective, 0 = none */
+	uint64_t buf;       /* receive buffer (table recv), for the motion probe */
 };
 
 struct mwm_reqtab {

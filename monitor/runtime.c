@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -88,6 +89,59 @@ const char *mwm_dtype_name(uint64_t h, int *size)
 	return h ? "derived" : NULL;
 }
 
+/* Extents of committed derived datatypes: written by the main thread
+ * (MPI_Type_commit), read by the watcher.  A ring: the oldest entry goes
+ * when it is full; an entry is odd-generation while being written. */
+#define MWM_NDTEXT 256
+static struct {
+	uint32_t gen;
+	uint64_t handle;
+	int64_t lb, extent, true_lb, true_extent;
+} dtext[MWM_NDTEXT];
+static unsigned dtext_next;
+
+void mwm_dtype_committed(uint64_t h, int64_t lb, int64_t extent, int64_t true_lb, int64_t true_extent)
+{
+	unsigned i;
+	for (i = 0; i < MWM_NDTEXT; i++)
+		if (dtext[i].handle == h)
+			break; /* a handle reused after MPI_Type_free: the new type wins */
+	if (i == MWM_NDTEXT)
+		i = dtext_next++ % MWM_NDTEXT;
+	__atomic_store_n(&dtext[i].gen, dtext[i].gen + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	dtext[i].handle = h;
+	dtext[i].lb = lb;
+	dtext[i].extent = extent;
+	dtext[i].true_lb = true_lb;
+	dtext[i].true_extent = true_extent;
+	__atomic_store_n(&dtext[i].gen, dtext[i].gen + 1, __ATOMIC_RELEASE);
+}
+
+int mwm_dtype_span(uint64_t h, int64_t *extent, int64_t *true_lb, int64_t *true_extent)
+{
+	int size;
+	if (mwm_dtype_name(h, &size) && size > 0) {
+		*extent = *true_extent = size;
+		*true_lb = 0;
+		return 0;
+	}
+	for (unsigned i = 0; i < MWM_NDTEXT; i++) {
+		uint32_t g = __atomic_load_n(&dtext[i].gen, __ATOMIC_ACQUIRE);
+		if (g & 1 || dtext[i].handle != h)
+			continue;
+		int64_t e = dtext[i].extent, tl = dtext[i].true_lb, te = dtext[i].true_extent;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&dtext[i].gen, __ATOMIC_RELAXED) != g || dtext[i].handle != h)
+			continue;
+		*extent = e;
+		*true_lb = tl;
+		*true_extent = te;
+		return 0;
+	}
+	return -1;
+}
+
 const char *mwm_rop_name(uint64_t h)
 {
 	for (int i = 0; i < mwm.nrops; i++)
@@ -119,6 +173,8 @@ void mwm_req_new(uint64_t handle, int table, int persistent)
 	r.count = c->count;
 	r.datatype = c->datatype;
 	r.rop = c->op;
+	if (table == MWM_TABLE_RECV)
+		r.buf = c->buf;
 	mwm_reqtab_put(&mwm.reqs, &r);
 }
 
@@ -398,6 +454,7 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 	mwm.slot = s;
 	mwm_choose_dumpdir(mwm.dumpdir, sizeof(mwm.dumpdir));
 	mwm.main = pthread_self();
+	mwm.main_tid = (int)syscall(SYS_gettid);
 	mwm.thread_check = thread_multiple;
 	mwm_stack_init();
 	if (prof && *prof) {

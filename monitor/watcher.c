@@ -11,6 +11,8 @@
 
 #include "dump.h"
 #include "log.h"
+#include "motion.h"
+#include "ops.h"
 #include "mwm.h"
 #include "runtime.h"
 
@@ -22,34 +24,52 @@ static pthread_cond_t th_cv;
 
 int mwm_stall_check(struct mwm_stall *st, const struct mw_slot *s, uint64_t now_ns, double timeout_s)
 {
-	uint64_t tns = (uint64_t)(timeout_s * 1e9);
-	/* seed 002: inside a blocking call (A != B) with A unchanged for the timeout */
-	if (s->state == MW_STATE_IN_MPI && s->call.blocking && s->a != s->b) {
-		if (st->a != s->a) {
-			st->a = s->a;
-			st->since_ns = s->call.enter_ns && s->call.enter_ns <= now_ns ? s->call.enter_ns : now_ns;
-		}
-		if (now_ns - st->since_ns >= tns && st->dumped_a != s->a) {
-			st->dumped_a = s->a;
-			return 1;
-		}
-	} else {
-		st->a = 0;
+	/* the one rule (shared/stall.c); a dump once per stuck call or
+	 * polling episode */
+	enum mw_stall_class c = mw_stall_rule(&st->rule, s, (double)now_ns / 1e9, timeout_s);
+	if (c == MW_STALL_STUCK && st->dumped_a != s->a + 1) {
+		st->dumped_a = s->a + 1;
+		return 1;
 	}
-	/* polling: the last call was a test-family call, tests keep coming,
-	 * and nothing completed for the timeout */
-	if (!st->compl_since_ns || s->completions != st->completions) {
-		st->completions = s->completions;
-		st->compl_since_ns = now_ns;
-		st->calls_at_compl = s->tests;
-		return 0;
-	}
-	if (s->call.kind == MW_KIND_TEST && s->tests >= st->calls_at_compl + 2 &&
-	    now_ns - st->compl_since_ns >= tns && st->dumped_compl != s->completions + 1) {
+	if (c == MW_STALL_POLLING && st->dumped_compl != s->completions + 1) {
 		st->dumped_compl = s->completions + 1;
 		return 2;
 	}
 	return 0;
+}
+
+/* Sample the motion signals while the rank waits (in a blocking call, or
+ * polling with requests pending) with nothing completed since the last
+ * tick, and publish a movement in the slot's motion block; *sn gets the new
+ * values too. */
+static void probe_motion(struct mwm_motion *m, struct mw_slot_snap *sn, uint64_t now)
+{
+	static uint64_t last_completions = UINT64_MAX, last_a = UINT64_MAX;
+	struct mw_slot *s = mwm.slot;
+	const struct mw_slot *v = &sn->s;
+	int waiting = (v->state == MW_STATE_IN_MPI && v->call.blocking && v->a != v->b &&
+		       v->call.op_id != MWM_OP_Finalize) ||
+		      (v->pending > 0 && v->call.kind == MW_KIND_TEST);
+	uint32_t moved;
+	if (!waiting || v->completions != last_completions || v->a != last_a) {
+		last_completions = v->completions;
+		last_a = v->a;
+		mwm_motion_reset(m);
+		if (!waiting)
+			return;
+	}
+	moved = mwm_motion_sample(m, v);
+	if (!moved)
+		return;
+	__atomic_store_n(&s->seq2, s->seq2 + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	s->motion++;
+	s->motion_ns = now;
+	s->motion_src = moved;
+	__atomic_store_n(&s->seq2, s->seq2 + 1, __ATOMIC_RELEASE);
+	sn->s.motion = s->motion;
+	sn->s.motion_ns = now;
+	sn->s.motion_src = moved;
 }
 
 /* Translate the current call's comm and ranks for the agent. */
@@ -206,9 +226,11 @@ static void note_dump(const struct mw_slot_snap *sn)
 static void *watch(void *arg)
 {
 	struct mwm_stall st;
+	struct mwm_motion mo;
 	uint64_t tick_ns = (uint64_t)(mwm.timeout_s * 1e8); /* timeout / 10 */
 	(void)arg;
 	memset(&st, 0, sizeof(st));
+	memset(&mo, 0, sizeof(mo));
 	if (tick_ns > 100000000ull)
 		tick_ns = 100000000ull;
 	pthread_mutex_lock(&th_mu);
@@ -234,6 +256,7 @@ static void *watch(void *arg)
 			retire_stale_dump(&sn);
 			if (sn.s.state == MW_STATE_IN_MPI)
 				resolve(&sn);
+			probe_motion(&mo, &sn, now);
 			r = mwm_stall_check(&st, &sn.s, now, mwm.timeout_s);
 			if (r && mwm_dump_write(r == 1 ? "stuck" : "polling") == 0)
 				note_dump(&sn);

@@ -13,7 +13,7 @@ static const char *const type_names[MW_HB_NTYPES] = {
 	"?", "hello", "welcome", "rank", "heartbeat", "dump", "bye", "dumpreq", "challenge",
 };
 static const char *const state_names[MW_HB_NSTATES] = {
-	"?", "in_mpi", "computing", "exited", "vanished", "resumed", "finalized",
+	"?", "in_mpi", "computing", "exited", "vanished", "resumed", "finalized", "slow",
 };
 static const char *const err_names[MW_HB_E_NCODES] = {
 	"ok", "incomplete", "bad magic", "unsupported version", "unknown type", "bad flags",
@@ -109,6 +109,15 @@ int mw_hb_auth_payload(const char *job, const char *node, const char *nonce, cha
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
+/* "" or comma-separated motion names (mw_motion_names). */
+static int valid_moving(const char *s)
+{
+	for (const char *p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || *p == '_' || *p == ','))
+			return 0;
+	return strlen(s) < 32;
+}
+
 static int beat_valid(const struct mw_hb_beat *b)
 {
 	return b->rank >= 0 && b->rank <= MW_HB_MAX_RANK && b->size > b->rank &&
@@ -118,7 +127,7 @@ static int beat_valid(const struct mw_hb_beat *b)
 	       b->peer_world <= MW_HB_MAX_RANK && b->root_world >= -1 &&
 	       b->root_world <= MW_HB_MAX_RANK && b->tag >= -1 && isfinite(b->idle_s) &&
 	       b->idle_s >= 0 && b->idle_s < 1e9 && b->exit_code >= -1 && b->exit_code <= 255 &&
-	       b->exit_signal >= 0 && b->exit_signal <= 128;
+	       b->exit_signal >= 0 && b->exit_signal <= 128 && valid_moving(b->moving);
 }
 
 static json_object *encode_payload(const struct mw_hb_msg *m)
@@ -185,6 +194,8 @@ static json_object *encode_payload(const struct mw_hb_msg *m)
 		json_object_object_add(o, "idle_s", json_object_new_double(b->idle_s));
 		json_object_object_add(o, "exit_code", json_object_new_int(b->exit_code));
 		json_object_object_add(o, "exit_signal", json_object_new_int(b->exit_signal));
+		if (b->moving[0])
+			json_object_object_add(o, "moving", json_object_new_string(b->moving));
 		break;
 	}
 	case MW_HB_DUMP: {
@@ -410,6 +421,9 @@ static int decode_payload(json_object *o, struct mw_hb_msg *m)
 			return -1;
 		b->idle_s = json_object_get_double(v);
 		if (!isfinite(b->idle_s) || b->idle_s < 0 || b->idle_s >= 1e9)
+			return -1;
+		if (json_object_object_get_ex(o, "moving", &v) &&
+		    (get_str(o, "moving", b->moving, sizeof b->moving) || !valid_moving(b->moving)))
 			return -1;
 		return 0;
 	}

@@ -16,8 +16,9 @@
  *   WELCOME   C->A  {"ok":true} or {"ok":false,"error":"..."}  (wrong job...)
  *   RANK      A->C  {"rank","size","pid","host"}   a local rank appeared (once)
  *   HEARTBEAT A->C  one rank's state (struct mw_hb_beat); passive: only sent
- *                   when the rank made no MPI progress for the timeout, exited
- *                   without MPI_Finalize, vanished, or resumed after a beat
+ *                   when the rank made no MPI progress for the timeout (stuck,
+ *                   or slow: its transfer moves), exited without
+ *                   MPI_Finalize, vanished, or resumed after a beat
  *   DUMP      A->C  {"rank":N,"dump":{...}}  the content of the rank's dump file
  *   BYE       A->C  {"reason":"..."}  the agent is leaving on purpose
  *   DUMPREQ   C->A  {"ranks":[...]}  please ask these ranks for a dump
@@ -59,6 +60,8 @@ enum mw_hb_state {
 	MW_HB_S_VANISHED = 4,  /* the process is gone, status unknown */
 	MW_HB_S_RESUMED = 5,   /* made progress again after an earlier heartbeat */
 	MW_HB_S_FINALIZED = 6, /* finalized (sent only to resolve an earlier beat) */
+	MW_HB_S_SLOW = 7,      /* in a call for the timeout without a completion, but its
+				  transfer moves ("moving" says how): slow, not stuck */
 	MW_HB_NSTATES
 };
 
@@ -114,6 +117,7 @@ struct mw_hb_beat {
 	double idle_s;                /* seconds without progress when sent */
 	int32_t exit_code;            /* -1 unknown / not exited */
 	int32_t exit_signal;          /* 0 none */
+	char moving[32];              /* slow: what moved ("recv_buffer,io,mpi_t"), else "" */
 };
 
 struct mw_hb_msg {

@@ -74,6 +74,8 @@ struct mw_slot_call {
 	uint64_t site;       /* return address into the caller */
 	uint64_t frame;      /* frame address of the wrapper (stack scan start) */
 	uint64_t enter_ns;   /* CLOCK_MONOTONIC ns at entry (coarse: watcher tick) */
+	uint64_t buf;        /* receive buffer (recv and sendrecv kinds only; not
+				reset by other calls: read it only for those kinds) */
 };
 
 struct mw_slot {
@@ -123,7 +125,25 @@ struct mw_slot {
 	uint32_t exit_flags;   /* bit 0: exit_status valid; bit 1: killed by a signal */
 	int32_t exit_status;   /* exit code, or the signal number */
 	int32_t reserved;
+
+	/* motion block: written by the watcher thread, seqlock seq2.  While the
+	 * rank sits in a blocking call or polls without a completion, the
+	 * watcher samples signs that its transfer still moves (monitor/motion.c);
+	 * `motion` counts the samples that saw a change. */
+	uint64_t motion;      /* samples that saw movement (only grows) */
+	uint64_t motion_ns;   /* watcher clock of the last one */
+	uint32_t motion_src;  /* MW_MOTION_* bits that moved in the last one */
+	uint32_t reserved2;
 };
+
+/* What moved (slot motion_src; the heartbeat's "moving" names them). */
+#define MW_MOTION_RECVBUF 1u /* bytes in a pending receive buffer changed */
+#define MW_MOTION_IO 2u      /* the MPI thread's read/write byte counts grew */
+#define MW_MOTION_MPIT 4u    /* an MPI_T byte counter of the MPI library grew */
+
+/* Names of the bits set in src, comma-separated ("recv_buffer,io"), into
+ * buf ("" for none).  Return buf. */
+char *mw_motion_names(uint32_t src, char *buf, size_t len);
 
 #define MW_SLOT_EXIT_VALID 1u
 #define MW_SLOT_EXIT_SIGNALED 2u

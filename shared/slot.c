@@ -139,6 +139,10 @@ int mw_slot_snapshot(const struct mw_slot *slot, struct mw_slot_snap *out)
 	memcpy(dst, base, live_off); /* header: immutable once published */
 	out->live_ok = seq_copy(&slot->seq, base + live_off, dst + live_off, live_end - live_off);
 	out->resolved_ok = seq_copy(&slot->seq2, base + live_end, dst + live_end, res_end - live_end);
+	/* the watcher's motion block, under the same seqlock */
+	size_t mo_off = offsetof(struct mw_slot, motion), mo_end = offsetof(struct mw_slot, reserved2);
+	if (!seq_copy(&slot->seq2, base + mo_off, dst + mo_off, mo_end - mo_off))
+		out->resolved_ok = 0;
 	out->s.dump_request = __atomic_load_n(&slot->dump_request, __ATOMIC_ACQUIRE);
 	out->s.exit_flags = __atomic_load_n(&slot->exit_flags, __ATOMIC_ACQUIRE);
 	out->s.exit_status = slot->exit_status;
@@ -301,4 +305,22 @@ const char *mw_slot_mode_name(uint32_t mode)
 {
 	static const char *const n[] = {NULL, "standard", "sync", "buffered", "ready"};
 	return mode < sizeof(n) / sizeof(n[0]) ? n[mode] : NULL;
+}
+
+char *mw_motion_names(uint32_t src, char *buf, size_t len)
+{
+	static const char *const n[] = {"recv_buffer", "io", "mpi_t"};
+	size_t used = 0;
+	if (!len)
+		return buf;
+	buf[0] = 0;
+	for (unsigned i = 0; i < sizeof(n) / sizeof(n[0]); i++) {
+		if (!(src & (1u << i)))
+			continue;
+		int w = snprintf(buf + used, len - used, "%s%s", used ? "," : "", n[i]);
+		if (w < 0 || (size_t)w >= len - used)
+			break;
+		used += (size_t)w;
+	}
+	return buf;
 }

@@ -20,10 +20,12 @@ for mpi in openmpi mpich; do
     is "$st" 0 "slow transfer ($mpi): the program's own exit status 0, not ended"
     like "$(cat "$work/$n.out")" "slowxfer done: 402653184 bytes" "slow transfer ($mpi): its output is complete"
     r=$work/$n/report.json
-    like "$(field "$r" '" | ".join(e["detail"] for e in r["timeline"])')" "suspected hang, not confirmed" \
-        "slow transfer ($mpi): the ranks were seen stuck in MPI past the timeout (a suspected hang)"
-    like "$(field "$r" '" | ".join(e["detail"] for e in r["timeline"])')" "suspected hang is over .*slow, not stuck" \
-        "slow transfer ($mpi): the report notes it was slow, not stuck"
+    like "$(field "$r" '" | ".join(e["detail"] for e in r["timeline"])')" \
+        "rank 1 slow, not stuck: in MPI_Wait .*its transfer moves \\(recv_buffer" \
+        "slow transfer ($mpi): the receiving rank is seen slow, not stuck: its receive buffer fills"
+    like "$(field "$r" '" | ".join(c["cause"] + " " + c["ranks_text"] + ": " + c["detail"] for c in r["causes"])')" \
+        "A 1: in MPI_Wait, its transfer moves \\(its receive buffer is filling\\): slow, not stuck" \
+        "slow transfer ($mpi): the report's cause for rank 1 says slow, not stuck (cause A)"
     is "$(field "$r" 'r["verdict"], r["confirmed"], r["deadlock"]["found"]')" "none False False" \
         "slow transfer ($mpi): verdict none, nothing confirmed, no deadlock"
     unlike "$(cat "$work/$n.err")" "program was ended" "slow transfer ($mpi): mpiwatch did not end it"

@@ -66,6 +66,10 @@ static const struct {
 	{"rank huge", MW_HB_MAGIC, 1, MW_HB_RANK, 0, "{\"rank\":99999999999,\"size\":4,\"pid\":7,\"host\":\"n2\"}", -1, MW_HB_E_FIELD},
 	{"beat ok", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{" BEAT "}", -1, MW_HB_OK},
 	{"beat extra field ignored", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{" BEAT ",\"future\":[1,2]}", -1, MW_HB_OK},
+	{"beat slow, moving", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{" BEAT ",\"moving\":\"recv_buffer,io\"}", -1, MW_HB_OK},
+	{"beat moving not a name", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{" BEAT ",\"moving\":\"Bytes 5\"}", -1, MW_HB_E_FIELD},
+	{"beat moving not a string", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{" BEAT ",\"moving\":3}", -1, MW_HB_E_FIELD},
+	{"beat moving too long", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{" BEAT ",\"moving\":\"recv_buffer,io,mpi_t,recv_buffer,io\"}", -1, MW_HB_E_FIELD},
 	{"beat bad state", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{\"rank\":1,\"size\":4,\"pid\":99,\"state\":\"sleepy\",\"call\":\"\",\"kind\":\"\",\"comm\":\"\",\"peer_world\":0,\"root_world\":-1,\"tag\":7,\"a\":5,\"b\":4,\"completions\":4,\"calls\":9,\"idle_s\":2.5,\"exit_code\":-1,\"exit_signal\":0}", -1, MW_HB_E_FIELD},
 	{"beat bad kind", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{\"rank\":1,\"size\":4,\"pid\":99,\"state\":\"in_mpi\",\"call\":\"\",\"kind\":\"magic\",\"comm\":\"\",\"peer_world\":0,\"root_world\":-1,\"tag\":7,\"a\":5,\"b\":4,\"completions\":4,\"calls\":9,\"idle_s\":2.5,\"exit_code\":-1,\"exit_signal\":0}", -1, MW_HB_E_FIELD},
 	{"beat peer -3", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{\"rank\":1,\"size\":4,\"pid\":99,\"state\":\"in_mpi\",\"call\":\"\",\"kind\":\"\",\"comm\":\"\",\"peer_world\":-3,\"root_world\":-1,\"tag\":7,\"a\":5,\"b\":4,\"completions\":4,\"calls\":9,\"idle_s\":2.5,\"exit_code\":-1,\"exit_signal\":0}", -1, MW_HB_E_FIELD},
@@ -274,6 +278,7 @@ START_TEST(test_names)
 	ck_assert_str_eq(mw_hb_state_name(MW_HB_S_COMPUTING), "computing");
 	ck_assert_int_eq(mw_hb_state_parse("vanished"), MW_HB_S_VANISHED);
 	ck_assert_int_eq(mw_hb_state_parse("nope"), -1);
+	ck_assert_int_eq(mw_hb_state_parse("slow"), MW_HB_S_SLOW);
 	ck_assert_str_eq(mw_hb_err_name(99), "?");
 	ck_assert(mw_hb_valid_job("1234_5+0"));
 	ck_assert(!mw_hb_valid_job(""));

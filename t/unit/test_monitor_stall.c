@@ -6,21 +6,34 @@
 #include "mwm.h"
 #include "ops.h"
 #include "runtime.h"
+#include "stall.h"
 
 #define S 1000000000ull
 
-/* One observation of the slot by the watcher. */
+/* One observation of a slot, as the watcher and the agent make it. */
 struct obs {
-	uint64_t t;         /* watcher time, ns */
+	uint64_t t;         /* clock, ns */
 	uint32_t state;
 	uint64_t a, b;
 	int blocking;
 	uint32_t kind;
-	uint64_t enter;     /* call entry time, ns */
-	uint64_t completions, tests;
-	int expect;         /* 0 fine, 1 stuck, 2 polling */
+	uint64_t calls, completions, tests, motion;
+	uint32_t pending;
+	int expect;         /* enum mw_stall_class */
+	int dump;           /* the watcher dumps: 0 no, 1 stuck, 2 polling */
 };
 
+#define F MW_STALL_FINE
+#define ST MW_STALL_STUCK
+#define PO MW_STALL_POLLING
+#define SL MW_STALL_SLOW
+#define CO MW_STALL_COMPUTING
+#define IN MW_STATE_IN_MPI
+#define OUT MW_STATE_COMPUTING
+
+/* The stall-rule table: both the watcher (mwm_stall_check, which dumps) and
+ * the agent (mw_stall_rule, which sends heartbeats) run every case, so they
+ * cannot disagree on stuck, polling, slow or computing. */
 static const struct {
 	const char *name;
 	double timeout;
@@ -28,65 +41,90 @@ static const struct {
 	int n;
 } cases[] = {
 	{"blocked past timeout", 2.0,
-	 {{1 * S, MW_STATE_IN_MPI, 5, 4, 1, MW_KIND_RECV, 1 * S, 4, 0, 0},
-	  {2 * S, MW_STATE_IN_MPI, 5, 4, 1, MW_KIND_RECV, 1 * S, 4, 0, 0},
-	  {3 * S + 1, MW_STATE_IN_MPI, 5, 4, 1, MW_KIND_RECV, 1 * S, 4, 0, 1},
-	  {4 * S, MW_STATE_IN_MPI, 5, 4, 1, MW_KIND_RECV, 1 * S, 4, 0, 0}}, 4},
+	 {{1 * S, IN, 5, 4, 1, MW_KIND_RECV, 9, 4, 0, 0, 0, F, 0},
+	  {2 * S, IN, 5, 4, 1, MW_KIND_RECV, 9, 4, 0, 0, 0, F, 0},
+	  {3 * S + 1, IN, 5, 4, 1, MW_KIND_RECV, 9, 4, 0, 0, 0, ST, 1},
+	  {4 * S, IN, 5, 4, 1, MW_KIND_RECV, 9, 4, 0, 0, 0, ST, 0}}, 4},
 	{"returned in time", 2.0,
-	 {{1 * S, MW_STATE_IN_MPI, 5, 4, 1, MW_KIND_RECV, 1 * S, 4, 0, 0},
-	  {2 * S, MW_STATE_COMPUTING, 5, 5, 1, MW_KIND_RECV, 1 * S, 5, 0, 0},
-	  {9 * S, MW_STATE_COMPUTING, 5, 5, 1, MW_KIND_RECV, 1 * S, 5, 0, 0}}, 3},
+	 {{1 * S, IN, 5, 4, 1, MW_KIND_RECV, 9, 4, 0, 0, 0, F, 0},
+	  {2 * S, OUT, 5, 5, 1, MW_KIND_RECV, 9, 5, 0, 0, 0, F, 0},
+	  {2 * S + S / 2, OUT, 5, 5, 1, MW_KIND_RECV, 9, 5, 0, 0, 0, F, 0}}, 3},
 	{"computing for long", 1.0,
-	 {{1 * S, MW_STATE_COMPUTING, 3, 3, 1, MW_KIND_SEND, 0, 3, 0, 0},
-	  {5 * S, MW_STATE_COMPUTING, 3, 3, 1, MW_KIND_SEND, 0, 3, 0, 0},
-	  {50 * S, MW_STATE_COMPUTING, 3, 3, 1, MW_KIND_SEND, 0, 3, 0, 0}}, 3},
+	 {{1 * S, OUT, 3, 3, 1, MW_KIND_SEND, 7, 3, 0, 0, 0, F, 0},
+	  {5 * S, OUT, 3, 3, 1, MW_KIND_SEND, 7, 3, 0, 0, 0, CO, 0},
+	  {50 * S, OUT, 3, 3, 1, MW_KIND_SEND, 7, 3, 0, 0, 0, CO, 0}}, 3},
 	{"progress between ticks", 1.0,
-	 {{1 * S, MW_STATE_IN_MPI, 5, 4, 1, MW_KIND_RECV, 1 * S, 4, 0, 0},
-	  {3 * S, MW_STATE_IN_MPI, 6, 5, 1, MW_KIND_RECV, 3 * S, 5, 0, 0},
-	  {3 * S + S / 2, MW_STATE_IN_MPI, 7, 6, 1, MW_KIND_RECV, 3 * S + S / 2, 6, 0, 0}}, 3},
-	{"stuck twice", 1.0,
-	 {{1 * S, MW_STATE_IN_MPI, 2, 1, 1, MW_KIND_COLLECTIVE, 1 * S, 1, 0, 0},
-	  {2 * S, MW_STATE_IN_MPI, 2, 1, 1, MW_KIND_COLLECTIVE, 1 * S, 1, 0, 1},
-	  {3 * S, MW_STATE_COMPUTING, 2, 2, 1, MW_KIND_COLLECTIVE, 1 * S, 2, 0, 0},
-	  {4 * S, MW_STATE_IN_MPI, 3, 2, 1, MW_KIND_COLLECTIVE, 4 * S, 2, 0, 0},
-	  {5 * S, MW_STATE_IN_MPI, 3, 2, 1, MW_KIND_COLLECTIVE, 4 * S, 2, 0, 1}}, 5},
+	 {{1 * S, IN, 5, 4, 1, MW_KIND_RECV, 9, 4, 0, 0, 0, F, 0},
+	  {3 * S, IN, 6, 5, 1, MW_KIND_RECV, 10, 5, 0, 0, 0, F, 0},
+	  {3 * S + S / 2, IN, 7, 6, 1, MW_KIND_RECV, 11, 6, 0, 0, 0, F, 0}}, 3},
+	{"stuck twice, entered after a long computation", 1.0,
+	 {{1 * S, IN, 2, 1, 1, MW_KIND_COLLECTIVE, 3, 1, 0, 0, 0, F, 0},
+	  {2 * S, IN, 2, 1, 1, MW_KIND_COLLECTIVE, 3, 1, 0, 0, 0, ST, 1},
+	  {3 * S, OUT, 2, 2, 1, MW_KIND_COLLECTIVE, 3, 2, 0, 0, 0, CO, 0},
+	  {9 * S, IN, 3, 2, 1, MW_KIND_COLLECTIVE, 4, 2, 0, 0, 0, F, 0},
+	  {9 * S + S / 2, IN, 3, 2, 1, MW_KIND_COLLECTIVE, 4, 2, 0, 0, 0, F, 0},
+	  {10 * S, IN, 3, 2, 1, MW_KIND_COLLECTIVE, 4, 2, 0, 0, 0, ST, 1}}, 6},
 	{"polling without completion", 1.0,
-	 {{1 * S, MW_STATE_COMPUTING, 1, 1, 0, MW_KIND_TEST, 1 * S, 1, 10, 0},
-	  {1 * S + S / 2, MW_STATE_IN_MPI, 1, 1, 0, MW_KIND_TEST, 1 * S, 1, 500, 0},
-	  {2 * S + 1, MW_STATE_COMPUTING, 1, 1, 0, MW_KIND_TEST, 2 * S, 1, 900, 2},
-	  {3 * S, MW_STATE_COMPUTING, 1, 1, 0, MW_KIND_TEST, 3 * S, 1, 1900, 0}}, 4},
+	 {{1 * S, OUT, 1, 1, 0, MW_KIND_TEST, 20, 1, 10, 0, 1, F, 0},
+	  {1 * S + S / 2, IN, 1, 1, 0, MW_KIND_TEST, 500, 1, 500, 0, 1, F, 0},
+	  {2 * S + 1, OUT, 1, 1, 0, MW_KIND_TEST, 900, 1, 900, 0, 1, PO, 2},
+	  {3 * S, OUT, 1, 1, 0, MW_KIND_TEST, 1900, 1, 1900, 0, 1, PO, 0}}, 4},
 	{"polling with completions", 1.0,
-	 {{1 * S, MW_STATE_COMPUTING, 1, 1, 0, MW_KIND_TEST, 1 * S, 1, 10, 0},
-	  {2 * S, MW_STATE_COMPUTING, 1, 1, 0, MW_KIND_TEST, 2 * S, 2, 500, 0},
-	  {3 * S, MW_STATE_COMPUTING, 1, 1, 0, MW_KIND_TEST, 3 * S, 3, 900, 0}}, 3},
+	 {{1 * S, OUT, 1, 1, 0, MW_KIND_TEST, 20, 1, 10, 0, 1, F, 0},
+	  {2 * S, OUT, 1, 1, 0, MW_KIND_TEST, 500, 2, 500, 0, 1, F, 0},
+	  {3 * S, OUT, 1, 1, 0, MW_KIND_TEST, 900, 3, 900, 0, 1, F, 0}}, 3},
 	{"one test then compute", 1.0,
-	 {{1 * S, MW_STATE_COMPUTING, 1, 1, 0, MW_KIND_TEST, 1 * S, 1, 1, 0},
-	  {5 * S, MW_STATE_COMPUTING, 1, 1, 0, MW_KIND_TEST, 1 * S, 1, 2, 0},
-	  {9 * S, MW_STATE_COMPUTING, 1, 1, 0, MW_KIND_TEST, 1 * S, 1, 2, 0}}, 3},
+	 {{1 * S, OUT, 1, 1, 0, MW_KIND_TEST, 5, 1, 1, 0, 1, F, 0},
+	  {2 * S, OUT, 1, 1, 0, MW_KIND_TEST, 6, 1, 2, 0, 1, F, 0},
+	  {5 * S, OUT, 1, 1, 0, MW_KIND_TEST, 6, 1, 2, 0, 1, CO, 0},
+	  {9 * S, OUT, 1, 1, 0, MW_KIND_TEST, 6, 1, 2, 0, 1, CO, 0}}, 4},
 	{"nonblocking call is not stuck", 1.0,
-	 {{1 * S, MW_STATE_IN_MPI, 4, 4, 0, MW_KIND_NONBLOCKING, 1 * S, 4, 0, 0},
-	  {9 * S, MW_STATE_IN_MPI, 4, 4, 0, MW_KIND_NONBLOCKING, 1 * S, 4, 0, 0}}, 2},
+	 {{1 * S, IN, 4, 4, 0, MW_KIND_NONBLOCKING, 8, 4, 0, 0, 1, F, 0},
+	  {9 * S, IN, 4, 4, 0, MW_KIND_NONBLOCKING, 8, 4, 0, 0, 1, F, 0}}, 2},
+	{"slow transfer: the receive moves, then stalls", 1.0,
+	 {{1 * S, IN, 5, 4, 1, MW_KIND_WAIT, 9, 4, 0, 0, 1, F, 0},
+	  {2 * S, IN, 5, 4, 1, MW_KIND_WAIT, 9, 4, 0, 1, 1, SL, 0},
+	  {3 * S, IN, 5, 4, 1, MW_KIND_WAIT, 9, 4, 0, 2, 1, SL, 0},
+	  {3 * S + S / 2, IN, 5, 4, 1, MW_KIND_WAIT, 9, 4, 0, 2, 1, SL, 0},
+	  {4 * S, IN, 5, 4, 1, MW_KIND_WAIT, 9, 4, 0, 2, 1, ST, 1},
+	  {5 * S, IN, 6, 6, 1, MW_KIND_WAIT, 10, 5, 0, 2, 0, F, 0}}, 6},
+	{"slow polling", 1.0,
+	 {{1 * S, OUT, 1, 1, 0, MW_KIND_TEST, 20, 1, 10, 0, 1, F, 0},
+	  {2 * S + 1, OUT, 1, 1, 0, MW_KIND_TEST, 900, 1, 900, 3, 1, SL, 0},
+	  {3 * S, OUT, 1, 1, 0, MW_KIND_TEST, 1900, 1, 1900, 4, 1, SL, 0}}, 3},
 };
+
+static void fill(struct mw_slot *s, const struct obs *o)
+{
+	memset(s, 0, sizeof(*s));
+	s->state = o->state;
+	s->a = o->a;
+	s->b = o->b;
+	s->call.blocking = (uint32_t)o->blocking;
+	s->call.kind = o->kind;
+	s->calls = o->calls;
+	s->completions = o->completions;
+	s->tests = o->tests;
+	s->motion = o->motion;
+	s->pending = o->pending;
+}
 
 START_TEST(test_rule)
 {
-	struct mwm_stall st;
+	struct mwm_stall w;      /* the watcher's, on its ns clock */
+	struct mw_stall agent;   /* the agent's, on a clock 1000 s later */
 	static struct mw_slot s;
-	memset(&st, 0, sizeof(st));
+	memset(&w, 0, sizeof(w));
+	memset(&agent, 0, sizeof(agent));
 	for (int i = 0; i < cases[_i].n; i++) {
 		const struct obs *o = &cases[_i].o[i];
-		memset(&s, 0, sizeof(s));
-		s.state = o->state;
-		s.a = o->a;
-		s.b = o->b;
-		s.call.blocking = (uint32_t)o->blocking;
-		s.call.kind = o->kind;
-		s.call.enter_ns = o->enter;
-		s.completions = o->completions;
-		s.tests = o->tests;
-		int r = mwm_stall_check(&st, &s, o->t, cases[_i].timeout);
-		ck_assert_msg(r == o->expect, "%s: observation %d: got %d, expected %d", cases[_i].name, i,
-			      r, o->expect);
+		fill(&s, o);
+		int d = mwm_stall_check(&w, &s, o->t, cases[_i].timeout);
+		int c = mw_stall_rule(&agent, &s, 1000.0 + (double)o->t / 1e9, cases[_i].timeout);
+		ck_assert_msg(c == o->expect, "%s: observation %d: the agent sees %s, expected %s", cases[_i].name,
+			      i, mw_stall_name(c), mw_stall_name(o->expect));
+		ck_assert_msg(w.rule.init && d == o->dump, "%s: observation %d: the watcher dumps %d, expected %d",
+			      cases[_i].name, i, d, o->dump);
 	}
 }
 END_TEST
