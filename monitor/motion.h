@@ -7,8 +7,11 @@
  *     each buffer's span, read with process_vm_readv so that a wrong span
  *     can never fault): they change while a message arrives;
  *   - the MPI thread's own read and write byte counts (/proc, rchar and
- *     wchar): they grow while a TCP transfer or an MPI-IO call moves data;
- *   - the MPI library's MPI_T byte counters, where it has any.
+ *     wchar): they grow while a TCP transfer or an MPI-IO call moves data.
+ * MPI_T is not read for this: neither Open MPI 4.1's ob1/vader/tcp nor
+ * Debian's MPICH 4.0 has a byte counter, and reading the psm2 MTL's byte
+ * counters in a job that does not use psm2 crashes the rank (SIGSEGV, seen
+ * with Open MPI 4.1.4; doc/monitor.md).
  * A sample whose signals differ from the previous one is a movement.
  */
 #ifndef MWM_MOTION_H
@@ -20,9 +23,9 @@
 
 /* What the probe remembers between samples. */
 struct mwm_motion {
-	int have_buf, have_io, have_mpit;
+	int have_buf, have_io;
 	uint64_t buf_key, buf_hash; /* which buffers were sampled, and their digest */
-	uint64_t io, mpit;
+	uint64_t io;
 	int no_vm;                  /* process_vm_readv is refused here */
 	int io_fd_bad;              /* /proc I/O counts are unreadable */
 };

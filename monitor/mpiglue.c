@@ -213,8 +213,6 @@ static struct {
 	int num;
 	int unexp, unexp_bind, unexp_continuous;
 	MPI_Datatype unexp_dt;
-	int bytes[16], nbytes; /* byte counters: continuous, no object */
-	MPI_Datatype bytes_dt[16];
 } pv = {.unexp = -1};
 
 static int mpit_find(void)
@@ -248,21 +246,9 @@ static int mpit_find(void)
 			pv.unexp_continuous = cont;
 			pv.unexp_dt = vdt;
 		}
-		/* Bytes moved by the library (Open MPI's psm2 MTL has them;
-		 * ob1/vader/tcp and Debian's MPICH have none).  Only counters
-		 * named for bytes: a counter of progress-engine polls would
-		 * move while a rank is deadlocked. */
-		if (pv.nbytes < 16 && strstr(name, "bytes") && cont && bind == MPI_T_BIND_NO_OBJECT &&
-		    (vclass == MPI_T_PVAR_CLASS_COUNTER || vclass == MPI_T_PVAR_CLASS_AGGREGATE) &&
-		    (vdt == MPI_UNSIGNED_LONG_LONG || vdt == MPI_UNSIGNED_LONG || vdt == MPI_UNSIGNED ||
-		     vdt == MPI_COUNT)) {
-			pv.bytes_dt[pv.nbytes] = vdt;
-			pv.bytes[pv.nbytes++] = i;
-		}
 	}
 	if (getenv("MPIWATCH_DEBUG"))
-		fprintf(stderr, "mpiwatch: MPI_T: %d pvars, unexpected-queue pvar %d, %d byte counters\n", num,
-			pv.unexp, pv.nbytes);
+		fprintf(stderr, "mpiwatch: MPI_T: %d pvars, unexpected-queue pvar %d\n", num, pv.unexp);
 	return 0;
 }
 
@@ -314,37 +300,6 @@ int mwm_glue_mpit_unexpected(uint64_t comm, long *count, long *per_peer, int max
 	}
 	PMPI_T_pvar_session_free(&ses);
 	return rv;
-}
-
-int mwm_glue_mpit_bytes(uint64_t *sum)
-{
-	MPI_T_pvar_session ses;
-	unsigned long long tot = 0;
-	int got = 0;
-	if (!mpit_allowed() || mpit_find() < 0 || pv.nbytes == 0)
-		return -1;
-	if (PMPI_T_pvar_session_create(&ses) != MPI_SUCCESS)
-		return -1;
-	for (int k = 0; k < pv.nbytes; k++) {
-		MPI_T_pvar_handle h;
-		int n = 0;
-		if (PMPI_T_pvar_handle_alloc(ses, pv.bytes[k], NULL, &h, &n) != MPI_SUCCESS)
-			continue;
-		if (n >= 1 && n <= 64) {
-			unsigned long long v[64];
-			if (PMPI_T_pvar_read(ses, h, v) == MPI_SUCCESS) {
-				for (int i = 0; i < n; i++)
-					tot += pv_value(v, pv.bytes_dt[k], i);
-				got = 1;
-			}
-		}
-		PMPI_T_pvar_handle_free(ses, &h);
-	}
-	PMPI_T_pvar_session_free(&ses);
-	if (!got)
-		return -1;
-	*sum = tot;
-	return 0;
 }
 
 void mwm_glue_type_committed(uint64_t dt)

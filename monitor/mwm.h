@@ -229,9 +229,6 @@ int mwm_norm_rank(int r);
  * per_peer (may be NULL) receives up to max_peers per-peer values when the
  * MPI keeps them, *npeers their number.  Return 0, or -1 if unavailable. */
 int mwm_glue_mpit_unexpected(uint64_t comm, long *count, long *per_peer, int max_peers, int *npeers);
-/* The sum of the MPI library's MPI_T counters of bytes moved (watcher
- * thread), in *sum.  Return 0, or -1 if the library has none (or MPI_T may
- * not be read from the watcher: see MPIWATCH_MPIT in doc/monitor.md). */
-int mwm_glue_mpit_bytes(uint64_t *sum);
+
 
 #endif

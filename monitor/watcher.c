@@ -61,6 +61,11 @@ static void probe_motion(struct mwm_motion *m, struct mw_slot_snap *sn, uint64_t
 	moved = mwm_motion_sample(m, v);
 	if (!moved)
 		return;
+	if (getenv("MPIWATCH_DEBUG")) {
+		char what[32];
+		fprintf(stderr, "mpiwatch: rank %d: its transfer moves (%s)\n", v->world_rank,
+			mw_motion_names(moved, what, sizeof what));
+	}
 	__atomic_store_n(&s->seq2, s->seq2 + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	s->motion++;

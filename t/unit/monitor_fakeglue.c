@@ -27,18 +27,3 @@ int mwm_glue_mpit_unexpected(uint64_t comm, long *count, long *per_peer, int max
 	}
 	return 0;
 }
-
-
-static int64_t fake_bytes = -1;
-void set_fake_mpit_bytes(int64_t v)
-{
-	fake_bytes = v;
-}
-
-int mwm_glue_mpit_bytes(uint64_t *sum)
-{
-	if (fake_bytes < 0)
-		return -1;
-	*sum = (uint64_t)fake_bytes;
-	return 0;
-}

@@ -4,7 +4,4 @@
 /* The unexpected-queue length the fake MPI_T reports (-1: unavailable). */
 long getenv_fake_unexpected(void);
 void set_fake_unexpected(long v);
-/* The byte count the fake MPI_T counters report (-1: none). */
-#include <stdint.h>
-void set_fake_mpit_bytes(int64_t v);
 #endif
