@@ -20,7 +20,7 @@ void cal_opts_defaults(struct cal_opts *o, int quick)
 	o->max_adds = (uint64_t)1 << 24;
 	o->step = 0.01;
 	o->steps = quick ? 10 : 20;
-	o->flush_bytes = cal_flush_default(quick ? (size_t)1 << 20 : (size_t)8 << 20);
+	o->flush_bytes = cal_flush_default(quick ? (size_t)1 << 20 : (size_t)4 << 20);
 	o->q = 0.05;
 }
 
@@ -73,25 +73,25 @@ static uint64_t round_adds(double a)
 	return (g ? g : 1) * CAL_GROUP;
 }
 
-/* The workload's rate: long chains (timer cost below 0.1 %), medians. */
-static int measure_rate(const struct cal_timer_info *ti, struct cal_flush *fl, int quick,
-			struct cal_rate *rate)
+/* The workload's rate from a round of long chains (timer cost below
+ * 0.1 %): medians per addition. */
+static int rate_of(const struct cal_round *ref, struct cal_rate *rate)
 {
-	struct cal_round r;
-	uint64_t adds = (uint64_t)1 << (quick ? 18 : 20);
-	size_t n = quick ? 7 : 15;
-	if (cal_round_init(&r, adds, n, ti->have_cycles) < 0)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		cal_measure(&r, i, ti, fl);
 	double m_ns, m_cy = 0;
-	int rc = cal_median(r.ns, n, &m_ns);
-	if (rc == 0 && r.cy)
-		rc = cal_median(r.cy, n, &m_cy);
-	rate->ns_per_add = m_ns / (double)adds;
-	rate->cy_per_add = m_cy / (double)adds;
-	cal_round_free(&r);
-	return rc;
+	if (cal_median(ref->ns, ref->n, &m_ns) < 0 || (ref->cy && cal_median(ref->cy, ref->n, &m_cy) < 0))
+		return -1;
+	rate->ns_per_add = m_ns / (double)ref->adds;
+	rate->cy_per_add = m_cy / (double)ref->adds;
+	return 0;
+}
+
+/* Run the workload for about ms milliseconds, so the core leaves its idle
+ * frequency before anything is measured. */
+static void warm_up(unsigned ms)
+{
+	uint64_t t0 = cal_now_ns();
+	while (cal_now_ns() - t0 < (uint64_t)ms * 1000000u)
+		__asm__ volatile("" ::"r"(cal_chain(1024)));
 }
 
 int cal_run(const struct cal_opts *o, struct cal_result *r)
@@ -116,12 +116,12 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 	fl = cal_flush_create(o->flush_bytes, 0x2545f4914f6cdd1dull);
 	if (!fl)
 		goto fail;
-	if (measure_rate(&r->timer, fl, o->quick, &r->rate) < 0)
-		goto fail;
+	warm_up(o->quick ? 20 : 100);
+	uint64_t ref_adds = (uint64_t)1 << (o->quick ? 16 : 18);
 
 	/* Step 3: rounds of growing chains until one passes. */
 	for (uint64_t adds = CAL_GROUP; adds <= o->max_adds;) {
-		struct cal_round round;
+		struct cal_round round, ref;
 		struct cal_round_stat st;
 		if (r->nrounds == cap) {
 			size_t nc = cap ? 2 * cap : 32;
@@ -131,12 +131,23 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 			r->rounds = n;
 			cap = nc;
 		}
+		/* The round's samples interleaved with long chains: the expected
+		 * value follows the clock frequency of that moment. */
 		if (cal_round_init(&round, adds, o->samples, r->timer.have_cycles) < 0)
 			goto fail;
-		for (size_t i = 0; i < o->samples; i++)
+		if (cal_round_init(&ref, ref_adds, o->samples, r->timer.have_cycles) < 0) {
+			cal_round_free(&round);
+			goto fail;
+		}
+		for (size_t i = 0; i < o->samples; i++) {
 			cal_measure(&round, i, &r->timer, fl);
-		int pass = cal_round_check(&round, &r->rate, &o->search, &st);
+			cal_measure(&ref, i, &r->timer, NULL); /* long: no flush needed */
+		}
+		int pass = rate_of(&ref, &r->rate);
+		if (pass == 0)
+			pass = cal_round_check(&round, &r->rate, &o->search, &st);
 		cal_round_free(&round);
+		cal_round_free(&ref);
 		if (pass < 0)
 			goto fail;
 		r->rounds[r->nrounds++] = st;
@@ -155,7 +166,8 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 		uint64_t next = round_adds((double)adds * o->growth);
 		adds = next > adds ? next : adds + CAL_GROUP;
 	}
-	r->high_precision = r->interval.found;
+	/* A round can pass above the threshold: found, but not high precision. */
+	r->high_precision = r->interval.found && r->interval.ns <= o->search.threshold_ns;
 
 	/* Step 4: the resolution at R0, rounds measured interleaved. */
 	if (r->interval.found) {

@@ -21,7 +21,7 @@ struct cal_opts {
 	uint64_t max_adds;     /* no round beyond this: 1 << 24 */
 	double step;           /* resolution rounds grow by this fraction of R0: 0.01 */
 	unsigned steps;        /* resolution rounds after the base: 20 (quick 10) */
-	size_t flush_bytes;    /* cache flush: largest cache, at most 8 MiB (quick 1 MiB) */
+	size_t flush_bytes;    /* cache flush: largest cache, at most 4 MiB (quick 1 MiB) */
 	double q;              /* criterion: fraction with timing error: 0.05 */
 };
 
@@ -34,11 +34,13 @@ int cal_opts_check(const struct cal_opts *o, char *err, size_t errlen);
 struct cal_result {
 	struct cal_opts opts;
 	struct cal_timer_info timer;
-	struct cal_rate rate;             /* per addition, from long chains */
+	struct cal_rate rate;             /* per addition, from the long chains measured
+					     with the last round searched */
 	size_t nrounds;
 	struct cal_round_stat *rounds;    /* the rounds searched, in order */
 	struct cal_interval interval;
-	int high_precision;               /* 0: the platform cannot do high-precision detection */
+	int high_precision;               /* 1: interval found, at most threshold_ns; 0: the
+					     platform cannot do high-precision detection */
 	uint64_t base_adds, step_adds;    /* resolution rounds: base_adds + k * step_adds */
 	struct cal_resolution resolution;
 	double seconds, cpu_seconds;      /* what the calibration took */

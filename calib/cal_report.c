@@ -156,12 +156,17 @@ int cal_report_text(FILE *f, const struct cal_result *r)
 		fprintf(f, ", %.4f cycles", r->rate.cy_per_add);
 	fprintf(f, "; band: quantiles %g-%g within +-%g%% of expected\n", o->search.q_lo, o->search.q_hi,
 		o->search.tol * 100);
-	fprintf(f, "%10s %12s %12s %12s %12s  %s\n", "additions", "expected_ns", "low_ns", "median_ns",
-		"high_ns", "");
+	fprintf(f, "%10s %10s %10s %10s %10s", "additions", "exp_ns", "low_ns", "median_ns", "high_ns");
+	if (cy)
+		fprintf(f, " %10s %10s %10s %10s", "exp_cy", "low_cy", "median_cy", "high_cy");
+	fputc('\n', f);
 	for (size_t i = 0; i < r->nrounds; i++) {
 		const struct cal_round_stat *s = &r->rounds[i];
-		fprintf(f, "%10llu %12.1f %12.1f %12.1f %12.1f  %s\n", (unsigned long long)s->adds, s->exp_ns,
-			s->lo_ns, s->med_ns, s->hi_ns, s->pass_ns && s->pass_cy ? "pass" : "");
+		fprintf(f, "%10llu %10.1f %10.1f %10.1f %10.1f", (unsigned long long)s->adds, s->exp_ns,
+			s->lo_ns, s->med_ns, s->hi_ns);
+		if (cy)
+			fprintf(f, " %10.1f %10.1f %10.1f %10.1f", s->exp_cy, s->lo_cy, s->med_cy, s->hi_cy);
+		fprintf(f, "  %s\n", s->pass_ns && s->pass_cy ? "pass" : "");
 	}
 	if (r->interval.found) {
 		fprintf(f, "shortest trustworthy interval: %.0f ns", r->interval.ns);
