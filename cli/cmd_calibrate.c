@@ -89,14 +89,14 @@ static int run_calibrate(int argc, char **argv)
 		int set;
 		double v;
 	} val[128];
-	int json = 0, quick = 0, ch;
+	int json = 0, quick = 0, ch, idx = 0;
 	long emit = 0, count = 1000, l;
 	double d, slowdown = 0;
 	char err[256];
 	memset(val, 0, sizeof(val));
 	optind = 1;
 	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "h", longopts, &idx)) != -1) {
 		const char *bad = NULL;
 		switch (ch) {
 		case 'j': json = 1; break;
@@ -180,7 +180,7 @@ static int run_calibrate(int argc, char **argv)
 			return 2;
 		}
 		if (bad) {
-			fprintf(stderr, ME ": %s: '%s' is not %s\n", argv[optind - 1], optarg, bad);
+			fprintf(stderr, ME ": --%s: '%s' is not %s\n", longopts[idx].name, optarg, bad);
 			return 2;
 		}
 	}
