@@ -222,7 +222,7 @@ static int run_calibrate(int argc, char **argv)
 	int rc = r.high_precision ? 0 : 1;
 	if (json) {
 		struct json_object *j = cal_report_json(&r);
-		if (!j || puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN)) < 0)
+		if (!j || puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
 			rc = 2;
 		json_object_put(j);
 	} else if (cal_report_text(stdout, &r) < 0) {
