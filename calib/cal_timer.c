@@ -35,21 +35,23 @@ int cal_cpuinfo_invariant(const char *text, size_t len)
 	return 0;
 }
 
-static int cpuinfo_invariant(void)
+#if defined(__x86_64__)
+/* The first "flags" line of /proc/cpuinfo into buf (empty if none). */
+static void cpuinfo_flags(char *buf, size_t len)
 {
 	FILE *f = fopen("/proc/cpuinfo", "r");
+	buf[0] = 0;
 	if (!f)
-		return 0;
-	char line[8192];
-	int rv = 0;
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, "flags", 5)) {
-			rv = cal_cpuinfo_invariant(line, strlen(line));
-			break;
+		return;
+	while (fgets(buf, (int)len, f))
+		if (!strncmp(buf, "flags", 5)) {
+			fclose(f);
+			return;
 		}
+	buf[0] = 0;
 	fclose(f);
-	return rv;
 }
+#endif
 
 void cal_timer_detect(struct cal_timer_info *ti)
 {
@@ -57,17 +59,22 @@ void cal_timer_detect(struct cal_timer_info *ti)
 	ti->invariant_how = "none";
 #if defined(__x86_64__)
 	unsigned a, b, c, d;
+	char flags[8192];
 	ti->have_cycles = 1;
+	cpuinfo_flags(flags, sizeof(flags));
 	if (__get_cpuid(0x80000000u, &a, &b, &c, &d) && a >= 0x80000001u) {
+		/* rdtscp only if the kernel lists it too: hypervisors and emulators
+		 * (valgrind) may claim it in cpuid and then fault on it. */
 		if (__get_cpuid(0x80000001u, &a, &b, &c, &d))
-			ti->rdtscp = (d >> 27) & 1;
+			ti->rdtscp = ((d >> 27) & 1) &&
+				     (!flags[0] || has_word(flags, flags + strlen(flags), "rdtscp"));
 		if (__get_cpuid(0x80000000u, &a, &b, &c, &d) && a >= 0x80000007u &&
 		    __get_cpuid(0x80000007u, &a, &b, &c, &d) && ((d >> 8) & 1)) {
 			ti->invariant_tsc = 1;
 			ti->invariant_how = "cpuid";
 		}
 	}
-	if (!ti->invariant_tsc && cpuinfo_invariant()) {
+	if (!ti->invariant_tsc && cal_cpuinfo_invariant(flags, strlen(flags))) {
 		ti->invariant_tsc = 1;
 		ti->invariant_how = "cpuinfo";
 	}
