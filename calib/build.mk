@@ -13,6 +13,7 @@ $(B)/obj/calib/%.o: CPPFLAGS += -Icalib
 $(B)/obj/cli/cmd_calibrate.o $(B)/obj/cli/cmd_fluctuation.o: CPPFLAGS += -Icalib
 $(B)/bin/mpiwatch: $(CAL_LIB)
 LIBS += $(CAL_LIB)
+MANS += doc/man/mpiwatch-calibrate.1
 
 # Unit tests: t/unit/test_cal_*.c
 CAL_UNIT := $(patsubst t/unit/%.c,$(B)/t/%,$(wildcard t/unit/test_cal_*.c))
