@@ -21,7 +21,7 @@ void cal_opts_defaults(struct cal_opts *o, int quick)
 	o->step = 0.01;
 	o->steps = quick ? 10 : 20;
 	o->flush_bytes = cal_flush_default(quick ? (size_t)1 << 20 : (size_t)4 << 20);
-	o->q = 0.05;
+	o->q = o->search.q_lo + (1 - o->search.q_hi); /* 0.1 */
 }
 
 int cal_opts_check(const struct cal_opts *o, char *err, size_t errlen)

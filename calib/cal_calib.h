@@ -22,7 +22,8 @@ struct cal_opts {
 	double step;           /* resolution rounds grow by this fraction of R0: 0.01 */
 	unsigned steps;        /* resolution rounds after the base: 20 (quick 10) */
 	size_t flush_bytes;    /* cache flush: largest cache, at most 4 MiB (quick 1 MiB) */
-	double q;              /* criterion: fraction with timing error: 0.05 */
+	double q;              /* criterion: fraction with timing error: q_lo + 1 - q_hi,
+				  what the interval search allows (0.1) */
 };
 
 /* Fill o with the defaults above (quick: the quick ones). */

@@ -8,7 +8,7 @@
 
 void cal_criterion_defaults(struct cal_criterion *c)
 {
-	c->q = 0.05;
+	c->q = 0.1;
 	c->resolution = 0;
 	c->alpha = 0.01;
 }

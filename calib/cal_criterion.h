@@ -9,12 +9,12 @@
 #include "cal_stats.h"
 
 struct cal_criterion {
-	double q;          /* fraction of measurements affected by timing error (0.05) */
+	double q;          /* fraction of measurements affected by timing error (0.1) */
 	double resolution; /* the calibrated resolution, in the timings' unit (>= 0) */
 	double alpha;      /* significance level (0.01) */
 };
 
-/* q = 0.05, resolution = 0, alpha = 0.01. */
+/* q = 0.1, resolution = 0, alpha = 0.01. */
 void cal_criterion_defaults(struct cal_criterion *c);
 
 struct cal_verdict {

@@ -206,7 +206,8 @@ static int run_calibrate(int argc, char **argv)
 	if (val['t'].set) o.search.tol = val['t'].v;
 	if (val['T'].set) o.search.threshold_ns = val['T'].v;
 	if (val['a'].set) o.search.alpha = val['a'].v;
-	if (val['q'].set) o.q = val['q'].v;
+	/* q follows the quantiles unless given: what the search lets through. */
+	o.q = val['q'].set ? val['q'].v : o.search.q_lo + (1 - o.search.q_hi);
 	if (val['g'].set) o.growth = val['g'].v;
 	if (val['s'].set) o.step = val['s'].v;
 	if (val['S'].set) o.steps = (unsigned)val['S'].v;

@@ -31,7 +31,7 @@ static void usage(FILE *f)
 		"Wilcoxon rank-sum test finds a difference (two-sided p < alpha, default\n"
 		"0.01), the difference of medians exceeds the calibrated resolution, and\n"
 		"more of B lies outside A's band [Q(q/2) - resolution, Q(1-q/2) + resolution]\n"
-		"than timing error explains (q default 0.05).  The resolution, q and alpha\n"
+		"than timing error explains (q default 0.1).  The resolution, q and alpha\n"
 		"come from --calibration FILE (mpiwatch calibrate --json), else from a quick\n"
 		"calibration run now; --resolution, --q and --alpha override them.\n"
 		"--json: the result as JSON (doc/schemas/fluctuation.schema.json) instead of\n"
