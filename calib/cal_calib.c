@@ -18,8 +18,8 @@ void cal_opts_defaults(struct cal_opts *o, int quick)
 	o->timer_samples = quick ? 2000 : 20000;
 	o->growth = 1.4;
 	o->max_adds = (uint64_t)1 << 24;
-	o->step = 0.01;
-	o->steps = quick ? 10 : 20;
+	o->step = quick ? 0.005 : 0.0025;
+	o->steps = quick ? 10 : 40;
 	o->flush_bytes = cal_flush_default(quick ? (size_t)1 << 20 : (size_t)4 << 20);
 	o->q = o->search.q_lo + (1 - o->search.q_hi); /* 0.1 */
 }
@@ -169,7 +169,9 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 	/* A round can pass above the threshold: found, but not high precision. */
 	r->high_precision = r->interval.found && r->interval.ns <= o->search.threshold_ns;
 
-	/* Step 4: the resolution at R0, rounds measured interleaved. */
+	/* Step 4: the resolution at R0: rounds one after the other (the drift
+	 * between them is part of what a comparison of two runs sees), or
+	 * interleaved sample by sample. */
 	if (r->interval.found) {
 		r->base_adds = r->rounds[r->interval.round].adds;
 		r->step_adds = round_adds((double)r->base_adds * o->step);
@@ -180,7 +182,12 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 			if (cal_round_init(&rs[k], r->base_adds + k * r->step_adds, o->samples,
 					   r->timer.have_cycles) < 0)
 				goto fail;
-		cal_measure_interleaved(rs, o->steps + 1, &r->timer, fl);
+		if (o->interleave)
+			cal_measure_interleaved(rs, o->steps + 1, &r->timer, fl);
+		else
+			for (unsigned k = 0; k <= o->steps; k++)
+				for (size_t i = 0; i < o->samples; i++)
+					cal_measure(&rs[k], i, &r->timer, fl);
 		if (cal_find_resolution(&rs[0], rs + 1, o->steps, &o->search, &r->resolution) < 0)
 			goto fail;
 	}
@@ -217,8 +224,10 @@ int cal_emit(uint64_t adds, double extra, size_t n, size_t flush_bytes,
 		errno = EINVAL;
 		return -1;
 	}
-	if (cal_timer_measure(&ti, 2000, 0) < 0)
-		return -1;
+	/* Raw intervals, as a user's own timings are: subtracting this
+	 * process's estimate of L_ts (which moves in the wall clock's ~10 ns
+	 * steps from one process to the next) would add a between-run offset. */
+	cal_timer_detect(&ti);
 	struct cal_flush *fl = cal_flush_create(flush_bytes, 0x9e3779b97f4a7c15ull);
 	if (!fl)
 		return -1;

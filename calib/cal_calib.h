@@ -19,9 +19,12 @@ struct cal_opts {
 	size_t timer_samples;  /* reads per timer cost: 20000 (quick 2000) */
 	double growth;         /* additions multiplied by this each round: 1.4 */
 	uint64_t max_adds;     /* no round beyond this: 1 << 24 */
-	double step;           /* resolution rounds grow by this fraction of R0: 0.01 */
-	unsigned steps;        /* resolution rounds after the base: 20 (quick 10) */
+	double step;           /* resolution rounds grow by this fraction of R0: 0.0025
+				  (quick 0.005) */
+	unsigned steps;        /* resolution rounds after the base: 40 (quick 10) */
 	size_t flush_bytes;    /* cache flush: largest cache, at most 4 MiB (quick 1 MiB) */
+	int interleave;        /* resolution rounds sample by sample (1) or one after the
+				  other (0, the default: drift between them counts) */
 	double q;              /* criterion: fraction with timing error: q_lo + 1 - q_hi,
 				  what the interval search allows (0.1) */
 };
@@ -55,7 +58,7 @@ int cal_run(const struct cal_opts *o, struct cal_result *r);
 /* Free what cal_run allocated in r. */
 void cal_result_free(struct cal_result *r);
 
-/* Print n wall intervals (ns, timer cost subtracted) of a chain of
+/* Print n raw wall intervals (ns, the timer cost not subtracted) of a chain of
  * adds * (1 + extra) additions through put(value, arg), each after a cache
  * flush: real timings for tests and benchmarks of the criterion (extra
  * injects a slowdown).  Return 0, or -1 with errno set. */

@@ -53,6 +53,7 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	add(x, "growth", num(o->growth));
 	add(x, "step", num(o->step));
 	add(x, "steps", json_object_new_int((int)o->steps));
+	add(x, "interleave", json_object_new_boolean(o->interleave));
 	add(x, "flush_bytes", json_object_new_int64((int64_t)o->flush_bytes));
 	add(x, "q", num(o->q));
 	add(j, "options", x);
