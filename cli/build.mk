@@ -8,7 +8,7 @@ MANS += doc/man/mpiwatch.1
 
 $(B)/bin/mpiwatch: $(CLI_OBJS) $(ANALYZE_LIB) $(COLLECTOR_LIB) $(SHARED_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(COLLECTOR_LIB) $(ANALYZE_LIB) $(IMB_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(CURL_LIBS) $(MUNGE_LIBS) -lpthread -lm
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(COLLECTOR_LIB) $(ANALYZE_LIB) $(IMB_LIB) $(CAL_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(CURL_LIBS) $(MUNGE_LIBS) -lpthread -lm
 
 $(B)/t/test_runlaunch: CPPFLAGS += -Icli
 $(B)/t/test_runlaunch: $(B)/obj/cli/runlaunch.o

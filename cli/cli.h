@@ -22,6 +22,11 @@ void mw_cli_register(struct mw_cli_command *cmd);
  * Return the exit status. */
 int mw_cli_analyze_imbalance(int argc, char **argv);
 
+/* "mpiwatch analyze fluctuation A B ..." (cli/cmd_fluctuation.c), argv[0] ==
+ * "fluctuation".  Return the exit status: 0 not a real fluctuation, 1 a real
+ * one, 2 error. */
+int mw_cli_analyze_fluctuation(int argc, char **argv);
+
 /* The load-imbalance analysis of the profiles in profdir written to
  * outdir/imbalance.txt, .json and .html (mpiwatch run --profile); problems
  * are said on stderr, once.  Return 0 or -1. */

@@ -20,7 +20,9 @@ static void analyze_usage(FILE *f)
 		"                                     [--skew SECONDS|off] [--no-symbols] [--quiet]\n"
 		"                                     [--progress|--no-progress]\n"
 		"       mpiwatch analyze imbalance DIR [--json F] [--html F] [--svg F] [--threshold T]\n"
-		"                                      [--groups RULES]   (TAU profiles; see --help)\n\n"
+		"                                      [--groups RULES]   (TAU profiles; see --help)\n"
+		"       mpiwatch analyze fluctuation A B [--json] [--unit ns|cycles]\n"
+		"                                        [--calibration FILE]   (timings; see --help)\n\n"
 		"Read every rank-*.json state dump in DIR and report deadlocks: collective\n"
 		"mismatches, wait-for cycles and knots, with a diagnosis. FILE may be '-' for\n"
 		"standard output. Exit status: 0 no deadlock, 1 deadlock found, 2 usage error or\n"
@@ -73,8 +75,10 @@ static int run_analyze(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "imbalance"))
 		return mw_cli_analyze_imbalance(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "fluctuation"))
+		return mw_cli_analyze_fluctuation(argc - 1, argv + 1);
 	if (strcmp(argv[1], "deadlock")) {
-		fprintf(stderr, "mpiwatch analyze: unknown analysis '%s' (known: deadlock, imbalance)\n", argv[1]);
+		fprintf(stderr, "mpiwatch analyze: unknown analysis '%s' (known: deadlock, imbalance, fluctuation)\n", argv[1]);
 		return 2;
 	}
 	argc--;
@@ -162,4 +166,4 @@ static int run_analyze(int argc, char **argv)
 }
 
 MW_CLI_COMMAND(analyze, "analyze", "analyze deadlock DIR [--json FILE] [--dot FILE] [--expect-size N] [--top N]",
-	       "offline analyses of state dumps (deadlock detection)", run_analyze)
+	       "offline analyses: deadlocks, load imbalance, timing fluctuations", run_analyze)

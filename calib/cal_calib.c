@@ -1,0 +1,245 @@
+/* cal_calib.c - the calibration driver (cal_calib.h). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cal_calib.h"
+#include "cal_stats.h"
+
+void cal_opts_defaults(struct cal_opts *o, int quick)
+{
+	memset(o, 0, sizeof(*o));
+	cal_search_defaults(&o->search);
+	o->quick = quick;
+	o->samples = quick ? 40 : 200;
+	o->timer_samples = quick ? 2000 : 20000;
+	o->growth = 1.4;
+	o->max_adds = (uint64_t)1 << 24;
+	o->step = quick ? 0.005 : 0.0025;
+	o->steps = quick ? 10 : 40;
+	o->flush_bytes = cal_flush_default(quick ? (size_t)1 << 20 : (size_t)4 << 20);
+	o->q = o->search.q_lo + (1 - o->search.q_hi); /* 0.1 */
+}
+
+int cal_opts_check(const struct cal_opts *o, char *err, size_t errlen)
+{
+	const char *bad = NULL;
+	const struct cal_search_opts *s = &o->search;
+	if (!(s->q_lo >= 0 && s->q_lo < 0.5 && s->q_hi > 0.5 && s->q_hi <= 1))
+		bad = "the quantiles must satisfy 0 <= low < 0.5 < high <= 1";
+	else if (!(s->tol > 0 && s->tol < 1))
+		bad = "the tolerance must be in (0, 100) %";
+	else if (!(s->threshold_ns > 0))
+		bad = "the detection threshold must be positive";
+	else if (!(s->alpha > 0 && s->alpha < 0.5))
+		bad = "alpha must be in (0, 0.5)";
+	else if (o->samples < 5 || o->samples > 100000)
+		bad = "samples must be in 5..100000";
+	else if (o->timer_samples < 1 || o->timer_samples > 10000000)
+		bad = "timer samples must be in 1..10000000";
+	else if (!(o->growth >= 1.05 && o->growth <= 4))
+		bad = "growth must be in 1.05..4";
+	else if (!(o->step > 0 && o->step <= 0.5))
+		bad = "the resolution step must be in (0, 50] %";
+	else if (o->steps < 1 || o->steps > 200)
+		bad = "steps must be in 1..200";
+	else if (o->flush_bytes > ((size_t)1 << 30))
+		bad = "the flush size must be at most 1 GiB";
+	else if (!(o->q > 0 && o->q < 1))
+		bad = "q must be in (0, 1)";
+	else if (o->max_adds < CAL_GROUP)
+		bad = "max additions too small";
+	if (bad) {
+		snprintf(err, errlen, "%s", bad);
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+static double now_s(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static uint64_t round_adds(double a)
+{
+	uint64_t g = (uint64_t)ceil(a / CAL_GROUP);
+	return (g ? g : 1) * CAL_GROUP;
+}
+
+/* The workload's rate from a round of long chains (timer cost below
+ * 0.1 %): medians per addition. */
+static int rate_of(const struct cal_round *ref, struct cal_rate *rate)
+{
+	double m_ns, m_cy = 0;
+	if (cal_median(ref->ns, ref->n, &m_ns) < 0 || (ref->cy && cal_median(ref->cy, ref->n, &m_cy) < 0))
+		return -1;
+	rate->ns_per_add = m_ns / (double)ref->adds;
+	rate->cy_per_add = m_cy / (double)ref->adds;
+	return 0;
+}
+
+/* Run the workload for about ms milliseconds, so the core leaves its idle
+ * frequency before anything is measured. */
+static void warm_up(unsigned ms)
+{
+	uint64_t t0 = cal_now_ns();
+	while (cal_now_ns() - t0 < (uint64_t)ms * 1000000u)
+		__asm__ volatile("" ::"r"(cal_chain(1024)));
+}
+
+int cal_run(const struct cal_opts *o, struct cal_result *r)
+{
+	struct cal_opts def;
+	struct cal_flush *fl = NULL;
+	struct cal_round *rs = NULL;
+	size_t cap = 0;
+	char err[128];
+	int rv = -1;
+	if (!o) {
+		cal_opts_defaults(&def, 0);
+		o = &def;
+	}
+	memset(r, 0, sizeof(*r));
+	if (cal_opts_check(o, err, sizeof(err)) < 0)
+		return -1;
+	r->opts = *o;
+	double t0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+	if (cal_timer_measure(&r->timer, o->timer_samples, o->quick ? 20 : 100) < 0)
+		goto fail;
+	fl = cal_flush_create(o->flush_bytes, 0x2545f4914f6cdd1dull);
+	if (!fl)
+		goto fail;
+	warm_up(o->quick ? 20 : 100);
+	uint64_t ref_adds = (uint64_t)1 << (o->quick ? 16 : 18);
+
+	/* Step 3: rounds of growing chains until one passes. */
+	for (uint64_t adds = CAL_GROUP; adds <= o->max_adds;) {
+		struct cal_round round, ref;
+		struct cal_round_stat st;
+		if (r->nrounds == cap) {
+			size_t nc = cap ? 2 * cap : 32;
+			struct cal_round_stat *n = realloc(r->rounds, nc * sizeof(*n));
+			if (!n)
+				goto fail;
+			r->rounds = n;
+			cap = nc;
+		}
+		/* The round's samples interleaved with long chains: the expected
+		 * value follows the clock frequency of that moment. */
+		if (cal_round_init(&round, adds, o->samples, r->timer.have_cycles) < 0)
+			goto fail;
+		if (cal_round_init(&ref, ref_adds, o->samples, r->timer.have_cycles) < 0) {
+			cal_round_free(&round);
+			goto fail;
+		}
+		for (size_t i = 0; i < o->samples; i++) {
+			cal_measure(&round, i, &r->timer, fl);
+			cal_measure(&ref, i, &r->timer, NULL); /* long: no flush needed */
+		}
+		int pass = rate_of(&ref, &r->rate);
+		if (pass == 0)
+			pass = cal_round_check(&round, &r->rate, &o->search, &st);
+		cal_round_free(&round);
+		cal_round_free(&ref);
+		if (pass < 0)
+			goto fail;
+		r->rounds[r->nrounds++] = st;
+		if (pass) {
+			r->interval.found = 1;
+			r->interval.round = r->nrounds - 1;
+			r->interval.cy = st.med_cy;
+			r->interval.ns = st.med_ns;
+			break;
+		}
+		if (st.med_ns > o->search.threshold_ns) {
+			r->interval.unable = 1;
+			r->interval.round = r->nrounds - 1;
+			break;
+		}
+		uint64_t next = round_adds((double)adds * o->growth);
+		adds = next > adds ? next : adds + CAL_GROUP;
+	}
+	/* A round can pass above the threshold: found, but not high precision. */
+	r->high_precision = r->interval.found && r->interval.ns <= o->search.threshold_ns;
+
+	/* Step 4: the resolution at R0: rounds one after the other (the drift
+	 * between them is part of what a comparison of two runs sees), or
+	 * interleaved sample by sample. */
+	if (r->interval.found) {
+		r->base_adds = r->rounds[r->interval.round].adds;
+		r->step_adds = round_adds((double)r->base_adds * o->step);
+		rs = calloc(o->steps + 1, sizeof(*rs));
+		if (!rs)
+			goto fail;
+		for (unsigned k = 0; k <= o->steps; k++)
+			if (cal_round_init(&rs[k], r->base_adds + k * r->step_adds, o->samples,
+					   r->timer.have_cycles) < 0)
+				goto fail;
+		if (o->interleave)
+			cal_measure_interleaved(rs, o->steps + 1, &r->timer, fl);
+		else
+			for (unsigned k = 0; k <= o->steps; k++)
+				for (size_t i = 0; i < o->samples; i++)
+					cal_measure(&rs[k], i, &r->timer, fl);
+		if (cal_find_resolution(&rs[0], rs + 1, o->steps, &o->search, &r->resolution) < 0)
+			goto fail;
+	}
+	r->seconds = now_s(CLOCK_MONOTONIC) - t0;
+	r->cpu_seconds = now_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	rv = 0;
+fail:
+	if (rs)
+		for (unsigned k = 0; k <= o->steps; k++)
+			cal_round_free(&rs[k]);
+	free(rs);
+	cal_flush_destroy(fl);
+	if (rv < 0) {
+		int saved = errno;
+		cal_result_free(r);
+		errno = saved;
+	}
+	return rv;
+}
+
+void cal_result_free(struct cal_result *r)
+{
+	free(r->rounds);
+	r->rounds = NULL;
+	r->nrounds = 0;
+}
+
+int cal_emit(uint64_t adds, double extra, size_t n, size_t flush_bytes,
+	     void (*put)(double ns, void *arg), void *arg)
+{
+	struct cal_timer_info ti;
+	struct cal_round r;
+	if (!(extra >= 0 && extra <= 10) || adds == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	/* Raw intervals, as a user's own timings are: subtracting this
+	 * process's estimate of L_ts (which moves in the wall clock's ~10 ns
+	 * steps from one process to the next) would add a between-run offset. */
+	cal_timer_detect(&ti);
+	struct cal_flush *fl = cal_flush_create(flush_bytes, 0x9e3779b97f4a7c15ull);
+	if (!fl)
+		return -1;
+	if (cal_round_init(&r, round_adds((double)adds * (1 + extra)), 1, 0) < 0) {
+		cal_flush_destroy(fl);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		cal_measure(&r, 0, &ti, fl);
+		put(r.ns[0], arg);
+	}
+	cal_round_free(&r);
+	cal_flush_destroy(fl);
+	return 0;
+}

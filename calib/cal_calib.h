@@ -1,0 +1,68 @@
+/* cal_calib.h - the whole calibration (doc/calibrate.md): timer costs, the
+ * workload's rate, rounds up to the shortest trustworthy interval, the
+ * resolution there, and the criterion's parameters.  No function here
+ * prints or exits. */
+#ifndef CAL_CALIB_H
+#define CAL_CALIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cal_search.h"
+#include "cal_timer.h"
+#include "cal_work.h"
+
+struct cal_opts {
+	struct cal_search_opts search;
+	int quick;             /* the quick defaults were taken */
+	size_t samples;        /* measurements per round: 200 (quick 40) */
+	size_t timer_samples;  /* reads per timer cost: 20000 (quick 2000) */
+	double growth;         /* additions multiplied by this each round: 1.4 */
+	uint64_t max_adds;     /* no round beyond this: 1 << 24 */
+	double step;           /* resolution rounds grow by this fraction of R0: 0.0025
+				  (quick 0.005) */
+	unsigned steps;        /* resolution rounds after the base: 40 (quick 10) */
+	size_t flush_bytes;    /* cache flush: largest cache, at most 4 MiB (quick 1 MiB) */
+	int interleave;        /* resolution rounds sample by sample (1) or one after the
+				  other (0, the default: drift between them counts) */
+	double q;              /* criterion: fraction with timing error: q_lo + 1 - q_hi,
+				  what the interval search allows (0.1) */
+};
+
+/* Fill o with the defaults above (quick: the quick ones). */
+void cal_opts_defaults(struct cal_opts *o, int quick);
+
+/* Check o's ranges.  Return 0, or -1 with a message in err (errno EINVAL). */
+int cal_opts_check(const struct cal_opts *o, char *err, size_t errlen);
+
+struct cal_result {
+	struct cal_opts opts;
+	struct cal_timer_info timer;
+	struct cal_rate rate;             /* per addition, from the long chains measured
+					     with the last round searched */
+	size_t nrounds;
+	struct cal_round_stat *rounds;    /* the rounds searched, in order */
+	struct cal_interval interval;
+	int high_precision;               /* 1: interval found, at most threshold_ns; 0: the
+					     platform cannot do high-precision detection */
+	uint64_t base_adds, step_adds;    /* resolution rounds: base_adds + k * step_adds */
+	struct cal_resolution resolution;
+	double seconds, cpu_seconds;      /* what the calibration took */
+};
+
+/* Run the calibration with options o (NULL: the full defaults).  Return 0
+ * with *r filled (free with cal_result_free), or -1 with errno set (EINVAL:
+ * bad options; ENOMEM). */
+int cal_run(const struct cal_opts *o, struct cal_result *r);
+
+/* Free what cal_run allocated in r. */
+void cal_result_free(struct cal_result *r);
+
+/* Print n raw wall intervals (ns, the timer cost not subtracted) of a chain of
+ * adds * (1 + extra) additions through put(value, arg), each after a cache
+ * flush: real timings for tests and benchmarks of the criterion (extra
+ * injects a slowdown).  Return 0, or -1 with errno set. */
+int cal_emit(uint64_t adds, double extra, size_t n, size_t flush_bytes,
+	     void (*put)(double ns, void *arg), void *arg);
+
+#endif

@@ -1,0 +1,254 @@
+/* cal_report.c - text and JSON of a calibration (cal_report.h). */
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cal_report.h"
+
+static struct json_object *num(double v)
+{
+	return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static struct json_object *num_or_null(int have, double v)
+{
+	return have ? num(v) : NULL;
+}
+
+static void add(struct json_object *o, const char *k, struct json_object *v)
+{
+	json_object_object_add(o, k, v);
+}
+
+struct json_object *cal_report_json(const struct cal_result *r)
+{
+	const struct cal_opts *o = &r->opts;
+	const struct cal_timer_info *t = &r->timer;
+	int cy = t->have_cycles;
+	char host[256] = "";
+	struct json_object *j = json_object_new_object(), *x;
+	if (!j)
+		return NULL;
+	gethostname(host, sizeof(host) - 1);
+	add(j, "version", json_object_new_int(1));
+	add(j, "host", json_object_new_string(host));
+#if defined(__x86_64__)
+	add(j, "arch", json_object_new_string("x86_64"));
+#else
+	add(j, "arch", json_object_new_string("other"));
+#endif
+	add(j, "quick", json_object_new_boolean(o->quick));
+	add(j, "seconds", num(r->seconds));
+	add(j, "cpu_seconds", num(r->cpu_seconds));
+
+	x = json_object_new_object();
+	add(x, "samples", json_object_new_int64((int64_t)o->samples));
+	add(x, "timer_samples", json_object_new_int64((int64_t)o->timer_samples));
+	add(x, "quantile_low", num(o->search.q_lo));
+	add(x, "quantile_high", num(o->search.q_hi));
+	add(x, "tolerance", num(o->search.tol));
+	add(x, "threshold_ns", num(o->search.threshold_ns));
+	add(x, "alpha", num(o->search.alpha));
+	add(x, "growth", num(o->growth));
+	add(x, "step", num(o->step));
+	add(x, "steps", json_object_new_int((int)o->steps));
+	add(x, "interleave", json_object_new_boolean(o->interleave));
+	add(x, "flush_bytes", json_object_new_int64((int64_t)o->flush_bytes));
+	add(x, "q", num(o->q));
+	add(j, "options", x);
+
+	x = json_object_new_object();
+	add(x, "cycles", json_object_new_boolean(cy));
+	add(x, "rdtscp", json_object_new_boolean(t->rdtscp));
+	add(x, "invariant_tsc", json_object_new_boolean(t->invariant_tsc));
+	add(x, "invariant_how", json_object_new_string(t->invariant_how));
+	add(x, "tsc_ghz", num_or_null(cy, t->tsc_ghz));
+	add(x, "read_cy", num_or_null(cy, t->read_cycles_cy));
+	add(x, "read_ns", num(t->read_ns_ns));
+	add(x, "l_cy", num_or_null(cy, t->l_cy));
+	add(x, "l_ts", num(t->l_ts));
+	add(x, "samples", json_object_new_int64((int64_t)t->samples));
+	add(x, "backward_steps", json_object_new_int64(t->backward_steps));
+	add(j, "timers", x);
+
+	x = json_object_new_object();
+	add(x, "cy_per_add", num_or_null(cy, r->rate.cy_per_add));
+	add(x, "ns_per_add", num(r->rate.ns_per_add));
+	add(j, "rate", x);
+
+	x = json_object_new_array();
+	for (size_t i = 0; i < r->nrounds; i++) {
+		const struct cal_round_stat *s = &r->rounds[i];
+		struct json_object *e = json_object_new_object();
+		add(e, "adds", json_object_new_int64((int64_t)s->adds));
+		add(e, "expected_ns", num(s->exp_ns));
+		add(e, "low_ns", num(s->lo_ns));
+		add(e, "median_ns", num(s->med_ns));
+		add(e, "high_ns", num(s->hi_ns));
+		add(e, "expected_cy", num_or_null(cy, s->exp_cy));
+		add(e, "low_cy", num_or_null(cy, s->lo_cy));
+		add(e, "median_cy", num_or_null(cy, s->med_cy));
+		add(e, "high_cy", num_or_null(cy, s->hi_cy));
+		add(e, "outside", num(s->outside_ns));
+		add(e, "pass", json_object_new_boolean(s->pass_ns && s->pass_cy));
+		json_object_array_add(x, e);
+	}
+	add(j, "rounds", x);
+
+	const struct cal_interval *iv = &r->interval;
+	x = json_object_new_object();
+	add(x, "found", json_object_new_boolean(iv->found));
+	add(x, "round", iv->found ? json_object_new_int((int)iv->round) : NULL);
+	add(x, "adds", iv->found ? json_object_new_int64((int64_t)r->rounds[iv->round].adds) : NULL);
+	add(x, "ns", num_or_null(iv->found, iv->ns));
+	add(x, "cy", num_or_null(iv->found && cy, iv->cy));
+	add(j, "interval", x);
+	add(j, "high_precision", json_object_new_boolean(r->high_precision));
+
+	const struct cal_resolution *rs = &r->resolution;
+	int res = iv->found && rs->found;
+	x = json_object_new_object();
+	add(x, "found", json_object_new_boolean(res));
+	add(x, "base_adds", iv->found ? json_object_new_int64((int64_t)r->base_adds) : NULL);
+	add(x, "step_adds", iv->found ? json_object_new_int64((int64_t)r->step_adds) : NULL);
+	add(x, "adds", res ? json_object_new_int64((int64_t)(r->base_adds + (rs->step + 1) * r->step_adds))
+			   : NULL);
+	add(x, "ns", num_or_null(res, rs->d_ns));
+	add(x, "cy", num_or_null(res && cy, rs->d_cy));
+	add(x, "relative", num_or_null(res, rs->rel));
+	add(x, "p_ns", num_or_null(res, rs->p_ns));
+	add(x, "p_cy", num_or_null(res && cy, rs->p_cy));
+	add(j, "resolution", x);
+
+	x = json_object_new_object();
+	add(x, "q", num(o->q));
+	add(x, "alpha", num(o->search.alpha));
+	add(x, "band", json_object_new_string("[Q(q/2) - resolution, Q(1 - q/2) + resolution]"));
+	add(x, "resolution_ns", num_or_null(res, rs->d_ns));
+	add(x, "resolution_cy", num_or_null(res && cy, rs->d_cy));
+	add(j, "criterion", x);
+	return j;
+}
+
+int cal_report_text(FILE *f, const struct cal_result *r)
+{
+	const struct cal_timer_info *t = &r->timer;
+	const struct cal_opts *o = &r->opts;
+	int cy = t->have_cycles;
+	fprintf(f, "mpiwatch calibrate%s: %.2f s (%.2f s CPU), %zu samples per round\n",
+		o->quick ? " --quick" : "", r->seconds, r->cpu_seconds, o->samples);
+	if (cy)
+		fprintf(f, "timers: TSC %s (%s), %s, %.3f GHz; clock_gettime(CLOCK_MONOTONIC)\n",
+			t->invariant_tsc ? "invariant" : "NOT invariant", t->invariant_how,
+			t->rdtscp ? "rdtscp" : "lfence;rdtsc", t->tsc_ghz);
+	else
+		fprintf(f, "timers: clock_gettime(CLOCK_MONOTONIC) only (no cycle counter here)\n");
+	if (cy)
+		fprintf(f, "timer cost: one read %.0f cycles / %.0f ns; empty measurement L_cy = %.0f cycles, L_ts = %.0f ns\n",
+			t->read_cycles_cy, t->read_ns_ns, t->l_cy, t->l_ts);
+	else
+		fprintf(f, "timer cost: one read %.0f ns; empty measurement L_ts = %.0f ns\n", t->read_ns_ns,
+			t->l_ts);
+	if (t->backward_steps)
+		fprintf(f, "WARNING: the timers went backwards %ld times\n", t->backward_steps);
+	fprintf(f, "workload: %.4f ns per addition", r->rate.ns_per_add);
+	if (cy)
+		fprintf(f, ", %.4f cycles", r->rate.cy_per_add);
+	fprintf(f, "; band: quantiles %g-%g within +-%g%% of expected\n", o->search.q_lo, o->search.q_hi,
+		o->search.tol * 100);
+	fprintf(f, "%10s %10s %10s %10s %10s", "additions", "exp_ns", "low_ns", "median_ns", "high_ns");
+	if (cy)
+		fprintf(f, " %10s %10s %10s %10s", "exp_cy", "low_cy", "median_cy", "high_cy");
+	fputc('\n', f);
+	for (size_t i = 0; i < r->nrounds; i++) {
+		const struct cal_round_stat *s = &r->rounds[i];
+		fprintf(f, "%10llu %10.1f %10.1f %10.1f %10.1f", (unsigned long long)s->adds, s->exp_ns,
+			s->lo_ns, s->med_ns, s->hi_ns);
+		if (cy)
+			fprintf(f, " %10.1f %10.1f %10.1f %10.1f", s->exp_cy, s->lo_cy, s->med_cy, s->hi_cy);
+		fprintf(f, "  %s\n", s->pass_ns && s->pass_cy ? "pass" : "");
+	}
+	if (r->interval.found) {
+		fprintf(f, "shortest trustworthy interval: %.0f ns", r->interval.ns);
+		if (cy)
+			fprintf(f, " / %.0f cycles", r->interval.cy);
+		fprintf(f, " (%llu additions)\n", (unsigned long long)r->rounds[r->interval.round].adds);
+	} else {
+		fprintf(f, "shortest trustworthy interval: none below %.0f ns: this node cannot do "
+			   "high-precision detection\n",
+			o->search.threshold_ns);
+	}
+	if (r->interval.found && r->resolution.found) {
+		fprintf(f, "resolution: %.1f ns", r->resolution.d_ns);
+		if (cy)
+			fprintf(f, " / %.1f cycles", r->resolution.d_cy);
+		fprintf(f, " (%.2f%% of the interval; rank-sum p = %.3g)\n", r->resolution.rel * 100,
+			r->resolution.p_ns);
+	} else if (r->interval.found) {
+		fprintf(f, "resolution: not resolved within %u steps of %llu additions (%.0f%%)\n", o->steps,
+			(unsigned long long)r->step_adds, o->step * o->steps * 100);
+	}
+	fprintf(f, "criterion: a fluctuation is real outside [Q(%g) - res, Q(%g) + res] (q = %g)\n",
+		o->q / 2, 1 - o->q / 2, o->q);
+	return ferror(f) ? -1 : 0;
+}
+
+static int get_num(struct json_object *o, const char *k, double *v, int *isnull)
+{
+	struct json_object *x;
+	*isnull = 0;
+	if (!json_object_object_get_ex(o, k, &x))
+		return -1;
+	if (!x) {
+		*isnull = 1;
+		return 0;
+	}
+	if (!json_object_is_type(x, json_type_double) && !json_object_is_type(x, json_type_int))
+		return -1;
+	*v = json_object_get_double(x);
+	return isfinite(*v) ? 0 : -1;
+}
+
+int cal_criterion_load(const char *path, int cycles, struct cal_criterion *c, int *resolved,
+		       char *err, size_t errlen)
+{
+	struct json_object *j = json_object_from_file(path), *crit, *ver;
+	double q, alpha, res = 0;
+	int qn, an, rn;
+	if (!j) {
+		int saved = errno;
+		if (access(path, R_OK) < 0)
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		else
+			snprintf(err, errlen, "%s: not JSON (%s)", path, json_util_get_last_err());
+		errno = saved ? saved : EINVAL;
+		return -1;
+	}
+	if (!json_object_object_get_ex(j, "version", &ver) || json_object_get_int(ver) != 1 ||
+	    !json_object_object_get_ex(j, "criterion", &crit) || !crit ||
+	    get_num(crit, "q", &q, &qn) < 0 || qn || get_num(crit, "alpha", &alpha, &an) < 0 || an ||
+	    get_num(crit, cycles ? "resolution_cy" : "resolution_ns", &res, &rn) < 0 ||
+	    !(q > 0 && q < 1) || !(alpha > 0 && alpha < 1) || (!rn && !(res >= 0))) {
+		snprintf(err, errlen, "%s: not a calibration (mpiwatch calibrate --json, version 1)", path);
+		json_object_put(j);
+		errno = EINVAL;
+		return -1;
+	}
+	if (rn && cycles) {
+		struct json_object *tm, *hc;
+		if (json_object_object_get_ex(j, "timers", &tm) && json_object_object_get_ex(tm, "cycles", &hc) &&
+		    !json_object_get_boolean(hc)) {
+			snprintf(err, errlen, "%s: the calibrated node has no cycle counter: use --unit ns", path);
+			json_object_put(j);
+			errno = EINVAL;
+			return -1;
+		}
+	}
+	c->q = q;
+	c->alpha = alpha;
+	c->resolution = rn ? 0 : res;
+	*resolved = !rn;
+	json_object_put(j);
+	return 0;
+}

@@ -1,0 +1,134 @@
+/* cal_search.c - the shortest trustworthy interval and the resolution
+ * (cal_search.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cal_search.h"
+#include "cal_stats.h"
+
+void cal_search_defaults(struct cal_search_opts *o)
+{
+	o->q_lo = 0.05;
+	o->q_hi = 0.95;
+	o->tol = 0.05;
+	o->threshold_ns = 10000;
+	o->alpha = 0.01;
+}
+
+/* lo, median and hi quantiles of x[0..n-1] (a sorted copy is made); the
+ * fraction outside [e_lo, e_hi] in *outside. */
+static int summarise(const double *x, size_t n, const struct cal_search_opts *o, double e_lo,
+		     double e_hi, double *lo, double *med, double *hi, double *outside)
+{
+	double *s = malloc(n * sizeof(*s));
+	if (!s)
+		return -1;
+	memcpy(s, x, n * sizeof(*s));
+	cal_sort(s, n);
+	*lo = cal_quantile_sorted(s, n, o->q_lo);
+	*med = cal_quantile_sorted(s, n, 0.5);
+	*hi = cal_quantile_sorted(s, n, o->q_hi);
+	size_t out = 0;
+	for (size_t i = 0; i < n; i++)
+		out += s[i] < e_lo || s[i] > e_hi;
+	*outside = (double)out / (double)n;
+	free(s);
+	return 0;
+}
+
+int cal_round_check(const struct cal_round *r, const struct cal_rate *rate,
+		    const struct cal_search_opts *o, struct cal_round_stat *st)
+{
+	double dummy;
+	if (r->n == 0 || !r->ns) {
+		errno = EINVAL;
+		return -1;
+	}
+	memset(st, 0, sizeof(*st));
+	st->adds = r->adds;
+	st->exp_ns = (double)r->adds * rate->ns_per_add;
+	if (summarise(r->ns, r->n, o, st->exp_ns * (1 - o->tol), st->exp_ns * (1 + o->tol), &st->lo_ns,
+		      &st->med_ns, &st->hi_ns, &st->outside_ns) < 0)
+		return -1;
+	st->pass_ns = st->lo_ns >= st->exp_ns * (1 - o->tol) && st->hi_ns <= st->exp_ns * (1 + o->tol);
+	st->pass_cy = 1;
+	if (r->cy) {
+		st->exp_cy = (double)r->adds * rate->cy_per_add;
+		if (summarise(r->cy, r->n, o, st->exp_cy * (1 - o->tol), st->exp_cy * (1 + o->tol),
+			      &st->lo_cy, &st->med_cy, &st->hi_cy, &dummy) < 0)
+			return -1;
+		st->pass_cy = st->lo_cy >= st->exp_cy * (1 - o->tol) &&
+			      st->hi_cy <= st->exp_cy * (1 + o->tol);
+	}
+	return st->pass_ns && st->pass_cy;
+}
+
+int cal_find_interval(const struct cal_round *rounds, size_t nr, const struct cal_rate *rate,
+		      const struct cal_search_opts *o, struct cal_round_stat *stats,
+		      struct cal_interval *out)
+{
+	memset(out, 0, sizeof(*out));
+	for (size_t r = 0; r < nr; r++) {
+		struct cal_round_stat st;
+		int pass = cal_round_check(&rounds[r], rate, o, &st);
+		if (pass < 0)
+			return -1;
+		if (stats)
+			stats[r] = st;
+		out->round = r;
+		if (pass) {
+			out->found = 1;
+			out->cy = st.med_cy;
+			out->ns = st.med_ns;
+			return (int)(r + 1);
+		}
+		if (st.med_ns > o->threshold_ns) {
+			out->unable = 1;
+			return (int)(r + 1);
+		}
+	}
+	return (int)nr;
+}
+
+int cal_find_resolution(const struct cal_round *base, const struct cal_round *steps, size_t ns,
+			const struct cal_search_opts *o, struct cal_resolution *out)
+{
+	struct cal_test t;
+	double mb_ns, mb_cy = 0, m_ns, m_cy = 0;
+	memset(out, 0, sizeof(*out));
+	if (base->n == 0 || cal_median(base->ns, base->n, &mb_ns) < 0 ||
+	    (base->cy && cal_median(base->cy, base->n, &mb_cy) < 0)) {
+		if (base->n == 0)
+			errno = EINVAL;
+		return -1;
+	}
+	/* From the largest step down: stop at the first that is not significant. */
+	for (size_t k = ns; k-- > 0;) {
+		const struct cal_round *s = &steps[k];
+		double p_ns, p_cy = 0;
+		if (s->n == 0 || cal_ranksum(s->ns, s->n, base->ns, base->n, NULL, &t) < 0)
+			return -1;
+		p_ns = t.p_two_sided;
+		if (cal_median(s->ns, s->n, &m_ns) < 0)
+			return -1;
+		int sig = p_ns < o->alpha && m_ns > mb_ns;
+		if (base->cy && s->cy) {
+			if (cal_ranksum(s->cy, s->n, base->cy, base->n, NULL, &t) < 0 ||
+			    cal_median(s->cy, s->n, &m_cy) < 0)
+				return -1;
+			p_cy = t.p_two_sided;
+			sig = sig && p_cy < o->alpha && m_cy > mb_cy;
+		}
+		if (!sig)
+			break;
+		out->found = 1;
+		out->step = k;
+		out->d_ns = m_ns - mb_ns;
+		out->d_cy = base->cy && s->cy ? m_cy - mb_cy : 0;
+		out->rel = mb_ns > 0 ? out->d_ns / mb_ns : 0;
+		out->p_ns = p_ns;
+		out->p_cy = p_cy;
+	}
+	return 0;
+}

@@ -1,0 +1,78 @@
+/* cal_search.h - from measured rounds to the calibration's numbers
+ * (doc/calibrate.md, steps 3 and 4): the shortest trustworthy interval and
+ * the resolution.  Pure functions of the data, so they are tested on
+ * synthetic rounds.  No function here prints or exits. */
+#ifndef CAL_SEARCH_H
+#define CAL_SEARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cal_work.h"
+
+struct cal_search_opts {
+	double q_lo, q_hi;   /* central quantiles that must lie in the band (0.05, 0.95) */
+	double tol;          /* the band: expected value * (1 -/+ tol) (0.05, i.e. +-5 %) */
+	double threshold_ns; /* detection threshold on a round's median wall interval (10000) */
+	double alpha;        /* significance level of the rank-sum tests (0.01) */
+};
+
+/* The defaults above. */
+void cal_search_defaults(struct cal_search_opts *o);
+
+/* The workload's rate when the timer cost is negligible: the expected value
+ * of a chain of a additions is a * cy_per_add cycles and a * ns_per_add ns. */
+struct cal_rate {
+	double cy_per_add, ns_per_add;
+};
+
+/* One round summarised. */
+struct cal_round_stat {
+	uint64_t adds;
+	double exp_cy, lo_cy, med_cy, hi_cy; /* 0 without a cycle counter */
+	double exp_ns, lo_ns, med_ns, hi_ns;
+	int pass_cy, pass_ns;                /* quantiles within the band (pass_cy 1 without cycles) */
+	double outside_ns;                   /* fraction of samples outside the ns band */
+};
+
+/* Summarise round r against the expected values and check it: both
+ * clocks' q_lo and q_hi quantiles within expected * (1 -/+ tol).  Return 1
+ * if it passes, 0 if not, -1 with errno set (EINVAL: empty round; ENOMEM). */
+int cal_round_check(const struct cal_round *r, const struct cal_rate *rate,
+		    const struct cal_search_opts *o, struct cal_round_stat *st);
+
+struct cal_interval {
+	int found;     /* 1: round `round` is the first that passes */
+	int unable;    /* 1: a round's median passed threshold_ns before any passed */
+	size_t round;  /* index of R0 (when found) or of the round that stopped the search */
+	double cy, ns; /* the shortest trustworthy interval: R0's medians */
+};
+
+/* Search rounds[0..nr-1] (increasing adds) in order: the first that passes
+ * cal_round_check is R0; a failing round whose median wall interval is above
+ * threshold_ns ends the search (unable).  stats, if not NULL, receives the
+ * summary of every round examined (nr entries).  Return the number of rounds
+ * examined, or -1 with errno set. */
+int cal_find_interval(const struct cal_round *rounds, size_t nr, const struct cal_rate *rate,
+		      const struct cal_search_opts *o, struct cal_round_stat *stats,
+		      struct cal_interval *out);
+
+struct cal_resolution {
+	int found;        /* 1: steps[step] is the smallest significant step */
+	size_t step;      /* index into steps */
+	double d_cy, d_ns; /* difference of medians, steps[step] - base */
+	double rel;       /* d_ns / median(base ns) */
+	double p_ns, p_cy; /* two-sided rank-sum p-values of that step (p_cy 0 without cycles) */
+};
+
+/* The resolution: steps[0..ns-1] are rounds with more additions than base,
+ * in increasing order.  Step k is significant when the two-sided rank-sum
+ * test of its wall intervals (and cycle intervals, if any) against base has
+ * p < alpha, with a positive difference of medians.  The resolution is the
+ * difference of medians at the smallest k from which every larger step is
+ * significant too (one significant step by chance does not count).  Return
+ * 0 (found may be 0: no step is resolved), or -1 with errno set. */
+int cal_find_resolution(const struct cal_round *base, const struct cal_round *steps, size_t ns,
+			const struct cal_search_opts *o, struct cal_resolution *out);
+
+#endif

@@ -1,0 +1,140 @@
+/* cal_timer.c - timer detection and timer costs (cal_timer.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
+#include "cal_stats.h"
+#include "cal_timer.h"
+
+/* Whether the whitespace-separated word w is on line [s, e). */
+static int has_word(const char *s, const char *e, const char *w)
+{
+	size_t n = strlen(w);
+	for (const char *p = s; p + n <= e; p++)
+		if (!memcmp(p, w, n) && (p == s || p[-1] == ' ' || p[-1] == '\t') &&
+		    (p + n == e || p[n] == ' ' || p[n] == '\t' || p[n] == '\n'))
+			return 1;
+	return 0;
+}
+
+int cal_cpuinfo_invariant(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end;
+		if ((size_t)(e - p) > 5 && !memcmp(p, "flags", 5))
+			return has_word(p, e, "constant_tsc") && has_word(p, e, "nonstop_tsc");
+		p = e + 1;
+	}
+	return 0;
+}
+
+#if defined(__x86_64__)
+/* The first "flags" line of /proc/cpuinfo into buf (empty if none). */
+static void cpuinfo_flags(char *buf, size_t len)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	buf[0] = 0;
+	if (!f)
+		return;
+	while (fgets(buf, (int)len, f))
+		if (!strncmp(buf, "flags", 5)) {
+			fclose(f);
+			return;
+		}
+	buf[0] = 0;
+	fclose(f);
+}
+#endif
+
+void cal_timer_detect(struct cal_timer_info *ti)
+{
+	memset(ti, 0, sizeof(*ti));
+	ti->invariant_how = "none";
+#if defined(__x86_64__)
+	unsigned a, b, c, d;
+	char flags[8192];
+	ti->have_cycles = 1;
+	cpuinfo_flags(flags, sizeof(flags));
+	if (__get_cpuid(0x80000000u, &a, &b, &c, &d) && a >= 0x80000001u) {
+		/* rdtscp only if the kernel lists it too: hypervisors and emulators
+		 * (valgrind) may claim it in cpuid and then fault on it. */
+		if (__get_cpuid(0x80000001u, &a, &b, &c, &d))
+			ti->rdtscp = ((d >> 27) & 1) &&
+				     (!flags[0] || has_word(flags, flags + strlen(flags), "rdtscp"));
+		if (__get_cpuid(0x80000000u, &a, &b, &c, &d) && a >= 0x80000007u &&
+		    __get_cpuid(0x80000007u, &a, &b, &c, &d) && ((d >> 8) & 1)) {
+			ti->invariant_tsc = 1;
+			ti->invariant_how = "cpuid";
+		}
+	}
+	if (!ti->invariant_tsc && cal_cpuinfo_invariant(flags, strlen(flags))) {
+		ti->invariant_tsc = 1;
+		ti->invariant_how = "cpuinfo";
+	}
+#endif
+}
+
+int cal_timer_measure(struct cal_timer_info *ti, size_t samples, unsigned rate_ms)
+{
+	int rv = -1;
+	cal_timer_detect(ti);
+	if (samples == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	double *a = malloc(samples * sizeof(*a)), *b = malloc(samples * sizeof(*b));
+	double *c = malloc(samples * sizeof(*c)), *d = malloc(samples * sizeof(*d));
+	if (!a || !b || !c || !d)
+		goto fail;
+	int tscp = ti->rdtscp;
+	for (size_t i = 0; i < samples; i++) {
+		uint64_t c1 = cal_cycles_start();
+		uint64_t c2 = cal_cycles_stop(tscp);
+		uint64_t n1 = cal_now_ns();
+		uint64_t n2 = cal_now_ns();
+		if (c2 < c1 || n2 < n1)
+			ti->backward_steps++;
+		a[i] = (double)(int64_t)(c2 - c1);
+		b[i] = (double)(int64_t)(n2 - n1);
+		/* The pair as the workload is timed, with nothing between. */
+		c1 = cal_cycles_start();
+		n1 = cal_now_ns();
+		n2 = cal_now_ns();
+		c2 = cal_cycles_stop(tscp);
+		if (c2 < c1 || n2 < n1)
+			ti->backward_steps++;
+		c[i] = (double)(int64_t)(c2 - c1);
+		d[i] = (double)(int64_t)(n2 - n1);
+	}
+	cal_sort(a, samples);
+	cal_sort(b, samples);
+	cal_sort(c, samples);
+	cal_sort(d, samples);
+	ti->samples = samples;
+	ti->read_cycles_cy = ti->have_cycles ? cal_quantile_sorted(a, samples, 0.5) : 0;
+	ti->read_ns_ns = cal_quantile_sorted(b, samples, 0.5);
+	ti->l_cy = ti->have_cycles ? cal_quantile_sorted(c, samples, 0.5) : 0;
+	ti->l_ts = cal_quantile_sorted(d, samples, 0.5);
+	if (ti->have_cycles && rate_ms > 0) {
+		uint64_t n0 = cal_now_ns(), c0 = cal_cycles_start(), n1, c1;
+		do {
+			n1 = cal_now_ns();
+			c1 = cal_cycles_stop(tscp);
+		} while (n1 - n0 < (uint64_t)rate_ms * 1000000u);
+		ti->tsc_ghz = (double)(c1 - c0) / (double)(n1 - n0);
+	}
+	rv = 0;
+fail:
+	free(a);
+	free(b);
+	free(c);
+	free(d);
+	return rv;
+}

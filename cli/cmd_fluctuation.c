@@ -1,0 +1,250 @@
+/* cmd_fluctuation.c - "mpiwatch analyze fluctuation A B": is the difference
+ * between two sets of timings a real performance fluctuation, or timing
+ * error?  (calib/cal_criterion.h, doc/calibrate.md).  Like cmp(1), the exit
+ * status is 0 when it is not, 1 when it is, 2 on error. */
+#include <errno.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cal_calib.h"
+#include "cal_criterion.h"
+#include "cal_report.h"
+#include "cal_timings.h"
+#include "cli.h"
+#include "conf.h"
+
+#define ME "mpiwatch analyze fluctuation"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: mpiwatch analyze fluctuation A B [--json] [--unit ns|cycles]\n"
+		"                                        [--calibration FILE | --resolution X]\n"
+		"                                        [--q Q] [--alpha P] [--quiet]\n\n"
+		"A and B hold timings, one non-negative number per line (ns, or cycles with\n"
+		"--unit cycles; blank lines and '#' comments are skipped); A is the\n"
+		"reference.  B differs from A by a real performance fluctuation when the\n"
+		"Wilcoxon rank-sum test finds a difference (two-sided p < alpha, default\n"
+		"0.01), the difference of medians exceeds the calibrated resolution, and\n"
+		"more of B lies outside A's band [Q(q/2) - resolution, Q(1-q/2) + resolution]\n"
+		"than timing error explains (q default 0.1).  The resolution, q and alpha\n"
+		"come from --calibration FILE (mpiwatch calibrate --json), else from a quick\n"
+		"calibration run now; --resolution, --q and --alpha override them.\n"
+		"--json: the result as JSON (doc/schemas/fluctuation.schema.json) instead of\n"
+		"text.  Exit status: 0 not a real fluctuation, 1 a real fluctuation, 2 error.\n"
+		"See mpiwatch-calibrate(1) and doc/calibrate.md.\n");
+}
+
+static const char *method(const struct cal_test *t)
+{
+	if (t->exact)
+		return "exact";
+	return t->ties ? "normal approximation, tie and continuity corrected"
+		       : "normal approximation, continuity corrected";
+}
+
+static struct json_object *jnum(double v)
+{
+	return isfinite(v) ? json_object_new_double(v) : NULL;
+}
+
+static struct json_object *side(const char *file, size_t n, double med)
+{
+	struct json_object *o = json_object_new_object();
+	json_object_object_add(o, "file", json_object_new_string(file));
+	json_object_object_add(o, "n", json_object_new_int64((int64_t)n));
+	json_object_object_add(o, "median", jnum(med));
+	return o;
+}
+
+int mw_cli_analyze_fluctuation(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"unit", required_argument, NULL, 'u'},
+		{"calibration", required_argument, NULL, 'c'},
+		{"resolution", required_argument, NULL, 'r'},
+		{"q", required_argument, NULL, 'q'},
+		{"alpha", required_argument, NULL, 'a'},
+		{"quiet", no_argument, NULL, 'Q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *calib = NULL, *unit = "ns", *source = "quick calibration";
+	int json = 0, quiet = 0, ch, idx = 0, cycles = 0, resolved = 1;
+	int set_res = 0, set_q = 0, set_alpha = 0;
+	double res = 0, q = 0, alpha = 0;
+	char err[512];
+
+	optind = 1;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "h", longopts, &idx)) != -1) {
+		const char *bad = NULL;
+		switch (ch) {
+		case 'j': json = 1; break;
+		case 'Q': quiet = 1; break;
+		case 'c': calib = optarg; break;
+		case 'u':
+			if (!strcmp(optarg, "ns") || !strcmp(optarg, "cycles"))
+				unit = optarg;
+			else
+				bad = "ns or cycles";
+			break;
+		case 'r':
+			if (mw_conf_parse_double(optarg, 0, 1e18, &res) < 0)
+				bad = "a non-negative number";
+			set_res = 1;
+			break;
+		case 'q':
+			if (mw_conf_parse_double(optarg, 1e-6, 0.999, &q) < 0)
+				bad = "a fraction in (0, 1)";
+			set_q = 1;
+			break;
+		case 'a':
+			if (mw_conf_parse_double(optarg, 1e-12, 0.499, &alpha) < 0)
+				bad = "a probability in (0, 0.5)";
+			set_alpha = 1;
+			break;
+		case 'h': usage(stdout); return 0;
+		default:
+			fprintf(stderr, ME ": bad option '%s'\n", argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+		if (bad) {
+			fprintf(stderr, ME ": --%s: '%s' is not %s\n", longopts[idx].name, optarg, bad);
+			return 2;
+		}
+	}
+	if (optind != argc - 2) {
+		fprintf(stderr, ME ": expected two timings files, A and B\n");
+		usage(stderr);
+		return 2;
+	}
+	cycles = !strcmp(unit, "cycles");
+	const char *fa = argv[optind], *fb = argv[optind + 1];
+	double *a = NULL, *b = NULL;
+	size_t na, nb;
+	if (cal_timings_read(fa, &a, &na, err, sizeof(err)) < 0) {
+		fprintf(stderr, ME ": %s\n", err);
+		return 2;
+	}
+	if (cal_timings_read(fb, &b, &nb, err, sizeof(err)) < 0) {
+		fprintf(stderr, ME ": %s\n", err);
+		free(a);
+		return 2;
+	}
+
+	struct cal_criterion c;
+	cal_criterion_defaults(&c);
+	int rc = 2;
+	if (calib) {
+		if (cal_criterion_load(calib, cycles, &c, &resolved, err, sizeof(err)) < 0) {
+			fprintf(stderr, ME ": %s\n", err);
+			goto out;
+		}
+		source = calib;
+	} else if (!set_res) {
+		struct cal_opts o;
+		struct cal_result r;
+		cal_opts_defaults(&o, 1);
+		if (cal_run(&o, &r) < 0) {
+			fprintf(stderr, ME ": quick calibration: %s\n", strerror(errno));
+			goto out;
+		}
+		if (cycles && !r.timer.have_cycles) {
+			fprintf(stderr, ME ": this node has no cycle counter: use --unit ns\n");
+			cal_result_free(&r);
+			goto out;
+		}
+		resolved = r.interval.found && r.resolution.found;
+		c.resolution = resolved ? (cycles ? r.resolution.d_cy : r.resolution.d_ns) : 0;
+		cal_result_free(&r);
+	}
+	if (set_res) {
+		c.resolution = res;
+		resolved = 1;
+		source = "--resolution";
+	}
+	if (set_q)
+		c.q = q;
+	if (set_alpha)
+		c.alpha = alpha;
+	if (!resolved)
+		fprintf(stderr, ME ": warning: the calibration (%s) found no resolution; judging with "
+				"resolution 0\n", source);
+
+	struct cal_verdict v;
+	if (cal_judge(a, na, b, nb, &c, &v) < 0) {
+		fprintf(stderr, ME ": %s\n", strerror(errno));
+		goto out;
+	}
+	rc = v.real ? 1 : 0;
+	const char *dir = v.diff > 0 ? "slower" : v.diff < 0 ? "faster" : "same";
+	if (json) {
+		struct json_object *o = json_object_new_object();
+		json_object_object_add(o, "version", json_object_new_int(1));
+		json_object_object_add(o, "unit", json_object_new_string(unit));
+		json_object_object_add(o, "a", side(fa, na, v.med_a));
+		json_object_object_add(o, "b", side(fb, nb, v.med_b));
+		json_object_object_add(o, "u", jnum(v.test.statistic));
+		json_object_object_add(o, "rank_sum", jnum(v.test.rank_sum));
+		json_object_object_add(o, "method", json_object_new_string(method(&v.test)));
+		json_object_object_add(o, "ties", json_object_new_boolean(v.test.ties));
+		json_object_object_add(o, "z", jnum(v.test.z));
+		json_object_object_add(o, "p_two_sided", jnum(v.test.p_two_sided));
+		json_object_object_add(o, "p_greater", jnum(v.test.p_greater));
+		json_object_object_add(o, "p_less", jnum(v.test.p_less));
+		json_object_object_add(o, "difference", jnum(v.diff));
+		json_object_object_add(o, "relative", jnum(v.rel));
+		json_object_object_add(o, "resolution", jnum(c.resolution));
+		json_object_object_add(o, "resolution_from", json_object_new_string(source));
+		json_object_object_add(o, "resolved", json_object_new_boolean(resolved));
+		json_object_object_add(o, "q", jnum(c.q));
+		json_object_object_add(o, "alpha", jnum(c.alpha));
+		struct json_object *band = json_object_new_array();
+		json_object_array_add(band, jnum(v.band_lo));
+		json_object_array_add(band, jnum(v.band_hi));
+		json_object_object_add(o, "band", band);
+		json_object_object_add(o, "outside", json_object_new_int64((int64_t)v.outside));
+		json_object_object_add(o, "p_band", jnum(v.p_band));
+		json_object_object_add(o, "significant", json_object_new_boolean(v.significant));
+		json_object_object_add(o, "above_resolution", json_object_new_boolean(v.above_resolution));
+		json_object_object_add(o, "beyond_band", json_object_new_boolean(v.beyond_band));
+		json_object_object_add(o, "real", json_object_new_boolean(v.real));
+		json_object_object_add(o, "direction", json_object_new_string(dir));
+		if (puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
+			rc = 2;
+		json_object_put(o);
+	} else if (!quiet) {
+		printf("A: %s: %zu timings, median %.6g %s\n", fa, na, v.med_a, unit);
+		printf("B: %s: %zu timings, median %.6g %s\n", fb, nb, v.med_b, unit);
+		printf("rank-sum test: U = %.6g, p = %.3g two-sided (B greater: %.3g, B less: %.3g; %s)\n",
+		       v.test.statistic, v.test.p_two_sided, v.test.p_greater, v.test.p_less, method(&v.test));
+		printf("difference of medians: %+.6g %s (%+.2f%%); resolution %.6g %s (%s)\n", v.diff, unit,
+		       v.rel * 100, c.resolution, unit, source);
+		printf("band of A: [%.6g, %.6g] %s (quantiles %g and %g, widened by the resolution); "
+		       "%zu of B's %zu outside (p = %.3g, q = %g)\n",
+		       v.band_lo, v.band_hi, unit, c.q / 2, 1 - c.q / 2, v.outside, nb, v.p_band, c.q);
+		if (v.real)
+			printf("verdict: a real performance fluctuation: B is %s than A (%+.2f%%)\n", dir,
+			       v.rel * 100);
+		else
+			printf("verdict: not a real performance fluctuation (%s)\n",
+			       !v.significant ? "no significant difference"
+			       : !v.above_resolution ? "the difference is below the resolution"
+						     : "within the band timing error explains");
+	}
+	if (fflush(stdout) != 0) {
+		fprintf(stderr, ME ": write error: %s\n", strerror(errno));
+		rc = 2;
+	}
+out:
+	free(a);
+	free(b);
+	return rc;
+}

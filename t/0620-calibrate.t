@@ -1,0 +1,113 @@
+#!/bin/bash
+# mpiwatch calibrate and mpiwatch analyze fluctuation (doc/calibrate.md): the
+# JSON's fields, and the verdicts and exit statuses on generated timings.
+# Not a lab test.  No assertion here depends on how fast or quiet this machine
+# is: the calibration's own numbers are only checked for shape.
+. "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/run.sh"
+
+plan 36
+run_setup mw-calib
+schemas=$top/doc/schemas
+
+# valid FILE SCHEMA: "valid" if python3's jsonschema accepts FILE, else the error
+# ("skip" when the module is missing).
+valid() {
+    python3 - "$1" "$schemas/$2" <<'PY' 2>&1
+import json, sys
+try:
+    import jsonschema
+except ImportError:
+    print("skip"); sys.exit(0)
+jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
+print("valid")
+PY
+}
+
+# --- calibrate --quick --json
+"$mw" calibrate --quick --json >cal.json 2>cal.err; st=$?
+ok "$([ "$st" = 0 ] || [ "$st" = 1 ]; echo $?)" "calibrate --quick --json: exit 0 or 1 (got $st)"
+is "$(cat cal.err)" "" "calibrate: nothing on stderr"
+is "$(field cal.json 'r["version"]')" 1 "version 1"
+is "$(field cal.json 'r["quick"]')" True "quick is true"
+is "$(field cal.json 'sorted(r)')" \
+   "['arch', 'cpu_seconds', 'criterion', 'high_precision', 'host', 'interval', 'options', 'quick', 'rate', 'resolution', 'rounds', 'seconds', 'timers', 'version']" \
+   "the top-level fields"
+is "$(field cal.json 'r["options"]["samples"], r["options"]["steps"], r["options"]["quantile_low"], r["options"]["quantile_high"], r["options"]["tolerance"]')" \
+   "40 10 0.05 0.95 0.05" "the quick defaults: 40 samples, 10 steps, quantiles 5/95 %, +-5 %"
+is "$(field cal.json 'isinstance(r["timers"]["l_ts"], (int, float)) and r["timers"]["samples"] > 0')" True \
+   "the wall clock's cost L_ts is measured"
+if [ "$(uname -m)" = x86_64 ]; then
+    is "$(field cal.json 'r["timers"]["cycles"], isinstance(r["timers"]["l_cy"], float), r["timers"]["invariant_how"] in ("cpuid","cpuinfo","none")')" \
+       "True True True" "x86-64: the TSC is used, its cost L_cy measured, its invariance checked"
+else
+    is "$(field cal.json 'r["timers"]["cycles"], r["timers"]["l_cy"]')" "False None" "not x86-64: the wall clock alone"
+fi
+is "$(field cal.json 'len(r["rounds"]) > 0 and all(b["adds"] > a["adds"] for a, b in zip(r["rounds"], r["rounds"][1:]))')" True \
+   "rounds with more additions each"
+is "$(field cal.json 'r["high_precision"] == (r["interval"]["found"] and r["interval"]["ns"] <= r["options"]["threshold_ns"])')" True \
+   "high_precision iff an interval was found below the threshold"
+is "$(field cal.json '0 if r["high_precision"] else 1')" "$st" "exit status 0 iff high precision"
+is "$(field cal.json 'not r["interval"]["found"] or r["rounds"][r["interval"]["round"]]["pass"]')" True \
+   "the interval is the round that passed"
+is "$(field cal.json 'all(not x["pass"] for x in r["rounds"][:-1])')" True "only the last round searched can pass"
+is "$(field cal.json 'round(r["criterion"]["q"], 9), r["criterion"]["alpha"]')" "0.1 0.01" "the criterion's q and alpha"
+is "$(field cal.json 'r["resolution"]["found"] == (r["criterion"]["resolution_ns"] is not None)')" True \
+   "the criterion carries the resolution when there is one"
+v=$(valid cal.json calibrate.schema.json)
+if [ "$v" = skip ]; then skip "python3 jsonschema missing"; else is "$v" valid "calibrate's JSON matches its schema"; fi
+
+# --- text output, options
+out=$("$mw" calibrate --quick --samples 10 --steps 2 2>&1); st=$?
+ok "$([ "$st" = 0 ] || [ "$st" = 1 ]; echo $?)" "calibrate --quick (text): exit 0 or 1"
+like "$out" "timer cost: .*criterion: a fluctuation is real outside" "the text names the timer cost and the criterion"
+out=$("$mw" calibrate --tolerance 80 2>&1); st=$?
+is "$st" 2 "calibrate --tolerance 80: usage error, exit 2"
+like "$out" "--tolerance: '80' is not a percentage" "the message names the option"
+
+# --- analyze fluctuation on generated timings (seeded: the same files every run)
+python3 - <<'PY'
+import random
+r = random.Random(620)
+a = [1000000 + r.gauss(0, 10000) for _ in range(300)]
+same = a[:]; r.shuffle(same)                        # the same distribution: the same values
+slow = [x * 1.10 for x in (1000000 + r.gauss(0, 10000) for _ in range(300))]   # +10 %
+def w(name, xs): open(name, "w").write("".join("%.0f\n" % x for x in xs))
+w("a.txt", a); w("same.txt", same); w("slow.txt", slow)
+open("bad.txt", "w").write("1000\n# a comment\n\n1001\n10O2\n")
+PY
+"$mw" analyze fluctuation a.txt same.txt --resolution 100 >same.out 2>&1
+is "$?" 0 "identical distributions: exit 0"
+like "$(cat same.out)" "verdict: not a real performance fluctuation" "identical: the verdict says so"
+"$mw" analyze fluctuation a.txt slow.txt --resolution 100 >slow.out 2>&1
+is "$?" 1 "one shifted by 10 %: exit 1"
+like "$(cat slow.out)" "U = [0-9.e+]+, p = " "the U statistic and the p-value are printed"
+like "$(cat slow.out)" "difference of medians: \+[0-9]" "the difference of medians is printed"
+like "$(cat slow.out)" "verdict: a real performance fluctuation: B is slower than A \(\+(9|10)\.[0-9]+%\)" \
+     "shifted: the verdict names the direction and the size"
+"$mw" analyze fluctuation a.txt bad.txt --resolution 100 >bad.out 2>&1
+is "$?" 2 "a bad file: exit 2"
+like "$(cat bad.out)" "bad\.txt:5: '10O2' is not a timing" "the message names the file and the line"
+"$mw" analyze fluctuation a.txt missing.txt >miss.out 2>&1
+is "$?" 2 "a missing file: exit 2"
+"$mw" analyze fluctuation a.txt >/dev/null 2>&1
+is "$?" 2 "one file only: exit 2"
+
+# With the calibration file: the criterion comes from it (the verdict for a
+# 10 % shift of 1 ms cannot depend on a resolution of at most a few us).
+"$mw" analyze fluctuation a.txt slow.txt --calibration cal.json --json >slow.json 2>slow.err
+is "$?" 1 "10 % slower, judged with the calibration file: exit 1"
+is "$(field slow.json 'r["resolution_from"], r["real"], r["direction"], round(r["q"], 9)')" \
+   "cal.json True slower 0.1" "the JSON says where the criterion came from, and the verdict"
+v=$(valid slow.json fluctuation.schema.json)
+if [ "$v" = skip ]; then skip "python3 jsonschema missing"; else is "$v" valid "the fluctuation JSON matches its schema"; fi
+echo '{"version": 2}' >notcal.json
+"$mw" analyze fluctuation a.txt slow.txt --calibration notcal.json >notcal.out 2>&1
+is "$?" 2 "a file that is not a calibration: exit 2"
+
+# --- --emit: real workload timings, one per line
+"$mw" calibrate --emit 1000 --count 50 --flush-kib 64 >emit.txt 2>&1
+is "$?" 0 "calibrate --emit: exit 0"
+is "$(grep -cE '^-?[0-9]+$' emit.txt)" 50 "--emit --count 50 prints 50 numbers"
+
+done_testing

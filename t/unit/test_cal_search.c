@@ -1,0 +1,233 @@
+/* Unit tests of calib/cal_search.c (the shortest trustworthy interval and
+ * the resolution, on synthetic rounds), the calibration JSON against
+ * doc/schemas/calibrate.schema.json, and the criterion read back from it.
+ * No test asserts anything about how fast this machine is. */
+#include <check.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cal_calib.h"
+#include "cal_report.h"
+#include "cal_search.h"
+#include "jsonschema.h"
+
+#define NS 100
+
+/* A synthetic round: adds additions, ns[i] = center + spread * u_i where
+ * u_i runs evenly over [-1, 1]; cycles twice that, plus cy_bias. */
+static void synth(struct cal_round *r, uint64_t adds, double center, double spread, double cy_bias)
+{
+	ck_assert_int_eq(cal_round_init(r, adds, NS, 1), 0);
+	for (int i = 0; i < NS; i++) {
+		double u = -1 + 2.0 * ((i * 37) % NS) / (NS - 1);
+		r->ns[i] = center + spread * u;
+		r->cy[i] = 2 * r->ns[i] + cy_bias;
+	}
+}
+
+/* Rate 1 ns and 2 cycles per addition; tolerance 5 %, quantiles 5 and 95 %.
+ * Round 0 (8 adds): timer bias, median 18 ns vs 8 expected: fails.
+ * Round 1 (64): spread +-10 ns, the 5/95 % quantiles ~ 64 -/+ 9 are outside
+ *   64 * (1 -/+ 0.05) = [60.8, 67.2]: fails.
+ * Round 2 (128): spread +-3 ns, inside [121.6, 134.4]: passes -> R0 = 2.
+ * Round 3 (256): would pass too, never examined. */
+START_TEST(test_interval_found)
+{
+	struct cal_round r[4];
+	struct cal_round_stat st[4];
+	struct cal_interval iv;
+	struct cal_search_opts o;
+	struct cal_rate rate = {2, 1};
+	cal_search_defaults(&o);
+	synth(&r[0], 8, 18, 2, 0);
+	synth(&r[1], 64, 64, 10, 0);
+	synth(&r[2], 128, 128, 3, 0);
+	synth(&r[3], 256, 256, 1, 0);
+	ck_assert_int_eq(cal_find_interval(r, 4, &rate, &o, st, &iv), 3);
+	ck_assert_int_eq(iv.found, 1);
+	ck_assert_int_eq(iv.unable, 0);
+	ck_assert_uint_eq(iv.round, 2);
+	ck_assert(fabs(iv.ns - 128) < 1e-9 && fabs(iv.cy - 256) < 1e-9);
+	ck_assert_int_eq(st[0].pass_ns, 0);
+	ck_assert_int_eq(st[1].pass_ns, 0);
+	ck_assert(fabs(st[1].exp_ns - 64) < 1e-12 && fabs(st[1].exp_cy - 128) < 1e-12);
+	/* A wider tolerance (20 %) lets round 1 pass. */
+	o.tol = 0.2;
+	ck_assert_int_eq(cal_find_interval(r, 4, &rate, &o, st, &iv), 2);
+	ck_assert_uint_eq(iv.round, 1);
+	/* Cycle intervals biased by +20 cycles (256 expected at round 2: +7.8 %):
+	 * round 2 fails on the cycle clock; round 3 (+3.9 %) passes. */
+	o.tol = 0.05;
+	for (int k = 0; k < 4; k++)
+		for (int i = 0; i < NS; i++)
+			r[k].cy[i] += 20;
+	ck_assert_int_eq(cal_find_interval(r, 4, &rate, &o, st, &iv), 4);
+	ck_assert_uint_eq(iv.round, 3);
+	ck_assert_int_eq(st[2].pass_ns, 1);
+	ck_assert_int_eq(st[2].pass_cy, 0);
+	for (int k = 0; k < 4; k++)
+		cal_round_free(&r[k]);
+}
+END_TEST
+
+/* Threshold 50 ns: round 1 (median 64 ns) fails and is above it: unable. */
+START_TEST(test_interval_unable)
+{
+	struct cal_round r[3];
+	struct cal_interval iv;
+	struct cal_search_opts o;
+	struct cal_rate rate = {2, 1};
+	cal_search_defaults(&o);
+	o.threshold_ns = 50;
+	synth(&r[0], 8, 18, 2, 0);
+	synth(&r[1], 64, 64, 10, 0);
+	synth(&r[2], 128, 128, 3, 0);
+	ck_assert_int_eq(cal_find_interval(r, 3, &rate, &o, NULL, &iv), 2);
+	ck_assert_int_eq(iv.found, 0);
+	ck_assert_int_eq(iv.unable, 1);
+	ck_assert_uint_eq(iv.round, 1);
+	/* No round passes and none is above the threshold: neither. */
+	o.threshold_ns = 1e9;
+	ck_assert_int_eq(cal_find_interval(r, 2, &rate, &o, NULL, &iv), 2);
+	ck_assert_int_eq(iv.found + iv.unable, 0);
+	for (int k = 0; k < 3; k++)
+		cal_round_free(&r[k]);
+}
+END_TEST
+
+/* Resolution: base 1000 +- 10 ns.  Steps shifted by 0, 0, 0, +20, +25, +30
+ * ns: the identical steps are not significant (p = 1), the shifted ones are
+ * (U = n^2 or close, p ~ 1e-30): the resolution is step 3, +20 ns.
+ * Then step 0 shifted too (+20): an isolated significant step followed by
+ * non-significant ones does not count; still step 3. */
+START_TEST(test_resolution)
+{
+	struct cal_round base, st[6];
+	struct cal_resolution res;
+	struct cal_search_opts o;
+	static const double shift[6] = {0, 0, 0, 20, 25, 30};
+	cal_search_defaults(&o);
+	synth(&base, 1000, 1000, 10, 0);
+	for (int k = 0; k < 6; k++)
+		synth(&st[k], 1010 + k, 1000 + shift[k], 10, 0);
+	ck_assert_int_eq(cal_find_resolution(&base, st, 6, &o, &res), 0);
+	ck_assert_int_eq(res.found, 1);
+	ck_assert_uint_eq(res.step, 3);
+	ck_assert(fabs(res.d_ns - 20) < 1e-9);
+	ck_assert(fabs(res.d_cy - 40) < 1e-9);
+	ck_assert(fabs(res.rel - 0.02) < 1e-12);
+	ck_assert(res.p_ns < 1e-10 && res.p_cy < 1e-10);
+	for (int i = 0; i < NS; i++)
+		st[0].ns[i] += 20, st[0].cy[i] += 40;
+	ck_assert_int_eq(cal_find_resolution(&base, st, 6, &o, &res), 0);
+	ck_assert_uint_eq(res.step, 3);
+	/* The largest step not significant: nothing is resolved. */
+	ck_assert_int_eq(cal_find_resolution(&base, st, 3, &o, &res), 0);
+	ck_assert_int_eq(res.found, 0);
+	cal_round_free(&base);
+	for (int k = 0; k < 6; k++)
+		cal_round_free(&st[k]);
+}
+END_TEST
+
+/* A real (tiny) calibration: its JSON matches the schema, the criterion
+ * reads back, and a file that is not a calibration is refused. */
+START_TEST(test_report_schema_and_load)
+{
+	struct cal_opts o;
+	struct cal_result r;
+	char err[512] = "", path[] = "/tmp/test_cal_XXXXXX";
+	cal_opts_defaults(&o, 1);
+	o.samples = 5;
+	o.steps = 2;
+	o.timer_samples = 50;
+	o.flush_bytes = 0;
+	ck_assert_int_eq(cal_run(&o, &r), 0);
+	struct json_object *j = cal_report_json(&r);
+	struct json_object *s = mw_json_read_file("doc/schemas/calibrate.schema.json", err, sizeof(err));
+	ck_assert_msg(s != NULL, "%s", err);
+	ck_assert_msg(mw_jsonschema_validate(s, j, err, sizeof(err)) == 0, "%s\n%s", err,
+		      json_object_to_json_string(j));
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	ck_assert_int_eq(cal_report_text(f, &r), 0);
+	fclose(f);
+	ck_assert_msg(strstr(text, "criterion: ") && strstr(text, "timer cost: "), "%s", text);
+	free(text);
+
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(json_object_to_file(path, j), 0);
+	struct cal_criterion c;
+	int resolved = -1;
+	ck_assert_msg(cal_criterion_load(path, 0, &c, &resolved, err, sizeof(err)) == 0, "%s", err);
+	ck_assert(c.q == o.q && c.alpha == o.search.alpha);
+	ck_assert_int_eq(resolved, r.interval.found && r.resolution.found);
+	ck_assert(c.resolution == (resolved ? r.resolution.d_ns : 0));
+	json_object_put(j);
+	json_object_put(s);
+	cal_result_free(&r);
+
+	f = fopen(path, "w");
+	fputs("{\"version\": 1, \"criterion\": {\"q\": 7}}\n", f);
+	fclose(f);
+	ck_assert_int_eq(cal_criterion_load(path, 0, &c, &resolved, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "not a calibration"), "%s", err);
+	unlink(path);
+	ck_assert_int_eq(cal_criterion_load(path, 0, &c, &resolved, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "No such file"), "%s", err);
+}
+END_TEST
+
+START_TEST(test_opts_check)
+{
+	struct cal_opts o;
+	char err[128];
+	cal_opts_defaults(&o, 0);
+	ck_assert_int_eq(cal_opts_check(&o, err, sizeof(err)), 0);
+	o.search.q_lo = 0.6;
+	ck_assert_int_eq(cal_opts_check(&o, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "quantiles"), "%s", err);
+	cal_opts_defaults(&o, 1);
+	o.samples = 1;
+	ck_assert_int_eq(cal_opts_check(&o, err, sizeof(err)), -1);
+	struct cal_result r;
+	ck_assert_int_eq(cal_run(&o, &r), -1);
+	ck_assert_int_eq(errno, EINVAL);
+}
+END_TEST
+
+/* The workload's result is the number of additions (nothing was folded away
+ * into a wrong value). */
+START_TEST(test_chain)
+{
+	ck_assert_uint_eq(cal_chain(1), CAL_GROUP);
+	ck_assert_uint_eq(cal_chain(1000), 1000 * CAL_GROUP);
+	ck_assert_uint_eq(cal_chain(0), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cal_search");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_interval_found);
+	tcase_add_test(tc, test_interval_unable);
+	tcase_add_test(tc, test_resolution);
+	tcase_add_test(tc, test_report_schema_and_load);
+	tcase_add_test(tc, test_opts_check);
+	tcase_add_test(tc, test_chain);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
