@@ -151,18 +151,8 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 		if (pass < 0)
 			goto fail;
 		r->rounds[r->nrounds++] = st;
-		if (pass) {
-			r->interval.found = 1;
-			r->interval.round = r->nrounds - 1;
-			r->interval.cy = st.med_cy;
-			r->interval.ns = st.med_ns;
+		if (cal_interval_step(&r->interval, r->nrounds - 1, &st, pass, &o->search))
 			break;
-		}
-		if (st.med_ns > o->search.threshold_ns) {
-			r->interval.unable = 1;
-			r->interval.round = r->nrounds - 1;
-			break;
-		}
 		uint64_t next = round_adds((double)adds * o->growth);
 		adds = next > adds ? next : adds + CAL_GROUP;
 	}

@@ -64,6 +64,23 @@ int cal_round_check(const struct cal_round *r, const struct cal_rate *rate,
 	return st->pass_ns && st->pass_cy;
 }
 
+int cal_interval_step(struct cal_interval *out, size_t r, const struct cal_round_stat *st, int pass,
+		      const struct cal_search_opts *o)
+{
+	out->round = r;
+	if (pass) {
+		out->found = 1;
+		out->cy = st->med_cy;
+		out->ns = st->med_ns;
+		return 1;
+	}
+	if (st->med_ns > o->threshold_ns) {
+		out->unable = 1;
+		return 1;
+	}
+	return 0;
+}
+
 int cal_find_interval(const struct cal_round *rounds, size_t nr, const struct cal_rate *rate,
 		      const struct cal_search_opts *o, struct cal_round_stat *stats,
 		      struct cal_interval *out)
@@ -76,17 +93,8 @@ int cal_find_interval(const struct cal_round *rounds, size_t nr, const struct ca
 			return -1;
 		if (stats)
 			stats[r] = st;
-		out->round = r;
-		if (pass) {
-			out->found = 1;
-			out->cy = st.med_cy;
-			out->ns = st.med_ns;
+		if (cal_interval_step(out, r, &st, pass, o))
 			return (int)(r + 1);
-		}
-		if (st.med_ns > o->threshold_ns) {
-			out->unable = 1;
-			return (int)(r + 1);
-		}
 	}
 	return (int)nr;
 }

@@ -48,6 +48,13 @@ struct cal_interval {
 	double cy, ns; /* the shortest trustworthy interval: R0's medians */
 };
 
+/* One step of the search: round r, summarised in st, passed (pass 1) or not.
+ * A passing round is R0 (found); a failing round whose median wall interval
+ * is above threshold_ns ends the search (unable).  Return 1 when the search
+ * ends here, 0 when the next round is needed.  out starts zeroed. */
+int cal_interval_step(struct cal_interval *out, size_t r, const struct cal_round_stat *st, int pass,
+		      const struct cal_search_opts *o);
+
 /* Search rounds[0..nr-1] (increasing adds) in order: the first that passes
  * cal_round_check is R0; a failing round whose median wall interval is above
  * threshold_ns ends the search (unable).  stats, if not NULL, receives the
