@@ -10,20 +10,21 @@ void cal_criterion_defaults(struct cal_criterion *c)
 {
 	c->q = 0.1;
 	c->resolution = 0;
+	c->relative = 0;
 	c->alpha = 0.01;
 }
 
-void cal_band(const double *sorted, size_t n, double q, double resolution, double *lo,
+void cal_band(const double *sorted, size_t n, double q, double delta, double *lo,
 	      double *hi)
 {
-	*lo = cal_quantile_sorted(sorted, n, q / 2) - resolution;
-	*hi = cal_quantile_sorted(sorted, n, 1 - q / 2) + resolution;
+	*lo = cal_quantile_sorted(sorted, n, q / 2) - delta;
+	*hi = cal_quantile_sorted(sorted, n, 1 - q / 2) + delta;
 }
 
 int cal_judge(const double *a, size_t na, const double *b, size_t nb,
 	      const struct cal_criterion *c, struct cal_verdict *v)
 {
-	if (na == 0 || nb == 0 || !(c->q >= 0 && c->q <= 1) || !(c->resolution >= 0) ||
+	if (na == 0 || nb == 0 || !(c->q >= 0 && c->q <= 1) || !(c->resolution >= 0) || !(c->relative >= 0) ||
 	    !(c->alpha > 0 && c->alpha < 1)) {
 		errno = EINVAL;
 		return -1;
@@ -45,12 +46,13 @@ int cal_judge(const double *a, size_t na, const double *b, size_t nb,
 	v->med_b = cal_quantile_sorted(sb, nb, 0.5);
 	v->diff = v->med_b - v->med_a;
 	v->rel = v->med_a != 0 ? v->diff / fabs(v->med_a) : 0;
-	cal_band(sa, na, c->q, c->resolution, &v->band_lo, &v->band_hi);
+	v->delta = fmax(c->resolution, c->relative * fabs(v->med_a));
+	cal_band(sa, na, c->q, v->delta, &v->band_lo, &v->band_hi);
 	for (size_t i = 0; i < nb; i++)
 		v->outside += sb[i] < v->band_lo || sb[i] > v->band_hi;
 	v->p_band = cal_binom_sf(v->outside, nb, c->q);
 	v->significant = v->test.p_two_sided < c->alpha;
-	v->above_resolution = fabs(v->diff) > c->resolution;
+	v->above_resolution = fabs(v->diff) > v->delta;
 	v->beyond_band = v->p_band < c->alpha;
 	v->real = v->significant && v->above_resolution && v->beyond_band;
 	free(sa);

@@ -11,16 +11,19 @@
 struct cal_criterion {
 	double q;          /* fraction of measurements affected by timing error (0.1) */
 	double resolution; /* the calibrated resolution, in the timings' unit (>= 0) */
+	double relative;   /* the same relative to the interval it was measured at (>= 0):
+			      the resolution used is max(resolution, relative * |median(A)|) */
 	double alpha;      /* significance level (0.01) */
 };
 
-/* q = 0.1, resolution = 0, alpha = 0.01. */
+/* q = 0.1, resolution = 0, relative = 0, alpha = 0.01. */
 void cal_criterion_defaults(struct cal_criterion *c);
 
 struct cal_verdict {
 	struct cal_test test;     /* rank-sum of b against a */
 	double med_a, med_b;      /* medians */
 	double diff, rel;         /* med_b - med_a, and that over med_a (0 if med_a is 0) */
+	double delta;             /* the resolution used: max(resolution, relative * |med_a|) */
 	double band_lo, band_hi;  /* a's quantiles q/2 and 1 - q/2, widened by the resolution */
 	size_t outside;           /* samples of b outside the band */
 	double p_band;            /* P(Binomial(nb, q) >= outside) */
@@ -30,17 +33,17 @@ struct cal_verdict {
 	int real;                 /* all three: a real performance fluctuation */
 };
 
-/* The band [Q(q/2) - resolution, Q(1 - q/2) + resolution] of the SORTED
+/* The band [Q(q/2) - delta, Q(1 - q/2) + delta] of the SORTED
  * sample a[0..n-1] (n >= 1, 0 <= q <= 1). */
-void cal_band(const double *sorted, size_t n, double q, double resolution, double *lo,
+void cal_band(const double *sorted, size_t n, double q, double delta, double *lo,
 	      double *hi);
 
 /* Judge b[0..nb-1] against the reference a[0..na-1] with criterion c.  Real
  * iff the rank-sum test finds a difference (two-sided p < alpha), the
- * difference of medians exceeds the resolution, and more of b lies outside
- * a's widened band than timing error explains (binomial tail < alpha).
- * Return 0 with *v filled, or -1 with errno set (EINVAL: an empty sample, a
- * NaN, q outside [0, 1], a negative resolution; ENOMEM). */
+ * difference of medians exceeds the resolution delta, and more of b lies
+ * outside a's band widened by delta than timing error explains (binomial
+ * tail < alpha).  Return 0 with *v filled, or -1 with errno set (EINVAL: an
+ * empty sample, a NaN, q outside [0, 1], a negative resolution; ENOMEM). */
 int cal_judge(const double *a, size_t na, const double *b, size_t nb,
 	      const struct cal_criterion *c, struct cal_verdict *v);
 

@@ -124,9 +124,11 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	x = json_object_new_object();
 	add(x, "q", num(o->q));
 	add(x, "alpha", num(o->search.alpha));
-	add(x, "band", json_object_new_string("[Q(q/2) - resolution, Q(1 - q/2) + resolution]"));
+	add(x, "band", json_object_new_string("[Q(q/2) - R, Q(1 - q/2) + R], R = max(resolution, resolution_relative * median)"));
 	add(x, "resolution_ns", num_or_null(res, rs->d_ns));
 	add(x, "resolution_cy", num_or_null(res && cy, rs->d_cy));
+	/* Unresolved: the largest difference tested is all that can be said. */
+	add(x, "resolution_relative", num(res ? rs->rel : o->step * o->steps));
 	add(j, "criterion", x);
 	return j;
 }
@@ -214,8 +216,8 @@ int cal_criterion_load(const char *path, int cycles, struct cal_criterion *c, in
 		       char *err, size_t errlen)
 {
 	struct json_object *j = json_object_from_file(path), *crit, *ver;
-	double q, alpha, res = 0;
-	int qn, an, rn;
+	double q, alpha, res = 0, rel = 0;
+	int qn, an, rn, reln;
 	if (!j) {
 		int saved = errno;
 		if (access(path, R_OK) < 0)
@@ -229,6 +231,7 @@ int cal_criterion_load(const char *path, int cycles, struct cal_criterion *c, in
 	    !json_object_object_get_ex(j, "criterion", &crit) || !crit ||
 	    get_num(crit, "q", &q, &qn) < 0 || qn || get_num(crit, "alpha", &alpha, &an) < 0 || an ||
 	    get_num(crit, cycles ? "resolution_cy" : "resolution_ns", &res, &rn) < 0 ||
+	    get_num(crit, "resolution_relative", &rel, &reln) < 0 || reln || !(rel >= 0 && rel < 1) ||
 	    !(q > 0 && q < 1) || !(alpha > 0 && alpha < 1) || (!rn && !(res >= 0))) {
 		snprintf(err, errlen, "%s: not a calibration (mpiwatch calibrate --json, version 1)", path);
 		json_object_put(j);
@@ -248,6 +251,7 @@ int cal_criterion_load(const char *path, int cycles, struct cal_criterion *c, in
 	c->q = q;
 	c->alpha = alpha;
 	c->resolution = rn ? 0 : res;
+	c->relative = rel;
 	*resolved = !rn;
 	json_object_put(j);
 	return 0;

@@ -19,8 +19,9 @@ struct json_object *cal_report_json(const struct cal_result *r);
 int cal_report_text(FILE *f, const struct cal_result *r);
 
 /* The criterion from a calibration JSON file (written by cal_report_json):
- * q, alpha, and the resolution in cycles (cycles != 0) or ns.  A calibration
- * that found no resolution gives 0 and *resolved = 0.  Return 0, or -1 with a
+ * q, alpha, the resolution in cycles (cycles != 0) or ns, and the relative
+ * resolution.  A calibration that found no resolution gives resolution 0,
+ * relative = the largest difference it tested (step * steps) and *resolved = 0.  Return 0, or -1 with a
  * message naming the file in err (errno set: EINVAL for a file that is not a
  * calibration, or has no cycle figures when cycles are asked for). */
 int cal_criterion_load(const char *path, int cycles, struct cal_criterion *c, int *resolved,

@@ -29,9 +29,10 @@ static void usage(FILE *f)
 		"--unit cycles; blank lines and '#' comments are skipped); A is the\n"
 		"reference.  B differs from A by a real performance fluctuation when the\n"
 		"Wilcoxon rank-sum test finds a difference (two-sided p < alpha, default\n"
-		"0.01), the difference of medians exceeds the calibrated resolution, and\n"
-		"more of B lies outside A's band [Q(q/2) - resolution, Q(1-q/2) + resolution]\n"
-		"than timing error explains (q default 0.1).  The resolution, q and alpha\n"
+		"0.01), the difference of medians exceeds the calibrated resolution R, and\n"
+		"more of B lies outside A's band [Q(q/2) - R, Q(1-q/2) + R] than timing error\n"
+		"explains (q default 0.1).  R is the larger of the calibrated resolution and\n"
+		"the calibrated relative resolution times A's median.  The resolution, q and alpha\n"
 		"come from --calibration FILE (mpiwatch calibrate --json), else from a quick\n"
 		"calibration run now; --resolution, --q and --alpha override them.\n"
 		"--json: the result as JSON (doc/schemas/fluctuation.schema.json) instead of\n"
@@ -163,10 +164,12 @@ int mw_cli_analyze_fluctuation(int argc, char **argv)
 		}
 		resolved = r.interval.found && r.resolution.found;
 		c.resolution = resolved ? (cycles ? r.resolution.d_cy : r.resolution.d_ns) : 0;
+		c.relative = resolved ? r.resolution.rel : o.step * o.steps;
 		cal_result_free(&r);
 	}
 	if (set_res) {
 		c.resolution = res;
+		c.relative = 0;
 		resolved = 1;
 		source = "--resolution";
 	}
@@ -175,8 +178,9 @@ int mw_cli_analyze_fluctuation(int argc, char **argv)
 	if (set_alpha)
 		c.alpha = alpha;
 	if (!resolved)
-		fprintf(stderr, ME ": warning: the calibration (%s) found no resolution; judging with "
-				"resolution 0\n", source);
+		fprintf(stderr, ME ": warning: the calibration (%s) found no resolution: judging with the "
+				"largest difference it tested, %.3g%% of A's median\n",
+			source, c.relative * 100);
 
 	struct cal_verdict v;
 	if (cal_judge(a, na, b, nb, &c, &v) < 0) {
@@ -201,7 +205,8 @@ int mw_cli_analyze_fluctuation(int argc, char **argv)
 		json_object_object_add(o, "p_less", jnum(v.test.p_less));
 		json_object_object_add(o, "difference", jnum(v.diff));
 		json_object_object_add(o, "relative", jnum(v.rel));
-		json_object_object_add(o, "resolution", jnum(c.resolution));
+		json_object_object_add(o, "resolution", jnum(v.delta));
+		json_object_object_add(o, "resolution_relative", jnum(c.relative));
 		json_object_object_add(o, "resolution_from", json_object_new_string(source));
 		json_object_object_add(o, "resolved", json_object_new_boolean(resolved));
 		json_object_object_add(o, "q", jnum(c.q));
@@ -226,7 +231,7 @@ int mw_cli_analyze_fluctuation(int argc, char **argv)
 		printf("rank-sum test: U = %.6g, p = %.3g two-sided (B greater: %.3g, B less: %.3g; %s)\n",
 		       v.test.statistic, v.test.p_two_sided, v.test.p_greater, v.test.p_less, method(&v.test));
 		printf("difference of medians: %+.6g %s (%+.2f%%); resolution %.6g %s (%s)\n", v.diff, unit,
-		       v.rel * 100, c.resolution, unit, source);
+		       v.rel * 100, v.delta, unit, source);
 		printf("band of A: [%.6g, %.6g] %s (quantiles %g and %g, widened by the resolution); "
 		       "%zu of B's %zu outside (p = %.3g, q = %g)\n",
 		       v.band_lo, v.band_hi, unit, c.q / 2, 1 - c.q / 2, v.outside, nb, v.p_band, c.q);

@@ -170,6 +170,7 @@ START_TEST(test_report_schema_and_load)
 	ck_assert(c.q == o.q && c.alpha == o.search.alpha);
 	ck_assert_int_eq(resolved, r.interval.found && r.resolution.found);
 	ck_assert(c.resolution == (resolved ? r.resolution.d_ns : 0));
+	ck_assert(c.relative == (resolved ? r.resolution.rel : o.step * o.steps));
 	json_object_put(j);
 	json_object_put(s);
 	cal_result_free(&r);

@@ -273,6 +273,16 @@ START_TEST(test_judge)
 	ck_assert_int_eq(cal_judge(a, n, tiny, n, &c, &v), 0);
 	ck_assert_int_eq(v.above_resolution, 0);
 	ck_assert_int_eq(v.real, 0);
+	/* A relative resolution of 1 % of A's median (about 10) wins over 5. */
+	c.relative = 0.01;
+	ck_assert_int_eq(cal_judge(a, n, slow, n, &c, &v), 0);
+	near(v.delta, 0.01 * v.med_a, 1e-12);
+	ck_assert_int_eq(v.real, 1);
+	c.relative = 0.2; /* 20 %: the 10 % shift is below it */
+	ck_assert_int_eq(cal_judge(a, n, slow, n, &c, &v), 0);
+	ck_assert_int_eq(v.above_resolution, 0);
+	ck_assert_int_eq(v.real, 0);
+	c.relative = 0;
 	c.q = 2;
 	ck_assert_int_eq(cal_judge(a, n, slow, n, &c, &v), -1);
 	ck_assert_int_eq(errno, EINVAL);
