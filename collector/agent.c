@@ -58,10 +58,6 @@ struct ag_rank {
 	int32_t pid;
 	uint64_t start_ns;
 	int size;
-	/* what we saw */
-	uint64_t completions, calls;
-	double t_completion; /* when completions last changed */
-	double t_call;       /* when calls last changed */
 	struct mw_stall rule; /* the one stall rule's memory (shared/stall.h) */
 	int gone_ticks;      /* ticks the pid was seen dead without an exit record */
 	int32_t dumps_sent;  /* slot dumps count forwarded */
@@ -114,8 +110,7 @@ static void rank_reset(struct ag_rank *x)
 	x->t_vanished = 0;
 	free(x->dump_json);
 	x->dump_json = NULL;
-	x->t_completion = x->t_call = mono();
-	memset(&x->rule, 0, sizeof x->rule);
+	memset(&x->rule, 0, sizeof x->rule); /* starts afresh at the next look */
 }
 
 static int scan_cb(const char *path, int rank, void *arg)
@@ -432,8 +427,6 @@ static void watch_rank(struct agent *a, struct ag_rank *x, double now)
 		x->pid = s->pid;
 		x->start_ns = s->start_ns;
 		x->size = s->world_size;
-		x->completions = s->completions;
-		x->calls = s->calls;
 		x->dumps_sent = s->dumps; /* dumps of an earlier life are not news */
 	}
 	if (x->size <= 0 || x->size <= x->rank)
@@ -449,16 +442,11 @@ static void watch_rank(struct agent *a, struct ag_rank *x, double now)
 		}
 		return;
 	}
-	if (s->completions != x->completions) {
-		x->completions = s->completions;
-		x->t_completion = now;
-	}
-	if (s->calls != x->calls) {
-		x->calls = s->calls;
-		x->t_call = now;
-	}
-	idle_c = now - x->t_completion;
-	idle_k = now - x->t_call;
+	/* The one stall rule (shared/stall.c); it also keeps when the
+	 * completions and the calls last moved, for the idle times told. */
+	cls = mw_stall_rule(&x->rule, s, now, T);
+	idle_c = now - x->rule.t_completion;
+	idle_k = now - x->rule.t_call;
 	finalized = s->state == MW_STATE_FINALIZED || strcmp(s->call.name, "MPI_Finalize") == 0;
 	exited = (s->exit_flags & MW_SLOT_EXIT_VALID) != 0;
 
@@ -495,11 +483,9 @@ static void watch_rank(struct agent *a, struct ag_rank *x, double now)
 	}
 	if (s->state == MW_STATE_INIT)
 		return;
-	/* The one stall rule (shared/stall.c).  A rank the MPI library aborts
-	 * inside a call (an argument error under MPI_ERRORS_ARE_FATAL) is gone
-	 * long before it has been in that call for T: it is seen ending in
-	 * it, not stuck in it. */
-	cls = mw_stall_rule(&x->rule, s, now, T);
+	/* A rank the MPI library aborts inside a call (an argument error
+	 * under MPI_ERRORS_ARE_FATAL) is gone long before it has been in that
+	 * call for T: it is seen ending in it, not stuck in it. */
 	if (cls == MW_STALL_STUCK || cls == MW_STALL_POLLING) {
 		if (x->beat_state != MW_HB_S_IN_MPI)
 			set_beat(a, x, &sn, MW_HB_S_IN_MPI, idle_c);
