@@ -145,7 +145,6 @@ static void slow_text(const struct col_rank *x, char *buf, size_t len)
 	snprintf(buf, len, "in %s, its transfer moves (%s): slow, not stuck", x->call[0] ? x->call : "MPI",
 		 !strncmp(how, "recv_buffer", 11) ? "its receive buffer is filling"
 		 : !strncmp(how, "io", 2)	 ? "it reads or writes data"
-		 : !strncmp(how, "mpi_t", 5)	 ? "the MPI library counts bytes moving"
 						 : "data moving");
 }
 

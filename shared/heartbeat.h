@@ -117,7 +117,7 @@ struct mw_hb_beat {
 	double idle_s;                /* seconds without progress when sent */
 	int32_t exit_code;            /* -1 unknown / not exited */
 	int32_t exit_signal;          /* 0 none */
-	char moving[32];              /* slow: what moved ("recv_buffer,io,mpi_t"), else "" */
+	char moving[32];              /* slow: what moved ("recv_buffer,io"), else "" */
 };
 
 struct mw_hb_msg {

@@ -139,7 +139,6 @@ struct mw_slot {
 /* What moved (slot motion_src; the heartbeat's "moving" names them). */
 #define MW_MOTION_RECVBUF 1u /* bytes in a pending receive buffer changed */
 #define MW_MOTION_IO 2u      /* the MPI thread's read/write byte counts grew */
-#define MW_MOTION_MPIT 4u    /* an MPI_T byte counter grew (reserved: not read today) */
 
 /* Names of the bits set in src, comma-separated ("recv_buffer,io"), into
  * buf ("" for none).  Return buf. */

@@ -309,7 +309,7 @@ const char *mw_slot_mode_name(uint32_t mode)
 
 char *mw_motion_names(uint32_t src, char *buf, size_t len)
 {
-	static const char *const n[] = {"recv_buffer", "io", "mpi_t"};
+	static const char *const n[] = {"recv_buffer", "io"};
 	size_t used = 0;
 	if (!len)
 		return buf;
