@@ -35,16 +35,17 @@
 #define RUN_EXIT_HANG 2
 #define RUN_EXIT_USAGE 2
 
+/* mpiwatch run plays the site: its own defaults, given as plugstack.conf
+ * arguments would be (a short timeout: one machine, a program under test). */
+static char *const run_site[] = {"timeout=10"};
+
 struct run_opts {
 	long np;
-	double timeout;
-	double hang_limit; /* 0: the collector's default (10 x timeout) */
-	const char *threshold;
+	struct mw_jobconf jc; /* timeout, threshold, hang_limit, profile */
 	const char *report;
 	const char *dir;
 	int mpi; /* enum mw_mpi_kind */
 	int verbose;
-	int profile; /* --profile: MPIWATCH_PROFILE=DIR/profile, imbalance report at the end */
 	char **prog; /* argv of the program */
 };
 
@@ -73,21 +74,6 @@ static void run_usage(FILE *f)
 		"is ended).\n");
 }
 
-static int parse_threshold_ok(const char *s)
-{
-	char buf[32];
-	size_t n = strlen(s);
-	long v;
-	if (!n || n >= sizeof(buf))
-		return 0;
-	memcpy(buf, s, n + 1);
-	if (buf[n - 1] == '%') {
-		buf[n - 1] = '\0';
-		return mw_conf_parse_long(buf, 1, 100, &v) == 0;
-	}
-	return mw_conf_parse_long(buf, 1, 1000000, &v) == 0;
-}
-
 static int parse_opts(int argc, char **argv, struct run_opts *o)
 {
 	static const struct option lo[] = {
@@ -97,38 +83,34 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
 		{"profile", 0, 0, 'P'},
 		{0, 0, 0, 0}};
 	int c;
+	char err[600];
 
 	o->np = 2;
-	o->timeout = 10;
-	o->threshold = "1";
 	o->mpi = MW_MPI_UNKNOWN;
+	if (mw_jobconf_init(&o->jc) < 0 ||
+	    mw_jobconf_parse_site(&o->jc, 1, run_site, err, sizeof(err)) != 0) {
+		fprintf(stderr, "mpiwatch run: out of memory\n");
+		return -1;
+	}
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+n:t:r:d:vh", lo, NULL)) != -1) {
+		const char *key = c == 't' ? "timeout" : c == 'L' ? "hang_limit" : c == 'T' ? "threshold"
+				: c == 'P' ? "profile" : NULL;
+		if (key) {
+			/* The settings: the one table's ranges (shared/jobconf.c). */
+			if (mw_jobconf_set(&o->jc, MW_JC_USER, key, c == 'P' ? "yes" : optarg, err,
+					   sizeof(err)) < 0) {
+				fprintf(stderr, "mpiwatch run: %s\n", err);
+				return -1;
+			}
+			continue;
+		}
 		switch (c) {
 		case 'n':
 			if (mw_conf_parse_long(optarg, 1, 4096, &o->np) < 0) {
 				fprintf(stderr, "mpiwatch run: -n %s: expected a rank count from 1 to 4096\n", optarg);
 				return -1;
 			}
-			break;
-		case 't':
-			if (mw_conf_parse_double(optarg, MW_TIMEOUT_MIN, MW_TIMEOUT_MAX, &o->timeout) < 0) {
-				fprintf(stderr, "mpiwatch run: --timeout %s: expected seconds, at least 1\n", optarg);
-				return -1;
-			}
-			break;
-		case 'L':
-			if (mw_conf_parse_double(optarg, MW_HANG_LIMIT_MIN, MW_HANG_LIMIT_MAX, &o->hang_limit) < 0) {
-				fprintf(stderr, "mpiwatch run: --hang-limit %s: expected seconds, at least 1\n", optarg);
-				return -1;
-			}
-			break;
-		case 'T':
-			if (!parse_threshold_ok(optarg)) {
-				fprintf(stderr, "mpiwatch run: --threshold %s: expected a rank count or a percentage (1%%-100%%)\n", optarg);
-				return -1;
-			}
-			o->threshold = optarg;
 			break;
 		case 'r':
 			o->report = optarg;
@@ -145,9 +127,6 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
 				fprintf(stderr, "mpiwatch run: --mpi %s: expected openmpi or mpich\n", optarg);
 				return -1;
 			}
-			break;
-		case 'P':
-			o->profile = 1;
 			break;
 		case 'v':
 			o->verbose = 1;
@@ -238,9 +217,9 @@ static int write_token(const char *path)
 	return rc;
 }
 
-static int run_main(int argc, char **argv)
+/* Everything after the options. */
+static int run_watched(struct run_opts *o)
 {
-	struct run_opts o = {0};
 	struct mw_run_paths paths;
 	struct mw_run_procs procs = {0};
 	char work[] = "/dev/shm/mpiwatch-run.XXXXXX", outdir[PATH_MAX], report[PATH_MAX + 16];
@@ -248,15 +227,13 @@ static int run_main(int argc, char **argv)
 	int coll_port, probe_port, status = 0, exit_code = 1, hang = 0;
 	double deadline;
 
-	if (parse_opts(argc, argv, &o) < 0)
-		return RUN_EXIT_USAGE;
-	mw_log_open("mpiwatch run", MW_LOG_STDERR, o.verbose ? LOG_DEBUG : LOG_WARNING);
+	mw_log_open("mpiwatch run", MW_LOG_STDERR, o->verbose ? LOG_DEBUG : LOG_WARNING);
 	if (mw_run_find_paths(&paths) < 0)
 		return 1;
-	if (o.mpi == MW_MPI_UNKNOWN) {
+	if (o->mpi == MW_MPI_UNKNOWN) {
 		char prog[PATH_MAX];
-		if (mw_run_which(o.prog[0], prog, sizeof(prog)) < 0) {
-			fprintf(stderr, "mpiwatch run: %s: program not found\n", o.prog[0]);
+		if (mw_run_which(o->prog[0], prog, sizeof(prog)) < 0) {
+			fprintf(stderr, "mpiwatch run: %s: program not found\n", o->prog[0]);
 			return 1;
 		}
 		int k = mw_elf_mpi_kind(prog);
@@ -266,15 +243,15 @@ static int run_main(int argc, char **argv)
 				prog);
 			return 1;
 		}
-		o.mpi = k;
+		o->mpi = k;
 	}
 	if (!mkdtemp(work)) {
 		fprintf(stderr, "mpiwatch run: cannot create a work folder in /dev/shm: %s\n", strerror(errno));
 		return 1;
 	}
 	snprintf(slots, sizeof(slots), "%s/slots", work);
-	if (o.dir)
-		snprintf(outdir, sizeof(outdir), "%s", o.dir);
+	if (o->dir)
+		snprintf(outdir, sizeof(outdir), "%s", o->dir);
 	else
 		snprintf(outdir, sizeof(outdir), "mpiwatch-run.%d", (int)getpid());
 	if (mkdir(slots, 0700) < 0 || (mkdir(outdir, 0755) < 0 && errno != EEXIST)) {
@@ -286,8 +263,8 @@ static int run_main(int argc, char **argv)
 	snprintf(txt, sizeof(txt), "%s/report.txt", outdir);
 	char profdir[PATH_MAX + 16];
 	snprintf(profdir, sizeof(profdir), "%s/profile", outdir);
-	if (o.profile && setenv("MPIWATCH_PROFILE", profdir, 1) < 0) /* the ranks inherit it */
-		o.profile = 0;
+	if (o->jc.profile && setenv("MPIWATCH_PROFILE", profdir, 1) < 0) /* the ranks inherit it */
+		o->jc.profile = 0;
 	unlink(report);
 	unlink(txt);
 	coll_port = free_port(SOCK_STREAM);
@@ -310,9 +287,9 @@ static int run_main(int argc, char **argv)
 
 	struct mw_run_spec spec = {
 		.work = work, .slots = slots, .outdir = outdir, .report = report, .auth_file = token,
-		.timeout = o.timeout, .hang_limit = o.hang_limit, .threshold = o.threshold, .np = o.np,
-		.collector_port = coll_port, .probe_port = probe_port, .mpi = o.mpi,
-		.prog = o.prog, .verbose = o.verbose,
+		.jc = &o->jc, .np = o->np,
+		.collector_port = coll_port, .probe_port = probe_port, .mpi = o->mpi,
+		.prog = o->prog, .verbose = o->verbose,
 	};
 	if (mw_run_start_helpers(&paths, &spec, &procs) < 0) {
 		mw_run_stop_helpers(&procs);
@@ -349,7 +326,7 @@ static int run_main(int argc, char **argv)
 		/* The program ended.  If it failed, give the agent and collector
 		 * time to see which rank died and how. */
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-			deadline = now_s() + 5 + o.timeout;
+			deadline = now_s() + 5 + o->jc.timeout;
 			while (now_s() < deadline) {
 				if (read_verdict(report, verdict, sizeof(verdict)))
 					break;
@@ -365,14 +342,25 @@ static int run_main(int argc, char **argv)
 	read_verdict(report, verdict, sizeof(verdict));
 	if (verdict[0] && strcmp(verdict, "none"))
 		print_file(txt, stderr);
-	if (o.report && mw_run_copy_file(report, o.report) < 0)
-		fprintf(stderr, "mpiwatch run: cannot write %s: %s\n", o.report, strerror(errno));
+	if (o->report && mw_run_copy_file(report, o->report) < 0)
+		fprintf(stderr, "mpiwatch run: cannot write %s: %s\n", o->report, strerror(errno));
 	fprintf(stderr, "mpiwatch: verdict %s%s; report %s\n", verdict[0] ? verdict : "unknown",
-		hang ? " (the program was ended)" : "", o.report ? o.report : report);
-	if (o.profile && !hang)
+		hang ? " (the program was ended)" : "", o->report ? o->report : report);
+	if (o->jc.profile && !hang)
 		mw_cli_imbalance_report(profdir, outdir);
 	mw_rmtree(work, (uid_t)-1);
 	return exit_code;
+}
+
+static int run_main(int argc, char **argv)
+{
+	struct run_opts o = {0};
+	int rc = RUN_EXIT_USAGE;
+
+	if (parse_opts(argc, argv, &o) == 0)
+		rc = run_watched(&o);
+	mw_jobconf_free(&o.jc);
+	return rc;
 }
 
 MW_CLI_COMMAND(run, "run", "run [-n N] [--timeout S] [--mpi KIND] -- PROGRAM [ARGS...]",

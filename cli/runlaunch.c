@@ -146,7 +146,7 @@ int mw_run_start_helpers(const struct mw_run_paths *p, const struct mw_run_spec 
 			 struct mw_run_procs *procs)
 {
 	char conf[PATH_MAX], sock[PATH_MAX], log[PATH_MAX], sjob[32], sport[16], sprobe[16],
-		stimeout[32], scoll[64];
+		scoll[64], settings[PATH_MAX], err[600];
 	FILE *f;
 
 	procs->err_fd = -1;
@@ -169,31 +169,34 @@ int mw_run_start_helpers(const struct mw_run_paths *p, const struct mw_run_spec 
 	snprintf(sjob, sizeof(sjob), "%d", (int)getpid());
 	snprintf(sport, sizeof(sport), "%d", s->collector_port);
 	snprintf(sprobe, sizeof(sprobe), "%d", s->probe_port);
-	snprintf(stimeout, sizeof(stimeout), "%g", s->timeout);
+	/* One machine: mpiwatch run ends the program itself after a verdict,
+	 * and there is no Slurm to drain a node or take a comment. */
+	const char *fixed[][2] = {{"port", sport}, {"probe_port", sprobe}, {"nhd_socket", sock},
+				  {"dir", s->outdir}, {"action", "report"}, {"drain", "no"},
+				  {"post", "no"}};
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		if (mw_jobconf_set(s->jc, MW_JC_JOB, fixed[i][0], fixed[i][1], err, sizeof(err)) < 0) {
+			fprintf(stderr, "mpiwatch run: %s\n", err);
+			return -1;
+		}
+	s->jc->hang_limit = mw_jobconf_hang_limit(s->jc->hang_limit, s->jc->timeout);
+	snprintf(settings, sizeof(settings), "%s/%s", s->work, MW_JOBCONF_FILE);
+	if (mw_jobconf_write(s->jc, settings, (uid_t)-1, (gid_t)-1) < 0) {
+		fprintf(stderr, "mpiwatch run: %s: %s\n", settings, strerror(errno));
+		return -1;
+	}
 	snprintf(log, sizeof(log), "%s/collector.log", s->outdir);
 	char snp[16];
 	snprintf(snp, sizeof(snp), "%ld", s->np);
-	char *coll_argv[] = {(char *)p->collector, "--job", sjob, "--nodes", "localhost", "--port",
-			     sport, "--timeout", stimeout, "--threshold", (char *)s->threshold,
-			     "--dir", (char *)s->outdir, "--report", (char *)s->report,
-			     "--action", "report", "--drain", "no", "--post", "no",
-			     "--nhd-socket", sock, "--probe-port", sprobe, "--ranks", snp,
-			     "--job-check", "0", "--ports", "1", "--auth-file", (char *)s->auth_file, NULL, NULL, NULL};
-	char shang[32];
-	if (s->hang_limit > 0) {
-		size_t n = 0;
-		while (coll_argv[n])
-			n++;
-		snprintf(shang, sizeof(shang), "%g", s->hang_limit);
-		coll_argv[n] = "--hang-limit";
-		coll_argv[n + 1] = shang;
-	}
+	char *coll_argv[] = {(char *)p->collector, "--job", sjob, "--nodes", "localhost",
+			     "--settings", settings, "--report", (char *)s->report, "--ranks", snp,
+			     "--job-check", "0", "--ports", "1", "--auth-file", (char *)s->auth_file, NULL};
 	procs->collector = spawn(coll_argv, log, NULL);
 
 	snprintf(scoll, sizeof(scoll), "127.0.0.1:%d", s->collector_port);
 	snprintf(log, sizeof(log), "%s/agent.log", s->outdir);
 	char *agent_argv[] = {(char *)p->agent, "--job", sjob, "--node", "localhost", "--rundir",
-			      (char *)s->slots, "--collector", scoll, "--timeout", stimeout,
+			      (char *)s->slots, "--collector", scoll, "--settings", settings,
 			      "--job-check", "0", "--ports", "1", "--auth-file", (char *)s->auth_file, NULL};
 	procs->agent = spawn(agent_argv, log, NULL);
 	if (procs->nhd < 0 || procs->collector < 0 || procs->agent < 0) {
@@ -229,7 +232,7 @@ static int add_env(char **v, int *n, const char *fmt, const char *val)
 int mw_run_start_program(const struct mw_run_paths *p, const struct mw_run_spec *s,
 			 struct mw_run_procs *procs)
 {
-	char launcher[PATH_MAX], preload[8192], stimeout[32], snp[16];
+	char launcher[PATH_MAX], preload[8192], settings[PATH_MAX], snp[16];
 	const char *user_preload = getenv("LD_PRELOAD");
 	char *envs[8];
 	int nenv = 0;
@@ -240,10 +243,10 @@ int mw_run_start_program(const struct mw_run_paths *p, const struct mw_run_spec 
 		snprintf(preload, sizeof(preload), "%s %s", user_preload, p->lib);
 	else
 		snprintf(preload, sizeof(preload), "%s", p->lib);
-	snprintf(stimeout, sizeof(stimeout), "%g", s->timeout);
+	snprintf(settings, sizeof(settings), "%s/%s", s->work, MW_JOBCONF_FILE);
 	snprintf(snp, sizeof(snp), "%ld", s->np);
 	add_env(envs, &nenv, "LD_PRELOAD=%s", preload);
-	add_env(envs, &nenv, "MPIWATCH_TIMEOUT=%s", stimeout);
+	add_env(envs, &nenv, MW_JOBCONF_ENV "=%s", settings);
 	add_env(envs, &nenv, "MPIWATCH_RUNDIR=%s", s->slots);
 	char dumps[PATH_MAX];
 	snprintf(dumps, sizeof(dumps), "%s/dumps", s->slots);

@@ -6,6 +6,8 @@
 #include <limits.h>
 #include <sys/types.h>
 
+#include "jobconf.h"
+
 /* Where the pieces are, found next to the running mpiwatch binary (build tree
  * or installed tree); $MPIWATCH_LIB overrides the monitor library. */
 struct mw_run_paths {
@@ -20,10 +22,11 @@ struct mw_run_spec {
 	const char *slots;   /* the ranks' slot folder (MPIWATCH_RUNDIR) */
 	const char *outdir;  /* reports and dumps */
 	const char *report;  /* outdir/report.json */
-	double timeout;
-	double hang_limit;   /* the collector's --hang-limit, 0 = its default */
+	struct mw_jobconf *jc; /* the settings (shared/jobconf.h): start_helpers
+				* completes them for this machine and writes them
+				* to WORK/settings for the collector, the agent and
+				* the monitor */
 	const char *auth_file; /* token file for --auth-file (agent and collector) */
-	const char *threshold;
 	long np;
 	int collector_port, probe_port;
 	int mpi; /* enum mw_mpi_kind */
@@ -45,8 +48,10 @@ int mw_run_find_paths(struct mw_run_paths *p);
 /* Resolve a program name like execvp would.  Return 0 or -1. */
 int mw_run_which(const char *name, char *out, size_t len);
 
-/* Start the probe responder, the collector and the agent, and wait until the
- * collector listens.  Return 0, or -1 after printing why. */
+/* Complete s->jc for this machine (ports, sockets, report folder, action
+ * report, no drain, no comment), write it to WORK/settings, start the probe
+ * responder, the collector and the agent, and wait until the collector
+ * listens.  Return 0, or -1 after printing why. */
 int mw_run_start_helpers(const struct mw_run_paths *p, const struct mw_run_spec *s,
 			 struct mw_run_procs *procs);
 

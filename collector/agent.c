@@ -19,6 +19,7 @@
  * slots).
  */
 #include "jobconf.h"
+#include "ready.h"
 #include "agent.h"
 
 #include <errno.h>
@@ -559,7 +560,13 @@ void ag_opts_default(struct ag_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->nports = 5;
-	o->timeout_s = MW_TIMEOUT_DEFAULT;
+	{
+		struct mw_jobconf jc; /* the table's default */
+		if (mw_jobconf_init(&jc) == 0) {
+			o->timeout_s = jc.timeout;
+			mw_jobconf_free(&jc);
+		}
+	}
 	o->job_check_s = 60;
 	o->backoff_max_s = 30;
 	o->rundir_wait_s = 600;
@@ -585,6 +592,7 @@ int ag_run(const struct ag_opts *o)
 		tick_s = 0.5;
 	mw_info("agent for job %s on %s: rundir %s, collector %s:%u, timeout %g s", o->job, o->node,
 		o->rundir, o->host, o->port, o->timeout_s);
+	mw_ready_notify(); /* started: whoever launched us may stop waiting */
 	next_tick = mono();
 	next_job_check = mono() + (o->job_check_s > 0 ? o->job_check_s : 1e18);
 	while (!a.stop) {

@@ -34,6 +34,7 @@
 #include "imb.h"
 #include "link.h"
 #include "log.h"
+#include "ready.h"
 #include "sigfd.h"
 #include "slurm.h"
 
@@ -109,18 +110,50 @@ static void keep_old_reports(const char *dir)
 	rename(from, to);
 }
 
+/* Copy s into a fixed-size field; -1 if it does not fit. */
+static int set_field(char *dst, size_t len, const char *s)
+{
+	if (!s)
+		s = "";
+	if (strlen(s) >= len)
+		return -1;
+	memcpy(dst, s, strlen(s) + 1);
+	return 0;
+}
+
+int col_opts_set_job(struct col_opts *o, const struct mw_jobconf *jc)
+{
+	o->timeout_s = jc->timeout;
+	o->hang_limit_s = jc->hang_limit;
+	if (set_field(o->threshold, sizeof o->threshold, jc->threshold) < 0 ||
+	    col_threshold_parse(o->threshold, &o->thr) < 0 ||
+	    (jc->dir && jc->dir[0] && set_field(o->dir, sizeof o->dir, jc->dir) < 0) ||
+	    set_field(o->restd, sizeof o->restd, jc->restd) < 0 ||
+	    set_field(o->nhd_socket, sizeof o->nhd_socket, jc->nhd_socket) < 0 ||
+	    set_field(o->munge_socket, sizeof o->munge_socket, jc->munge_socket) < 0) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	o->action = jc->action == MW_JC_CANCEL ? COL_ACT_CANCEL
+		    : jc->action == MW_JC_REQUEUE ? COL_ACT_REQUEUE : COL_ACT_REPORT;
+	o->drain = jc->drain;
+	o->post = jc->post;
+	o->probe_port = (uint16_t)jc->probe_port;
+	o->port = (uint16_t)(jc->port ? jc->port : jc->port_base);
+	return 0;
+}
+
 void col_opts_default(struct col_opts *o)
 {
+	struct mw_jobconf jc;
+
 	memset(o, 0, sizeof *o);
-	o->port = 7300;
+	if (mw_jobconf_init(&jc) == 0) { /* the table's defaults */
+		col_opts_set_job(o, &jc);
+		mw_jobconf_free(&jc);
+	}
+	o->hang_limit_s = 0; /* MW_HANG_LIMIT_FACTOR x the timeout given */
 	o->nports = 5;
-	o->timeout_s = MW_TIMEOUT_DEFAULT;
-	snprintf(o->threshold, sizeof o->threshold, "%s", COL_THRESHOLD_DEFAULT);
-	col_threshold_parse(o->threshold, &o->thr);
-	o->action = COL_ACT_REPORT;
-	o->drain = 1;
-	o->post = 1;
-	o->probe_port = MW_PROBE_DEFAULT_PORT;
 	o->settle_s = -1; /* derived from the timeout */
 	o->probe_budget_s = 3.0;
 	o->probe_tries = 3;
@@ -926,7 +959,7 @@ int col_run(struct col_opts *o)
 	}
 	col_state_init(&c.s, o->job);
 	c.s.timeout_s = o->timeout_s;
-	c.s.hang_limit_s = o->hang_limit_s > 0 ? o->hang_limit_s : MW_HANG_LIMIT_FACTOR * o->timeout_s;
+	c.s.hang_limit_s = mw_jobconf_hang_limit(o->hang_limit_s, o->timeout_s);
 	c.s.thr = o->thr;
 	c.s.expected_ranks = o->ranks;
 	snprintf(c.s.threshold_spec, sizeof c.s.threshold_spec, "%s", o->threshold);
@@ -963,6 +996,7 @@ int col_run(struct col_opts *o)
 		o->job, c.port, c.s.nnodes, o->timeout_s, o->threshold,
 		o->action == COL_ACT_CANCEL ? "cancel" : o->action == COL_ACT_REQUEUE ? "requeue" : "report");
 	col_state_event(&c.s, "start", "collector listening on port %u", c.port);
+	mw_ready_notify(); /* started: whoever launched us may stop waiting */
 	c.status_dirty = 1; /* a report from the start: the job is watched */
 	next_job_check = mw_now() + (o->job_check_s > 0 ? o->job_check_s : 1e18);
 

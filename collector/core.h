@@ -46,9 +46,16 @@ struct col_opts {
 				    * DIR's profiles (or of each of its step folders) */
 };
 
-/* Defaults: port 7300, 5 ports, timeout 60, threshold 1, action report,
- * drain yes, post yes, probe port 7171, settle timeout/4 within [1, 3] s. */
+/* Defaults: the job settings' own (shared/jobconf.c: port port_base,
+ * timeout, threshold, action, drain, post, probe port...), 5 ports, settle
+ * timeout/4 within [1, 3] s. */
 void col_opts_default(struct col_opts *o);
+
+/* Take the job settings (a settings file read with mw_jobconf_read) into o:
+ * timeout, hang limit, threshold, report folder (if set), action, drain,
+ * post, slurmrestd, sockets, probe port, and the port (port, else
+ * port_base).  Return 0, or -1 (errno ENAMETOOLONG, EINVAL). */
+int col_opts_set_job(struct col_opts *o, const struct mw_jobconf *jc);
 
 /* Run until SIGTERM/SIGINT or the job is over; then write the final report.
  * Return 0 on a clean stop, or -1 on a startup error (logged). */

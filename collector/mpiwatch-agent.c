@@ -17,7 +17,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: mpiwatch-agent --job JOBID --node NODENAME --rundir DIR --collector HOST:PORT\n"
-		"                      --timeout S [--pidfile FILE] [--log FILE] [--tick S]\n"
+		"                      (--settings FILE | --timeout S) [--pidfile FILE] [--log FILE] [--tick S]\n"
 		"                      [--job-check S] [--ports N] [--munge-socket PATH]\n"
 		"                      [--auth-file FILE] [-v]\n"
 		"                      [--help] [--version]\n");
@@ -31,11 +31,17 @@ int main(int argc, char **argv)
 		{"log", 1, 0, 'l'},     {"tick", 1, 0, 'T'},      {"job-check", 1, 0, 'J'},
 		{"ports", 1, 0, 'P'},   {"verbose", 0, 0, 'v'},   {"help", 0, 0, 'h'},
 		{"version", 0, 0, 'V'}, {"munge-socket", 1, 0, 'M'},
-		{"auth-file", 1, 0, 'A'}, {0, 0, 0, 0}};
+		{"auth-file", 1, 0, 'A'}, {"settings", 1, 0, 'S'}, {0, 0, 0, 0}};
 	struct ag_opts o;
-	const char *pidfile = NULL, *logfile = NULL;
-	int c, verbose = 0, have_coll = 0, have_timeout = 0;
+	const char *pidfile = NULL, *logfile = NULL, *settings = NULL;
+	int c, verbose = 0, have_coll = 0;
 	long l;
+	/* Job settings given one by one (after --settings FILE, which they
+	 * override): checked by the one table (shared/jobconf.c). */
+	struct {
+		const char *key, *val;
+	} set[8];
+	int nset = 0;
 
 	ag_opts_default(&o);
 	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
@@ -58,9 +64,12 @@ int main(int argc, char **argv)
 			have_coll = 1;
 			break;
 		case 't':
-			if (mw_conf_parse_double(optarg, MW_TIMEOUT_MIN, MW_TIMEOUT_MAX, &o.timeout_s))
-				goto bad_val;
-			have_timeout = 1;
+		case 'M':
+			if (nset < 8)
+				set[nset].key = c == 't' ? "timeout" : "munge_socket", set[nset++].val = optarg;
+			break;
+		case 'S':
+			settings = optarg;
 			break;
 		case 'T':
 			if (mw_conf_parse_double(optarg, 0.01, 60, &o.tick_s))
@@ -83,10 +92,6 @@ int main(int argc, char **argv)
 			}
 			break;
 		}
-		case 'M':
-			if (optarg[0] != '/' || col_copy(o.munge_socket, sizeof o.munge_socket, optarg))
-				goto bad_val;
-			break;
 		case 'p':
 			pidfile = optarg;
 			break;
@@ -110,16 +115,38 @@ int main(int argc, char **argv)
 bad_val:
 		fprintf(stderr, "mpiwatch-agent: invalid value for --%s: '%s'\n",
 			lo[0].name ? (c == 'j' ? "job" : c == 'n' ? "node" : c == 'r' ? "rundir (absolute path)"
-				   : c == 'c' ? "collector (HOST:PORT)" : c == 't' ? "timeout (" MW_TIMEOUT_RANGE_TEXT " s)"
-				   : c == 'T' ? "tick" : c == 'J' ? "job-check" : c == 'M' ? "munge-socket (absolute path)"
-				   : "ports") : "?",
+				   : c == 'c' ? "collector (HOST:PORT)"
+				   : c == 'T' ? "tick" : c == 'J' ? "job-check" : "ports") : "?",
 			optarg);
 		return 2;
 	}
-	if (optind < argc || !o.job[0] || !o.node[0] || !o.rundir[0] || !have_coll || !have_timeout) {
-		fprintf(stderr, "mpiwatch-agent: --job, --node, --rundir, --collector and --timeout are required\n");
+	if (optind < argc || !o.job[0] || !o.node[0] || !o.rundir[0] || !have_coll ||
+	    (!settings && !nset)) {
+		fprintf(stderr, "mpiwatch-agent: --job, --node, --rundir, --collector and --settings (or --timeout) are required\n");
 		usage(stderr);
 		return 2;
+	}
+	{
+		struct mw_jobconf jc;
+		char err[600];
+		int bad = mw_jobconf_init(&jc) < 0;
+		if (bad)
+			snprintf(err, sizeof err, "out of memory");
+		else if (settings && mw_jobconf_read(&jc, settings, err, sizeof err) < 0)
+			bad = 1;
+		for (int i = 0; !bad && i < nset; i++)
+			bad = mw_jobconf_set(&jc, MW_JC_JOB, set[i].key, set[i].val, err, sizeof err) < 0;
+		if (!bad) {
+			o.timeout_s = jc.timeout;
+			bad = col_copy(o.munge_socket, sizeof o.munge_socket, jc.munge_socket);
+			if (bad)
+				snprintf(err, sizeof err, "munge_socket: path too long");
+		}
+		mw_jobconf_free(&jc);
+		if (bad) {
+			fprintf(stderr, "mpiwatch-agent: %s\n", err);
+			return 2;
+		}
 	}
 	if (logfile && col_log_to(logfile) < 0) {
 		fprintf(stderr, "mpiwatch-agent: --log %s: %m\n", logfile);

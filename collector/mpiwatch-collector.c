@@ -45,7 +45,7 @@ static int check_report(const char *file, const char *schema)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: mpiwatch-collector --job JOBID --timeout S (--dir OUTDIR | --report FILE)\n"
+		"usage: mpiwatch-collector --job JOBID (--settings FILE | --timeout S (--dir OUTDIR | --report FILE))\n"
 		"         [--nodes HOSTLIST] [--port PORT] [--threshold N|P%%]\n"
 		"         [--action report|cancel|requeue] [--drain yes|no] [--post yes|no]\n"
 		"         [--restd URL] [--nhd-socket PATH] [--probe-port P] [--ranks N]\n"
@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 {
 	enum { O_JOB = 256, O_NODES, O_PORT, O_TIMEOUT, O_THRESHOLD, O_DIR, O_ACTION, O_DRAIN, O_POST,
 	       O_RESTD, O_NHD, O_PROBEPORT, O_RANKS, O_PIDFILE, O_LOG, O_REPORT, O_SETTLE, O_BUDGET,
-	       O_TRIES, O_JOBCHECK, O_PORTS, O_EXIT, O_VERSION, O_CHECK, O_SCHEMA, O_HANG, O_PROFILE, O_AUTH, O_MSOCK, O_AFILE };
+	       O_TRIES, O_JOBCHECK, O_PORTS, O_EXIT, O_VERSION, O_CHECK, O_SCHEMA, O_HANG, O_PROFILE, O_AUTH, O_MSOCK, O_AFILE, O_SETTINGS };
 	static const struct option lo[] = {
 		{"job", 1, 0, O_JOB},           {"nodes", 1, 0, O_NODES},
 		{"port", 1, 0, O_PORT},         {"timeout", 1, 0, O_TIMEOUT},
@@ -79,16 +79,45 @@ int main(int argc, char **argv)
 		{"schema", 1, 0, O_SCHEMA},     {"hang-limit", 1, 0, O_HANG},
 		{"profile", 1, 0, O_PROFILE},   {"auth", 1, 0, O_AUTH},
 		{"munge-socket", 1, 0, O_MSOCK}, {"auth-file", 1, 0, O_AFILE},
+		{"settings", 1, 0, O_SETTINGS},
 		{0, 0, 0, 0}};
+	/* The job settings an option sets one by one (after --settings FILE,
+	 * which they override), checked by the one table (shared/jobconf.c). */
+	static const struct {
+		int opt;
+		const char *key;
+	} job_opts[] = {
+		{O_PORT, "port"},	  {O_TIMEOUT, "timeout"},	  {O_THRESHOLD, "threshold"},
+		{O_DIR, "dir"},		  {O_ACTION, "action"},		  {O_DRAIN, "drain"},
+		{O_POST, "post"},	  {O_RESTD, "restd"},		  {O_NHD, "nhd_socket"},
+		{O_PROBEPORT, "probe_port"}, {O_HANG, "hang_limit"},	  {O_MSOCK, "munge_socket"},
+	};
+	struct {
+		const char *key, *val;
+	} set[32];
+	int nset = 0;
+	const char *settings = NULL;
 	struct col_opts o;
 	const char *pidfile = NULL, *logfile = NULL, *what = "?", *check = NULL;
 	const char *schema = "/usr/local/share/mpiwatch/report.schema.json";
-	int c, verbose = 0, have_timeout = 0, b, schema_set = 0;
+	int c, verbose = 0, schema_set = 0;
 	long l;
 
 	col_opts_default(&o);
 	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
+		size_t k;
+		for (k = 0; k < sizeof job_opts / sizeof job_opts[0]; k++)
+			if (c == job_opts[k].opt)
+				break;
+		if (k < sizeof job_opts / sizeof job_opts[0]) {
+			if (nset < 32)
+				set[nset].key = job_opts[k].key, set[nset++].val = optarg;
+			continue;
+		}
 		switch (c) {
+		case O_SETTINGS:
+			settings = optarg;
+			break;
 		case O_JOB:
 			what = "job";
 			if (!mw_hb_valid_job(optarg) || col_copy(o.job, sizeof o.job, optarg))
@@ -108,86 +137,20 @@ int main(int argc, char **argv)
 			mw_hostlist_free(&hl);
 			break;
 		}
-		case O_PORT:
-			what = "port";
-			if (mw_conf_parse_long(optarg, 1, 65535, &l))
-				goto bad_val;
-			o.port = (uint16_t)l;
-			break;
 		case O_PORTS:
 			what = "ports";
 			if (mw_conf_parse_long(optarg, 1, 100, &l))
 				goto bad_val;
 			o.nports = (int)l;
 			break;
-		case O_TIMEOUT:
-			what = "timeout (" MW_TIMEOUT_RANGE_TEXT " s)";
-			if (mw_conf_parse_double(optarg, MW_TIMEOUT_MIN, MW_TIMEOUT_MAX, &o.timeout_s))
-				goto bad_val;
-			have_timeout = 1;
-			break;
-		case O_THRESHOLD:
-			what = "threshold (N or P%)";
-			if (col_copy(o.threshold, sizeof o.threshold, optarg) ||
-			    col_threshold_parse(optarg, &o.thr))
-				goto bad_val;
-			break;
-		case O_DIR:
-			what = "dir";
-			if (col_copy(o.dir, sizeof o.dir, optarg) || !*optarg)
-				goto bad_val;
-			break;
 		case O_REPORT:
 			what = "report";
 			if (col_copy(o.report, sizeof o.report, optarg) || !*optarg)
 				goto bad_val;
 			break;
-		case O_ACTION:
-			what = "action (report, cancel or requeue)";
-			if (!strcmp(optarg, "report"))
-				o.action = COL_ACT_REPORT;
-			else if (!strcmp(optarg, "cancel"))
-				o.action = COL_ACT_CANCEL;
-			else if (!strcmp(optarg, "requeue"))
-				o.action = COL_ACT_REQUEUE;
-			else
-				goto bad_val;
-			break;
-		case O_DRAIN:
-		case O_POST:
-			what = c == O_DRAIN ? "drain (yes or no)" : "post (yes or no)";
-			if (mw_conf_parse_bool(optarg, &b))
-				goto bad_val;
-			if (c == O_DRAIN)
-				o.drain = b;
-			else
-				o.post = b;
-			break;
-		case O_RESTD:
-			what = "restd (http[s]://HOST:PORT)";
-			if (col_copy(o.restd, sizeof o.restd, optarg) ||
-			    (*optarg && strncmp(optarg, "http://", 7) && strncmp(optarg, "https://", 8)))
-				goto bad_val;
-			break;
-		case O_NHD:
-			what = "nhd-socket";
-			if (col_copy(o.nhd_socket, sizeof o.nhd_socket, optarg))
-				goto bad_val;
-			break;
-		case O_PROBEPORT:
-			what = "probe-port";
-			if (mw_conf_parse_long(optarg, 1, 65535, &l))
-				goto bad_val;
-			o.probe_port = (uint16_t)l;
-			break;
 		case O_RANKS:
 			what = "ranks (1-262144)";
 			if (mw_conf_parse_long(optarg, 1, 262144, &o.ranks))
-				goto bad_val;
-			break;
-		case O_HANG:
-			what = "hang-limit (1-31536000 s)";
-			if (mw_conf_parse_double(optarg, MW_HANG_LIMIT_MIN, MW_HANG_LIMIT_MAX, &o.hang_limit_s))
 				goto bad_val;
 			break;
 		case O_AUTH:
@@ -209,11 +172,6 @@ int main(int argc, char **argv)
 			o.auth = 2;
 			break;
 		}
-		case O_MSOCK:
-			what = "munge-socket (a path)";
-			if (optarg[0] != '/' || col_copy(o.munge_socket, sizeof o.munge_socket, optarg))
-				goto bad_val;
-			break;
 		case O_PROFILE:
 			what = "profile (a directory path)";
 			if (!*optarg || col_copy(o.profile, sizeof o.profile, optarg))
@@ -294,10 +252,36 @@ bad_val:
 		}
 		return check_report(check, schema);
 	}
-	if (optind < argc || !o.job[0] || !have_timeout || (!o.dir[0] && !o.report[0])) {
-		fprintf(stderr, "mpiwatch-collector: --job, --timeout and --dir (or --report) are required\n");
-		usage(stderr);
-		return 2;
+	{
+		struct mw_jobconf jc;
+		char err[600];
+		int bad = mw_jobconf_init(&jc) < 0, have_timeout = settings != NULL;
+		if (bad)
+			snprintf(err, sizeof err, "out of memory");
+		else if (settings && mw_jobconf_read(&jc, settings, err, sizeof err) < 0)
+			bad = 1;
+		for (int i = 0; !bad && i < nset; i++) {
+			bad = mw_jobconf_set(&jc, MW_JC_JOB, set[i].key, set[i].val, err, sizeof err) < 0;
+			have_timeout |= !strcmp(set[i].key, "timeout");
+		}
+		if (!bad && col_opts_set_job(&o, &jc) < 0) {
+			snprintf(err, sizeof err, "a setting is too long for the collector");
+			bad = 1;
+		}
+		/* A later step may profile when the first does not: always
+		 * look in the report folder's profile/. */
+		if (!bad && settings && !o.profile[0] && o.dir[0])
+			snprintf(o.profile, sizeof o.profile, "%.4080s/profile", o.dir);
+		mw_jobconf_free(&jc);
+		if (bad) {
+			fprintf(stderr, "mpiwatch-collector: %s\n", err);
+			return 2;
+		}
+		if (optind < argc || !o.job[0] || !have_timeout || (!o.dir[0] && !o.report[0])) {
+			fprintf(stderr, "mpiwatch-collector: --job and --settings (or --timeout and --dir or --report) are required\n");
+			usage(stderr);
+			return 2;
+		}
 	}
 	if (logfile && col_log_to(logfile) < 0) {
 		fprintf(stderr, "mpiwatch-collector: --log %s: %m\n", logfile);

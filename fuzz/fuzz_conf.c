@@ -15,13 +15,13 @@ struct cfg {
 
 static const char *const choices[] = {"a", "b", NULL};
 static const struct mw_conf_key keys[] = {
-	{"n", MW_CONF_INT, offsetof(struct cfg, n), -5, 1000, NULL},
-	{"d", MW_CONF_DOUBLE, offsetof(struct cfg, d), 0, 1e6, NULL},
-	{"b", MW_CONF_BOOL, offsetof(struct cfg, b), 0, 0, NULL},
-	{"s", MW_CONF_STRING, offsetof(struct cfg, s), 0, 0, NULL},
-	{"l", MW_CONF_LIST, offsetof(struct cfg, l), 0, 0, NULL},
-	{"e", MW_CONF_ENUM, offsetof(struct cfg, e), 0, 0, choices},
-	{NULL, 0, 0, 0, 0, NULL},
+	{.name = "n", .type = MW_CONF_INT, .offset = offsetof(struct cfg, n), .min = -5, .max = 1000, .choices = NULL},
+	{.name = "d", .type = MW_CONF_DOUBLE, .offset = offsetof(struct cfg, d), .min = 0, .max = 1e6, .choices = NULL},
+	{.name = "b", .type = MW_CONF_BOOL, .offset = offsetof(struct cfg, b), .min = 0, .max = 0, .choices = NULL},
+	{.name = "s", .type = MW_CONF_STRING, .offset = offsetof(struct cfg, s), .min = 0, .max = 0, .choices = NULL},
+	{.name = "l", .type = MW_CONF_LIST, .offset = offsetof(struct cfg, l), .min = 0, .max = 0, .choices = NULL},
+	{.name = "e", .type = MW_CONF_ENUM, .offset = offsetof(struct cfg, e), .min = 0, .max = 0, .choices = choices},
+	{.name = NULL},
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

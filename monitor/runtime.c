@@ -45,19 +45,54 @@ int mwm_disabled(void)
 
 double mwm_parse_timeout(const char *s, int *bad)
 {
-	char *end;
+	struct mw_jobconf jc;
+	char buf[64], err[256];
 	double v;
+	size_t n;
+
 	*bad = 0;
-	if (!s || !*s)
-		return MWM_DEFAULT_TIMEOUT;
-	errno = 0;
-	v = strtod(s, &end);
-	while (*end == ' ' || *end == '\t')
-		end++;
-	if (errno || end == s || *end || !(v >= MW_TIMEOUT_MIN) || v > MW_TIMEOUT_MAX) {
-		*bad = 1;
-		return MWM_DEFAULT_TIMEOUT;
+	if (mw_jobconf_init(&jc) < 0)
+		return MW_TIMEOUT_MIN; /* out of memory: any valid value */
+	v = jc.timeout; /* the table's default */
+	if (s && *s) {
+		s += strspn(s, " \t");
+		n = strlen(s);
+		while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
+			n--;
+		if (n >= sizeof(buf) || (memcpy(buf, s, n), buf[n] = 0,
+					 mw_jobconf_set(&jc, MW_JC_USER, "timeout", buf, err, sizeof(err)) < 0))
+			*bad = 1;
+		else
+			v = jc.timeout;
 	}
+	mw_jobconf_free(&jc);
+	return v;
+}
+
+double mwm_settings_timeout(const char *settings, const char *timeout_env, const char *host,
+			    char *why, size_t len)
+{
+	char path[PATH_MAX];
+	struct mw_jobconf jc;
+	int bad;
+	double v;
+
+	why[0] = 0;
+	if (settings && *settings) {
+		if (mw_path_host(path, sizeof(path), settings, host) < 0) {
+			snprintf(why, len, "%s=%s: path too long", MW_JOBCONF_ENV, settings);
+		} else if (mw_jobconf_init(&jc) == 0) {
+			int rc = mw_jobconf_read(&jc, path, why, len);
+			v = jc.timeout;
+			mw_jobconf_free(&jc);
+			if (rc == 0)
+				return v;
+		}
+	}
+	v = mwm_parse_timeout(timeout_env, &bad);
+	if (bad && !why[0])
+		snprintf(why, len, "MPIWATCH_TIMEOUT=\"%s\" is not %s", timeout_env,
+			 "a number of seconds from 1 to 604800");
 	return v;
 }
 
@@ -414,15 +449,17 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 	const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
 	const char *prof = getenv("MPIWATCH_PROFILE");
 	struct mw_slot *s;
-	int bad;
+	char why[600];
 
-	mwm.timeout_s = mwm_parse_timeout(getenv("MPIWATCH_TIMEOUT"), &bad);
-	if (bad) {
-		mw_log_open("mpiwatch", MW_LOG_STDERR, LOG_WARNING);
-		mw_warn("MPIWATCH_TIMEOUT=\"%s\" is not a number of seconds >= 1; using %g",
-			getenv("MPIWATCH_TIMEOUT"), mwm.timeout_s);
-	}
 	mw_node_name(host, sizeof(host));
+	/* The job's settings file (written by the plugin or mpiwatch run),
+	 * else MPIWATCH_TIMEOUT (plain mpirun), else the default. */
+	mwm.timeout_s = mwm_settings_timeout(getenv(MW_JOBCONF_ENV), getenv("MPIWATCH_TIMEOUT"), host,
+					     why, sizeof(why));
+	if (why[0] && world_rank == 0) {
+		mw_log_open("mpiwatch", MW_LOG_STDERR, LOG_WARNING);
+		mw_warn("%s; using a timeout of %g s", why, mwm.timeout_s);
+	}
 	if (mwm_reqtab_init(&mwm.reqs, 4096) < 0)
 		return -1;
 	if (mw_slot_default_dir(dir, sizeof(dir), (unsigned)getuid(), job, (long)getppid(), host) == 0 &&

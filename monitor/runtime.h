@@ -7,11 +7,16 @@
 
 #include "jobconf.h"
 
-#define MWM_DEFAULT_TIMEOUT MW_TIMEOUT_DEFAULT
-
-/* Parse MPIWATCH_TIMEOUT: seconds, fractions allowed, at least 1.  NULL or
- * "" gives the default; a bad value sets *bad and gives the default. */
+/* Parse MPIWATCH_TIMEOUT with the settings table's range (blanks around it
+ * allowed).  NULL or "" gives the table's default; a bad value sets *bad
+ * and gives the default. */
 double mwm_parse_timeout(const char *s, int *bad);
+
+/* The timeout: from the settings file named by settings (%h = host), else
+ * from timeout_env (MPIWATCH_TIMEOUT), else the default.  why gets what
+ * was wrong ("" if nothing): a file that cannot be read, a bad value. */
+double mwm_settings_timeout(const char *settings, const char *timeout_env, const char *host,
+			    char *why, size_t len);
 
 /* The dump directory from the environment (absolute), "" if none. */
 void mwm_choose_dumpdir(char *dst, size_t len);

@@ -13,7 +13,7 @@
 static const char *const log_choices[] = {"syslog", "stderr", NULL};
 static const char *const level_choices[] = {"err", "warning", "notice", "info", "debug", NULL};
 
-#define K(name, type, field, lo, hi) {name, type, offsetof(struct nhd_conf, field), lo, hi, NULL}
+#define K(n, t, field, lo, hi) {.name = n, .type = t, .offset = offsetof(struct nhd_conf, field), .min = lo, .max = hi}
 const struct mw_conf_key nhd_conf_keys[] = {
 	K("listen", MW_CONF_STRING, listen, 0, 0),
 	K("port", MW_CONF_INT, port, 1, 65535),
@@ -21,8 +21,9 @@ const struct mw_conf_key nhd_conf_keys[] = {
 	K("node_name", MW_CONF_STRING, node_name, 0, 0),
 	K("rate_limit", MW_CONF_DOUBLE, rate_limit, 0, 1e7),
 	K("rate_burst", MW_CONF_DOUBLE, rate_burst, 1, 1e7),
-	{"log", MW_CONF_ENUM, offsetof(struct nhd_conf, log), 0, 0, log_choices},
-	{"log_level", MW_CONF_ENUM, offsetof(struct nhd_conf, log_level), 0, 0, level_choices},
+	{.name = "log", .type = MW_CONF_ENUM, .offset = offsetof(struct nhd_conf, log), .choices = log_choices},
+	{.name = "log_level", .type = MW_CONF_ENUM, .offset = offsetof(struct nhd_conf, log_level),
+	 .choices = level_choices},
 	K("check_interval", MW_CONF_DOUBLE, check_interval, 0.1, 86400),
 	K("load_max_per_core", MW_CONF_DOUBLE, load_max_per_core, 0, 1e6),
 	K("mem_min_free_mb", MW_CONF_INT, mem_min_free_mb, 0, 1L << 40),
@@ -49,7 +50,7 @@ const struct mw_conf_key nhd_conf_keys[] = {
 	K("storm_max_fraction", MW_CONF_DOUBLE, storm_max_fraction, 0, 1),
 	K("hook", MW_CONF_LIST, hook, 0, 0),
 	K("hook_timeout", MW_CONF_DOUBLE, hook_timeout, 0.1, 3600),
-	{NULL, 0, 0, 0, 0, NULL},
+	{.name = NULL},
 };
 #undef K
 

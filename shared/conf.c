@@ -196,6 +196,197 @@ static int split_line(char *buf, char **key, char **val, const char **msg)
 	return 1;
 }
 
+/* Store the text val into k's field of dst.  Return 0, or -1 with errno
+ * ERANGE (a number out of range), EINVAL (not of the key's kind) or ENOMEM. */
+static int store(const struct mw_conf_key *k, const char *val, void *dst)
+{
+	char *field = (char *)dst + k->offset;
+
+	switch (k->type) {
+	case MW_CONF_INT: {
+		long v;
+		if (mw_conf_parse_long(val, (long)k->min, (long)k->max, &v) < 0)
+			return -1;
+		*(long *)field = v;
+		return 0;
+	}
+	case MW_CONF_DOUBLE: {
+		double v;
+		if (mw_conf_parse_double(val, k->min, k->max, &v) < 0)
+			return -1;
+		*(double *)field = v;
+		return 0;
+	}
+	case MW_CONF_BOOL:
+		return mw_conf_parse_bool(val, (int *)field);
+	case MW_CONF_STRING: {
+		char *s;
+		if (k->check && k->check(val)) {
+			errno = EINVAL;
+			return -1;
+		}
+		if (!(s = strdup(val)))
+			return -1;
+		free(*(char **)field);
+		*(char **)field = s;
+		return 0;
+	}
+	case MW_CONF_LIST:
+		if (!*val) {
+			errno = EINVAL;
+			return -1;
+		}
+		mw_strlist_add((struct mw_strlist *)field, val);
+		return 0;
+	case MW_CONF_ENUM:
+		for (int i = 0; k->choices && k->choices[i]; i++)
+			if (!strcmp(k->choices[i], val)) {
+				*(int *)field = i;
+				return 0;
+			}
+		errno = EINVAL;
+		return -1;
+	}
+	errno = EINVAL;
+	return -1;
+}
+
+/* "a|b|c" (sep "|") or "a, b or c" (sep NULL) from a NULL-terminated list. */
+static void join_choices(const char *const *choices, const char *sep, char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	while (choices && choices[n])
+		n++;
+	for (size_t i = 0; i < n; i++) {
+		const char *s = !i ? "" : sep ? sep : i + 1 == n ? " or " : ", ";
+		size_t used = strlen(buf);
+		snprintf(buf + used, len - used, "%s%s", s, choices[i]);
+	}
+}
+
+void mw_conf_expect(const struct mw_conf_key *k, char *buf, size_t len)
+{
+	const char *unit = k->unit && *k->unit ? k->unit : NULL;
+
+	switch (k->type) {
+	case MW_CONF_INT:
+		snprintf(buf, len, "%s%sa whole number from %ld to %ld", unit ? unit : "",
+			 unit ? ", " : "", (long)k->min, (long)k->max);
+		break;
+	case MW_CONF_DOUBLE:
+		snprintf(buf, len, "%s%sa number from %g to %g", unit ? unit : "", unit ? ", " : "",
+			 k->min, k->max);
+		break;
+	case MW_CONF_BOOL:
+		snprintf(buf, len, "yes or no");
+		break;
+	case MW_CONF_ENUM:
+		join_choices(k->choices, NULL, buf, len);
+		break;
+	default:
+		snprintf(buf, len, "%s", unit ? unit : "a value");
+		break;
+	}
+}
+
+const struct mw_conf_key *mw_conf_find(const struct mw_conf_key *keys, const char *name)
+{
+	return find_key(keys, name);
+}
+
+int mw_conf_set(const struct mw_conf_key *keys, void *dst, const char *key, const char *val,
+		char *err, size_t errlen)
+{
+	const struct mw_conf_key *k = find_key(keys, key);
+	char what[256];
+
+	if (!k) {
+		snprintf(err, errlen, "unknown setting '%s'", key);
+		errno = ENOENT;
+		return -1;
+	}
+	if (store(k, val ? val : "", dst) == 0)
+		return 0;
+	if (errno == ENOMEM) {
+		snprintf(err, errlen, "%s: out of memory", key);
+		return -1;
+	}
+	mw_conf_expect(k, what, sizeof(what));
+	snprintf(err, errlen, "%s=%s: expected %s", key, val ? val : "", what);
+	errno = EINVAL;
+	return -1;
+}
+
+int mw_conf_apply_defaults(const struct mw_conf_key *keys, void *dst, char *err, size_t errlen)
+{
+	for (const struct mw_conf_key *k = keys; k->name; k++)
+		if (k->def && mw_conf_set(keys, dst, k->name, k->def, err, errlen) < 0)
+			return -1;
+	return 0;
+}
+
+const char *mw_conf_format(const struct mw_conf_key *k, const void *src, char *buf, size_t len)
+{
+	const char *field = (const char *)src + k->offset;
+
+	buf[0] = '\0';
+	switch (k->type) {
+	case MW_CONF_INT:
+		snprintf(buf, len, "%ld", *(const long *)field);
+		break;
+	case MW_CONF_DOUBLE:
+		snprintf(buf, len, "%.17g", *(const double *)field);
+		break;
+	case MW_CONF_BOOL:
+		snprintf(buf, len, "%s", *(const int *)field ? "yes" : "no");
+		break;
+	case MW_CONF_STRING: {
+		const char *s = *(char *const *)field;
+		snprintf(buf, len, "%s", s ? s : "");
+		break;
+	}
+	case MW_CONF_LIST: {
+		const struct mw_strlist *l = (const struct mw_strlist *)field;
+		join_choices((const char *const *)l->v, ",", buf, len);
+		if (!l->n)
+			buf[0] = '\0';
+		break;
+	}
+	case MW_CONF_ENUM: {
+		int i = *(const int *)field, n = 0;
+		while (k->choices && k->choices[n])
+			n++;
+		snprintf(buf, len, "%s", i >= 0 && i < n ? k->choices[i] : "");
+		break;
+	}
+	}
+	return buf;
+}
+
+int mw_conf_write(const struct mw_conf_key *keys, const void *src, unsigned mask, FILE *f)
+{
+	char buf[CONF_MAX_LINE + 1];
+
+	for (const struct mw_conf_key *k = keys; k->name; k++) {
+		if (!(k->scope & mask) || k->type == MW_CONF_LIST)
+			continue;
+		mw_conf_format(k, src, buf, sizeof(buf));
+		if (k->type != MW_CONF_STRING) {
+			fprintf(f, "%s = %s\n", k->name, buf);
+			continue;
+		}
+		fprintf(f, "%s = \"", k->name);
+		for (const char *p = buf; *p; p++) {
+			if (*p == '"' || *p == '\\')
+				fputc('\\', f);
+			fputc(*p == '\n' ? ' ' : *p, f);
+		}
+		fputs("\"\n", f);
+	}
+	return fflush(f) == 0 && !ferror(f) ? 0 : -1;
+}
+
 int mw_conf_parse_line(const char *source, int lineno, const char *line,
 		       const struct mw_conf_key *keys, void *dst, struct mw_conf_errors *errs)
 {
@@ -203,7 +394,6 @@ int mw_conf_parse_line(const char *source, int lineno, const char *line,
 	char *key = NULL, *val = NULL;
 	const char *msg = NULL;
 	const struct mw_conf_key *k;
-	char *field;
 	int r;
 
 	if (strlen(line) > CONF_MAX_LINE) {
@@ -223,81 +413,50 @@ int mw_conf_parse_line(const char *source, int lineno, const char *line,
 		mw_conf_error(errs, "%s:%d: unknown key '%s'", source, lineno, key);
 		return -1;
 	}
-	field = (char *)dst + k->offset;
+	if (store(k, val, dst) == 0)
+		return 0;
+	if (errno == ENOMEM) {
+		mw_conf_error(errs, "%s:%d: out of memory", source, lineno);
+		return -1;
+	}
 	switch (k->type) {
-	case MW_CONF_INT: {
-		long v;
-		if (mw_conf_parse_long(val, (long)k->min, (long)k->max, &v) < 0) {
-			if (errno == ERANGE)
-				mw_conf_error(errs, "%s:%d: %s = '%s' is out of range [%ld, %ld]",
-					      source, lineno, key, val, (long)k->min, (long)k->max);
-			else
-				mw_conf_error(errs, "%s:%d: %s = '%s' is not an integer", source,
-					      lineno, key, val);
-			return -1;
-		}
-		*(long *)field = v;
+	case MW_CONF_INT:
+		if (errno == ERANGE)
+			mw_conf_error(errs, "%s:%d: %s = '%s' is out of range [%ld, %ld]", source,
+				      lineno, key, val, (long)k->min, (long)k->max);
+		else
+			mw_conf_error(errs, "%s:%d: %s = '%s' is not an integer", source, lineno,
+				      key, val);
 		break;
-	}
-	case MW_CONF_DOUBLE: {
-		double v;
-		if (mw_conf_parse_double(val, k->min, k->max, &v) < 0) {
-			if (errno == ERANGE)
-				mw_conf_error(errs, "%s:%d: %s = '%s' is out of range [%g, %g]",
-					      source, lineno, key, val, k->min, k->max);
-			else
-				mw_conf_error(errs, "%s:%d: %s = '%s' is not a number", source,
-					      lineno, key, val);
-			return -1;
-		}
-		*(double *)field = v;
+	case MW_CONF_DOUBLE:
+		if (errno == ERANGE)
+			mw_conf_error(errs, "%s:%d: %s = '%s' is out of range [%g, %g]", source,
+				      lineno, key, val, k->min, k->max);
+		else
+			mw_conf_error(errs, "%s:%d: %s = '%s' is not a number", source, lineno,
+				      key, val);
 		break;
-	}
-	case MW_CONF_BOOL: {
-		int v;
-		if (mw_conf_parse_bool(val, &v) < 0) {
-			mw_conf_error(errs, "%s:%d: %s = '%s' is not yes/no", source, lineno, key,
-				      val);
-			return -1;
-		}
-		*(int *)field = v;
+	case MW_CONF_BOOL:
+		mw_conf_error(errs, "%s:%d: %s = '%s' is not yes/no", source, lineno, key, val);
+		break;
+	case MW_CONF_LIST:
+		mw_conf_error(errs, "%s:%d: %s needs a value", source, lineno, key);
+		break;
+	case MW_CONF_ENUM: {
+		char all[256];
+		join_choices(k->choices, "|", all, sizeof(all));
+		mw_conf_error(errs, "%s:%d: %s = '%s' is not one of %s", source, lineno, key, val,
+			      all);
 		break;
 	}
 	case MW_CONF_STRING: {
-		char *s = strdup(val);
-		if (!s) {
-			mw_conf_error(errs, "%s:%d: out of memory", source, lineno);
-			return -1;
-		}
-		free(*(char **)field);
-		*(char **)field = s;
+		char what[256];
+		mw_conf_expect(k, what, sizeof(what));
+		mw_conf_error(errs, "%s:%d: %s = '%s': expected %s", source, lineno, key, val, what);
 		break;
 	}
-	case MW_CONF_LIST:
-		if (!*val) {
-			mw_conf_error(errs, "%s:%d: %s needs a value", source, lineno, key);
-			return -1;
-		}
-		mw_strlist_add((struct mw_strlist *)field, val);
-		break;
-	case MW_CONF_ENUM: {
-		for (int i = 0; k->choices && k->choices[i]; i++)
-			if (!strcmp(k->choices[i], val)) {
-				*(int *)field = i;
-				return 0;
-			}
-		char all[256] = "";
-		for (int i = 0; k->choices && k->choices[i]; i++) {
-			if (i)
-				strncat(all, "|", sizeof(all) - strlen(all) - 1);
-			strncat(all, k->choices[i], sizeof(all) - strlen(all) - 1);
-		}
-		mw_conf_error(errs, "%s:%d: %s = '%s' is not one of %s", source, lineno, key, val,
-			      all);
-		return -1;
 	}
-	}
-	return 0;
+	return -1;
 }
 
 int mw_conf_parse_buffer(const char *source, const char *buf, size_t len,

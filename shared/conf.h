@@ -13,6 +13,7 @@
 #define MW_CONF_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 enum mw_conf_type {
 	MW_CONF_INT,    /* long, range-checked against min/max */
@@ -34,6 +35,13 @@ struct mw_conf_key {
 	size_t offset;               /* offsetof(struct your_conf, field) */
 	double min, max;             /* for INT and DOUBLE */
 	const char *const *choices;  /* for ENUM: NULL-terminated */
+	/* Optional (a table that documents itself, e.g. shared/jobconf.c): */
+	const char *def;             /* the default, as text; NULL = none */
+	const char *unit;            /* INT/DOUBLE: "seconds"; STRING: what it is */
+	const char *doc;             /* one line for man pages */
+	unsigned scope;              /* the table's own flags */
+	/* STRING: NULL if v is acceptable, else what was expected. */
+	const char *(*check)(const char *v);
 };
 
 /* Collected errors, each "source:line: message". */
@@ -56,6 +64,33 @@ int mw_conf_parse_buffer(const char *source, const char *buf, size_t len,
  * one error, "path: <strerror>"). */
 int mw_conf_parse_file(const char *path, const struct mw_conf_key *keys, void *dst,
 		       struct mw_conf_errors *errs);
+
+/* Set key to the text val in dst exactly as a "key = val" line would
+ * (range, choices and check applied).  Return 0, or -1 with one message
+ * "KEY=VAL: expected WHAT" in err (errno ENOENT for an unknown key, else
+ * EINVAL). */
+int mw_conf_set(const struct mw_conf_key *keys, void *dst, const char *key, const char *val,
+		char *err, size_t errlen);
+
+/* Apply every key's def (keys without one are left alone).  Return 0, or -1
+ * if a def does not parse (a bug in the table; err says which). */
+int mw_conf_apply_defaults(const struct mw_conf_key *keys, void *dst, char *err, size_t errlen);
+
+/* What key k accepts, e.g. "seconds, a number from 1 to 604800" or
+ * "report, cancel or requeue", into buf. */
+void mw_conf_expect(const struct mw_conf_key *k, char *buf, size_t len);
+
+/* The value of k in src as the text a "key = value" line takes (strings
+ * unquoted; lists joined by ','), into buf.  Return buf. */
+const char *mw_conf_format(const struct mw_conf_key *k, const void *src, char *buf, size_t len);
+
+/* Write "key = value" lines for the keys whose scope has a bit of mask
+ * (strings quoted and escaped as the parser reads them) to f.  Return 0, or
+ * -1 on a write error. */
+int mw_conf_write(const struct mw_conf_key *keys, const void *src, unsigned mask, FILE *f);
+
+/* The key named name, or NULL. */
+const struct mw_conf_key *mw_conf_find(const struct mw_conf_key *keys, const char *name);
 
 /* Release the strings and lists that parsing stored in dst. */
 void mw_conf_free(const struct mw_conf_key *keys, void *dst);

@@ -59,10 +59,11 @@ int mw_rmtree(const char *dir, uid_t owner)
 	return rmdir(dir);
 }
 
-int mw_pidfile_write(const char *path, pid_t pid, uid_t owner, gid_t group)
+int mw_write_atomic(const char *path, const void *data, size_t len, mode_t mode, uid_t owner,
+		    gid_t group)
 {
-	char tmp[4200], buf[32];
-	int fd, len, n, e;
+	char tmp[4200];
+	int fd, n, e;
 
 	n = snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
 	if (n < 0 || (size_t)n >= sizeof(tmp)) {
@@ -70,11 +71,10 @@ int mw_pidfile_write(const char *path, pid_t pid, uid_t owner, gid_t group)
 		return -1;
 	}
 	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0)
 		return -1;
-	len = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
-	if (write(fd, buf, (size_t)len) != len ||
+	if (write(fd, data, len) != (ssize_t)len ||
 	    (owner != (uid_t)-1 && geteuid() == 0 && fchown(fd, owner, group) < 0))
 		goto fail;
 	if (close(fd) < 0) {
@@ -92,4 +92,11 @@ fail:
 	unlink(tmp);
 	errno = e;
 	return -1;
+}
+
+int mw_pidfile_write(const char *path, pid_t pid, uid_t owner, gid_t group)
+{
+	char buf[32];
+	int len = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
+	return mw_write_atomic(path, buf, (size_t)len, 0644, owner, group);
 }

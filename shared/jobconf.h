@@ -1,30 +1,118 @@
-/* jobconf.h - the ranges and defaults of the per-job settings that more than
- * one program checks: the SPANK plugin (user option and site arguments),
- * "mpiwatch run", the monitor (MPIWATCH_*), the agent and the collector.
- * Each of them takes its limits from here, so a value one accepts is never
- * refused by another (a refused value would leave the job unwatched).
+/* jobconf.h - the one table of per-job settings (timeout, threshold,
+ * action, report folder, ports, profile, on/off...): each declared once in
+ * shared/jobconf.c with its type, range, default, scope and one line of
+ * doc, on the key-table machinery of shared/conf.h.
  *
- * Header only: the monitor's dispatcher (libmpiwatch.so) links nothing of
- * shared/.  The settings table of issue 11 grows from this file.
+ *   site  (MW_JC_SITE): plugstack.conf arguments ("key=value" words);
+ *   user  (MW_JC_USER): items of --mpiwatch=... ("off", "profile",
+ *                       "timeout=S", ...) and the options of mpiwatch run;
+ *   job   (MW_JC_JOB):  what the plugin (or mpiwatch run) resolves once
+ *                       into the job's settings file; the agent, the
+ *                       collector and the monitor read that file and
+ *                       nothing else.
+ *
+ * MPIWATCH_DISABLE is read here too (mw_env_disables), header-only, for the
+ * monitor's dispatcher, which links nothing of shared/.
  */
 #ifndef MW_JOBCONF_H
 #define MW_JOBCONF_H
 
+#include <stddef.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/types.h>
 
-/* timeout: seconds a rank may stay in one MPI call (or poll without
- * progress) before it counts as stuck. */
-#define MW_TIMEOUT_DEFAULT 60.0
+#include "conf.h"
+
+/* Ranges that code outside the table needs as numbers. */
 #define MW_TIMEOUT_MIN 1.0
 #define MW_TIMEOUT_MAX 604800.0 /* 7 days */
-#define MW_TIMEOUT_RANGE_TEXT "a number from 1 to 604800"
+#define MW_HANG_LIMIT_FACTOR 10 /* hang_limit default: 10 x the timeout */
 
-/* hang_limit: seconds after which a hang the analysis does not confirm is
- * acted on anyway; default MW_HANG_LIMIT_FACTOR x the timeout. */
-#define MW_HANG_LIMIT_FACTOR 10
-#define MW_HANG_LIMIT_MIN 1.0
-#define MW_HANG_LIMIT_MAX 31536000.0 /* a year */
+#define MW_JC_SITE 1u
+#define MW_JC_USER 2u
+#define MW_JC_JOB 4u
+
+/* The settings file in a job's run directory. */
+#define MW_JOBCONF_FILE "settings"
+/* The environment variable that names it for the monitor. */
+#define MW_JOBCONF_ENV "MPIWATCH_SETTINGS"
+
+enum mw_jc_action { MW_JC_REPORT = 0, MW_JC_CANCEL, MW_JC_REQUEUE };
+
+struct mw_jobconf {
+	int on;               /* default (site) / on|off (user): the job is watched */
+	char *lib;            /* the monitor library to inject */
+	char *bindir;         /* where mpiwatch-agent and -collector are */
+	char *rundir;         /* base of the per-node run directory */
+	double timeout;       /* s in one MPI call before a rank is stuck */
+	double hang_limit;    /* s before an unconfirmed hang is acted on; 0 = 10 x timeout */
+	char *threshold;      /* "N" or "P%" */
+	int action;           /* enum mw_jc_action */
+	int profile;          /* per-rank profiles */
+	char *dir;            /* the report folder ("" = ./mpiwatch-JOBID) */
+	int drain, post, strict;
+	char *restd, *munge_socket, *nhd_socket, *off_partitions;
+	long probe_port, port_base;
+	long port;            /* the collector's port (resolved: port_base + job % 500) */
+};
+
+/* The table, ended by a NULL name. */
+extern const struct mw_conf_key mw_jobconf_keys[];
+
+/* Fill c with the table's defaults (c need not be initialised).  Return 0,
+ * or -1 (out of memory). */
+int mw_jobconf_init(struct mw_jobconf *c);
+
+/* Release the strings of c. */
+void mw_jobconf_free(struct mw_jobconf *c);
+
+/* Set one setting from text, if its scope has a bit of scope.  Return 0, or
+ * -1 with "KEY=VAL: expected WHAT" (or "unknown setting 'KEY'") in err. */
+int mw_jobconf_set(struct mw_jobconf *c, unsigned scope, const char *key, const char *val, char *err,
+		   size_t errlen);
+
+/* Site arguments (plugstack.conf "key=value" words) into c.  Every bad one
+ * adds a line "plugstack.conf argument N (TEXT): why" to err.  Return the
+ * number of bad arguments (0 = all fine). */
+int mw_jobconf_parse_site(struct mw_jobconf *c, int argc, char *const *argv, char *err, size_t errlen);
+
+/* The user's --mpiwatch[=ARGS] into c: NULL, "", "(null)" mean "on".
+ * Return 0, or -1 with one line "--mpiwatch: ..." naming the bad item. */
+int mw_jobconf_parse_user(struct mw_jobconf *c, const char *arg, char *err, size_t errlen);
+
+/* The user items, for help texts: "off, on, timeout=S, ...". */
+const char *mw_jobconf_user_items(void);
+
+/* Complete c for one job: hang_limit 0 becomes 10 x timeout (capped at its
+ * maximum), dir becomes an absolute folder (relative to cwd; "" =
+ * cwd/mpiwatch-JOBID), port = port_base + jobid % 500.  Return 0, or -1
+ * (errno ENAMETOOLONG, ENOMEM). */
+int mw_jobconf_resolve(struct mw_jobconf *c, unsigned jobid, const char *cwd);
+
+/* The hang limit in effect: hang_limit, or 10 x timeout (at most a year)
+ * when it is 0. */
+double mw_jobconf_hang_limit(double hang_limit, double timeout);
+
+/* The collector's port for a job: port_base + jobid % 500. */
+long mw_jobconf_collector_port(long port_base, unsigned jobid);
+
+/* Write the job-scope settings to path (0644, atomically; owned by
+ * uid:gid when we are root, else by us).  Return 0, or -1 with errno. */
+int mw_jobconf_write(const struct mw_jobconf *c, const char *path, uid_t uid, gid_t gid);
+
+/* Read a settings file into c (which holds defaults).  Return 0, or -1
+ * with the first error ("FILE:LINE: ...") in err. */
+int mw_jobconf_read(struct mw_jobconf *c, const char *path, char *err, size_t errlen);
+
+/* One line "key=value key=value ..." of the job-scope settings, for logs. */
+void mw_jobconf_summary(const struct mw_jobconf *c, char *buf, size_t len);
+
+/* "N" (1..1000000 ranks) or "P%" (1..100): return 0 and set *n, *pct, or -1. */
+int mw_jobconf_threshold(const char *s, long *n, int *pct);
+
+/* The action's name ("report" for an unknown one). */
+const char *mw_jobconf_action_name(int action);
 
 /* MPIWATCH_DISABLE: the monitor is off when it is set to anything but "",
  * "0", "no" or "false" (any case).  The one reading of that variable. */

@@ -81,25 +81,3 @@ int mws_rundir(const char *base, unsigned uid, unsigned jobid, const char *host,
 	}
 	return 0;
 }
-
-int mws_outdir(const char *cwd, const char *dir, unsigned jobid, char *out, size_t len)
-{
-	int n;
-
-	if (dir && dir[0] == '/')
-		n = snprintf(out, len, "%s", dir);
-	else if (dir && *dir)
-		n = snprintf(out, len, "%s/%s", cwd, dir);
-	else
-		n = snprintf(out, len, "%s/mpiwatch-%u", cwd, jobid);
-	if (n < 0 || (size_t)n >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return 0;
-}
-
-unsigned mws_collector_port(long port_base, unsigned jobid)
-{
-	return (unsigned)port_base + jobid % 500u;
-}

@@ -19,11 +19,4 @@ int mws_preload_remove(const char *cur, const char *lib, char *out, size_t len);
 int mws_rundir(const char *base, unsigned uid, unsigned jobid, const char *host, char *out,
 	       size_t len);
 
-/* The job's output directory: dir if absolute, cwd/dir if relative, or
- * cwd/mpiwatch-<jobid> when dir is empty.  Return 0, or -1. */
-int mws_outdir(const char *cwd, const char *dir, unsigned jobid, char *out, size_t len);
-
-/* The collector's TCP port for a job. */
-unsigned mws_collector_port(long port_base, unsigned jobid);
-
 #endif

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <poll.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
@@ -58,8 +59,11 @@ static int open_log(const char *path)
 	return open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
 }
 
+/* The start-up pipe's write end in the program (MPIWATCH_READY_FD). */
+#define MWS_READY_FD 4
+
 /* In the grandchild: set everything up and exec, or report errno on fd. */
-static void child_exec(const struct mws_spawn *sp, int report_fd)
+static void child_exec(const struct mws_spawn *sp, int report_fd, int ready_fd)
 {
 	int err, fd;
 	sigset_t all;
@@ -71,11 +75,21 @@ static void child_exec(const struct mws_spawn *sp, int report_fd)
 	for (int s = 1; s < NSIG; s++)
 		if (s != SIGKILL && s != SIGSTOP)
 			signal(s, SIG_DFL);
-	if (dup2(report_fd, 3) < 0)
+	/* Out of the way first, so neither lands on the other's number. */
+	report_fd = fcntl(report_fd, F_DUPFD_CLOEXEC, 10);
+	if (ready_fd >= 0 && (ready_fd = fcntl(ready_fd, F_DUPFD, 10)) < 0)
+		goto fail;
+	if (report_fd < 0 || dup2(report_fd, 3) < 0)
 		goto fail;
 	report_fd = 3;
 	fcntl(report_fd, F_SETFD, FD_CLOEXEC);
-	close_fds_from(4);
+	unsetenv("MPIWATCH_READY_FD");
+	if (ready_fd >= 0) {
+		if (dup2(ready_fd, MWS_READY_FD) < 0)
+			goto fail;
+		setenv("MPIWATCH_READY_FD", "4", 1);
+	}
+	close_fds_from(MWS_READY_FD + (ready_fd >= 0));
 	fd = open("/proc/self/oom_score_adj", O_WRONLY);
 	if (fd >= 0) {
 		(void)!write(fd, "0\n", 2);
@@ -123,7 +137,7 @@ fail:
 
 int mws_spawn_detached(const struct mws_spawn *sp, pid_t *pid, char *err, size_t errlen)
 {
-	int p[2];
+	int p[2], r[2] = {-1, -1};
 	pid_t c;
 	struct {
 		pid_t pid;
@@ -134,11 +148,19 @@ int mws_spawn_detached(const struct mws_spawn *sp, pid_t *pid, char *err, size_t
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -1;
 	}
+	if (sp->ready && pipe2(r, O_CLOEXEC) < 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
 	c = fork();
 	if (c < 0) {
 		snprintf(err, errlen, "fork: %s", strerror(errno));
 		close(p[0]);
 		close(p[1]);
+		if (r[0] >= 0)
+			close(r[0]), close(r[1]);
 		return -1;
 	}
 	if (c == 0) {
@@ -153,7 +175,9 @@ int mws_spawn_detached(const struct mws_spawn *sp, pid_t *pid, char *err, size_t
 		if (g == 0) {
 			close(q[0]);
 			close(p[1]);
-			child_exec(sp, q[1]);
+			if (r[0] >= 0)
+				close(r[0]);
+			child_exec(sp, q[1], r[1]);
 		}
 		close(q[1]);
 		msg.pid = g;
@@ -168,6 +192,8 @@ int mws_spawn_detached(const struct mws_spawn *sp, pid_t *pid, char *err, size_t
 		_exit(0);
 	}
 	close(p[1]);
+	if (r[1] >= 0)
+		close(r[1]);
 	ssize_t n;
 	do
 		n = read(p[0], &msg, sizeof(msg));
@@ -178,14 +204,85 @@ int mws_spawn_detached(const struct mws_spawn *sp, pid_t *pid, char *err, size_t
 		;
 	if (n != (ssize_t)sizeof(msg) || msg.pid <= 0) {
 		snprintf(err, errlen, "could not start %s: fork failed", sp->argv[0]);
-		return -1;
+		goto fail;
 	}
 	if (msg.err) {
 		snprintf(err, errlen, "could not start %s: %s", sp->argv[0], strerror(msg.err));
-		return -1;
+		goto fail;
 	}
 	*pid = msg.pid;
+	if (sp->ready)
+		*sp->ready = r[0];
 	return 0;
+fail:
+	if (r[0] >= 0)
+		close(r[0]);
+	return -1;
+}
+
+int mws_wait_ready(int fd, double timeout_s)
+{
+	struct timespec t0, t;
+	char buf[8];
+	size_t got = 0;
+	int rc = -1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		double left;
+		struct pollfd p = {fd, POLLIN, 0};
+		ssize_t n;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = timeout_s - ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9);
+		if (left <= 0)
+			break;
+		if (poll(&p, 1, (int)(left * 1000) + 1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (!p.revents)
+			continue;
+		n = read(fd, buf + got, sizeof(buf) - got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = got >= 2 && !memcmp(buf, "ok", 2);
+			break;
+		}
+		got += (size_t)n;
+		if (got >= 2) {
+			rc = !memcmp(buf, "ok", 2);
+			break;
+		}
+	}
+	close(fd);
+	return rc;
+}
+
+const char *mws_last_line(const char *path, char *buf, size_t len)
+{
+	char tail[4097];
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	off_t end;
+	ssize_t n = 0;
+
+	buf[0] = '\0';
+	if (fd < 0)
+		return buf;
+	end = lseek(fd, 0, SEEK_END);
+	if (end > 0 && lseek(fd, end > 4096 ? end - 4096 : 0, SEEK_SET) >= 0)
+		n = read(fd, tail, sizeof(tail) - 1);
+	close(fd);
+	if (n <= 0)
+		return buf;
+	tail[n] = '\0';
+	while (n > 0 && (tail[n - 1] == '\n' || tail[n - 1] == '\r'))
+		tail[--n] = '\0';
+	char *nl = strrchr(tail, '\n');
+	snprintf(buf, len, "%s", nl ? nl + 1 : tail);
+	return buf;
 }
 
 static pid_t read_pidfile(const char *pidfile)

@@ -15,6 +15,9 @@ struct mws_spawn {
 	const char *log;    /* stdout and stderr go here (appended), or NULL for /dev/null;
 			     * the two folders above it are created if missing */
 	const char *log_fallback; /* used if log cannot be opened (NULL: fail) */
+	int *ready;         /* if not NULL: the read end of the start-up pipe is
+			     * stored here (see mws_wait_ready); the program
+			     * finds the write end in $MPIWATCH_READY_FD */
 };
 
 /* Start a detached process (double fork + setsid, so it outlives the step that
@@ -23,6 +26,17 @@ struct mws_spawn {
  * failure return -1 with the reason in err (exec errors are reported back
  * through a close-on-exec pipe). */
 int mws_spawn_detached(const struct mws_spawn *sp, pid_t *pid, char *err, size_t errlen);
+
+/* Wait up to timeout_s for a program started with .ready to say it has
+ * started (shared/ready.h: it writes "ok" and closes the pipe), and close
+ * fd.  Return 1 if it started, 0 if it closed the pipe without "ok" (it
+ * exited at start-up), -1 if it said nothing in time (taken as started:
+ * a slow start must not cost the job its watch). */
+int mws_wait_ready(int fd, double timeout_s);
+
+/* The last non-empty line of a text file (at most its last 4 KiB) in buf
+ * without its newline; "" if there is none.  Return buf. */
+const char *mws_last_line(const char *path, char *buf, size_t len);
 
 /* Read a pid file and tell whether that process is alive, belongs to uid and
  * runs a program whose command line contains name.  Return the pid, or 0. */

@@ -40,9 +40,12 @@ SPANK_PLUGIN(mpiwatch, 1);
 #define MWS_STEP_BATCH 0xfffffffbu	  /* SLURM_BATCH_SCRIPT */
 #define MWS_STEP_INTERACTIVE 0xfffffffau /* SLURM_INTERACTIVE_STEP */
 
-static struct mws_site site;
-static struct mws_user user;
-static int site_bad;
+/* The job's settings (shared/jobconf.h): site arguments, then the user's
+ * --mpiwatch (kept as given, applied by load_conf). */
+static struct mw_jobconf conf;
+static int conf_bad;
+static int user_given;
+static char user_arg[1024];
 
 /* Computed in init_post_opt (remote) for user_init and task_exit. */
 static int watch_ok;
@@ -58,50 +61,57 @@ static int opt_cb(int val, const char *optarg, int remote);
 static struct spank_option mws_option = {
 	"mpiwatch", "[ARGS]",
 	"Watch this MPI job with mpiwatch: tell a dead node from a stuck program. "
-	"ARGS: off, timeout=S, threshold=N|P%, dir=PATH, action=report|cancel|requeue, profile "
-	"(comma-separated).",
+	"ARGS (comma-separated): off, on, timeout=S, hang_limit=S, threshold=N|P%, "
+	"action=report|cancel|requeue, profile, dir=PATH.  See mpiwatch-spank(8).",
 	2, 0, opt_cb};
 
+/* Check the user's argument against the table at once (sbatch and srun
+ * refuse a bad one before anything starts) and keep it. */
 static int opt_cb(int val, const char *optarg, int remote)
 {
 	char err[512];
+	struct mw_jobconf tmp;
+	int rc;
 	(void)val;
 	(void)remote;
-	if (mws_user_parse(optarg, &user, err, sizeof(err)) < 0) {
-		slurm_error("%s", err);
+	if (mws_conf_init(&tmp) < 0) {
+		slurm_error("mpiwatch: out of memory");
 		return -1;
 	}
+	rc = mw_jobconf_parse_user(&tmp, optarg, err, sizeof(err));
+	mw_jobconf_free(&tmp);
+	if (rc < 0 || (optarg && strlen(optarg) >= sizeof(user_arg))) {
+		slurm_error("%s", rc < 0 ? err : "--mpiwatch: argument too long");
+		return -1;
+	}
+	user_given = 1;
+	snprintf(user_arg, sizeof(user_arg), "%s", optarg ? optarg : "");
 	return 0;
 }
 
-static void log_site_errors(const char *errs)
+/* The settings: defaults, plugstack.conf arguments, then the user's option
+ * if it was given (init is not called before job_epilog). */
+static void load_conf(int ac, char **av, int log_errors)
 {
-	char buf[4096];
-	char *save = NULL;
-	snprintf(buf, sizeof(buf), "%s", errs);
-	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+	char err[4096], *save = NULL;
+
+	mw_jobconf_free(&conf);
+	conf_bad = mws_conf_load(&conf, ac, av, user_given, user_arg, err, sizeof(err));
+	if (!conf_bad || !log_errors)
+		return;
+	for (char *l = strtok_r(err, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
 		slurm_error("mpiwatch: %s", l);
 	slurm_error("mpiwatch: plugin disabled until plugstack.conf is fixed%s",
-		    site.strict ? " (strict: watched jobs fail)" : "");
-}
-
-/* Read the plugstack.conf arguments (init is not called before job_epilog). */
-static void load_site(int ac, char **av, int log_errors)
-{
-	char err[4096];
-
-	mws_site_defaults(&site);
-	site_bad = mws_site_parse(ac, av, &site, err, sizeof(err));
-	if (site_bad && log_errors)
-		log_site_errors(err);
+		    conf.strict ? " (strict: watched jobs fail)" : "");
 }
 
 int slurm_spank_init(spank_t sp, int ac, char **av)
 {
 	spank_context_t ctx = spank_context();
 
-	mws_user_defaults(&user);
-	load_site(ac, av, 1);
+	user_given = 0;
+	user_arg[0] = '\0';
+	load_conf(ac, av, 1);
 	if (ctx == S_CTX_LOCAL || ctx == S_CTX_REMOTE || ctx == S_CTX_ALLOCATOR) {
 		if (spank_option_register(sp, &mws_option) != ESPANK_SUCCESS)
 			slurm_error("mpiwatch: could not register --mpiwatch");
@@ -161,15 +171,23 @@ static void step_label(spank_t sp, char *buf, size_t len)
 		snprintf(buf, len, "step%u", stepid);
 }
 
-/* Start one helper if its pid file names no live process.  Its log goes to
- * logs/NAME-HOST.log in the job's report folder, so that it outlives the job
- * (the epilog removes the run folder), or to the run folder if the report
- * folder cannot be written.  Return 0 or -1. */
+/* How long a helper may take to start before we stop waiting for it. */
+#define MWS_READY_WAIT_S 10.0
+
+/* Start one helper if its pid file names no live process, and wait until
+ * it says it runs (shared/ready.h).  Its log goes to logs/NAME-HOST.log in
+ * the job's report folder, so that it outlives the job (the epilog removes
+ * the run folder), or to the run folder if the report folder cannot be
+ * written.  A helper that exits at start-up (a port in use, a report folder
+ * it cannot make) leaves the last line of its log as the reason.  Return 0
+ * or -1. */
 static int ensure_running(const char *name, const char *host, char *const *argv, uid_t uid,
 			  gid_t gid)
 {
 	char pidfile[PATH_MAX + 32], log[PATH_MAX + 300], fallback[PATH_MAX + 32], err[512];
-	struct mws_spawn s = {argv, uid, gid, rundir, log, fallback};
+	char why[300];
+	int ready = -1;
+	struct mws_spawn s = {argv, uid, gid, rundir, log, fallback, &ready};
 	pid_t pid;
 
 	snprintf(pidfile, sizeof(pidfile), "%s/%s.pid", rundir, name);
@@ -183,6 +201,12 @@ static int ensure_running(const char *name, const char *host, char *const *argv,
 	}
 	if (mw_pidfile_write(pidfile, pid, uid, gid) < 0)
 		slurm_error("mpiwatch: cannot write %s: %s", pidfile, strerror(errno));
+	if (mws_wait_ready(ready, MWS_READY_WAIT_S) == 0) {
+		if (!mws_last_line(log, why, sizeof(why))[0])
+			mws_last_line(fallback, why, sizeof(why));
+		start_fail("%s exited at start-up: %s", name, why[0] ? why : "(no message; see its log)");
+		return -1;
+	}
 	return 0;
 }
 
@@ -192,8 +216,8 @@ static int start_helpers(spank_t sp)
 	uid_t uid;
 	gid_t gid;
 	char host[256], nodelist[4096], cwd[PATH_MAX], dumps[PATH_MAX + 8], lock[PATH_MAX + 16];
-	char prog_agent[PATH_MAX + 32], prog_coll[PATH_MAX + 32], sport[16], stimeout[32],
-		sthreshold[32], scoll[300], sprobe[16];
+	char prog_agent[PATH_MAX + 32], prog_coll[PATH_MAX + 32], scoll[300], sjob[16];
+	char settings[PATH_MAX + 16];
 	struct mw_hostlist hl = {0};
 	int lockfd = -1, rc = -1;
 
@@ -203,29 +227,29 @@ static int start_helpers(spank_t sp)
 		start_fail("cannot read the job's ids");
 		return -1;
 	}
-	if (access(site.lib, R_OK) < 0) {
-		start_fail("monitor library %s: %s", site.lib, strerror(errno));
+	if (access(conf.lib, R_OK) < 0) {
+		start_fail("monitor library %s: %s", conf.lib, strerror(errno));
 		return -1;
 	}
-	snprintf(prog_agent, sizeof(prog_agent), "%s/mpiwatch-agent", site.bindir);
-	snprintf(prog_coll, sizeof(prog_coll), "%s/mpiwatch-collector", site.bindir);
+	snprintf(prog_agent, sizeof(prog_agent), "%s/mpiwatch-agent", conf.bindir);
+	snprintf(prog_coll, sizeof(prog_coll), "%s/mpiwatch-collector", conf.bindir);
 	if (access(prog_agent, X_OK) < 0 || access(prog_coll, X_OK) < 0) {
-		start_fail("agent/collector not found in %s", site.bindir);
+		start_fail("agent/collector not found in %s", conf.bindir);
 		return -1;
 	}
 	{
 		/* The agents prove who they are with MUNGE: without it the
 		 * collector would refuse them all and the watch be silently off. */
 		char merr[300], cred[MW_HB_CRED_MAX + 1];
-		if (col_auth_encode(site.munge_socket, "", cred, sizeof(cred), merr, sizeof(merr)) < 0) {
+		if (col_auth_encode(conf.munge_socket, "", cred, sizeof(cred), merr, sizeof(merr)) < 0) {
 			start_fail("%s (the agents cannot prove who they are to the collector; "
 				   "munge_socket= in plugstack.conf?)", merr);
 			return -1;
 		}
 	}
 	mw_node_name(host, sizeof(host));
-	if (mws_rundir(site.rundir, uid, jobid, host, rundir, sizeof(rundir)) < 0 ||
-	    mws_rundir(site.rundir, uid, jobid, "%h", env_rundir, sizeof(env_rundir)) < 0 ||
+	if (mws_rundir(conf.rundir, uid, jobid, host, rundir, sizeof(rundir)) < 0 ||
+	    mws_rundir(conf.rundir, uid, jobid, "%h", env_rundir, sizeof(env_rundir)) < 0 ||
 	    mws_mkdir_owned(rundir, uid, gid) < 0) {
 		start_fail("run directory %s: %s", rundir, strerror(errno));
 		return -1;
@@ -242,14 +266,17 @@ static int start_helpers(spank_t sp)
 	}
 	snprintf(collector_host, sizeof(collector_host), "%s", hl.host[0]);
 	mw_hostlist_free(&hl);
-	collector_port = mws_collector_port(site.port_base, jobid);
 	if (get_env(sp, "PWD", cwd, sizeof(cwd)) < 0 || cwd[0] != '/')
 		if (get_env(sp, "SLURM_SUBMIT_DIR", cwd, sizeof(cwd)) < 0 || cwd[0] != '/')
 			snprintf(cwd, sizeof(cwd), "/tmp");
-	if (mws_outdir(cwd, user.dir, jobid, outdir, sizeof(outdir)) < 0) {
-		start_fail("output directory path too long");
+	/* The settings, resolved once for the job: the agent, the collector
+	 * and the monitor read this file and nothing else. */
+	if (mw_jobconf_resolve(&conf, jobid, cwd) < 0) {
+		start_fail("report folder path too long");
 		return -1;
 	}
+	snprintf(outdir, sizeof(outdir), "%s", conf.dir);
+	collector_port = (unsigned)conf.port;
 
 	/* One launcher at a time per job and node (steps may start together). */
 	snprintf(lock, sizeof(lock), "%s/launch.lock", rundir);
@@ -258,73 +285,21 @@ static int start_helpers(spank_t sp)
 		start_fail("%s: %s", lock, strerror(errno));
 		goto out;
 	}
-	snprintf(stimeout, sizeof(stimeout), "%g", user.timeout > 0 ? user.timeout : site.timeout);
-	mws_threshold_str(&site, &user, sthreshold, sizeof(sthreshold));
-	snprintf(sport, sizeof(sport), "%u", collector_port);
-	snprintf(sprobe, sizeof(sprobe), "%ld", site.probe_port);
+	snprintf(settings, sizeof(settings), "%s/%s", rundir, MW_JOBCONF_FILE);
+	if (mw_jobconf_write(&conf, settings, uid, gid) < 0) {
+		start_fail("%s: %s", settings, strerror(errno));
+		goto out;
+	}
+	snprintf(sjob, sizeof(sjob), "%u", jobid);
 	snprintf(scoll, sizeof(scoll), "%s:%u", collector_host, collector_port);
 	if (!strcmp(host, collector_host)) {
-		char sjob[16];
-		const char *action = mws_action_name(user.action >= 0 ? user.action : (int)site.action);
-		snprintf(sjob, sizeof(sjob), "%u", jobid);
-		char *argv[40]; /* 31 at most, with every option */
-		int n = 0;
-		argv[n++] = prog_coll;
-		argv[n++] = "--job";
-		argv[n++] = sjob;
-		argv[n++] = "--nodes";
-		argv[n++] = nodelist;
-		argv[n++] = "--port";
-		argv[n++] = sport;
-		argv[n++] = "--timeout";
-		argv[n++] = stimeout;
-		argv[n++] = "--threshold";
-		argv[n++] = sthreshold;
-		argv[n++] = "--dir";
-		argv[n++] = outdir;
-		argv[n++] = "--action";
-		argv[n++] = (char *)action;
-		argv[n++] = "--drain";
-		argv[n++] = site.drain ? "yes" : "no";
-		argv[n++] = "--post";
-		argv[n++] = site.post ? "yes" : "no";
-		argv[n++] = "--nhd-socket";
-		argv[n++] = site.nhd_socket;
-		argv[n++] = "--probe-port";
-		argv[n++] = sprobe;
-		double hang = user.hang_limit > 0 ? user.hang_limit : site.hang_limit;
-		char shang[32];
-		if (hang > 0) {
-			snprintf(shang, sizeof(shang), "%g", hang);
-			argv[n++] = "--hang-limit";
-			argv[n++] = shang;
-		}
-		if (site.restd[0]) {
-			argv[n++] = "--restd";
-			argv[n++] = site.restd;
-		}
-		if (site.munge_socket[0]) {
-			argv[n++] = "--munge-socket";
-			argv[n++] = site.munge_socket;
-		}
-		/* Always: a later step may profile when the first does not. */
-		char sprof[PATH_MAX + 16];
-		snprintf(sprof, sizeof(sprof), "%s/profile", outdir);
-		argv[n++] = "--profile";
-		argv[n++] = sprof;
-		argv[n] = NULL;
+		char *argv[] = {prog_coll, "--job", sjob, "--nodes", nodelist, "--settings", settings, NULL};
 		if (ensure_running("mpiwatch-collector", host, argv, uid, gid) < 0)
 			goto out;
 	}
 	{
-		char sjob[16];
-		snprintf(sjob, sizeof(sjob), "%u", jobid);
-		char *argv[] = {prog_agent, "--job", sjob,	"--node",    host,     "--rundir",
-				rundir,     "--collector", scoll, "--timeout", stimeout, NULL, NULL, NULL};
-		if (site.munge_socket[0]) {
-			argv[11] = "--munge-socket";
-			argv[12] = site.munge_socket;
-		}
+		char *argv[] = {prog_agent, "--job",     sjob,  "--node",     host,     "--rundir",
+				rundir,     "--collector", scoll, "--settings", settings, NULL};
 		if (ensure_running("mpiwatch-agent", host, argv, uid, gid) < 0)
 			goto out;
 	}
@@ -337,21 +312,20 @@ out:
 
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 {
-	(void)ac;
-	(void)av;
 	if (spank_context() != S_CTX_REMOTE)
 		return 0;
-	if (site_bad)
-		return site.strict && mws_enabled(&site, &user) ? -1 : 0;
-	if (!mws_enabled(&site, &user) || !is_watched_step(sp))
+	load_conf(ac, av, 0); /* now with the user's option */
+	if (conf_bad)
+		return conf.strict && conf.on ? -1 : 0;
+	if (!conf.on || !is_watched_step(sp))
 		return 0;
 	start_why[0] = 0;
 	{
 		char part[256];
 		if (get_env(sp, "SLURM_JOB_PARTITION", part, sizeof(part)) == 0 &&
-		    mws_partition_off(&site, part)) {
+		    mws_partition_off(&conf, part)) {
 			/* Said in the job's output only to a user who asked. */
-			if (user.given)
+			if (user_given)
 				snprintf(start_why, sizeof(start_why),
 					 "the site turned mpiwatch off for partition %s", part);
 			return 0;
@@ -362,8 +336,8 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av)
 		if (!start_why[0])
 			snprintf(start_why, sizeof(start_why), "start-up failed");
 		slurm_error("mpiwatch: this step is not watched%s",
-			    site.strict ? "; strict mode: failing the step" : "");
-		return site.strict ? -1 : 0;
+			    conf.strict ? "; strict mode: failing the step" : "");
+		return conf.strict ? -1 : 0;
 	}
 	watch_ok = 1;
 	return 0;
@@ -383,7 +357,7 @@ static int set_env(spank_t sp, const char *name, const char *val)
  * reason its node found (other nodes' reasons are in their slurmd log). */
 int slurm_spank_task_init(spank_t sp, int ac, char **av)
 {
-	uint32_t gtid = 1;
+	uint32_t gtid = 1, jobid = 0;
 	char host[256];
 	(void)ac;
 	(void)av;
@@ -392,7 +366,8 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av)
 	if (spank_get_item(sp, S_TASK_GLOBAL_ID, &gtid) != ESPANK_SUCCESS || gtid != 0)
 		return 0;
 	mw_node_name(host, sizeof(host));
-	fprintf(stderr, "mpiwatch: this step is not watched: %s (node %s)\n", start_why, host);
+	spank_get_item(sp, S_JOB_ID, &jobid);
+	fprintf(stderr, "mpiwatch: not watching job %u: %s (node %s)\n", jobid, start_why, host);
 	fflush(stderr);
 	return 0;
 }
@@ -406,31 +381,33 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	if (spank_context() != S_CTX_REMOTE || !watch_ok)
 		return 0;
 	get_env(sp, "LD_PRELOAD", cur, sizeof(cur));
-	if (mws_preload_append(cur, site.lib, preload, sizeof(preload)) < 0) {
+	if (mws_preload_append(cur, conf.lib, preload, sizeof(preload)) < 0) {
 		slurm_error("mpiwatch: LD_PRELOAD too long; not injecting the monitor");
-		return site.strict ? -1 : 0;
+		return conf.strict ? -1 : 0;
 	}
-	snprintf(buf, sizeof(buf), "%g", user.timeout > 0 ? user.timeout : site.timeout);
-	set_env(sp, "MPIWATCH_TIMEOUT", buf);
 	/* One value for every node ("%h": the monitor puts its node's name):
 	 * Open MPI's orted and MPICH's hydra pass mpirun's environment on to
-	 * the ranks they start on other nodes. */
+	 * the ranks they start on other nodes.  The settings (the timeout)
+	 * come from the job's settings file, as for the agent and collector;
+	 * a MPIWATCH_TIMEOUT of the user's own is then not used. */
 	if (env_rundir[0]) {
 		set_env(sp, "MPIWATCH_RUNDIR", env_rundir);
 		snprintf(buf, sizeof(buf), "%s/dumps", env_rundir);
 		set_env(sp, "MPIWATCH_DUMPDIR", buf);
+		snprintf(buf, sizeof(buf), "%s/%s", env_rundir, MW_JOBCONF_FILE);
+		set_env(sp, MW_JOBCONF_ENV, buf);
 	}
 	set_env(sp, "MPIWATCH_DIR", outdir);
 	snprintf(buf, sizeof(buf), "%s:%u", collector_host, collector_port);
 	set_env(sp, "MPIWATCH_COLLECTOR", buf);
-	if (user.profile) {
+	if (conf.profile) {
 		/* A folder per step: steps of different sizes do not mix. */
 		char step[32];
 		step_label(sp, step, sizeof(step));
 		snprintf(buf, sizeof(buf), "%.4000s/profile/%s", outdir, step);
 		set_env(sp, "MPIWATCH_PROFILE", buf);
 	}
-	return set_env(sp, "LD_PRELOAD", preload) < 0 && site.strict ? -1 : 0;
+	return set_env(sp, "LD_PRELOAD", preload) < 0 && conf.strict ? -1 : 0;
 }
 
 int slurm_spank_task_exit(spank_t sp, int ac, char **av)
@@ -448,12 +425,12 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 	uid_t uid;
 	char host[256], dir[PATH_MAX], pidfile[PATH_MAX + 32];
 
-	load_site(ac, av, 0);
+	load_conf(ac, av, 0);
 	if (spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS)
 		return 0;
 	mw_node_name(host, sizeof(host));
-	if (mws_rundir(site.rundir, uid, jobid, host, dir, sizeof(dir)) < 0 || access(dir, F_OK) < 0)
+	if (mws_rundir(conf.rundir, uid, jobid, host, dir, sizeof(dir)) < 0 || access(dir, F_OK) < 0)
 		return 0;
 	/* The agent first, so the heartbeats it sends on its way out (ranks
 	 * that died in the job's teardown) still reach the collector; then the
@@ -482,17 +459,17 @@ int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
 	uint32_t jobid = 0;
-	char cwd[PATH_MAX], dir[PATH_MAX], path[PATH_MAX + 16], line[1024];
+	char cwd[PATH_MAX], path[PATH_MAX + 16], line[1024];
 	struct stat st;
 	FILE *f;
-	(void)ac;
-	(void)av;
 
-	if (spank_context() != S_CTX_LOCAL || !step_start || !mws_enabled(&site, &user) ||
-	    spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS || !getcwd(cwd, sizeof(cwd)) ||
-	    mws_outdir(cwd, user.dir, jobid, dir, sizeof(dir)) < 0)
+	if (spank_context() != S_CTX_LOCAL || !step_start)
 		return 0;
-	snprintf(path, sizeof(path), "%s/report.txt", dir);
+	load_conf(ac, av, 0);
+	if (conf_bad || !conf.on || spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS ||
+	    !getcwd(cwd, sizeof(cwd)) || mw_jobconf_resolve(&conf, jobid, cwd) < 0)
+		return 0;
+	snprintf(path, sizeof(path), "%s/report.txt", conf.dir);
 	if (stat(path, &st) < 0 || st.st_mtime + 1 < step_start || !(f = fopen(path, "r")))
 		return 0;
 	while (fgets(line, sizeof(line), f))

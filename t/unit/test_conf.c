@@ -19,13 +19,13 @@ struct cfg {
 
 static const char *const modes[] = {"report", "cancel", "requeue", NULL};
 static const struct mw_conf_key keys[] = {
-	{"port", MW_CONF_INT, offsetof(struct cfg, port), 1, 65535, NULL},
-	{"timeout", MW_CONF_DOUBLE, offsetof(struct cfg, timeout), 1, 86400, NULL},
-	{"drain", MW_CONF_BOOL, offsetof(struct cfg, drain), 0, 0, NULL},
-	{"name", MW_CONF_STRING, offsetof(struct cfg, name), 0, 0, NULL},
-	{"hook", MW_CONF_LIST, offsetof(struct cfg, hooks), 0, 0, NULL},
-	{"mode", MW_CONF_ENUM, offsetof(struct cfg, mode), 0, 0, modes},
-	{NULL, 0, 0, 0, 0, NULL},
+	{.name = "port", .type = MW_CONF_INT, .offset = offsetof(struct cfg, port), .min = 1, .max = 65535, .choices = NULL},
+	{.name = "timeout", .type = MW_CONF_DOUBLE, .offset = offsetof(struct cfg, timeout), .min = 1, .max = 86400, .choices = NULL},
+	{.name = "drain", .type = MW_CONF_BOOL, .offset = offsetof(struct cfg, drain), .min = 0, .max = 0, .choices = NULL},
+	{.name = "name", .type = MW_CONF_STRING, .offset = offsetof(struct cfg, name), .min = 0, .max = 0, .choices = NULL},
+	{.name = "hook", .type = MW_CONF_LIST, .offset = offsetof(struct cfg, hooks), .min = 0, .max = 0, .choices = NULL},
+	{.name = "mode", .type = MW_CONF_ENUM, .offset = offsetof(struct cfg, mode), .min = 0, .max = 0, .choices = modes},
+	{.name = NULL},
 };
 
 static const struct {

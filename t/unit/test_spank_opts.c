@@ -1,6 +1,7 @@
 /* Unit tests for the SPANK plugin's pure parts: --mpiwatch parsing,
  * plugstack arguments, LD_PRELOAD editing and paths. */
 #include <check.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,61 +13,68 @@
 #include "mws_launch.h"
 #include "mws_opts.h"
 
+/* --mpiwatch=ARG through the plugin's own loading (mws_conf_load), as
+ * slurmstepd's init_post_opt does it. */
 static const struct {
 	const char *arg;
 	int ok;
 	const char *err; /* substring of the message */
-	int off, profile, action;
+	int on, profile, action;
 	double timeout;
-	long threshold;
-	int pct;
+	const char *threshold;
 	const char *dir;
 } user_cases[] = {
-	{NULL, 1, NULL, 0, 0, -1, 0, -1, 0, ""},
-	{"", 1, NULL, 0, 0, -1, 0, -1, 0, ""},
-	{"(null)", 1, NULL, 0, 0, -1, 0, -1, 0, ""},
-	{"off", 1, NULL, 1, 0, -1, 0, -1, 0, ""},
-	{"timeout=2.5", 1, NULL, 0, 0, -1, 2.5, -1, 0, ""},
-	{"timeout=1,threshold=4", 1, NULL, 0, 0, -1, 1, 4, 0, ""},
-	{"threshold=50%", 1, NULL, 0, 0, -1, 0, 50, 1, ""},
-	{"dir=/scratch/w,action=cancel,profile", 1, NULL, 0, 1, 1, 0, -1, 0, "/scratch/w"},
-	{"action=requeue", 1, NULL, 0, 0, 2, 0, -1, 0, ""},
-	{"timeout=abc", 0, "timeout=abc: expected seconds", 0, 0, -1, 0, -1, 0, ""},
-	{"timeout=0.5", 0, "timeout=0.5", 0, 0, -1, 0, -1, 0, ""},
-	{"timeout=604800", 1, NULL, 0, 0, -1, 604800, -1, 0, ""},
-	{"hang_limit=0.5", 0, "hang_limit=0.5: expected seconds", 0, 0, -1, 0, -1, 0, ""},
-	{"timeout=604801", 0, "timeout=604801", 0, 0, -1, 0, -1, 0, ""},
-	{"timeout=", 0, "timeout=", 0, 0, -1, 0, -1, 0, ""},
-	{"threshold=0", 0, "threshold=0", 0, 0, -1, 0, -1, 0, ""},
-	{"threshold=101%", 0, "threshold=101%", 0, 0, -1, 0, -1, 0, ""},
-	{"action=explode", 0, "action=explode: expected report, cancel or requeue", 0, 0, -1, 0, -1, 0, ""},
-	{"dir=", 0, "dir= needs a path", 0, 0, -1, 0, -1, 0, ""},
-	{"bogus", 0, "unknown item 'bogus'", 0, 0, -1, 0, -1, 0, ""},
-	{"off=1", 0, "unknown item 'off=1'", 0, 0, -1, 0, -1, 0, ""},
-	{"timeout=2,,off", 0, "empty item", 0, 0, -1, 0, -1, 0, ""},
-	{",off", 0, "empty item", 0, 0, -1, 0, -1, 0, ""},
+	{NULL, 1, NULL, 1, 0, 0, 60, "1", ""},
+	{"", 1, NULL, 1, 0, 0, 60, "1", ""},
+	{"(null)", 1, NULL, 1, 0, 0, 60, "1", ""},
+	{"off", 1, NULL, 0, 0, 0, 60, "1", ""},
+	{"off,on", 1, NULL, 1, 0, 0, 60, "1", ""},
+	{"timeout=2.5", 1, NULL, 1, 0, 0, 2.5, "1", ""},
+	{"timeout=1,threshold=4", 1, NULL, 1, 0, 0, 1, "4", ""},
+	{"threshold=50%", 1, NULL, 1, 0, 0, 60, "50%", ""},
+	{"dir=/scratch/w,action=cancel,profile", 1, NULL, 1, 1, 1, 60, "1", "/scratch/w"},
+	{"action=requeue", 1, NULL, 1, 0, 2, 60, "1", ""},
+	{"timeout=abc", 0, "timeout=abc: expected seconds, a number from 1 to 604800", 0, 0, 0, 0, NULL, NULL},
+	{"timeout=0.5", 0, "timeout=0.5", 0, 0, 0, 0, NULL, NULL},
+	{"timeout=604800", 1, NULL, 1, 0, 0, 604800, "1", ""},
+	{"hang_limit=0.5", 0, "hang_limit=0.5: expected seconds", 0, 0, 0, 0, NULL, NULL},
+	{"timeout=604801", 0, "timeout=604801", 0, 0, 0, 0, NULL, NULL},
+	{"timeout=", 0, "timeout=", 0, 0, 0, 0, NULL, NULL},
+	{"threshold=0", 0, "threshold=0", 0, 0, 0, 0, NULL, NULL},
+	{"threshold=101%", 0, "threshold=101%", 0, 0, 0, 0, NULL, NULL},
+	{"action=explode", 0, "action=explode: expected report, cancel or requeue", 0, 0, 0, 0, NULL, NULL},
+	{"dir=", 0, "dir=: expected a path", 0, 0, 0, 0, NULL, NULL},
+	{"bogus", 0, "unknown item 'bogus'", 0, 0, 0, 0, NULL, NULL},
+	{"off=1", 0, "unknown item 'off=1'", 0, 0, 0, 0, NULL, NULL},
+	{"profile=yes", 0, "unknown item 'profile=yes'", 0, 0, 0, 0, NULL, NULL},
+	{"timeout", 0, "unknown item 'timeout'", 0, 0, 0, 0, NULL, NULL},
+	{"default=on", 0, "unknown item 'default=on'", 0, 0, 0, 0, NULL, NULL},
+	{"drain=no", 0, "unknown item 'drain=no'", 0, 0, 0, 0, NULL, NULL}, /* a site setting */
+	{"timeout=2,,off", 0, "empty item", 0, 0, 0, 0, NULL, NULL},
+	{",off", 0, "empty item", 0, 0, 0, 0, NULL, NULL},
 };
 
 START_TEST(test_user)
 {
-	struct mws_user u;
+	struct mw_jobconf c;
 	char err[512];
-	mws_user_defaults(&u);
-	int r = mws_user_parse(user_cases[_i].arg, &u, err, sizeof(err));
-	ck_assert_int_eq(r, user_cases[_i].ok ? 0 : -1);
-	ck_assert_int_eq(u.given, 1);
+	char *none[] = {NULL};
+	int bad = mws_conf_load(&c, 0, none, 1, user_cases[_i].arg, err, sizeof(err));
 	if (!user_cases[_i].ok) {
+		ck_assert_int_eq(bad, 1);
 		ck_assert_msg(strstr(err, user_cases[_i].err), "got '%s'", err);
 		ck_assert_msg(!strncmp(err, "--mpiwatch", 10), "message names the option: %s", err);
+		mw_jobconf_free(&c);
 		return;
 	}
-	ck_assert_int_eq(u.off, user_cases[_i].off);
-	ck_assert_int_eq(u.profile, user_cases[_i].profile);
-	ck_assert_int_eq(u.action, user_cases[_i].action);
-	ck_assert_double_eq_tol(u.timeout, user_cases[_i].timeout, 1e-9);
-	ck_assert_int_eq(u.threshold, user_cases[_i].threshold);
-	ck_assert_int_eq(u.threshold_pct, user_cases[_i].pct);
-	ck_assert_str_eq(u.dir, user_cases[_i].dir);
+	ck_assert_msg(bad == 0, "%s", err);
+	ck_assert_int_eq(c.on, user_cases[_i].on);
+	ck_assert_int_eq(c.profile, user_cases[_i].profile);
+	ck_assert_int_eq(c.action, user_cases[_i].action);
+	ck_assert_double_eq_tol(c.timeout, user_cases[_i].timeout, 1e-9);
+	ck_assert_str_eq(c.threshold, user_cases[_i].threshold);
+	ck_assert_str_eq(c.dir ? c.dir : "", user_cases[_i].dir);
+	mw_jobconf_free(&c);
 }
 END_TEST
 
@@ -79,78 +87,80 @@ static const struct {
 	{{"lib=/opt/mw/lib/libmpiwatch.so", "bindir=/opt/mw/bin", "drain=no", NULL}, 0, NULL},
 	{{"post=no", "strict=yes", "action=cancel", NULL}, 0, NULL},
 	{{"restd=http://10.0.0.1:6820", "probe_port=7171", "port_base=7300", NULL}, 0, NULL},
-	{{"default=maybe", NULL}, 1, "argument 1 (default=maybe): default must be on or off"},
-	{{"timeout=30", "lib=relative.so", NULL}, 1, "argument 2 (lib=relative.so): lib must be an absolute path"},
-	{{"frobnicate=1", "drain=perhaps", NULL}, 2, "unknown key"},
+	{{"default=maybe", NULL}, 1, "argument 1 (default=maybe): default=maybe: expected off or on"},
+	{{"timeout=30", "lib=relative.so", NULL}, 1, "argument 2 (lib=relative.so): lib=relative.so: expected an absolute path"},
+	{{"frobnicate=1", "drain=perhaps", NULL}, 2, "unknown setting 'frobnicate'"},
 	{{"noequals", NULL}, 1, "expected key=value"},
-	{{"restd=ftp://x", NULL}, 1, "restd must be an http"},
-	{{"port_base=80", NULL}, 1, "port_base must be"},
+	{{"restd=ftp://x", NULL}, 1, "restd=ftp://x: expected an http:// or https:// URL"},
+	{{"port_base=80", NULL}, 1, "port_base=80: expected a TCP port, a whole number from 1024 to 65030"},
 	{{"off_partitions=debug,gpu-a100", "munge_socket=/run/m/s", NULL}, 0, NULL},
-	{{"off_partitions=a b", NULL}, 1, "off_partitions must be a comma-separated list"},
-	{{"munge_socket=rel/s", NULL}, 1, "munge_socket must be an absolute path"},
+	{{"off_partitions=a b", NULL}, 1, "expected a comma-separated list of partition names"},
+	{{"munge_socket=rel/s", NULL}, 1, "munge_socket=rel/s: expected an absolute path"},
+	{{"dir=/x", NULL}, 1, "unknown setting 'dir'"}, /* the user's, not the site's */
+	{{"port=7000", NULL}, 1, "unknown setting 'port'"}, /* resolved, never given */
 };
 
 /* off_partitions=: exact names, not prefixes. */
 START_TEST(test_partition_off)
 {
-	struct mws_site s;
+	struct mw_jobconf c;
 	char err[256];
 	char *args[] = {"off_partitions=debug,gpu-a100"};
-	mws_site_defaults(&s);
-	ck_assert_int_eq(mws_partition_off(&s, "debug"), 0); /* nothing listed yet */
-	ck_assert_int_eq(mws_site_parse(1, args, &s, err, sizeof(err)), 0);
-	ck_assert_int_eq(mws_partition_off(&s, "debug"), 1);
-	ck_assert_int_eq(mws_partition_off(&s, "gpu-a100"), 1);
-	ck_assert_int_eq(mws_partition_off(&s, "gpu"), 0);
-	ck_assert_int_eq(mws_partition_off(&s, "debug2"), 0);
-	ck_assert_int_eq(mws_partition_off(&s, ""), 0);
-	ck_assert_int_eq(mws_partition_off(&s, NULL), 0);
+	ck_assert_int_eq(mws_conf_init(&c), 0);
+	ck_assert_int_eq(mws_partition_off(&c, "debug"), 0); /* nothing listed yet */
+	ck_assert_int_eq(mw_jobconf_parse_site(&c, 1, args, err, sizeof(err)), 0);
+	ck_assert_int_eq(mws_partition_off(&c, "debug"), 1);
+	ck_assert_int_eq(mws_partition_off(&c, "gpu-a100"), 1);
+	ck_assert_int_eq(mws_partition_off(&c, "gpu"), 0);
+	ck_assert_int_eq(mws_partition_off(&c, "debug2"), 0);
+	ck_assert_int_eq(mws_partition_off(&c, ""), 0);
+	ck_assert_int_eq(mws_partition_off(&c, NULL), 0);
+	mw_jobconf_free(&c);
 }
 END_TEST
 
 START_TEST(test_site)
 {
-	struct mws_site s;
+	struct mw_jobconf c;
 	char err[2048];
 	int argc = 0;
 	while (argc < 4 && site_cases[_i].args[argc])
 		argc++;
-	mws_site_defaults(&s);
-	int bad = mws_site_parse(argc, (char **)site_cases[_i].args, &s, err, sizeof(err));
+	int bad = mws_conf_load(&c, argc, (char **)site_cases[_i].args, 0, NULL, err, sizeof(err));
 	ck_assert_int_eq(bad, site_cases[_i].nbad);
 	if (site_cases[_i].err)
 		ck_assert_msg(strstr(err, site_cases[_i].err), "got '%s'", err);
 	else
 		ck_assert_str_eq(err, "");
+	mw_jobconf_free(&c);
 }
 END_TEST
 
 START_TEST(test_site_values)
 {
-	struct mws_site s;
-	struct mws_user u;
-	char err[256], th[32];
+	struct mw_jobconf c;
+	char err[256];
 	char *args[] = {"default=on", "timeout=30", "threshold=25%", "action=requeue"};
-	mws_site_defaults(&s);
-	ck_assert_int_eq(s.default_on, 0);
-	ck_assert_int_eq(mws_site_parse(4, args, &s, err, sizeof(err)), 0);
-	ck_assert_int_eq(s.default_on, 1);
-	ck_assert_double_eq(s.timeout, 30);
-	mws_user_defaults(&u);
-	ck_assert_int_eq(mws_enabled(&s, &u), 1); /* default=on, no flag */
-	mws_threshold_str(&s, &u, th, sizeof(th));
-	ck_assert_str_eq(th, "25%");
-	ck_assert_int_eq(mws_user_parse("off", &u, err, sizeof(err)), 0);
-	ck_assert_int_eq(mws_enabled(&s, &u), 0); /* --mpiwatch=off wins */
-	s.default_on = 0;
-	mws_user_defaults(&u);
-	ck_assert_int_eq(mws_enabled(&s, &u), 0); /* default=off, no flag */
-	ck_assert_int_eq(mws_user_parse(NULL, &u, err, sizeof(err)), 0);
-	ck_assert_int_eq(mws_enabled(&s, &u), 1); /* --mpiwatch */
-	ck_assert_int_eq(mws_user_parse("threshold=3", &u, err, sizeof(err)), 0);
-	mws_threshold_str(&s, &u, th, sizeof(th));
-	ck_assert_str_eq(th, "3");
-	ck_assert_str_eq(mws_action_name(s.action), "requeue");
+	ck_assert_int_eq(mws_conf_load(&c, 0, args, 0, NULL, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.on, 0);
+	ck_assert_msg(c.lib[0] == '/' && strstr(c.lib, "/libmpiwatch.so"), "lib %s", c.lib); /* this build's */
+	mw_jobconf_free(&c);
+	ck_assert_int_eq(mws_conf_load(&c, 4, args, 0, NULL, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.on, 1); /* default=on, no flag */
+	ck_assert_double_eq(c.timeout, 30);
+	ck_assert_str_eq(c.threshold, "25%");
+	ck_assert_str_eq(mw_jobconf_action_name(c.action), "requeue");
+	mw_jobconf_free(&c);
+	ck_assert_int_eq(mws_conf_load(&c, 4, args, 1, "off", err, sizeof(err)), 0);
+	ck_assert_int_eq(c.on, 0); /* --mpiwatch=off wins */
+	mw_jobconf_free(&c);
+	ck_assert_int_eq(mws_conf_load(&c, 0, args, 1, NULL, err, sizeof(err)), 0);
+	ck_assert_int_eq(c.on, 1); /* default=off, --mpiwatch */
+	mw_jobconf_free(&c);
+	ck_assert_int_eq(mws_conf_load(&c, 4, args, 1, "threshold=3", err, sizeof(err)), 0);
+	ck_assert_str_eq(c.threshold, "3"); /* the user's over the site's */
+	ck_assert_double_eq(c.timeout, 30);
+	mw_jobconf_free(&c);
 }
 END_TEST
 
@@ -190,13 +200,23 @@ START_TEST(test_paths)
 	ck_assert_int_eq(mws_rundir("/dev/shm", 1000, 42, "n1", buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "/dev/shm/mpiwatch.1000.42.n1");
 	ck_assert_int_eq(mws_rundir("/dev/shm", 1000, 42, "../x", buf, sizeof(buf)), -1);
-	ck_assert_int_eq(mws_outdir("/home/u", "", 42, buf, sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "/home/u/mpiwatch-42");
-	ck_assert_int_eq(mws_outdir("/home/u", "out", 42, buf, sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "/home/u/out");
-	ck_assert_int_eq(mws_outdir("/home/u", "/scratch/o", 42, buf, sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "/scratch/o");
-	ck_assert_uint_eq(mws_collector_port(7300, 1234), 7300 + 234);
+	/* The report folder and the collector's port: mw_jobconf_resolve. */
+	static const struct {
+		const char *dir, *want;
+	} dirs[] = {{"", "/home/u/mpiwatch-42"}, {"out", "/home/u/out"}, {"/scratch/o", "/scratch/o"}};
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		struct mw_jobconf c;
+		char err[256];
+		ck_assert_int_eq(mws_conf_init(&c), 0);
+		if (dirs[i].dir[0])
+			ck_assert_int_eq(mw_jobconf_set(&c, MW_JC_USER, "dir", dirs[i].dir, err, sizeof(err)), 0);
+		ck_assert_int_eq(mw_jobconf_resolve(&c, 1234042 % 1000, "/home/u"), 0);
+		ck_assert_str_eq(c.dir, dirs[i].want);
+		ck_assert_int_eq(c.port, 7300 + 42);
+		ck_assert_double_eq(c.hang_limit, 600); /* 10 x the default timeout */
+		mw_jobconf_free(&c);
+	}
+	ck_assert_int_eq(mw_jobconf_collector_port(7300, 1234), 7300 + 234);
 }
 END_TEST
 
@@ -226,7 +246,7 @@ START_TEST(test_spawn)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(log, sizeof(log), "%s/out.log", dir);
 	char *argv[] = {"/bin/sh", "-c", "echo started $$", NULL};
-	struct mws_spawn s = {argv, getuid(), getgid(), dir, log, NULL};
+	struct mws_spawn s = {argv, getuid(), getgid(), dir, log, NULL, NULL};
 	ck_assert_int_eq(mws_spawn_detached(&s, &pid, err, sizeof(err)), 0);
 	ck_assert_int_gt(pid, 0);
 	/* The detached process wrote its own pid to the log. */
@@ -252,6 +272,41 @@ START_TEST(test_spawn)
 }
 END_TEST
 
+/* The start-up handshake: a helper that says "ok" on $MPIWATCH_READY_FD
+ * started; one that exits first did not, and its log's last line says why;
+ * one that says nothing in time is taken as started. */
+START_TEST(test_spawn_ready)
+{
+	static const struct {
+		const char *script;
+		int want;
+		const char *last;
+	} cases[] = {
+		{"echo starting; printf ok >&$MPIWATCH_READY_FD; exec sleep 1", 1, "starting"},
+		{"echo 'mpiwatch-collector: cannot listen on tcp port 7301: Address in use'; exit 1", 0,
+		 "mpiwatch-collector: cannot listen on tcp port 7301: Address in use"},
+		{"exec sleep 3", -1, ""},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char dir[] = "/tmp/mwsXXXXXX", log[64], err[256], line[256];
+		pid_t pid = 0;
+		int ready = -1;
+		ck_assert_ptr_nonnull(mkdtemp(dir));
+		snprintf(log, sizeof(log), "%s/h.log", dir);
+		char *argv[] = {"/bin/sh", "-c", (char *)cases[i].script, NULL};
+		struct mws_spawn s = {argv, getuid(), getgid(), dir, log, NULL, &ready};
+		ck_assert_int_eq(mws_spawn_detached(&s, &pid, err, sizeof(err)), 0);
+		ck_assert_int_ge(ready, 0);
+		ck_assert_int_eq(mws_wait_ready(ready, 1.5), cases[i].want);
+		if (cases[i].want == 0)
+			ck_assert_str_eq(mws_last_line(log, line, sizeof(line)), cases[i].last);
+		kill(pid, SIGKILL);
+		unlink(log);
+		rmdir(dir);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("spank_opts");
@@ -265,6 +320,8 @@ int main(void)
 	tcase_add_test(tc, test_paths);
 	tcase_add_test(tc, test_owned_dir_and_pidfile);
 	tcase_add_test(tc, test_spawn);
+	tcase_add_test(tc, test_spawn_ready);
+	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
