@@ -427,6 +427,12 @@ static void watch_rank(struct agent *a, struct ag_rank *x, double now)
 		rank_reset(x);
 		x->pid = s->pid;
 		x->start_ns = s->start_ns;
+		/* Both read the job's settings file: say if they do not agree. */
+		if (s->timeout_s != T)
+			mw_warn("rank %d: process %d: its monitor's timeout is %g s, the agent's %g s",
+				x->rank, s->pid, s->timeout_s, T);
+		else
+			mw_info("rank %d: process %d, monitor timeout %g s", x->rank, s->pid, s->timeout_s);
 		x->size = s->world_size;
 		x->dumps_sent = s->dumps; /* dumps of an earlier life are not news */
 	}

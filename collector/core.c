@@ -992,8 +992,8 @@ int col_run(struct col_opts *o)
 		       strerror(errno));
 		goto out;
 	}
-	mw_info("collector for job %s listening on port %u; %zu node(s), timeout %g s, threshold %s, action %s",
-		o->job, c.port, c.s.nnodes, o->timeout_s, o->threshold,
+	mw_info("collector for job %s listening on port %u; %zu node(s), timeout %g s, hang limit %g s, threshold %s, action %s",
+		o->job, c.port, c.s.nnodes, o->timeout_s, c.s.hang_limit_s, o->threshold,
 		o->action == COL_ACT_CANCEL ? "cancel" : o->action == COL_ACT_REQUEUE ? "requeue" : "report");
 	col_state_event(&c.s, "start", "collector listening on port %u", c.port);
 	mw_ready_notify(); /* started: whoever launched us may stop waiting */

@@ -275,7 +275,7 @@ void mw_conf_expect(const struct mw_conf_key *k, char *buf, size_t len)
 			 unit ? ", " : "", (long)k->min, (long)k->max);
 		break;
 	case MW_CONF_DOUBLE:
-		snprintf(buf, len, "%s%sa number from %g to %g", unit ? unit : "", unit ? ", " : "",
+		snprintf(buf, len, "%s%sa number from %.10g to %.10g", unit ? unit : "", unit ? ", " : "",
 			 k->min, k->max);
 		break;
 	case MW_CONF_BOOL:
