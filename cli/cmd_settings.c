@@ -1,0 +1,35 @@
+/* cmd_settings.c - "mpiwatch settings": the one table of per-job settings
+ * (shared/jobconf.c), as a site administrator or a user looks them up. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "jobconf.h"
+
+static int settings_main(int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 1) {
+		fprintf(stderr, "usage: mpiwatch settings\n");
+		return 2;
+	}
+	printf("%-15s %-10s %-22s %s\n", "SETTING", "WHO", "DEFAULT", "VALUES / MEANING");
+	for (const struct mw_conf_key *k = mw_jobconf_keys; k->name; k++) {
+		char what[256], who[16] = "";
+		if (k->scope & MW_JC_SITE)
+			strcat(who, "site");
+		if (k->scope & MW_JC_USER)
+			strcat(who, who[0] ? ",user" : "user");
+		if (!who[0])
+			strcat(who, "resolved");
+		mw_conf_expect(k, what, sizeof(what));
+		printf("%-15s %-10s %-22s %s\n%-49s %s\n", k->name, who,
+		       k->def && *k->def ? k->def : "-", what, "", k->doc);
+	}
+	printf("\nsite: plugstack.conf arguments; user: --mpiwatch=ITEM,... (%s).\n",
+	       mw_jobconf_user_items());
+	return 0;
+}
+
+MW_CLI_COMMAND(settings, "settings", "settings",
+	       "list the per-job settings, their ranges and defaults", settings_main)
