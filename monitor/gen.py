@@ -453,7 +453,7 @@ def gen_forward(fns):
          '/* A call in tail position keeps the application\'s return address for the',
          ' * wrapper\'s __builtin_return_address(0) (the call site in the dump).  clang and',
          ' * gcc >= 15 can be told; older gcc does it at -O2 (-foptimize-sibling-calls,',
-         ' * forced for this file by monitor/build.mk and checked by t/unit/mon-portable.sh). */',
+         ' * forced for this file by monitor/build.mk and checked by t/unit/monitor_gen.sh). */',
          '#if defined(__has_attribute)', '#if __has_attribute(musttail)',
          '#define MWD_TAIL __attribute__((musttail))', '#endif', '#endif',
          '#ifndef MWD_TAIL', '#define MWD_TAIL', '#endif', '',
