@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.." || exit 1
 RUNS=${1:-10}
 ITERS=${2:-1000}
 PAIRS=${3:-101}
-LIB=$PWD/build/lib/libmpiwatch.so
+LIB=${MPIWATCH_BENCH_LIB:-$PWD/build/lib/libmpiwatch.so}  # e.g. build/lib/libmpiwatch-portable.so
 median() { sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.1f\n", (a[NR/2]+a[NR/2+1])/2}'; }
 field() { awk -v k="$1" '{for (i = 1; i < NF; i++) if ($i == k) print $(i+1)}'; }
 for mpi in openmpi mpich; do

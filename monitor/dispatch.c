@@ -3,13 +3,14 @@
  * Open MPI and MPICH have different ABIs, so the wrappers are built twice
  * (libmpiwatch-openmpi.so, libmpiwatch-mpich.so).  This small library
  * exports every wrapped MPI_* / mpi_*_ symbol as a trampoline
- * (`jmp *slot`, tramp.S, generated from mpi.spec).  At load, if an MPI
+ * (`jmp *slot`, tramp.S, generated from mpi.spec; with MW_PORTABLE=1 a C
+ * function that tail-calls the slot, forward.c).  At load, if an MPI
  * library is in the process, it dlopens the matching variant (RTLD_LOCAL,
  * from its own directory) and points each slot at the variant's wrapper, or
  * at the next definition (dlsym RTLD_NEXT) when the variant does not wrap
  * it.  Without MPI it does nothing; a slot that is used later (MPI loaded by
  * dlopen) resolves everything on first use.  A tail jump keeps any ABI's
- * arguments intact.
+ * arguments intact (forward.c: see doc/monitor.md for what it assumes).
  */
 #include <dlfcn.h>
 #include <limits.h>
@@ -22,7 +23,6 @@
 #include "jobconf.h"
 
 extern void *mwd_slots[];
-extern void *mwd_lazy[];
 extern const unsigned mwd_nsyms;
 extern const char *const mwd_names[][2];
 

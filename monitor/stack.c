@@ -7,6 +7,8 @@
  * of the stack above the wrapper belongs to the application's callers and
  * does not change while the call is blocked.  False frames are possible
  * (stale return addresses left in locals); the dump says "scan".
+ * "Preceded by a call instruction" is decoded for x86-64 and AArch64; on any
+ * other CPU no word is trusted and the dump has the call site alone.
  */
 #include <dlfcn.h>
 #include <pthread.h>
@@ -78,7 +80,9 @@ static const struct map *find_map(const struct map *m, int n, uintptr_t a)
 	return NULL;
 }
 
-/* Is there a call instruction ending at a?  (e8 rel32; ff /2 with modrm) */
+/* Is there a call instruction ending at a? */
+#if defined(__x86_64__)
+/* e8 rel32; ff /2 with modrm (and a REX.B prefix) */
 static int after_call(const struct map *m, int n, uintptr_t a)
 {
 	const struct map *mm = find_map(m, n, a - 1);
@@ -96,6 +100,29 @@ static int after_call(const struct map *m, int n, uintptr_t a)
 	}
 	return 0;
 }
+#elif defined(__aarch64__)
+/* The 4-byte instruction before a: BL imm26, BLR Xn, or BLRAA/BLRAB(Z). */
+static int after_call(const struct map *m, int n, uintptr_t a)
+{
+	const struct map *mm = find_map(m, n, a - 1);
+	uint32_t insn;
+	if (!mm || !mm->r || !mm->x || (a & 3) || a - 4 < mm->lo)
+		return 0;
+	memcpy(&insn, (const void *)(a - 4), sizeof(insn));
+	return (insn & 0xfc000000u) == 0x94000000u || (insn & 0xfffffc1fu) == 0xd63f0000u ||
+	       (insn & 0xfefff800u) == 0xd63f0800u;
+}
+#else
+/* Unknown instruction set: no return address is trusted, the dump gives
+ * the call site alone (stack method "site"). */
+static int after_call(const struct map *m, int n, uintptr_t a)
+{
+	(void)m;
+	(void)n;
+	(void)a;
+	return 0;
+}
+#endif
 
 /* Follow the frame-pointer chain from the wrapper's frame (the wrappers are
  * built with frame pointers: frame[0] = caller's frame, frame[1] = the call

@@ -3,9 +3,12 @@
 #   mon_cmd MPI NP VAR=VAL... -- PROG ARGS...   print-free: sets MON_CMD array
 #   mon_wait_files DIR N SECONDS               wait until DIR holds N rank-*.json
 #   jget FILE a.b.0.c                          print a field of a JSON file
+# The library under test is $MON_LIB ($MPIWATCH_TEST_LIB if set).
 
 MON_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-MON_LIB=$MON_TOP/build/lib/libmpiwatch.so
+# MPIWATCH_TEST_LIB: another dispatcher to test, e.g. the portable one
+# (build/lib/libmpiwatch-portable.so); it loads the variants from its own folder.
+MON_LIB=${MPIWATCH_TEST_LIB:-$MON_TOP/build/lib/libmpiwatch.so}
 
 # mon_cmd openmpi|mpich NP [VAR=VALUE...] -- PROG [ARGS...]
 # Fill the array MON_CMD with an mpirun/mpiexec command that preloads
