@@ -204,16 +204,48 @@ struct dl_ctx {
 /* The monitor's doc/schemas/dump.schema.json, compiled in (build/gen/). */
 extern const char dl_dump_schema_text[];
 
-/* dl_load.c */
-int dl_load_dir(struct dl_ctx *c, const char *dir);
-/* The same over in-memory files (names like "rank-3.json"). */
-int dl_load_buffers(struct dl_ctx *c, int n, const char *const *names, char *const *bufs,
-		    const size_t *lens);
+/* A hash of a pointer (an interned string), for open-addressing tables. */
+static inline size_t dl_ptr_hash(const void *p)
+{
+	uintptr_t x = (uintptr_t)p;
+	x ^= x >> 17;
+	x *= 0xed5ad4bbU;
+	x ^= x >> 11;
+	return (size_t)x;
+}
+
+/* dl_comm.c: the communicator table (c->comms, c->comm_index) */
+/* Give c an empty comm index.  Return 0, or -1 (ENOMEM). */
+int dl_comms_init(struct dl_ctx *c);
+/* Release c's communicators (their groups) and its comm index. */
+void dl_comms_free(struct dl_ctx *c);
+/* Append a communicator to c->comms, uninitialised.  Return its index, or
+ * -1 (ENOMEM). */
+int dl_comm_new(struct dl_ctx *c);
+/* Return the index of the communicator with gid (interned in c->pool: found
+ * by pointer), or -1 if c has none. */
+int dl_comm_find(const struct dl_ctx *c, const char *gid);
+/* Index communicator ci under gid (interned in c->pool).  Return 0, or -1
+ * (ENOMEM). */
+int dl_comm_put(struct dl_ctx *c, const char *gid, int ci);
+/* Return the index of the communicator with gid (any string), or -1 if none
+ * (or out of memory). */
 int dl_comm_lookup(struct dl_ctx *c, const char *gid);
 /* World rank of comm rank r in comm ci, or -1. */
 int dl_comm_world(const struct dl_ctx *c, int ci, int r);
 /* Comm rank of world rank w in comm ci, or -1. */
 int dl_comm_rank_of(const struct dl_ctx *c, int ci, int w);
+
+/* dl_load.c: read the dumps of dir into c's model (c->ranks, c->comms,
+ * c->invalid, c->size, c->job_id).  A file that is not a valid dump of the
+ * job is recorded in c->invalid, not an error.  Return 0, or -1 with errno
+ * set (the directory cannot be read, ENOMEM). */
+int dl_load_dir(struct dl_ctx *c, const char *dir);
+/* The same over in-memory files (names like "rank-3.json"). */
+int dl_load_buffers(struct dl_ctx *c, int n, const char *const *names, char *const *bufs,
+		    const size_t *lens);
+/* Release what dl_load_dir or dl_load_buffers put in c (also after a failed
+ * load). */
 void dl_ctx_free_model(struct dl_ctx *c);
 
 /* dl_symbols.c: fill in symbol and file:line of frames that only have

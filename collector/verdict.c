@@ -375,120 +375,168 @@ static size_t culprits(const struct graph *g, const char *cls, size_t r, char *s
 	return n;
 }
 
-int col_classify(const struct col_rank *ranks, size_t size, const struct col_node *nodes,
-		 size_t nnodes, struct col_result *res)
+/* ------------------------------------------------------ the classification
+ *
+ * Software or none: each rank gets a class in cls[], decided cause by cause
+ * (B, then C, then A: a rank keeps the first class it gets), then grouped
+ * into causes with a detail text:
+ *   'B' own fault: ended outside MPI, or blocked on ranks none of which failed
+ *   'b' B: stuck in a cycle of waits
+ *   'f' C: ended while blocked on a failed rank (a cascade)
+ *   'C' C: stuck waiting (transitively) for a failed or B or C rank
+ *   'A' A: computing outside MPI;   'S' A: slow (its transfer moves)
+ *   'a' A: waiting for computing ranks;  's' A: waiting for slow ranks
+ *   0   a stuck rank none of these fits is B (its peers still run), any
+ *       other rank has no cause.
+ */
+
+/* The wait graph and the classes of one classification. */
+struct waits {
+	struct graph g; /* rank -> the ranks it waits for */
+	char *active;   /* per rank: 1 if stuck in MPI */
+	char *cls;      /* per rank: its class, see above */
+	int *comp;      /* per rank: its strongly connected component (stuck ranks) */
+	size_t *compsize;
+	char *seen; /* scratch for culprits() */
+	int *queue;
+};
+
+static int waits_alloc(struct waits *w, size_t size)
 {
-	char *seen = NULL;
-	int *queue = NULL, bad[64];
-	struct graph g = {0};
-	char *active = NULL, *cls = NULL;
-	int *comp = NULL;
-	size_t *compsize = NULL;
-	int rv = -1, changed;
-	char detail[256], buf[160];
+	w->g.n = size;
+	w->g.adj = calloc(size ? size : 1, sizeof *w->g.adj);
+	w->g.nadj = calloc(size ? size : 1, sizeof *w->g.nadj);
+	w->active = calloc(size ? size : 1, 1);
+	w->cls = calloc(size ? size : 1, 1);
+	w->comp = calloc(size ? size : 1, sizeof *w->comp);
+	w->compsize = calloc(size ? size : 1, sizeof *w->compsize);
+	w->seen = calloc(size ? size : 1, 1);
+	w->queue = calloc(size ? size : 1, sizeof *w->queue);
+	if (!w->g.adj || !w->g.nadj || !w->active || !w->cls || !w->comp || !w->compsize || !w->seen ||
+	    !w->queue)
+		return -1;
+	return 0;
+}
 
-	memset(res, 0, sizeof *res);
-	res->size = size;
-	res->rank_cause = calloc(size ? size : 1, 1);
-	res->dead_nodes = calloc(nnodes ? nnodes : 1, sizeof *res->dead_nodes);
-	g.n = size;
-	g.adj = calloc(size ? size : 1, sizeof *g.adj);
-	g.nadj = calloc(size ? size : 1, sizeof *g.nadj);
-	active = calloc(size ? size : 1, 1);
-	cls = calloc(size ? size : 1, 1);
-	comp = calloc(size ? size : 1, sizeof *comp);
-	compsize = calloc(size ? size : 1, sizeof *compsize);
-	seen = calloc(size ? size : 1, 1);
-	queue = calloc(size ? size : 1, sizeof *queue);
-	if (!seen || !queue || !res->rank_cause || !res->dead_nodes || !g.adj || !g.nadj || !active || !cls || !comp ||
-	    !compsize)
-		goto fail;
+static void waits_free(struct waits *w)
+{
+	graph_free(&w->g);
+	free(w->active);
+	free(w->cls);
+	free(w->comp);
+	free(w->compsize);
+	free(w->seen);
+	free(w->queue);
+}
 
-	for (size_t i = 0; i < nnodes; i++)
-		if (nodes[i].state == MW_PROBE_DEAD && nodes[i].probed)
-			res->dead_nodes[res->ndead++] = (int)i;
-
-#define ON_DEAD(x) ((x)->node >= 0 && (size_t)(x)->node < nnodes && nodes[(x)->node].probed && \
-		    nodes[(x)->node].state == MW_PROBE_DEAD)
-
-	if (res->ndead) {
-		/* Hardware: lost ranks and stranded ranks are D; computing A. */
-		char dn[128];
-		res->verdict = COL_V_HARDWARE;
-		dead_names(nodes, res, dn, sizeof dn);
-		for (size_t r = 0; r < size; r++) {
-			const struct col_rank *x = &ranks[r];
-			char c = 0;
-			if (ON_DEAD(x)) {
-				c = 'D';
-				snprintf(detail, sizeof detail, "lost with dead node %s",
-					 nodes[x->node].name);
-			} else if (x->state == MW_HB_S_IN_MPI) {
-				c = 'D';
-				snprintf(detail, sizeof detail,
-					 "stranded in MPI on a live node: waiting for ranks on dead node(s) %s",
-					 dn);
-			} else if (x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED) {
-				c = 'D';
-				exit_text(x, buf, sizeof buf);
-				snprintf(detail, sizeof detail, "%.120s after the failure of node(s) %.60s", buf, dn);
-			} else if (x->state == MW_HB_S_COMPUTING) {
-				c = 'A';
-				snprintf(detail, sizeof detail,
-					 "computing outside MPI (a long computation, not an error)");
-			} else if (x->state == MW_HB_S_SLOW) {
-				c = 'A';
-				slow_text(x, detail, sizeof detail);
-			}
-			if (c) {
-				res->rank_cause[r] = c;
-				if (add_rank_to_cause(res, c, detail, (int)r))
-					goto fail;
-			}
-		}
-		goto done;
-	}
-
-	/* Software or none: the wait graph over stuck ranks (and ranks that
-	 * ended while blocked in MPI). */
+/* The wait graph over stuck ranks (and ranks that ended while blocked in
+ * MPI), and its cycles.  Return 0, or -1 (ENOMEM). */
+static int build_waits(const struct col_rank *ranks, size_t size, struct waits *w)
+{
 	for (size_t r = 0; r < size; r++) {
 		if (ranks[r].state == MW_HB_S_IN_MPI || failed_in_mpi(&ranks[r])) {
-			active[r] = ranks[r].state == MW_HB_S_IN_MPI;
-			if (build_edges(ranks, size, r, &g))
-				goto fail;
+			w->active[r] = ranks[r].state == MW_HB_S_IN_MPI;
+			if (build_edges(ranks, size, r, &w->g))
+				return -1;
 		}
 	}
-	if (scc(&g, active, comp, compsize))
-		goto fail;
+	return scc(&w->g, w->active, w->comp, w->compsize);
+}
 
-	/* Pass 1: own states.  A rank that ended outside MPI, or while
-	 * blocked on ranks none of which failed, failed on its own (B); one
-	 * that ended while blocked on a failed rank is resolved below. */
+/* Return 1 if rank r waits for a rank that failed, else 0. */
+static int waits_on_failed(const struct col_rank *ranks, const struct waits *w, size_t r)
+{
+	int on_failed = 0;
+	for (size_t i = 0; i < w->g.nadj[r]; i++)
+		on_failed |= failed(&ranks[w->g.adj[r][i]]);
+	return on_failed;
+}
+
+static int on_dead_node(const struct col_rank *x, const struct col_node *nodes, size_t nnodes)
+{
+	return x->node >= 0 && (size_t)x->node < nnodes && nodes[x->node].probed &&
+	       nodes[x->node].state == MW_PROBE_DEAD;
+}
+
+/* Cause D, hardware (res->ndead dead nodes): ranks on a dead node are lost,
+ * ranks stuck or ended on a live node are stranded; computing and slow
+ * ranks stay A.  Fill res.  Return 0, or -1 (ENOMEM). */
+static int cause_d(const struct col_rank *ranks, size_t size, const struct col_node *nodes,
+		   size_t nnodes, struct col_result *res)
+{
+	char detail[256], buf[160], dn[128];
+	res->verdict = COL_V_HARDWARE;
+	dead_names(nodes, res, dn, sizeof dn);
 	for (size_t r = 0; r < size; r++) {
-		int st = ranks[r].state, on_failed = 0;
-		if (st == MW_HB_S_COMPUTING) {
-			cls[r] = 'A';
-			continue;
+		const struct col_rank *x = &ranks[r];
+		char c = 0;
+		if (on_dead_node(x, nodes, nnodes)) {
+			c = 'D';
+			snprintf(detail, sizeof detail, "lost with dead node %s",
+				 nodes[x->node].name);
+		} else if (x->state == MW_HB_S_IN_MPI) {
+			c = 'D';
+			snprintf(detail, sizeof detail,
+				 "stranded in MPI on a live node: waiting for ranks on dead node(s) %s",
+				 dn);
+		} else if (x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED) {
+			c = 'D';
+			exit_text(x, buf, sizeof buf);
+			snprintf(detail, sizeof detail, "%.120s after the failure of node(s) %.60s", buf, dn);
+		} else if (x->state == MW_HB_S_COMPUTING) {
+			c = 'A';
+			snprintf(detail, sizeof detail,
+				 "computing outside MPI (a long computation, not an error)");
+		} else if (x->state == MW_HB_S_SLOW) {
+			c = 'A';
+			slow_text(x, detail, sizeof detail);
 		}
-		if (st == MW_HB_S_SLOW) {
-			cls[r] = 'S';
-			continue;
+		if (c) {
+			res->rank_cause[r] = c;
+			if (add_rank_to_cause(res, c, detail, (int)r))
+				return -1;
 		}
-		if (!failed(&ranks[r]))
-			continue;
-		for (size_t i = 0; i < g.nadj[r]; i++)
-			on_failed |= failed(&ranks[g.adj[r][i]]);
-		if (!on_failed)
-			cls[r] = 'B';
 	}
+	return 0;
+}
+
+/* Cause B, an own fault: a rank that ended outside MPI, or while blocked on
+ * ranks none of which failed ('B'); a stuck rank on a cycle of waits that
+ * waits for no failed rank ('b', and res->cycle.found).  Ranks that ended
+ * blocked only on each other are B too (see cause_c). */
+static void cause_b(const struct col_rank *ranks, size_t size, struct waits *w,
+		    struct col_result *res)
+{
+	for (size_t r = 0; r < size; r++) {
+		if (failed(&ranks[r]) && !waits_on_failed(ranks, w, r)) {
+			w->cls[r] = 'B';
+		} else if (w->active[r] && !waits_on_failed(ranks, w, r) &&
+			   w->compsize[w->comp[r]] > 1) {
+			w->cls[r] = 'b'; /* B: a cycle of waits */
+			res->cycle.found = 1;
+		}
+	}
+}
+
+/* Cause C, a cascade: a rank that ended while blocked on a failed rank of
+ * cause B, directly or through other such ranks ('f'); a stuck rank that
+ * waits for a failed rank, or (transitively) for a rank of cause B or C
+ * ('C').  Ranks that ended blocked on each other with no own fault among
+ * them are B after all.  Call after cause_b. */
+static void cause_c(const struct col_rank *ranks, size_t size, struct waits *w)
+{
+	const struct graph *g = &w->g;
+	char *cls = w->cls;
+	int changed;
+
 	/* Ended while blocked on a failed rank: a cascade (C, "f"). */
 	do {
 		changed = 0;
 		for (size_t r = 0; r < size; r++) {
 			if (!failed(&ranks[r]) || cls[r])
 				continue;
-			for (size_t i = 0; i < g.nadj[r]; i++) {
-				char c = cls[g.adj[r][i]];
+			for (size_t i = 0; i < g->nadj[r]; i++) {
+				char c = cls[g->adj[r][i]];
 				if (c == 'B' || c == 'f') {
 					cls[r] = 'f';
 					changed = 1;
@@ -500,26 +548,18 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 	for (size_t r = 0; r < size; r++)
 		if (failed(&ranks[r]) && !cls[r])
 			cls[r] = 'B'; /* failed ranks waiting for each other: all own */
-	/* Pass 2: stuck ranks waiting for gone ranks (C), cycles (B). */
-	for (size_t r = 0; r < size; r++) {
-		if (!active[r])
-			continue;
-		for (size_t i = 0; i < g.nadj[r]; i++)
-			if (failed(&ranks[g.adj[r][i]]))
-				cls[r] = 'C';
-		if (!cls[r] && compsize[comp[r]] > 1) {
-			cls[r] = 'b'; /* B: a cycle of waits */
-			res->cycle.found = 1;
-		}
-	}
-	/* Pass 3: waiting (transitively) for a failed or stuck rank: C. */
+	/* Stuck ranks waiting for gone ranks. */
+	for (size_t r = 0; r < size; r++)
+		if (w->active[r] && waits_on_failed(ranks, w, r))
+			cls[r] = 'C';
+	/* Waiting (transitively) for a failed or stuck rank. */
 	do {
 		changed = 0;
 		for (size_t r = 0; r < size; r++) {
-			if (!active[r] || cls[r])
+			if (!w->active[r] || cls[r])
 				continue;
-			for (size_t i = 0; i < g.nadj[r]; i++) {
-				char c = cls[g.adj[r][i]];
+			for (size_t i = 0; i < g->nadj[r]; i++) {
+				char c = cls[g->adj[r][i]];
 				if (c == 'B' || c == 'b' || c == 'C' || c == 'f') {
 					cls[r] = 'C';
 					changed = 1;
@@ -528,15 +568,31 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 			}
 		}
 	} while (changed);
-	/* Pass 4: waiting for computing ranks only: A; for ranks whose
-	 * transfers move (slow), or for ranks waiting on them: A, slow. */
+}
+
+/* Cause A, not an error: a rank computing outside MPI ('A') or whose
+ * transfers move ('S', slow); a stuck rank not of cause B or C that waits
+ * for such ranks, or for ranks waiting on them ('a'; 's' when the first of
+ * them it waits for is slow).  Call after cause_c. */
+static void cause_a(const struct col_rank *ranks, size_t size, struct waits *w)
+{
+	const struct graph *g = &w->g;
+	char *cls = w->cls;
+	int changed;
+
+	for (size_t r = 0; r < size; r++) {
+		if (ranks[r].state == MW_HB_S_COMPUTING)
+			cls[r] = 'A';
+		else if (ranks[r].state == MW_HB_S_SLOW)
+			cls[r] = 'S';
+	}
 	do {
 		changed = 0;
 		for (size_t r = 0; r < size; r++) {
-			if (!active[r] || cls[r])
+			if (!w->active[r] || cls[r])
 				continue;
-			for (size_t i = 0; i < g.nadj[r]; i++) {
-				char c = cls[g.adj[r][i]];
+			for (size_t i = 0; i < g->nadj[r]; i++) {
+				char c = cls[g->adj[r][i]];
 				if (c == 'A' || c == 'a' || c == 'S' || c == 's') {
 					cls[r] = c == 'S' || c == 's' ? 's' : 'a';
 					changed = 1;
@@ -545,80 +601,102 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 			}
 		}
 	} while (changed);
+}
 
-	/* The cycle's members. */
-	if (res->cycle.found) {
-		res->cycle.ranks = malloc(size * sizeof(int));
-		if (!res->cycle.ranks)
-			goto fail;
-		for (size_t r = 0; r < size; r++)
-			if (cls[r] == 'b') {
-				res->cycle.ranks[res->cycle.n++] = (int)r;
-				if (strcmp(ranks[r].kind, "collective") == 0)
-					res->cycle.collective = 1;
-			}
+/* The members of the cycle of waits (class 'b') into res->cycle.  Return 0,
+ * or -1 (ENOMEM). */
+static int cycle_members(const struct col_rank *ranks, size_t size, const struct waits *w,
+			 struct col_result *res)
+{
+	if (!res->cycle.found)
+		return 0;
+	res->cycle.ranks = malloc(size * sizeof(int));
+	if (!res->cycle.ranks)
+		return -1;
+	for (size_t r = 0; r < size; r++)
+		if (w->cls[r] == 'b') {
+			res->cycle.ranks[res->cycle.n++] = (int)r;
+			if (strcmp(ranks[r].kind, "collective") == 0)
+				res->cycle.collective = 1;
+		}
+	return 0;
+}
+
+/* The detail text of rank r of class c into detail.  Return its cause,
+ * 'A', 'B' or 'C'. */
+static char rank_detail(const struct col_rank *ranks, size_t r, char c, struct waits *w,
+			char *detail, size_t len)
+{
+	const struct col_rank *x = &ranks[r];
+	char buf[160];
+	int bad[64];
+
+	switch (c) {
+	case 'A':
+		snprintf(detail, len, "computing outside MPI (a long computation, not an error)");
+		break;
+	case 'a':
+		snprintf(detail, len, "waiting in MPI for ranks that are computing (not an error)");
+		c = 'A';
+		break;
+	case 'S':
+		slow_text(x, detail, len);
+		c = 'A';
+		break;
+	case 's':
+		snprintf(detail, len,
+			 "waiting in MPI for ranks whose transfers move (slow, not an error)");
+		c = 'A';
+		break;
+	case 'b':
+		snprintf(detail, len, "stuck in MPI, waiting for each other in a cycle");
+		c = 'B';
+		break;
+	case 'B':
+		if (x->state == MW_HB_S_IN_MPI)
+			snprintf(detail, len,
+				 "stuck in %s while its peers still run (a message that never matches?)",
+				 callname(x));
+		else
+			exit_text(x, detail, len);
+		break;
+	case 'C':
+	case 'f': {
+		/* Name the culprits: the B ranks this one (transitively) waits for. */
+		size_t nb = culprits(&w->g, w->cls, r, w->seen, w->queue, bad);
+		mw_ranges_format(bad, nb, buf, sizeof buf);
+		if (c == 'f')
+			snprintf(detail, len,
+				 "ended while blocked in MPI on failed rank(s) %.100s (cascade)",
+				 nb ? buf : "?");
+		else
+			snprintf(detail, len,
+				 "blocked in MPI by rank(s) %.100s that failed or are stuck (cascade)",
+				 nb ? buf : "?");
+		c = 'C';
+		break;
 	}
+	}
+	return c;
+}
 
-	/* Group into causes. */
+/* Group the classified ranks into res's causes; set the verdict.  Return 0,
+ * or -1 (ENOMEM). */
+static int group_causes(const struct col_rank *ranks, size_t size, struct waits *w,
+			struct col_result *res)
+{
+	char detail[256];
 	for (size_t r = 0; r < size; r++) {
-		const struct col_rank *x = &ranks[r];
-		char c = cls[r];
-		if (!c && active[r])
+		char c = w->cls[r];
+		if (!c && w->active[r])
 			c = 'B'; /* stuck, peers still running */
 		if (!c)
 			continue;
-		switch (c) {
-		case 'A':
-			snprintf(detail, sizeof detail,
-				 "computing outside MPI (a long computation, not an error)");
-			break;
-		case 'a':
-			snprintf(detail, sizeof detail,
-				 "waiting in MPI for ranks that are computing (not an error)");
-			c = 'A';
-			break;
-		case 'S':
-			slow_text(x, detail, sizeof detail);
-			c = 'A';
-			break;
-		case 's':
-			snprintf(detail, sizeof detail,
-				 "waiting in MPI for ranks whose transfers move (slow, not an error)");
-			c = 'A';
-			break;
-		case 'b':
-			snprintf(detail, sizeof detail, "stuck in MPI, waiting for each other in a cycle");
-			c = 'B';
-			break;
-		case 'B':
-			if (x->state == MW_HB_S_IN_MPI)
-				snprintf(detail, sizeof detail,
-					 "stuck in %s while its peers still run (a message that never matches?)",
-					 callname(x));
-			else
-				exit_text(x, detail, sizeof detail);
-			break;
-		case 'C':
-		case 'f': {
-			/* Name the culprits: the B ranks this one (transitively) waits for. */
-			size_t nb = culprits(&g, cls, r, seen, queue, bad);
-			mw_ranges_format(bad, nb, buf, sizeof buf);
-			if (c == 'f')
-				snprintf(detail, sizeof detail,
-					 "ended while blocked in MPI on failed rank(s) %.100s (cascade)",
-					 nb ? buf : "?");
-			else
-				snprintf(detail, sizeof detail,
-					 "blocked in MPI by rank(s) %.100s that failed or are stuck (cascade)",
-					 nb ? buf : "?");
-			c = 'C';
-			break;
-		}
-		}
+		c = rank_detail(ranks, r, c, w, detail, sizeof detail);
 		res->rank_cause[r] = c;
 		if (add_rank_to_cause(res, c, detail, (int)r))
-			goto fail;
-		if (cls[r] == 'b')
+			return -1;
+		if (w->cls[r] == 'b')
 			for (size_t i = 0; i < res->ncauses; i++)
 				if (res->causes[i].cause == 'B' && !strcmp(res->causes[i].detail, detail))
 					res->causes[i].cycle = 1;
@@ -627,19 +705,42 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 	for (size_t i = 0; i < res->ncauses; i++)
 		if (res->causes[i].cause == 'B' || res->causes[i].cause == 'C')
 			res->verdict = COL_V_SOFTWARE;
-done:
+	return 0;
+}
+
+int col_classify(const struct col_rank *ranks, size_t size, const struct col_node *nodes,
+		 size_t nnodes, struct col_result *res)
+{
+	struct waits w = {0};
+	int rv = -1;
+
+	memset(res, 0, sizeof *res);
+	res->size = size;
+	res->rank_cause = calloc(size ? size : 1, 1);
+	res->dead_nodes = calloc(nnodes ? nnodes : 1, sizeof *res->dead_nodes);
+	if (waits_alloc(&w, size) < 0 || !res->rank_cause || !res->dead_nodes)
+		goto fail;
+	for (size_t i = 0; i < nnodes; i++)
+		if (nodes[i].state == MW_PROBE_DEAD && nodes[i].probed)
+			res->dead_nodes[res->ndead++] = (int)i;
+
+	if (res->ndead) {
+		if (cause_d(ranks, size, nodes, nnodes, res))
+			goto fail;
+	} else {
+		if (build_waits(ranks, size, &w))
+			goto fail;
+		cause_b(ranks, size, &w, res);
+		cause_c(ranks, size, &w);
+		cause_a(ranks, size, &w);
+		if (cycle_members(ranks, size, &w, res) || group_causes(ranks, size, &w, res))
+			goto fail;
+	}
 	if (res->ncauses > 1)
 		qsort(res->causes, res->ncauses, sizeof *res->causes, cmp_cause);
 	rv = 0;
 fail:
-#undef ON_DEAD
-	graph_free(&g);
-	free(active);
-	free(cls);
-	free(comp);
-	free(compsize);
-	free(seen);
-	free(queue);
+	waits_free(&w);
 	if (rv) {
 		col_result_free(res);
 		errno = ENOMEM;

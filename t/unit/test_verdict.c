@@ -56,7 +56,8 @@ END_TEST
 /* -------------------------------------------------------- classification */
 
 /* A rank spec: "node:state:call:kind:peer[:exit:signal]" with state one of
- * - (no heartbeat), M (in_mpi), P (computing), X (exited), V (vanished). */
+ * - (no heartbeat), M (in_mpi), P (computing), X (exited), V (vanished),
+ * S (slow: in MPI, its transfer moves). */
 struct fake {
 	const char *name;
 	int nnodes;
@@ -114,6 +115,26 @@ static const struct fake cases[] = {
 	{"any-source receive waits for all", 1, "", "", 3,
 	 {"0:M:MPI_Recv:recv:-2", "0:X:::-1:1:0", "0:-"}, {0},
 	 COL_V_SOFTWARE, "B:1;C:0", 0, ""},
+	/* One case for each way a rank gets its cause (A-D). */
+	{"A: a slow rank, and a rank waiting on it", 1, "", "", 2,
+	 {"0:S:MPI_Wait:wait:-1", "0:M:MPI_Recv:recv:0"}, {0},
+	 COL_V_NONE, "A:0;A:1", 0, ""},
+	{"A: waiting on a slow and a computing rank (the first blocker counts)", 1, "", "", 3,
+	 {"0:M:MPI_Recv:recv:-2", "0:S:MPI_Wait:wait:-1", "0:P"}, {0},
+	 COL_V_NONE, "A:0;A:1;A:2", 0, ""},
+	{"B: ranks that ended blocked on each other", 1, "", "", 2,
+	 {"0:X:MPI_Recv:recv:1:-1:9", "0:X:MPI_Recv:recv:0:-1:9"}, {0},
+	 COL_V_SOFTWARE, "B:0-1", 0, ""},
+	{"C: a cascade of ranks that ended, and a rank stuck behind it", 1, "", "", 4,
+	 {"0:X:MPI_Recv:recv:1:-1:15", "0:X:::-1:-1:11", "0:V:MPI_Recv:recv:0", "0:M:MPI_Recv:recv:2"},
+	 {0},
+	 COL_V_SOFTWARE, "B:1;C:0,2;C:3", 0, ""},
+	{"C: stuck behind a cycle", 1, "", "", 3,
+	 {"0:M:MPI_Recv:recv:1", "0:M:MPI_Recv:recv:0", "0:M:MPI_Recv:recv:0"}, {0},
+	 COL_V_SOFTWARE, "B:0-1;C:2", 1, "0-1"},
+	{"D: a rank that ended after the node failure; slow stays A", 2, "1", "", 3,
+	 {"0:X:::-1:1:0", "0:S:MPI_Wait:wait:-1", "1:-"}, {0},
+	 COL_V_HARDWARE, "A:1;D:0;D:2", 0, ""},
 };
 
 static void set_rank(struct col_rank *r, const char *spec, const char *waits)
@@ -134,6 +155,7 @@ static void set_rank(struct col_rank *r, const char *spec, const char *waits)
 	case 'P': r->state = MW_HB_S_COMPUTING; break;
 	case 'X': r->state = MW_HB_S_EXITED; break;
 	case 'V': r->state = MW_HB_S_VANISHED; break;
+	case 'S': r->state = MW_HB_S_SLOW; break;
 	default: r->state = 0;
 	}
 	if (n > 2 && f[2])
