@@ -1,15 +1,13 @@
-# collector/: the node agent, the job collector and their reusable core
-# (COLLECTOR_LIB, also linked into the mpiwatch CLI for "mpiwatch run").
-COLLECTOR_MAINS := collector/mpiwatch-agent.c collector/mpiwatch-collector.c
+# collector/: the job collector and its reusable core (COLLECTOR_LIB, also
+# linked into the mpiwatch CLI for "mpiwatch run").
+COLLECTOR_MAINS := collector/mpiwatch-collector.c
 COLLECTOR_SRCS := $(filter-out $(COLLECTOR_MAINS),$(wildcard collector/*.c))
 COLLECTOR_OBJS := $(COLLECTOR_SRCS:%.c=$(B)/obj/%.o)
 COLLECTOR_LIB := $(B)/lib/libmwcollector.a
-# The MUNGE code, also linked into the SPANK plugin (spank/, etc/build.mk).
-COLLECTOR_AUTH_OBJ := $(B)/obj/collector/auth.o
 
 LIBS += $(COLLECTOR_LIB)
-BINS += $(B)/bin/mpiwatch-agent $(B)/bin/mpiwatch-collector
-MANS += doc/man/mpiwatch-agent.1 doc/man/mpiwatch-collector.1
+BINS += $(B)/bin/mpiwatch-collector
+MANS += doc/man/mpiwatch-collector.1
 
 $(COLLECTOR_LIB): $(COLLECTOR_OBJS)
 	@mkdir -p $(dir $@)
@@ -17,7 +15,7 @@ $(COLLECTOR_LIB): $(COLLECTOR_OBJS)
 
 $(B)/obj/collector/%.o: CPPFLAGS += -Icollector -Ianalyze -Iimbalance
 
-$(B)/bin/mpiwatch-agent $(B)/bin/mpiwatch-collector: $(B)/bin/%: $(B)/obj/collector/%.o $(COLLECTOR_LIB) $(ANALYZE_LIB) $(SHARED_LIB)
+$(B)/bin/mpiwatch-collector: $(B)/bin/%: $(B)/obj/collector/%.o $(COLLECTOR_LIB) $(ANALYZE_LIB) $(SHARED_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(COLLECTOR_LIB) $(ANALYZE_LIB) $(IMB_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(CURL_LIBS) $(MUNGE_LIBS) -lpthread -lm
 

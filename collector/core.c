@@ -32,7 +32,7 @@
 #include "drainreq.h"
 #include "hostlist.h"
 #include "imb.h"
-#include "link.h"
+#include "mw_link.h"
 #include "log.h"
 #include "sigfd.h"
 #include "slurm.h"
@@ -44,7 +44,7 @@ static struct mw_ratelimit report_rl = MW_RATELIMIT_INIT(0.1, 2);
 static struct mw_ratelimit peer_rl = MW_RATELIMIT_INIT(1, 10);
 
 struct client {
-	struct col_link *l;
+	struct mw_link *l;
 	int node;      /* index into the node table, -1 before hello */
 	int hello;     /* welcomed */
 	int closing;   /* close once flushed */
@@ -178,7 +178,7 @@ static void send_dumpreq(struct collector *c)
 		m.type = MW_HB_DUMPREQ;
 		m.u.dumpreq.ranks = want;
 		m.u.dumpreq.n = n;
-		if (col_link_send(cl->l, &m) < 0)
+		if (mw_link_send(cl->l, &m) < 0)
 			cl->closing = 1;
 	}
 }
@@ -558,7 +558,7 @@ static void client_close(struct collector *c, size_t k, const char *why)
 		}
 		c->status_dirty = 1;
 	}
-	col_link_close(cl->l);
+	mw_link_close(cl->l);
 	c->c[k] = c->c[--c->nc];
 }
 
@@ -572,10 +572,10 @@ static void on_hello(struct collector *c, struct client *cl, const struct mw_hb_
 		char expect[256], why[200];
 		int bad;
 		if (c->o->auth == 2)
-			bad = col_auth_token_check(h->cred, c->o->auth_token, why, sizeof why) < 0;
+			bad = mw_auth_token_check(h->cred, c->o->auth_token, why, sizeof why) < 0;
 		else
 			bad = mw_hb_auth_payload(h->job, h->node, cl->nonce, expect, sizeof expect) < 0 ||
-			      col_auth_check(c->o->munge_socket, h->cred, expect, getuid(), why, sizeof why) < 0;
+			      mw_auth_check(c->o->munge_socket, h->cred, expect, getuid(), why, sizeof why) < 0;
 		if (bad) {
 			c->s.st.hellos_unauthenticated++;
 			snprintf(w.u.welcome.error, sizeof w.u.welcome.error, "not authenticated: %.100s", why);
@@ -601,8 +601,8 @@ static void on_hello(struct collector *c, struct client *cl, const struct mw_hb_
 	if (node < 0) {
 		c->s.st.hellos_rejected++;
 		mw_log_limited(&peer_rl, LOG_WARNING,
-			       "refusing agent %s: %s", col_link_peer(cl->l), w.u.welcome.error);
-		col_link_send(cl->l, &w);
+			       "refusing agent %s: %s", mw_link_peer(cl->l), w.u.welcome.error);
+		mw_link_send(cl->l, &w);
 		cl->closing = 1;
 		return;
 	}
@@ -612,7 +612,7 @@ static void on_hello(struct collector *c, struct client *cl, const struct mw_hb_
 	c->status_dirty = 1;
 	{
 		struct col_agent *g = &c->s.agents[node];
-		const char *peer = col_link_peer(cl->l);
+		const char *peer = mw_link_peer(cl->l);
 		size_t n = strcspn(peer, ":");
 		g->hello = g->connected = 1;
 		g->bye = 0;
@@ -621,8 +621,8 @@ static void on_hello(struct collector *c, struct client *cl, const struct mw_hb_
 		g->vanished = 0;
 		snprintf(g->addr, sizeof g->addr, "%.*s", (int)n, peer);
 	}
-	mw_info("agent of %s connected from %s (pid %d)", h->node, col_link_peer(cl->l), h->pid);
-	if (col_link_send(cl->l, &w) < 0)
+	mw_info("agent of %s connected from %s (pid %d)", h->node, mw_link_peer(cl->l), h->pid);
+	if (mw_link_send(cl->l, &w) < 0)
 		cl->closing = 1;
 }
 
@@ -631,7 +631,7 @@ static int on_rank_info(struct collector *c, struct client *cl, int rank, int si
 	struct col_rank *x;
 	if (col_state_grow(&c->s, (size_t)size) < 0 || rank < 0 || (size_t)rank >= c->s.size) {
 		mw_log_limited(&peer_rl, LOG_WARNING,
-			       "agent %s: rank %d of %d: %s", col_link_peer(cl->l), rank, size,
+			       "agent %s: rank %d of %d: %s", mw_link_peer(cl->l), rank, size,
 			       strerror(errno));
 		return -1;
 	}
@@ -831,7 +831,7 @@ static void serve_client(struct collector *c, size_t k, short revents)
 {
 	struct client *cl = &c->c[k];
 	if (revents & POLLOUT) {
-		if (col_link_flush(cl->l) < 0) {
+		if (mw_link_flush(cl->l) < 0) {
 			client_close(c, k, strerror(errno));
 			return;
 		}
@@ -840,7 +840,7 @@ static void serve_client(struct collector *c, size_t k, short revents)
 		for (int budget = 0; budget < 256; budget++) {
 			struct mw_hb_msg m;
 			enum mw_hb_err e = MW_HB_OK;
-			int rc = col_link_recv(cl->l, &m, &e);
+			int rc = mw_link_recv(cl->l, &m, &e);
 			if (rc == 0)
 				break;
 			if (rc == -1) {
@@ -850,7 +850,7 @@ static void serve_client(struct collector *c, size_t k, short revents)
 			if (rc == -2) {
 				c->s.st.malformed++;
 				mw_log_limited(&peer_rl, LOG_WARNING,
-					       "malformed frame from %s: %s", col_link_peer(cl->l),
+					       "malformed frame from %s: %s", mw_link_peer(cl->l),
 					       mw_hb_err_name(e));
 				client_close(c, k, mw_hb_err_name(e));
 				return;
@@ -863,7 +863,7 @@ static void serve_client(struct collector *c, size_t k, short revents)
 			}
 		}
 	}
-	if (cl->closing && !col_link_pending(cl->l)) {
+	if (cl->closing && !mw_link_pending(cl->l)) {
 		client_close(c, k, "closing");
 	}
 }
@@ -871,17 +871,17 @@ static void serve_client(struct collector *c, size_t k, short revents)
 static void accept_clients(struct collector *c)
 {
 	for (;;) {
-		struct col_link *l = col_link_accept(c->lfd);
+		struct mw_link *l = mw_link_accept(c->lfd);
 		struct client *p;
 		if (!l)
 			return;
 		if (c->nc >= COL_MAX_CLIENTS) {
-			col_link_close(l);
+			mw_link_close(l);
 			continue;
 		}
 		p = realloc(c->c, (c->nc + 1) * sizeof *p);
 		if (!p) {
-			col_link_close(l);
+			mw_link_close(l);
 			return;
 		}
 		c->c = p;
@@ -894,13 +894,13 @@ static void accept_clients(struct collector *c)
 			/* The challenge first: the agent's credential must name it. */
 			struct mw_hb_msg ch = {0};
 			ch.type = MW_HB_CHALLENGE;
-			if (col_auth_nonce(p[c->nc].nonce, sizeof p[c->nc].nonce) < 0) {
+			if (mw_auth_nonce(p[c->nc].nonce, sizeof p[c->nc].nonce) < 0) {
 				mw_err("getrandom: %s", strerror(errno));
-				col_link_close(l);
+				mw_link_close(l);
 				return;
 			}
 			memcpy(ch.u.challenge.nonce, p[c->nc].nonce, sizeof ch.u.challenge.nonce);
-			col_link_send(l, &ch);
+			mw_link_send(l, &ch);
 		}
 		c->nc++;
 		c->s.st.connections++;
@@ -953,7 +953,7 @@ int col_run(struct col_opts *o)
 		mw_err("signalfd: %s", strerror(errno));
 		goto out;
 	}
-	c.lfd = col_link_listen(o->port, o->nports, &c.port);
+	c.lfd = mw_link_listen(o->port, o->nports, &c.port);
 	if (c.lfd < 0) {
 		mw_err("cannot listen on tcp ports %u-%u: %s", o->port, o->port + o->nports - 1,
 		       strerror(errno));
@@ -979,8 +979,8 @@ int col_run(struct col_opts *o)
 		p[1].fd = c.lfd;
 		p[1].events = POLLIN;
 		for (size_t k = 0; k < nc; k++) {
-			p[np].fd = col_link_fd(c.c[k].l);
-			p[np].events = POLLIN | (col_link_pending(c.c[k].l) ? POLLOUT : 0);
+			p[np].fd = mw_link_fd(c.c[k].l);
+			p[np].events = POLLIN | (mw_link_pending(c.c[k].l) ? POLLOUT : 0);
 			np++;
 		}
 		if (c.pending && c.eval_at < wake)
@@ -1056,7 +1056,7 @@ int col_run(struct col_opts *o)
 	rv = 0;
 out:
 	for (size_t k = 0; k < c.nc; k++)
-		col_link_close(c.c[k].l);
+		mw_link_close(c.c[k].l);
 	free(c.c);
 	if (c.lfd >= 0)
 		close(c.lfd);

@@ -37,7 +37,7 @@ $(B)/obj/cli/cmd_imbalance.o: CPPFLAGS += -Iimbalance
 $(B)/bin/mpiwatch: $(IMB_LIB)
 # The collector writes the analysis at the end of a profiled job
 # (collector/build.mk links IMB_LIB; this file is read after it).
-$(B)/bin/mpiwatch-collector $(B)/bin/mpiwatch-agent: $(IMB_LIB)
+$(B)/bin/mpiwatch-collector: $(IMB_LIB)
 CLI_EXTRA_LIBS += $(IMB_LIB)
 
 # Unit tests: t/unit/test_imb_*.c

@@ -25,4 +25,4 @@ FUZZ_CC   ?= clang
 $(B)/fuzz/%: fuzz/%.c $(SHARED_SRCS)
 	@mkdir -p $(dir $@) $(B)/fuzz-corpus/$*
 	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	  $(CPPFLAGS) $(JSON_CFLAGS) -Wall -Wextra -o $@ $< $(SHARED_SRCS) $(FUZZ_EXTRA_$*) $(JSON_LIBS) -lpthread -lm
+	  $(CPPFLAGS) $(JSON_CFLAGS) -Wall -Wextra -o $@ $< $(SHARED_SRCS) $(FUZZ_EXTRA_$*) $(JSON_LIBS) $(MUNGE_LIBS) -lpthread -lm

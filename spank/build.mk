@@ -8,12 +8,12 @@ MANS += doc/man/mpiwatch-spank.8
 # Where an installed plugin finds the monitor and the programs by default.
 $(SPANK_OBJS): CPPFLAGS += -DMWS_DEFAULT_LIBDIR='"$(LIBDIR)"' -DMWS_DEFAULT_BINDIR='"$(BINDIR)"'
 
-# The plugin checks munged with the agents' own MUNGE code (collector/auth.c).
-$(B)/obj/spank/mws_plugin.o $(B)/inst/obj/spank/mws_plugin.o: CPPFLAGS += -Icollector
+# The plugin checks munged with the agents' own MUNGE code (shared/auth.c,
+# taken from SHARED_LIB).
 
-$(SPANK_PLUGIN): $(SPANK_OBJS) $(COLLECTOR_AUTH_OBJ) $(SHARED_LIB) spank/mpiwatch.map
+$(SPANK_PLUGIN): $(SPANK_OBJS) $(SHARED_LIB) spank/mpiwatch.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared $(CFLAGS) -o $@ $(SPANK_OBJS) $(COLLECTOR_AUTH_OBJ) $(SHARED_LIB) $(LDFLAGS) $(MUNGE_LIBS) \
+	$(CC) -shared $(CFLAGS) -o $@ $(SPANK_OBJS) $(SHARED_LIB) $(LDFLAGS) $(MUNGE_LIBS) \
 	  -Wl,--version-script=spank/mpiwatch.map
 
 # Unit tests of the pure parts (no Slurm needed).

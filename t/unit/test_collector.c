@@ -11,7 +11,7 @@
 #include "colstate.h"
 #include "hostlist.h"
 #include "jsonschema.h"
-#include "link.h"
+#include "mw_link.h"
 #include "slurm.h"
 #include "log.h"
 
@@ -233,15 +233,15 @@ END_TEST
 START_TEST(test_link_loopback)
 {
 	uint16_t port = 0;
-	int lfd = col_link_listen(27300, 50, &port);
-	struct col_link *c, *s = NULL;
+	int lfd = mw_link_listen(27300, 50, &port);
+	struct mw_link *c, *s = NULL;
 	struct mw_hb_msg m = {0}, got;
 	enum mw_hb_err e;
 	ck_assert_int_ge(lfd, 0);
-	c = col_link_connect("127.0.0.1", port, 2.0);
+	c = mw_link_connect("127.0.0.1", port, 2.0);
 	ck_assert_ptr_nonnull(c);
 	for (int i = 0; i < 200 && !s; i++) {
-		s = col_link_accept(lfd);
+		s = mw_link_accept(lfd);
 		if (!s)
 			usleep(10000);
 	}
@@ -256,19 +256,19 @@ START_TEST(test_link_loopback)
 	m.u.beat.exit_code = -1;
 	snprintf(m.u.beat.call, sizeof m.u.beat.call, "MPI_Recv");
 	snprintf(m.u.beat.kind, sizeof m.u.beat.kind, "recv");
-	ck_assert_int_eq(col_link_send(c, &m), 0);
-	ck_assert_int_eq(col_link_recv_wait(s, &got, &e, 5.0), 1);
+	ck_assert_int_eq(mw_link_send(c, &m), 0);
+	ck_assert_int_eq(mw_link_recv_wait(s, &got, &e, 5.0), 1);
 	ck_assert_int_eq(got.type, MW_HB_HEARTBEAT);
 	ck_assert_int_eq(got.u.beat.rank, 3);
 	ck_assert_str_eq(got.u.beat.call, "MPI_Recv");
 	mw_hb_msg_free(&got);
 	/* Garbage on the stream: -2 with a reason. */
-	ck_assert_int_eq(write(col_link_fd(c), "GET / HTTP/1.0\r\n\r\n", 18), 18);
-	ck_assert_int_eq(col_link_recv_wait(s, &got, &e, 5.0), -2);
+	ck_assert_int_eq(write(mw_link_fd(c), "GET / HTTP/1.0\r\n\r\n", 18), 18);
+	ck_assert_int_eq(mw_link_recv_wait(s, &got, &e, 5.0), -2);
 	ck_assert_int_eq(e, MW_HB_E_MAGIC);
 	/* Orderly close: -1 with errno 0. */
-	col_link_close(c);
-	col_link_close(s);
+	mw_link_close(c);
+	mw_link_close(s);
 	close(lfd);
 }
 END_TEST

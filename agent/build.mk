@@ -1,0 +1,12 @@
+# agent/: mpiwatch-agent, the per-node, per-job heartbeat agent.  It reads
+# the monitor's slots and talks to the collector over shared/mw_link.c.
+AGENT_SRCS := $(wildcard agent/*.c)
+AGENT_OBJS := $(AGENT_SRCS:%.c=$(B)/obj/%.o)
+BINS += $(B)/bin/mpiwatch-agent
+MANS += doc/man/mpiwatch-agent.1
+
+$(B)/obj/agent/%.o: CPPFLAGS += -Iagent -Icollector
+
+$(B)/bin/mpiwatch-agent: $(AGENT_OBJS) $(COLLECTOR_LIB) $(SHARED_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(AGENT_OBJS) $(COLLECTOR_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(CURL_LIBS) $(MUNGE_LIBS) -lpthread -lm
