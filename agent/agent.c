@@ -602,7 +602,7 @@ int ag_run(const struct ag_opts *o)
 			for (size_t i = 0; i < a.nr && a.link; i++)
 				flush_rank(&a, a.r[i]);
 		if (now >= next_job_check) {
-			if (col_slurm_job_active(o->job) == 0) {
+			if (mw_slurm_job_active(NULL, o->job) == 0) {
 				mw_info("job %s is over; leaving", o->job);
 				break;
 			}

@@ -1,5 +1,5 @@
-# collector/: the job collector and its reusable core (COLLECTOR_LIB, also
-# linked into the mpiwatch CLI for "mpiwatch run").
+# collector/: mpiwatch-collector, the per-job collector, and its core as a
+# library (COLLECTOR_LIB) for the program and its unit tests.
 COLLECTOR_MAINS := collector/mpiwatch-collector.c
 COLLECTOR_SRCS := $(filter-out $(COLLECTOR_MAINS),$(wildcard collector/*.c))
 COLLECTOR_OBJS := $(COLLECTOR_SRCS:%.c=$(B)/obj/%.o)
@@ -24,10 +24,3 @@ $(B)/t/test_verdict $(B)/t/test_collector: $(COLLECTOR_LIB) $(ANALYZE_LIB)
 $(B)/t/test_verdict $(B)/t/test_collector: CPPFLAGS += -Icollector
 UNIT_LIBS_test_collector := $(CURL_LIBS) $(MUNGE_LIBS)
 UNIT_LIBS_test_verdict := $(CURL_LIBS) $(MUNGE_LIBS)
-
-# Fuzz target for the heartbeat codec (shared/heartbeat.c is in SHARED_SRCS).
-
-# cli/build.mk is read before this file, so its link rule cannot list
-# COLLECTOR_LIB as a prerequisite (its recipe does link it): add it here so a
-# clean parallel build cannot link the CLI before the library exists.
-$(B)/bin/mpiwatch: $(COLLECTOR_LIB)

@@ -35,6 +35,7 @@
 #include "mw_link.h"
 #include "log.h"
 #include "sigfd.h"
+#include "restd.h"
 #include "slurm.h"
 
 #define COL_MAX_CLIENTS 4096
@@ -299,21 +300,20 @@ static void act(struct collector *c)
 	}
 	if (c->o->post) {
 		col_report_comment(s, text, sizeof text);
-		int ok = col_slurm_post_comment(c->o->restd, s->job, text, via, sizeof via, msg,
-						sizeof msg) == 0;
+		int ok = col_post_comment(c->o->restd, s->job, text, via, sizeof via, msg, sizeof msg) == 0;
 		if (ok)
 			s->st.comments++;
 		col_state_action(s, "comment", s->job, ok, msg);
 	}
 	if (c->o->action == COL_ACT_CANCEL) {
-		int ok = col_slurm_cancel(s->job, msg, sizeof msg) == 0;
+		int ok = mw_slurm_cancel(NULL, s->job, msg, sizeof msg) == 0;
 		col_state_action(s, "cancel", s->job, ok, msg);
 	} else if (c->o->action == COL_ACT_REQUEUE) {
 		const char *dn[64];
 		size_t n = 0;
 		for (size_t i = 0; i < r->ndead && n < 64; i++)
 			dn[n++] = s->nodes[r->dead_nodes[i]].name;
-		int ok = col_slurm_requeue(s->job, dn, n, msg, sizeof msg) == 0;
+		int ok = mw_slurm_requeue(NULL, s->job, dn, n, msg, sizeof msg) == 0;
 		col_state_action(s, "requeue", s->job, ok, msg);
 	}
 }
@@ -1024,7 +1024,7 @@ int col_run(struct col_opts *o)
 			write_reports(&c);
 		}
 		if (now >= next_job_check) {
-			if (col_slurm_job_active(o->job) == 0) {
+			if (mw_slurm_job_active(NULL, o->job) == 0) {
 				col_state_event(&c.s, "note", "job %s is over", o->job);
 				break;
 			}

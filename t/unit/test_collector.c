@@ -12,7 +12,7 @@
 #include "hostlist.h"
 #include "jsonschema.h"
 #include "mw_link.h"
-#include "slurm.h"
+#include "restd.h"
 #include "log.h"
 
 static json_object *schema(void)
@@ -285,20 +285,20 @@ START_TEST(test_restd_version)
 		"\"/slurm/v0.0.39/job/{job_id}\":{\"get\":{}},"
 		"\"/slurm/v0.0.40/jobs/\":{\"get\":{}},"
 		"\"/slurmdb/v0.0.38/job/{job_id}\":{\"post\":{}}}}";
-	ck_assert_int_eq(col_slurm_restd_version(doc, v, sizeof v), 0);
+	ck_assert_int_eq(col_restd_version(doc, v, sizeof v), 0);
 	ck_assert_str_eq(v, "v0.0.38");
-	ck_assert_int_eq(col_slurm_restd_version(
+	ck_assert_int_eq(col_restd_version(
 				 "{\"paths\":{\"/slurm/v0.0.9/job/{job_id}\":{\"post\":{}},"
 				 "\"/slurm/v0.0.10/job/{job_id}\":{\"post\":{}}}}",
 				 v, sizeof v),
 			 0);
 	ck_assert_str_eq(v, "v0.0.10"); /* numbers, not strings, are compared */
-	ck_assert_int_eq(col_slurm_restd_version("<html>401</html>", v, sizeof v), -1);
-	ck_assert_int_eq(col_slurm_restd_version("{\"paths\":[]}", v, sizeof v), -1);
-	ck_assert_int_eq(col_slurm_restd_version("{\"paths\":{\"/slurm/v0.0.38/job/{job_id}\":1}}", v,
+	ck_assert_int_eq(col_restd_version("<html>401</html>", v, sizeof v), -1);
+	ck_assert_int_eq(col_restd_version("{\"paths\":[]}", v, sizeof v), -1);
+	ck_assert_int_eq(col_restd_version("{\"paths\":{\"/slurm/v0.0.38/job/{job_id}\":1}}", v,
 						 sizeof v),
 			 -1);
-	ck_assert_int_eq(col_slurm_restd_version(NULL, v, sizeof v), -1);
+	ck_assert_int_eq(col_restd_version(NULL, v, sizeof v), -1);
 }
 END_TEST
 

@@ -1,4 +1,4 @@
-/* Unit tests for nodehealthd's drain decision (nhd_drain.c, nhd_slurm.c),
+/* Unit tests for nodehealthd's drain decision (nhd_drain.c, shared/slurm.c),
  * against a fake scontrol that serves canned records and logs updates. */
 #include <arpa/inet.h>
 #include <check.h>
@@ -14,7 +14,7 @@
 
 #include "jsonschema.h"
 #include "nhd_drain.h"
-#include "nhd_slurm.h"
+#include "slurm.h"
 
 static char dir[256];
 static int silent_fd = -1; /* a UDP socket that never answers: "dead" nodes */
