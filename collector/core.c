@@ -30,6 +30,7 @@
 #include "colstate.h"
 #include "dl.h"
 #include "drainreq.h"
+#include "fsutil.h"
 #include "hostlist.h"
 #include "imb.h"
 #include "mw_link.h"
@@ -71,23 +72,6 @@ struct collector {
 	int status_dirty;     /* agents or ranks changed: refresh report.json (mpiwatch status --job) */
 	double status_at;     /* when it was last refreshed for that */
 };
-
-static int mkdir_p(const char *dir)
-{
-	char tmp[4096];
-	snprintf(tmp, sizeof tmp, "%s", dir);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-		return -1;
-	return 0;
-}
 
 /* A report left by an earlier collector of the same job (the job was
  * requeued and runs again) is kept as report-runN.{json,txt}. */
@@ -773,7 +757,7 @@ static void on_dump(struct collector *c, struct mw_hb_msg *m)
 		return;
 	if (c->o->dir[0]) {
 		snprintf(path, sizeof path, "%s/dumps", c->o->dir);
-		mkdir_p(path);
+		mw_mkdir_p(path, 0755);
 		snprintf(path, sizeof path, "%s/dumps/rank-%d.json", c->o->dir, rank);
 		f = fopen(path, "we");
 		if (f) {
@@ -944,7 +928,7 @@ int col_run(struct col_opts *o)
 		mw_err("--ranks %ld: %s", o->ranks, strerror(errno));
 		goto out;
 	}
-	if (o->dir[0] && mkdir_p(o->dir) < 0) {
+	if (o->dir[0] && mw_mkdir_p(o->dir, 0755) < 0) {
 		mw_err("cannot create %s: %s", o->dir, strerror(errno));
 		goto out;
 	}

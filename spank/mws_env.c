@@ -71,17 +71,6 @@ int mws_preload_remove(const char *cur, const char *lib, char *out, size_t len)
 	return 0;
 }
 
-int mws_rundir(const char *base, unsigned uid, unsigned jobid, const char *host, char *out,
-	       size_t len)
-{
-	int n = snprintf(out, len, "%s/mpiwatch.%u.%u.%s", base, uid, jobid, host);
-	if (n < 0 || (size_t)n >= len || strchr(host, '/')) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return 0;
-}
-
 int mws_outdir(const char *cwd, const char *dir, unsigned jobid, char *out, size_t len)
 {
 	int n;
