@@ -11,6 +11,9 @@ $(B)/bin/mpiwatch: $(CLI_OBJS) $(ANALYZE_LIB) $(SHARED_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(ANALYZE_LIB) $(IMB_LIB) $(CAL_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(MUNGE_LIBS) -lpthread -lm
 
+# Unit test and fuzz target of the launcher's output parser (mpiwatch run).
+UNIT_TESTS += $(B)/t/test_runlaunch
 $(B)/t/test_runlaunch: CPPFLAGS += -Icli
 $(B)/t/test_runlaunch: $(B)/obj/cli/runlaunch.o
+FUZZERS += $(B)/fuzz/fuzz_launcher_output
 FUZZ_EXTRA_fuzz_launcher_output := cli/runlaunch.c

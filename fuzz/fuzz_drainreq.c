@@ -8,8 +8,7 @@
 
 #include "drainreq.h"
 #include "hostlist.h"
-#include "nhd_drain.h"
-#include "slurm.h"
+#include "slurmjson.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

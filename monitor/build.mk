@@ -47,6 +47,7 @@ $(B)/lib/libmpiwatch.so: $(B)/obj/monitor/dispatch.o $(B)/obj/monitor/tramp.o
 	$(CC) -shared -o $@ $^ $(LDFLAGS) -ldl -lpthread
 
 # unit tests: the MPI-independent core, compiled without MPI
+UNIT_TESTS += $(addprefix $(B)/t/,test_monitor_comms test_monitor_dump test_monitor_reqtab test_monitor_stall)
 MON_UNIT_OBJS := $(addprefix $(B)/obj/monitor/,reqtab.o comms.o)
 $(B)/t/test_monitor_reqtab: $(B)/obj/monitor/reqtab.o
 $(B)/t/test_monitor_comms: $(B)/obj/monitor/comms.o

@@ -16,7 +16,9 @@ $(SPANK_PLUGIN): $(SPANK_OBJS) $(SHARED_LIB) spank/mpiwatch.map
 	$(CC) -shared $(CFLAGS) -o $@ $(SPANK_OBJS) $(SHARED_LIB) $(LDFLAGS) $(MUNGE_LIBS) \
 	  -Wl,--version-script=spank/mpiwatch.map
 
-# Unit tests of the pure parts (no Slurm needed).
+# Unit tests of the pure parts (no Slurm needed), and a fuzz target.
+UNIT_TESTS += $(B)/t/test_spank_opts
+FUZZERS += $(B)/fuzz/fuzz_spank_opts
 $(B)/t/test_spank_opts: CPPFLAGS += -Ispank
 $(B)/t/test_spank_opts: $(B)/obj/spank/mws_opts.o $(B)/obj/spank/mws_env.o $(B)/obj/spank/mws_launch.o
 FUZZ_EXTRA_fuzz_spank_opts := spank/mws_opts.c
