@@ -9,7 +9,7 @@ $(SHARED_LIB): $(SHARED_OBJS)
 
 # Unit tests of the shared modules (t/unit/test_<name>.c).
 UNIT_TESTS += $(addprefix $(B)/t/,test_conf test_drainreq test_elfneeded test_fsutil test_hb \
-	test_hostlist test_jsonschema test_log test_probe test_runcmd test_slurm)
+	test_hostlist test_jsonschema test_link test_log test_probe test_runcmd test_slurm)
 
 # Fuzz targets of its parsers (fuzz/fuzz_<name>.c): the drain request and
 # Slurm's JSON answers, ELF headers, the heartbeat codec, host lists, probe

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "drainreq.h"
+#include "unit.h"
 
 static const struct {
 	const char *in;
@@ -128,9 +129,5 @@ int main(void)
 	tcase_add_test(tc, test_parse_limits);
 	tcase_add_test(tc, test_client_no_daemon);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return mw_unit_run(s);
 }

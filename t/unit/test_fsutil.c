@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "unit.h"
 
 static char dir[256];
 
@@ -26,17 +27,10 @@ static void teardown(void)
 	ck_assert_int_eq(mw_rmtree(dir, (uid_t)-1), 0);
 }
 
-static const char *slurp(const char *path)
+/* The text of the file name in dir. */
+static const char *slurp(const char *name)
 {
-	static char buf[4096];
-	FILE *f = fopen(path, "r");
-	size_t n;
-	if (!f)
-		return NULL;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = 0;
-	fclose(f);
-	return buf;
+	return mw_unit_get(dir, name);
 }
 
 /* The names in dir, sorted, joined by ' '. */
@@ -121,17 +115,17 @@ START_TEST(test_write_atomic)
 
 	snprintf(p, sizeof(p), "%s/report.json", dir);
 	ck_assert_int_eq(mw_write_atomic(p, "{}\n", 3, 0640), 0);
-	ck_assert_str_eq(slurp(p), "{}\n");
+	ck_assert_str_eq(slurp("report.json"), "{}\n");
 	ck_assert_int_eq(stat(p, &st), 0);
 	ck_assert_int_eq(st.st_mode & 0777, 0640);
 	ck_assert_int_eq(mw_write_atomic(p, "{\"a\": 1}\n", 9, 0640), 0); /* replaced */
-	ck_assert_str_eq(slurp(p), "{\"a\": 1}\n");
+	ck_assert_str_eq(slurp("report.json"), "{\"a\": 1}\n");
 	ck_assert_str_eq(listing(), "report.json");
 	/* A link planted at the temporary name is replaced, not followed. */
 	snprintf(link, sizeof(link), "%s/.report.json.tmp.%d", dir, (int)getpid());
 	ck_assert_int_eq(symlink("/nonexistent/target", link), 0);
 	ck_assert_int_eq(mw_write_atomic(p, "b", 1, 0644), 0);
-	ck_assert_str_eq(slurp(p), "b");
+	ck_assert_str_eq(slurp("report.json"), "b");
 	ck_assert_str_eq(listing(), "report.json");
 	/* In a folder that does not exist: refused, nothing left. */
 	snprintf(p, sizeof(p), "%s/none/report.json", dir);
@@ -139,7 +133,7 @@ START_TEST(test_write_atomic)
 	ck_assert_int_eq(errno, ENOENT);
 	snprintf(p, sizeof(p), "%s/pid", dir);
 	ck_assert_int_eq(mw_pidfile_write(p, 4242, (uid_t)-1, (gid_t)-1), 0);
-	ck_assert_str_eq(slurp(p), "4242\n");
+	ck_assert_str_eq(slurp("pid"), "4242\n");
 	ck_assert_str_eq(listing(), "pid report.json");
 	umask(old);
 }
@@ -156,7 +150,7 @@ START_TEST(test_atomic_stream)
 	snprintf(tmp, sizeof(tmp), ".profile.0.0.0.tmp.%d", (int)getpid());
 	ck_assert_str_eq(listing(), tmp); /* hidden from readers of profile.* */
 	ck_assert_int_eq(mw_atomic_close(&af, 1), 0);
-	ck_assert_str_eq(slurp(p), "first 1\n");
+	ck_assert_str_eq(slurp("profile.0.0.0"), "first 1\n");
 	ck_assert_str_eq(listing(), "profile.0.0.0");
 	/* The writer failed: the old file stays, the caller's errno comes back. */
 	ck_assert_int_eq(mw_atomic_open(&af, p, 0644), 0);
@@ -164,7 +158,7 @@ START_TEST(test_atomic_stream)
 	errno = ENOSPC;
 	ck_assert_int_eq(mw_atomic_close(&af, 0), -1);
 	ck_assert_int_eq(errno, ENOSPC);
-	ck_assert_str_eq(slurp(p), "first 1\n");
+	ck_assert_str_eq(slurp("profile.0.0.0"), "first 1\n");
 	ck_assert_str_eq(listing(), "profile.0.0.0");
 	snprintf(p, sizeof(p), "%s/none/x", dir);
 	ck_assert_int_eq(mw_atomic_open(&af, p, 0644), -1);
@@ -176,8 +170,6 @@ int main(void)
 {
 	Suite *s = suite_create("fsutil");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int nf;
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, test_rundir, 0, sizeof(rundir_cases) / sizeof(rundir_cases[0]));
@@ -185,9 +177,5 @@ int main(void)
 	tcase_add_test(tc, test_write_atomic);
 	tcase_add_test(tc, test_atomic_stream);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return mw_unit_run(s);
 }

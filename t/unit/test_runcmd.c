@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "runcmd.h"
+#include "unit.h"
 
 static const struct {
 	const char *cmd; /* sh -c script */
@@ -49,16 +50,10 @@ int main(void)
 {
 	Suite *s = suite_create("runcmd");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_loop_test(tc, test_run, 0, sizeof(run_cases) / sizeof(run_cases[0]));
 	tcase_add_test(tc, test_run_missing);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return mw_unit_run(s);
 }

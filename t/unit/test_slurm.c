@@ -10,38 +10,19 @@
 #include <unistd.h>
 
 #include "slurm.h"
+#include "unit.h"
 
 static char dir[256], scontrol[300];
 
 static void put(const char *name, const char *text)
 {
-	char p[512];
-	FILE *f;
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	if (!text) {
-		unlink(p);
-		return;
-	}
-	f = fopen(p, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
+	mw_unit_put(dir, name, text);
 }
 
 static const char *get(const char *name)
 {
-	static char buf[4096];
-	char p[512];
-	FILE *f;
-	size_t n;
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "r");
-	if (!f)
-		return "";
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = 0;
-	fclose(f);
-	return buf;
+	const char *t = mw_unit_get(dir, name);
+	return t ? t : "";
 }
 
 static void setup(void)
@@ -264,8 +245,6 @@ int main(void)
 {
 	Suite *s = suite_create("slurm");
 	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int nf;
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -276,9 +255,5 @@ int main(void)
 	tcase_add_loop_test(tc, test_actions, 0, sizeof(act_cases) / sizeof(act_cases[0]));
 	tcase_add_test(tc, test_token_and_timeout);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	nf = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return nf == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return mw_unit_run(s);
 }
