@@ -392,7 +392,7 @@ static int write_json(const char *path, json_object *o, int flags)
 	}
 	memcpy(jn, j, n);
 	memcpy(jn + n, "\n", 2);
-	rc = mw_write_atomic(path, jn, n + 1, 0644);
+	rc = mw_write_atomic(path, jn, n + 1, 0644, (uid_t)-1, (gid_t)-1);
 	free(jn);
 	return rc;
 }
@@ -420,7 +420,7 @@ int col_report_write(const struct col_state *s, const char *dir, const char *rep
 			col_report_text(s, mf);
 			fclose(mf);
 			snprintf(path, sizeof path, "%s/report.txt", dir);
-			if (mw_write_atomic(path, txt, strlen(txt), 0644))
+			if (mw_write_atomic(path, txt, strlen(txt), 0644, (uid_t)-1, (gid_t)-1))
 				rv = -1;
 			free(txt);
 		}

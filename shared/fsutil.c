@@ -124,10 +124,8 @@ static int tmp_create(const char *tmp, mode_t mode)
 	return open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 }
 
-/* mw_write_atomic, and the file given to owner:group if owner is not
- * (uid_t)-1 and we are root. */
-static int write_atomic(const char *path, const void *data, size_t len, mode_t mode, uid_t owner,
-			gid_t group)
+int mw_write_atomic(const char *path, const void *data, size_t len, mode_t mode, uid_t owner,
+		    gid_t group)
 {
 	char tmp[4200];
 	const char *p = data;
@@ -165,11 +163,6 @@ fail:
 	unlink(tmp);
 	errno = e;
 	return -1;
-}
-
-int mw_write_atomic(const char *path, const void *data, size_t len, mode_t mode)
-{
-	return write_atomic(path, data, len, mode, (uid_t)-1, (gid_t)-1);
 }
 
 int mw_atomic_open(struct mw_atomic_file *a, const char *path, mode_t mode)
@@ -226,5 +219,5 @@ int mw_pidfile_write(const char *path, pid_t pid, uid_t owner, gid_t group)
 	char buf[32];
 	int len = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
 
-	return write_atomic(path, buf, (size_t)len, 0644, owner, group);
+	return mw_write_atomic(path, buf, (size_t)len, 0644, owner, group);
 }

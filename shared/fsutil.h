@@ -31,11 +31,14 @@ int mw_mkdir_p(const char *dir, mode_t mode);
 int mw_rundir_path(char *buf, size_t len, const char *base, unsigned uid, const char *job,
 		   const char *host);
 
-/* Write len bytes of data to path atomically: into a temporary file in the
- * same folder (".NAME.tmp.PID", mode before the umask, never through a link),
- * renamed over path.  Readers see the old file or the whole new one.  Return
- * 0, or -1 with errno set (the temporary file is removed). */
-int mw_write_atomic(const char *path, const void *data, size_t len, mode_t mode);
+/* Write len bytes of data to path atomically: a temporary file in the same
+ * folder (".NAME.tmp.PID", mode before the umask, never following a link),
+ * renamed over path; readers see the old file or the whole new one.  If owner
+ * is not (uid_t)-1 and we are root, the file is given to owner:group.
+ * Return 0, or -1 with errno set (path is then unchanged, the temporary file
+ * removed). */
+int mw_write_atomic(const char *path, const void *data, size_t len, mode_t mode, uid_t owner,
+		    gid_t group);
 
 /* The same for a file written through stdio: mw_atomic_open opens the
  * temporary file as a->f; mw_atomic_close closes it and, if ok and every

@@ -93,7 +93,7 @@ START_TEST(test_mkdir_p)
 	ck_assert(S_ISDIR(st.st_mode));
 	ck_assert_int_eq(mw_mkdir_p(p, 0750), 0); /* exists: fine */
 	snprintf(file, sizeof(file), "%s/f", dir);
-	ck_assert_int_eq(mw_write_atomic(file, "x", 1, 0644), 0);
+	ck_assert_int_eq(mw_write_atomic(file, "x", 1, 0644, (uid_t)-1, (gid_t)-1), 0);
 	snprintf(p, sizeof(p), "%s/f/g", dir);
 	ck_assert_int_eq(mw_mkdir_p(p, 0755), -1); /* a file in the way */
 	ck_assert_int_eq(errno, ENOTDIR);
@@ -114,22 +114,22 @@ START_TEST(test_write_atomic)
 	mode_t old = umask(022);
 
 	snprintf(p, sizeof(p), "%s/report.json", dir);
-	ck_assert_int_eq(mw_write_atomic(p, "{}\n", 3, 0640), 0);
+	ck_assert_int_eq(mw_write_atomic(p, "{}\n", 3, 0640, (uid_t)-1, (gid_t)-1), 0);
 	ck_assert_str_eq(slurp("report.json"), "{}\n");
 	ck_assert_int_eq(stat(p, &st), 0);
 	ck_assert_int_eq(st.st_mode & 0777, 0640);
-	ck_assert_int_eq(mw_write_atomic(p, "{\"a\": 1}\n", 9, 0640), 0); /* replaced */
+	ck_assert_int_eq(mw_write_atomic(p, "{\"a\": 1}\n", 9, 0640, (uid_t)-1, (gid_t)-1), 0); /* replaced */
 	ck_assert_str_eq(slurp("report.json"), "{\"a\": 1}\n");
 	ck_assert_str_eq(listing(), "report.json");
 	/* A link planted at the temporary name is replaced, not followed. */
 	snprintf(link, sizeof(link), "%s/.report.json.tmp.%d", dir, (int)getpid());
 	ck_assert_int_eq(symlink("/nonexistent/target", link), 0);
-	ck_assert_int_eq(mw_write_atomic(p, "b", 1, 0644), 0);
+	ck_assert_int_eq(mw_write_atomic(p, "b", 1, 0644, (uid_t)-1, (gid_t)-1), 0);
 	ck_assert_str_eq(slurp("report.json"), "b");
 	ck_assert_str_eq(listing(), "report.json");
 	/* In a folder that does not exist: refused, nothing left. */
 	snprintf(p, sizeof(p), "%s/none/report.json", dir);
-	ck_assert_int_eq(mw_write_atomic(p, "b", 1, 0644), -1);
+	ck_assert_int_eq(mw_write_atomic(p, "b", 1, 0644, (uid_t)-1, (gid_t)-1), -1);
 	ck_assert_int_eq(errno, ENOENT);
 	snprintf(p, sizeof(p), "%s/pid", dir);
 	ck_assert_int_eq(mw_pidfile_write(p, 4242, (uid_t)-1, (gid_t)-1), 0);
