@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fsutil.h"
 #include "mws_env.h"
 
 /* Whether lib is one of the entries of an LD_PRELOAD value. */
@@ -69,6 +70,14 @@ int mws_preload_remove(const char *cur, const char *lib, char *out, size_t len)
 		p += n;
 	}
 	return 0;
+}
+
+int mws_rundir(const char *base, unsigned uid, unsigned jobid, const char *host, char *out,
+	       size_t len)
+{
+	char job[16];
+	snprintf(job, sizeof(job), "%u", jobid);
+	return mw_rundir_path(out, len, base, uid, job, host);
 }
 
 int mws_outdir(const char *cwd, const char *dir, unsigned jobid, char *out, size_t len)

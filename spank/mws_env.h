@@ -14,6 +14,11 @@ int mws_preload_append(const char *cur, const char *lib, char *out, size_t len);
  * steps that inherited it from a watched batch step).  Return 0, or -1. */
 int mws_preload_remove(const char *cur, const char *lib, char *out, size_t len);
 
+/* The per-node run directory of a job, "<base>/mpiwatch.<uid>.<jobid>.<host>"
+ * (shared/fsutil.h: mw_rundir_path).  Return 0, or -1 (errno set). */
+int mws_rundir(const char *base, unsigned uid, unsigned jobid, const char *host, char *out,
+	       size_t len);
+
 /* The job's output directory: dir if absolute, cwd/dir if relative, or
  * cwd/mpiwatch-<jobid> when dir is empty.  Return 0, or -1. */
 int mws_outdir(const char *cwd, const char *dir, unsigned jobid, char *out, size_t len);

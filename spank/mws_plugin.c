@@ -186,15 +186,6 @@ static int ensure_running(const char *name, const char *host, char *const *argv,
 	return 0;
 }
 
-/* The job's run directory on this node (host "%h": the value for the
- * tasks' environment).  Return 0 or -1 (mw_rundir_path). */
-static int job_rundir(uint32_t jobid, uid_t uid, const char *host, char *out, size_t len)
-{
-	char job[16];
-	snprintf(job, sizeof(job), "%u", jobid);
-	return mw_rundir_path(out, len, site.rundir, uid, job, host);
-}
-
 static int start_helpers(spank_t sp)
 {
 	uint32_t jobid = 0;
@@ -233,8 +224,8 @@ static int start_helpers(spank_t sp)
 		}
 	}
 	mw_node_name(host, sizeof(host));
-	if (job_rundir(jobid, uid, host, rundir, sizeof(rundir)) < 0 ||
-	    job_rundir(jobid, uid, "%h", env_rundir, sizeof(env_rundir)) < 0 ||
+	if (mws_rundir(site.rundir, uid, jobid, host, rundir, sizeof(rundir)) < 0 ||
+	    mws_rundir(site.rundir, uid, jobid, "%h", env_rundir, sizeof(env_rundir)) < 0 ||
 	    mws_mkdir_owned(rundir, uid, gid) < 0) {
 		start_fail("run directory %s: %s", rundir, strerror(errno));
 		return -1;
@@ -462,7 +453,7 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS)
 		return 0;
 	mw_node_name(host, sizeof(host));
-	if (job_rundir(jobid, uid, host, dir, sizeof(dir)) < 0 || access(dir, F_OK) < 0)
+	if (mws_rundir(site.rundir, uid, jobid, host, dir, sizeof(dir)) < 0 || access(dir, F_OK) < 0)
 		return 0;
 	/* The agent first, so the heartbeats it sends on its way out (ranks
 	 * that died in the job's teardown) still reach the collector; then the

@@ -187,6 +187,9 @@ END_TEST
 START_TEST(test_paths)
 {
 	char buf[256];
+	ck_assert_int_eq(mws_rundir("/dev/shm", 1000, 42, "n1", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "/dev/shm/mpiwatch.1000.42.n1");
+	ck_assert_int_eq(mws_rundir("/dev/shm", 1000, 42, "../x", buf, sizeof(buf)), -1);
 	ck_assert_int_eq(mws_outdir("/home/u", "", 42, buf, sizeof(buf)), 0);
 	ck_assert_str_eq(buf, "/home/u/mpiwatch-42");
 	ck_assert_int_eq(mws_outdir("/home/u", "out", 42, buf, sizeof(buf)), 0);
