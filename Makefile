@@ -34,7 +34,9 @@ MUNGE_LIBS  := $(shell pkg-config --libs munge 2>/dev/null || echo -lmunge)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS  := $(shell pkg-config --libs check 2>/dev/null)
 
-# Filled in by the build.mk fragments.
+# Filled in by the build.mk fragments.  Each module's build.mk declares its
+# own unit tests (t/unit/test_<name>.c -> $(B)/t/test_<name>) and fuzz targets
+# (fuzz/fuzz_<name>.c -> $(B)/fuzz/fuzz_<name>), with what they link.
 BINS       :=
 LIBS       :=
 UNIT_TESTS :=
@@ -49,6 +51,29 @@ include shared/build.mk
 include $(filter-out shared/build.mk,$(wildcard */build.mk))
 include t/progs/build.mk
 
+# A test or fuzz target no build.mk declares would silently never run.
+MW_UNDECLARED := $(filter-out $(UNIT_TESTS) $(FUZZERS), \
+	$(patsubst t/unit/%.c,$(B)/t/%,$(wildcard t/unit/test_*.c)) \
+	$(patsubst fuzz/%.c,$(B)/fuzz/%,$(wildcard fuzz/fuzz_*.c)))
+$(if $(MW_UNDECLARED),$(error declared by no build.mk: $(MW_UNDECLARED)))
+
+# Unit tests, with Check.  A module adds the objects and libraries a test
+# needs as prerequisites ($(B)/t/test_foo: $(B)/obj/foo/bar.o) and other
+# libraries in UNIT_LIBS_test_foo; every test links SHARED_LIB.
+$(B)/t/%: t/unit/%.c $(SHARED_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(JSON_CFLAGS) $(CHECK_CFLAGS) -It/unit -o $@ \
+	  $(filter %.c %.o,$^) $(filter-out $(SHARED_LIB),$(filter %.a,$^)) $(SHARED_LIB) \
+	  $(LDFLAGS) $(CHECK_LIBS) $(JSON_LIBS) $(UNIT_LIBS_$*) -lpthread -lm
+
+# Fuzz targets, built with clang's libFuzzer and ASan/UBSan from the shared
+# sources and the module's FUZZ_EXTRA_fuzz_<name> (sources and flags).
+FUZZ_CC   ?= clang
+$(B)/fuzz/%: fuzz/%.c $(SHARED_SRCS)
+	@mkdir -p $(dir $@) $(B)/fuzz-corpus/$*
+	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	  $(CPPFLAGS) $(JSON_CFLAGS) -Wall -Wextra -o $@ $< $(SHARED_SRCS) $(FUZZ_EXTRA_$*) $(JSON_LIBS) $(MUNGE_LIBS) -lpthread -lm
+
 build-all: $(BINS) $(LIBS) $(PROGS)
 build-install: $(BINS) $(LIBS)
 
@@ -58,13 +83,13 @@ $(B)/obj/%.o: %.c
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(JSON_CFLAGS) -c -o $@ $<
 
 check: $(UNIT_TESTS) $(PROGS)
-	@set -e; fail=0; for t in $(UNIT_TESTS); do \
+	@set -e; fail=0; for t in $(sort $(UNIT_TESTS)); do \
 	  echo "== $$t"; CK_FORK=yes ./$$t || fail=1; done; \
 	  test $$fail -eq 0 || { echo "unit tests FAILED"; exit 1; }
 
 # The unit tests again under valgrind (memory errors and definite leaks fail).
 check-valgrind: $(UNIT_TESTS)
-	@set -e; fail=0; for t in $(UNIT_TESTS); do \
+	@set -e; fail=0; for t in $(sort $(UNIT_TESTS)); do \
 	  echo "== valgrind $$t"; \
 	  CK_FORK=no valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
 	    --show-leak-kinds=definite ./$$t > $(B)/valgrind-$$(basename $$t).log 2>&1 \
@@ -75,7 +100,7 @@ check-valgrind: $(UNIT_TESTS)
 # Fuzz targets need clang with libFuzzer; the smoke run is bounded.
 fuzz: $(FUZZERS)
 fuzz-smoke: $(FUZZERS)
-	@set -e; for f in $(FUZZERS); do \
+	@set -e; for f in $(sort $(FUZZERS)); do \
 	  n=$$(basename $$f); mkdir -p $(B)/fuzz-corpus/$$n; \
 	  seeds=; [ -d fuzz/corpus/$$n ] && seeds=fuzz/corpus/$$n; \
 	  echo "== fuzz $$n ($${FUZZ_SECONDS:-10} s)"; \

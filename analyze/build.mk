@@ -25,10 +25,12 @@ $(B)/obj/analyze/%.o: CPPFLAGS += -Ianalyze
 
 # Unit tests of the deadlock analysis: t/unit/test_dl_*.c
 DL_UNIT := $(patsubst t/unit/%.c,$(B)/t/%,$(wildcard t/unit/test_dl_*.c))
+UNIT_TESTS += $(DL_UNIT)
 $(DL_UNIT): $(ANALYZE_LIB)
 $(DL_UNIT): CPPFLAGS += -Ianalyze
 $(B)/obj/cli/cmd_analyze.o: CPPFLAGS += -Ianalyze
 
 # Fuzz target: the whole analysis over fuzzed dumps.
+FUZZERS += $(B)/fuzz/fuzz_dl_dumps
 FUZZ_EXTRA_fuzz_dl_dumps := $(ANALYZE_SRCS) $(B)/gen/dl_dump_schema.c -Ianalyze
 $(B)/fuzz/fuzz_dl_dumps: $(ANALYZE_SRCS) $(wildcard analyze/*.h) $(B)/gen/dl_dump_schema.c

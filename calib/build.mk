@@ -17,9 +17,11 @@ MANS += doc/man/mpiwatch-calibrate.1
 
 # Unit tests: t/unit/test_cal_*.c
 CAL_UNIT := $(patsubst t/unit/%.c,$(B)/t/%,$(wildcard t/unit/test_cal_*.c))
+UNIT_TESTS += $(CAL_UNIT)
 $(CAL_UNIT): $(CAL_LIB)
 $(CAL_UNIT): CPPFLAGS += -Icalib
 
 # Fuzz target: the timings file parser.
+FUZZERS += $(B)/fuzz/fuzz_cal_timings
 FUZZ_EXTRA_fuzz_cal_timings := calib/cal_timings.c -Icalib
 $(B)/fuzz/fuzz_cal_timings: calib/cal_timings.c calib/cal_timings.h

@@ -11,9 +11,9 @@
 
 #include "cli.h"
 #include "conf.h"
-#include "drainreq.h"
 #include "hostlist.h"
 #include "probe.h"
+#include "slurm.h"
 
 static void probe_usage(FILE *f)
 {
@@ -29,12 +29,15 @@ static void probe_usage(FILE *f)
 		MW_PROBE_DEFAULT_PORT);
 }
 
-/* Names that do not resolve get Slurm's NodeAddr ("scontrol show node -o"),
- * e.g. when probing the nodes of a cluster from a host without their names. */
+/* Names that do not resolve get Slurm's node address ("sinfo --json"), e.g.
+ * when probing the nodes of a cluster from a host without their names. */
 static void slurm_addrs(char **names, size_t n, char **addrs)
 {
-	char *argv[] = {"/usr/bin/scontrol", "show", "node", "-o", NULL}, *out = NULL, *line, *save = NULL;
+	const struct mw_slurm slurm = {"/usr/bin/scontrol", 20};
+	struct mw_slurm_node *nodes = NULL;
+	char err[256];
 	size_t todo = 0;
+	long nn;
 
 	for (size_t i = 0; i < n; i++) {
 		struct addrinfo hints = {.ai_socktype = SOCK_DGRAM}, *res = NULL;
@@ -43,20 +46,13 @@ static void slurm_addrs(char **names, size_t n, char **addrs)
 		else
 			todo++;
 	}
-	if (!todo || access(argv[0], X_OK) != 0 || mw_drain_run(argv, NULL, 20, &out) != 0) {
-		free(out);
+	if (!todo || (nn = mw_slurm_nodes(&slurm, &nodes, err, sizeof(err))) < 0)
 		return;
-	}
-	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		char name[128], addr[256];
-		if (mw_drain_kv(line, "NodeName", name, sizeof(name)) <= 0 ||
-		    mw_drain_kv(line, "NodeAddr", addr, sizeof(addr)) <= 0)
-			continue;
+	for (long k = 0; k < nn; k++)
 		for (size_t i = 0; i < n; i++)
-			if (!addrs[i] && !strcmp(names[i], name))
-				addrs[i] = strdup(addr);
-	}
-	free(out);
+			if (!addrs[i] && !strcmp(names[i], nodes[k].name))
+				addrs[i] = strdup(nodes[k].addr);
+	free(nodes);
 }
 
 static int cmd_probe(int argc, char **argv)

@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "drainreq.h"
 #include "hostlist.h"
+#include "slurm.h"
 
 static void resume_usage(FILE *f)
 {
@@ -15,58 +16,37 @@ static void resume_usage(FILE *f)
 		   "Resume nodes drained by mpiwatch (Slurm reason starting with \"%s\").\n"
 		   "Nodes drained for another reason are left alone.  Needs root (or SlurmUser).\n\n"
 		   "  -n, --dry-run          say what would be done\n"
-		   "  -S, --scontrol PATH    scontrol to run (default /usr/bin/scontrol)\n\n"
+		   "  -S, --scontrol PATH    scontrol to run (default /usr/bin/scontrol; sinfo\n"
+		   "                         is taken from the same folder)\n\n"
 		   "Exit status: 0 all resumed, 1 some not resumed, 2 usage error.\n",
 		MW_DRAIN_REASON_PREFIX);
 }
 
-static int resume_one(const char *scontrol, const char *node, int dry)
+static int resume_one(const struct mw_slurm *slurm, const char *node, int dry)
 {
-	char *argv[6], arg[128], reason[512] = "", state[128] = "", *out = NULL;
-	int rc;
+	struct mw_slurm_node x;
+	char err[512];
 
-	argv[0] = (char *)scontrol;
-	argv[1] = "show";
-	argv[2] = "node";
-	argv[3] = "-o";
-	argv[4] = (char *)node;
-	argv[5] = NULL;
-	rc = mw_drain_run(argv, NULL, 30, &out);
-	if (rc != 0) {
-		fprintf(stderr, "mpiwatch resume: %s: cannot read node state%s%s", node, out ? ": " : "\n",
-			out ? out : "");
-		free(out);
+	if (mw_slurm_node(slurm, node, &x, err, sizeof(err)) < 0) {
+		fprintf(stderr, "mpiwatch resume: %s: cannot read node state: %s\n", node, err);
 		return 1;
 	}
-	mw_drain_kv(out, "Reason", reason, sizeof(reason));
-	mw_drain_kv(out, "State", state, sizeof(state));
-	free(out);
-	out = NULL;
-	if (strncmp(reason, MW_DRAIN_REASON_PREFIX, strlen(MW_DRAIN_REASON_PREFIX)) != 0) {
+	if (strncmp(x.reason, MW_DRAIN_REASON_PREFIX, strlen(MW_DRAIN_REASON_PREFIX)) != 0) {
 		fprintf(stderr, "mpiwatch resume: %s: not resumed: %s\n", node,
-			reason[0] && strcmp(reason, "(null)") ? "its reason was not set by mpiwatch"
-							     : "not drained by mpiwatch");
-		if (reason[0] && strcmp(reason, "(null)"))
-			fprintf(stderr, "  (State=%s Reason=%s)\n", state, reason);
+			x.reason[0] ? "its reason was not set by mpiwatch" : "not drained by mpiwatch");
+		if (x.reason[0])
+			fprintf(stderr, "  (State=%s Reason=%s)\n", x.state, x.reason);
 		return 1;
 	}
 	if (dry) {
-		printf("%s: would resume (State=%s Reason=%s)\n", node, state, reason);
+		printf("%s: would resume (State=%s Reason=%s)\n", node, x.state, x.reason);
 		return 0;
 	}
-	snprintf(arg, sizeof(arg), "NodeName=%s", node);
-	argv[1] = "update";
-	argv[2] = arg;
-	argv[3] = "State=RESUME";
-	argv[4] = NULL;
-	rc = mw_drain_run(argv, NULL, 30, &out);
-	if (rc != 0) {
-		fprintf(stderr, "mpiwatch resume: %s: scontrol update failed: %s", node, out ? out : "\n");
-		free(out);
+	if (mw_slurm_resume(slurm, node, err, sizeof(err)) < 0) {
+		fprintf(stderr, "mpiwatch resume: %s: %s\n", node, err);
 		return 1;
 	}
-	free(out);
-	printf("%s: resumed (was %s: %s)\n", node, state, reason);
+	printf("%s: resumed (was %s: %s)\n", node, x.state, x.reason);
 	return 0;
 }
 
@@ -78,14 +58,14 @@ static int cmd_resume(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *scontrol = "/usr/bin/scontrol";
+	struct mw_slurm slurm = {"/usr/bin/scontrol", 30};
 	int opt, dry = 0, bad = 0;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "nS:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n': dry = 1; break;
-		case 'S': scontrol = optarg; break;
+		case 'S': slurm.scontrol = optarg; break;
 		case 'h': resume_usage(stdout); return 0;
 		default: resume_usage(stderr); return 2;
 		}
@@ -108,7 +88,7 @@ static int cmd_resume(int argc, char **argv)
 				bad = 1;
 				continue;
 			}
-			bad |= resume_one(scontrol, hl.host[k], dry);
+			bad |= resume_one(&slurm, hl.host[k], dry);
 		}
 		mw_hostlist_free(&hl);
 	}

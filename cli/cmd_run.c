@@ -205,7 +205,7 @@ static int write_token(const char *path)
 {
 	char tok[80];
 	int fd, rc = -1;
-	if (col_auth_nonce(tok, sizeof(tok)) < 0 || col_auth_nonce(tok + 32, sizeof(tok) - 32) < 0)
+	if (mw_auth_nonce(tok, sizeof(tok)) < 0 || mw_auth_nonce(tok + 32, sizeof(tok) - 32) < 0)
 		return -1;
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)

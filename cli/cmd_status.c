@@ -64,8 +64,8 @@ static void agents_in(struct json_object *nodes, const char *want, char *buf, si
 static int job_status(const char *job, const char *dir_opt, int json)
 {
 	struct mw_slurm_job j;
-	int have_job = col_slurm_job_info(job, &j) == 0;
 	char dir[4200], path[4300], err[512], list[1024];
+	int have_job = mw_slurm_job(NULL, job, &j, err, sizeof err) == 0;
 	struct json_object *r, *nodes, *tl, *stats, *v;
 	struct stat st;
 	int n;

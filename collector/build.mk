@@ -1,15 +1,13 @@
-# collector/: the node agent, the job collector and their reusable core
-# (COLLECTOR_LIB, also linked into the mpiwatch CLI for "mpiwatch run").
-COLLECTOR_MAINS := collector/mpiwatch-agent.c collector/mpiwatch-collector.c
+# collector/: mpiwatch-collector, the per-job collector, and its core as a
+# library (COLLECTOR_LIB) for the program and its unit tests.
+COLLECTOR_MAINS := collector/mpiwatch-collector.c
 COLLECTOR_SRCS := $(filter-out $(COLLECTOR_MAINS),$(wildcard collector/*.c))
 COLLECTOR_OBJS := $(COLLECTOR_SRCS:%.c=$(B)/obj/%.o)
 COLLECTOR_LIB := $(B)/lib/libmwcollector.a
-# The MUNGE code, also linked into the SPANK plugin (spank/, etc/build.mk).
-COLLECTOR_AUTH_OBJ := $(B)/obj/collector/auth.o
 
 LIBS += $(COLLECTOR_LIB)
-BINS += $(B)/bin/mpiwatch-agent $(B)/bin/mpiwatch-collector
-MANS += doc/man/mpiwatch-agent.1 doc/man/mpiwatch-collector.1
+BINS += $(B)/bin/mpiwatch-collector
+MANS += doc/man/mpiwatch-collector.1
 
 $(COLLECTOR_LIB): $(COLLECTOR_OBJS)
 	@mkdir -p $(dir $@)
@@ -17,19 +15,13 @@ $(COLLECTOR_LIB): $(COLLECTOR_OBJS)
 
 $(B)/obj/collector/%.o: CPPFLAGS += -Icollector -Ianalyze -Iimbalance
 
-$(B)/bin/mpiwatch-agent $(B)/bin/mpiwatch-collector: $(B)/bin/%: $(B)/obj/collector/%.o $(COLLECTOR_LIB) $(ANALYZE_LIB) $(SHARED_LIB)
+$(B)/bin/mpiwatch-collector: $(B)/bin/%: $(B)/obj/collector/%.o $(COLLECTOR_LIB) $(ANALYZE_LIB) $(SHARED_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $< $(COLLECTOR_LIB) $(ANALYZE_LIB) $(IMB_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(CURL_LIBS) $(MUNGE_LIBS) -lpthread -lm
 
 # Unit tests of the collector's core.
+UNIT_TESTS += $(B)/t/test_collector $(B)/t/test_verdict
 $(B)/t/test_verdict $(B)/t/test_collector: $(COLLECTOR_LIB) $(ANALYZE_LIB)
 $(B)/t/test_verdict $(B)/t/test_collector: CPPFLAGS += -Icollector
 UNIT_LIBS_test_collector := $(CURL_LIBS) $(MUNGE_LIBS)
 UNIT_LIBS_test_verdict := $(CURL_LIBS) $(MUNGE_LIBS)
-
-# Fuzz target for the heartbeat codec (shared/heartbeat.c is in SHARED_SRCS).
-
-# cli/build.mk is read before this file, so its link rule cannot list
-# COLLECTOR_LIB as a prerequisite (its recipe does link it): add it here so a
-# clean parallel build cannot link the CLI before the library exists.
-$(B)/bin/mpiwatch: $(COLLECTOR_LIB)

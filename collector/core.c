@@ -30,12 +30,14 @@
 #include "colstate.h"
 #include "dl.h"
 #include "drainreq.h"
+#include "fsutil.h"
 #include "hostlist.h"
 #include "imb.h"
-#include "link.h"
+#include "mw_link.h"
 #include "log.h"
 #include "ready.h"
 #include "sigfd.h"
+#include "restd.h"
 #include "slurm.h"
 
 #define COL_MAX_CLIENTS 4096
@@ -45,7 +47,7 @@ static struct mw_ratelimit report_rl = MW_RATELIMIT_INIT(0.1, 2);
 static struct mw_ratelimit peer_rl = MW_RATELIMIT_INIT(1, 10);
 
 struct client {
-	struct col_link *l;
+	struct mw_link *l;
 	int node;      /* index into the node table, -1 before hello */
 	int hello;     /* welcomed */
 	int closing;   /* close once flushed */
@@ -71,23 +73,6 @@ struct collector {
 	int status_dirty;     /* agents or ranks changed: refresh report.json (mpiwatch status --job) */
 	double status_at;     /* when it was last refreshed for that */
 };
-
-static int mkdir_p(const char *dir)
-{
-	char tmp[4096];
-	snprintf(tmp, sizeof tmp, "%s", dir);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-		return -1;
-	return 0;
-}
 
 /* A report left by an earlier collector of the same job (the job was
  * requeued and runs again) is kept as report-runN.{json,txt}. */
@@ -211,7 +196,7 @@ static void send_dumpreq(struct collector *c)
 		m.type = MW_HB_DUMPREQ;
 		m.u.dumpreq.ranks = want;
 		m.u.dumpreq.n = n;
-		if (col_link_send(cl->l, &m) < 0)
+		if (mw_link_send(cl->l, &m) < 0)
 			cl->closing = 1;
 	}
 }
@@ -332,21 +317,20 @@ static void act(struct collector *c)
 	}
 	if (c->o->post) {
 		col_report_comment(s, text, sizeof text);
-		int ok = col_slurm_post_comment(c->o->restd, s->job, text, via, sizeof via, msg,
-						sizeof msg) == 0;
+		int ok = col_post_comment(c->o->restd, s->job, text, via, sizeof via, msg, sizeof msg) == 0;
 		if (ok)
 			s->st.comments++;
 		col_state_action(s, "comment", s->job, ok, msg);
 	}
 	if (c->o->action == COL_ACT_CANCEL) {
-		int ok = col_slurm_cancel(s->job, msg, sizeof msg) == 0;
+		int ok = mw_slurm_cancel(NULL, s->job, msg, sizeof msg) == 0;
 		col_state_action(s, "cancel", s->job, ok, msg);
 	} else if (c->o->action == COL_ACT_REQUEUE) {
 		const char *dn[64];
 		size_t n = 0;
 		for (size_t i = 0; i < r->ndead && n < 64; i++)
 			dn[n++] = s->nodes[r->dead_nodes[i]].name;
-		int ok = col_slurm_requeue(s->job, dn, n, msg, sizeof msg) == 0;
+		int ok = mw_slurm_requeue(NULL, s->job, dn, n, msg, sizeof msg) == 0;
 		col_state_action(s, "requeue", s->job, ok, msg);
 	}
 }
@@ -591,7 +575,7 @@ static void client_close(struct collector *c, size_t k, const char *why)
 		}
 		c->status_dirty = 1;
 	}
-	col_link_close(cl->l);
+	mw_link_close(cl->l);
 	c->c[k] = c->c[--c->nc];
 }
 
@@ -605,10 +589,10 @@ static void on_hello(struct collector *c, struct client *cl, const struct mw_hb_
 		char expect[256], why[200];
 		int bad;
 		if (c->o->auth == 2)
-			bad = col_auth_token_check(h->cred, c->o->auth_token, why, sizeof why) < 0;
+			bad = mw_auth_token_check(h->cred, c->o->auth_token, why, sizeof why) < 0;
 		else
 			bad = mw_hb_auth_payload(h->job, h->node, cl->nonce, expect, sizeof expect) < 0 ||
-			      col_auth_check(c->o->munge_socket, h->cred, expect, getuid(), why, sizeof why) < 0;
+			      mw_auth_check(c->o->munge_socket, h->cred, expect, getuid(), why, sizeof why) < 0;
 		if (bad) {
 			c->s.st.hellos_unauthenticated++;
 			snprintf(w.u.welcome.error, sizeof w.u.welcome.error, "not authenticated: %.100s", why);
@@ -634,8 +618,8 @@ static void on_hello(struct collector *c, struct client *cl, const struct mw_hb_
 	if (node < 0) {
 		c->s.st.hellos_rejected++;
 		mw_log_limited(&peer_rl, LOG_WARNING,
-			       "refusing agent %s: %s", col_link_peer(cl->l), w.u.welcome.error);
-		col_link_send(cl->l, &w);
+			       "refusing agent %s: %s", mw_link_peer(cl->l), w.u.welcome.error);
+		mw_link_send(cl->l, &w);
 		cl->closing = 1;
 		return;
 	}
@@ -645,7 +629,7 @@ static void on_hello(struct collector *c, struct client *cl, const struct mw_hb_
 	c->status_dirty = 1;
 	{
 		struct col_agent *g = &c->s.agents[node];
-		const char *peer = col_link_peer(cl->l);
+		const char *peer = mw_link_peer(cl->l);
 		size_t n = strcspn(peer, ":");
 		g->hello = g->connected = 1;
 		g->bye = 0;
@@ -654,8 +638,8 @@ static void on_hello(struct collector *c, struct client *cl, const struct mw_hb_
 		g->vanished = 0;
 		snprintf(g->addr, sizeof g->addr, "%.*s", (int)n, peer);
 	}
-	mw_info("agent of %s connected from %s (pid %d)", h->node, col_link_peer(cl->l), h->pid);
-	if (col_link_send(cl->l, &w) < 0)
+	mw_info("agent of %s connected from %s (pid %d)", h->node, mw_link_peer(cl->l), h->pid);
+	if (mw_link_send(cl->l, &w) < 0)
 		cl->closing = 1;
 }
 
@@ -664,7 +648,7 @@ static int on_rank_info(struct collector *c, struct client *cl, int rank, int si
 	struct col_rank *x;
 	if (col_state_grow(&c->s, (size_t)size) < 0 || rank < 0 || (size_t)rank >= c->s.size) {
 		mw_log_limited(&peer_rl, LOG_WARNING,
-			       "agent %s: rank %d of %d: %s", col_link_peer(cl->l), rank, size,
+			       "agent %s: rank %d of %d: %s", mw_link_peer(cl->l), rank, size,
 			       strerror(errno));
 		return -1;
 	}
@@ -806,7 +790,7 @@ static void on_dump(struct collector *c, struct mw_hb_msg *m)
 		return;
 	if (c->o->dir[0]) {
 		snprintf(path, sizeof path, "%s/dumps", c->o->dir);
-		mkdir_p(path);
+		mw_mkdir_p(path, 0755);
 		snprintf(path, sizeof path, "%s/dumps/rank-%d.json", c->o->dir, rank);
 		f = fopen(path, "we");
 		if (f) {
@@ -864,7 +848,7 @@ static void serve_client(struct collector *c, size_t k, short revents)
 {
 	struct client *cl = &c->c[k];
 	if (revents & POLLOUT) {
-		if (col_link_flush(cl->l) < 0) {
+		if (mw_link_flush(cl->l) < 0) {
 			client_close(c, k, strerror(errno));
 			return;
 		}
@@ -873,7 +857,7 @@ static void serve_client(struct collector *c, size_t k, short revents)
 		for (int budget = 0; budget < 256; budget++) {
 			struct mw_hb_msg m;
 			enum mw_hb_err e = MW_HB_OK;
-			int rc = col_link_recv(cl->l, &m, &e);
+			int rc = mw_link_recv(cl->l, &m, &e);
 			if (rc == 0)
 				break;
 			if (rc == -1) {
@@ -883,7 +867,7 @@ static void serve_client(struct collector *c, size_t k, short revents)
 			if (rc == -2) {
 				c->s.st.malformed++;
 				mw_log_limited(&peer_rl, LOG_WARNING,
-					       "malformed frame from %s: %s", col_link_peer(cl->l),
+					       "malformed frame from %s: %s", mw_link_peer(cl->l),
 					       mw_hb_err_name(e));
 				client_close(c, k, mw_hb_err_name(e));
 				return;
@@ -896,7 +880,7 @@ static void serve_client(struct collector *c, size_t k, short revents)
 			}
 		}
 	}
-	if (cl->closing && !col_link_pending(cl->l)) {
+	if (cl->closing && !mw_link_pending(cl->l)) {
 		client_close(c, k, "closing");
 	}
 }
@@ -904,17 +888,17 @@ static void serve_client(struct collector *c, size_t k, short revents)
 static void accept_clients(struct collector *c)
 {
 	for (;;) {
-		struct col_link *l = col_link_accept(c->lfd);
+		struct mw_link *l = mw_link_accept(c->lfd);
 		struct client *p;
 		if (!l)
 			return;
 		if (c->nc >= COL_MAX_CLIENTS) {
-			col_link_close(l);
+			mw_link_close(l);
 			continue;
 		}
 		p = realloc(c->c, (c->nc + 1) * sizeof *p);
 		if (!p) {
-			col_link_close(l);
+			mw_link_close(l);
 			return;
 		}
 		c->c = p;
@@ -927,13 +911,13 @@ static void accept_clients(struct collector *c)
 			/* The challenge first: the agent's credential must name it. */
 			struct mw_hb_msg ch = {0};
 			ch.type = MW_HB_CHALLENGE;
-			if (col_auth_nonce(p[c->nc].nonce, sizeof p[c->nc].nonce) < 0) {
+			if (mw_auth_nonce(p[c->nc].nonce, sizeof p[c->nc].nonce) < 0) {
 				mw_err("getrandom: %s", strerror(errno));
-				col_link_close(l);
+				mw_link_close(l);
 				return;
 			}
 			memcpy(ch.u.challenge.nonce, p[c->nc].nonce, sizeof ch.u.challenge.nonce);
-			col_link_send(l, &ch);
+			mw_link_send(l, &ch);
 		}
 		c->nc++;
 		c->s.st.connections++;
@@ -977,7 +961,7 @@ int col_run(struct col_opts *o)
 		mw_err("--ranks %ld: %s", o->ranks, strerror(errno));
 		goto out;
 	}
-	if (o->dir[0] && mkdir_p(o->dir) < 0) {
+	if (o->dir[0] && mw_mkdir_p(o->dir, 0755) < 0) {
 		mw_err("cannot create %s: %s", o->dir, strerror(errno));
 		goto out;
 	}
@@ -986,7 +970,7 @@ int col_run(struct col_opts *o)
 		mw_err("signalfd: %s", strerror(errno));
 		goto out;
 	}
-	c.lfd = col_link_listen(o->port, o->nports, &c.port);
+	c.lfd = mw_link_listen(o->port, o->nports, &c.port);
 	if (c.lfd < 0) {
 		mw_err("cannot listen on tcp ports %u-%u: %s", o->port, o->port + o->nports - 1,
 		       strerror(errno));
@@ -1013,8 +997,8 @@ int col_run(struct col_opts *o)
 		p[1].fd = c.lfd;
 		p[1].events = POLLIN;
 		for (size_t k = 0; k < nc; k++) {
-			p[np].fd = col_link_fd(c.c[k].l);
-			p[np].events = POLLIN | (col_link_pending(c.c[k].l) ? POLLOUT : 0);
+			p[np].fd = mw_link_fd(c.c[k].l);
+			p[np].events = POLLIN | (mw_link_pending(c.c[k].l) ? POLLOUT : 0);
 			np++;
 		}
 		if (c.pending && c.eval_at < wake)
@@ -1058,7 +1042,7 @@ int col_run(struct col_opts *o)
 			write_reports(&c);
 		}
 		if (now >= next_job_check) {
-			if (col_slurm_job_active(o->job) == 0) {
+			if (mw_slurm_job_active(NULL, o->job) == 0) {
 				col_state_event(&c.s, "note", "job %s is over", o->job);
 				break;
 			}
@@ -1090,7 +1074,7 @@ int col_run(struct col_opts *o)
 	rv = 0;
 out:
 	for (size_t k = 0; k < c.nc; k++)
-		col_link_close(c.c[k].l);
+		mw_link_close(c.c[k].l);
 	free(c.c);
 	if (c.lfd >= 0)
 		close(c.lfd);

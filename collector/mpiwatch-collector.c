@@ -120,13 +120,13 @@ int main(int argc, char **argv)
 			break;
 		case O_JOB:
 			what = "job";
-			if (!mw_hb_valid_job(optarg) || col_copy(o.job, sizeof o.job, optarg))
+			if (!mw_hb_valid_job(optarg) || mw_copy(o.job, sizeof o.job, optarg))
 				goto bad_val;
 			break;
 		case O_NODES: {
 			struct mw_hostlist hl = {0};
 			what = "nodes (a Slurm hostlist)";
-			if (col_copy(o.nodes, sizeof o.nodes, optarg) ||
+			if (mw_copy(o.nodes, sizeof o.nodes, optarg) ||
 			    mw_hostlist_expand(optarg, 65536, &hl) < 0)
 				goto bad_val;
 			for (size_t i = 0; i < hl.n; i++)
@@ -145,7 +145,7 @@ int main(int argc, char **argv)
 			break;
 		case O_REPORT:
 			what = "report";
-			if (col_copy(o.report, sizeof o.report, optarg) || !*optarg)
+			if (mw_copy(o.report, sizeof o.report, optarg) || !*optarg)
 				goto bad_val;
 			break;
 		case O_RANKS:
@@ -165,7 +165,7 @@ int main(int argc, char **argv)
 		case O_AFILE: {
 			char err[300];
 			what = "auth-file (a file holding a token)";
-			if (col_auth_token_read(optarg, o.auth_token, sizeof o.auth_token, err, sizeof err) < 0) {
+			if (mw_auth_token_read(optarg, o.auth_token, sizeof o.auth_token, err, sizeof err) < 0) {
 				fprintf(stderr, "mpiwatch-collector: --auth-file: %s\n", err);
 				return 2;
 			}
@@ -174,7 +174,7 @@ int main(int argc, char **argv)
 		}
 		case O_PROFILE:
 			what = "profile (a directory path)";
-			if (!*optarg || col_copy(o.profile, sizeof o.profile, optarg))
+			if (!*optarg || mw_copy(o.profile, sizeof o.profile, optarg))
 				goto bad_val;
 			break;
 		case O_SETTLE:
@@ -283,13 +283,13 @@ bad_val:
 			return 2;
 		}
 	}
-	if (logfile && col_log_to(logfile) < 0) {
+	if (logfile && mw_stderr_to(logfile) < 0) {
 		fprintf(stderr, "mpiwatch-collector: --log %s: %m\n", logfile);
 		return 1;
 	}
 	mw_log_open("mpiwatch-collector", MW_LOG_STDERR, verbose ? LOG_DEBUG : LOG_INFO);
 	mw_log_cap(MW_LOG_HELPER_MAX);
-	if (pidfile && col_pidfile_write(pidfile) < 0) {
+	if (pidfile && mw_pidfile_self(pidfile) < 0) {
 		mw_err("--pidfile %s: %m", pidfile);
 		return 1;
 	}

@@ -3,12 +3,11 @@
 #include "colstate.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
+#include "fsutil.h"
 #include "hostlist.h"
 #include "log.h"
 
@@ -379,40 +378,23 @@ json_object *col_stats_json(const struct col_state *s)
 	return o;
 }
 
-static int write_atomic(const char *path, const char *text)
+/* o as JSON text (json-c flags) and a newline, written atomically to path.
+ * Return 0, or -1 with errno set. */
+static int write_json(const char *path, json_object *o, int flags)
 {
-	char tmp[4200];
-	int fd, err;
-	size_t len = strlen(text), off = 0;
-	snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
+	const char *j = json_object_to_json_string_ext(o, flags);
+	size_t n = strlen(j);
+	char *jn = malloc(n + 2);
+	int rc;
+	if (!jn) {
+		errno = ENOMEM;
 		return -1;
-	while (off < len) {
-		ssize_t w = write(fd, text + off, len - off);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		off += (size_t)w;
 	}
-	if (close(fd) < 0) {
-		fd = -1;
-		goto fail;
-	}
-	if (rename(tmp, path) < 0) {
-		fd = -1;
-		goto fail;
-	}
-	return 0;
-fail:
-	err = errno;
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	errno = err;
-	return -1;
+	memcpy(jn, j, n);
+	memcpy(jn + n, "\n", 2);
+	rc = mw_write_atomic(path, jn, n + 1, 0644, (uid_t)-1, (gid_t)-1);
+	free(jn);
+	return rc;
 }
 
 int col_report_write(const struct col_state *s, const char *dir, const char *report_path)
@@ -429,19 +411,8 @@ int col_report_write(const struct col_state *s, const char *dir, const char *rep
 		snprintf(path, sizeof path, "%s", report_path);
 	else
 		snprintf(path, sizeof path, "%s/report.json", dir);
-	{
-		const char *j = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY |
-								       JSON_C_TO_STRING_NOSLASHESCAPE);
-		char *jn = malloc(strlen(j) + 2);
-		if (jn) {
-			sprintf(jn, "%s\n", j);
-			if (write_atomic(path, jn))
-				rv = -1;
-			free(jn);
-		} else {
-			rv = -1;
-		}
-	}
+	if (write_json(path, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0)
+		rv = -1;
 	json_object_put(o);
 	if (dir && *dir) {
 		mf = open_memstream(&txt, &tlen);
@@ -449,22 +420,14 @@ int col_report_write(const struct col_state *s, const char *dir, const char *rep
 			col_report_text(s, mf);
 			fclose(mf);
 			snprintf(path, sizeof path, "%s/report.txt", dir);
-			if (write_atomic(path, txt))
+			if (mw_write_atomic(path, txt, strlen(txt), 0644, (uid_t)-1, (gid_t)-1))
 				rv = -1;
 			free(txt);
 		}
 		o = col_stats_json(s);
 		snprintf(path, sizeof path, "%s/collector-stats.json", dir);
-		{
-			const char *j = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY);
-			char *jn = malloc(strlen(j) + 2);
-			if (jn) {
-				sprintf(jn, "%s\n", j);
-				if (write_atomic(path, jn))
-					rv = -1;
-				free(jn);
-			}
-		}
+		if (write_json(path, o, JSON_C_TO_STRING_PRETTY) < 0)
+			rv = -1;
 		json_object_put(o);
 	}
 	return rv;

@@ -34,8 +34,8 @@ $(B)/inst/obj/spank/%.o: spank/%.c $(B)/inst/paths
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(JSON_CFLAGS) -DMWS_DEFAULT_LIBDIR='"$(LIBDIR)"' \
 	  -DMWS_DEFAULT_BINDIR='"$(BINDIR)"' -c -o $@ $<
-$(B)/inst/mpiwatch.so: $(INST_SPANK_OBJS) $(COLLECTOR_AUTH_OBJ) $(SHARED_LIB) spank/mpiwatch.map
-	$(CC) -shared $(CFLAGS) -o $@ $(INST_SPANK_OBJS) $(COLLECTOR_AUTH_OBJ) $(SHARED_LIB) $(LDFLAGS) $(MUNGE_LIBS) \
+$(B)/inst/mpiwatch.so: $(INST_SPANK_OBJS) $(SHARED_LIB) spank/mpiwatch.map
+	$(CC) -shared $(CFLAGS) -o $@ $(INST_SPANK_OBJS) $(SHARED_LIB) $(LDFLAGS) $(MUNGE_LIBS) \
 	  -Wl,--version-script=spank/mpiwatch.map
 
 INST_UNIT  := $(B)/inst/etc/mpiwatch-nodehealthd.service

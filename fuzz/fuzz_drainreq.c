@@ -8,14 +8,13 @@
 
 #include "drainreq.h"
 #include "hostlist.h"
-#include "nhd_drain.h"
-#include "nhd_slurm.h"
+#include "slurmjson.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct mw_drainreq req;
-	char err[256], val[64];
+	char err[256];
 	char *text;
 
 	if (mw_drainreq_parse((const char *)data, size, &req, err, sizeof(err)) == 0) {
@@ -45,7 +44,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		if (mw_slurm_nodes_parse(text, &nodes) >= 0)
 			free(nodes);
-		mw_drain_kv(text, "Reason", val, sizeof(val));
 	}
 	free(text);
 	return 0;

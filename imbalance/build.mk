@@ -37,14 +37,16 @@ $(B)/obj/cli/cmd_imbalance.o: CPPFLAGS += -Iimbalance
 $(B)/bin/mpiwatch: $(IMB_LIB)
 # The collector writes the analysis at the end of a profiled job
 # (collector/build.mk links IMB_LIB; this file is read after it).
-$(B)/bin/mpiwatch-collector $(B)/bin/mpiwatch-agent: $(IMB_LIB)
+$(B)/bin/mpiwatch-collector: $(IMB_LIB)
 CLI_EXTRA_LIBS += $(IMB_LIB)
 
 # Unit tests: t/unit/test_imb_*.c
 IMB_UNIT := $(patsubst t/unit/%.c,$(B)/t/%,$(wildcard t/unit/test_imb_*.c))
+UNIT_TESTS += $(IMB_UNIT)
 $(IMB_UNIT): $(IMB_LIB)
 $(IMB_UNIT): CPPFLAGS += -Iimbalance -DMW_SRCDIR='"$(CURDIR)"'
 
 # Fuzz target: the profile and rules parsers.
+FUZZERS += $(B)/fuzz/fuzz_imb_profile
 FUZZ_EXTRA_fuzz_imb_profile := $(filter-out imbalance/imb_html.c imbalance/imb_files.c,$(IMB_SRCS)) $(IMB_GEN) -Iimbalance
 $(B)/fuzz/fuzz_imb_profile: $(IMB_SRCS) $(wildcard imbalance/*.h) $(IMB_GEN)

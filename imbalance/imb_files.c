@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "imb.h"
 
 /* Write one output kind (0 text, 1 JSON, 2 HTML) to path through a temporary
@@ -14,35 +15,21 @@
 static int write_one(const char *path, int kind, const struct imb_analysis *a,
 		     const struct imb_job *job)
 {
-	char tmp[4300];
-	FILE *f;
-	int bad = 0, e = 0;
-	snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-	f = fopen(tmp, "we");
-	if (!f)
+	struct mw_atomic_file af;
+	int bad = 0;
+	if (mw_atomic_open(&af, path, 0666) < 0)
 		return -1;
 	if (kind == 0) {
-		bad = imb_report_text(f, a, job) < 0;
+		bad = imb_report_text(af.f, a, job) < 0;
 	} else if (kind == 1) {
 		json_object *o = imb_report_json(a, job);
-		bad = !o || fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), f) < 0 ||
-		      fputc('\n', f) == EOF;
+		bad = !o || fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), af.f) < 0 ||
+		      fputc('\n', af.f) == EOF;
 		json_object_put(o);
 	} else {
-		bad = imb_report_html(f, a, job) < 0;
+		bad = imb_report_html(af.f, a, job) < 0;
 	}
-	e = errno;
-	if (fclose(f) != 0 && !bad) {
-		bad = 1;
-		e = errno;
-	}
-	if (!bad && rename(tmp, path) == 0)
-		return 0;
-	if (!bad)
-		e = errno;
-	unlink(tmp);
-	errno = e ? e : EIO;
-	return -1;
+	return mw_atomic_close(&af, !bad);
 }
 
 int imb_write_reports(const char *profdir, const char *outdir, const char *suffix, char *err,

@@ -88,6 +88,7 @@ check-monitor-gen: $(B)/obj/monitor/forward.o $(B)/lib/libmpiwatch.so $(B)/lib/l
 .PHONY: check-monitor-gen
 
 # unit tests: the MPI-independent core, compiled without MPI
+UNIT_TESTS += $(addprefix $(B)/t/,test_monitor_comms test_monitor_dump test_monitor_reqtab test_monitor_stall)
 MON_UNIT_OBJS := $(addprefix $(B)/obj/monitor/,reqtab.o comms.o)
 $(B)/t/test_monitor_reqtab: $(B)/obj/monitor/reqtab.o
 $(B)/t/test_monitor_comms: $(B)/obj/monitor/comms.o

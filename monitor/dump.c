@@ -1,12 +1,11 @@
 /* dump.c - the JSON state dump of one rank (doc/dump-format.md). */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "dump.h"
+#include "fsutil.h"
 
 static struct json_object *jstr_or_null(const char *s)
 {
@@ -283,15 +282,14 @@ struct json_object *mwm_dump_build(const struct mwm_dumpin *in)
 
 int mwm_dump_save(struct json_object *obj, const char *dir, int rank, char *path, size_t len)
 {
-	char p[1200], tmp[1300];
+	char p[1200];
 	const char *text;
-	size_t n, off = 0;
-	int fd, e;
+	struct mw_atomic_file af;
+	int ok;
 	if (snprintf(p, sizeof(p), "%s/rank-%d.json", dir, rank) >= (int)sizeof(p)) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	snprintf(tmp, sizeof(tmp), "%s/.rank-%d.json.tmp.%d", dir, rank, (int)getpid());
 	if (mwm_mkdirs(dir) < 0)
 		return -1;
 	text = json_object_to_json_string_ext(obj, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE);
@@ -299,36 +297,12 @@ int mwm_dump_save(struct json_object *obj, const char *dir, int rank, char *path
 		errno = ENOMEM;
 		return -1;
 	}
-	n = strlen(text);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
+	if (mw_atomic_open(&af, p, 0644) < 0)
 		return -1;
-	while (off < n) {
-		ssize_t w = write(fd, text + off, n - off);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			goto fail;
-		}
-		off += (size_t)w;
-	}
-	if (write(fd, "\n", 1) != 1)
-		goto fail;
-	if (close(fd) < 0) {
-		fd = -1;
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp, p) < 0)
-		goto fail;
+	ok = fputs(text, af.f) >= 0 && fputc('\n', af.f) != EOF;
+	if (mw_atomic_close(&af, ok) < 0)
+		return -1;
 	if (path)
 		snprintf(path, len, "%s", p);
 	return 0;
-fail:
-	e = errno;
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	errno = e;
-	return -1;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "mwm.h"
 #include "runtime.h"
 
@@ -41,7 +42,7 @@ const char *mwm_op_group(int op)
 int mwm_profile_write(void)
 {
 	const char *env = getenv("MPIWATCH_PROFILE"), *job = getenv("SLURM_JOB_ID");
-	char dir[PATH_MAX], path[PATH_MAX + 64], tmp[PATH_MAX + 80], host[64] = "";
+	char dir[PATH_MAX], path[PATH_MAX + 64], host[64] = "";
 	uint64_t in_mpi = 0, total;
 	int nfun = 1, rank = mwm.slot->world_rank;
 	FILE *f;
@@ -61,10 +62,10 @@ int mwm_profile_write(void)
 		}
 	total = (mwm.prof_end_ns > mwm.prof_start_ns ? mwm.prof_end_ns : mwm_now_ns()) - mwm.prof_start_ns;
 	snprintf(path, sizeof(path), "%s/profile.%d.0.0", dir, rank);
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	f = fopen(tmp, "w");
-	if (!f)
+	struct mw_atomic_file af;
+	if (mw_atomic_open(&af, path, 0666) < 0)
 		return -1;
+	f = af.f;
 	fprintf(f, "%d templated_functions_MULTI_TIME\n", nfun);
 	fprintf(f, "# Name Calls Subrs Excl Incl ProfileCalls # <metadata><attribute><name>Node "
 		   "Name</name><value>%s</value></attribute><attribute><name>MPI Rank</name><value>%d"
@@ -96,15 +97,5 @@ int mwm_profile_write(void)
 			(unsigned long long)p->nb, (unsigned long long)p->bmax, (unsigned long long)p->bmin,
 			(double)p->bytes / (double)p->nb, p->bsumsq);
 	}
-	if (fclose(f) != 0) {
-		unlink(tmp);
-		return -1;
-	}
-	if (rename(tmp, path) < 0) {
-		int e = errno;
-		unlink(tmp);
-		errno = e;
-		return -1;
-	}
-	return 0;
+	return mw_atomic_close(&af, 1);
 }

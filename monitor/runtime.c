@@ -15,6 +15,7 @@
 #include "log.h"
 #include "mwm.h"
 #include "runtime.h"
+#include "fsutil.h"
 
 struct mwm_rt mwm;
 
@@ -320,23 +321,7 @@ void mwm_choose_dumpdir(char *dst, size_t len)
 
 int mwm_mkdirs(const char *path)
 {
-	char tmp[PATH_MAX];
-	size_t n = strlen(path);
-	if (n == 0 || n >= sizeof(tmp)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(tmp, path, n + 1);
-	for (char *p = tmp + 1; *p; p++)
-		if (*p == '/') {
-			*p = 0;
-			if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-				return -1;
-			*p = '/';
-		}
-	if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-		return -1;
-	return 0;
+	return mw_mkdir_p(path, 0755);
 }
 
 /* ---- life cycle ---- */

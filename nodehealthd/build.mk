@@ -10,19 +10,19 @@ $(B)/bin/mpiwatch-nodehealthd: $(NHD_OBJS) $(SHARED_LIB)
 	$(CC) $(CFLAGS) -o $@ $(NHD_OBJS) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) -lpthread
 
 # Unit tests of the daemon's modules.
+UNIT_TESTS += $(addprefix $(B)/t/,test_nhd_checks test_nhd_conf test_nhd_drain test_nhd_rl test_nhd_schemas)
 $(B)/t/test_nhd_%: CPPFLAGS += -Inodehealthd
 $(B)/t/test_nhd_conf: $(B)/obj/nodehealthd/nhd_conf.o
 $(B)/t/test_nhd_checks: $(B)/obj/nodehealthd/nhd_checks.o $(B)/obj/nodehealthd/nhd_conf.o
 $(B)/t/test_nhd_rl: $(B)/obj/nodehealthd/nhd_rl.o
-$(B)/t/test_nhd_drain: $(B)/obj/nodehealthd/nhd_drain.o $(B)/obj/nodehealthd/nhd_slurm.o \
-	$(B)/obj/nodehealthd/nhd_conf.o
+$(B)/t/test_nhd_drain: $(B)/obj/nodehealthd/nhd_drain.o $(B)/obj/nodehealthd/nhd_conf.o
 $(B)/t/test_nhd_schemas: $(NHD_LIB_OBJS)
 
-# Fuzz targets.
+# Fuzz target: nodehealthd.conf (the drain request and Slurm's answers are
+# shared/'s: fuzz_drainreq).
+FUZZERS += $(B)/fuzz/fuzz_nhdconf
 FUZZ_EXTRA_fuzz_nhdconf := nodehealthd/nhd_conf.c -Inodehealthd
-FUZZ_EXTRA_fuzz_drainreq := nodehealthd/nhd_slurm.c nodehealthd/nhd_drain.c nodehealthd/nhd_conf.c -Inodehealthd
 $(B)/fuzz/fuzz_nhdconf: nodehealthd/nhd_conf.c
-$(B)/fuzz/fuzz_drainreq: nodehealthd/nhd_slurm.c nodehealthd/nhd_drain.c nodehealthd/nhd_conf.c
 
 # The probe load generator (bench/, also used by t/0210): not installed.
 NHD_BENCH := $(B)/bench/probe-load $(B)/bench/probe-fanout

@@ -10,6 +10,7 @@
 #include "log.h"
 #include "nhd_drain.h"
 #include "probe.h"
+#include "runcmd.h"
 
 size_t nhd_storm_recent(struct nhd_storm *s, double now, double window)
 {
@@ -191,6 +192,7 @@ int nhd_drain_handle(struct nhd_drain_ctx *ctx, uid_t uid, const struct mw_drain
 		     size_t msglen, char **verdict)
 {
 	const struct nhd_conf *c = ctx->conf;
+	const struct mw_slurm slurm = {c->scontrol, NHD_SLURM_TIMEOUT};
 	struct mw_slurm_job job = {0};
 	struct mw_slurm_node *nodes = NULL, *x = NULL;
 	struct mw_probe_result pr;
@@ -205,7 +207,7 @@ int nhd_drain_handle(struct nhd_drain_ctx *ctx, uid_t uid, const struct mw_drain
 		goto out;
 	}
 	/* 1. the job and its owner */
-	if (nhd_slurm_job(c, req->job, &job, why, sizeof(why)) < 0) {
+	if (mw_slurm_job(&slurm, req->job, &job, why, sizeof(why)) < 0) {
 		snprintf(msg, msglen, "cannot verify job %s: %s", req->job, why);
 		goto out;
 	}
@@ -230,7 +232,7 @@ int nhd_drain_handle(struct nhd_drain_ctx *ctx, uid_t uid, const struct mw_drain
 		goto out;
 	}
 	/* 3. the node's current state and reason in Slurm */
-	nn = nhd_slurm_nodes(c, &nodes, why, sizeof(why));
+	nn = mw_slurm_nodes(&slurm, &nodes, why, sizeof(why));
 	if (nn < 0) {
 		snprintf(msg, msglen, "cannot read node states: %s", why);
 		goto out;
@@ -285,7 +287,7 @@ int nhd_drain_handle(struct nhd_drain_ctx *ctx, uid_t uid, const struct mw_drain
 	}
 	/* 6. drain */
 	snprintf(reason, sizeof(reason), "%s job %s: %s", MW_DRAIN_REASON_PREFIX, req->job, req->summary);
-	if (nhd_slurm_drain(c, x->name, reason, why, sizeof(why)) < 0) {
+	if (mw_slurm_drain(&slurm, x->name, reason, why, sizeof(why)) < 0) {
 		snprintf(msg, msglen, "drain of %s failed: %s", x->name, why);
 		goto out;
 	}
@@ -307,7 +309,7 @@ void nhd_drain_run_hooks(const struct nhd_conf *c, const char *verdict)
 		int rc;
 		if (asprintf(&input, "%s\n", verdict) < 0)
 			return;
-		rc = mw_drain_run(argv, input, c->hook_timeout, &out);
+		rc = mw_run_command(argv, input, c->hook_timeout, &out);
 		free(input);
 		if (rc < 0)
 			mw_warn("hook %s: %s", c->hook.v[i],

@@ -8,7 +8,10 @@
 
 #include "drainreq.h"
 #include "nhd_conf.h"
-#include "nhd_slurm.h"
+#include "slurm.h"
+
+/* Seconds each Slurm command may take (squeue, sinfo, scontrol update). */
+#define NHD_SLURM_TIMEOUT 20.0
 
 #define NHD_STORM_MAX 1024
 

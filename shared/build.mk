@@ -7,22 +7,12 @@ $(SHARED_LIB): $(SHARED_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-# Unit tests: t/unit/test_<name>.c -> build/t/test_<name>.  A module adds its
-# own objects as extra prerequisites:  $(B)/t/test_foo: $(B)/obj/foo/bar.o
-UNIT_SRCS  := $(wildcard t/unit/test_*.c)
-UNIT_TESTS += $(UNIT_SRCS:t/unit/%.c=$(B)/t/%)
+# Unit tests of the shared modules (t/unit/test_<name>.c).
+UNIT_TESTS += $(addprefix $(B)/t/,test_conf test_drainreq test_elfneeded test_fsutil test_hb \
+	test_hostlist test_jobconf test_jsonschema test_link test_log test_probe test_runcmd test_slurm)
 
-$(B)/t/%: t/unit/%.c $(SHARED_LIB)
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(JSON_CFLAGS) $(CHECK_CFLAGS) -It/unit -o $@ \
-	  $(filter %.c %.o,$^) $(filter-out $(SHARED_LIB),$(filter %.a,$^)) $(SHARED_LIB) \
-	  $(LDFLAGS) $(CHECK_LIBS) $(JSON_LIBS) $(UNIT_LIBS_$*) -lpthread -lm
-
-# Fuzz targets: fuzz/fuzz_<name>.c, built with clang's libFuzzer and ASan/UBSan.
-FUZZ_SRCS := $(wildcard fuzz/fuzz_*.c)
-FUZZERS   += $(FUZZ_SRCS:fuzz/%.c=$(B)/fuzz/%)
-FUZZ_CC   ?= clang
-$(B)/fuzz/%: fuzz/%.c $(SHARED_SRCS)
-	@mkdir -p $(dir $@) $(B)/fuzz-corpus/$*
-	$(FUZZ_CC) -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-	  $(CPPFLAGS) $(JSON_CFLAGS) -Wall -Wextra -o $@ $< $(SHARED_SRCS) $(FUZZ_EXTRA_$*) $(JSON_LIBS) -lpthread -lm
+# Fuzz targets of its parsers (fuzz/fuzz_<name>.c): the drain request and
+# Slurm's JSON answers, ELF headers, the heartbeat codec, host lists, probe
+# packets, slots, key = value files.
+FUZZERS += $(addprefix $(B)/fuzz/,fuzz_conf fuzz_drainreq fuzz_elfneeded fuzz_heartbeat \
+	fuzz_hostlist fuzz_probe fuzz_slot)

@@ -1,6 +1,5 @@
 /* drainreq.h - the drain-request protocol between a job collector and the
- * node's nodehealthd (a unix stream socket), and the Slurm helpers shared by
- * the daemon and "mpiwatch resume".
+ * node's nodehealthd (a unix stream socket).
  *
  * One request per connection: the client writes one JSON object, ends it with
  * a newline (or shuts down its write side), and reads one JSON object back.
@@ -66,19 +65,5 @@ int mw_drain_request(const char *sockpath, const char *jobid, const char *node,
 /* Ask the daemon for its status.  Return 0 with the status object as JSON
  * text in *json (malloc'd), or -1 (errno set, message in msg). */
 int mw_drain_status(const char *sockpath, char **json, char *msg, size_t msglen);
-
-/* Run argv (argv[0] a path) without a shell, feeding input (may be NULL) on
- * stdin and collecting stdout and stderr (at most 1 MiB) into *output
- * (malloc'd, NUL-terminated; may be NULL to discard).  The child gets an empty
- * signal mask and is killed after timeout_s.
- * Return the exit status (0-255), 128+signal if it was killed, or -1 if it
- * could not be run (errno set; ETIMEDOUT on timeout). */
-int mw_drain_run(char *const argv[], const char *input, double timeout_s, char **output);
-
-/* Find Key=value in one record of "scontrol -o" output.  The value runs to
- * the next " Word=" (Word: letters, digits, ':'), so values may hold spaces.
- * Return the length written to val (NUL-terminated, cut to vallen - 1), or
- * -1 if the key is absent. */
-int mw_drain_kv(const char *record, const char *key, char *val, size_t vallen);
 
 #endif

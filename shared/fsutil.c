@@ -2,6 +2,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -59,23 +60,93 @@ int mw_rmtree(const char *dir, uid_t owner)
 	return rmdir(dir);
 }
 
+int mw_mkdir_p(const char *dir, mode_t mode)
+{
+	char tmp[PATH_MAX];
+	size_t n = strlen(dir);
+
+	if (n == 0 || n >= sizeof(tmp)) {
+		errno = n ? ENAMETOOLONG : ENOENT;
+		return -1;
+	}
+	memcpy(tmp, dir, n + 1);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(tmp, mode) < 0 && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(tmp, mode) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+int mw_rundir_path(char *buf, size_t len, const char *base, unsigned uid, const char *job,
+		   const char *host)
+{
+	int n;
+
+	if (!*job || !*host || strchr(job, '/') || strchr(host, '/')) {
+		errno = EINVAL;
+		return -1;
+	}
+	n = snprintf(buf, len, "%s/mpiwatch.%u.%s.%s", base, uid, job, host);
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* The temporary file beside path: "DIR/.NAME.tmp.PID".  Return 0 or -1. */
+static int tmp_name(char *tmp, size_t len, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	int n;
+
+	if (slash)
+		n = snprintf(tmp, len, "%.*s/.%s.tmp.%d", (int)(slash - path), path, slash + 1, (int)getpid());
+	else
+		n = snprintf(tmp, len, ".%s.tmp.%d", path, (int)getpid());
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/* Create tmp for writing, never through a link (a stale one is replaced). */
+static int tmp_create(const char *tmp, mode_t mode)
+{
+	unlink(tmp);
+	return open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+}
+
 int mw_write_atomic(const char *path, const void *data, size_t len, mode_t mode, uid_t owner,
 		    gid_t group)
 {
 	char tmp[4200];
-	int fd, n, e;
+	const char *p = data;
+	size_t off = 0;
+	int fd, e;
 
-	n = snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	if (n < 0 || (size_t)n >= sizeof(tmp)) {
-		errno = ENAMETOOLONG;
+	if (tmp_name(tmp, sizeof(tmp), path) < 0)
 		return -1;
-	}
-	unlink(tmp);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	fd = tmp_create(tmp, mode);
 	if (fd < 0)
 		return -1;
-	if (write(fd, data, len) != (ssize_t)len ||
-	    (owner != (uid_t)-1 && geteuid() == 0 && fchown(fd, owner, group) < 0))
+	while (off < len) {
+		ssize_t w = write(fd, p + off, len - off);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		off += (size_t)w;
+	}
+	if (owner != (uid_t)-1 && geteuid() == 0 && fchown(fd, owner, group) < 0)
 		goto fail;
 	if (close(fd) < 0) {
 		fd = -1;
@@ -94,9 +165,59 @@ fail:
 	return -1;
 }
 
+int mw_atomic_open(struct mw_atomic_file *a, const char *path, mode_t mode)
+{
+	int n = snprintf(a->path, sizeof(a->path), "%s", path), fd, e;
+
+	a->f = NULL;
+	if (n < 0 || (size_t)n >= sizeof(a->path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (tmp_name(a->tmp, sizeof(a->tmp), path) < 0)
+		return -1;
+	fd = tmp_create(a->tmp, mode);
+	if (fd < 0)
+		return -1;
+	a->f = fdopen(fd, "w");
+	if (!a->f) {
+		e = errno;
+		close(fd);
+		unlink(a->tmp);
+		errno = e;
+		return -1;
+	}
+	return 0;
+}
+
+int mw_atomic_close(struct mw_atomic_file *a, int ok)
+{
+	int e = errno, bad = !ok;
+
+	if (!a->f)
+		return -1;
+	if (!bad && ferror(a->f)) {
+		bad = 1;
+		e = EIO;
+	}
+	if (fclose(a->f) != 0 && !bad) {
+		bad = 1;
+		e = errno;
+	}
+	a->f = NULL;
+	if (!bad && rename(a->tmp, a->path) == 0)
+		return 0;
+	if (!bad)
+		e = errno;
+	unlink(a->tmp);
+	errno = e ? e : EIO;
+	return -1;
+}
+
 int mw_pidfile_write(const char *path, pid_t pid, uid_t owner, gid_t group)
 {
 	char buf[32];
 	int len = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
+
 	return mw_write_atomic(path, buf, (size_t)len, 0644, owner, group);
 }

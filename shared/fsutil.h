@@ -1,8 +1,10 @@
-/* fsutil.h - small file-system helpers shared by the plugin and the CLI. */
+/* fsutil.h - small file-system helpers for every part of mpiwatch: the
+ * programs, the plugin and the monitor (libc only: no logging, no exit). */
 #ifndef MW_FSUTIL_H
 #define MW_FSUTIL_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* Remove dir and everything below it (at most 8 levels), never following
@@ -11,16 +13,53 @@
  * is not an error.  Return 0, or -1 with errno set. */
 int mw_rmtree(const char *dir, uid_t owner);
 
+/* mkdir -p: create dir and the folders above it that are missing, with mode
+ * (before the umask).  A folder that exists already is fine.  Return 0, or -1
+ * with errno set (ENAMETOOLONG for a path of PATH_MAX or more, ENOENT for
+ * ""). */
+int mw_mkdir_p(const char *dir, mode_t mode);
+
+/* Where run directories are unless the site says otherwise. */
+#define MW_RUNDIR_BASE "/dev/shm"
+
+/* The run directory of a job on a node, "<base>/mpiwatch.<uid>.<job>.<host>"
+ * (the slots, pid files and token of the job's helpers; base is the
+ * plugin's rundir=, /dev/shm by default).  job is the Slurm job id, or
+ * "nojob-<ppid>" for ranks outside a job; host may be "%h" (mw_path_host).
+ * Return 0, or -1 with errno ENAMETOOLONG (or EINVAL if job or host is empty
+ * or holds a '/'). */
+int mw_rundir_path(char *buf, size_t len, const char *base, unsigned uid, const char *job,
+		   const char *host);
+
 /* Write len bytes of data to path atomically: a temporary file in the same
- * folder (mode, never following a link), renamed over path.  If owner is
- * not (uid_t)-1 and we are root, the file is given to owner:group.  Return
- * 0, or -1 with errno set (path is then unchanged). */
+ * folder (".NAME.tmp.PID", mode before the umask, never following a link),
+ * renamed over path; readers see the old file or the whole new one.  If owner
+ * is not (uid_t)-1 and we are root, the file is given to owner:group.
+ * Return 0, or -1 with errno set (path is then unchanged, the temporary file
+ * removed). */
 int mw_write_atomic(const char *path, const void *data, size_t len, mode_t mode, uid_t owner,
 		    gid_t group);
+
+/* The same for a file written through stdio: mw_atomic_open opens the
+ * temporary file as a->f; mw_atomic_close closes it and, if ok and every
+ * write succeeded, renames it over path, else removes it. */
+struct mw_atomic_file {
+	FILE *f;
+	char path[4096];
+	char tmp[4200];
+};
+
+/* Return 0 with a->f open for writing, or -1 with errno set. */
+int mw_atomic_open(struct mw_atomic_file *a, const char *path, mode_t mode);
+
+/* Return 0 if path now holds what was written, or -1 with errno set (the
+ * caller's errno when ok is 0; EIO if a write failed unnoticed). */
+int mw_atomic_close(struct mw_atomic_file *a, int ok);
 
 /* Write pid to a pid file atomically (a temporary file in the same folder,
  * renamed over path), mode 0644, never following a link.  If owner is not
  * (uid_t)-1 and we are root, the file is given to owner:group.  Return 0, or
  * -1 with errno set. */
 int mw_pidfile_write(const char *path, pid_t pid, uid_t owner, gid_t group);
+
 #endif

@@ -203,10 +203,11 @@ void mw_node_name(char *buf, size_t len);
 int mw_path_host(char *buf, size_t len, const char *path, const char *host);
 
 /* The default per-node slot directory:
- *   $MPIWATCH_RUNDIR if set ("%h" replaced by host), else
+ *   $MPIWATCH_RUNDIR if set ("%h" replaced by host), else the run directory
+ *   (fsutil.h: mw_rundir_path) in /dev/shm,
  *   /dev/shm/mpiwatch.<uid>.<jobid or "nojob-<ppid>">.<host>
  * jobid may be NULL or "" (then ppid is used).  Return 0 on success, or -1
- * with errno ENAMETOOLONG. */
+ * with errno ENAMETOOLONG (EINVAL for a jobid or host with a '/'). */
 int mw_slot_default_dir(char *buf, size_t len, unsigned uid, const char *jobid, long ppid,
 			const char *host);
 

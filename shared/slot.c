@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "mw_slot.h"
 
 _Static_assert(sizeof(struct mw_slot) <= MW_SLOT_SIZE, "slot too large");
@@ -229,18 +230,13 @@ int mw_slot_default_dir(char *buf, size_t len, unsigned uid, const char *jobid, 
 			const char *host)
 {
 	const char *env = getenv("MPIWATCH_RUNDIR");
-	int n;
+	char nojob[32];
 	if (env && *env)
 		return mw_path_host(buf, len, env, host);
 	if (jobid && *jobid)
-		n = snprintf(buf, len, "/dev/shm/mpiwatch.%u.%s.%s", uid, jobid, host);
-	else
-		n = snprintf(buf, len, "/dev/shm/mpiwatch.%u.nojob-%ld.%s", uid, ppid, host);
-	if (n < 0 || (size_t)n >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return 0;
+		return mw_rundir_path(buf, len, MW_RUNDIR_BASE, uid, jobid, host);
+	snprintf(nojob, sizeof(nojob), "nojob-%ld", ppid);
+	return mw_rundir_path(buf, len, MW_RUNDIR_BASE, uid, nojob, host);
 }
 
 static int cmp_int(const void *a, const void *b)

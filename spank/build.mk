@@ -8,15 +8,17 @@ MANS += doc/man/mpiwatch-spank.8
 # Where an installed plugin finds the monitor and the programs by default.
 $(SPANK_OBJS): CPPFLAGS += -DMWS_DEFAULT_LIBDIR='"$(LIBDIR)"' -DMWS_DEFAULT_BINDIR='"$(BINDIR)"'
 
-# The plugin checks munged with the agents' own MUNGE code (collector/auth.c).
-$(B)/obj/spank/mws_plugin.o $(B)/inst/obj/spank/mws_plugin.o: CPPFLAGS += -Icollector
+# The plugin checks munged with the agents' own MUNGE code (shared/auth.c,
+# taken from SHARED_LIB).
 
-$(SPANK_PLUGIN): $(SPANK_OBJS) $(COLLECTOR_AUTH_OBJ) $(SHARED_LIB) spank/mpiwatch.map
+$(SPANK_PLUGIN): $(SPANK_OBJS) $(SHARED_LIB) spank/mpiwatch.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared $(CFLAGS) -o $@ $(SPANK_OBJS) $(COLLECTOR_AUTH_OBJ) $(SHARED_LIB) $(LDFLAGS) $(MUNGE_LIBS) \
+	$(CC) -shared $(CFLAGS) -o $@ $(SPANK_OBJS) $(SHARED_LIB) $(LDFLAGS) $(MUNGE_LIBS) \
 	  -Wl,--version-script=spank/mpiwatch.map
 
-# Unit tests of the pure parts (no Slurm needed).
+# Unit tests of the pure parts (no Slurm needed), and a fuzz target.
+UNIT_TESTS += $(B)/t/test_spank_opts
+FUZZERS += $(B)/fuzz/fuzz_spank_opts
 $(B)/t/test_spank_opts: CPPFLAGS += -Ispank
 $(B)/t/test_spank_opts: $(B)/obj/spank/mws_opts.o $(B)/obj/spank/mws_env.o $(B)/obj/spank/mws_launch.o
 FUZZ_EXTRA_fuzz_spank_opts := spank/mws_opts.c

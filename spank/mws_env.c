@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fsutil.h"
 #include "mws_env.h"
 
 /* Whether lib is one of the entries of an LD_PRELOAD value. */
@@ -74,10 +75,7 @@ int mws_preload_remove(const char *cur, const char *lib, char *out, size_t len)
 int mws_rundir(const char *base, unsigned uid, unsigned jobid, const char *host, char *out,
 	       size_t len)
 {
-	int n = snprintf(out, len, "%s/mpiwatch.%u.%u.%s", base, uid, jobid, host);
-	if (n < 0 || (size_t)n >= len || strchr(host, '/')) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return 0;
+	char job[16];
+	snprintf(job, sizeof(job), "%u", jobid);
+	return mw_rundir_path(out, len, base, uid, job, host);
 }

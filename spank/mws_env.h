@@ -14,8 +14,8 @@ int mws_preload_append(const char *cur, const char *lib, char *out, size_t len);
  * steps that inherited it from a watched batch step).  Return 0, or -1. */
 int mws_preload_remove(const char *cur, const char *lib, char *out, size_t len);
 
-/* The per-node run directory of a job: "<base>/mpiwatch.<uid>.<jobid>.<host>".
- * Return 0, or -1 (errno = ENAMETOOLONG). */
+/* The per-node run directory of a job, "<base>/mpiwatch.<uid>.<jobid>.<host>"
+ * (shared/fsutil.h: mw_rundir_path).  Return 0, or -1 (errno set). */
 int mws_rundir(const char *base, unsigned uid, unsigned jobid, const char *host, char *out,
 	       size_t len);
 

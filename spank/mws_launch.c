@@ -39,7 +39,7 @@ static void close_fds_from(int lowest)
 		close(fds[i]);
 }
 
-/* Open a helper's log for appending, as the user, creating the two folders
+/* Open a helper's log for appending, as the user, creating the folders
  * above it (the report folder and its logs/) if they are missing. */
 static int open_log(const char *path)
 {
@@ -48,13 +48,7 @@ static int open_log(const char *path)
 	char *sl = strrchr(dir, '/');
 	if (sl && sl != dir) {
 		*sl = 0;
-		char *up = strrchr(dir, '/');
-		if (up && up != dir) {
-			*up = 0;
-			mkdir(dir, 0755);
-			*up = '/';
-		}
-		mkdir(dir, 0755);
+		mw_mkdir_p(dir, 0755);
 	}
 	return open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
 }

@@ -241,7 +241,7 @@ static int start_helpers(spank_t sp)
 		/* The agents prove who they are with MUNGE: without it the
 		 * collector would refuse them all and the watch be silently off. */
 		char merr[300], cred[MW_HB_CRED_MAX + 1];
-		if (col_auth_encode(conf.munge_socket, "", cred, sizeof(cred), merr, sizeof(merr)) < 0) {
+		if (mw_auth_encode(conf.munge_socket, "", cred, sizeof(cred), merr, sizeof(merr)) < 0) {
 			start_fail("%s (the agents cannot prove who they are to the collector; "
 				   "munge_socket= in plugstack.conf?)", merr);
 			return -1;

@@ -1,6 +1,6 @@
-/* Unit tests for the collector's state, reports and link: report.json
- * against doc/schemas/report.schema.json, waits derived from dumps, the
- * Slurm comment, and frames over a loopback TCP link. */
+/* Unit tests for the collector's state and reports: report.json against
+ * doc/schemas/report.schema.json, waits derived from dumps, the Slurm
+ * comment, slurmrestd's API version. */
 #include <check.h>
 #include <errno.h>
 #include <stdio.h>
@@ -11,9 +11,9 @@
 #include "colstate.h"
 #include "hostlist.h"
 #include "jsonschema.h"
-#include "link.h"
-#include "slurm.h"
+#include "restd.h"
 #include "log.h"
+#include "unit.h"
 
 static json_object *schema(void)
 {
@@ -229,50 +229,6 @@ START_TEST(test_dump_waits)
 }
 END_TEST
 
-/* Frames over loopback: a heartbeat arrives intact; garbage is refused. */
-START_TEST(test_link_loopback)
-{
-	uint16_t port = 0;
-	int lfd = col_link_listen(27300, 50, &port);
-	struct col_link *c, *s = NULL;
-	struct mw_hb_msg m = {0}, got;
-	enum mw_hb_err e;
-	ck_assert_int_ge(lfd, 0);
-	c = col_link_connect("127.0.0.1", port, 2.0);
-	ck_assert_ptr_nonnull(c);
-	for (int i = 0; i < 200 && !s; i++) {
-		s = col_link_accept(lfd);
-		if (!s)
-			usleep(10000);
-	}
-	ck_assert_ptr_nonnull(s);
-	m.type = MW_HB_HEARTBEAT;
-	m.u.beat.rank = 3;
-	m.u.beat.size = 8;
-	m.u.beat.state = MW_HB_S_IN_MPI;
-	m.u.beat.peer_world = 2;
-	m.u.beat.root_world = -1;
-	m.u.beat.tag = 1;
-	m.u.beat.exit_code = -1;
-	snprintf(m.u.beat.call, sizeof m.u.beat.call, "MPI_Recv");
-	snprintf(m.u.beat.kind, sizeof m.u.beat.kind, "recv");
-	ck_assert_int_eq(col_link_send(c, &m), 0);
-	ck_assert_int_eq(col_link_recv_wait(s, &got, &e, 5.0), 1);
-	ck_assert_int_eq(got.type, MW_HB_HEARTBEAT);
-	ck_assert_int_eq(got.u.beat.rank, 3);
-	ck_assert_str_eq(got.u.beat.call, "MPI_Recv");
-	mw_hb_msg_free(&got);
-	/* Garbage on the stream: -2 with a reason. */
-	ck_assert_int_eq(write(col_link_fd(c), "GET / HTTP/1.0\r\n\r\n", 18), 18);
-	ck_assert_int_eq(col_link_recv_wait(s, &got, &e, 5.0), -2);
-	ck_assert_int_eq(e, MW_HB_E_MAGIC);
-	/* Orderly close: -1 with errno 0. */
-	col_link_close(c);
-	col_link_close(s);
-	close(lfd);
-}
-END_TEST
-
 /* slurmrestd's job API version, read from its OpenAPI document: the highest
  * version whose job path takes a POST; nothing from a document without one. */
 START_TEST(test_restd_version)
@@ -285,20 +241,20 @@ START_TEST(test_restd_version)
 		"\"/slurm/v0.0.39/job/{job_id}\":{\"get\":{}},"
 		"\"/slurm/v0.0.40/jobs/\":{\"get\":{}},"
 		"\"/slurmdb/v0.0.38/job/{job_id}\":{\"post\":{}}}}";
-	ck_assert_int_eq(col_slurm_restd_version(doc, v, sizeof v), 0);
+	ck_assert_int_eq(col_restd_version(doc, v, sizeof v), 0);
 	ck_assert_str_eq(v, "v0.0.38");
-	ck_assert_int_eq(col_slurm_restd_version(
+	ck_assert_int_eq(col_restd_version(
 				 "{\"paths\":{\"/slurm/v0.0.9/job/{job_id}\":{\"post\":{}},"
 				 "\"/slurm/v0.0.10/job/{job_id}\":{\"post\":{}}}}",
 				 v, sizeof v),
 			 0);
 	ck_assert_str_eq(v, "v0.0.10"); /* numbers, not strings, are compared */
-	ck_assert_int_eq(col_slurm_restd_version("<html>401</html>", v, sizeof v), -1);
-	ck_assert_int_eq(col_slurm_restd_version("{\"paths\":[]}", v, sizeof v), -1);
-	ck_assert_int_eq(col_slurm_restd_version("{\"paths\":{\"/slurm/v0.0.38/job/{job_id}\":1}}", v,
+	ck_assert_int_eq(col_restd_version("<html>401</html>", v, sizeof v), -1);
+	ck_assert_int_eq(col_restd_version("{\"paths\":[]}", v, sizeof v), -1);
+	ck_assert_int_eq(col_restd_version("{\"paths\":{\"/slurm/v0.0.38/job/{job_id}\":1}}", v,
 						 sizeof v),
 			 -1);
-	ck_assert_int_eq(col_slurm_restd_version(NULL, v, sizeof v), -1);
+	ck_assert_int_eq(col_restd_version(NULL, v, sizeof v), -1);
 }
 END_TEST
 
@@ -312,12 +268,7 @@ int main(void)
 	tcase_add_test(tc, test_text_and_comment);
 	tcase_add_test(tc, test_report_write);
 	tcase_add_loop_test(tc, test_dump_waits, 0, sizeof(wait_cases) / sizeof(wait_cases[0]));
-	tcase_add_test(tc, test_link_loopback);
 	tcase_add_test(tc, test_restd_version);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return mw_unit_run(s);
 }

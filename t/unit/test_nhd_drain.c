@@ -1,4 +1,4 @@
-/* Unit tests for nodehealthd's drain decision (nhd_drain.c, nhd_slurm.c),
+/* Unit tests for nodehealthd's drain decision (nhd_drain.c, shared/slurm.c),
  * against a fake scontrol that serves canned records and logs updates. */
 #include <arpa/inet.h>
 #include <check.h>
@@ -14,7 +14,8 @@
 
 #include "jsonschema.h"
 #include "nhd_drain.h"
-#include "nhd_slurm.h"
+#include "slurm.h"
+#include "unit.h"
 
 static char dir[256];
 static int silent_fd = -1; /* a UDP socket that never answers: "dead" nodes */
@@ -22,33 +23,7 @@ static uint16_t silent_port;
 
 static void write_file(const char *name, const char *text)
 {
-	char p[512];
-	FILE *f;
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	if (!text) {
-		unlink(p);
-		return;
-	}
-	f = fopen(p, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-static char *read_file(const char *name)
-{
-	char p[512];
-	static char buf[4096];
-	FILE *f;
-	size_t n;
-	snprintf(p, sizeof(p), "%s/%s", dir, name);
-	f = fopen(p, "r");
-	if (!f)
-		return NULL;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	buf[n] = 0;
-	fclose(f);
-	return buf;
+	mw_unit_put(dir, name, text);
 }
 
 static void setup(void)
@@ -201,7 +176,7 @@ START_TEST(test_handle)
 	ck_assert_msg(rv == cases[_i].want_rv, "%s: rv %d: %s", cases[_i].what, rv, msg);
 	ck_assert_msg(strstr(msg, cases[_i].want_msg), "%s: msg '%s' lacks '%s'", cases[_i].what, msg,
 		      cases[_i].want_msg);
-	updates = read_file("updates");
+	updates = (char *)mw_unit_get(dir, "updates");
 	if (cases[_i].want_update) {
 		ck_assert_ptr_nonnull(updates);
 		ck_assert_msg(strstr(updates, cases[_i].want_update), "%s: updates '%s'", cases[_i].what, updates);
@@ -338,9 +313,5 @@ int main(void)
 	tcase_add_loop_test(tc, test_storm_allow, 0, sizeof(storm_cases) / sizeof(storm_cases[0]));
 	tcase_add_test(tc, test_parse_records);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return mw_unit_run(s);
 }

@@ -1,11 +1,11 @@
-/* Unit tests for shared/drainreq.c: the drain-request parser, the scontrol
- * record parser and the command runner. */
+/* Unit tests for shared/drainreq.c: the drain-request parser and client. */
 #include <check.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "drainreq.h"
+#include "unit.h"
 
 static const struct {
 	const char *in;
@@ -106,81 +106,6 @@ START_TEST(test_parse_limits)
 }
 END_TEST
 
-static const struct {
-	const char *rec, *key, *want; /* want NULL: absent */
-} kv_cases[] = {
-	{"NodeName=n1 Arch=x86_64 State=IDLE+DRAIN Reason=mpiwatch: job 5: dead [root@2026-01-01T00:00:00] Comment=(null)",
-	 "Reason", "mpiwatch: job 5: dead [root@2026-01-01T00:00:00]"},
-	{"NodeName=n1 State=IDLE Reason=x", "State", "IDLE"},
-	{"NodeName=n1 State=IDLE Reason=x", "NodeName", "n1"},
-	{"NodeName=n1 State=IDLE Reason=x", "Reason", "x"},
-	{"JobId=3 ReqNodeList=n[1-2] NodeList=n[3-4] BatchHost=n3", "NodeList", "n[3-4]"},
-	{"JobId=3 ReqNodeList=n[1-2]", "NodeList", NULL},
-	{"JobId=3 UserId=mwuser1(2901) GroupId=x", "UserId", "mwuser1(2901)"},
-	{"A=1 B= C=3", "B", ""},
-	{"A=1", "Z", NULL},
-	{"", "A", NULL},
-};
-
-START_TEST(test_kv)
-{
-	char val[256];
-	int n = mw_drain_kv(kv_cases[_i].rec, kv_cases[_i].key, val, sizeof(val));
-	if (!kv_cases[_i].want) {
-		ck_assert_int_eq(n, -1);
-		return;
-	}
-	ck_assert_int_eq(n, (int)strlen(kv_cases[_i].want));
-	ck_assert_str_eq(val, kv_cases[_i].want);
-}
-END_TEST
-
-START_TEST(test_kv_truncates)
-{
-	char val[4];
-	ck_assert_int_eq(mw_drain_kv("A=123456 B=1", "A", val, sizeof(val)), 3);
-	ck_assert_str_eq(val, "123");
-}
-END_TEST
-
-static const struct {
-	const char *cmd; /* sh -c script */
-	const char *input;
-	double timeout;
-	int want;        /* exit status, or -1 */
-	const char *out;
-} run_cases[] = {
-	{"echo hello", NULL, 5, 0, "hello\n"},
-	{"echo err >&2; exit 3", NULL, 5, 3, "err\n"},
-	{"cat", "from stdin", 5, 0, "from stdin"},
-	{"kill -9 $$", NULL, 5, 128 + 9, ""},
-	{"sleep 10", NULL, 0.3, -1, NULL},
-	{"exec 0<&-; sleep 10 & exit 0", NULL, 0.5, -1, NULL}, /* a child holding stdout: bounded */
-};
-
-START_TEST(test_run)
-{
-	char *argv[] = {"/bin/sh", "-c", (char *)run_cases[_i].cmd, NULL}, *out = NULL;
-	int rc = mw_drain_run(argv, run_cases[_i].input, run_cases[_i].timeout, &out);
-	ck_assert_int_eq(rc, run_cases[_i].want);
-	if (rc == -1) {
-		ck_assert_int_eq(errno, ETIMEDOUT);
-		ck_assert_ptr_null(out);
-		return;
-	}
-	ck_assert_str_eq(out, run_cases[_i].out);
-	free(out);
-}
-END_TEST
-
-START_TEST(test_run_missing)
-{
-	char *argv[] = {"/nonexistent/scontrol", NULL}, *out = NULL;
-	ck_assert_int_eq(mw_drain_run(argv, NULL, 5, &out), 127);
-	free(out);
-}
-END_TEST
-
 START_TEST(test_client_no_daemon)
 {
 	char msg[256];
@@ -202,15 +127,7 @@ int main(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_loop_test(tc, test_parse, 0, sizeof(parse_cases) / sizeof(parse_cases[0]));
 	tcase_add_test(tc, test_parse_limits);
-	tcase_add_loop_test(tc, test_kv, 0, sizeof(kv_cases) / sizeof(kv_cases[0]));
-	tcase_add_test(tc, test_kv_truncates);
-	tcase_add_loop_test(tc, test_run, 0, sizeof(run_cases) / sizeof(run_cases[0]));
-	tcase_add_test(tc, test_run_missing);
 	tcase_add_test(tc, test_client_no_daemon);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return mw_unit_run(s);
 }

@@ -47,19 +47,19 @@ int main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
 		switch (c) {
 		case 'j':
-			if (!mw_hb_valid_job(optarg) || col_copy(o.job, sizeof o.job, optarg))
+			if (!mw_hb_valid_job(optarg) || mw_copy(o.job, sizeof o.job, optarg))
 				goto bad_val;
 			break;
 		case 'n':
-			if (!mw_hb_valid_name(optarg) || col_copy(o.node, sizeof o.node, optarg))
+			if (!mw_hb_valid_name(optarg) || mw_copy(o.node, sizeof o.node, optarg))
 				goto bad_val;
 			break;
 		case 'r':
-			if (col_copy(o.rundir, sizeof o.rundir, optarg) || optarg[0] != '/')
+			if (mw_copy(o.rundir, sizeof o.rundir, optarg) || optarg[0] != '/')
 				goto bad_val;
 			break;
 		case 'c':
-			if (col_parse_hostport(optarg, o.host, sizeof o.host, &o.port))
+			if (mw_parse_hostport(optarg, o.host, sizeof o.host, &o.port))
 				goto bad_val;
 			have_coll = 1;
 			break;
@@ -86,7 +86,7 @@ int main(int argc, char **argv)
 			break;
 		case 'A': {
 			char err[300];
-			if (col_auth_token_read(optarg, o.auth_token, sizeof o.auth_token, err, sizeof err) < 0) {
+			if (mw_auth_token_read(optarg, o.auth_token, sizeof o.auth_token, err, sizeof err) < 0) {
 				fprintf(stderr, "mpiwatch-agent: --auth-file: %s\n", err);
 				return 2;
 			}
@@ -138,7 +138,7 @@ bad_val:
 			bad = mw_jobconf_set(&jc, MW_JC_JOB, set[i].key, set[i].val, err, sizeof err) < 0;
 		if (!bad) {
 			o.timeout_s = jc.timeout;
-			bad = col_copy(o.munge_socket, sizeof o.munge_socket, jc.munge_socket);
+			bad = mw_copy(o.munge_socket, sizeof o.munge_socket, jc.munge_socket);
 			if (bad)
 				snprintf(err, sizeof err, "munge_socket: path too long");
 		}
@@ -148,13 +148,13 @@ bad_val:
 			return 2;
 		}
 	}
-	if (logfile && col_log_to(logfile) < 0) {
+	if (logfile && mw_stderr_to(logfile) < 0) {
 		fprintf(stderr, "mpiwatch-agent: --log %s: %m\n", logfile);
 		return 1;
 	}
 	mw_log_open("mpiwatch-agent", MW_LOG_STDERR, verbose ? LOG_DEBUG : LOG_INFO);
 	mw_log_cap(MW_LOG_HELPER_MAX);
-	if (pidfile && col_pidfile_write(pidfile) < 0) {
+	if (pidfile && mw_pidfile_self(pidfile) < 0) {
 		mw_err("--pidfile %s: %m", pidfile);
 		return 1;
 	}

@@ -10,7 +10,7 @@
 
 #include "heartbeat.h"
 
-int col_auth_nonce(char *nonce, size_t len)
+int mw_auth_nonce(char *nonce, size_t len)
 {
 	unsigned char r[MW_HB_NONCE_LEN / 2];
 	size_t got = 0;
@@ -47,7 +47,7 @@ static munge_ctx_t ctx_for(const char *socket, char *err, size_t errlen, int *ba
 	return ctx;
 }
 
-int col_auth_encode(const char *socket, const char *payload, char *cred, size_t len, char *err,
+int mw_auth_encode(const char *socket, const char *payload, char *cred, size_t len, char *err,
 		    size_t errlen)
 {
 	char *c = NULL;
@@ -71,7 +71,7 @@ int col_auth_encode(const char *socket, const char *payload, char *cred, size_t 
 	return e == EMUNGE_SUCCESS ? 0 : -1;
 }
 
-int col_auth_check(const char *socket, const char *cred, const char *expect, uid_t want,
+int mw_auth_check(const char *socket, const char *cred, const char *expect, uid_t want,
 		   char *err, size_t errlen)
 {
 	void *buf = NULL;
@@ -104,7 +104,7 @@ int col_auth_check(const char *socket, const char *cred, const char *expect, uid
 	return rc;
 }
 
-int col_auth_token_read(const char *path, char *tok, size_t len, char *err, size_t errlen)
+int mw_auth_token_read(const char *path, char *tok, size_t len, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "re");
 	size_t n;
@@ -123,7 +123,7 @@ int col_auth_token_read(const char *path, char *tok, size_t len, char *err, size
 	return 0;
 }
 
-int col_auth_token_check(const char *cred, const char *tok, char *err, size_t errlen)
+int mw_auth_token_check(const char *cred, const char *tok, char *err, size_t errlen)
 {
 	size_t n = strlen(tok);
 	unsigned char d = 0;

@@ -1,8 +1,8 @@
 /* agent.h - the per-node, per-job agent: watches the local ranks' monitor
  * slots and sends heartbeats to the job's collector (seed 000's per-node
  * heartbeat manager). */
-#ifndef COL_AGENT_H
-#define COL_AGENT_H
+#ifndef AG_AGENT_H
+#define AG_AGENT_H
 
 #include <stdint.h>
 

@@ -1,5 +1,5 @@
-/* link.c - framed TCP links between agents and the collector (link.h). */
-#include "link.h"
+/* mw_link.c - framed TCP links between agents and the collector (mw_link.h). */
+#include "mw_link.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -19,7 +19,7 @@
 #define LINK_OUT_MAX (64u << 20) /* queued bytes before sends fail */
 #define LINK_READ_CHUNK 65536
 
-struct col_link {
+struct mw_link {
 	int fd;
 	uint8_t *in;
 	size_t inlen, incap;
@@ -28,9 +28,9 @@ struct col_link {
 	char peer[64];
 };
 
-static struct col_link *link_new(int fd, const struct sockaddr *sa)
+static struct mw_link *link_new(int fd, const struct sockaddr *sa)
 {
-	struct col_link *l = calloc(1, sizeof *l);
+	struct mw_link *l = calloc(1, sizeof *l);
 	int one = 1;
 	if (!l)
 		return NULL;
@@ -48,7 +48,7 @@ static struct col_link *link_new(int fd, const struct sockaddr *sa)
 	return l;
 }
 
-int col_link_listen(uint16_t lo, int nports, uint16_t *bound)
+int mw_link_listen(uint16_t lo, int nports, uint16_t *bound)
 {
 	int err = EADDRINUSE;
 	for (int i = 0; i < nports; i++) {
@@ -74,12 +74,12 @@ int col_link_listen(uint16_t lo, int nports, uint16_t *bound)
 	return -1;
 }
 
-struct col_link *col_link_accept(int lfd)
+struct mw_link *mw_link_accept(int lfd)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof ss;
 	int fd = accept4(lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	struct col_link *l;
+	struct mw_link *l;
 	if (fd < 0)
 		return NULL;
 	l = link_new(fd, (struct sockaddr *)&ss);
@@ -90,12 +90,12 @@ struct col_link *col_link_accept(int lfd)
 	return l;
 }
 
-struct col_link *col_link_connect(const char *host, uint16_t port, double timeout_s)
+struct mw_link *mw_link_connect(const char *host, uint16_t port, double timeout_s)
 {
 	struct addrinfo hints = {0}, *ai = NULL;
 	char ps[8];
 	int fd = -1, rc, err;
-	struct col_link *l;
+	struct mw_link *l;
 
 	hints.ai_family = AF_INET;
 	hints.ai_socktype = SOCK_STREAM;
@@ -143,22 +143,22 @@ fail:
 	return NULL;
 }
 
-int col_link_fd(const struct col_link *l)
+int mw_link_fd(const struct mw_link *l)
 {
 	return l->fd;
 }
 
-const char *col_link_peer(const struct col_link *l)
+const char *mw_link_peer(const struct mw_link *l)
 {
 	return l->peer;
 }
 
-int col_link_pending(const struct col_link *l)
+int mw_link_pending(const struct mw_link *l)
 {
 	return l->outlen > l->outoff;
 }
 
-int col_link_flush(struct col_link *l)
+int mw_link_flush(struct mw_link *l)
 {
 	while (l->outlen > l->outoff) {
 		ssize_t w = send(l->fd, l->out + l->outoff, l->outlen - l->outoff, MSG_NOSIGNAL);
@@ -175,7 +175,7 @@ int col_link_flush(struct col_link *l)
 	return 0;
 }
 
-int col_link_send(struct col_link *l, const struct mw_hb_msg *m)
+int mw_link_send(struct mw_link *l, const struct mw_hb_msg *m)
 {
 	uint8_t *buf;
 	size_t len;
@@ -208,11 +208,11 @@ int col_link_send(struct col_link *l, const struct mw_hb_msg *m)
 	memcpy(l->out + l->outlen, buf, len);
 	l->outlen += len;
 	free(buf);
-	return col_link_flush(l) < 0 ? -1 : 0;
+	return mw_link_flush(l) < 0 ? -1 : 0;
 }
 
 /* Try to decode a frame already in the input buffer. */
-static int take_frame(struct col_link *l, struct mw_hb_msg *m, enum mw_hb_err *err)
+static int take_frame(struct mw_link *l, struct mw_hb_msg *m, enum mw_hb_err *err)
 {
 	size_t flen = 0;
 	enum mw_hb_err e = mw_hb_frame_check(l->in, l->inlen, &flen);
@@ -230,7 +230,7 @@ static int take_frame(struct col_link *l, struct mw_hb_msg *m, enum mw_hb_err *e
 	return 1;
 }
 
-int col_link_recv(struct col_link *l, struct mw_hb_msg *m, enum mw_hb_err *err)
+int mw_link_recv(struct mw_link *l, struct mw_hb_msg *m, enum mw_hb_err *err)
 {
 	int rc = take_frame(l, m, err);
 	if (rc)
@@ -273,28 +273,28 @@ int col_link_recv(struct col_link *l, struct mw_hb_msg *m, enum mw_hb_err *err)
 	}
 }
 
-int col_link_recv_wait(struct col_link *l, struct mw_hb_msg *m, enum mw_hb_err *err,
+int mw_link_recv_wait(struct mw_link *l, struct mw_hb_msg *m, enum mw_hb_err *err,
 		       double timeout_s)
 {
 	double end = mw_now() + timeout_s;
 	for (;;) {
-		int rc = col_link_recv(l, m, err);
+		int rc = mw_link_recv(l, m, err);
 		double left;
 		struct pollfd p = {l->fd, POLLIN, 0};
 		if (rc)
 			return rc;
-		if (col_link_pending(l) && col_link_flush(l) < 0)
+		if (mw_link_pending(l) && mw_link_flush(l) < 0)
 			return -1;
 		left = end - mw_now();
 		if (left <= 0)
 			return 0;
-		p.events |= col_link_pending(l) ? POLLOUT : 0;
+		p.events |= mw_link_pending(l) ? POLLOUT : 0;
 		if (poll(&p, 1, (int)(left * 1000) + 1) < 0 && errno != EINTR)
 			return -1;
 	}
 }
 
-void col_link_close(struct col_link *l)
+void mw_link_close(struct mw_link *l)
 {
 	if (!l)
 		return;

@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #include "auth.h"
-#include "link.h"
+#include "mw_link.h"
 #include "log.h"
 #include "sigfd.h"
 #include "mw_slot.h"
@@ -77,7 +77,7 @@ struct agent {
 	const struct ag_opts *o;
 	struct ag_rank **r;
 	size_t nr;
-	struct col_link *link;
+	struct mw_link *link;
 	double next_connect, backoff;
 	int sfd;
 	int stop;
@@ -152,8 +152,8 @@ static void link_drop(struct agent *a, const char *why)
 {
 	if (!a->link)
 		return;
-	mw_warn("lost the collector %s (%s); reconnecting with backoff", col_link_peer(a->link), why);
-	col_link_close(a->link);
+	mw_warn("lost the collector %s (%s); reconnecting with backoff", mw_link_peer(a->link), why);
+	mw_link_close(a->link);
 	a->link = NULL;
 	a->backoff = 0.5;
 	a->next_connect = mono() + a->backoff;
@@ -171,7 +171,7 @@ static int send_msg(struct agent *a, const struct mw_hb_msg *m)
 {
 	if (!a->link)
 		return -1;
-	if (col_link_send(a->link, m) < 0) {
+	if (mw_link_send(a->link, m) < 0) {
 		if (errno == EINVAL) {
 			mw_warn("dropping an invalid %s message", mw_hb_type_name(m->type));
 			return 0;
@@ -227,7 +227,7 @@ static void try_connect(struct agent *a)
 	const struct ag_opts *o = a->o;
 	for (int i = 0; i < o->nports && !a->stop; i++) {
 		uint16_t port = (uint16_t)(o->port + i);
-		struct col_link *l = col_link_connect(o->host, port, 2.0);
+		struct mw_link *l = mw_link_connect(o->host, port, 2.0);
 		struct mw_hb_msg m = {0}, r;
 		enum mw_hb_err e = MW_HB_OK;
 		int rc;
@@ -236,12 +236,12 @@ static void try_connect(struct agent *a)
 			continue;
 		}
 		/* The collector speaks first: a challenge our credential names. */
-		rc = col_link_recv_wait(l, &r, &e, 5.0);
+		rc = mw_link_recv_wait(l, &r, &e, 5.0);
 		if (rc != 1 || r.type != MW_HB_CHALLENGE) {
 			mw_debug("no challenge from %s:%u (rc %d, %s)", o->host, port, rc, mw_hb_err_name(e));
 			if (rc == 1)
 				mw_hb_msg_free(&r);
-			col_link_close(l);
+			mw_link_close(l);
 			continue;
 		}
 		m.type = MW_HB_HELLO;
@@ -254,7 +254,7 @@ static void try_connect(struct agent *a)
 			if (o->auth_token[0]) {
 				snprintf(m.u.hello.cred, sizeof m.u.hello.cred, "token:%s", o->auth_token);
 			} else if (mw_hb_auth_payload(o->job, o->node, r.u.challenge.nonce, payload, sizeof payload) < 0 ||
-			    col_auth_encode(o->munge_socket, payload, m.u.hello.cred, sizeof m.u.hello.cred, err,
+			    mw_auth_encode(o->munge_socket, payload, m.u.hello.cred, sizeof m.u.hello.cred, err,
 					    sizeof err) < 0) {
 				/* Sent without: a collector that requires one says so. */
 				m.u.hello.cred[0] = 0;
@@ -262,11 +262,11 @@ static void try_connect(struct agent *a)
 			}
 		}
 		mw_hb_msg_free(&r);
-		if (col_link_send(l, &m) < 0) {
-			col_link_close(l);
+		if (mw_link_send(l, &m) < 0) {
+			mw_link_close(l);
 			continue;
 		}
-		rc = col_link_recv_wait(l, &r, &e, 5.0);
+		rc = mw_link_recv_wait(l, &r, &e, 5.0);
 		if (rc == 1 && r.type == MW_HB_WELCOME && r.u.welcome.ok) {
 			mw_hb_msg_free(&r);
 			a->link = l;
@@ -281,7 +281,7 @@ static void try_connect(struct agent *a)
 			mw_debug("no welcome from %s:%u (rc %d, %s)", o->host, port, rc, mw_hb_err_name(e));
 		if (rc == 1)
 			mw_hb_msg_free(&r);
-		col_link_close(l);
+		mw_link_close(l);
 	}
 	a->connect_failures++;
 	a->backoff = a->backoff <= 0 ? 0.5 : a->backoff * 2;
@@ -616,7 +616,7 @@ int ag_run(const struct ag_opts *o)
 			for (size_t i = 0; i < a.nr && a.link; i++)
 				flush_rank(&a, a.r[i]);
 		if (now >= next_job_check) {
-			if (col_slurm_job_active(o->job) == 0) {
+			if (mw_slurm_job_active(NULL, o->job) == 0) {
 				mw_info("job %s is over; leaving", o->job);
 				break;
 			}
@@ -625,8 +625,8 @@ int ag_run(const struct ag_opts *o)
 		p[0].fd = a.sfd;
 		p[0].events = POLLIN;
 		if (a.link) {
-			p[1].fd = col_link_fd(a.link);
-			p[1].events = POLLIN | (col_link_pending(a.link) ? POLLOUT : 0);
+			p[1].fd = mw_link_fd(a.link);
+			p[1].events = POLLIN | (mw_link_pending(a.link) ? POLLOUT : 0);
 			np = 2;
 		}
 		wake = next_tick;
@@ -651,7 +651,7 @@ int ag_run(const struct ag_opts *o)
 			for (;;) {
 				struct mw_hb_msg m;
 				enum mw_hb_err e = MW_HB_OK;
-				int rc = col_link_recv(a.link, &m, &e);
+				int rc = mw_link_recv(a.link, &m, &e);
 				if (rc == 1) {
 					on_message(&a, &m);
 					mw_hb_msg_free(&m);
@@ -664,7 +664,7 @@ int ag_run(const struct ag_opts *o)
 				break;
 			}
 		}
-		if (np == 2 && a.link && (p[1].revents & POLLOUT) && col_link_flush(a.link) < 0)
+		if (np == 2 && a.link && (p[1].revents & POLLOUT) && mw_link_flush(a.link) < 0)
 			link_drop(&a, strerror(errno));
 	}
 	/* A last look at the slots (ranks that just ended), then say goodbye
@@ -678,17 +678,17 @@ int ag_run(const struct ag_opts *o)
 			flush_rank(&a, a.r[i]);
 		m.type = MW_HB_BYE;
 		snprintf(m.u.bye.reason, sizeof m.u.bye.reason, "agent stopping");
-		if (a.link && col_link_send(a.link, &m) == 0)
-			while (a.link && col_link_pending(a.link) && mono() < end) {
-				struct pollfd pf = {col_link_fd(a.link), POLLOUT, 0};
+		if (a.link && mw_link_send(a.link, &m) == 0)
+			while (a.link && mw_link_pending(a.link) && mono() < end) {
+				struct pollfd pf = {mw_link_fd(a.link), POLLOUT, 0};
 				poll(&pf, 1, 100);
-				if (col_link_flush(a.link) < 0)
+				if (mw_link_flush(a.link) < 0)
 					break;
 			}
 	}
 	mw_info("agent stopping: %lu heartbeats sent, %lu connections", a.beats_sent, a.connects);
 	rv = 0;
-	col_link_close(a.link);
+	mw_link_close(a.link);
 	for (size_t i = 0; i < a.nr; i++) {
 		if (a.r[i]->slot)
 			mw_slot_unmap(a.r[i]->slot);

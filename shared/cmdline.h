@@ -1,19 +1,19 @@
 /* cmdline.h - helpers shared by mpiwatch-agent and mpiwatch-collector. */
-#ifndef COL_CMDLINE_H
-#define COL_CMDLINE_H
+#ifndef MW_CMDLINE_H
+#define MW_CMDLINE_H
 
 #include <stddef.h>
 
 /* Append stderr to path (the programs log to stderr).  Return 0 or -1. */
-int col_log_to(const char *path);
+int mw_stderr_to(const char *path);
 
 /* Write our pid to path (0644, replaced atomically).  Return 0 or -1. */
-int col_pidfile_write(const char *path);
+int mw_pidfile_self(const char *path);
 
 /* Parse "HOST:PORT".  Return 0, or -1 (errno EINVAL). */
-int col_parse_hostport(const char *s, char *host, size_t hostlen, unsigned short *port);
+int mw_parse_hostport(const char *s, char *host, size_t hostlen, unsigned short *port);
 
 /* Copy src into dst of size len; return -1 (errno ENAMETOOLONG) if it does not fit. */
-int col_copy(char *dst, size_t len, const char *src);
+int mw_copy(char *dst, size_t len, const char *src);
 
 #endif

@@ -11,7 +11,7 @@
 
 #include "conf.h"
 
-int col_log_to(const char *path)
+int mw_stderr_to(const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (fd < 0)
@@ -25,12 +25,12 @@ int col_log_to(const char *path)
 	return 0;
 }
 
-int col_pidfile_write(const char *path)
+int mw_pidfile_self(const char *path)
 {
 	return mw_pidfile_write(path, getpid(), (uid_t)-1, (gid_t)-1);
 }
 
-int col_parse_hostport(const char *s, char *host, size_t hostlen, unsigned short *port)
+int mw_parse_hostport(const char *s, char *host, size_t hostlen, unsigned short *port)
 {
 	const char *colon = s ? strrchr(s, ':') : NULL;
 	long p;
@@ -45,7 +45,7 @@ int col_parse_hostport(const char *s, char *host, size_t hostlen, unsigned short
 	return 0;
 }
 
-int col_copy(char *dst, size_t len, const char *src)
+int mw_copy(char *dst, size_t len, const char *src)
 {
 	if (strlen(src) >= len) {
 		errno = ENAMETOOLONG;

@@ -1,0 +1,13 @@
+# agent/: mpiwatch-agent, the per-node, per-job heartbeat agent.  It reads
+# the monitor's slots and talks to the collector over shared/mw_link.c; it
+# links nothing but the shared library.
+AGENT_SRCS := $(wildcard agent/*.c)
+AGENT_OBJS := $(AGENT_SRCS:%.c=$(B)/obj/%.o)
+BINS += $(B)/bin/mpiwatch-agent
+MANS += doc/man/mpiwatch-agent.1
+
+$(B)/obj/agent/%.o: CPPFLAGS += -Iagent
+
+$(B)/bin/mpiwatch-agent: $(AGENT_OBJS) $(SHARED_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(AGENT_OBJS) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(MUNGE_LIBS) -lpthread -lm

@@ -1,0 +1,63 @@
+/* Unit tests for shared/mw_link.c, the framed TCP link between the agents
+ * and the collector. */
+#include <check.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "mw_link.h"
+#include "unit.h"
+
+/* Frames over loopback: a heartbeat arrives intact; garbage is refused. */
+START_TEST(test_link_loopback)
+{
+	uint16_t port = 0;
+	int lfd = mw_link_listen(27300, 50, &port);
+	struct mw_link *c, *s = NULL;
+	struct mw_hb_msg m = {0}, got;
+	enum mw_hb_err e;
+	ck_assert_int_ge(lfd, 0);
+	c = mw_link_connect("127.0.0.1", port, 2.0);
+	ck_assert_ptr_nonnull(c);
+	for (int i = 0; i < 200 && !s; i++) {
+		s = mw_link_accept(lfd);
+		if (!s)
+			usleep(10000);
+	}
+	ck_assert_ptr_nonnull(s);
+	m.type = MW_HB_HEARTBEAT;
+	m.u.beat.rank = 3;
+	m.u.beat.size = 8;
+	m.u.beat.state = MW_HB_S_IN_MPI;
+	m.u.beat.peer_world = 2;
+	m.u.beat.root_world = -1;
+	m.u.beat.tag = 1;
+	m.u.beat.exit_code = -1;
+	snprintf(m.u.beat.call, sizeof m.u.beat.call, "MPI_Recv");
+	snprintf(m.u.beat.kind, sizeof m.u.beat.kind, "recv");
+	ck_assert_int_eq(mw_link_send(c, &m), 0);
+	ck_assert_int_eq(mw_link_recv_wait(s, &got, &e, 5.0), 1);
+	ck_assert_int_eq(got.type, MW_HB_HEARTBEAT);
+	ck_assert_int_eq(got.u.beat.rank, 3);
+	ck_assert_str_eq(got.u.beat.call, "MPI_Recv");
+	mw_hb_msg_free(&got);
+	/* Garbage on the stream: -2 with a reason. */
+	ck_assert_int_eq(write(mw_link_fd(c), "GET / HTTP/1.0\r\n\r\n", 18), 18);
+	ck_assert_int_eq(mw_link_recv_wait(s, &got, &e, 5.0), -2);
+	ck_assert_int_eq(e, MW_HB_E_MAGIC);
+	/* Orderly close: -1 with errno 0. */
+	mw_link_close(c);
+	mw_link_close(s);
+	close(lfd);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("link");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_link_loopback);
+	suite_add_tcase(s, tc);
+	return mw_unit_run(s);
+}
