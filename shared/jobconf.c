@@ -87,7 +87,7 @@ const struct mw_conf_key mw_jobconf_keys[] = {
 	{"bindir", MW_CONF_STRING, F(bindir), 0, 0, NULL, NULL, "an absolute path",
 	 "where mpiwatch-agent and mpiwatch-collector are (default: the install's bin folder)", S,
 	 check_abs_path},
-	{"rundir", MW_CONF_STRING, F(rundir), 0, 0, NULL, "/dev/shm", "an absolute path",
+	{"rundir", MW_CONF_STRING, F(rundir), 0, 0, NULL, MW_RUNDIR_BASE, "an absolute path",
 	 "base of the per-node run directory (RUNDIR/mpiwatch.UID.JOB.HOST)", S, check_abs_path},
 	{"restd", MW_CONF_STRING, F(restd), 0, 0, NULL, "", "an http:// or https:// URL",
 	 "slurmrestd's URL for the job comment (empty: scontrol)", S | J, check_url},
