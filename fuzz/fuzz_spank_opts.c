@@ -2,7 +2,6 @@
  * plugin's spank/mws_opts.c): the --mpiwatch argument, plugstack.conf
  * arguments, and the job's settings file that the agent, the collector and
  * the monitor read; what one writes the other must read back. */
-#define _GNU_SOURCE
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

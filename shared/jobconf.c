@@ -17,9 +17,19 @@
 static const char *const onoff[] = {"off", "on", NULL};
 static const char *const actions[] = {"report", "cancel", "requeue", NULL};
 
+/* Whether s holds a control character: the settings file is one value
+ * per line, so no value may hold a newline (nor any other control). */
+static int has_ctl(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 1;
+	return 0;
+}
+
 static const char *check_abs_path(const char *v)
 {
-	return v[0] == '/' && strlen(v) < PATH_MAX ? NULL : "bad";
+	return v[0] == '/' && strlen(v) < PATH_MAX && !has_ctl(v) ? NULL : "bad";
 }
 
 static const char *check_opt_abs_path(const char *v)
@@ -29,15 +39,16 @@ static const char *check_opt_abs_path(const char *v)
 
 static const char *check_path(const char *v)
 {
-	return *v && strlen(v) < PATH_MAX ? NULL : "bad";
+	return *v && strlen(v) < PATH_MAX && !has_ctl(v) ? NULL : "bad";
 }
 
 static const char *check_url(const char *v)
 {
 	if (!*v)
 		return NULL;
-	return strlen(v) < 256 && (!strncmp(v, "http://", 7) || !strncmp(v, "https://", 8)) ? NULL
-											       : "bad";
+	return strlen(v) < 256 && !has_ctl(v) && (!strncmp(v, "http://", 7) || !strncmp(v, "https://", 8))
+		       ? NULL
+		       : "bad";
 }
 
 static const char *check_partitions(const char *v)
@@ -73,7 +84,7 @@ const struct mw_conf_key mw_jobconf_keys[] = {
 	 "what a confirmed hang verdict does to the job", S | U | J, NULL},
 	{"profile", MW_CONF_BOOL, F(profile), 0, 0, NULL, "no", NULL,
 	 "write per-rank profiles and the load-imbalance analysis", S | U | J, NULL},
-	{"dir", MW_CONF_STRING, F(dir), 0, 0, NULL, NULL, "a path",
+	{"dir", MW_CONF_STRING, F(dir), 0, 0, NULL, NULL, "a path (no control characters)",
 	 "the report folder (relative to the job's working directory; default mpiwatch-JOBID)",
 	 U | J, check_path},
 	{"drain", MW_CONF_BOOL, F(drain), 0, 0, NULL, "yes", NULL,
@@ -277,6 +288,10 @@ int mw_jobconf_resolve(struct mw_jobconf *c, unsigned jobid, const char *cwd)
 		n = snprintf(path, sizeof(path), "%s/mpiwatch-%u", cwd, jobid);
 	if (n < 0 || (size_t)n >= sizeof(path)) {
 		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (has_ctl(path)) { /* a working directory with a newline in its name */
+		errno = EINVAL;
 		return -1;
 	}
 	if (!(d = strdup(path)))

@@ -87,7 +87,8 @@ const char *mw_jobconf_user_items(void);
 /* Complete c for one job: hang_limit 0 becomes 10 x timeout (capped at its
  * maximum), dir becomes an absolute folder (relative to cwd; "" =
  * cwd/mpiwatch-JOBID), port = port_base + jobid % 500.  Return 0, or -1
- * (errno ENAMETOOLONG, ENOMEM). */
+ * (errno ENAMETOOLONG, ENOMEM, or EINVAL for a folder whose name holds a
+ * control character, which the settings file cannot carry). */
 int mw_jobconf_resolve(struct mw_jobconf *c, unsigned jobid, const char *cwd);
 
 /* The hang limit in effect: hang_limit, or 10 x timeout (at most a year)

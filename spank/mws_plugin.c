@@ -272,7 +272,7 @@ static int start_helpers(spank_t sp)
 	/* The settings, resolved once for the job: the agent, the collector
 	 * and the monitor read this file and nothing else. */
 	if (mw_jobconf_resolve(&conf, jobid, cwd) < 0) {
-		start_fail("report folder path too long");
+		start_fail("report folder in %s: %s", cwd, strerror(errno));
 		return -1;
 	}
 	snprintf(outdir, sizeof(outdir), "%s", conf.dir);

@@ -44,6 +44,7 @@ static const struct {
 	{"threshold=101%", 0, "threshold=101%", 0, 0, 0, 0, NULL, NULL},
 	{"action=explode", 0, "action=explode: expected report, cancel or requeue", 0, 0, 0, 0, NULL, NULL},
 	{"dir=", 0, "dir=: expected a path", 0, 0, 0, 0, NULL, NULL},
+	{"dir=a\nb", 0, "dir=a\nb: expected a path (no control characters)", 0, 0, 0, 0, NULL, NULL},
 	{"bogus", 0, "unknown item 'bogus'", 0, 0, 0, 0, NULL, NULL},
 	{"off=1", 0, "unknown item 'off=1'", 0, 0, 0, 0, NULL, NULL},
 	{"profile=yes", 0, "unknown item 'profile=yes'", 0, 0, 0, 0, NULL, NULL},
