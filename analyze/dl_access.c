@@ -139,17 +139,30 @@ int dl_get_bool(struct dl_ex *e, const struct dlj *o, const char *key, int *out)
 	return 1;
 }
 
-int dl_get_array(struct dl_ex *e, const struct dlj *o, const char *key, int required,
-		 const struct dlj **out)
+/* o.key as the value itself if it has JSON type `type` (called tname in the
+ * message); as get_any otherwise. */
+static int get_value(struct dl_ex *e, const struct dlj *o, const char *key, int required,
+		     enum dlj_type type, const char *tname, const struct dlj **out)
 {
 	int rc = get_any(e, o, key, required, out);
 	if (rc <= 0)
 		return rc;
-	if ((*out)->type != DLJ_ARRAY) {
-		dl_ex_fail(e, "%s/%s: expected array, got %s", e->where, key, dl_jtype(*out));
+	if ((*out)->type != type) {
+		dl_ex_fail(e, "%s/%s: expected %s, got %s", e->where, key, tname, dl_jtype(*out));
 		return -1;
 	}
 	return 1;
+}
+
+int dl_get_array(struct dl_ex *e, const struct dlj *o, const char *key, int required,
+		 const struct dlj **out)
+{
+	return get_value(e, o, key, required, DLJ_ARRAY, "array", out);
+}
+
+int dl_get_object(struct dl_ex *e, const struct dlj *o, const char *key, const struct dlj **out)
+{
+	return get_value(e, o, key, 0, DLJ_OBJECT, "object", out);
 }
 
 int dl_str_in(const char *s, const char *const *set)

@@ -43,6 +43,8 @@ int dl_get_bool(struct dl_ex *e, const struct dlj *o, const char *key, int *out)
 /* An array, as the value itself. */
 int dl_get_array(struct dl_ex *e, const struct dlj *o, const char *key, int required,
 		 const struct dlj **out);
+/* An object, as the value itself; optional. */
+int dl_get_object(struct dl_ex *e, const struct dlj *o, const char *key, const struct dlj **out);
 
 /* Return the index of s in the NULL-terminated set, or -1. */
 int dl_str_in(const char *s, const char *const *set);

@@ -242,12 +242,11 @@ static int extract_header(struct dl_ex *e, const struct dlj *d, long want_rank,
 	r->state = (enum dl_state)si;
 	h->size = size;
 	h->job = NULL;
-	const struct dlj *job = dlj_get(e->A, d, "job");
-	if (job && job->type != DLJ_NULL) {
-		if (job->type != DLJ_OBJECT) {
-			dl_ex_fail(e, "/job: expected object, got %s", dl_jtype(job));
-			return -1;
-		}
+	const struct dlj *job = NULL, *t = NULL;
+	int rc = dl_get_object(e, d, "job", &job);
+	if (rc < 0)
+		return -1;
+	if (rc) {
 		e->where = "/job";
 		if (dl_get_str(e, job, "id", 0, &h->job) < 0)
 			return -1;
@@ -256,12 +255,10 @@ static int extract_header(struct dl_ex *e, const struct dlj *d, long want_rank,
 	if (dl_get_str(e, d, "host", 0, &r->host) < 0 || dl_get_long(e, d, "pid", 0, 0, LONG_MAX, &r->pid) < 0 ||
 	    dl_get_str(e, d, "reason", 0, &r->reason) < 0)
 		return -1;
-	const struct dlj *t = dlj_get(e->A, d, "time");
-	if (t && t->type != DLJ_NULL) {
-		if (t->type != DLJ_OBJECT) {
-			dl_ex_fail(e, "/time: expected object, got %s", dl_jtype(t));
-			return -1;
-		}
+	rc = dl_get_object(e, d, "time", &t);
+	if (rc < 0)
+		return -1;
+	if (rc) {
 		e->where = "/time";
 		if (dl_get_double(e, t, "in_call_s", &r->in_call_s) < 0 ||
 		    dl_get_double(e, t, "dump_unix", &r->dump_unix) < 0 ||
@@ -469,12 +466,11 @@ static int extract_msgs(struct dl_ex *e, const struct dlj *d, const struct lmap 
 	    get_msgs(e, d, "recent_sends", 0, lm, &r->recent, &r->nrecent) < 0)
 		return -1;
 	r->unexp_count = -1;
-	const struct dlj *u = dlj_get(e->A, d, "unexpected");
-	if (u && u->type != DLJ_NULL) {
-		if (u->type != DLJ_OBJECT) {
-			dl_ex_fail(e, "/unexpected: expected object, got %s", dl_jtype(u));
-			return -1;
-		}
+	const struct dlj *u = NULL;
+	int rc = dl_get_object(e, d, "unexpected", &u);
+	if (rc < 0)
+		return -1;
+	if (rc) {
 		e->where = "/unexpected";
 		long cnt = -1;
 		const char *src = NULL;

@@ -68,6 +68,20 @@ static int ent_cmp(const void *a, const void *b)
 	return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
+/* Make the buffer *buf (of *cap bytes) hold at least want bytes.  Return
+ * 0, or -1 (ENOMEM). */
+static int reserve(char **buf, size_t *cap, size_t want)
+{
+	if (want <= *cap)
+		return 0;
+	char *nb = realloc(*buf, want);
+	if (!nb)
+		return -1;
+	*buf = nb;
+	*cap = want;
+	return 0;
+}
+
 static int read_file(int dfd, const char *name, char **buf, size_t *cap, size_t *len, char *err,
 		     size_t errlen)
 {
@@ -87,16 +101,10 @@ static int read_file(int dfd, const char *name, char **buf, size_t *cap, size_t 
 		close(fd);
 		return -1;
 	}
-	size_t want = (size_t)st.st_size + 1;
-	if (want > *cap) {
-		char *nb = realloc(*buf, want);
-		if (!nb) {
-			close(fd);
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
-		*buf = nb;
-		*cap = want;
+	if (reserve(buf, cap, (size_t)st.st_size + 1) < 0) {
+		close(fd);
+		snprintf(err, errlen, "out of memory");
+		return -1;
 	}
 	size_t got = 0;
 	while (got < (size_t)st.st_size) {
@@ -335,14 +343,9 @@ static void *worker_run(void *arg)
 		}
 		if (w->mbufs) {
 			len = w->mlens[w->ents[i].idx];
-			if (len + 1 > cap) {
-				char *nb = realloc(buf, len + 1);
-				if (!nb) {
-					w->fatal = ENOMEM;
-					break;
-				}
-				buf = nb;
-				cap = len + 1;
+			if (reserve(&buf, &cap, len + 1) < 0) {
+				w->fatal = ENOMEM;
+				break;
 			}
 			if (len)
 				memcpy(buf, w->mbufs[w->ents[i].idx], len);
@@ -362,14 +365,9 @@ static void *worker_run(void *arg)
 			continue;
 		}
 		if (schema) { /* dlj_parse decodes in place: keep the text for the schema */
-			if (len + 1 > copycap) {
-				char *nb = realloc(copy, len + 1);
-				if (!nb) {
-					w->fatal = ENOMEM;
-					break;
-				}
-				copy = nb;
-				copycap = len + 1;
+			if (reserve(&copy, &copycap, len + 1) < 0) {
+				w->fatal = ENOMEM;
+				break;
 			}
 			memcpy(copy, buf, len + 1);
 		}

@@ -452,6 +452,32 @@ static int waits_on_failed(const struct col_rank *ranks, const struct waits *w, 
 	return on_failed;
 }
 
+/* Spread classes along the waits until nothing changes: a rank with no
+ * class yet that is stuck (stuck = 1) or ended (stuck = 0), and waits for
+ * a rank of class from[k], gets class to[k] (the first such rank in its
+ * list of waits counts). */
+static void spread(const struct col_rank *ranks, size_t size, struct waits *w, int stuck,
+		   const char *from, const char *to)
+{
+	int changed;
+	do {
+		changed = 0;
+		for (size_t r = 0; r < size; r++) {
+			if ((stuck ? !w->active[r] : !failed(&ranks[r])) || w->cls[r])
+				continue;
+			for (size_t i = 0; i < w->g.nadj[r]; i++) {
+				char c = w->cls[w->g.adj[r][i]];
+				const char *k = c ? strchr(from, c) : NULL;
+				if (k) {
+					w->cls[r] = to[k - from];
+					changed = 1;
+					break;
+				}
+			}
+		}
+	} while (changed);
+}
+
 static int on_dead_node(const struct col_rank *x, const struct col_node *nodes, size_t nnodes)
 {
 	return x->node >= 0 && (size_t)x->node < nnodes && nodes[x->node].probed &&
@@ -525,26 +551,10 @@ static void cause_b(const struct col_rank *ranks, size_t size, struct waits *w,
  * them are B after all.  Call after cause_b. */
 static void cause_c(const struct col_rank *ranks, size_t size, struct waits *w)
 {
-	const struct graph *g = &w->g;
 	char *cls = w->cls;
-	int changed;
 
 	/* Ended while blocked on a failed rank: a cascade (C, "f"). */
-	do {
-		changed = 0;
-		for (size_t r = 0; r < size; r++) {
-			if (!failed(&ranks[r]) || cls[r])
-				continue;
-			for (size_t i = 0; i < g->nadj[r]; i++) {
-				char c = cls[g->adj[r][i]];
-				if (c == 'B' || c == 'f') {
-					cls[r] = 'f';
-					changed = 1;
-					break;
-				}
-			}
-		}
-	} while (changed);
+	spread(ranks, size, w, 0, "Bf", "ff");
 	for (size_t r = 0; r < size; r++)
 		if (failed(&ranks[r]) && !cls[r])
 			cls[r] = 'B'; /* failed ranks waiting for each other: all own */
@@ -553,21 +563,7 @@ static void cause_c(const struct col_rank *ranks, size_t size, struct waits *w)
 		if (w->active[r] && waits_on_failed(ranks, w, r))
 			cls[r] = 'C';
 	/* Waiting (transitively) for a failed or stuck rank. */
-	do {
-		changed = 0;
-		for (size_t r = 0; r < size; r++) {
-			if (!w->active[r] || cls[r])
-				continue;
-			for (size_t i = 0; i < g->nadj[r]; i++) {
-				char c = cls[g->adj[r][i]];
-				if (c == 'B' || c == 'b' || c == 'C' || c == 'f') {
-					cls[r] = 'C';
-					changed = 1;
-					break;
-				}
-			}
-		}
-	} while (changed);
+	spread(ranks, size, w, 1, "BbCf", "CCCC");
 }
 
 /* Cause A, not an error: a rank computing outside MPI ('A') or whose
@@ -576,9 +572,7 @@ static void cause_c(const struct col_rank *ranks, size_t size, struct waits *w)
  * them it waits for is slow).  Call after cause_c. */
 static void cause_a(const struct col_rank *ranks, size_t size, struct waits *w)
 {
-	const struct graph *g = &w->g;
 	char *cls = w->cls;
-	int changed;
 
 	for (size_t r = 0; r < size; r++) {
 		if (ranks[r].state == MW_HB_S_COMPUTING)
@@ -586,21 +580,7 @@ static void cause_a(const struct col_rank *ranks, size_t size, struct waits *w)
 		else if (ranks[r].state == MW_HB_S_SLOW)
 			cls[r] = 'S';
 	}
-	do {
-		changed = 0;
-		for (size_t r = 0; r < size; r++) {
-			if (!w->active[r] || cls[r])
-				continue;
-			for (size_t i = 0; i < g->nadj[r]; i++) {
-				char c = cls[g->adj[r][i]];
-				if (c == 'A' || c == 'a' || c == 'S' || c == 's') {
-					cls[r] = c == 'S' || c == 's' ? 's' : 'a';
-					changed = 1;
-					break;
-				}
-			}
-		}
-	} while (changed);
+	spread(ranks, size, w, 1, "AaSs", "aass");
 }
 
 /* The members of the cycle of waits (class 'b') into res->cycle.  Return 0,
