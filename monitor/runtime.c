@@ -441,7 +441,7 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 	 * else MPIWATCH_TIMEOUT (plain mpirun), else the default. */
 	mwm.timeout_s = mwm_settings_timeout(getenv(MW_JOBCONF_ENV), getenv("MPIWATCH_TIMEOUT"), host,
 					     why, sizeof(why));
-	if (why[0] && world_rank == 0) {
+	if (why[0]) {
 		mw_log_open("mpiwatch", MW_LOG_STDERR, LOG_WARNING);
 		mw_warn("%s; using a timeout of %g s", why, mwm.timeout_s);
 	}
