@@ -38,9 +38,7 @@ int main(int argc, char **argv)
 	long l;
 	/* Job settings given one by one (after --settings FILE, which they
 	 * override): checked by the one table (shared/jobconf.c). */
-	struct {
-		const char *key, *val;
-	} set[8];
+	struct mw_jobconf_override set[8];
 	int nset = 0;
 
 	ag_opts_default(&o);
@@ -129,34 +127,20 @@ bad_val:
 	{
 		struct mw_jobconf jc;
 		char err[600];
-		int bad = mw_jobconf_init(&jc) < 0;
-		if (bad)
-			snprintf(err, sizeof err, "out of memory");
-		else if (settings && mw_jobconf_read(&jc, settings, err, sizeof err) < 0)
-			bad = 1;
-		for (int i = 0; !bad && i < nset; i++)
-			bad = mw_jobconf_set(&jc, MW_JC_JOB, set[i].key, set[i].val, err, sizeof err) < 0;
+		int bad = mw_jobconf_load(&jc, settings, set, nset, err, sizeof err) < 0;
 		if (!bad) {
 			o.timeout_s = jc.timeout;
 			bad = mw_copy(o.munge_socket, sizeof o.munge_socket, jc.munge_socket);
 			if (bad)
 				snprintf(err, sizeof err, "munge_socket: path too long");
+			mw_jobconf_free(&jc);
 		}
-		mw_jobconf_free(&jc);
 		if (bad) {
 			fprintf(stderr, "mpiwatch-agent: %s\n", err);
 			return 2;
 		}
 	}
-	if (logfile && mw_stderr_to(logfile) < 0) {
-		fprintf(stderr, "mpiwatch-agent: --log %s: %m\n", logfile);
+	if (mw_helper_setup("mpiwatch-agent", logfile, pidfile, verbose))
 		return 1;
-	}
-	mw_log_open("mpiwatch-agent", MW_LOG_STDERR, verbose ? LOG_DEBUG : LOG_INFO);
-	mw_log_cap(MW_LOG_HELPER_MAX);
-	if (pidfile && mw_pidfile_self(pidfile) < 0) {
-		mw_err("--pidfile %s: %m", pidfile);
-		return 1;
-	}
 	return ag_run(&o) == 0 ? 0 : 1;
 }

@@ -92,9 +92,7 @@ int main(int argc, char **argv)
 		{O_POST, "post"},	  {O_RESTD, "restd"},		  {O_NHD, "nhd_socket"},
 		{O_PROBEPORT, "probe_port"}, {O_HANG, "hang_limit"},	  {O_MSOCK, "munge_socket"},
 	};
-	struct {
-		const char *key, *val;
-	} set[32];
+	struct mw_jobconf_override set[32];
 	int nset = 0;
 	const char *settings = NULL;
 	struct col_opts o;
@@ -255,24 +253,21 @@ bad_val:
 	{
 		struct mw_jobconf jc;
 		char err[600];
-		int bad = mw_jobconf_init(&jc) < 0, have_timeout = settings != NULL;
-		if (bad)
-			snprintf(err, sizeof err, "out of memory");
-		else if (settings && mw_jobconf_read(&jc, settings, err, sizeof err) < 0)
-			bad = 1;
-		for (int i = 0; !bad && i < nset; i++) {
-			bad = mw_jobconf_set(&jc, MW_JC_JOB, set[i].key, set[i].val, err, sizeof err) < 0;
+		int bad = mw_jobconf_load(&jc, settings, set, nset, err, sizeof err) < 0;
+		int have_timeout = settings != NULL;
+		for (int i = 0; i < nset; i++)
 			have_timeout |= !strcmp(set[i].key, "timeout");
-		}
-		if (!bad && col_opts_set_job(&o, &jc) < 0) {
-			snprintf(err, sizeof err, "a setting is too long for the collector");
-			bad = 1;
+		if (!bad) {
+			if (col_opts_set_job(&o, &jc) < 0) {
+				snprintf(err, sizeof err, "a setting is too long for the collector");
+				bad = 1;
+			}
+			mw_jobconf_free(&jc);
 		}
 		/* A later step may profile when the first does not: always
 		 * look in the report folder's profile/. */
 		if (!bad && settings && !o.profile[0] && o.dir[0])
 			snprintf(o.profile, sizeof o.profile, "%.4080s/profile", o.dir);
-		mw_jobconf_free(&jc);
 		if (bad) {
 			fprintf(stderr, "mpiwatch-collector: %s\n", err);
 			return 2;
@@ -283,15 +278,7 @@ bad_val:
 			return 2;
 		}
 	}
-	if (logfile && mw_stderr_to(logfile) < 0) {
-		fprintf(stderr, "mpiwatch-collector: --log %s: %m\n", logfile);
+	if (mw_helper_setup("mpiwatch-collector", logfile, pidfile, verbose))
 		return 1;
-	}
-	mw_log_open("mpiwatch-collector", MW_LOG_STDERR, verbose ? LOG_DEBUG : LOG_INFO);
-	mw_log_cap(MW_LOG_HELPER_MAX);
-	if (pidfile && mw_pidfile_self(pidfile) < 0) {
-		mw_err("--pidfile %s: %m", pidfile);
-		return 1;
-	}
 	return col_run(&o) == 0 ? 0 : 1;
 }

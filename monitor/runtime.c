@@ -82,12 +82,10 @@ double mwm_settings_timeout(const char *settings, const char *timeout_env, const
 	if (settings && *settings) {
 		if (mw_path_host(path, sizeof(path), settings, host) < 0) {
 			snprintf(why, len, "%s=%s: path too long", MW_JOBCONF_ENV, settings);
-		} else if (mw_jobconf_init(&jc) == 0) {
-			int rc = mw_jobconf_read(&jc, path, why, len);
+		} else if (mw_jobconf_load(&jc, path, NULL, 0, why, len) == 0) {
 			v = jc.timeout;
 			mw_jobconf_free(&jc);
-			if (rc == 0)
-				return v;
+			return v;
 		}
 	}
 	v = mwm_parse_timeout(timeout_env, &bad);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "conf.h"
+#include "log.h"
 
 int mw_stderr_to(const char *path)
 {
@@ -28,6 +29,21 @@ int mw_stderr_to(const char *path)
 int mw_pidfile_self(const char *path)
 {
 	return mw_pidfile_write(path, getpid(), (uid_t)-1, (gid_t)-1);
+}
+
+int mw_helper_setup(const char *name, const char *logfile, const char *pidfile, int verbose)
+{
+	if (logfile && mw_stderr_to(logfile) < 0) {
+		fprintf(stderr, "%s: --log %s: %m\n", name, logfile);
+		return 1;
+	}
+	mw_log_open(name, MW_LOG_STDERR, verbose ? LOG_DEBUG : LOG_INFO);
+	mw_log_cap(MW_LOG_HELPER_MAX);
+	if (pidfile && mw_pidfile_self(pidfile) < 0) {
+		mw_err("--pidfile %s: %m", pidfile);
+		return 1;
+	}
+	return 0;
 }
 
 int mw_parse_hostport(const char *s, char *host, size_t hostlen, unsigned short *port)

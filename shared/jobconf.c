@@ -345,6 +345,24 @@ int mw_jobconf_read(struct mw_jobconf *c, const char *path, char *err, size_t er
 	return n ? -1 : 0;
 }
 
+int mw_jobconf_load(struct mw_jobconf *c, const char *file, const struct mw_jobconf_override *ov,
+		    int n, char *err, size_t errlen)
+{
+	if (mw_jobconf_init(c) < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (file && mw_jobconf_read(c, file, err, errlen) < 0)
+		goto fail;
+	for (int i = 0; i < n; i++)
+		if (mw_jobconf_set(c, MW_JC_JOB, ov[i].key, ov[i].val, err, errlen) < 0)
+			goto fail;
+	return 0;
+fail:
+	mw_jobconf_free(c);
+	return -1;
+}
+
 void mw_jobconf_summary(const struct mw_jobconf *c, char *buf, size_t len)
 {
 	char v[PATH_MAX];

@@ -106,6 +106,18 @@ int mw_jobconf_write(const struct mw_jobconf *c, const char *path, uid_t uid, gi
  * with the first error ("FILE:LINE: ...") in err. */
 int mw_jobconf_read(struct mw_jobconf *c, const char *path, char *err, size_t errlen);
 
+/* A job setting given on a helper's command line (--timeout S ...). */
+struct mw_jobconf_override {
+	const char *key, *val;
+};
+
+/* What a helper runs with: c = the table's defaults, then the settings
+ * file (if file is not NULL), then the n overrides in order, each checked
+ * by the table.  Return 0, or -1 with the first error in err (c then holds
+ * nothing to free). */
+int mw_jobconf_load(struct mw_jobconf *c, const char *file, const struct mw_jobconf_override *ov,
+		    int n, char *err, size_t errlen);
+
 /* One line "key=value key=value ..." of the job-scope settings, for logs. */
 void mw_jobconf_summary(const struct mw_jobconf *c, char *buf, size_t len);
 

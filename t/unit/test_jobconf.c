@@ -90,7 +90,6 @@ START_TEST(test_every_setting)
 			mw_conf_format(k, &c, a, sizeof(a));
 			mw_conf_format(k, &back, b, sizeof(b));
 			ck_assert_str_eq(a, b);
-			mw_conf_format(k, &back, b, sizeof(b));
 			if (k->type == MW_CONF_INT || k->type == MW_CONF_DOUBLE) {
 				ck_assert_msg(strtod(b, NULL) == strtod(v[i], NULL), "%s: %s read as %s",
 					      k->name, v[i], b);
