@@ -6,7 +6,7 @@
 # unwatched by a value the plugin let through.
 . "$(dirname "$0")/lib/tap.sh"
 
-plan 12
+plan 24
 top=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /var/tmp/mw-range.XXXXXX)
 tap_cleanup "rm -rf '$work'"
@@ -36,4 +36,20 @@ for v in 0.5 604801; do
 done
 coll 604801; is "$?" 2 "the collector refuses --timeout 604801"
 like "$(cat "$work/err")" "timeout=604801: expected seconds, a number from 1 to 604800" "the collector says the range"
+
+# mpiwatch run resolves with the same table: at both ends its collector and
+# agent (from the settings file it writes) use the value; one past either
+# end is refused with the table's message and nothing starts.
+for v in 1 604800; do
+    out=$("$top/build/bin/mpiwatch" run -n 1 --mpi openmpi --timeout "$v" -d "$work/run$v" -- /bin/true 2>&1)
+    is "$?" 0 "mpiwatch run accepts --timeout $v"
+    like "$(cat "$work/run$v/collector.log")" "timeout $v s" "mpiwatch run: its collector uses $v"
+    like "$(cat "$work/run$v/agent.log")" "timeout $v s" "mpiwatch run: its agent uses $v"
+done
+for v in 0.99 604801; do
+    out=$("$top/build/bin/mpiwatch" run -n 1 --mpi openmpi --timeout "$v" -d "$work/bad$v" -- /bin/true 2>&1)
+    is "$?" 2 "mpiwatch run refuses --timeout $v"
+    like "$out" "timeout=$v: expected seconds, a number from 1 to 604800" "mpiwatch run says the range for $v"
+    [ ! -e "$work/bad$v" ]; ok $? "mpiwatch run --timeout $v: nothing started"
+done
 done_testing
