@@ -3,6 +3,7 @@
 #
 #   make            build everything into build/
 #   make check      unit tests (Check)
+#   make check-asan the unit tests and quick standalone tests built with ASan+UBSan (build-asan/)
 #   make test       deps + build + unit tests (plain and under valgrind) + fuzz smoke
 #                   + integration tests on the Slurm lab
 #   make demo       the detection demo on this one machine
@@ -27,6 +28,11 @@ OPT       ?= -O2 -g
 CPPFLAGS  += -Ishared -DMW_VERSION='"$(VERSION)"' -D_GNU_SOURCE
 CFLAGS    += -std=gnu11 $(OPT) -fPIC $(WARN) $(HARDEN) -MMD -MP
 LDFLAGS   += -Wl,-z,relro,-z,now -Wl,--as-needed
+# Sanitizer flags for every object and link (make check-asan sets them, with
+# B=$(ASAN_B), never in build/).
+SANITIZE  ?=
+CFLAGS    += $(SANITIZE)
+LDFLAGS   += $(SANITIZE)
 JSON_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
 JSON_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null)
 CURL_LIBS   := $(shell pkg-config --libs libcurl 2>/dev/null)
@@ -44,7 +50,7 @@ FUZZERS    :=
 MANS       :=
 CLEAN      :=
 
-.PHONY: check-valgrind progs all check test deps install uninstall clean demo demo-cluster fuzz-smoke integration lab-start lab-stop
+.PHONY: check-valgrind check-asan asan-build asan-run progs all check test deps install uninstall clean demo demo-cluster fuzz-smoke integration lab-start lab-stop
 all: build-all
 
 include shared/build.mk
@@ -97,6 +103,41 @@ check-valgrind: $(UNIT_TESTS)
 	  tail -n 1 $(B)/valgrind-$$(basename $$t).log; done; \
 	  test $$fail -eq 0 || { echo "valgrind run FAILED"; exit 1; }
 
+# Everything again with ASan+UBSan in $(ASAN_B)/ (its own tree: B is
+# overridden, so nothing mixes with build/): the programs, the libraries
+# (libmpiwatch too), the unit tests and bench/probe-load; then the unit tests
+# and the quick standalone tests ASAN_PROVE run against it (MW_BUILD tells
+# the tests which tree).  Every process writes a report to
+# $(ASAN_B)/san/<tool>.<pid> (log_path: the helpers' stderr goes to files
+# the tests delete); any such file fails the run.  The MPI ranks of
+# "mpiwatch run" get the sanitized monitor with libasan preloaded first
+# (MPIWATCH_LIB; libasan must come first in a process it was not linked
+# into), and the leaks of the MPI libraries themselves are suppressed
+# (t/asan/lsan.supp), ours are not.  The MPI test programs are build/'s.
+ASAN_B     := build-asan
+ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+ASAN_PROVE := t/0503-analyze-cli.t t/0600-run.t t/0601-run-confirmed.t t/0211-nodehealthd-flood.t
+ASAN_RT    := $(shell $(CC) -print-file-name=libasan.so)
+check-asan:
+	$(MAKE) progs
+	$(MAKE) B=$(ASAN_B) SANITIZE='$(ASAN_FLAGS)' asan-build
+	@mkdir -p $(ASAN_B) && ln -sfn $(CURDIR)/$(B)/progs $(ASAN_B)/progs
+	$(MAKE) B=$(ASAN_B) SANITIZE='$(ASAN_FLAGS)' asan-run
+asan-build: $(BINS) $(LIBS) $(NHD_BENCH) $(UNIT_TESTS)
+asan-run:
+	@set -e; fail=0; san=$(CURDIR)/$(B)/san; rm -rf $$san; mkdir -p $$san; \
+	export ASAN_OPTIONS="log_path=$$san/asan:detect_leaks=1:detect_stack_use_after_return=1:check_initialization_order=1:strict_init_order=1" \
+	  UBSAN_OPTIONS="log_path=$$san/ubsan:print_stacktrace=1:halt_on_error=1" \
+	  LSAN_OPTIONS="suppressions=$(CURDIR)/t/asan/lsan.supp:print_suppressions=0" \
+	  MW_BUILD=$(CURDIR)/$(B) MPIWATCH_LIB="$(ASAN_RT) $(CURDIR)/$(B)/lib/libmpiwatch.so"; \
+	for t in $(sort $(UNIT_TESTS)); do \
+	  echo "== asan $$t"; CK_FORK=yes ./$$t > $(B)/asan-$$(basename $$t).log 2>&1 \
+	    || { tail -n 40 $(B)/asan-$$(basename $$t).log; fail=1; }; \
+	  tail -n 1 $(B)/asan-$$(basename $$t).log; done; \
+	prove $(ASAN_PROVE) || fail=1; \
+	for f in $$san/*; do [ -e "$$f" ] || continue; echo "== sanitizer report $$f"; head -n 60 "$$f"; fail=1; done; \
+	test $$fail -eq 0 || { echo "sanitizer run FAILED"; exit 1; }
+
 # Fuzz targets need clang with libFuzzer; the smoke run is bounded.
 fuzz: $(FUZZERS)
 fuzz-smoke: $(FUZZERS)
@@ -120,6 +161,7 @@ test: deps
 	$(MAKE) build-all
 	$(MAKE) check
 	$(MAKE) check-valgrind
+	$(MAKE) check-asan
 	$(MAKE) fuzz-smoke
 	$(MAKE) integration
 
@@ -137,6 +179,6 @@ lab-stop:
 	t/lab/stop
 
 clean:
-	rm -rf $(B) $(CLEAN)
+	rm -rf $(B) $(ASAN_B) $(CLEAN)
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -29,7 +29,7 @@ $(MON_GEN_FILES): $(MON_GEN)/%: $(MON_SPEC)
 
 $(MON_GEN)/ops.c $(MON_GEN)/wrappers.c: $(MON_GEN)/ops.h
 
-MON_CFLAGS = -std=gnu11 $(OPT) -fPIC $(WARN) $(HARDEN) -MMD -MP -fvisibility=default -fno-omit-frame-pointer \
+MON_CFLAGS = -std=gnu11 $(OPT) -fPIC $(WARN) $(HARDEN) $(SANITIZE) -MMD -MP -fvisibility=default -fno-omit-frame-pointer \
   -Ishared -Imonitor -I$(MON_GEN) -DMW_VERSION='"$(VERSION)"' -D_GNU_SOURCE $(JSON_CFLAGS)
 
 # One object directory per MPI; the wrappers are compiled with that MPI's mpicc.

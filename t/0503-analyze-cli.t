@@ -3,7 +3,7 @@
 # (t/data/dumps): exit status, text/JSON/DOT outputs, bad input and options.
 . "$(dirname "$0")/lib/tap.sh"
 cd "$(dirname "$0")/.." || exit 1
-CLI=build/bin/mpiwatch
+CLI=${MW_BUILD:-build}/bin/mpiwatch
 D=t/data/dumps
 [ -x "$CLI" ] || skip_all "build/bin/mpiwatch not built"
 plan 24

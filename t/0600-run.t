@@ -15,14 +15,14 @@ run() {
     while [ $# -gt 0 ] && [ "$1" != -- ]; do opts+=("$1"); shift; done
     [ "${1:-}" = -- ] && shift
     timeout 120 "$mw" run -n 3 --timeout 2 --dir "$work/$name" --report "$work/$name.json" \
-        "${opts[@]}" -- "$top/build/progs/$mpi/$name" "$@" >"$work/$name.out" 2>"$work/$name.err"
+        "${opts[@]}" -- "$build/progs/$mpi/$name" "$@" >"$work/$name.out" 2>"$work/$name.err"
     st=$?
 }
 
 # --- a healthy program: same output as without mpiwatch, exit 0, verdict none
 run healthy openmpi --mpi openmpi
 is "$st" 0 "healthy (Open MPI): exit status 0"
-plain=$(timeout 60 mpirun.openmpi --allow-run-as-root --oversubscribe -np 3 "$top/build/progs/openmpi/healthy" 2>/dev/null)
+plain=$(timeout 60 mpirun.openmpi --allow-run-as-root --oversubscribe -np 3 "$build/progs/openmpi/healthy" 2>/dev/null)
 is "$(cat "$work/healthy.out")" "$plain" "healthy: stdout is the program's own, unchanged"
 is "$(field healthy.json 'r["verdict"]')" none "healthy: verdict none"
 is "$(field healthy.json 'sorted(k for k in ("verdict","causes","nodes","deadlock","timeline") if k in r)')" \

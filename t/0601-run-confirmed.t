@@ -14,7 +14,7 @@ run_setup mw-run
 # the hang limit is set well above the transfer, which a busy machine slows)
 for mpi in openmpi mpich; do
     n=slow-$mpi
-    timeout 300 "$mw" run -n 2 --timeout 1 --hang-limit 120 --dir "$work/$n" -- "$top/build/progs/$mpi/run_slowxfer" 384 \
+    timeout 300 "$mw" run -n 2 --timeout 1 --hang-limit 120 --dir "$work/$n" -- "$build/progs/$mpi/run_slowxfer" 384 \
         >"$work/$n.out" 2>"$work/$n.err"
     st=$?
     is "$st" 0 "slow transfer ($mpi): the program's own exit status 0, not ended"
@@ -32,7 +32,7 @@ for mpi in openmpi mpich; do
 done
 
 # --- a real deadlock is still ended at once: the analysis confirms it
-timeout 120 "$mw" run -n 2 --timeout 1 --dir "$work/dl" -- "$top/build/progs/openmpi/col_deadlock" \
+timeout 120 "$mw" run -n 2 --timeout 1 --dir "$work/dl" -- "$build/progs/openmpi/col_deadlock" \
     >"$work/dl.out" 2>"$work/dl.err"
 is "$?" 2 "a deadlock: ended, exit status 2"
 is "$(field "$work/dl/report.json" 'r["confirmed"], r["deadlock"]["found"], r["deadlock"]["source"]')" \
@@ -42,7 +42,7 @@ is "$(field "$work/dl/report.json" 'r["confirmed"], r["deadlock"]["found"], r["d
 # under MPI_ERRORS_ARE_FATAL) is a rank that ended in that call: no deadlock
 for mpi in openmpi mpich; do
     n=argerror-$mpi
-    timeout 120 "$mw" run -n 3 --timeout 1 --dir "$work/$n" -- "$top/build/progs/$mpi/run_argerror" \
+    timeout 120 "$mw" run -n 3 --timeout 1 --dir "$work/$n" -- "$build/progs/$mpi/run_argerror" \
         >"$work/$n.out" 2>"$work/$n.err"
     st=$?
     isnt "$st" 0 "argument error ($mpi): a failing status"
@@ -60,7 +60,7 @@ done
 for mpi in openmpi mpich; do
     for how in reduce bcast; do
         n=iroot-$how-$mpi
-        timeout 120 "$mw" run -n 2 --timeout 1 --dir "$work/$n" -- "$top/build/progs/$mpi/dl_iroot" $how \
+        timeout 120 "$mw" run -n 2 --timeout 1 --dir "$work/$n" -- "$build/progs/$mpi/dl_iroot" $how \
             >"$work/$n.out" 2>"$work/$n.err"
         st=$?
         is "$st" 2 "MPI_I$how with different roots ($mpi): a confirmed hang, ended"

@@ -2,11 +2,14 @@
 # mpiwatch analyze): a work folder, and values read from their JSON files.
 # Source after tap.sh.
 
-# run_setup PREFIX: top (the checkout), mw (the built CLI, or BAIL_OUT) and
-# work (a new folder /var/tmp/PREFIX.XXXXXX, removed at the end); cd there.
+# run_setup PREFIX: top (the checkout), build (the build tree: $MW_BUILD,
+# e.g. build-asan/ for make check-asan, else build/), mw (its CLI, or
+# BAIL_OUT) and work (a new folder /var/tmp/PREFIX.XXXXXX, removed at the
+# end); cd there.
 run_setup() {
     top=$(cd "$(dirname "$0")/.." && pwd)
-    mw=$top/build/bin/mpiwatch
+    build=${MW_BUILD:-$top/build}
+    mw=$build/bin/mpiwatch
     [ -x "$mw" ] || BAIL_OUT "build first"
     work=$(mktemp -d "/var/tmp/$1.XXXXXX")
     tap_cleanup "rm -rf '$work'"
