@@ -757,7 +757,8 @@ static int load_entries(struct dl_ctx *c, struct ent *ents, size_t nents, int df
 	size_t done = 0;
 	int nthreads = reader_threads(c, nents);
 
-	qsort(ents, nents, sizeof *ents, ent_cmp);
+	if (nents > 1) /* ents is NULL when the folder has no dump (qsort's nonnull) */
+		qsort(ents, nents, sizeof *ents, ent_cmp);
 	c->nfiles = (int)nents;
 	all = calloc(nents + 1, sizeof *all);
 	hdrs = calloc(nents + 1, sizeof *hdrs);

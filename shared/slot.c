@@ -271,7 +271,8 @@ int mw_slot_scan_dir(const char *dir, int (*cb)(const char *path, int rank, void
 		}
 		ranks[n++] = (int)r;
 	}
-	qsort(ranks, n, sizeof(*ranks), cmp_int);
+	if (n > 1) /* ranks is NULL when the folder holds no slot (qsort's nonnull) */
+		qsort(ranks, (size_t)n, sizeof(*ranks), cmp_int);
 	rv = 0;
 	for (int i = 0; i < n && rv == 0; i++) {
 		snprintf(path, sizeof(path), "%s/rank-%d", dir, ranks[i]);

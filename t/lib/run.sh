@@ -13,6 +13,7 @@ run_setup() {
     [ -x "$mw" ] || BAIL_OUT "build first"
     work=$(mktemp -d "/var/tmp/$1.XXXXXX")
     tap_cleanup "rm -rf '$work'"
+    tap_san_keep "$work"
     cd "$work" || BAIL_OUT "cd $work"
 }
 

@@ -163,6 +163,19 @@ BAIL_OUT() {
 
 tap_cleanup() { _tap_cleanups+=("$*"); }
 
+# tap_san_keep DIR: under make check-asan ($MW_SAN_DIR set), at exit and
+# before DIR is removed (call it after DIR's tap_cleanup), copy every text
+# file under DIR holding a sanitizer report into $MW_SAN_DIR, where
+# check-asan fails on it.  UBSan beside ASan writes to stderr only (GCC's
+# two runtimes: UBSAN_OPTIONS=log_path is ignored), so the reports of helpers
+# whose stderr is a log file are found this way.
+tap_san_keep() { [ -z "${MW_SAN_DIR:-}" ] || tap_cleanup "_tap_san_copy '$1'"; }
+_tap_san_copy() {
+    local f
+    grep -rlIE 'runtime error: |ERROR: (Address|Leak|UndefinedBehavior)Sanitizer' "$1" 2>/dev/null |
+        while read -r f; do cp "$f" "$MW_SAN_DIR/$(basename "$0").$(echo "$f" | tr / _)"; done
+}
+
 done_testing() {
     if [ "$_tap_planned" = no_plan ] || [ -z "$_tap_planned" ]; then
         echo "1..$_tap_n"
