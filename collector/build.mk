@@ -25,3 +25,8 @@ $(B)/t/test_verdict $(B)/t/test_collector: $(COLLECTOR_LIB) $(ANALYZE_LIB)
 $(B)/t/test_verdict $(B)/t/test_collector: CPPFLAGS += -Icollector
 UNIT_LIBS_test_collector := $(CURL_LIBS) $(MUNGE_LIBS)
 UNIT_LIBS_test_verdict := $(CURL_LIBS) $(MUNGE_LIBS)
+
+# Fuzz target: the collector's reading of a rank's dump (JSON from an agent).
+FUZZERS += $(B)/fuzz/fuzz_col_dump
+FUZZ_EXTRA_fuzz_col_dump := collector/colstate.c collector/verdict.c -Icollector -Ianalyze -Iimbalance
+$(B)/fuzz/fuzz_col_dump: collector/colstate.c collector/verdict.c $(wildcard collector/*.h)
