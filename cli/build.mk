@@ -17,3 +17,11 @@ $(B)/t/test_runlaunch: CPPFLAGS += -Icli
 $(B)/t/test_runlaunch: $(B)/obj/cli/runlaunch.o
 FUZZERS += $(B)/fuzz/fuzz_launcher_output
 FUZZ_EXTRA_fuzz_launcher_output := cli/runlaunch.c
+
+# Fuzz target: the option values parsed by hand (--collector HOST:PORT,
+# the collector's and "analyze imbalance"'s --threshold, the settings files'
+# numbers).  Recursive (=): the imbalance names are set by a later fragment,
+# which also adds the generated table as a prerequisite.
+FUZZERS += $(B)/fuzz/fuzz_options
+FUZZ_EXTRA_fuzz_options = collector/verdict.c $(IMB_FUZZ_SRCS) $(IMB_GEN) -Icollector -Iimbalance -Ianalyze
+$(B)/fuzz/fuzz_options: collector/verdict.c collector/verdict.h

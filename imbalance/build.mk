@@ -48,5 +48,8 @@ $(IMB_UNIT): CPPFLAGS += -Iimbalance -DMW_SRCDIR='"$(CURDIR)"'
 
 # Fuzz target: the profile and rules parsers.
 FUZZERS += $(B)/fuzz/fuzz_imb_profile
-FUZZ_EXTRA_fuzz_imb_profile := $(filter-out imbalance/imb_html.c imbalance/imb_files.c,$(IMB_SRCS)) $(IMB_GEN) -Iimbalance
+IMB_FUZZ_SRCS := $(filter-out imbalance/imb_html.c imbalance/imb_files.c,$(IMB_SRCS))
+FUZZ_EXTRA_fuzz_imb_profile := $(IMB_FUZZ_SRCS) $(IMB_GEN) -Iimbalance
 $(B)/fuzz/fuzz_imb_profile: $(IMB_SRCS) $(wildcard imbalance/*.h) $(IMB_GEN)
+# cli/build.mk's fuzz_options reads the --threshold of analyze imbalance.
+$(B)/fuzz/fuzz_options: $(IMB_SRCS) $(wildcard imbalance/*.h) $(IMB_GEN)
