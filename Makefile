@@ -142,7 +142,7 @@ asan-run:
 	  MW_BUILD=$(CURDIR)/$(B) MW_SAN_DIR=$$san MPIWATCH_LIB="$(ASAN_RT) $(CURDIR)/$(B)/lib/libmpiwatch.so"; \
 	for t in $(sort $(UNIT_TESTS)); do \
 	  l=$(B)/asan-$$(basename $$t).log; echo "== asan $$t"; \
-	  if ! CK_FORK=yes ./$$t > $$l 2>&1 || grep -q 'runtime error: ' $$l; then tail -n 40 $$l; fail=1; fi; \
+	  if ! CK_FORK=yes CK_TIMEOUT_MULTIPLIER=10 ./$$t > $$l 2>&1 || grep -q 'runtime error: ' $$l; then tail -n 40 $$l; fail=1; fi; \
 	  tail -n 1 $$l; done; \
 	$(if $(ASAN_PROVE),prove $(ASAN_PROVE) || fail=1;) \
 	for f in $$san/*; do [ -e "$$f" ] || continue; echo "== sanitizer report $$f"; head -n 60 "$$f"; fail=1; done; \
