@@ -223,13 +223,39 @@ static void check_threshold(struct collector *c)
 	}
 }
 
+/* A node that is up without nodehealthd is not dead, unless Slurm agrees
+ * that it is down (mw_slurm_node_down, the rule nodehealthd's drain check
+ * applies too).  Slurm is asked only when such a node exists. */
+static void nodaemon_rule(struct mw_probe_result *out, size_t n, const char **names)
+{
+	struct mw_slurm_node *v = NULL;
+	long nv = -1;
+	char err[256];
+
+	for (size_t i = 0; i < n; i++) {
+		if (out[i].state != MW_PROBE_NODAEMON)
+			continue;
+		if (nv < 0 && (nv = mw_slurm_nodes(NULL, &v, err, sizeof err)) < 0) {
+			mw_warn("cannot ask Slurm about node %s, up without nodehealthd: %s", names[i], err);
+			return;
+		}
+		for (long k = 0; k < nv; k++)
+			if (!strcmp(v[k].name, names[i]) && mw_slurm_node_down(&v[k])) {
+				out[i].state = MW_PROBE_DEAD;
+				snprintf(out[i].summary, sizeof out[i].summary,
+					 "no nodehealthd, and Slurm says the node is %.100s", v[k].state);
+			}
+	}
+	free(v);
+}
+
 static void probe_nodes(struct collector *c)
 {
 	struct col_state *s = &c->s;
 	const char **names = calloc(s->nnodes ? s->nnodes : 1, sizeof *names);
 	const char **addrs = calloc(s->nnodes ? s->nnodes : 1, sizeof *addrs);
 	struct mw_probe_result *out = calloc(s->nnodes ? s->nnodes : 1, sizeof *out);
-	int alive, dead = 0, degraded = 0;
+	int alive, dead = 0, degraded = 0, nodaemon = 0;
 
 	if (!names || !addrs || !out)
 		goto out;
@@ -242,6 +268,7 @@ static void probe_nodes(struct collector *c)
 	s->st.probe_rounds++;
 	alive = mw_probe_nodes(names, addrs, s->nnodes, c->o->probe_port, c->o->probe_budget_s,
 			       c->o->probe_tries, out);
+	nodaemon_rule(out, s->nnodes, names);
 	for (size_t i = 0; i < s->nnodes; i++) {
 		struct col_node *n = &s->nodes[i];
 		n->probed = 1;
@@ -253,6 +280,7 @@ static void probe_nodes(struct collector *c)
 		s->st.probes_sent += (unsigned long)(out[i].tries > 0 ? out[i].tries : 0);
 		dead += n->state == MW_PROBE_DEAD;
 		degraded += n->state == MW_PROBE_DEGRADED;
+		nodaemon += n->state == MW_PROBE_NODAEMON;
 	}
 	if (alive == 0 && dead > 0) {
 		/* Not even our own node answered: the probe itself is broken
@@ -273,9 +301,9 @@ static void probe_nodes(struct collector *c)
 		col_state_event(s, "probe_end", "probe failed locally: %s (no node judged dead)",
 				strerror(errno));
 	else
-		col_state_event(s, "probe_end", "%d alive, %d degraded, %d dead, %zu unprobeable",
-				alive - degraded, degraded, dead,
-				s->nnodes - (size_t)alive - (size_t)dead);
+		col_state_event(s, "probe_end", "%d alive, %d degraded, %d dead, %d up without nodehealthd, "
+				"%zu unprobeable", alive - degraded, degraded, dead, nodaemon,
+				s->nnodes - (size_t)alive - (size_t)dead - (size_t)nodaemon);
 out:
 	free(names);
 	free(addrs);

@@ -94,6 +94,7 @@ static const struct {
 	int want_rv;
 	const char *want_msg;    /* substring of msg */
 	const char *want_update; /* the scontrol update line, or NULL for none */
+	int closed_port;         /* probe a port nobody listens on: the node is up without a daemon */
 } cases[] = {
 	{"owner, running job, dead node", JOB("RUNNING", "n[1-3]", "0"), NULL, 2901, "n2", 8, 0, 0, 0,
 	 "drained", "update|NodeName=n2|State=DRAIN|Reason=mpiwatch: job 5: node silent|"},
@@ -132,6 +133,11 @@ static const struct {
 	{"scontrol update fails", JOB("RUNNING", "n[1-3]", "0"), NULL, 2901, "n2", 8, 1, 0, -1,
 	 "Access/permission denied", "update|NodeName=n2|State=DRAIN|Reason=mpiwatch: job 5: node silent|"},
 	{"drains disabled", JOB("RUNNING", "n[1-3]", "0"), NULL, 2901, "n2", 8, 0, 1, -1, "disabled", NULL},
+	{"up without a daemon", JOB("RUNNING", "n[1-3]", "0"), NULL, 2901, "n2", 8, 0, 0, -1,
+	 "Slurm does not say it is down", NULL, 1},
+	{"no daemon, and Slurm says down", JOB("RUNNING", "n[1-3]", "0"),
+	 NODES(NODE("n2", "127.0.0.1", "down", "\"NOT_RESPONDING\"", "")), 2901, "n2", 8, 0, 0, 0, "drained",
+	 "update|NodeName=n2|State=DRAIN|Reason=mpiwatch: job 5: node silent|", 1},
 };
 
 START_TEST(test_handle)
@@ -148,6 +154,15 @@ START_TEST(test_handle)
 	free(c.scontrol);
 	c.scontrol = strdup(path);
 	c.port = silent_port;
+	if (cases[_i].closed_port) {
+		int fd = socket(AF_INET, SOCK_DGRAM, 0);
+		struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		socklen_t al = sizeof(a);
+		ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+		getsockname(fd, (struct sockaddr *)&a, &al);
+		c.port = ntohs(a.sin_port);
+		close(fd); /* free again: the kernel refuses it */
+	}
 	c.reprobe_tries = 2;
 	c.reprobe_timeout = 0.2;
 	c.storm_max_drained = cases[_i].storm_max_drained;
