@@ -316,7 +316,11 @@ static void act(struct collector *c)
 	const struct col_result *r = &s->res;
 	char msg[512], via[32], text[400];
 
-	if (r->verdict == COL_V_HARDWARE && c->o->drain) {
+	if (r->verdict == COL_V_HARDWARE && r->partition) {
+		col_state_event(s, "note", "network partition suspected (%zu of %zu nodes silent at once): "
+					   "no node drained, the job is not cancelled or requeued",
+				r->ndead, s->nnodes);
+	} else if (r->verdict == COL_V_HARDWARE && c->o->drain) {
 		for (size_t i = 0; i < r->ndead; i++) {
 			const struct col_node *n = &s->nodes[r->dead_nodes[i]];
 			json_object *ev = json_object_new_object(), *sr = json_object_new_array();
@@ -350,7 +354,9 @@ static void act(struct collector *c)
 			s->st.comments++;
 		col_state_action(s, "comment", s->job, ok, msg);
 	}
-	if (c->o->action == COL_ACT_CANCEL) {
+	if (r->verdict == COL_V_HARDWARE && r->partition) {
+		/* nothing more: we cannot tell which side is cut off */
+	} else if (c->o->action == COL_ACT_CANCEL) {
 		int ok = mw_slurm_cancel(NULL, s->job, msg, sizeof msg) == 0;
 		col_state_action(s, "cancel", s->job, ok, msg);
 	} else if (c->o->action == COL_ACT_REQUEUE) {
@@ -570,7 +576,7 @@ static void evaluate(struct collector *c)
 		write_reports(c);
 		return;
 	}
-	if (res.verdict == COL_V_HARDWARE) {
+	if (res.verdict == COL_V_HARDWARE && !res.partition) {
 		s->confirmed = 1;
 		snprintf(s->confirmed_by, sizeof s->confirmed_by, "a node does not answer the probes");
 	}
