@@ -55,6 +55,8 @@ struct client {
 	char nonce[MW_HB_NONCE_LEN + 1]; /* this connection's challenge */
 };
 
+struct col_retry;
+
 struct collector {
 	struct col_opts *o;
 	struct col_state s;
@@ -71,6 +73,8 @@ struct collector {
 	int slow_notes; /* "slow, not stuck" notes written (at most 16) */
 	int after_notes;
 	int status_dirty;     /* agents or ranks changed: refresh report.json (mpiwatch status --job) */
+	struct col_retry *retry; /* actions to retry (Slurm did not answer) */
+	size_t nretry;
 	double status_at;     /* when it was last refreshed for that */
 };
 
@@ -310,11 +314,133 @@ out:
 	free(out);
 }
 
+/* An action on Slurm that failed while Slurm did not answer (slurmctld
+ * down or restarting): retried with backoff, so the drain, the comment and
+ * the cancel or requeue are not lost; the report is on disk already. */
+enum col_act_kind { COL_DO_DRAIN, COL_DO_COMMENT, COL_DO_CANCEL, COL_DO_REQUEUE };
+#define COL_RETRY_MAX 20       /* tries per action */
+#define COL_RETRY_FIRST_S 2.0  /* first backoff, doubled up to ... */
+#define COL_RETRY_CAP_S 60.0
+
+struct col_retry {
+	enum col_act_kind kind;
+	int node; /* COL_DO_DRAIN: index into the node table */
+	int tries;
+	double backoff, at;
+};
+
+static const char *const act_names[] = {"drain", "comment", "cancel", "requeue"};
+
+static int drain_one(struct collector *c, int node, char *msg, size_t len)
+{
+	struct col_state *s = &c->s;
+	const struct col_node *n = &s->nodes[node];
+	json_object *ev = json_object_new_object(), *sr = json_object_new_array();
+	int ok;
+
+	for (size_t k = 0; k < s->size; k++)
+		if (col_state_suspicious(s->ranks[k].state))
+			json_object_array_add(sr, json_object_new_int((int)k));
+	json_object_object_add(ev, "verdict", json_object_new_string("hardware"));
+	json_object_object_add(ev, "detector", json_object_new_string("mpiwatch-collector"));
+	json_object_object_add(ev, "node", json_object_new_string(n->name));
+	json_object_object_add(ev, "probe_tries", json_object_new_int(c->o->probe_tries));
+	json_object_object_add(ev, "probe_budget_s", json_object_new_double(c->o->probe_budget_s));
+	json_object_object_add(ev, "stuck_ranks", sr);
+	json_object_object_add(
+		ev, "summary",
+		json_object_new_string("no answer to liveness probes; ranks on live nodes stuck waiting for it"));
+	s->st.drain_requests++;
+	ok = mw_drain_request(c->o->nhd_socket[0] ? c->o->nhd_socket : NULL, s->job, n->name,
+			      json_object_to_json_string(ev), msg, len) == 0;
+	json_object_put(ev);
+	if (ok)
+		s->st.drains_ok++;
+	return ok;
+}
+
+/* Do one action once; record it.  Return 1 if done. */
+static int do_action(struct collector *c, enum col_act_kind kind, int node)
+{
+	struct col_state *s = &c->s;
+	const struct col_result *r = &s->res;
+	char msg[512] = "", via[32], text[400];
+	const char *target = s->job;
+	int ok = 0;
+
+	switch (kind) {
+	case COL_DO_DRAIN:
+		target = s->nodes[node].name;
+		ok = drain_one(c, node, msg, sizeof msg);
+		break;
+	case COL_DO_COMMENT:
+		col_report_comment(s, text, sizeof text);
+		ok = col_post_comment(c->o->restd, s->job, text, via, sizeof via, msg, sizeof msg) == 0;
+		if (ok)
+			s->st.comments++;
+		break;
+	case COL_DO_CANCEL:
+		ok = mw_slurm_cancel(NULL, s->job, msg, sizeof msg) == 0;
+		break;
+	case COL_DO_REQUEUE: {
+		const char *dn[64];
+		size_t n = 0;
+		for (size_t i = 0; i < r->ndead && n < 64; i++)
+			dn[n++] = s->nodes[r->dead_nodes[i]].name;
+		ok = mw_slurm_requeue(NULL, s->job, dn, n, msg, sizeof msg) == 0;
+		break;
+	}
+	}
+	col_state_action(s, act_names[kind], target, ok, msg);
+	return ok;
+}
+
+/* Do an action; if it fails while Slurm does not answer, queue a retry. */
+static void do_or_retry(struct collector *c, struct col_retry *x)
+{
+	x->tries++;
+	if (do_action(c, x->kind, x->node))
+		return;
+	if (x->tries >= COL_RETRY_MAX || mw_slurm_job_active(NULL, c->s.job) >= 0)
+		return; /* refused while Slurm answers: a final answer */
+	{
+		struct col_retry *v = realloc(c->retry, (c->nretry + 1) * sizeof *v);
+		if (!v)
+			return;
+		c->retry = v;
+		x->backoff = x->backoff > 0 ? x->backoff * 2 : COL_RETRY_FIRST_S;
+		if (x->backoff > COL_RETRY_CAP_S)
+			x->backoff = COL_RETRY_CAP_S;
+		x->at = mw_now() + x->backoff;
+		v[c->nretry++] = *x;
+		col_state_event(&c->s, "note", "%s of %s failed and Slurm does not answer: retry %d in %.0f s",
+				act_names[x->kind],
+				x->kind == COL_DO_DRAIN ? c->s.nodes[x->node].name : c->s.job, x->tries + 1,
+				x->backoff);
+	}
+}
+
+/* The retries that are due (the main loop calls this). */
+static void retry_due(struct collector *c)
+{
+	double now = mw_now();
+	for (size_t i = 0; i < c->nretry;) {
+		struct col_retry x = c->retry[i];
+		if (x.at > now) {
+			i++;
+			continue;
+		}
+		c->retry[i] = c->retry[--c->nretry];
+		do_or_retry(c, &x);
+		write_reports(c);
+	}
+}
+
 static void act(struct collector *c)
 {
 	struct col_state *s = &c->s;
 	const struct col_result *r = &s->res;
-	char msg[512], via[32], text[400];
+	struct col_retry x = {0};
 
 	if (r->verdict == COL_V_HARDWARE && r->partition) {
 		col_state_event(s, "note", "network partition suspected (%zu of %zu nodes silent at once): "
@@ -322,50 +448,19 @@ static void act(struct collector *c)
 				r->ndead, s->nnodes);
 	} else if (r->verdict == COL_V_HARDWARE && c->o->drain) {
 		for (size_t i = 0; i < r->ndead; i++) {
-			const struct col_node *n = &s->nodes[r->dead_nodes[i]];
-			json_object *ev = json_object_new_object(), *sr = json_object_new_array();
-			for (size_t k = 0; k < s->size; k++)
-				if (col_state_suspicious(s->ranks[k].state))
-					json_object_array_add(sr, json_object_new_int((int)k));
-			json_object_object_add(ev, "verdict", json_object_new_string("hardware"));
-			json_object_object_add(ev, "detector", json_object_new_string("mpiwatch-collector"));
-			json_object_object_add(ev, "node", json_object_new_string(n->name));
-			json_object_object_add(ev, "probe_tries", json_object_new_int(c->o->probe_tries));
-			json_object_object_add(ev, "probe_budget_s",
-					       json_object_new_double(c->o->probe_budget_s));
-			json_object_object_add(ev, "stuck_ranks", sr);
-			json_object_object_add(
-				ev, "summary",
-				json_object_new_string("no answer to liveness probes; ranks on live nodes stuck waiting for it"));
-			s->st.drain_requests++;
-			int ok = mw_drain_request(c->o->nhd_socket[0] ? c->o->nhd_socket : NULL, s->job,
-						  n->name, json_object_to_json_string(ev), msg,
-						  sizeof msg) == 0;
-			json_object_put(ev);
-			if (ok)
-				s->st.drains_ok++;
-			col_state_action(s, "drain", n->name, ok, msg);
+			x = (struct col_retry){.kind = COL_DO_DRAIN, .node = r->dead_nodes[i]};
+			do_or_retry(c, &x);
 		}
 	}
 	if (c->o->post) {
-		col_report_comment(s, text, sizeof text);
-		int ok = col_post_comment(c->o->restd, s->job, text, via, sizeof via, msg, sizeof msg) == 0;
-		if (ok)
-			s->st.comments++;
-		col_state_action(s, "comment", s->job, ok, msg);
+		x = (struct col_retry){.kind = COL_DO_COMMENT};
+		do_or_retry(c, &x);
 	}
-	if (r->verdict == COL_V_HARDWARE && r->partition) {
-		/* nothing more: we cannot tell which side is cut off */
-	} else if (c->o->action == COL_ACT_CANCEL) {
-		int ok = mw_slurm_cancel(NULL, s->job, msg, sizeof msg) == 0;
-		col_state_action(s, "cancel", s->job, ok, msg);
-	} else if (c->o->action == COL_ACT_REQUEUE) {
-		const char *dn[64];
-		size_t n = 0;
-		for (size_t i = 0; i < r->ndead && n < 64; i++)
-			dn[n++] = s->nodes[r->dead_nodes[i]].name;
-		int ok = mw_slurm_requeue(NULL, s->job, dn, n, msg, sizeof msg) == 0;
-		col_state_action(s, "requeue", s->job, ok, msg);
+	if (r->verdict == COL_V_HARDWARE && r->partition)
+		return; /* nothing more: we cannot tell which side is cut off */
+	if (c->o->action == COL_ACT_CANCEL || c->o->action == COL_ACT_REQUEUE) {
+		x = (struct col_retry){.kind = c->o->action == COL_ACT_CANCEL ? COL_DO_CANCEL : COL_DO_REQUEUE};
+		do_or_retry(c, &x);
 	}
 }
 
@@ -1037,6 +1132,9 @@ int col_run(struct col_opts *o)
 		}
 		if (c.pending && c.eval_at < wake)
 			wake = c.eval_at;
+		for (size_t i = 0; i < c.nretry; i++)
+			if (c.retry[i].at < wake)
+				wake = c.retry[i].at;
 		if (poll(p, np, wake > now ? (int)((wake - now) * 1000) + 1 : 0) < 0 && errno != EINTR) {
 			mw_err("poll: %s", strerror(errno));
 			free(p);
@@ -1068,6 +1166,8 @@ int col_run(struct col_opts *o)
 			break;
 		if (c.pending && now >= c.eval_at)
 			evaluate(&c);
+		if (c.nretry)
+			retry_due(&c);
 		/* A running job's report shows its agents and ranks as they come
 		 * (at most once a second): what mpiwatch status --job reads. */
 		if (c.status_dirty && now - c.status_at >= 1.0) {
@@ -1101,6 +1201,10 @@ int col_run(struct col_opts *o)
 			c.s.have_res = 1;
 		}
 	}
+	for (size_t i = 0; i < c.nretry; i++) /* one last try each */
+		if (!do_action(&c, c.retry[i].kind, c.retry[i].node))
+			col_state_event(&c.s, "note", "%s not done: Slurm did not answer in %d tries",
+					act_names[c.retry[i].kind], c.retry[i].tries + 1);
 	imbalance_at_end(&c);
 	col_state_event(&c.s, "shutdown", "collector stopping; verdict %s",
 			col_verdict_name(c.s.have_res ? c.s.res.verdict : COL_V_NONE));
@@ -1110,6 +1214,7 @@ out:
 	for (size_t k = 0; k < c.nc; k++)
 		mw_link_close(c.c[k].l);
 	free(c.c);
+	free(c.retry);
 	if (c.lfd >= 0)
 		close(c.lfd);
 	if (c.sfd >= 0)
