@@ -543,29 +543,55 @@ static void analyse_dumps(struct collector *c)
 	struct dl_options opt;
 	struct dl_result *dr = NULL;
 	char dir[4200];
-	int ndumps = 0;
+	const char **names = NULL;
+	char **bufs = NULL, (*nb)[32] = NULL;
+	size_t *lens = NULL;
+	int ndumps = 0, rc;
 	FILE *f;
 
 	for (size_t i = 0; i < s->size; i++)
 		ndumps += s->dumps[i] != NULL;
-	if (!ndumps || !c->o->dir[0] || !s->have_res)
+	if (!ndumps || !s->have_res)
 		return;
-	snprintf(dir, sizeof dir, "%s/dumps", c->o->dir);
+	/* From memory, not from DIR/dumps: a full or lost report folder must
+	 * not lose the analysis. */
+	names = calloc((size_t)ndumps, sizeof *names);
+	bufs = calloc((size_t)ndumps, sizeof *bufs);
+	lens = calloc((size_t)ndumps, sizeof *lens);
+	nb = calloc((size_t)ndumps, sizeof *nb);
+	if (!names || !bufs || !lens || !nb) {
+		mw_warn("deadlock analysis: out of memory");
+		goto out;
+	}
+	ndumps = 0;
+	for (size_t i = 0; i < s->size; i++) {
+		if (!s->dumps[i])
+			continue;
+		snprintf(nb[ndumps], sizeof nb[ndumps], "rank-%zu.json", i);
+		names[ndumps] = nb[ndumps];
+		bufs[ndumps] = s->dumps[i];
+		lens[ndumps] = strlen(s->dumps[i]);
+		ndumps++;
+	}
 	dl_options_init(&opt);
 	opt.expect_size = (int)s->size;
 	opt.progress = -1;
-	if (dl_analyze_dir(dir, &opt, &dr) < 0) {
-		mw_warn("deadlock analysis of %s: %s", dir, strerror(errno));
-		return;
+	rc = dl_analyze_buffers(ndumps, names, bufs, lens, &opt, &dr);
+	if (rc < 0) {
+		mw_warn("deadlock analysis of %d dump(s): %s", ndumps, strerror(errno));
+		goto out;
 	}
 	if (s->analysis)
 		json_object_put(s->analysis);
 	s->analysis = json_object_get(dl_result_json(dr));
-	snprintf(dir, sizeof dir, "%s/deadlock.txt", c->o->dir);
-	f = fopen(dir, "we");
-	if (f) {
-		dl_write_text(f, dr);
-		fclose(f);
+	if (c->o->dir[0]) {
+		snprintf(dir, sizeof dir, "%s/deadlock.txt", c->o->dir);
+		f = fopen(dir, "we");
+		if (f) {
+			dl_write_text(f, dr);
+			if (fclose(f) != 0)
+				mw_warn("cannot write %s: %s", dir, strerror(errno));
+		}
 	}
 	{
 		struct col_deadlock *d = &s->dl;
@@ -592,6 +618,11 @@ static void analyse_dumps(struct collector *c)
 			snprintf(d->detail, sizeof d->detail, "see deadlock.txt");
 	}
 	dl_result_free(dr);
+out:
+	free(names);
+	free(bufs);
+	free(lens);
+	free(nb);
 }
 
 /* Whether the software verdict just reached may be acted on, and why
