@@ -41,5 +41,5 @@ like "$(cat "$dir/job.out")" "srun-exit=0" "srun exits 0"
 wait_for 30 "jv '$rep' 'd[\"timeline\"][-1][\"event\"]' | grep -q shutdown"
 is "$(jv "$rep" 'd["verdict"]')" none "verdict none: a lost agent on a live node is no failure"
 is "$(sinfo -h -R -o %N | tr '\n' ' ' | sed 's/ $//')" "" "no node is drained"
-is "$(jv "$rep" 'len([a for a in d.get("actions", []) if a["what"] == "drain"])')" 0 "no drain was even requested"
+is "$(jv "$rep" 'len([a for a in d["actions"] if a["action"] == "drain"])')" 0 "no drain was even requested"
 done_testing
