@@ -6,6 +6,7 @@
 # source is rate limited; a bad configuration is refused by --check and by
 # SIGHUP (the old one is kept); SIGTERM stops it cleanly.
 . "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/nhd.sh"
 
 plan 25
 R=$(cd "$(dirname "$0")/.." && pwd)
@@ -17,26 +18,9 @@ for b in "$D" "$M" "$L"; do [ -x "$b" ] || BAIL_OUT "build first: $b missing"; d
 tmp=$(mktemp -d /tmp/t0210.XXXXXX)
 tap_cleanup "rm -rf '$tmp'"
 # A free UDP port on loopback.
-port=
-for p in $(seq $((20000 + $$ % 20000)) $((20100 + $$ % 20000))); do
-    ss -Huln "sport = :$p" | grep -q . || { port=$p; break; }
-done
-[ -n "$port" ] || BAIL_OUT "no free UDP port"
+nhd_free_port
 conf=$tmp/nhd.conf
-write_conf() {
-    cat >"$conf" <<EOF
-listen = 127.0.0.1
-port = $port
-socket = $tmp/nhd.sock
-log = stderr
-check_interval = 2
-# thresholds that a loaded CI box cannot trip
-load_max_per_core = 0
-mem_min_free_mb = 0
-tmp_min_free_mb = 0
-EOF
-    [ $# -eq 0 ] || printf '%s\n' "$@" >>"$conf"
-}
+write_conf() { nhd_write_conf "$conf" "$tmp" "$@"; }
 write_conf
 # A relative -c path: the daemon must still find the file on SIGHUP after
 # its chdir("/").

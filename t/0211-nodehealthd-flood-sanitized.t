@@ -10,6 +10,7 @@
 # ASan is the cheaper of the two (doc/benchmarks.md, "nodehealthd under a
 # probe flood"); MW_NHD_CHECKER=valgrind forces valgrind.
 . "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/nhd.sh"
 
 plan 12
 R=$(cd "$(dirname "$0")/.." && pwd)
@@ -35,22 +36,8 @@ note "checker: $mode ($D)"
 tmp=$(mktemp -d /tmp/t0211.XXXXXX)
 tap_cleanup "rm -rf '$tmp'"
 tap_san_keep "$tmp"
-port=
-for p in $(seq $((20000 + ($$ + 7) % 20000)) $((20100 + ($$ + 7) % 20000))); do
-    ss -Huln "sport = :$p" | grep -q . || { port=$p; break; }
-done
-[ -n "$port" ] || BAIL_OUT "no free UDP port"
-cat >"$tmp/nhd.conf" <<EOF
-listen = 127.0.0.1
-port = $port
-socket = $tmp/nhd.sock
-log = stderr
-check_interval = 2
-# thresholds that a loaded CI box cannot trip
-load_max_per_core = 0
-mem_min_free_mb = 0
-tmp_min_free_mb = 0
-EOF
+nhd_free_port
+nhd_write_conf "$tmp/nhd.conf" "$tmp"
 
 if [ $mode = asan ]; then
     ASAN_OPTIONS="log_path=$tmp/asan:detect_leaks=1:handle_segv=1:detect_stack_use_after_return=1" \
