@@ -106,8 +106,11 @@ check-valgrind: $(UNIT_TESTS)
 # Everything again with ASan+UBSan in $(ASAN_B)/ (its own tree: B is
 # overridden, so nothing mixes with build/): the programs, the libraries
 # (libmpiwatch and its variants too), the unit tests and bench/probe-load;
-# then the unit tests and the quick standalone tests ASAN_PROVE (about 3
-# minutes in all) run against it, MW_BUILD telling the tests which tree.
+# then the unit tests and the quick standalone tests ASAN_PROVE run against
+# it, MW_BUILD telling the tests which tree.  About 3-4 minutes on 2 cores
+# (doc/benchmarks.md); t/0601 (passes too: ASAN_PROVE='t/0601-run-confirmed.t')
+# is left out for time, t/0211 (nodehealthd flooded, with the ASan build)
+# runs in make integration.
 # Any report fails: ASan and LSan write theirs to $(ASAN_B)/san/asan.<pid>
 # (log_path: the helpers' stderr goes to files the tests delete); UBSan
 # beside ASan writes to stderr only, so check-asan greps the unit tests'
@@ -123,7 +126,7 @@ check-valgrind: $(UNIT_TESTS)
 # unit tests (test_monitor_*), not in the ranks.  The MPI programs are build/'s.
 ASAN_B     := build-asan
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
-ASAN_PROVE := t/0503-analyze-cli.t t/0600-run.t t/0601-run-confirmed.t
+ASAN_PROVE := t/0503-analyze-cli.t t/0600-run.t
 ASAN_RT    := $(shell $(CC) -print-file-name=libasan.so)
 ASAN_OWN   := $(notdir $(BINS) $(NHD_BENCH) $(UNIT_TESTS))
 check-asan:
