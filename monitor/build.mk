@@ -43,7 +43,7 @@ $(B)/obj/monitor/$(1)/gen_%.o: $(MON_GEN)/%.c $(MON_GEN)/ops.h
 # gen_check.o holds no code: it compiles only if mpi.spec matches this mpi.h
 # (first, so that a wrong spec line is reported as such)
 $(B)/obj/monitor/$(1)/gen_wrappers.o: | $(B)/obj/monitor/$(1)/gen_check.o
-$(B)/lib/libmpiwatch-$(1).so: $(addprefix $(B)/obj/monitor/$(1)/,$(MON_CORE:.c=.o) mpiglue.o gen_check.o gen_wrappers.o gen_ops.o) $(SHARED_LIB)
+$(B)/lib/libmpiwatch-$(1).so: $(addprefix $(B)/obj/monitor/$(1)/,$(MON_CORE:.c=.o) mpiglue.o gen_check.o gen_wrappers.o) $(SHARED_LIB)
 	@mkdir -p $$(dir $$@)
 	mpicc.$(1) -shared -o $$@ $$(filter %.o,$$^) $(SHARED_LIB) $(LDFLAGS) -Wl,-Bsymbolic $(JSON_LIBS) -ldl -lpthread
 endef

@@ -189,6 +189,8 @@ const char *mwm_rop_name(uint64_t h)
 void mwm_req_new(uint64_t handle, int table, int persistent)
 {
 	const struct mw_slot_call *c = &mwm.slot->call;
+	/* the call record holds only the arguments its op has (mwm_begin) */
+	uint32_t has = c->op_id < (uint32_t)mwm_nops ? mwm_ops[c->op_id].args : 0;
 	struct mwm_req r;
 	if (handle == mwm.req_null)
 		return;
@@ -196,17 +198,17 @@ void mwm_req_new(uint64_t handle, int table, int persistent)
 	r.table = (uint8_t)table;
 	r.persistent = (uint8_t)persistent;
 	r.active = !persistent;
-	r.mode = (uint8_t)c->mode;
+	r.mode = c->op_id < (uint32_t)mwm_nops ? mwm_ops[c->op_id].mode : 0;
 	r.lang = (uint8_t)c->lang;
 	r.op = (uint16_t)c->op_id;
 	r.handle = handle;
-	r.comm = c->comm;
-	r.peer = c->peer;
-	r.tag = c->tag;
-	r.root = c->root;
-	r.count = c->count;
-	r.datatype = c->datatype;
-	r.rop = c->op;
+	r.comm = has & MW_ARG_COMM ? c->comm : 0;
+	r.peer = has & MW_ARG_PEER ? c->peer : MWM_NOARG;
+	r.tag = has & MW_ARG_TAG ? c->tag : MW_TAG_NONE;
+	r.root = has & MW_ARG_ROOT ? c->root : MWM_NOARG;
+	r.count = has & MW_ARG_COUNT ? c->count : -1;
+	r.datatype = has & MW_ARG_DATATYPE ? c->datatype : 0;
+	r.rop = has & MW_ARG_OP ? c->op : 0;
 	if (table == MWM_TABLE_RECV)
 		r.buf = c->buf;
 	mwm_reqtab_put(&mwm.reqs, &r);
@@ -241,25 +243,6 @@ void mwm_req_free(uint64_t handle)
 	struct mwm_req *r = mwm_reqtab_find(&mwm.reqs, handle);
 	if (r)
 		mwm_reqtab_del(&mwm.reqs, r);
-}
-
-void mwm_sent(void)
-{
-	const struct mw_slot_call *c = &mwm.slot->call;
-	struct mwm_req r;
-	memset(&r, 0, sizeof(r));
-	r.table = MWM_TABLE_SEND;
-	r.mode = (uint8_t)c->mode;
-	r.lang = (uint8_t)c->lang;
-	r.op = (uint16_t)c->op_id;
-	r.comm = c->comm;
-	r.peer = c->kind == MW_KIND_SENDRECV ? c->send_peer : c->peer;
-	r.tag = c->kind == MW_KIND_SENDRECV ? c->send_tag : c->tag;
-	r.root = MWM_NOARG;
-	r.count = c->count;
-	r.datatype = c->datatype;
-	r.id = -1;
-	mwm_ring_push(&mwm.ring, &r);
 }
 
 /* ---- profile ---- */
