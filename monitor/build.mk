@@ -107,3 +107,10 @@ $(B)/obj/monitor/unit/fakeglue.o: t/unit/monitor_fakeglue.c
 	$(CC) $(MON_CFLAGS) -c -o $@ $<
 $(B)/t/test_monitor_%: CPPFLAGS += -Imonitor -I$(MON_GEN)
 $(B)/t/test_monitor_reqtab $(B)/t/test_monitor_comms $(B)/t/test_monitor_stall $(B)/t/test_monitor_dump: $(MON_GEN)/ops.h
+
+# bench/overhead.sh's statistics: the rank-sum test (calib/cal_stats) and the
+# Hodges-Lehmann shift with its interval, monitor on vs off (not installed).
+$(B)/bench/overhead-stats: bench/overhead-stats.c $(CAL_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Icalib -o $@ $< $(CAL_LIB) $(LDFLAGS) -lm
+build-all: $(B)/bench/overhead-stats
