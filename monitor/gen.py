@@ -108,7 +108,7 @@ def gen_body(f, lang, call):
     a = f.attrs
     k = f.kind
     L = []
-    L.append('\tuint64_t t0 = mwm.profile ? mwm_now_ns() : 0;')
+    L.append('\tuint64_t t0 = mwm.profile ? mwm_prof_now() : 0;')
     L.append('\tstruct mw_slot_call *c = mwm_begin(MWM_OP_%s, %d, __builtin_return_address(0), '
              '__builtin_frame_address(0));' % (f.name, 1 if lang == 'f' else 0))
     for key, fld in (('comm', 'comm'),):

@@ -76,6 +76,8 @@ struct mwm_rt {
 	struct mwm_prof *prof; /* [mwm_nops] */
 	uint64_t prof_start_ns;
 	uint64_t prof_end_ns;
+	int prof_tsc;            /* the profile's clock is the invariant TSC (mwm_prof_now) */
+	uint64_t prof_tsc_start; /* TSC at prof_start_ns */
 	int prof_in_mpi_ns_valid;
 	uintptr_t stack_lo, stack_hi; /* the main thread's stack */
 };
@@ -231,7 +233,20 @@ void mwm_req_free(uint64_t handle);
 
 /* CLOCK_MONOTONIC in ns (a vDSO call; not used on the fast path). */
 uint64_t mwm_now_ns(void);
-/* Profile: account one call of op that started at t0 and moved bytes. */
+/* The profile's per-call clock: the TSC where it is invariant (x86-64, one
+ * rdtsc; calib/cal_timer's check at start-up; the ticks are turned into ns
+ * when the profile is written, at the rate measured over the whole run),
+ * else CLOCK_MONOTONIC in ns. */
+static inline uint64_t mwm_prof_now(void)
+{
+#if defined(__x86_64__)
+	if (mwm.prof_tsc)
+		return __builtin_ia32_rdtsc();
+#endif
+	return mwm_now_ns();
+}
+/* Profile: account one call of op that started at t0 (mwm_prof_now) and
+ * moved bytes. */
 void mwm_prof_add(int op, uint64_t t0, uint64_t bytes);
 
 /* Runtime life cycle (runtime.c). */

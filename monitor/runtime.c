@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cal_timer.h"
 #include "log.h"
 #include "mwm.h"
 #include "runtime.h"
@@ -253,7 +254,7 @@ void mwm_prof_add(int op, uint64_t t0, uint64_t bytes)
 	uint64_t dt;
 	if (!mwm.prof || op < 0 || op >= mwm_nops)
 		return;
-	dt = mwm_now_ns() - t0;
+	dt = mwm_prof_now() - t0; /* TSC ticks or ns: see prof_ticks_to_ns() */
 	p = &mwm.prof[op];
 	p->calls++;
 	p->ns += dt;
@@ -463,8 +464,12 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 	if (prof && *prof) {
 		mwm.prof = calloc((size_t)mwm_nops, sizeof(*mwm.prof));
 		if (mwm.prof) {
-			mwm.profile = 1;
+			struct cal_timer_info ti;
+			cal_timer_detect(&ti);
+			mwm.prof_tsc = ti.have_cycles && ti.invariant_tsc;
 			mwm.prof_start_ns = mwm_now_ns();
+			mwm.prof_tsc_start = mwm.prof_tsc ? mwm_prof_now() : 0;
+			mwm.profile = 1;
 		}
 	}
 	if (slot_is_file)
@@ -482,6 +487,21 @@ void mwm_stop(void)
 		mwm.prof_end_ns = mwm_now_ns();
 }
 
+/* The per-op times were summed in TSC ticks: turn them into ns at the rate
+ * of the whole profiled span (CLOCK_MONOTONIC against the TSC). */
+static void prof_ticks_to_ns(void)
+{
+	uint64_t ns = mwm_now_ns() - mwm.prof_start_ns, ticks;
+	double r;
+	if (!mwm.prof_tsc)
+		return;
+	ticks = mwm_prof_now() - mwm.prof_tsc_start;
+	r = ticks ? (double)ns / (double)ticks : 0;
+	for (int i = 0; i < mwm_nops; i++)
+		mwm.prof[i].ns = (uint64_t)((double)mwm.prof[i].ns * r + 0.5);
+	mwm.prof_tsc = 0;
+}
+
 void mwm_after_finalize(void)
 {
 	struct mw_slot *s = mwm.slot;
@@ -495,6 +515,7 @@ void mwm_after_finalize(void)
 		__atomic_store_n(&s->seq, mwm.seq, __ATOMIC_RELEASE);
 	}
 	if (mwm.profile) {
+		prof_ticks_to_ns();
 		if (mwm_profile_write() < 0)
 			warn_once("cannot write the profile", strerror(errno));
 		mwm.profile = 0;
