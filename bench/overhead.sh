@@ -71,7 +71,7 @@ run() { # run off|on: append "wall cpu [instructions]" to $OUT/<which>
     [ -n "$ins" ] && echo "$ins" >>"$OUT/$which.ins"
     echo "$w $(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.2f", u + s}') $ins"
 }
-start=$(wc -l <"$OUT/off.wall" 2>/dev/null || echo 0)
+start=$(cat "$OUT/off.wall" 2>/dev/null | wc -l)
 for ((i = start + 1; i <= start + PAIRS; i++)); do
     if ((i % 2)); then p=$(run off); m=$(run on); else m=$(run on); p=$(run off); fi
     echo "$APP $MODE pair $i: off wall/cpu $p; on wall/cpu $m"
