@@ -13,26 +13,7 @@ node=n3
 prog=$(lab_prog openmpi col_steady)
 schema=$MW_LAB_REPO/doc/schemas/report.schema.json
 coll=$MW_LAB_REPO/build/bin/mpiwatch-collector
-# nodehealthd's storm guard (4 drains per 10 minutes in the lab) would refuse
-# the drain when the drain tests run back to back: raise it for this test.
-storm_raise() {
-    local n c
-    for n in $MW_LAB_NODE_LIST; do
-        c=$MW_LAB_DIR/nodes/$n/nodehealthd.conf
-        [ -w "$c" ] || continue
-        grep -q '^storm_max_per_window = 1000 # t/04' "$c" || echo 'storm_max_per_window = 1000 # t/04' >>"$c"
-        kill -HUP "$(cat "$MW_LAB_DIR/nodes/$n/nodehealthd.pid")" 2>/dev/null
-    done
-}
-storm_restore() {
-    local n c
-    for n in $MW_LAB_NODE_LIST; do
-        c=$MW_LAB_DIR/nodes/$n/nodehealthd.conf
-        [ -w "$c" ] && sed -i '/# t\/04$/d' "$c" && kill -HUP "$(cat "$MW_LAB_DIR/nodes/$n/nodehealthd.pid")" 2>/dev/null
-    done
-}
-storm_raise
-tap_cleanup storm_restore
+col_storm_raise
 dir=$(lab_tmpdir mwuser1)
 cd "$dir" || BAIL_OUT "cd $dir"
 
@@ -63,11 +44,5 @@ like "$(scontrol -o show node $node)" "Reason=mpiwatch: job $jid" "$node is drai
 like "$(lab_node_state $node)" "^(drain|drng|drained)" "Slurm shows $node draining"
 is "$(sinfo -h -R -o %N | tr '\n' ' ' | sed 's/ $//')" "$node" "no other node is drained"
 
-# Revive and resume, so that later tests find the node idle.
-scancel "$jid"
-lab_job_wait "$jid" 120 >/dev/null
-lab_revive_node $node >/dev/null 2>&1
-"$MW_LAB_REPO/build/bin/mpiwatch" resume $node >/dev/null 2>&1
-wait_for 120 "lab_node_is $node idle"
-is "$(lab_node_state $node)" idle "$node is idle again after revive + mpiwatch resume"
+col_end_and_revive "$jid" $node
 done_testing
