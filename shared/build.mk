@@ -8,6 +8,8 @@ SHARED_OBJS += $(B)/obj/shared/slot_ops.o
 $(B)/obj/shared/slot_ops.o: $(B)/gen/monitor/ops.c shared/mw_slot.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Ishared -c -o $@ $<
+# (the fuzz targets compile SHARED_SRCS themselves: the table goes with them)
+SHARED_SRCS += $(B)/gen/monitor/ops.c
 
 $(SHARED_LIB): $(SHARED_OBJS)
 	@mkdir -p $(dir $@)
