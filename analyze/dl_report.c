@@ -85,6 +85,24 @@ static int group_by_desc(struct dp *v, int m, struct grp *g)
 	return ng;
 }
 
+/* Where rank r is: "MPI_Recv (deadlock.c:16)", or "MPI_Recv (in solve, no
+ * source line: no debug info)" when the site has no file. */
+static void call_at(const struct dl_ctx *c, int r, char *buf, size_t len)
+{
+	const struct dl_rank *x = c->ranks[r];
+	if (!x || !x->has_call) {
+		snprintf(buf, len, "%s", x && x->state == DLS_COMPUTING ? "computing" : "an unknown place");
+		return;
+	}
+	const struct dl_frame *f = &x->call.site;
+	if (f->file && f->line > 0)
+		snprintf(buf, len, "%s (%s:%d)", x->call.name, f->file, f->line);
+	else if (f->symbol)
+		snprintf(buf, len, "%s (in %s, no source line: no debug info)", x->call.name, f->symbol);
+	else
+		snprintf(buf, len, "%s (no source line: no debug info)", x->call.name);
+}
+
 /* STAT-style classes of the given ranks: [{ranks, count, description}].
  * Ranks are grouped by their call with absolute peers ("src=0"); the ranks
  * left alone are grouped again by the call with relative peers
@@ -145,6 +163,9 @@ static struct json_object *classes(struct dl_ctx *c, const int *ranks, int n)
 			qsort(tmp, (size_t)all[i].n, sizeof *tmp, int_cmp);
 		add_ranges(o, "ranks", tmp, all[i].n);
 		json_object_object_add(o, "count", json_object_new_int(all[i].n));
+		char wh[200];
+		call_at(c, tmp[0], wh, sizeof wh);
+		json_object_object_add(o, "where", json_object_new_string(wh));
 		if (all[i].n == 1) {
 			json_object_object_add(o, "description", json_object_new_string(desc_of(c, tmp[0], 0)));
 		} else {
@@ -184,6 +205,83 @@ static const char *kind_title(const char *k)
 	if (!strcmp(k, "missing_recv"))
 		return "missing receive";
 	return k;
+}
+
+#define SENT_GROUPS 4
+
+/* The one-line answer of finding fi (doc/deadlock.md, "The one-line
+ * answer"): "deadlock: ranks 0-3 wait for each other in MPI_Recv
+ * (deadlock.c:16)", the places of the ranks grouped when they differ, and
+ * the first short diagnosis ("rank 1 sent tag 7, rank 0 receives tag 8 —
+ * wrong tag").  Written to buf (len bytes). */
+static void finding_sentence(struct dl_ctx *c, const struct dl_finding *f, char *buf, size_t len)
+{
+	char where[SENT_GROUPS][200];
+	int *gr[SENT_GROUPS] = {0}, gn[SENT_GROUPS] = {0}, ng = 0, others = 0;
+	char *rs = dl_ranges_str(f->ranks, (size_t)f->nranks);
+	size_t n;
+
+	for (int i = 0; i < f->nranks; i++) {
+		char w[200];
+		int g;
+		call_at(c, f->ranks[i], w, sizeof w);
+		for (g = 0; g < ng && strcmp(where[g], w); g++)
+			;
+		if (g == ng) {
+			if (ng == SENT_GROUPS) {
+				others++;
+				continue;
+			}
+			snprintf(where[ng], sizeof where[ng], "%s", w);
+			gr[ng] = malloc((size_t)f->nranks * sizeof(int));
+			if (!gr[ng])
+				break;
+			ng++;
+		}
+		gr[g][gn[g]++] = f->ranks[i];
+	}
+	if (!strcmp(f->kind, "collective_mismatch"))
+		n = (size_t)snprintf(buf, len, "deadlock: ranks %s are in different collectives on %s",
+				     rs ? rs : "?", dl_comm_label(c, f->comm));
+	else
+		n = (size_t)snprintf(buf, len, "deadlock: rank%s %s wait%s for each other",
+				     f->nranks > 1 ? "s" : "", rs ? rs : "?", f->nranks > 1 ? "" : "s");
+	if (ng == 1 && !others && strcmp(f->kind, "collective_mismatch")) {
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, " in %s", where[0]);
+	} else {
+		for (int g = 0; g < ng && n < len; g++) {
+			char *gs = dl_ranges_str(gr[g], (size_t)gn[g]);
+			n += (size_t)snprintf(buf + n, len - n, "%s rank%s %s in %s", g ? "," : ":",
+					      gn[g] > 1 ? "s" : "", gs ? gs : "?", where[g]);
+			free(gs);
+		}
+		if (others && n < len)
+			n += (size_t)snprintf(buf + n, len - n, ", %d more rank%s elsewhere", others,
+					      others > 1 ? "s" : "");
+	}
+	for (int g = 0; g < ng; g++)
+		free(gr[g]);
+	free(rs);
+	/* What is wrong: the first short diagnosis, else the kind's own. */
+	const char *brief = NULL;
+	for (size_t j = 0; f->diag && j < json_object_array_length(f->diag) && !brief; j++) {
+		struct json_object *b;
+		if (json_object_object_get_ex(json_object_array_get_idx(f->diag, j), "brief", &b))
+			brief = json_object_get_string(b);
+	}
+	if (!brief && !strcmp(f->kind, "cycle"))
+		brief = "a cycle: each waits for the next, none can go first";
+	else if (!brief && !strcmp(f->kind, "knot"))
+		brief = "every alternative each one waits for is blocked too (a knot)";
+	else if (!brief && !strcmp(f->kind, "missing_recv"))
+		brief = "a send nobody receives \u2014 missing receive";
+	else if (!brief && !strcmp(f->kind, "missing_send"))
+		brief = "a message nobody sends \u2014 missing send";
+	else if (!brief && f->cause && !strcmp(f->cause, "root_mismatch"))
+		brief = "the same collective with different roots";
+	if (brief && n < len)
+		snprintf(buf + n, len - n, ": %s", brief);
 }
 
 static struct json_object *finding_json(struct dl_ctx *c, int fi)
@@ -231,6 +329,8 @@ static struct json_object *finding_json(struct dl_ctx *c, int fi)
 	}
 	free(rs);
 	json_object_object_add(o, "summary", json_object_new_string(sum));
+	finding_sentence(c, f, sum, sizeof sum);
+	json_object_object_add(o, "sentence", json_object_new_string(sum));
 	json_object_object_add(o, "diagnosis_omitted", json_object_new_int(f->ndiag_omitted));
 	return o;
 }

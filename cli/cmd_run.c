@@ -344,8 +344,10 @@ static int run_watched(struct run_opts *o)
 		print_file(txt, stderr);
 	if (o->report && mw_run_copy_file(report, o->report) < 0)
 		fprintf(stderr, "mpiwatch run: cannot write %s: %s\n", o->report, strerror(errno));
+	/* The last line names the readable report; the JSON one is beside it. */
+	fprintf(stderr, "mpiwatch: JSON report %s\n", o->report ? o->report : report);
 	fprintf(stderr, "mpiwatch: verdict %s%s; report %s\n", verdict[0] ? verdict : "unknown",
-		hang ? " (the program was ended)" : "", o->report ? o->report : report);
+		hang ? " (the program was ended)" : "", txt);
 	if (o->jc.profile && !hang)
 		mw_cli_imbalance_report(profdir, outdir);
 	mw_rmtree(work, (uid_t)-1);

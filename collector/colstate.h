@@ -17,7 +17,7 @@ struct col_event {
 	double t_unix;
 	char event[24];   /* first_heartbeat, threshold, probe_start, probe_end, verdict,
 			     drain, comment, action, agent_lost, note, shutdown */
-	char detail[256];
+	char detail[720];
 };
 
 /* The deadlock analysis' answer (analyze/): kinds as in
@@ -25,6 +25,7 @@ struct col_event {
 struct col_deadlock {
 	int found;
 	char kind[32];
+	char what[48];    /* its short name: "cycle", "wrong tag", "collective mismatch"... */
 	int *ranks;
 	size_t n;
 	char detail[256];
@@ -150,8 +151,11 @@ json_object *col_report_json(const struct col_state *s);
 /* The readable report. */
 void col_report_text(const struct col_state *s, FILE *f);
 
-/* One short line for the Slurm job comment (at most len - 1 bytes). */
-void col_report_comment(const struct col_state *s, char *buf, size_t len);
+/* The Slurm job comment (at most len - 1 bytes): the user's own comment old
+ * (NULL or "" if none) kept, then the first sentence of the answer and the
+ * path of report.txt (report, may be NULL); see col_answer_comment. */
+void col_report_comment(const struct col_state *s, const char *old, const char *report, char *buf,
+			size_t len);
 
 /* Counters as JSON; a new reference. */
 json_object *col_stats_json(const struct col_state *s);

@@ -28,6 +28,7 @@
 
 #include "auth.h"
 #include "colstate.h"
+#include "answer.h"
 #include "dl.h"
 #include "drainreq.h"
 #include "fsutil.h"
@@ -286,7 +287,7 @@ static void act(struct collector *c)
 {
 	struct col_state *s = &c->s;
 	const struct col_result *r = &s->res;
-	char msg[512], via[32], text[400];
+	char msg[512], via[32], text[1000];
 
 	if (r->verdict == COL_V_HARDWARE && c->o->drain) {
 		for (size_t i = 0; i < r->ndead; i++) {
@@ -316,7 +317,15 @@ static void act(struct collector *c)
 		}
 	}
 	if (c->o->post) {
-		col_report_comment(s, text, sizeof text);
+		/* Appended to the user's own --comment, never replacing it. */
+		struct mw_slurm_job j = {0};
+		char err[256], rpath[4200] = "";
+		int have = mw_slurm_job(NULL, s->job, &j, err, sizeof err) == 0;
+		if (c->o->dir[0])
+			snprintf(rpath, sizeof rpath, "%s/report.txt", c->o->dir);
+		col_report_comment(s, have ? j.comment : NULL, rpath, text, sizeof text);
+		if (have)
+			mw_slurm_job_free(&j);
 		int ok = col_post_comment(c->o->restd, s->job, text, via, sizeof via, msg, sizeof msg) == 0;
 		if (ok)
 			s->st.comments++;
@@ -445,8 +454,18 @@ static void analyse_dumps(struct collector *c)
 		memset(d, 0, sizeof *d);
 		s->dl_dumps = ndumps;
 		d->found = dl_result_found(dr);
-		if (d->found)
+		if (d->found) {
+			json_object *cause = NULL;
+			const char *cs = json_object_object_get_ex(s->analysis, "cause", &cause)
+						 ? json_object_get_string(cause)
+						 : NULL;
 			snprintf(d->kind, sizeof d->kind, "%s", dl_result_kind(dr));
+			/* "wrong_tag" -> "wrong tag": the cause when there is one */
+			snprintf(d->what, sizeof d->what, "%s", cs && *cs ? cs : d->kind);
+			for (char *p = d->what; *p; p++)
+				if (*p == '_')
+					*p = ' ';
+		}
 		if (d->found && json_object_object_get_ex(s->analysis, "ranks", &ranks) &&
 		    json_object_is_type(ranks, json_type_array)) {
 			size_t n = json_object_array_length(ranks);
@@ -498,7 +517,6 @@ static void evaluate(struct collector *c)
 {
 	struct col_state *s = &c->s;
 	struct col_result res;
-	char buf[256];
 
 	c->pending = 0;
 	c->eval_gen = c->gen;
@@ -511,8 +529,18 @@ static void evaluate(struct collector *c)
 	col_result_free(&s->res);
 	s->res = res;
 	s->have_res = 1;
-	if (res.verdict == COL_V_SOFTWARE)
+	if (res.verdict == COL_V_SOFTWARE) {
 		analyse_dumps(c);
+		/* One classification: the deadlock the analysis found feeds the
+		 * causes (its ranks are B, deadlocked; those waiting on them C). */
+		if (s->dl.found && col_deadlock_ended_rank(s) < 0) {
+			struct col_dl_input in = {s->dl.ranks, s->dl.n, s->dl.what};
+			if (col_classify_dl(s->ranks, s->size, s->nodes, s->nnodes, &in, &res) == 0) {
+				col_result_free(&s->res);
+				s->res = res;
+			}
+		}
+	}
 	if (res.verdict == COL_V_NONE && s->stuck_since_mono > 0) {
 		col_state_event(s, "note", "the suspected hang is over after %.0f s: the ranks moved on "
 					   "(slow, not stuck)", mw_now() - s->stuck_since_mono);
@@ -548,8 +576,14 @@ static void evaluate(struct collector *c)
 	}
 	s->decided = 1;
 	s->verdict_mono = mw_now();
-	col_report_comment(s, buf, sizeof buf);
-	col_state_event(s, "verdict", "%s", buf);
+	{
+		struct col_answer *ans = malloc(sizeof *ans);
+		if (ans) {
+			col_answer(s, ans);
+			col_state_event(s, "verdict", "%s", ans->line[0]);
+			free(ans);
+		}
+	}
 	write_reports(c);
 	act(c);
 	write_reports(c);
