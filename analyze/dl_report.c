@@ -244,8 +244,8 @@ static void finding_sentence(struct dl_ctx *c, const struct dl_finding *f, char 
 		n = (size_t)snprintf(buf, len, "deadlock: ranks %s are in different collectives on %s",
 				     rs ? rs : "?", dl_comm_label(c, f->comm));
 	else
-		n = (size_t)snprintf(buf, len, "deadlock: rank%s %s wait%s for each other",
-				     f->nranks > 1 ? "s" : "", rs ? rs : "?", f->nranks > 1 ? "" : "s");
+		n = (size_t)snprintf(buf, len, "deadlock: %s %s %s", f->nranks > 1 ? "ranks" : "rank",
+				     rs ? rs : "?", f->nranks > 1 ? "wait for each other" : "waits forever");
 	if (ng == 1 && !others && strcmp(f->kind, "collective_mismatch")) {
 		if (n < len)
 			n += (size_t)snprintf(buf + n, len - n, " in %s", where[0]);
@@ -265,9 +265,14 @@ static void finding_sentence(struct dl_ctx *c, const struct dl_finding *f, char 
 	free(rs);
 	/* What is wrong: the first short diagnosis, else the kind's own. */
 	const char *brief = NULL;
+	int waits = !strcmp(f->kind, "cycle") || !strcmp(f->kind, "knot");
 	for (size_t j = 0; f->diag && j < json_object_array_length(f->diag) && !brief; j++) {
-		struct json_object *b;
-		if (json_object_object_get_ex(json_object_array_get_idx(f->diag, j), "brief", &b))
+		struct json_object *b, *d = json_object_array_get_idx(f->diag, j), *t;
+		/* In a cycle every receive misses its send: not news. */
+		if (waits && json_object_object_get_ex(d, "type", &t) &&
+		    !strcmp(json_object_get_string(t), "missing_send"))
+			continue;
+		if (json_object_object_get_ex(d, "brief", &b))
 			brief = json_object_get_string(b);
 	}
 	if (!brief && !strcmp(f->kind, "cycle"))
@@ -510,6 +515,10 @@ int dl_text(FILE *f, const struct dl_ctx *c)
 {
 	struct json_object *rep = c->report;
 	int found = json_object_get_boolean(json_object_object_get(rep, "found"));
+	struct json_object *fs = json_object_object_get(rep, "findings");
+	/* The answer first: one sentence per finding. */
+	for (size_t i = 0; found && i < json_object_array_length(fs); i++)
+		fprintf(f, "%s\n", js(json_object_array_get_idx(fs, i), "sentence"));
 	if (found)
 		fprintf(f, "DEADLOCK FOUND: %s%s%s%s\n", js(rep, "kind"), js(rep, "cause") ? " (" : "",
 			js(rep, "cause") ? js(rep, "cause") : "", js(rep, "cause") ? ")" : "");

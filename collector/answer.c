@@ -120,12 +120,18 @@ static void software_lines(const struct col_state *s, struct col_answer *a)
 	char rk[220], wh[240];
 	const char *pre = s->confirmed ? "" : "suspected hang (not confirmed yet): ";
 
-	if (dl_holds(s))
+	if (dl_holds(s)) {
 		deadlock_lines(s, a);
+		if (!a->n) { /* no sentence in the analysis: its kind and ranks */
+			ranks_text(s->dl.ranks, s->dl.n, rk, sizeof rk);
+			add(a, "deadlock: %s wait for each other (%s)", rk,
+			    s->dl.what[0] ? s->dl.what : s->dl.kind);
+		}
+	}
 	for (size_t i = 0; i < r->ncauses; i++) {
 		const struct col_cause *c = &r->causes[i];
 		const struct col_rank *x = &s->ranks[c->ranks[0]];
-		if (c->cause != 'B' || c->deadlock)
+		if (c->cause != 'B' || c->deadlock || (c->cycle && dl_holds(s)))
 			continue;
 		ranks_text(c->ranks, c->n, rk, sizeof rk);
 		wh[0] = 0;
@@ -222,6 +228,11 @@ void col_answer_comment(const struct col_answer *a, const char *old, const char 
 		size_t u = strlen(ours);
 		snprintf(ours + u, sizeof ours - u, "; report %s", report);
 	}
+	/* Our part one printable line: no control characters, no double quote
+	 * (the user's part is theirs, kept as Slurm gave it). */
+	for (char *p = ours; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == '"')
+			*p = '\'';
 	if (old && *old) {
 		const char *cut = strstr(old, " | mpiwatch: ");
 		if (!strncmp(old, "mpiwatch: ", 10))
@@ -242,8 +253,4 @@ void col_answer_comment(const struct col_answer *a, const char *old, const char 
 	} else {
 		snprintf(buf, len, "%s", ours);
 	}
-	/* One printable line: no control characters, no double quote. */
-	for (char *p = buf; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == '"')
-			*p = '\'';
 }
