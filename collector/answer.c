@@ -107,8 +107,8 @@ static void blocked_tail(const struct col_state *s, struct col_answer *a)
 	if (n) {
 		char *l = a->line[a->n - 1];
 		size_t used = strlen(l);
-		snprintf(l + used, COL_ANSWER_LEN - used, "; %s wait%s for %s (cause C: %s)",
-			 ranks_text(v, n, buf, sizeof buf), n > 1 ? "" : "s",
+		snprintf(l + used, COL_ANSWER_LEN - used, "; %s %s blocked on %s (cause C: %s)",
+			 ranks_text(v, n, buf, sizeof buf), n > 1 ? "were" : "was",
 			 a->n > 1 ? "these" : "it", col_cause_meaning('C'));
 	}
 	free(v);

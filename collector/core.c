@@ -492,11 +492,14 @@ static int confirm(struct collector *c)
 	const char *why = NULL;
 	char buf[128];
 
-	for (size_t i = 0; !why && i < s->size; i++)
-		if (s->ranks[i].state == MW_HB_S_EXITED || s->ranks[i].state == MW_HB_S_VANISHED) {
-			snprintf(buf, sizeof buf, "rank %zu ended before MPI_Finalize", i);
-			why = buf;
-		}
+	/* A rank that ended of its own fault (B) first, then any that ended. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; !why && i < s->size; i++)
+			if ((s->ranks[i].state == MW_HB_S_EXITED || s->ranks[i].state == MW_HB_S_VANISHED) &&
+			    (pass || (i < s->res.size && s->res.rank_cause[i] == 'B'))) {
+				snprintf(buf, sizeof buf, "rank %zu ended before MPI_Finalize", i);
+				why = buf;
+			}
 	if (!why && col_deadlock_certain(s)) {
 		snprintf(buf, sizeof buf, "the analysis of the dumps finds a deadlock (%s)", s->dl.kind);
 		why = buf;

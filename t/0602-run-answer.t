@@ -1,0 +1,73 @@
+#!/bin/bash
+# 0602: the answer first.  Under mpiwatch run, the first line of the verdict
+# (report.txt, printed on the terminal, and the JSON report's "answer") is one
+# sentence per finding, with the ranks and the source location; the last
+# line on the terminal names report.txt.  One case per kind of finding.
+. "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/run.sh"
+
+plan 23
+run_setup mw-answer
+
+# run NAME [PROGRAM-ARGS...]: mpiwatch run with 3 ranks, 2 s timeout (Open
+# MPI); sets $st, $first (report.txt's first line), $err (the terminal).
+run() {
+    local name=$1
+    shift
+    timeout 120 "$mw" run -n 3 --timeout 2 --mpi openmpi --dir "$work/$name" \
+        -- "$top/build/progs/openmpi/$name" "$@" >"$work/$name.out" 2>"$work/$name.err"
+    st=$?
+    first=$(head -1 "$work/$name/report.txt" 2>/dev/null)
+    err=$(cat "$work/$name.err")
+}
+
+# check NAME: the terminal shows the first line, ends with report.txt's
+# path, and the JSON report's answer says the same.
+check() {
+    like "$err" "$(printf '%s' "$first" | sed 's/[][\\.*^$()+?{}|]/\\&/g')" "$1: the terminal shows the answer"
+    is "$(tail -1 <<<"$err" | sed 's/.*; report //')" "$work/$1/report.txt" "$1: the last line names report.txt"
+    is "$(field "$work/$1/report.json" 'r["answer"][0]')" "$first" "$1: report.json's answer is the same sentence"
+}
+
+# --- a receive cycle (examples/deadlock.c: each rank receives first)
+run deadlock
+is "$st" 2 "cycle: exit 2"
+is "$first" "deadlock: ranks 0-2 wait for each other in MPI_Recv (deadlock.c:16): a cycle: each waits for the next, none can go first" \
+   "cycle: the first line names the ranks, the call and its source line"
+check deadlock
+
+# --- a wrong tag: the causes agree with the analysis (all three ranks B)
+run dl_wrongtag
+is "$first" "deadlock: ranks 0-2 wait for each other: rank 0 in MPI_Recv (dl_wrongtag.c:12), ranks 1-2 in MPI_Barrier (dl_wrongtag.c:13): rank 1 sent tag 7, rank 0 receives tag 8 — wrong tag" \
+   "wrong tag: the first line says who sent which tag"
+is "$(field "$work/dl_wrongtag/report.json" '[(c["cause"], c["ranks"], c["detail"]) for c in r["causes"]]')" \
+   "[('B', [0, 1, 2], 'deadlocked (wrong tag)')]" "wrong tag: one cause for the three ranks, as the analysis says"
+unlike "$(cat "$work/dl_wrongtag/report.txt")" "in a cycle" "wrong tag: no contradicting 'cycle' cause"
+check dl_wrongtag
+
+# --- a collective mismatch
+run dl_barrier_bcast
+like "$first" '^deadlock: ranks 0-2 are in different collectives on MPI_COMM_WORLD: ranks 0,2 in MPI_Barrier \(dl_barrier_bcast.c:[0-9]+\), rank 1 in MPI_Bcast \(dl_barrier_bcast.c:[0-9]+\)$' \
+   "collective mismatch: the first line names both collectives and where"
+check dl_barrier_bcast
+
+# --- a missing send
+run dl_missing
+is "$first" "deadlock: ranks 0-2 wait for each other: rank 0 in MPI_Recv (dl_missing.c:11), ranks 1-2 in MPI_Barrier (dl_missing.c:13): rank 1 never sends to rank 0 — missing send" \
+   "missing send: the first line names the receive and the rank that never sends"
+unlike "$(field "$work/dl_missing/report.json" 'r["deadlock"]["analysis"]["diagnosis"]')" "least_similar', 'rank': 1" \
+   "missing send: ranks 1-2, alike, are not named least similar"
+
+# --- a crash by SIGSEGV
+run run_segv
+is "$st" 139 "segv: the program's own status"
+like "$first" '^crash: rank 1 killed by signal 11 \(SIGSEGV\)' "segv: the first line names the rank and the signal"
+like "$first" 'ranks 0,2 were blocked on it' "segv: and the ranks left waiting"
+
+# --- abort() in one rank
+run run_abort
+is "$st" 134 "abort: the program's own status"
+like "$first" '^crash: rank 1 killed by signal 6 \(SIGABRT\)' "abort: the first line names the rank and SIGABRT"
+like "$err" "run_abort: bad input -1" "abort: the program's own message is kept"
+
+done_testing
