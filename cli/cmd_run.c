@@ -340,8 +340,8 @@ static int run_watched(struct run_opts *o)
 	}
 	mw_run_stop_helpers(&procs); /* the collector writes its final report */
 	read_verdict(report, verdict, sizeof(verdict));
-	if (verdict[0] && strcmp(verdict, "none"))
-		print_file(txt, stderr);
+	if ((verdict[0] && strcmp(verdict, "none")) || (!hang && !WIFEXITED(status)))
+		print_file(txt, stderr); /* a verdict, or the launcher killed */
 	if (o->report && mw_run_copy_file(report, o->report) < 0)
 		fprintf(stderr, "mpiwatch run: cannot write %s: %s\n", o->report, strerror(errno));
 	/* The last line names the readable report; the JSON one is beside it. */

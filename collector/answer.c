@@ -198,7 +198,16 @@ void col_answer(const struct col_state *s, struct col_answer *a)
 {
 	const struct col_result *r = &s->res;
 	a->n = 0;
-	if (s->have_res && r->verdict == COL_V_HARDWARE) {
+	if (s->have_res && r->launcher_killed) {
+		char rk[64];
+		if (s->size > 1)
+			snprintf(rk, sizeof rk, "ranks 0-%zu", s->size - 1);
+		else
+			snprintf(rk, sizeof rk, "rank 0");
+		add(a, "the launcher was killed: %s ended all at once with no exit status (mpirun or srun "
+		       "was killed, or the job was ended from outside); not a failure of the program or of a node",
+		    rk);
+	} else if (s->have_res && r->verdict == COL_V_HARDWARE) {
 		hardware_line(s, a);
 	} else if (s->have_res && r->verdict == COL_V_SOFTWARE) {
 		software_lines(s, a);

@@ -564,6 +564,12 @@ static void evaluate(struct collector *c)
 		write_reports(c);
 		return;
 	}
+	if (res.verdict == COL_V_NONE && res.launcher_killed) {
+		col_state_event(s, "note", "the launcher was killed: every rank ended at once with no exit "
+					   "status; not a failure of the program or of a node");
+		write_reports(c);
+		return;
+	}
 	if (res.verdict == COL_V_NONE) {
 		int a = 0;
 		for (size_t i = 0; i < res.ncauses; i++)

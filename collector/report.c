@@ -44,7 +44,9 @@ static int dl_found(const struct col_state *s)
 static const char *summary_line(const struct col_state *s, char *buf, size_t len)
 {
 	const struct col_result *r = &s->res;
-	if (!s->have_res || r->verdict == COL_V_NONE) {
+	if (s->have_res && r->launcher_killed) {
+		snprintf(buf, len, "the launcher was killed: the ranks ended all at once with no exit status");
+	} else if (!s->have_res || r->verdict == COL_V_NONE) {
 		int a = 0;
 		for (size_t i = 0; s->have_res && i < r->ncauses; i++)
 			a += r->causes[i].cause == 'A';

@@ -17,7 +17,10 @@
  *   - any other stuck rank is B (its peers still run: a message that will
  *     never match, a wrong tag, a missing send...);
  *   - when a node is dead (hardware verdict): ranks on it are D (lost) and
- *     stuck or exited ranks on live nodes are D (stranded).
+ *     stuck or exited ranks on live nodes are D (stranded);
+ *   - when no node is dead and every rank vanished with no exit status
+ *     (none exited with a status or a signal of its own), the launcher was
+ *     killed: no cause, verdict none (res->launcher_killed).
  */
 #include "verdict.h"
 
@@ -700,6 +703,16 @@ static int group_causes(const struct col_rank *ranks, size_t size, struct waits 
 	return 0;
 }
 
+/* Every rank vanished, none with an exit status: they ended all at once
+ * from outside (the launcher killed), not of their own. */
+static int all_vanished(const struct col_rank *ranks, size_t size)
+{
+	for (size_t r = 0; r < size; r++)
+		if (ranks[r].state != MW_HB_S_VANISHED || ranks[r].exit_code >= 0 || ranks[r].exit_signal > 0)
+			return 0;
+	return size > 0;
+}
+
 int col_classify(const struct col_rank *ranks, size_t size, const struct col_node *nodes,
 		 size_t nnodes, struct col_result *res)
 {
@@ -725,6 +738,9 @@ int col_classify_dl(const struct col_rank *ranks, size_t size, const struct col_
 	if (res->ndead) {
 		if (cause_d(ranks, size, nodes, nnodes, res))
 			goto fail;
+	} else if (all_vanished(ranks, size)) {
+		res->launcher_killed = 1;
+		res->verdict = COL_V_NONE;
 	} else {
 		if (build_waits(ranks, size, &w))
 			goto fail;

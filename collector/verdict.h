@@ -77,6 +77,10 @@ struct col_result {
 	size_t ndead;
 	char *rank_cause; /* per rank: 0 none, 'A'..'D' */
 	size_t size;
+	/* Every rank of the job vanished with no exit status, no node dead:
+	 * the launcher (mpirun, srun) was killed or the job ended from outside,
+	 * not a failure of the program.  The verdict is then none, no causes. */
+	int launcher_killed;
 };
 
 /* Static name of a verdict: "none", "software", "hardware". */
@@ -92,6 +96,9 @@ struct col_dl_input {
 };
 
 /* Classify.  ranks has size entries (world ranks), nodes nnodes entries.
+ * A dead node makes it hardware (cause D); else every rank vanished with no
+ * exit status is the launcher killed (res->launcher_killed, verdict none);
+ * else causes A-C as in verdict.c's header.
  * Return 0 and fill res (release with col_result_free), or -1 (ENOMEM). */
 int col_classify(const struct col_rank *ranks, size_t size, const struct col_node *nodes,
 		 size_t nnodes, struct col_result *res);

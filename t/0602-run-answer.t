@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 23
+plan 27
 run_setup mw-answer
 
 # run NAME [PROGRAM-ARGS...]: mpiwatch run with 3 ranks, 2 s timeout (Open
@@ -69,5 +69,25 @@ run run_abort
 is "$st" 134 "abort: the program's own status"
 like "$first" '^crash: rank 1 killed by signal 6 \(SIGABRT\)' "abort: the first line names the rank and SIGABRT"
 like "$err" "run_abort: bad input -1" "abort: the program's own message is kept"
+
+# --- a killed launcher: mpirun killed while the ranks compute
+timeout 120 "$mw" run -n 3 --timeout 2 --mpi openmpi --dir "$work/killed" \
+    -- "$top/build/progs/openmpi/longcompute" 40 >"$work/killed.out" 2>"$work/killed.err" &
+runner=$!
+launcher=
+for _ in $(seq 1 100); do
+    launcher=$(pgrep -P "$runner" -f '^/usr/bin/mpirun' | head -1)
+    [ -n "$launcher" ] && pgrep -P "$launcher" >/dev/null && break
+    sleep 0.1
+done
+sleep 3 # the ranks are computing
+[ -n "$launcher" ] && kill -KILL "$launcher"
+wait "$runner"; st=$?
+first=$(head -1 "$work/killed/report.txt" 2>/dev/null)
+is "$st" 137 "killed launcher: mpiwatch run exits with the launcher's status"
+is "$first" "the launcher was killed: ranks 0-2 ended all at once with no exit status (mpirun or srun was killed, or the job was ended from outside); not a failure of the program or of a node" \
+   "killed launcher: the first line says the launcher was killed, not a failure of rank 0"
+is "$(field "$work/killed/report.json" 'r["verdict"], r["causes"]')" "('none', [])" "killed launcher: no software verdict, no cause"
+like "$(cat "$work/killed.err")" "the launcher was killed" "killed launcher: the terminal says so"
 
 done_testing
