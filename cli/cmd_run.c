@@ -285,6 +285,9 @@ static int run_watched(struct run_opts *o)
 		return 1;
 	}
 
+	/* The MPI library's own error lines, for the collector (doc/collector.md). */
+	snprintf(procs.mpierr_file, sizeof(procs.mpierr_file), "%s/mpi-errors.txt", outdir);
+	unlink(procs.mpierr_file);
 	struct mw_run_spec spec = {
 		.work = work, .slots = slots, .outdir = outdir, .report = report, .auth_file = token,
 		.jc = &o->jc, .np = o->np,

@@ -114,6 +114,38 @@ static void blocked_tail(const struct col_state *s, struct col_answer *a)
 	free(v);
 }
 
+/* A cause whose ranks ended inside an MPI call, some with the MPI library's
+ * own error line: "crash: rank 1 ended by the MPI library in MPI_Bcast (exit
+ * status unknown): MPI_Bcast: MPI_ERR_COUNT: invalid count argument; rank 2
+ * ended with it".  Return 1 if said so, 0 if no rank has an error line. */
+static int mpi_error_line(const struct col_state *s, const struct col_cause *c, struct col_answer *a)
+{
+	int *e = malloc(c->n * sizeof *e), *o = malloc(c->n * sizeof *o);
+	size_t ne = 0, no = 0;
+	char line[512] = "", tmp[512], rk[220], rest[760] = "";
+	const struct col_rank *x = &s->ranks[c->ranks[0]];
+	for (size_t k = 0; e && o && k < c->n; k++) {
+		if (col_mpi_error(s, c->ranks[k], tmp, sizeof tmp)) {
+			if (!ne)
+				snprintf(line, sizeof line, "%s", tmp);
+			e[ne++] = c->ranks[k];
+		} else {
+			o[no++] = c->ranks[k];
+		}
+	}
+	if (ne) {
+		if (no)
+			snprintf(rest, sizeof rest, "; %s ended with %s", ranks_text(o, no, tmp, sizeof tmp),
+				 ne > 1 ? "them" : "it");
+		add(a, "crash: %s ended by the MPI library in %s (%s): %s%s", ranks_text(e, ne, rk, sizeof rk),
+		    x->call, x->exit_signal > 0 || x->exit_code >= 0 ? c->detail : "exit status unknown", line,
+		    rest);
+	}
+	free(e);
+	free(o);
+	return ne > 0;
+}
+
 static void software_lines(const struct col_state *s, struct col_answer *a)
 {
 	const struct col_result *r = &s->res;
@@ -137,6 +169,9 @@ static void software_lines(const struct col_state *s, struct col_answer *a)
 		wh[0] = 0;
 		if (where_of(s, c->ranks[0], wh + 4, sizeof wh - 4))
 			memcpy(wh, " in ", 4);
+		if ((x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED) && x->call[0] &&
+		    mpi_error_line(s, c, a))
+			continue;
 		if (x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED)
 			add(a, "crash: %s %s", rk, c->detail);
 		else if (c->cycle)

@@ -103,6 +103,10 @@ struct col_state {
 	double hang_limit_s;      /* --hang-limit */
 	double stuck_since_mono;  /* a suspected hang was first seen, 0 = none */
 	struct col_stats st;
+	/* The MPI library's own error lines (OUTDIR/mpi-errors.txt, written by
+	 * "mpiwatch run" from the launcher's output): "RANK<TAB>LINE" per line,
+	 * NUL-terminated, or NULL. */
+	char *mpi_errors;
 };
 
 /* Initialise an empty state for job (copied).  Return 0 or -1 (ENOMEM). */
@@ -144,6 +148,10 @@ int col_deadlock_ended_rank(const struct col_state *s);
  * do next: a cycle among the dumped ranks does; a collective mismatch with
  * ranks still running (computing, or never stuck) may yet be released. */
 int col_deadlock_certain(const struct col_state *s);
+
+/* The MPI library's error line for rank r from s->mpi_errors into buf.
+ * Return 1 if there is one, else 0. */
+int col_mpi_error(const struct col_state *s, int r, char *buf, size_t len);
 
 /* The report as JSON (doc/schemas/report.schema.json); a new reference. */
 json_object *col_report_json(const struct col_state *s);

@@ -516,6 +516,27 @@ static int confirm(struct collector *c)
 	return 1;
 }
 
+/* The MPI library's error lines "mpiwatch run" wrote beside the report
+ * (OUTDIR/mpi-errors.txt; none under Slurm), at most 64 KiB. */
+static void read_mpi_errors(struct collector *c)
+{
+	char path[4200];
+	FILE *f;
+	size_t n;
+	if (!c->o->dir[0])
+		return;
+	snprintf(path, sizeof path, "%s/mpi-errors.txt", c->o->dir);
+	if (!(f = fopen(path, "re")))
+		return;
+	free(c->s.mpi_errors);
+	c->s.mpi_errors = malloc(65536);
+	if (c->s.mpi_errors) {
+		n = fread(c->s.mpi_errors, 1, 65535, f);
+		c->s.mpi_errors[n] = 0;
+	}
+	fclose(f);
+}
+
 static void evaluate(struct collector *c)
 {
 	struct col_state *s = &c->s;
@@ -525,6 +546,7 @@ static void evaluate(struct collector *c)
 	c->eval_gen = c->gen;
 	s->st.evaluations++;
 	probe_nodes(c);
+	read_mpi_errors(c);
 	if (col_classify(s->ranks, s->size, s->nodes, s->nnodes, &res) < 0) {
 		mw_err("classification failed: %s", strerror(errno));
 		return;

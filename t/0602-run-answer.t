@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 27
+plan 28
 run_setup mw-answer
 
 # run NAME [PROGRAM-ARGS...]: mpiwatch run with 3 ranks, 2 s timeout (Open
@@ -69,6 +69,11 @@ run run_abort
 is "$st" 134 "abort: the program's own status"
 like "$first" '^crash: rank 1 killed by signal 6 \(SIGABRT\)' "abort: the first line names the rank and SIGABRT"
 like "$err" "run_abort: bad input -1" "abort: the program's own message is kept"
+
+# --- a rank the MPI library ends (an argument error under MPI_ERRORS_ARE_FATAL)
+run run_argerror
+is "$first" "crash: rank 1 ended by the MPI library in MPI_Bcast (exit status unknown): MPI_Bcast: MPI_ERR_COUNT: invalid count argument; rank 2 ended with it; rank 0 was blocked on it (cause C: blocked by a failed or stuck peer)" \
+   "MPI error: the first line names the call, and the MPI library's own error line"
 
 # --- a killed launcher: mpirun killed while the ranks compute
 timeout 120 "$mw" run -n 3 --timeout 2 --mpi openmpi --dir "$work/killed" \
