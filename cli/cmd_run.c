@@ -288,6 +288,8 @@ static int run_watched(struct run_opts *o)
 	/* The MPI library's own error lines, for the collector (doc/collector.md). */
 	snprintf(procs.mpierr_file, sizeof(procs.mpierr_file), "%s/mpi-errors.txt", outdir);
 	unlink(procs.mpierr_file);
+	snprintf(procs.crash_file, sizeof(procs.crash_file), "%s/crash-stacks.txt", outdir);
+	unlink(procs.crash_file);
 	struct mw_run_spec spec = {
 		.work = work, .slots = slots, .outdir = outdir, .report = report, .auth_file = token,
 		.jc = &o->jc, .np = o->np,

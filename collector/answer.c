@@ -114,6 +114,30 @@ static void blocked_tail(const struct col_state *s, struct col_answer *a)
 	free(v);
 }
 
+/* Where rank r died: the innermost frame of its crash stack with a source
+ * line (the system's libraries have none), else its innermost frame.
+ * Return 1 if known. */
+static int crash_where(const struct col_state *s, int r, char *buf, size_t len)
+{
+	char st[2048];
+	const char *p, *first = NULL;
+	if (!col_rank_line(s->crash_stacks, r, st, sizeof st))
+		return 0;
+	for (p = st; *p; p += strcspn(p, "\t") + (p[strcspn(p, "\t")] == '\t')) {
+		size_t n = strcspn(p, "\t");
+		if (!first)
+			first = p;
+		if (!memmem(p, n, " (in ", 5)) {
+			snprintf(buf, len, "%.*s", (int)n, p);
+			return 1;
+		}
+	}
+	if (!first)
+		return 0;
+	snprintf(buf, len, "%.*s", (int)strcspn(first, "\t"), first);
+	return 1;
+}
+
 /* A cause whose ranks ended inside an MPI call, some with the MPI library's
  * own error line: "crash: rank 1 ended by the MPI library in MPI_Bcast (exit
  * status unknown): MPI_Bcast: MPI_ERR_COUNT: invalid count argument; rank 2
@@ -172,7 +196,13 @@ static void software_lines(const struct col_state *s, struct col_answer *a)
 		if ((x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED) && x->call[0] &&
 		    mpi_error_line(s, c, a))
 			continue;
-		if (x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED)
+		if ((x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED) &&
+		    crash_where(s, c->ranks[0], wh, sizeof wh)) {
+			const char *w = strstr(c->detail, " without MPI_Finalize");
+			add(a, "crash: %s %.*s in %s%s", rk, w ? (int)(w - c->detail) : (int)strlen(c->detail),
+			    c->detail, wh, w ? ", without MPI_Finalize" : "");
+		}
+		else if (x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED)
 			add(a, "crash: %s %s", rk, c->detail);
 		else if (c->cycle)
 			add(a, "%shang: %s wait for each other in a cycle%s; %s", pre, rk,
@@ -297,4 +327,16 @@ void col_answer_comment(const struct col_answer *a, const char *old, const char 
 	} else {
 		snprintf(buf, len, "%s", ours);
 	}
+}
+
+int col_answer_stack(const struct col_state *s, int r, FILE *f)
+{
+	char st[2048];
+	const char *p;
+	if (!col_rank_line(s->crash_stacks, r, st, sizeof st))
+		return 0;
+	fprintf(f, "where rank %d died (its stack, innermost first):\n", r);
+	for (p = st; *p; p += strcspn(p, "\t") + (p[strcspn(p, "\t")] == '\t'))
+		fprintf(f, "    %.*s\n", (int)strcspn(p, "\t"), p);
+	return 1;
 }

@@ -11,6 +11,7 @@
 #define COL_ANSWER_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "colstate.h"
 
@@ -25,6 +26,11 @@ struct col_answer {
 /* The sentences for s into a (a->n >= 1 always: "no failure detected" when
  * there is nothing to say). */
 void col_answer(const struct col_state *s, struct col_answer *a);
+
+/* The crash stack of rank r from s->crash_stacks, one frame a line with
+ * indent, written to f (the report's "where rank R died" section).  Return
+ * 1 if there was one. */
+int col_answer_stack(const struct col_state *s, int r, FILE *f);
 
 /* What a cause means, for the reader who meets the letter: 'B' ->
  * "the program's own error".  Static text, never NULL. */

@@ -45,6 +45,7 @@ void col_state_free(struct col_state *s)
 		json_object_put(s->analysis);
 	free(s->dl.ranks);
 	free(s->mpi_errors);
+	free(s->crash_stacks);
 	memset(s, 0, sizeof *s);
 }
 
@@ -323,8 +324,13 @@ int col_deadlock_certain(const struct col_state *s)
 
 int col_mpi_error(const struct col_state *s, int r, char *buf, size_t len)
 {
+	return col_rank_line(s->mpi_errors, r, buf, len);
+}
+
+int col_rank_line(const char *text, int r, char *buf, size_t len)
+{
 	char key[24];
-	const char *p = s->mpi_errors;
+	const char *p = text;
 	size_t kl = (size_t)snprintf(key, sizeof key, "%d\t", r);
 	while (p && *p) {
 		size_t n = strcspn(p, "\n");

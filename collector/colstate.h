@@ -107,6 +107,10 @@ struct col_state {
 	 * "mpiwatch run" from the launcher's output): "RANK<TAB>LINE" per line,
 	 * NUL-terminated, or NULL. */
 	char *mpi_errors;
+	/* Where crashed ranks died (OUTDIR/crash-stacks.txt, written by
+	 * "mpiwatch run" from Open MPI's own crash report): "RANK<TAB>FRAME<TAB>
+	 * FRAME..." per line, innermost frame first, or NULL. */
+	char *crash_stacks;
 };
 
 /* Initialise an empty state for job (copied).  Return 0 or -1 (ENOMEM). */
@@ -149,7 +153,11 @@ int col_deadlock_ended_rank(const struct col_state *s);
  * ranks still running (computing, or never stuck) may yet be released. */
 int col_deadlock_certain(const struct col_state *s);
 
-/* The MPI library's error line for rank r from s->mpi_errors into buf.
+/* The line of rank r ("RANK<TAB>..." lines) in text, without "RANK<TAB>",
+ * into buf.  Return 1 if there is one, else 0 (also for text NULL). */
+int col_rank_line(const char *text, int r, char *buf, size_t len);
+
+/* The MPI library's error line for rank r (s->mpi_errors) into buf.
  * Return 1 if there is one, else 0. */
 int col_mpi_error(const struct col_state *s, int r, char *buf, size_t len);
 

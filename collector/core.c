@@ -516,25 +516,33 @@ static int confirm(struct collector *c)
 	return 1;
 }
 
-/* The MPI library's error lines "mpiwatch run" wrote beside the report
- * (OUTDIR/mpi-errors.txt; none under Slurm), at most 64 KiB. */
-static void read_mpi_errors(struct collector *c)
+/* OUTDIR/NAME (at most 64 KiB) into *text, replacing it, if it exists. */
+static void read_side_file(struct collector *c, const char *name, char **text)
 {
 	char path[4200];
 	FILE *f;
 	size_t n;
 	if (!c->o->dir[0])
 		return;
-	snprintf(path, sizeof path, "%s/mpi-errors.txt", c->o->dir);
+	snprintf(path, sizeof path, "%s/%s", c->o->dir, name);
 	if (!(f = fopen(path, "re")))
 		return;
-	free(c->s.mpi_errors);
-	c->s.mpi_errors = malloc(65536);
-	if (c->s.mpi_errors) {
-		n = fread(c->s.mpi_errors, 1, 65535, f);
-		c->s.mpi_errors[n] = 0;
+	free(*text);
+	*text = malloc(65536);
+	if (*text) {
+		n = fread(*text, 1, 65535, f);
+		(*text)[n] = 0;
 	}
 	fclose(f);
+}
+
+/* What "mpiwatch run" read from the launcher's output and wrote beside the
+ * report (none under Slurm): the MPI library's error lines and where
+ * crashed ranks died. */
+static void read_mpi_errors(struct collector *c)
+{
+	read_side_file(c, "mpi-errors.txt", &c->s.mpi_errors);
+	read_side_file(c, "crash-stacks.txt", &c->s.crash_stacks);
 }
 
 static void evaluate(struct collector *c)

@@ -294,6 +294,8 @@ void col_report_text(const struct col_state *s, FILE *f)
 		fprintf(f, "deadlock: none found (%s)\n",
 			s->dl_dumps ? "the analysis of the dumps finds none" : "no dump was analysed");
 	}
+	for (size_t i = 0; i < s->size; i++)
+		col_answer_stack(s, (int)i, f);
 	if (s->have_res && r->verdict != COL_V_NONE)
 		fprintf(f, "confirmed: %s\n", s->confirmed ? s->confirmed_by
 			: "no: the program runs on until the hang limit");

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 28
+plan 32
 run_setup mw-answer
 
 # run NAME [PROGRAM-ARGS...]: mpiwatch run with 3 ranks, 2 s timeout (Open
@@ -61,14 +61,24 @@ unlike "$(field "$work/dl_missing/report.json" 'r["deadlock"]["analysis"]["diagn
 # --- a crash by SIGSEGV
 run run_segv
 is "$st" 139 "segv: the program's own status"
-like "$first" '^crash: rank 1 killed by signal 11 \(SIGSEGV\)' "segv: the first line names the rank and the signal"
-like "$first" 'ranks 0,2 were blocked on it' "segv: and the ranks left waiting"
+is "$first" "crash: rank 1 killed by signal 11 (SIGSEGV) in fill_halo (run_segv.c:14), without MPI_Finalize; ranks 0,2 were blocked on it (cause C: blocked by a failed or stuck peer)" \
+   "segv: the first line names the rank, the signal, the function and the faulting line"
+like "$err" "\\*\\*\\* Process received signal \\*\\*\\*" "segv: Open MPI's own crash message still appears"
+like "$(cat "$work/run_segv/report.txt")" "where rank 1 died \\(its stack, innermost first\\):
+    fill_halo \\(run_segv.c:14\\)
+    main \\(run_segv.c:24\\)" "segv: report.txt has the dying rank's stack with file:line"
 
 # --- abort() in one rank
 run run_abort
 is "$st" 134 "abort: the program's own status"
-like "$first" '^crash: rank 1 killed by signal 6 \(SIGABRT\)' "abort: the first line names the rank and SIGABRT"
+is "$first" "crash: rank 1 killed by signal 6 (SIGABRT) in check_input (run_abort.c:11), without MPI_Finalize; ranks 0,2 were blocked on it (cause C: blocked by a failed or stuck peer)" \
+   "abort: the first line names the rank, SIGABRT and the program's function that called abort()"
 like "$err" "run_abort: bad input -1" "abort: the program's own message is kept"
+
+# --- the program's own SIGSEGV handler still runs under the watch
+run run_segv_handler
+is "$st" 3 "own handler: the program's status (its handler's exit 3)"
+like "$err" "run_segv_handler: own handler ran" "own handler: it ran"
 
 # --- a rank the MPI library ends (an argument error under MPI_ERRORS_ARE_FATAL)
 run run_argerror

@@ -74,12 +74,41 @@ START_TEST(test_parse_mpi_error)
 }
 END_TEST
 
+/* Open MPI's own crash report: its frames, and where they are. */
+START_TEST(test_parse_backtrace)
+{
+	struct mw_run_bt bt;
+	char text[1024];
+	memset(&bt, 0, sizeof bt);
+	ck_assert(!mw_run_parse_backtrace("[vm:31139] *** Process received signal ***", &bt));
+	ck_assert_int_eq(bt.pid, 31139);
+	ck_assert(!mw_run_parse_backtrace("[vm:31139] Signal: Segmentation fault (11)", &bt));
+	ck_assert(!mw_run_parse_backtrace("[vm:31139] [ 0] /lib/x86_64-linux-gnu/libc.so.6(+0x3c050)[0x7f1285daf050]", &bt));
+	ck_assert(!mw_run_parse_backtrace("[vm:31139] [ 1] /nonexistent/prog(+0x11a8)[0x5558fa9481a8]", &bt));
+	ck_assert(!mw_run_parse_backtrace("[vm:7] [ 2] /other/pid(+0x1)[0x1]", &bt)); /* another process */
+	ck_assert(!mw_run_parse_backtrace("[vm:31139] [ 2] /lib/x86_64-linux-gnu/libc.so.6(__libc_start_main+0x85)[0x7f1285d9a305]", &bt));
+	ck_assert(!mw_run_parse_backtrace("[vm:31139] [ 3] garbage", &bt));
+	ck_assert(mw_run_parse_backtrace("[vm:31139] *** End of error message ***", &bt));
+	ck_assert_int_eq(bt.n, 3);
+	ck_assert_str_eq(bt.f[1].object, "/nonexistent/prog");
+	ck_assert(bt.f[1].offset == 0x11a8);
+	ck_assert_str_eq(bt.f[2].symbol, "__libc_start_main");
+	/* the trampoline is left out; an unreadable object without a symbol too */
+	ck_assert_int_eq(mw_run_bt_text(&bt, text, sizeof text), 1);
+	ck_assert_str_eq(text, "__libc_start_main (in libc.so.6)");
+	/* no block open: nothing completes */
+	memset(&bt, 0, sizeof bt);
+	ck_assert(!mw_run_parse_backtrace("[vm:31139] *** End of error message ***", &bt));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("runlaunch");
 	TCase *tc = tcase_create("core");
 	tcase_add_loop_test(tc, test_parse_death, 0, sizeof(cases) / sizeof(cases[0]));
 	tcase_add_test(tc, test_parse_mpi_error);
+	tcase_add_test(tc, test_parse_backtrace);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
