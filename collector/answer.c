@@ -247,10 +247,14 @@ static void hardware_line(const struct col_state *s, struct col_answer *a)
 		ranks_text(lr, nl, lost, sizeof lost);
 	if (ns)
 		ranks_text(sr, ns, stranded, sizeof stranded);
-	add(a, "hardware: node%s %s dead (no answer to the probes)%s%s%s%s%s", r->ndead > 1 ? "s" : "",
-	    names, nl || ns ? ": " : "", lost, nl ? " lost with it" : "", nl && ns ? ", " : "",
-	    ns ? stranded : "");
-	if (ns) {
+	if (r->partition) /* many nodes silent at once: the network, likelier */
+		add(a, "network partition suspected: %zu of the job's %zu nodes (%s) do not answer the "
+		       "collector's node at once; nothing drained", r->ndead, s->nnodes, names);
+	else
+		add(a, "hardware: node%s %s dead (no answer to the probes)%s%s%s%s%s", r->ndead > 1 ? "s" : "",
+		    names, nl || ns ? ": " : "", lost, nl ? " lost with it" : "", nl && ns ? ", " : "",
+		    ns ? stranded : "");
+	if (ns && !r->partition) {
 		size_t used = strlen(a->line[a->n - 1]);
 		snprintf(a->line[a->n - 1] + used, COL_ANSWER_LEN - used, " left waiting for %s",
 			 nl ? "them" : "it");
