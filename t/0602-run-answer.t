@@ -9,13 +9,14 @@
 plan 32
 run_setup mw-answer
 
-# run NAME [PROGRAM-ARGS...]: mpiwatch run with 3 ranks, 2 s timeout (Open
-# MPI); sets $st, $first (report.txt's first line), $err (the terminal).
+# run NAME [PROGRAM-ARGS...]: mpiwatch run of program $prog (default NAME)
+# with 3 ranks, 2 s timeout (Open MPI), its report in $work/NAME; sets $st,
+# $first (report.txt's first line), $err (the terminal).
 run() {
     local name=$1
     shift
     timeout 120 "$mw" run -n 3 --timeout 2 --mpi openmpi --dir "$work/$name" \
-        -- "$top/build/progs/openmpi/$name" "$@" >"$work/$name.out" 2>"$work/$name.err"
+        -- "$top/build/progs/openmpi/${prog:-$name}" "$@" >"$work/$name.out" 2>"$work/$name.err"
     st=$?
     first=$(head -1 "$work/$name/report.txt" 2>/dev/null)
     err=$(cat "$work/$name.err")
@@ -59,21 +60,21 @@ unlike "$(field "$work/dl_missing/report.json" 'r["deadlock"]["analysis"]["diagn
    "missing send: ranks 1-2, alike, are not named least similar"
 
 # --- a crash by SIGSEGV
-run run_segv
+prog=run_crash run segv segv
 is "$st" 139 "segv: the program's own status"
-is "$first" "crash: rank 1 killed by signal 11 (SIGSEGV) in fill_halo (run_segv.c:14), without MPI_Finalize; ranks 0,2 were blocked on it (cause C: blocked by a failed or stuck peer)" \
+is "$first" "crash: rank 1 killed by signal 11 (SIGSEGV) in fill_halo (run_crash.c:15), without MPI_Finalize; ranks 0,2 were blocked on it (cause C: blocked by a failed or stuck peer)" \
    "segv: the first line names the rank, the signal, the function and the faulting line"
 like "$err" "\\*\\*\\* Process received signal \\*\\*\\*" "segv: Open MPI's own crash message still appears"
-like "$(cat "$work/run_segv/report.txt")" "where rank 1 died \\(its stack, innermost first\\):
-    fill_halo \\(run_segv.c:14\\)
-    main \\(run_segv.c:24\\)" "segv: report.txt has the dying rank's stack with file:line"
+like "$(cat "$work/segv/report.txt")" "where rank 1 died \\(its stack, innermost first\\):
+    fill_halo \\(run_crash.c:15\\)
+    main \\(run_crash.c:36\\)" "segv: report.txt has the dying rank's stack with file:line"
 
 # --- abort() in one rank
-run run_abort
+prog=run_crash run abort abort
 is "$st" 134 "abort: the program's own status"
-is "$first" "crash: rank 1 killed by signal 6 (SIGABRT) in check_input (run_abort.c:11), without MPI_Finalize; ranks 0,2 were blocked on it (cause C: blocked by a failed or stuck peer)" \
+is "$first" "crash: rank 1 killed by signal 6 (SIGABRT) in check_input (run_crash.c:23), without MPI_Finalize; ranks 0,2 were blocked on it (cause C: blocked by a failed or stuck peer)" \
    "abort: the first line names the rank, SIGABRT and the program's function that called abort()"
-like "$err" "run_abort: bad input -1" "abort: the program's own message is kept"
+like "$err" "run_crash: bad input -1" "abort: the program's own message is kept"
 
 # --- the program's own SIGSEGV handler still runs under the watch
 run run_segv_handler
