@@ -367,6 +367,14 @@ int mw_run_parse_death(const char *line, pid_t *state, struct mw_run_death *d)
 		d->wait_status = (int)sig; /* as waitpid reports a death by signal */
 		return 1;
 	}
+	/* UCX (under MPICH): "[host:pid:thread:tid] Caught signal 11 (Segmentation fault: ...)" */
+	if (line[0] == '[' && (sig = number_after(line, "] Caught signal")) > 0 && sig < 65 &&
+	    (v = number_after(line, ":")) > 0 && v < 0x7fffffff) {
+		d->rank = -1;
+		d->pid = (pid_t)v;
+		d->wait_status = (int)sig;
+		return 1;
+	}
 	/* MPICH (hydra): "=   PID 1234 RUNNING AT host" then "=   EXIT CODE: 139" */
 	if (strstr(line, "RUNNING AT") && (v = number_after(line, "PID")) > 0 && v < 0x7fffffff) {
 		*state = (pid_t)v;
@@ -452,6 +460,41 @@ int mw_run_parse_backtrace(const char *line, struct mw_run_bt *bt)
 {
 	long pid = bracket_pid(line);
 	const char *p, *o, *q;
+	/* UCX's: "==== backtrace (tid:  16603) ====", " 4  /obj(+0x11c3) [0x...]",
+	 * then a line of '='; its signal handler's frames come before libc's
+	 * trampoline, which is taken as frame 0. */
+	if (!strncmp(line, "==== backtrace (tid:", 20)) {
+		memset(bt, 0, sizeof *bt);
+		bt->pid = strtol(line + 20, NULL, 10);
+		bt->ucx = bt->pid > 0;
+		return 0;
+	}
+	if (bt->ucx && bt->pid > 0) {
+		char *end;
+		if (line[0] == '=' && strspn(line, "=") == strlen(line))
+			return bt->ucx = 0, bt->n > 0;
+		long idx = strtol(line, &end, 10);
+		if (end == line || idx < 0 || bt->n >= MW_RUN_BT_MAX)
+			return 0;
+		o = end + strspn(end, " ");
+		if (!(q = strchr(o, '(')) || q == o || !strchr(q, ')'))
+			return 0;
+		int k = bt->n++;
+		bt->f[k].index = (int)idx + 1;
+		snprintf(bt->f[k].object, sizeof bt->f[k].object, "%.*s", (int)(q - o), o);
+		bt->f[k].offset = q[1] == '+' ? strtoull(q + 2, NULL, 16) : 0;
+		bt->f[k].symbol[0] = 0;
+		if (q[1] != '+' && q[1] != ')')
+			snprintf(bt->f[k].symbol, sizeof bt->f[k].symbol, "%.*s", (int)strcspn(q + 1, "+)"), q + 1);
+		const char *b = strrchr(bt->f[k].object, '/');
+		if (!bt->trampoline && bt->f[k].offset && !strncmp(b ? b + 1 : bt->f[k].object, "libc.so", 7)) {
+			bt->f[0] = bt->f[k]; /* drop UCX's own frames before it */
+			bt->f[0].index = 0;
+			bt->n = 1;
+			bt->trampoline = 1;
+		}
+		return 0;
+	}
 	if (pid < 0)
 		return 0;
 	if (strstr(line, "*** Process received signal ***")) {

@@ -41,12 +41,16 @@ struct mw_run_mpierr_state {
 	int rank;      /* -1 until "reported by process" */
 };
 
-/* Open MPI's own crash report of a rank, read from the launcher's output
- * ("[host:pid] *** Process received signal ***", then "[host:pid] [ N]
- * OBJECT(+0xOFFSET)[0xADDR]" frames, then "*** End of error message ***"). */
+/* The MPI library's own crash report of a rank, read from the launcher's
+ * output: Open MPI's ("[host:pid] *** Process received signal ***", then
+ * "[host:pid] [ N] OBJECT(+0xOFFSET)[0xADDR]" frames, then "*** End of error
+ * message ***") or UCX's under MPICH ("==== backtrace (tid: PID) ====", then
+ * " N  OBJECT(+0xOFFSET) [0xADDR]" frames, then a line of '='). */
 #define MW_RUN_BT_MAX 32
 struct mw_run_bt {
 	long pid;  /* the crashed process (0: no block open) */
+	int ucx;   /* 1: in UCX's "==== backtrace" block (MPICH) */
+	int trampoline; /* UCX: libc's signal trampoline seen */
 	int n;
 	struct {
 		int index;           /* N: 0 is the signal trampoline */
@@ -108,9 +112,9 @@ void mw_run_stop_helpers(struct mw_run_procs *procs);
 int mw_run_parse_mpi_error(const char *line, struct mw_run_mpierr_state *st, int *rank, char *msg,
 			   size_t len);
 
-/* Parse one line of Open MPI's crash report into bt (zero it to start).
- * Return 1 when "*** End of error message ***" completes a report of
- * bt->pid with bt->n frames, else 0. */
+/* Parse one line of a crash report (above) into bt (zero it to start).
+ * Return 1 when its last line completes a report of bt->pid with bt->n
+ * frames, else 0. */
 int mw_run_parse_backtrace(const char *line, struct mw_run_bt *bt);
 
 /* Where a crash report's process died, its frames symbolised with libdw

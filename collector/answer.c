@@ -184,10 +184,13 @@ static void software_lines(const struct col_state *s, struct col_answer *a)
 			    s->dl.what[0] ? s->dl.what : s->dl.kind);
 		}
 	}
-	for (size_t i = 0; i < r->ncauses; i++) {
-		const struct col_cause *c = &r->causes[i];
+	/* Ranks that ended with a status or signal of their own first: they
+	 * are likelier the cause than those that vanished with them. */
+	for (size_t k = 0; k < 2 * r->ncauses; k++) {
+		const struct col_cause *c = &r->causes[k % r->ncauses];
 		const struct col_rank *x = &s->ranks[c->ranks[0]];
-		if (c->cause != 'B' || c->deadlock || (c->cycle && dl_holds(s)))
+		int own = x->exit_signal > 0 || x->exit_code >= 0;
+		if (c->cause != 'B' || c->deadlock || (c->cycle && dl_holds(s)) || (k < r->ncauses) != own)
 			continue;
 		ranks_text(c->ranks, c->n, rk, sizeof rk);
 		wh[0] = 0;

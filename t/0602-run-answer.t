@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 32
+plan 33
 run_setup mw-answer
 
 # run NAME [PROGRAM-ARGS...]: mpiwatch run of program $prog (default NAME)
@@ -68,6 +68,12 @@ like "$err" "\\*\\*\\* Process received signal \\*\\*\\*" "segv: Open MPI's own 
 like "$(cat "$work/segv/report.txt")" "where rank 1 died \\(its stack, innermost first\\):
     fill_halo \\(run_crash.c:15\\)
     main \\(run_crash.c:36\\)" "segv: report.txt has the dying rank's stack with file:line"
+
+# --- the same under MPICH (UCX prints the crash report)
+timeout 120 "$mw" run -n 3 --timeout 2 --mpi mpich --dir "$work/segv-mpich" \
+    -- "$top/build/progs/mpich/run_crash" segv >"$work/segv-mpich.out" 2>"$work/segv-mpich.err"
+is "$(head -1 "$work/segv-mpich/report.txt")" "crash: rank 1 killed by signal 11 (SIGSEGV) in fill_halo (run_crash.c:15), without MPI_Finalize" \
+   "segv (MPICH): the first line names the rank, the signal, the function and the faulting line"
 
 # --- abort() in one rank
 prog=run_crash run abort abort

@@ -17,6 +17,7 @@ static const struct {
 	{{"mpirun noticed that process rank 3 with PID 4242 on node n2 exited on signal 9 (Killed).", NULL}, 1, 3, 4242, 9, 0},
 	{{"=   PID 6441 RUNNING AT vm", "=   EXIT CODE: 11", "=   CLEANING UP REMAINING PROCESSES", "YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Segmentation fault (signal 11)"}, 1, -1, 6441, 11, 0},
 	{{"=   PID 77 RUNNING AT n1", "=   EXIT CODE: 3", NULL}, 1, -1, 77, 0, 3},
+	{{"[vm:16603:0:16603] Caught signal 11 (Segmentation fault: address not mapped to object at address 0xc)", NULL}, 1, -1, 16603, 11, 0},
 	{{"just some output from the program", NULL}, 0, 0, 0, 0, 0},
 	{{"=   EXIT CODE: 3", NULL}, 0, 0, 0, 0, 0}, /* no PID line before it */
 	{{"process rank x with PID y exited on signal z", NULL}, 0, 0, 0, 0, 0},
@@ -96,6 +97,17 @@ START_TEST(test_parse_backtrace)
 	/* the trampoline is left out; an unreadable object without a symbol too */
 	ck_assert_int_eq(mw_run_bt_text(&bt, text, sizeof text), 1);
 	ck_assert_str_eq(text, "__libc_start_main (in libc.so.6)");
+	/* UCX's report (MPICH): its own frames before libc's trampoline are dropped */
+	memset(&bt, 0, sizeof bt);
+	ck_assert(!mw_run_parse_backtrace("==== backtrace (tid:  16603) ====", &bt));
+	ck_assert(!mw_run_parse_backtrace(" 0  /lib/x86_64-linux-gnu/libucs.so.0(ucs_handle_error+0x2dc) [0x7f15ae66ae9c]", &bt));
+	ck_assert(!mw_run_parse_backtrace(" 3  /lib/x86_64-linux-gnu/libc.so.6(+0x3c050) [0x7f15abc5a050]", &bt));
+	ck_assert(!mw_run_parse_backtrace(" 4  /nonexistent/run_crash(+0x11c3) [0x55da980431c3]", &bt));
+	ck_assert(mw_run_parse_backtrace("=================================", &bt));
+	ck_assert_int_eq(bt.pid, 16603);
+	ck_assert_int_eq(bt.n, 2);
+	ck_assert_int_eq(bt.f[0].index, 0);
+	ck_assert_str_eq(bt.f[1].object, "/nonexistent/run_crash");
 	/* no block open: nothing completes */
 	memset(&bt, 0, sizeof bt);
 	ck_assert(!mw_run_parse_backtrace("[vm:31139] *** End of error message ***", &bt));
