@@ -319,9 +319,9 @@ out:
  * down or restarting): retried with backoff, so the drain, the comment and
  * the cancel or requeue are not lost; the report is on disk already. */
 enum col_act_kind { COL_DO_DRAIN, COL_DO_COMMENT, COL_DO_CANCEL, COL_DO_REQUEUE };
-#define COL_RETRY_MAX 20       /* tries per action */
+#define COL_RETRY_MAX 40       /* tries per action (10 minutes at the cap) */
 #define COL_RETRY_FIRST_S 2.0  /* first backoff, doubled up to ... */
-#define COL_RETRY_CAP_S 60.0
+#define COL_RETRY_CAP_S 15.0
 
 struct col_retry {
 	enum col_act_kind kind;

@@ -24,11 +24,11 @@ wait_for 60 "grep -q 'steady: running' '$dir/job.out'"
 rd=$(lab_exec n1 sh -c "ls -d /dev/shm/mpiwatch.2901.$jid.n1 2>/dev/null")
 is "$rd" "/dev/shm/mpiwatch.2901.$jid.n1" "the job's run folder on n1"
 is "$(lab_exec n1 stat -c '%U %a' "$rd")" "mwuser1 700" "it is mwuser1's, mode 0700"
-like "$(lab_exec n1 ls "$rd" 2>&1)" "slot" "it holds the ranks' slots"
+like "$(lab_exec n1 ls "$rd" 2>&1)" "rank-0" "it holds the ranks' slots (rank-N)"
 out=$(lab_exec -u mwuser2 n1 ls "$rd" 2>&1)
 isnt $? 0 "mwuser2 on n1 cannot list it"
 like "$out" "Permission denied" "ls: Permission denied"
-slot=$(lab_exec n1 sh -c "ls $rd | grep slot | head -n1")
+slot=rank-0
 out=$(lab_exec -u mwuser2 n1 cat "$rd/$slot" 2>&1 | head -c 200)
 like "$out" "Permission denied" "mwuser2 cannot read a slot ($slot)"
 out=$(lab_exec -u mwuser2 n1 "$mw" drain "$jid" n2 2>&1)
