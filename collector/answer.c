@@ -276,7 +276,7 @@ void col_answer(const struct col_state *s, struct col_answer *a)
 			snprintf(rk, sizeof rk, "ranks 0-%zu", s->size - 1);
 		else
 			snprintf(rk, sizeof rk, "rank 0");
-		add(a, "the launcher was killed: %s ended all at once with no exit status (mpirun or srun "
+		add(a, "the launcher was killed: %s ended all at once with no exit status of their own (mpirun or srun "
 		       "was killed, or the job was ended from outside); not a failure of the program or of a node",
 		    rk);
 	} else if (s->have_res && r->verdict == COL_V_HARDWARE) {

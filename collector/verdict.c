@@ -703,13 +703,26 @@ static int group_causes(const struct col_rank *ranks, size_t size, struct waits 
 	return 0;
 }
 
-/* Every rank vanished, none with an exit status: they ended all at once
- * from outside (the launcher killed), not of their own. */
+/* Every rank ended from outside: vanished with no exit status, or killed
+ * by a signal a launcher or Slurm sends first to end a job (SIGTERM,
+ * SIGINT, SIGHUP), none with an exit code or a signal of its own (SIGSEGV,
+ * SIGABRT...; SIGKILL is left to the other rules: ranks killed while
+ * blocked on each other stay B): the launcher was killed or the job
+ * ended, not a failure. */
 static int all_vanished(const struct col_rank *ranks, size_t size)
 {
-	for (size_t r = 0; r < size; r++)
-		if (ranks[r].state != MW_HB_S_VANISHED || ranks[r].exit_code >= 0 || ranks[r].exit_signal > 0)
+	for (size_t r = 0; r < size; r++) {
+		const struct col_rank *x = &ranks[r];
+		int sig = x->exit_signal;
+		if (x->state != MW_HB_S_VANISHED && x->state != MW_HB_S_EXITED)
 			return 0;
+		if (x->exit_code >= 0)
+			return 0;
+		if (sig > 0 && sig != SIGTERM && sig != SIGINT && sig != SIGHUP)
+			return 0;
+		if (x->state == MW_HB_S_EXITED && sig <= 0)
+			return 0;
+	}
 	return size > 0;
 }
 

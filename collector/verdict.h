@@ -79,9 +79,10 @@ struct col_result {
 			   * partition is likelier than dead nodes: nothing is drained */
 	char *rank_cause; /* per rank: 0 none, 'A'..'D' */
 	size_t size;
-	/* Every rank of the job vanished with no exit status, no node dead:
-	 * the launcher (mpirun, srun) was killed or the job ended from outside,
-	 * not a failure of the program.  The verdict is then none, no causes. */
+	/* Every rank of the job vanished with no exit status or was killed by
+	 * SIGTERM, SIGINT or SIGHUP, no node dead: the launcher
+	 * (mpirun, srun) was killed or the job ended from outside, not a
+	 * failure of the program.  The verdict is then none, no causes. */
 	int launcher_killed;
 };
 

@@ -107,7 +107,7 @@ sleep 3 # the ranks are computing
 wait "$runner"; st=$?
 first=$(head -1 "$work/killed/report.txt" 2>/dev/null)
 is "$st" 137 "killed launcher: mpiwatch run exits with the launcher's status"
-is "$first" "the launcher was killed: ranks 0-2 ended all at once with no exit status (mpirun or srun was killed, or the job was ended from outside); not a failure of the program or of a node" \
+is "$first" "the launcher was killed: ranks 0-2 ended all at once with no exit status of their own (mpirun or srun was killed, or the job was ended from outside); not a failure of the program or of a node" \
    "killed launcher: the first line says the launcher was killed, not a failure of rank 0"
 is "$(field "$work/killed/report.json" 'r["verdict"], r["causes"]')" "('none', [])" "killed launcher: no software verdict, no cause"
 like "$(cat "$work/killed.err")" "the launcher was killed" "killed launcher: the terminal says so"
