@@ -511,6 +511,117 @@ static void text_classes(FILE *f, struct json_object *cls, const char *indent, i
 		fprintf(f, "%s... and %zu more classes (see --json)\n", indent, n - (size_t)max);
 }
 
+/* ---- stack classes as a tree (STAT) ---- */
+#define TREE_MAX_NODES 4000
+#define TREE_MAX_DEPTH 64
+
+struct tnode {
+	const char *label; /* interned */
+	int child, sibling;
+	int *ranks;
+	int n, cap;
+};
+
+/* "solve (cg.c:42)", "solve", or "" for a frame not worth a level (the
+ * system's libraries, a frame with nothing known). */
+static const char *frame_label(struct dl_ctx *c, const struct dl_frame *fr)
+{
+	char b[400];
+	if (fr->object && (!strncmp(fr->object, "/lib/", 5) || !strncmp(fr->object, "/usr/lib/", 9) ||
+			   !strncmp(fr->object, "/lib64/", 7)))
+		return "";
+	if (fr->symbol && fr->file && fr->line > 0)
+		snprintf(b, sizeof b, "%s (%s:%d)", fr->symbol, fr->file, fr->line);
+	else if (fr->file && fr->line > 0)
+		snprintf(b, sizeof b, "%s:%d", fr->file, fr->line);
+	else if (fr->symbol)
+		snprintf(b, sizeof b, "%s", fr->symbol);
+	else
+		return "";
+	return dl_intern(c->pool, b);
+}
+
+static int tree_child(struct tnode *t, int *nt, int parent, const char *label)
+{
+	for (int k = t[parent].child; k >= 0; k = t[k].sibling)
+		if (t[k].label == label)
+			return k;
+	if (*nt >= TREE_MAX_NODES)
+		return -1;
+	int k = (*nt)++;
+	t[k] = (struct tnode){label, -1, t[parent].child, NULL, 0, 0};
+	t[parent].child = k;
+	return k;
+}
+
+static void tree_add_rank(struct tnode *x, int r)
+{
+	if (x->n == x->cap) {
+		int cap = x->cap ? x->cap * 2 : 8;
+		int *v = realloc(x->ranks, (size_t)cap * sizeof *v);
+		if (!v)
+			return;
+		x->ranks = v;
+		x->cap = cap;
+	}
+	x->ranks[x->n++] = r;
+}
+
+static void tree_print(FILE *f, const struct tnode *t, int k, int depth)
+{
+	/* children were pushed in front: print them in insertion order */
+	int kids[256], nk = 0;
+	for (int j = t[k].child; j >= 0 && nk < 256; j = t[j].sibling)
+		kids[nk++] = j;
+	for (int i = nk - 1; i >= 0; i--) {
+		const struct tnode *x = &t[kids[i]];
+		char *rs = dl_ranges_str(x->ranks, (size_t)x->n);
+		fprintf(f, "%*s%s [%d: %s]\n", 2 + 2 * depth, "", x->label, x->n, rs ? rs : "?");
+		free(rs);
+		tree_print(f, t, kids[i], depth + 1);
+	}
+}
+
+/* The dumped ranks grouped by identical call path, as a tree from main to
+ * the MPI call, each node with its ranks (STAT's equivalence classes). */
+static void stack_tree_text(FILE *f, struct dl_ctx *c)
+{
+	struct tnode *t = calloc(TREE_MAX_NODES + 1, sizeof *t);
+	int nt = 1, full = 0;
+	if (!t)
+		return;
+	t[0] = (struct tnode){"", -1, -1, NULL, 0, 0};
+	for (int r = 0; r < c->size; r++) {
+		const struct dl_rank *x = c->ranks[r];
+		int k = 0, depth = 0;
+		if (!x)
+			continue;
+		for (int i = x->nstack - 1; i >= 0 && k >= 0 && depth < TREE_MAX_DEPTH; i--) {
+			const char *l = frame_label(c, &x->stack[i]);
+			if (!l || !*l)
+				continue;
+			k = tree_child(t, &nt, k, l);
+			depth++;
+			if (k >= 0)
+				tree_add_rank(&t[k], r);
+		}
+		if (k >= 0 && x->has_call)
+			k = tree_child(t, &nt, k, dl_intern(c->pool, x->call.name));
+		if (k >= 0 && x->has_call)
+			tree_add_rank(&t[k], r);
+		full |= k < 0;
+	}
+	if (nt > 1) {
+		fprintf(f, "\nstack classes (ranks by identical call path, from main to the MPI call):\n");
+		tree_print(f, t, 0, 0);
+		if (full)
+			fprintf(f, "  ... more paths than %d nodes (see the dumps)\n", TREE_MAX_NODES);
+	}
+	for (int i = 0; i < nt; i++)
+		free(t[i].ranks);
+	free(t);
+}
+
 int dl_text(FILE *f, const struct dl_ctx *c)
 {
 	struct json_object *rep = c->report;
@@ -618,6 +729,7 @@ int dl_text(FILE *f, const struct dl_ctx *c)
 	struct json_object *notes = json_object_object_get(rep, "notes");
 	for (size_t j = 0; j < json_object_array_length(notes); j++)
 		fprintf(f, "note: %s\n", json_object_get_string(json_object_array_get_idx(notes, j)));
+	stack_tree_text(f, (struct dl_ctx *)c);
 	return ferror(f) ? -1 : 0;
 }
 

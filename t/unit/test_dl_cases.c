@@ -188,6 +188,24 @@ START_TEST(test_least_similar_symmetric)
 }
 END_TEST
 
+/* STAT's equivalence classes: ranks by identical call path, as a tree. */
+START_TEST(test_stack_tree)
+{
+	struct dl_result *r = NULL;
+	ck_assert_int_eq(dl_analyze_dir(DATA "outlier", NULL, &r), 0);
+	char *t = text_of(r);
+	ck_assert_msg(strstr(t, "stack classes (ranks by identical call path, from main to the MPI call):\n"
+				"  main (prog.c:99) [7: 0-4,6-7]\n"
+				"    main (prog.c:170) [7: 0-4,6-7]\n"
+				"      MPI_Barrier [7: 0-4,6-7]\n"
+				"  main (prog.c:30) [1: 5]\n"
+				"    read_input (io.c:55) [1: 5]\n"
+				"      MPI_Recv [1: 5]\n"), "%s", t);
+	free(t);
+	dl_result_free(r);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
 	struct dl_result *r = NULL;
@@ -262,6 +280,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_case, 0, (int)(sizeof cases / sizeof cases[0]));
 	tcase_add_loop_test(tc, test_sentence, 0, (int)(sizeof sentences / sizeof sentences[0]));
 	tcase_add_test(tc, test_least_similar_symmetric);
+	tcase_add_test(tc, test_stack_tree);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_expect_size);
 	tcase_add_test(tc, test_top_and_eager);
