@@ -28,9 +28,10 @@ DL_UNIT := $(patsubst t/unit/%.c,$(B)/t/%,$(wildcard t/unit/test_dl_*.c))
 UNIT_TESTS += $(DL_UNIT)
 $(DL_UNIT): $(ANALYZE_LIB)
 $(DL_UNIT): CPPFLAGS += -Ianalyze
+$(foreach t,$(DL_UNIT),$(eval UNIT_LIBS_$(notdir $(t)) += $(DW_LIBS)))
 $(B)/obj/cli/cmd_analyze.o: CPPFLAGS += -Ianalyze
 
 # Fuzz target: the whole analysis over fuzzed dumps.
 FUZZERS += $(B)/fuzz/fuzz_dl_dumps
-FUZZ_EXTRA_fuzz_dl_dumps := $(ANALYZE_SRCS) $(B)/gen/dl_dump_schema.c -Ianalyze
+FUZZ_EXTRA_fuzz_dl_dumps := $(ANALYZE_SRCS) $(B)/gen/dl_dump_schema.c -Ianalyze $(DW_LIBS)
 $(B)/fuzz/fuzz_dl_dumps: $(ANALYZE_SRCS) $(wildcard analyze/*.h) $(B)/gen/dl_dump_schema.c

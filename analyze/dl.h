@@ -27,7 +27,7 @@ struct dl_options {
 				    built-in checks; NULL = the compiled-in
 				    doc/schemas/dump.schema.json (up to 20,000
 				    dumps), "none" = built-in checks only */
-	int no_symbols; /* 1 = do not run addr2line on frames without file:line */
+	int no_symbols; /* 1 = do not look up file:line (libdw) for frames without it */
 	int threads;    /* reader threads; 0 = auto (up to 4 from 2,000 files on) */
 	double skew; /* seconds: a finding needs one moment at which every
 			member was stuck, within this slack (default 0.5);
@@ -50,6 +50,15 @@ int dl_analyze_dir(const char *dir, const struct dl_options *opt, struct dl_resu
  * ("rank-<N>.json"), bufs[i] its content of lens[i] bytes (not modified). */
 int dl_analyze_buffers(int n, const char *const *names, char *const *bufs, const size_t *lens,
 		       const struct dl_options *opt, struct dl_result **out);
+
+/* Look up offset in the object file obj in-process with libdw (separate
+ * debug info found by .gnu_debuglink or build-id): the function into fn,
+ * the source file's base name into file and its line into *line.  offset is
+ * a return address (offset - 1 is looked up) unless exact (a faulting PC).
+ * Return 1 with file:line, 0 without (no debug info: fn may still be set),
+ * -1 if obj cannot be read as ELF. */
+int dl_sym_lookup(const char *obj, unsigned long long offset, int exact, char *fn, size_t fnlen,
+		  char *file, size_t filelen, int *line);
 
 /* Release a result (NULL is fine). */
 void dl_result_free(struct dl_result *r);

@@ -244,8 +244,11 @@ static const char *how_str(int how)
 	}
 }
 
+/* Add a diagnosis to f: its type, the long message, the rank and peer, the
+ * evidence, and the short form for the one-line answer ("rank 1 sent tag 7,
+ * rank 0 receives tag 8 — wrong tag"; NULL = none). */
 static int add_diag(struct dl_finding *f, const char *type, const char *msg, int rank, int peer,
-		    const char *evidence)
+		    const char *evidence, const char *brief)
 {
 	if (json_object_array_length(f->diag) >= 3 * DIAG_CAP + 16) {
 		f->ndiag_omitted++;
@@ -261,6 +264,8 @@ static int add_diag(struct dl_finding *f, const char *type, const char *msg, int
 	if (evidence)
 		json_object_object_add(o, "evidence", json_object_new_string(evidence));
 	json_object_object_add(o, "message", json_object_new_string(msg));
+	if (brief)
+		json_object_object_add(o, "brief", json_object_new_string(brief));
 	return json_object_array_add(f->diag, o);
 }
 
@@ -294,7 +299,7 @@ static int near_miss(struct dl_ctx *c, struct dl_finding *f, int r, const struct
 			f->ndiag_omitted++;
 			continue;
 		}
-		char msg[700], what[160], tg[24], wt[24];
+		char msg[700], what[160], tg[24], wt[24], brief[300];
 		tag_str(o->tag, tg, sizeof tg);
 		tag_str(k->tag, wt, sizeof wt);
 		switch (o->how) {
@@ -316,15 +321,25 @@ static int near_miss(struct dl_ctx *c, struct dl_finding *f, int r, const struct
 				 o->src, tg, dl_comm_label(c, o->comm));
 			break;
 		}
-		if (ti == 0)
+		const char *verb = o->how == DLO_RECENT ? "sent" : "sends";
+		if (ti == 0) {
 			snprintf(msg, sizeof msg, "%s but rank %d waits for tag %s", what, r, wt);
-		else if (ti == 1)
+			snprintf(brief, sizeof brief, "rank %d %s tag %s, rank %d receives tag %s \u2014 wrong tag",
+				 o->src, verb, tg, r, wt);
+		} else if (ti == 1) {
 			snprintf(msg, sizeof msg, "%s but rank %d waits for a message from rank %d", what,
 				 r, src);
-		else
+			snprintf(brief, sizeof brief,
+				 "rank %d %s to rank %d, which receives from rank %d \u2014 wrong source",
+				 o->src, verb, r, src);
+		} else {
 			snprintf(msg, sizeof msg, "%s but rank %d waits for it on %s", what, r,
 				 dl_comm_label(c, k->comm));
-		if (add_diag(f, type, msg, r, o->src, how_str(o->how)) < 0)
+			snprintf(brief, sizeof brief,
+				 "rank %d %s on %s, rank %d receives on %s \u2014 wrong communicator",
+				 o->src, verb, dl_comm_label(c, o->comm), r, dl_comm_label(c, k->comm));
+		}
+		if (add_diag(f, type, msg, r, o->src, how_str(o->how), brief) < 0)
 			return -1;
 		if (!f->cause && o->how != DLO_RECENT)
 			f->cause = type;
@@ -365,7 +380,12 @@ static int missing_send(struct dl_ctx *c, struct dl_finding *f, int r, const str
 			 "missing send: rank %d waits in %s, but rank %d is not sending to it (no "
 			 "blocked or pending send to rank %d): it is in %s",
 			 r, mine, t, r, theirs);
-	return add_diag(f, "missing_send", msg, r, t, NULL) < 0 ? -1 : 1;
+	char brief[300];
+	if (!pr)
+		snprintf(brief, sizeof brief, "rank %d waits for rank %d, which wrote no dump", r, t);
+	else
+		snprintf(brief, sizeof brief, "rank %d never sends to rank %d \u2014 missing send", t, r);
+	return add_diag(f, "missing_send", msg, r, t, NULL, brief) < 0 ? -1 : 1;
 }
 
 /* ---- similarity ----
@@ -848,9 +868,12 @@ int dl_diagnose(struct dl_ctx *c)
 				if (!isnan(simv[f->ranks[i]]))
 					v[nv++] = (struct rs){f->ranks[i], simv[f->ranks[i]]};
 			qsort(v, (size_t)nv, sizeof *v, rs_cmp);
+			/* Only ranks that stand out from the most similar ones: in a
+			 * symmetric case (a ring) every rank is alike and none is named. */
+			double most = nv ? v[nv - 1].s : 0;
 			for (int i = 0; i < nv && i < c->opt.top; i++) {
 				char msg[700], d[500];
-				if (v[i].s >= 0.999)
+				if (v[i].s >= 0.999 || most - v[i].s < 0.01)
 					break; /* alike: nobody stands out */
 				dl_describe_call(c, c->ranks[v[i].rank], 0, d, sizeof d);
 				snprintf(msg, sizeof msg,

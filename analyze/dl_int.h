@@ -249,7 +249,7 @@ int dl_load_buffers(struct dl_ctx *c, int n, const char *const *names, char *con
 void dl_ctx_free_model(struct dl_ctx *c);
 
 /* dl_symbols.c: fill in symbol and file:line of frames that only have
- * object + offset, with addr2line, when the objects are readable here.
+ * object + offset, with libdw, when the objects are readable here.
  * Return the number of frames resolved (errors are not fatal). */
 int dl_symbolize(struct dl_ctx *c);
 

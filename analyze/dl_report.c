@@ -85,6 +85,24 @@ static int group_by_desc(struct dp *v, int m, struct grp *g)
 	return ng;
 }
 
+/* Where rank r is: "MPI_Recv (deadlock.c:16)", or "MPI_Recv (in solve, no
+ * source line: no debug info)" when the site has no file. */
+static void call_at(const struct dl_ctx *c, int r, char *buf, size_t len)
+{
+	const struct dl_rank *x = c->ranks[r];
+	if (!x || !x->has_call) {
+		snprintf(buf, len, "%s", x && x->state == DLS_COMPUTING ? "computing" : "an unknown place");
+		return;
+	}
+	const struct dl_frame *f = &x->call.site;
+	if (f->file && f->line > 0)
+		snprintf(buf, len, "%s (%s:%d)", x->call.name, f->file, f->line);
+	else if (f->symbol)
+		snprintf(buf, len, "%s (in %s, no source line: no debug info)", x->call.name, f->symbol);
+	else
+		snprintf(buf, len, "%s (no source line: no debug info)", x->call.name);
+}
+
 /* STAT-style classes of the given ranks: [{ranks, count, description}].
  * Ranks are grouped by their call with absolute peers ("src=0"); the ranks
  * left alone are grouped again by the call with relative peers
@@ -145,6 +163,9 @@ static struct json_object *classes(struct dl_ctx *c, const int *ranks, int n)
 			qsort(tmp, (size_t)all[i].n, sizeof *tmp, int_cmp);
 		add_ranges(o, "ranks", tmp, all[i].n);
 		json_object_object_add(o, "count", json_object_new_int(all[i].n));
+		char wh[200];
+		call_at(c, tmp[0], wh, sizeof wh);
+		json_object_object_add(o, "where", json_object_new_string(wh));
 		if (all[i].n == 1) {
 			json_object_object_add(o, "description", json_object_new_string(desc_of(c, tmp[0], 0)));
 		} else {
@@ -184,6 +205,88 @@ static const char *kind_title(const char *k)
 	if (!strcmp(k, "missing_recv"))
 		return "missing receive";
 	return k;
+}
+
+#define SENT_GROUPS 4
+
+/* The one-line answer of finding fi (doc/deadlock.md, "The one-line
+ * answer"): "deadlock: ranks 0-3 wait for each other in MPI_Recv
+ * (deadlock.c:16)", the places of the ranks grouped when they differ, and
+ * the first short diagnosis ("rank 1 sent tag 7, rank 0 receives tag 8 —
+ * wrong tag").  Written to buf (len bytes). */
+static void finding_sentence(struct dl_ctx *c, const struct dl_finding *f, char *buf, size_t len)
+{
+	char where[SENT_GROUPS][200];
+	int *gr[SENT_GROUPS] = {0}, gn[SENT_GROUPS] = {0}, ng = 0, others = 0;
+	char *rs = dl_ranges_str(f->ranks, (size_t)f->nranks);
+	size_t n;
+
+	for (int i = 0; i < f->nranks; i++) {
+		char w[200];
+		int g;
+		call_at(c, f->ranks[i], w, sizeof w);
+		for (g = 0; g < ng && strcmp(where[g], w); g++)
+			;
+		if (g == ng) {
+			if (ng == SENT_GROUPS) {
+				others++;
+				continue;
+			}
+			snprintf(where[ng], sizeof where[ng], "%s", w);
+			gr[ng] = malloc((size_t)f->nranks * sizeof(int));
+			if (!gr[ng])
+				break;
+			ng++;
+		}
+		gr[g][gn[g]++] = f->ranks[i];
+	}
+	if (!strcmp(f->kind, "collective_mismatch"))
+		n = (size_t)snprintf(buf, len, "deadlock: ranks %s are in different collectives on %s",
+				     rs ? rs : "?", dl_comm_label(c, f->comm));
+	else
+		n = (size_t)snprintf(buf, len, "deadlock: %s %s %s", f->nranks > 1 ? "ranks" : "rank",
+				     rs ? rs : "?", f->nranks > 1 ? "wait for each other" : "waits forever");
+	if (ng == 1 && !others && strcmp(f->kind, "collective_mismatch")) {
+		if (n < len)
+			n += (size_t)snprintf(buf + n, len - n, " in %s", where[0]);
+	} else {
+		for (int g = 0; g < ng && n < len; g++) {
+			char *gs = dl_ranges_str(gr[g], (size_t)gn[g]);
+			n += (size_t)snprintf(buf + n, len - n, "%s rank%s %s in %s", g ? "," : ":",
+					      gn[g] > 1 ? "s" : "", gs ? gs : "?", where[g]);
+			free(gs);
+		}
+		if (others && n < len)
+			n += (size_t)snprintf(buf + n, len - n, ", %d more rank%s elsewhere", others,
+					      others > 1 ? "s" : "");
+	}
+	for (int g = 0; g < ng; g++)
+		free(gr[g]);
+	free(rs);
+	/* What is wrong: the first short diagnosis, else the kind's own. */
+	const char *brief = NULL;
+	int waits = !strcmp(f->kind, "cycle") || !strcmp(f->kind, "knot");
+	for (size_t j = 0; f->diag && j < json_object_array_length(f->diag) && !brief; j++) {
+		struct json_object *b, *d = json_object_array_get_idx(f->diag, j), *t;
+		/* In a cycle every receive misses its send: not news. */
+		if (waits && json_object_object_get_ex(d, "type", &t) &&
+		    !strcmp(json_object_get_string(t), "missing_send"))
+			continue;
+		if (json_object_object_get_ex(d, "brief", &b))
+			brief = json_object_get_string(b);
+	}
+	if (!brief && !strcmp(f->kind, "cycle"))
+		brief = "a cycle: each waits for the next, none can go first";
+	else if (!brief && !strcmp(f->kind, "knot"))
+		brief = "every alternative each one waits for is blocked too (a knot)";
+	else if (!brief && !strcmp(f->kind, "missing_recv"))
+		brief = "a send nobody receives \u2014 missing receive";
+	else if (!brief && !strcmp(f->kind, "missing_send"))
+		brief = "a message nobody sends \u2014 missing send";
+	else if (!brief && f->cause && !strcmp(f->cause, "root_mismatch"))
+		brief = "the same collective with different roots";
+	if (brief && n < len)
+		snprintf(buf + n, len - n, ": %s", brief);
 }
 
 static struct json_object *finding_json(struct dl_ctx *c, int fi)
@@ -231,6 +334,8 @@ static struct json_object *finding_json(struct dl_ctx *c, int fi)
 	}
 	free(rs);
 	json_object_object_add(o, "summary", json_object_new_string(sum));
+	finding_sentence(c, f, sum, sizeof sum);
+	json_object_object_add(o, "sentence", json_object_new_string(sum));
 	json_object_object_add(o, "diagnosis_omitted", json_object_new_int(f->ndiag_omitted));
 	return o;
 }
@@ -406,10 +511,125 @@ static void text_classes(FILE *f, struct json_object *cls, const char *indent, i
 		fprintf(f, "%s... and %zu more classes (see --json)\n", indent, n - (size_t)max);
 }
 
+/* ---- stack classes as a tree (STAT) ---- */
+#define TREE_MAX_NODES 4000
+#define TREE_MAX_DEPTH 64
+
+struct tnode {
+	const char *label; /* interned */
+	int child, sibling;
+	int *ranks;
+	int n, cap;
+};
+
+/* "solve (cg.c:42)", "solve", or "" for a frame not worth a level (the
+ * system's libraries, a frame with nothing known). */
+static const char *frame_label(struct dl_ctx *c, const struct dl_frame *fr)
+{
+	char b[400];
+	if (fr->object && (!strncmp(fr->object, "/lib/", 5) || !strncmp(fr->object, "/usr/lib/", 9) ||
+			   !strncmp(fr->object, "/lib64/", 7)))
+		return "";
+	if (fr->symbol && fr->file && fr->line > 0)
+		snprintf(b, sizeof b, "%s (%s:%d)", fr->symbol, fr->file, fr->line);
+	else if (fr->file && fr->line > 0)
+		snprintf(b, sizeof b, "%s:%d", fr->file, fr->line);
+	else if (fr->symbol)
+		snprintf(b, sizeof b, "%s", fr->symbol);
+	else
+		return "";
+	return dl_intern(c->pool, b);
+}
+
+static int tree_child(struct tnode *t, int *nt, int parent, const char *label)
+{
+	for (int k = t[parent].child; k >= 0; k = t[k].sibling)
+		if (t[k].label == label)
+			return k;
+	if (*nt >= TREE_MAX_NODES)
+		return -1;
+	int k = (*nt)++;
+	t[k] = (struct tnode){label, -1, t[parent].child, NULL, 0, 0};
+	t[parent].child = k;
+	return k;
+}
+
+static void tree_add_rank(struct tnode *x, int r)
+{
+	if (x->n == x->cap) {
+		int cap = x->cap ? x->cap * 2 : 8;
+		int *v = realloc(x->ranks, (size_t)cap * sizeof *v);
+		if (!v)
+			return;
+		x->ranks = v;
+		x->cap = cap;
+	}
+	x->ranks[x->n++] = r;
+}
+
+static void tree_print(FILE *f, const struct tnode *t, int k, int depth)
+{
+	/* children were pushed in front: print them in insertion order */
+	int kids[256], nk = 0;
+	for (int j = t[k].child; j >= 0 && nk < 256; j = t[j].sibling)
+		kids[nk++] = j;
+	for (int i = nk - 1; i >= 0; i--) {
+		const struct tnode *x = &t[kids[i]];
+		char *rs = dl_ranges_str(x->ranks, (size_t)x->n);
+		fprintf(f, "%*s%s [%d: %s]\n", 2 + 2 * depth, "", x->label, x->n, rs ? rs : "?");
+		free(rs);
+		tree_print(f, t, kids[i], depth + 1);
+	}
+}
+
+/* The dumped ranks grouped by identical call path, as a tree from main to
+ * the MPI call, each node with its ranks (STAT's equivalence classes). */
+static void stack_tree_text(FILE *f, struct dl_ctx *c)
+{
+	struct tnode *t = calloc(TREE_MAX_NODES + 1, sizeof *t);
+	int nt = 1, full = 0;
+	if (!t)
+		return;
+	t[0] = (struct tnode){"", -1, -1, NULL, 0, 0};
+	for (int r = 0; r < c->size; r++) {
+		const struct dl_rank *x = c->ranks[r];
+		int k = 0, depth = 0;
+		if (!x)
+			continue;
+		for (int i = x->nstack - 1; i >= 0 && k >= 0 && depth < TREE_MAX_DEPTH; i--) {
+			const char *l = frame_label(c, &x->stack[i]);
+			if (!l || !*l)
+				continue;
+			k = tree_child(t, &nt, k, l);
+			depth++;
+			if (k >= 0)
+				tree_add_rank(&t[k], r);
+		}
+		if (k >= 0 && x->has_call)
+			k = tree_child(t, &nt, k, dl_intern(c->pool, x->call.name));
+		if (k >= 0 && x->has_call)
+			tree_add_rank(&t[k], r);
+		full |= k < 0;
+	}
+	if (nt > 1) {
+		fprintf(f, "\nstack classes (ranks by identical call path, from main to the MPI call):\n");
+		tree_print(f, t, 0, 0);
+		if (full)
+			fprintf(f, "  ... more paths than %d nodes (see the dumps)\n", TREE_MAX_NODES);
+	}
+	for (int i = 0; i < nt; i++)
+		free(t[i].ranks);
+	free(t);
+}
+
 int dl_text(FILE *f, const struct dl_ctx *c)
 {
 	struct json_object *rep = c->report;
 	int found = json_object_get_boolean(json_object_object_get(rep, "found"));
+	struct json_object *fs = json_object_object_get(rep, "findings");
+	/* The answer first: one sentence per finding. */
+	for (size_t i = 0; found && i < json_object_array_length(fs); i++)
+		fprintf(f, "%s\n", js(json_object_array_get_idx(fs, i), "sentence"));
 	if (found)
 		fprintf(f, "DEADLOCK FOUND: %s%s%s%s\n", js(rep, "kind"), js(rep, "cause") ? " (" : "",
 			js(rep, "cause") ? js(rep, "cause") : "", js(rep, "cause") ? ")" : "");
@@ -509,6 +729,7 @@ int dl_text(FILE *f, const struct dl_ctx *c)
 	struct json_object *notes = json_object_object_get(rep, "notes");
 	for (size_t j = 0; j < json_object_array_length(notes); j++)
 		fprintf(f, "note: %s\n", json_object_get_string(json_object_array_get_idx(notes, j)));
+	stack_tree_text(f, (struct dl_ctx *)c);
 	return ferror(f) ? -1 : 0;
 }
 

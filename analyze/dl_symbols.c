@@ -1,26 +1,22 @@
-/* dl_symbols.c - symbolise call sites and stacks with addr2line.
+/* dl_symbols.c - symbolise call sites and stacks in-process with elfutils'
+ * libdw (libdwfl: separate debug info by .gnu_debuglink or build-id).
  *
  * The monitor writes return addresses as object + offset and leaves file:line
  * to the analysis (doc/monitor.md).  Frames are deduplicated first (100,000
- * ranks share a few dozen distinct frames), then each readable object gets
- * one addr2line run for all its offsets.  A return address points after the
+ * ranks share a few dozen distinct frames), then each readable object is
+ * opened once for all its offsets.  A return address points after the
  * call instruction, so offset - 1 is looked up, which gives the line of the
  * call.  Nothing here is fatal: frames that cannot be resolved stay as they
  * are. */
-#include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
+#include <elfutils/libdwfl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "dl_int.h"
 
 #define BATCH 400
-
-extern char **environ;
 
 struct fref {
 	struct dl_frame *f;
@@ -34,74 +30,6 @@ static int fref_cmp(const void *a, const void *b)
 	if (x->offset != y->offset)
 		return x->offset < y->offset ? -1 : 1;
 	return 0;
-}
-
-/* Run addr2line -f -C -e obj addr... and return its output (malloc'd). */
-static char *run_addr2line(const char *obj, char **addrs, int n)
-{
-	char **argv = calloc((size_t)n + 6, sizeof *argv);
-	int pfd[2] = {-1, -1};
-	char *out = NULL;
-	size_t len = 0, cap = 0;
-	pid_t pid = -1;
-	posix_spawn_file_actions_t fa;
-	int fa_ok = 0;
-	if (!argv || pipe2(pfd, O_CLOEXEC) < 0)
-		goto fail;
-	argv[0] = "addr2line";
-	argv[1] = "-f";
-	argv[2] = "-C";
-	argv[3] = "-e";
-	argv[4] = (char *)obj;
-	for (int i = 0; i < n; i++)
-		argv[5 + i] = addrs[i];
-	if (posix_spawn_file_actions_init(&fa) != 0)
-		goto fail;
-	fa_ok = 1;
-	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	if (posix_spawnp(&pid, "addr2line", &fa, NULL, argv, environ) != 0) {
-		pid = -1;
-		goto fail;
-	}
-	close(pfd[1]);
-	pfd[1] = -1;
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			size_t ncap = cap ? cap * 2 : 16384;
-			char *nb = realloc(out, ncap);
-			if (!nb)
-				goto fail;
-			out = nb;
-			cap = ncap;
-		}
-		ssize_t r = read(pfd[0], out + len, cap - len - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
-	}
-	out[len] = '\0';
-	goto done;
-fail:
-	free(out);
-	out = NULL;
-done:
-	if (pfd[0] >= 0)
-		close(pfd[0]);
-	if (pfd[1] >= 0)
-		close(pfd[1]);
-	if (pid > 0) {
-		int st;
-		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-			;
-	}
-	if (fa_ok)
-		posix_spawn_file_actions_destroy(&fa);
-	free(argv);
-	return out;
 }
 
 static void add_ref(struct fref **v, size_t *n, size_t *cap, struct dl_frame *f)
@@ -119,40 +47,88 @@ static void add_ref(struct fref **v, size_t *n, size_t *cap, struct dl_frame *f)
 	(*v)[(*n)++].f = f;
 }
 
-/* Resolve one batch of distinct offsets of one object; apply to all frames
- * with the same (object, offset) in refs[lo..hi). */
+/* One object opened with libdwfl (elfutils), its separate debug info found
+ * the standard way (.gnu_debuglink, build-id under /usr/lib/debug). */
+struct dwobj {
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	GElf_Addr base; /* where libdwfl placed the object */
+	int has_lines;  /* it has DWARF line information */
+};
+
+static const Dwfl_Callbacks dw_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+static int dwobj_open(struct dwobj *d, const char *obj)
+{
+	memset(d, 0, sizeof *d);
+	d->dwfl = dwfl_begin(&dw_callbacks);
+	if (!d->dwfl)
+		return -1;
+	d->mod = dwfl_report_offline(d->dwfl, obj, obj, -1);
+	dwfl_report_end(d->dwfl, NULL, NULL);
+	if (!d->mod) {
+		dwfl_end(d->dwfl);
+		d->dwfl = NULL;
+		return -1;
+	}
+	dwfl_module_info(d->mod, NULL, &d->base, NULL, NULL, NULL, NULL, NULL);
+	Dwarf_Addr bias;
+	d->has_lines = dwfl_module_getdwarf(d->mod, &bias) != NULL;
+	return 0;
+}
+
+int dl_sym_lookup(const char *obj, unsigned long long offset, int exact, char *fn, size_t fnlen,
+		  char *file, size_t filelen, int *line)
+{
+	struct dwobj d;
+	int rv = 0;
+	fn[0] = file[0] = 0;
+	*line = 0;
+	if (dwobj_open(&d, obj) < 0)
+		return -1;
+	/* A return address points after the call: offset - 1 is in the call. */
+	GElf_Addr a = d.base + (exact || !offset ? offset : offset - 1);
+	const char *name = dwfl_module_addrname(d.mod, a);
+	if (name)
+		snprintf(fn, fnlen, "%s", name);
+	Dwfl_Line *l = d.has_lines ? dwfl_module_getsrc(d.mod, a) : NULL;
+	int ln = 0;
+	const char *src = l ? dwfl_lineinfo(l, NULL, &ln, NULL, NULL, NULL) : NULL;
+	if (src && ln > 0) {
+		const char *base = strrchr(src, '/');
+		snprintf(file, filelen, "%s", base ? base + 1 : src);
+		*line = ln;
+		rv = 1;
+	}
+	dwfl_end(d.dwfl);
+	return rv;
+}
+
+/* Resolve one batch of distinct offsets of one object (libdw, in-process);
+ * apply to all frames with the same (object, offset) in refs. */
 static int resolve(struct dl_ctx *c, struct fref *refs, size_t *starts, int nd)
 {
 	const char *obj = refs[starts[0]].f->object;
-	char **addrs = calloc((size_t)nd + 1, sizeof *addrs);
-	char *bufs = calloc((size_t)nd + 1, 24);
+	struct dwobj d;
 	int done = 0;
-	if (!addrs || !bufs)
-		goto out;
+	if (dwobj_open(&d, obj) < 0)
+		return 0;
 	for (int i = 0; i < nd; i++) {
 		unsigned long long off = strtoull(refs[starts[i]].f->offset, NULL, 0);
-		snprintf(bufs + 24 * i, 24, "0x%llx", off ? off - 1 : 0);
-		addrs[i] = bufs + 24 * i;
-	}
-	char *out = run_addr2line(obj, addrs, nd);
-	if (!out)
-		goto out;
-	char *save = NULL, *line = strtok_r(out, "\n", &save);
-	for (int i = 0; i < nd && line; i++) {
-		char *fn = line;
-		char *fl = strtok_r(NULL, "\n", &save);
-		if (!fl)
-			break;
-		const char *sym = NULL, *file = NULL;
+		GElf_Addr a = d.base + (off ? off - 1 : 0);
+		const char *name = dwfl_module_addrname(d.mod, a), *sym = NULL, *file = NULL;
+		Dwfl_Line *l = d.has_lines ? dwfl_module_getsrc(d.mod, a) : NULL;
 		int ln = 0;
-		if (strcmp(fn, "??"))
-			sym = dl_intern(c->pool, fn);
-		char *colon = strrchr(fl, ':');
-		if (colon && strncmp(fl, "??", 2)) {
-			*colon = '\0';
-			ln = atoi(colon + 1);
-			const char *base = strrchr(fl, '/');
-			file = dl_intern(c->pool, base ? base + 1 : fl);
+		const char *src = l ? dwfl_lineinfo(l, NULL, &ln, NULL, NULL, NULL) : NULL;
+		if (name)
+			sym = dl_intern(c->pool, name);
+		if (src && ln > 0) {
+			const char *base = strrchr(src, '/');
+			file = dl_intern(c->pool, base ? base + 1 : src);
 		}
 		for (size_t j = starts[i]; j < starts[i + 1]; j++) {
 			struct dl_frame *f = refs[j].f;
@@ -164,12 +140,8 @@ static int resolve(struct dl_ctx *c, struct fref *refs, size_t *starts, int nd)
 				done++;
 			}
 		}
-		line = strtok_r(NULL, "\n", &save);
 	}
-	free(out);
-out:
-	free(addrs);
-	free(bufs);
+	dwfl_end(d.dwfl);
 	return done;
 }
 
@@ -201,7 +173,7 @@ int dl_symbolize(struct dl_ctx *c)
 		size_t end = i;
 		while (end < n && refs[end].f->object == obj)
 			end++;
-		/* System libraries have no line information worth an addr2line run
+		/* System libraries have no line information worth opening
 		 * (the monitor gives their symbols already). */
 		if (access(obj, R_OK) != 0 || !strncmp(obj, "/lib/", 5) || !strncmp(obj, "/lib64/", 7) ||
 		    !strncmp(obj, "/usr/lib/", 9) || !strncmp(obj, "/usr/lib64/", 11)) {

@@ -9,14 +9,16 @@ MANS += doc/man/mpiwatch.1
 
 $(B)/bin/mpiwatch: $(CLI_OBJS) $(ANALYZE_LIB) $(SHARED_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(ANALYZE_LIB) $(IMB_LIB) $(CAL_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(MUNGE_LIBS) -lpthread -lm
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(ANALYZE_LIB) $(IMB_LIB) $(CAL_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(MUNGE_LIBS) $(DW_LIBS) -lpthread -lm
 
 # Unit test and fuzz target of the launcher's output parser (mpiwatch run).
 UNIT_TESTS += $(B)/t/test_runlaunch
 $(B)/t/test_runlaunch: CPPFLAGS += -Icli
-$(B)/t/test_runlaunch: $(B)/obj/cli/runlaunch.o
+$(B)/t/test_runlaunch: $(B)/obj/cli/runlaunch.o $(ANALYZE_LIB)
+UNIT_LIBS_test_runlaunch := $(ANALYZE_LIB) $(DW_LIBS)
+$(B)/obj/cli/runlaunch.o: CPPFLAGS += -Ianalyze
 FUZZERS += $(B)/fuzz/fuzz_launcher_output
-FUZZ_EXTRA_fuzz_launcher_output := cli/runlaunch.c
+FUZZ_EXTRA_fuzz_launcher_output := cli/runlaunch.c analyze/dl_symbols.c analyze/dl_pool.c -Ianalyze $(DW_LIBS)
 
 # Fuzz target: the option values parsed by hand (--collector HOST:PORT,
 # the collector's and "analyze imbalance"'s --threshold, the settings files'

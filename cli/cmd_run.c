@@ -285,6 +285,11 @@ static int run_watched(struct run_opts *o)
 		return 1;
 	}
 
+	/* The MPI library's own error lines, for the collector (doc/collector.md). */
+	snprintf(procs.mpierr_file, sizeof(procs.mpierr_file), "%s/mpi-errors.txt", outdir);
+	unlink(procs.mpierr_file);
+	snprintf(procs.crash_file, sizeof(procs.crash_file), "%s/crash-stacks.txt", outdir);
+	unlink(procs.crash_file);
 	struct mw_run_spec spec = {
 		.work = work, .slots = slots, .outdir = outdir, .report = report, .auth_file = token,
 		.jc = &o->jc, .np = o->np,
@@ -340,12 +345,14 @@ static int run_watched(struct run_opts *o)
 	}
 	mw_run_stop_helpers(&procs); /* the collector writes its final report */
 	read_verdict(report, verdict, sizeof(verdict));
-	if (verdict[0] && strcmp(verdict, "none"))
-		print_file(txt, stderr);
+	if ((verdict[0] && strcmp(verdict, "none")) || (!hang && !WIFEXITED(status)))
+		print_file(txt, stderr); /* a verdict, or the launcher killed */
 	if (o->report && mw_run_copy_file(report, o->report) < 0)
 		fprintf(stderr, "mpiwatch run: cannot write %s: %s\n", o->report, strerror(errno));
+	/* The last line names the readable report; the JSON one is beside it. */
+	fprintf(stderr, "mpiwatch: JSON report %s\n", o->report ? o->report : report);
 	fprintf(stderr, "mpiwatch: verdict %s%s; report %s\n", verdict[0] ? verdict : "unknown",
-		hang ? " (the program was ended)" : "", o->report ? o->report : report);
+		hang ? " (the program was ended)" : "", txt);
 	if (o->jc.profile && !hang)
 		mw_cli_imbalance_report(profdir, outdir);
 	mw_rmtree(work, (uid_t)-1);

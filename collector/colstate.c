@@ -44,6 +44,8 @@ void col_state_free(struct col_state *s)
 	if (s->analysis)
 		json_object_put(s->analysis);
 	free(s->dl.ranks);
+	free(s->mpi_errors);
+	free(s->crash_stacks);
 	memset(s, 0, sizeof *s);
 }
 
@@ -318,4 +320,25 @@ int col_deadlock_certain(const struct col_state *s)
 	if (strcmp(s->dl.kind, "collective_mismatch") != 0)
 		return 1;
 	return !missing_each(s, running_cb, NULL);
+}
+
+int col_mpi_error(const struct col_state *s, int r, char *buf, size_t len)
+{
+	return col_rank_line(s->mpi_errors, r, buf, len);
+}
+
+int col_rank_line(const char *text, int r, char *buf, size_t len)
+{
+	char key[24];
+	const char *p = text;
+	size_t kl = (size_t)snprintf(key, sizeof key, "%d\t", r);
+	while (p && *p) {
+		size_t n = strcspn(p, "\n");
+		if (n > kl && !strncmp(p, key, kl)) {
+			snprintf(buf, len, "%.*s", (int)(n - kl), p + kl);
+			return 1;
+		}
+		p += n + (p[n] == '\n');
+	}
+	return 0;
 }

@@ -17,7 +17,7 @@ struct col_event {
 	double t_unix;
 	char event[24];   /* first_heartbeat, threshold, probe_start, probe_end, verdict,
 			     drain, comment, action, agent_lost, note, shutdown */
-	char detail[256];
+	char detail[720];
 };
 
 /* The deadlock analysis' answer (analyze/): kinds as in
@@ -25,6 +25,7 @@ struct col_event {
 struct col_deadlock {
 	int found;
 	char kind[32];
+	char what[48];    /* its short name: "cycle", "wrong tag", "collective mismatch"... */
 	int *ranks;
 	size_t n;
 	char detail[256];
@@ -102,6 +103,14 @@ struct col_state {
 	double hang_limit_s;      /* --hang-limit */
 	double stuck_since_mono;  /* a suspected hang was first seen, 0 = none */
 	struct col_stats st;
+	/* The MPI library's own error lines (OUTDIR/mpi-errors.txt, written by
+	 * "mpiwatch run" from the launcher's output): "RANK<TAB>LINE" per line,
+	 * NUL-terminated, or NULL. */
+	char *mpi_errors;
+	/* Where crashed ranks died (OUTDIR/crash-stacks.txt, written by
+	 * "mpiwatch run" from Open MPI's own crash report): "RANK<TAB>FRAME<TAB>
+	 * FRAME..." per line, innermost frame first, or NULL. */
+	char *crash_stacks;
 };
 
 /* Initialise an empty state for job (copied).  Return 0 or -1 (ENOMEM). */
@@ -144,14 +153,25 @@ int col_deadlock_ended_rank(const struct col_state *s);
  * ranks still running (computing, or never stuck) may yet be released. */
 int col_deadlock_certain(const struct col_state *s);
 
+/* The line of rank r ("RANK<TAB>..." lines) in text, without "RANK<TAB>",
+ * into buf.  Return 1 if there is one, else 0 (also for text NULL). */
+int col_rank_line(const char *text, int r, char *buf, size_t len);
+
+/* The MPI library's error line for rank r (s->mpi_errors) into buf.
+ * Return 1 if there is one, else 0. */
+int col_mpi_error(const struct col_state *s, int r, char *buf, size_t len);
+
 /* The report as JSON (doc/schemas/report.schema.json); a new reference. */
 json_object *col_report_json(const struct col_state *s);
 
 /* The readable report. */
 void col_report_text(const struct col_state *s, FILE *f);
 
-/* One short line for the Slurm job comment (at most len - 1 bytes). */
-void col_report_comment(const struct col_state *s, char *buf, size_t len);
+/* The Slurm job comment (at most len - 1 bytes): the user's own comment old
+ * (NULL or "" if none) kept, then the first sentence of the answer and the
+ * path of report.txt (report, may be NULL); see col_answer_comment. */
+void col_report_comment(const struct col_state *s, const char *old, const char *report, char *buf,
+			size_t len);
 
 /* Counters as JSON; a new reference. */
 json_object *col_stats_json(const struct col_state *s);

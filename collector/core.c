@@ -28,6 +28,7 @@
 
 #include "auth.h"
 #include "colstate.h"
+#include "answer.h"
 #include "dl.h"
 #include "drainreq.h"
 #include "fsutil.h"
@@ -364,7 +365,7 @@ static int do_action(struct collector *c, enum col_act_kind kind, int node)
 {
 	struct col_state *s = &c->s;
 	const struct col_result *r = &s->res;
-	char msg[512] = "", via[32], text[400];
+	char msg[512] = "", via[32], text[1000];
 	const char *target = s->job;
 	int ok = 0;
 
@@ -373,12 +374,24 @@ static int do_action(struct collector *c, enum col_act_kind kind, int node)
 		target = s->nodes[node].name;
 		ok = drain_one(c, node, msg, sizeof msg);
 		break;
-	case COL_DO_COMMENT:
-		col_report_comment(s, text, sizeof text);
+	case COL_DO_COMMENT: {
+		/* Appended to the user's own --comment, never replacing it. */
+		struct mw_slurm_job j = {0};
+		char err[256], rpath[4200] = "";
+		if (mw_slurm_job(NULL, s->job, &j, err, sizeof err) < 0) {
+			/* Without the user's comment ours would replace it: not now. */
+			snprintf(msg, sizeof msg, "cannot read the job's own comment to append to it: %.400s", err);
+			break;
+		}
+		if (c->o->dir[0])
+			snprintf(rpath, sizeof rpath, "%s/report.txt", c->o->dir);
+		col_report_comment(s, j.comment, rpath, text, sizeof text);
+		mw_slurm_job_free(&j);
 		ok = col_post_comment(c->o->restd, s->job, text, via, sizeof via, msg, sizeof msg) == 0;
 		if (ok)
 			s->st.comments++;
 		break;
+	}
 	case COL_DO_CANCEL:
 		ok = mw_slurm_cancel(NULL, s->job, msg, sizeof msg) == 0;
 		break;
@@ -600,8 +613,18 @@ static void analyse_dumps(struct collector *c)
 		memset(d, 0, sizeof *d);
 		s->dl_dumps = ndumps;
 		d->found = dl_result_found(dr);
-		if (d->found)
+		if (d->found) {
+			json_object *cause = NULL;
+			const char *cs = json_object_object_get_ex(s->analysis, "cause", &cause)
+						 ? json_object_get_string(cause)
+						 : NULL;
 			snprintf(d->kind, sizeof d->kind, "%s", dl_result_kind(dr));
+			/* "wrong_tag" -> "wrong tag": the cause when there is one */
+			snprintf(d->what, sizeof d->what, "%s", cs && *cs ? cs : d->kind);
+			for (char *p = d->what; *p; p++)
+				if (*p == '_')
+					*p = ' ';
+		}
 		if (d->found && json_object_object_get_ex(s->analysis, "ranks", &ranks) &&
 		    json_object_is_type(ranks, json_type_array)) {
 			size_t n = json_object_array_length(ranks);
@@ -633,11 +656,14 @@ static int confirm(struct collector *c)
 	const char *why = NULL;
 	char buf[128];
 
-	for (size_t i = 0; !why && i < s->size; i++)
-		if (s->ranks[i].state == MW_HB_S_EXITED || s->ranks[i].state == MW_HB_S_VANISHED) {
-			snprintf(buf, sizeof buf, "rank %zu ended before MPI_Finalize", i);
-			why = buf;
-		}
+	/* A rank that ended of its own fault (B) first, then any that ended. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; !why && i < s->size; i++)
+			if ((s->ranks[i].state == MW_HB_S_EXITED || s->ranks[i].state == MW_HB_S_VANISHED) &&
+			    (pass || (i < s->res.size && s->res.rank_cause[i] == 'B'))) {
+				snprintf(buf, sizeof buf, "rank %zu ended before MPI_Finalize", i);
+				why = buf;
+			}
 	if (!why && col_deadlock_certain(s)) {
 		snprintf(buf, sizeof buf, "the analysis of the dumps finds a deadlock (%s)", s->dl.kind);
 		why = buf;
@@ -654,16 +680,45 @@ static int confirm(struct collector *c)
 	return 1;
 }
 
+/* OUTDIR/NAME (at most 64 KiB) into *text, replacing it, if it exists. */
+static void read_side_file(struct collector *c, const char *name, char **text)
+{
+	char path[4200];
+	FILE *f;
+	size_t n;
+	if (!c->o->dir[0])
+		return;
+	snprintf(path, sizeof path, "%s/%s", c->o->dir, name);
+	if (!(f = fopen(path, "re")))
+		return;
+	free(*text);
+	*text = malloc(65536);
+	if (*text) {
+		n = fread(*text, 1, 65535, f);
+		(*text)[n] = 0;
+	}
+	fclose(f);
+}
+
+/* What "mpiwatch run" read from the launcher's output and wrote beside the
+ * report (none under Slurm): the MPI library's error lines and where
+ * crashed ranks died. */
+static void read_mpi_errors(struct collector *c)
+{
+	read_side_file(c, "mpi-errors.txt", &c->s.mpi_errors);
+	read_side_file(c, "crash-stacks.txt", &c->s.crash_stacks);
+}
+
 static void evaluate(struct collector *c)
 {
 	struct col_state *s = &c->s;
 	struct col_result res;
-	char buf[256];
 
 	c->pending = 0;
 	c->eval_gen = c->gen;
 	s->st.evaluations++;
 	probe_nodes(c);
+	read_mpi_errors(c);
 	if (col_classify(s->ranks, s->size, s->nodes, s->nnodes, &res) < 0) {
 		mw_err("classification failed: %s", strerror(errno));
 		return;
@@ -671,8 +726,18 @@ static void evaluate(struct collector *c)
 	col_result_free(&s->res);
 	s->res = res;
 	s->have_res = 1;
-	if (res.verdict == COL_V_SOFTWARE)
+	if (res.verdict == COL_V_SOFTWARE) {
 		analyse_dumps(c);
+		/* One classification: the deadlock the analysis found feeds the
+		 * causes (its ranks are B, deadlocked; those waiting on them C). */
+		if (s->dl.found && col_deadlock_ended_rank(s) < 0) {
+			struct col_dl_input in = {s->dl.ranks, s->dl.n, s->dl.what};
+			if (col_classify_dl(s->ranks, s->size, s->nodes, s->nnodes, &in, &res) == 0) {
+				col_result_free(&s->res);
+				s->res = res;
+			}
+		}
+	}
 	if (res.verdict == COL_V_NONE && s->stuck_since_mono > 0) {
 		col_state_event(s, "note", "the suspected hang is over after %.0f s: the ranks moved on "
 					   "(slow, not stuck)", mw_now() - s->stuck_since_mono);
@@ -693,6 +758,12 @@ static void evaluate(struct collector *c)
 		write_reports(c);
 		return;
 	}
+	if (res.verdict == COL_V_NONE && res.launcher_killed) {
+		col_state_event(s, "note", "the launcher was killed: every rank ended at once with no exit "
+					   "status; not a failure of the program or of a node");
+		write_reports(c);
+		return;
+	}
 	if (res.verdict == COL_V_NONE) {
 		int a = 0;
 		for (size_t i = 0; i < res.ncauses; i++)
@@ -708,8 +779,14 @@ static void evaluate(struct collector *c)
 	}
 	s->decided = 1;
 	s->verdict_mono = mw_now();
-	col_report_comment(s, buf, sizeof buf);
-	col_state_event(s, "verdict", "%s", buf);
+	{
+		struct col_answer *ans = malloc(sizeof *ans);
+		if (ans) {
+			col_answer(s, ans);
+			col_state_event(s, "verdict", "%s", ans->line[0]);
+			free(ans);
+		}
+	}
 	write_reports(c);
 	act(c);
 	write_reports(c);

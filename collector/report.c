@@ -1,6 +1,7 @@
 /* report.c - report.json, report.txt, collector-stats.json and the Slurm
  * comment (colstate.h). */
 #include "colstate.h"
+#include "answer.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -43,7 +44,9 @@ static int dl_found(const struct col_state *s)
 static const char *summary_line(const struct col_state *s, char *buf, size_t len)
 {
 	const struct col_result *r = &s->res;
-	if (!s->have_res || r->verdict == COL_V_NONE) {
+	if (s->have_res && r->launcher_killed) {
+		snprintf(buf, len, "the launcher was killed: the ranks ended all at once with no exit status");
+	} else if (!s->have_res || r->verdict == COL_V_NONE) {
 		int a = 0;
 		for (size_t i = 0; s->have_res && i < r->ncauses; i++)
 			a += r->causes[i].cause == 'A';
@@ -77,7 +80,7 @@ static const char *summary_line(const struct col_state *s, char *buf, size_t len
 static const char *cause_detail(const struct col_state *s, const struct col_cause *c, char *buf,
 				size_t len)
 {
-	if (!c->cycle)
+	if (!c->cycle || c->deadlock)
 		return c->detail;
 	if (dl_found(s))
 		snprintf(buf, len, "deadlock (%s): %s", s->dl.kind, c->detail);
@@ -99,6 +102,17 @@ json_object *col_report_json(const struct col_state *s)
 	json_object_object_add(o, "verdict",
 			       json_object_new_string(col_verdict_name(s->have_res ? r->verdict : COL_V_NONE)));
 	json_object_object_add(o, "summary", json_object_new_string(summary_line(s, buf, sizeof buf)));
+	{
+		struct col_answer *ans = malloc(sizeof *ans);
+		a = json_object_new_array();
+		if (ans) {
+			col_answer(s, ans);
+			for (size_t i = 0; i < ans->n; i++)
+				json_object_array_add(a, json_object_new_string(ans->line[i]));
+			free(ans);
+		}
+		json_object_object_add(o, "answer", a);
+	}
 	json_object_object_add(o, "confirmed",
 			       json_object_new_boolean(s->have_res && r->verdict != COL_V_NONE && s->confirmed));
 	json_object_object_add(o, "confirmed_by", s->confirmed && s->confirmed_by[0]
@@ -257,7 +271,16 @@ void col_report_text(const struct col_state *s, FILE *f)
 	const struct col_result *r = &s->res;
 	char buf[512];
 
-	fprintf(f, "mpiwatch report for job %s: verdict %s\n", s->job,
+	struct col_answer *ans = malloc(sizeof *ans);
+
+	/* The answer first: one sentence per finding. */
+	if (ans) {
+		col_answer(s, ans);
+		for (size_t i = 0; i < ans->n; i++)
+			fprintf(f, "%s\n", ans->line[i]);
+		free(ans);
+	}
+	fprintf(f, "\nmpiwatch report for job %s: verdict %s\n", s->job,
 		col_verdict_name(s->have_res ? r->verdict : COL_V_NONE));
 	fprintf(f, "  %s\n", summary_line(s, buf, sizeof buf));
 	if (s->have_res && r->ncauses) {
@@ -265,11 +288,10 @@ void col_report_text(const struct col_state *s, FILE *f)
 		for (size_t i = 0; i < r->ncauses; i++) {
 			mw_ranges_format(r->causes[i].ranks, r->causes[i].n, buf, sizeof buf);
 			char det[400];
-			fprintf(f, "  rank%s %s: %c: %s\n", r->causes[i].n > 1 ? "s" : "", buf,
-				r->causes[i].cause, cause_detail(s, &r->causes[i], det, sizeof det));
+			fprintf(f, "  rank%s %s: %c (%s): %s\n", r->causes[i].n > 1 ? "s" : "", buf,
+				r->causes[i].cause, col_cause_meaning(r->causes[i].cause),
+				cause_detail(s, &r->causes[i], det, sizeof det));
 		}
-		fprintf(f, "  (A: long computation, B: own error, C: blocked by a failed or stuck peer,\n"
-			   "   D: hardware failure of a node)\n");
 	}
 	if (dl_found(s)) {
 		mw_ranges_format(s->dl.ranks, s->dl.n, buf, sizeof buf);
@@ -278,6 +300,8 @@ void col_report_text(const struct col_state *s, FILE *f)
 		fprintf(f, "deadlock: none found (%s)\n",
 			s->dl_dumps ? "the analysis of the dumps finds none" : "no dump was analysed");
 	}
+	for (size_t i = 0; i < s->size; i++)
+		col_answer_stack(s, (int)i, f);
 	if (s->have_res && r->verdict != COL_V_NONE)
 		fprintf(f, "confirmed: %s\n", s->confirmed ? s->confirmed_by
 			: "no: the program runs on until the hang limit");
@@ -325,28 +349,18 @@ void col_report_text(const struct col_state *s, FILE *f)
 	}
 }
 
-void col_report_comment(const struct col_state *s, char *buf, size_t len)
+void col_report_comment(const struct col_state *s, const char *old, const char *report, char *buf,
+			size_t len)
 {
-	const struct col_result *r = &s->res;
-	char tmp[512], part[320];
-	size_t used;
-
-	snprintf(tmp, sizeof tmp, "mpiwatch: %s", summary_line(s, part, sizeof part));
-	for (size_t i = 0; s->have_res && i < r->ncauses; i++) {
-		char rl[128];
-		if (r->causes[i].cause == 'A' && r->verdict != COL_V_NONE)
-			continue;
-		mw_ranges_format(r->causes[i].ranks, r->causes[i].n, rl, sizeof rl);
-		snprintf(part, sizeof part, "; %c ranks %s", r->causes[i].cause, rl);
-		used = strlen(tmp);
-		if (used + strlen(part) < sizeof tmp)
-			memcpy(tmp + used, part, strlen(part) + 1);
+	struct col_answer *ans = malloc(sizeof *ans);
+	if (!ans) {
+		snprintf(buf, len, "mpiwatch: verdict %s",
+			 col_verdict_name(s->have_res ? s->res.verdict : COL_V_NONE));
+		return;
 	}
-	/* Keep it one printable line. */
-	for (char *p = tmp; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == '"')
-			*p = '\'';
-	snprintf(buf, len, "%s", tmp);
+	col_answer(s, ans);
+	col_answer_comment(ans, old, report, buf, len);
+	free(ans);
 }
 
 json_object *col_stats_json(const struct col_state *s)

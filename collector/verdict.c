@@ -8,14 +8,19 @@
  *   - a rank that exited or vanished without MPI_Finalize is B (own error);
  *   - a rank computing outside MPI is A (a long computation, not an error);
  *   - a stuck rank that waits for an exited/vanished rank is C;
- *   - stuck ranks on a cycle of waits (strongly connected) are B (whether it
- *     is a deadlock is the analysis of the dumps' answer, not this file's);
+ *   - stuck ranks of the deadlock the analysis of the dumps found are B
+ *     (deadlocked), whatever this file's own wait graph says;
+ *   - other stuck ranks on a cycle of waits (strongly connected) are B
+ *     (whether it is a deadlock is the analysis of the dumps' answer);
  *   - a stuck rank that waits (transitively) for a B or C rank is C;
  *   - a stuck rank that waits only for computing ranks is A;
  *   - any other stuck rank is B (its peers still run: a message that will
  *     never match, a wrong tag, a missing send...);
  *   - when a node is dead (hardware verdict): ranks on it are D (lost) and
- *     stuck or exited ranks on live nodes are D (stranded).
+ *     stuck or exited ranks on live nodes are D (stranded);
+ *   - when no node is dead and every rank vanished with no exit status
+ *     (none exited with a status or a signal of its own), the launcher was
+ *     killed: no cause, verdict none (res->launcher_killed).
  */
 #include "verdict.h"
 
@@ -364,7 +369,7 @@ static size_t culprits(const struct graph *g, const char *cls, size_t r, char *s
 			if (seen[w])
 				continue;
 			seen[w] = 1;
-			if (cls[w] == 'B' || cls[w] == 'b') {
+			if (cls[w] == 'B' || cls[w] == 'b' || cls[w] == 'd') {
 				if (n < 64)
 					out[n++] = w;
 			} else if (cls[w] == 'C' || cls[w] == 'f') {
@@ -381,6 +386,7 @@ static size_t culprits(const struct graph *g, const char *cls, size_t r, char *s
  * (B, then C, then A: a rank keeps the first class it gets), then grouped
  * into causes with a detail text:
  *   'B' own fault: ended outside MPI, or blocked on ranks none of which failed
+ *   'd' B: stuck in the deadlock the analysis of the dumps found
  *   'b' B: stuck in a cycle of waits
  *   'f' C: ended while blocked on a failed rank (a cascade)
  *   'C' C: stuck waiting (transitively) for a failed or B or C rank
@@ -399,6 +405,7 @@ struct waits {
 	size_t *compsize;
 	char *seen; /* scratch for culprits() */
 	int *queue;
+	const char *dl_what; /* the analysis' deadlock, for class 'd' */
 };
 
 static int waits_alloc(struct waits *w, size_t size)
@@ -534,6 +541,8 @@ static void cause_b(const struct col_rank *ranks, size_t size, struct waits *w,
 		    struct col_result *res)
 {
 	for (size_t r = 0; r < size; r++) {
+		if (w->cls[r])
+			continue;
 		if (failed(&ranks[r]) && !waits_on_failed(ranks, w, r)) {
 			w->cls[r] = 'B';
 		} else if (w->active[r] && !waits_on_failed(ranks, w, r) &&
@@ -560,10 +569,10 @@ static void cause_c(const struct col_rank *ranks, size_t size, struct waits *w)
 			cls[r] = 'B'; /* failed ranks waiting for each other: all own */
 	/* Stuck ranks waiting for gone ranks. */
 	for (size_t r = 0; r < size; r++)
-		if (w->active[r] && waits_on_failed(ranks, w, r))
+		if (w->active[r] && cls[r] != 'd' && waits_on_failed(ranks, w, r))
 			cls[r] = 'C';
 	/* Waiting (transitively) for a failed or stuck rank. */
-	spread(ranks, size, w, 1, "BbCf", "CCCC");
+	spread(ranks, size, w, 1, "BbdCf", "CCCCC");
 }
 
 /* Cause A, not an error: a rank computing outside MPI ('A') or whose
@@ -632,6 +641,10 @@ static char rank_detail(const struct col_rank *ranks, size_t r, char c, struct w
 		snprintf(detail, len, "stuck in MPI, waiting for each other in a cycle");
 		c = 'B';
 		break;
+	case 'd':
+		snprintf(detail, len, "deadlocked (%s)", w->dl_what ? w->dl_what : "deadlock");
+		c = 'B';
+		break;
 	case 'B':
 		if (x->state == MW_HB_S_IN_MPI)
 			snprintf(detail, len,
@@ -676,10 +689,12 @@ static int group_causes(const struct col_rank *ranks, size_t size, struct waits 
 		res->rank_cause[r] = c;
 		if (add_rank_to_cause(res, c, detail, (int)r))
 			return -1;
-		if (w->cls[r] == 'b')
+		if (w->cls[r] == 'b' || w->cls[r] == 'd')
 			for (size_t i = 0; i < res->ncauses; i++)
-				if (res->causes[i].cause == 'B' && !strcmp(res->causes[i].detail, detail))
-					res->causes[i].cycle = 1;
+				if (res->causes[i].cause == 'B' && !strcmp(res->causes[i].detail, detail)) {
+					res->causes[i].cycle |= w->cls[r] == 'b';
+					res->causes[i].deadlock |= w->cls[r] == 'd';
+				}
 	}
 	res->verdict = COL_V_NONE;
 	for (size_t i = 0; i < res->ncauses; i++)
@@ -688,8 +703,37 @@ static int group_causes(const struct col_rank *ranks, size_t size, struct waits 
 	return 0;
 }
 
+/* Every rank ended from outside: vanished with no exit status, or killed
+ * by a signal a launcher or Slurm sends first to end a job (SIGTERM,
+ * SIGINT, SIGHUP), none with an exit code or a signal of its own (SIGSEGV,
+ * SIGABRT...; SIGKILL is left to the other rules: ranks killed while
+ * blocked on each other stay B): the launcher was killed or the job
+ * ended, not a failure. */
+static int all_vanished(const struct col_rank *ranks, size_t size)
+{
+	for (size_t r = 0; r < size; r++) {
+		const struct col_rank *x = &ranks[r];
+		int sig = x->exit_signal;
+		if (x->state != MW_HB_S_VANISHED && x->state != MW_HB_S_EXITED)
+			return 0;
+		if (x->exit_code >= 0)
+			return 0;
+		if (sig > 0 && sig != SIGTERM && sig != SIGINT && sig != SIGHUP)
+			return 0;
+		if (x->state == MW_HB_S_EXITED && sig <= 0)
+			return 0;
+	}
+	return size > 0;
+}
+
 int col_classify(const struct col_rank *ranks, size_t size, const struct col_node *nodes,
 		 size_t nnodes, struct col_result *res)
+{
+	return col_classify_dl(ranks, size, nodes, nnodes, NULL, res);
+}
+
+int col_classify_dl(const struct col_rank *ranks, size_t size, const struct col_node *nodes,
+		    size_t nnodes, const struct col_dl_input *dl, struct col_result *res)
 {
 	struct waits w = {0};
 	int rv = -1;
@@ -708,9 +752,17 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 	if (res->ndead) {
 		if (cause_d(ranks, size, nodes, nnodes, res))
 			goto fail;
+	} else if (all_vanished(ranks, size)) {
+		res->launcher_killed = 1;
+		res->verdict = COL_V_NONE;
 	} else {
 		if (build_waits(ranks, size, &w))
 			goto fail;
+		/* The analysis' deadlock first: its stuck ranks are 'd'. */
+		for (size_t i = 0; dl && i < dl->n; i++)
+			if (dl->ranks[i] >= 0 && (size_t)dl->ranks[i] < size && w.active[dl->ranks[i]])
+				w.cls[dl->ranks[i]] = 'd';
+		w.dl_what = dl ? dl->what : NULL;
 		cause_b(ranks, size, &w, res);
 		cause_c(ranks, size, &w);
 		cause_a(ranks, size, &w);

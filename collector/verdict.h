@@ -55,6 +55,7 @@ struct col_cause {
 	char detail[256];
 	int cycle;       /* B because the ranks' waits form a cycle (the
 			  * deadlock analysis of the dumps says whether it is one) */
+	int deadlock;    /* B: the ranks of the deadlock the analysis found */
 };
 
 /* The collector's own view from the heartbeats: stuck ranks whose waits
@@ -78,6 +79,11 @@ struct col_result {
 			   * partition is likelier than dead nodes: nothing is drained */
 	char *rank_cause; /* per rank: 0 none, 'A'..'D' */
 	size_t size;
+	/* Every rank of the job vanished with no exit status or was killed by
+	 * SIGTERM, SIGINT or SIGHUP, no node dead: the launcher
+	 * (mpirun, srun) was killed or the job ended from outside, not a
+	 * failure of the program.  The verdict is then none, no causes. */
+	int launcher_killed;
 };
 
 /* The partition rule: at least 2 nodes and at least half of the job's
@@ -88,10 +94,29 @@ struct col_result {
 /* Static name of a verdict: "none", "software", "hardware". */
 const char *col_verdict_name(enum col_verdict v);
 
+/* The deadlock the analysis of the dumps found (analyze/): its ranks and
+ * what it is ("cycle", "wrong tag", "collective mismatch"...).  The one
+ * classification takes it in, so the causes say what the analysis says. */
+struct col_dl_input {
+	const int *ranks; /* sorted world ranks of the deadlock */
+	size_t n;
+	const char *what; /* short name of the deadlock, e.g. "wrong tag" */
+};
+
 /* Classify.  ranks has size entries (world ranks), nodes nnodes entries.
+ * A dead node makes it hardware (cause D); else every rank vanished with no
+ * exit status is the launcher killed (res->launcher_killed, verdict none);
+ * else causes A-C as in verdict.c's header.
  * Return 0 and fill res (release with col_result_free), or -1 (ENOMEM). */
 int col_classify(const struct col_rank *ranks, size_t size, const struct col_node *nodes,
 		 size_t nnodes, struct col_result *res);
+
+/* The same, knowing the deadlock the analysis of the dumps found (dl may be
+ * NULL: as col_classify).  The stuck ranks of the deadlock are cause B,
+ * "deadlocked (WHAT)", whatever the collector's own wait graph says; stuck
+ * ranks that wait for them are C. */
+int col_classify_dl(const struct col_rank *ranks, size_t size, const struct col_node *nodes,
+		    size_t nnodes, const struct col_dl_input *dl, struct col_result *res);
 
 void col_result_free(struct col_result *res);
 

@@ -1,5 +1,7 @@
 /* libFuzzer target for the launcher-output reader of "mpiwatch run"
- * (cli/runlaunch.c mw_run_parse_death), fed line by line. */
+ * (cli/runlaunch.c mw_run_parse_death, mw_run_parse_mpi_error,
+ * mw_run_parse_backtrace), fed line by
+ * line. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +14,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *s = malloc(size + 1);
 	pid_t state = 0;
 	struct mw_run_death d;
+	struct mw_run_mpierr_state st = {"", -1};
+	char msg[512];
+	int rank;
+	static struct mw_run_bt bt;
 	if (!s)
 		return 0;
 	memcpy(s, data, size);
 	s[size] = '\0';
 	for (char *save = NULL, *l = strtok_r(s, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+	{
 		mw_run_parse_death(l, &state, &d);
+		mw_run_parse_mpi_error(l, &st, &rank, msg, sizeof msg);
+		mw_run_parse_backtrace(l, &bt);
+	}
 	free(s);
 	return 0;
 }

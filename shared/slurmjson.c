@@ -85,6 +85,7 @@ int mw_slurm_job_parse(const char *text, const char *jobid, struct mw_slurm_job 
 				j->end_time = (time_t)v;
 			scopy(j->excluded, sizeof(j->excluded), jstr(x, "excluded_nodes"));
 			scopy(j->workdir, sizeof(j->workdir), jstr(x, "current_working_directory"));
+			scopy(j->comment, sizeof(j->comment), jstr(x, "comment"));
 		}
 		nodes = jstr(x, "nodes");
 		if (nodes && *nodes) {

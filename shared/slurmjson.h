@@ -20,6 +20,7 @@ struct mw_slurm_job {
 	time_t end_time;   /* 0 if unknown */
 	char excluded[2048]; /* excluded_nodes ("" if none) */
 	char workdir[4096];  /* current_working_directory ("" if unknown) */
+	char comment[1024];  /* the job's comment ("" if none) */
 };
 
 struct mw_slurm_node {

@@ -475,5 +475,6 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	while (fgets(line, sizeof(line), f))
 		fprintf(stderr, "mpiwatch: %s", line);
 	fclose(f);
+	fprintf(stderr, "mpiwatch: report %s\n", path);
 	return 0;
 }

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib/lab.sh"
 . "$(dirname "$0")/lib/collector.sh"
 
-plan 11
+plan 12
 lab_require 3
 col_deadlock_scenario openmpi pmix
 done_testing

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib/lab.sh"
 . "$(dirname "$0")/lib/collector.sh"
 
-plan 13
+plan 14
 lab_require 3
 node=n3
 prog=$(lab_prog openmpi col_steady)
@@ -17,7 +17,8 @@ col_storm_raise
 dir=$(lab_tmpdir mwuser1)
 cd "$dir" || BAIL_OUT "cd $dir"
 
-jid=$(lab_sbatch mwuser1 --no-requeue -N3 -n6 --mpiwatch=timeout=2 -o "$dir/job.out" --wrap "srun --mpi=pmix $prog 600")
+jid=$(lab_sbatch mwuser1 --no-requeue -N3 -n6 --mpiwatch=timeout=2 --comment "steady 7" -o "$dir/job.out" \
+    --wrap "srun --mpi=pmix $prog 600")
 like "$jid" '^[0-9]+$' "a long 3-node job submitted"
 tap_cleanup "scancel $jid 2>/dev/null; '$MW_LAB_T/lab/revive-node' $node >/dev/null 2>&1; '$MW_LAB_REPO/build/bin/mpiwatch' resume $node >/dev/null 2>&1"
 # Wait until the three agents are connected to the collector (its log is
@@ -37,8 +38,11 @@ ok_cmd "report.json is valid against the schema" "$coll" --check-report "$out/re
 is "$(jv "$out/report.json" '",".join(n["name"] for n in d["nodes"] if n["state"] == "dead")')" "$node" \
     "the report names $node, and only $node, dead"
 like "$(jv "$out/report.json" '",".join(sorted(set(c["cause"] for c in d["causes"])))')" "^D$" "the stranded ranks get cause D"
-wait_for 30 "scontrol show job $jid | grep -q 'Comment=mpiwatch: hardware'"
-like "$(scontrol show job "$jid")" "Comment=mpiwatch: hardware failure: node\(s\) $node dead" "the verdict is the job's comment"
+like "$(head -1 "$out/report.txt")" "^hardware: node $node dead \(no answer to the probes\): ranks [0-9,-]+ lost with it, ranks [0-9,-]+ left waiting for them$" \
+    "report.txt's first line is the answer: the dead node, the ranks lost and those left waiting"
+wait_for 30 "scontrol show job $jid | grep -q 'Comment=.*mpiwatch: hardware'"
+like "$(scontrol show job "$jid")" "Comment=steady 7 \| mpiwatch: hardware: node $node dead .*; report $out/report.txt" \
+    "the job's comment: the user's own, then the answer and the report's path"
 wait_for 90 "lab_node_is $node 'drain.*|drng.*'"
 like "$(scontrol -o show node $node)" "Reason=mpiwatch: job $jid" "$node is drained with an mpiwatch reason naming the job"
 like "$(lab_node_state $node)" "^(drain|drng|drained)" "Slurm shows $node draining"

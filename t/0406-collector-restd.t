@@ -27,8 +27,8 @@ wait_for 180 "grep -q '\"action\": *\"comment\"' '$out/report.json'"
 is "$(jv "$out/report.json" '[a["ok"] for a in d["actions"] if a["action"] == "comment"]')" "[True]" "the comment was posted"
 like "$(jv "$out/report.json" '[a["message"] for a in d["actions"] if a["action"] == "comment"][0]')" \
     "posted through http.*/slurm/v0.0.38/job/$jid" "through slurmrestd's API v0.0.38"
-wait_for 30 "scontrol show job $jid | grep -q 'Comment=mpiwatch: software'"
-like "$(scontrol show job "$jid")" "Comment=mpiwatch: software failure: deadlock; B ranks 0-5" \
+wait_for 30 "scontrol show job $jid | grep -q 'Comment=mpiwatch: deadlock'"
+like "$(scontrol show job "$jid")" "Comment=mpiwatch: deadlock: ranks 0-5 wait for each other in MPI_Recv" \
     "scontrol show job shows the verdict as the comment"
 ok_cmd "scancel the job" scancel "$jid"
 lab_job_wait "$jid" 120 >/dev/null

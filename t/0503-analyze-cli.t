@@ -6,13 +6,15 @@ cd "$(dirname "$0")/.." || exit 1
 CLI=${MW_BUILD:-build}/bin/mpiwatch
 D=t/data/dumps
 [ -x "$CLI" ] || skip_all "build/bin/mpiwatch not built"
-plan 24
+plan 25
 tmp=$(mktemp -d /tmp/mw-dlcli.XXXXXX)
 tap_cleanup "rm -rf '$tmp'"
 
 out=$($CLI analyze deadlock $D/ring4 2>&1); rc=$?
 is "$rc" 1 "a deadlock: exit status 1"
-like "$out" '^DEADLOCK FOUND: cycle' "the first line names the kind"
+is "$(head -1 <<<"$out")" "deadlock: ranks 0-3 wait for each other in MPI_Recv (prog.c:20): a cycle: each waits for the next, none can go first" \
+   "the first line is the answer: the ranks, the call, its source line"
+like "$(sed -n 2p <<<"$out")" '^DEADLOCK FOUND: cycle' "the next line names the kind"
 like "$out" 'ranks 0-3: MPI_Recv\(src=rank-1, tag=0, comm=MPI_COMM_WORLD\) at prog.c:20' "STAT-style class"
 
 out=$($CLI analyze deadlock $D/any_source_idle 2>&1); rc=$?

@@ -36,7 +36,7 @@ ok_cmd "t/lab/ctld start" "$MW_LAB_T/lab/ctld" start
 wait_for 200 "scontrol -o show node $node | grep -q 'Reason=mpiwatch: job $jid'"
 like "$(scontrol -o show node $node)" "Reason=mpiwatch: job $jid" "after slurmctld is back, $node is drained by the retry"
 wait_for 120 "scontrol show job $jid | grep -q 'Comment=mpiwatch: hardware'"
-like "$(scontrol show job "$jid")" "Comment=mpiwatch: hardware failure: node\(s\) $node dead" "and the verdict is the job's comment"
+like "$(scontrol show job "$jid")" "Comment=mpiwatch: hardware: node $node dead" "and the verdict is the job's comment"
 is "$(sinfo -h -R -o %N | tr '\n' ' ' | sed 's/ $//')" "$node" "no other node is drained"
 
 col_end_and_revive "$jid" $node

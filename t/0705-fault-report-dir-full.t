@@ -28,8 +28,8 @@ ok_cmd "the collector wrote its first report" lab_exec n1 test -s $fs/report/rep
 lab_exec n1 sh -c "dd if=/dev/zero of=$fs/fill bs=64k 2>/dev/null; sync"
 like "$(lab_exec n1 df -k $fs | tail -n1)" " 100% " "the file system is full"
 
-wait_for 120 "scontrol show job $jid | grep -q 'Comment=mpiwatch: software'"
-like "$(scontrol show job "$jid")" "Comment=mpiwatch: software failure: deadlock" \
+wait_for 120 "scontrol show job $jid | grep -q 'Comment=mpiwatch: deadlock'"
+like "$(scontrol show job "$jid")" "Comment=mpiwatch: deadlock: ranks 0-3 wait for each other" \
     "the verdict reaches Slurm though the report cannot be written"
 is "$(lab_job_state "$jid")" RUNNING "the job is not harmed (action=report leaves it running)"
 lab_exec n1 rm -f $fs/fill

@@ -7,8 +7,9 @@ jv() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(s
 # col_deadlock_scenario MPI SRUN_MPI: collector scenario 2 under one MPI: a
 # ring of blocking receives on 3 nodes, 6 ranks (srun --mpi=SRUN_MPI) gives
 # verdict software, cause B for every rank, the deadlock found, the dumps
-# copied, report.txt's rank classes and the verdict as the job's comment
-# (scontrol fallback: the lab's plugin line has no restd=).  11 tests.
+# copied, report.txt's first line (the answer: ranks, call, source line) and
+# rank classes, and the answer after the user's own comment as the job's
+# comment (scontrol fallback: the lab's plugin line has no restd=).  12 tests.
 col_deadlock_scenario() {
     local mpi=$1 srun_mpi=$2 prog schema coll dir jid out
     prog=$(lab_prog "$mpi" col_deadlock)
@@ -17,7 +18,8 @@ col_deadlock_scenario() {
     dir=$(lab_tmpdir mwuser1)
     cd "$dir" || BAIL_OUT "cd $dir"
 
-    jid=$(lab_sbatch mwuser1 -N3 -n6 --mpiwatch=timeout=2 -o "$dir/job.out" --wrap "srun --mpi=$srun_mpi $prog")
+    jid=$(lab_sbatch mwuser1 -N3 -n6 --mpiwatch=timeout=2 --comment "ring test 42" -o "$dir/job.out" \
+        --wrap "srun --mpi=$srun_mpi $prog")
     like "$jid" '^[0-9]+$' "deadlocking job submitted"
     tap_cleanup "scancel $jid 2>/dev/null"
     out=$dir/mpiwatch-$jid
@@ -32,9 +34,13 @@ col_deadlock_scenario() {
         "every node answered the probe"
     wait_for 30 "test \$(ls '$out/dumps' | grep -c '^rank-[0-9]*\.json\$') -ge 6"
     is "$(ls "$out/dumps" | grep -c '^rank-[0-9]*\.json$')" 6 "the 6 dumps are in $out/dumps"
-    like "$(cat "$out/report.txt")" "ranks 0-5: B: deadlock" "report.txt collapses the ranks into one class"
-    wait_for 30 "scontrol show job $jid | grep -q 'Comment=mpiwatch: software'"
-    like "$(scontrol show job "$jid")" "Comment=mpiwatch: software failure: deadlock" "the verdict is the job's comment"
+    local answer="deadlock: ranks 0-5 wait for each other in MPI_Recv (col_deadlock.c:13): a cycle: each waits for the next, none can go first"
+    is "$(head -1 "$out/report.txt")" "$answer" "report.txt's first line is the answer: the ranks, the call, its source line"
+    like "$(cat "$out/report.txt")" "ranks 0-5: B \(the program's own error\): deadlocked \(cycle\)" \
+        "report.txt collapses the ranks into one class, the cause explained"
+    wait_for 30 "scontrol show job $jid | grep -q 'Comment=.*mpiwatch: deadlock'"
+    like "$(scontrol show job "$jid")" "Comment=ring test 42 \| mpiwatch: deadlock: ranks 0-5 wait for each other in MPI_Recv \(col_deadlock.c:13\).*; report $out/report.txt" \
+        "the job's comment: the user's own, then the answer and the report's path"
     ok_cmd "scancel the deadlocked job" scancel "$jid"
     lab_job_wait "$jid" 120 >/dev/null
 }

@@ -117,7 +117,7 @@ END_TEST
 START_TEST(test_text_and_comment)
 {
 	struct col_state s;
-	char *txt = NULL, comment[256];
+	char *txt = NULL, comment[512];
 	size_t len = 0;
 	FILE *f;
 
@@ -134,27 +134,56 @@ START_TEST(test_text_and_comment)
 	/* Before the analysis: a cycle of waits is a suspected hang, not a deadlock. */
 	ck_assert_msg(strstr(txt, "verdict software"), "%s", txt);
 	ck_assert_msg(strstr(txt, "suspected hang, not confirmed"), "%s", txt);
-	ck_assert_msg(strstr(txt, "ranks 0-5: B: stuck in MPI, waiting for each other in a cycle (no dump"),
+	ck_assert_msg(strstr(txt, "ranks 0-5: B (the program's own error): stuck in MPI, waiting for each other in a cycle (no dump"),
 		      "%s", txt);
 	ck_assert_msg(!strstr(txt, "B: deadlock"), "%s", txt);
+	/* The answer first, even before the analysis: what is known, plainly. */
+	ck_assert_msg(!strncmp(txt, "suspected hang (not confirmed yet): hang: ranks 0-5 wait for each other in a cycle; no dump was analysed", 104),
+		      "%s", txt);
 	free(txt);
 	txt = NULL;
-	/* The analysis finds the deadlock: that is the answer everywhere. */
+	/* The analysis finds the deadlock: ONE classification takes it in and
+	 * its sentence is the answer everywhere. */
 	s.dl.found = 1;
 	s.dl_dumps = 6;
 	snprintf(s.dl.kind, sizeof s.dl.kind, "cycle");
+	snprintf(s.dl.what, sizeof s.dl.what, "cycle");
+	s.dl.ranks = malloc(6 * sizeof *s.dl.ranks);
+	for (int r = 0; r < 6; r++)
+		s.dl.ranks[r] = r;
+	s.dl.n = 6;
+	s.analysis = json_tokener_parse(
+		"{\"classes\": [{\"ranks\": \"0-5\", \"count\": 6, \"where\": \"MPI_Recv (ring.c:9)\"}],"
+		" \"findings\": [{\"sentence\": \"deadlock: ranks 0-5 wait for each other in MPI_Recv (ring.c:9): a cycle\"}]}");
+	col_result_free(&s.res);
+	{
+		struct col_dl_input in = {s.dl.ranks, s.dl.n, s.dl.what};
+		ck_assert_int_eq(col_classify_dl(s.ranks, s.size, s.nodes, s.nnodes, &in, &s.res), 0);
+	}
 	s.confirmed = 1;
 	snprintf(s.confirmed_by, sizeof s.confirmed_by, "the analysis of the dumps finds a deadlock (cycle)");
 	f = open_memstream(&txt, &len);
 	col_report_text(&s, f);
 	fclose(f);
-	ck_assert_msg(strstr(txt, "ranks 0-5: B: deadlock (cycle): stuck in MPI"), "%s", txt);
+	ck_assert_msg(!strncmp(txt, "deadlock: ranks 0-5 wait for each other in MPI_Recv (ring.c:9): a cycle\n", 72), "%s", txt);
+	ck_assert_msg(strstr(txt, "ranks 0-5: B (the program's own error): deadlocked (cycle)"), "%s", txt);
 	ck_assert_msg(strstr(txt, "confirmed: the analysis of the dumps finds a deadlock"), "%s", txt);
-	col_report_comment(&s, comment, sizeof comment);
-	ck_assert_msg(strncmp(comment, "mpiwatch: software failure: deadlock", 36) == 0, "%s", comment);
-	ck_assert(strstr(comment, "B ranks 0-5"));
+	/* The comment: the answer and the report's path, after the user's own. */
+	col_report_comment(&s, NULL, "/w/mpiwatch-77/report.txt", comment, sizeof comment);
+	ck_assert_str_eq(comment, "mpiwatch: deadlock: ranks 0-5 wait for each other in MPI_Recv (ring.c:9): a cycle; "
+				  "report /w/mpiwatch-77/report.txt");
+	col_report_comment(&s, "my run \"7\"", "/w/r.txt", comment, sizeof comment);
+	ck_assert_str_eq(comment, "my run \"7\" | mpiwatch: deadlock: ranks 0-5 wait for each other in MPI_Recv (ring.c:9): a cycle; "
+				  "report /w/r.txt");
+	/* Posted again (a later verdict): the user's part stays, ours is replaced. */
+	{
+		char again[512];
+		col_report_comment(&s, comment, "/w/r.txt", again, sizeof again);
+		ck_assert_str_eq(again, comment);
+		col_report_comment(&s, "mpiwatch: old answer", "/w/r.txt", again, sizeof again);
+		ck_assert(!strncmp(again, "mpiwatch: deadlock:", 19));
+	}
 	ck_assert(!strchr(comment, '\n'));
-	ck_assert(!strchr(comment, '"'));
 	free(txt);
 	col_state_free(&s);
 }

@@ -137,6 +137,75 @@ START_TEST(test_case)
 }
 END_TEST
 
+/* The one-line answer of each kind: the ranks, where they are (call and
+ * source line), what is wrong. */
+static const struct {
+	const char *dir, *sentence;
+} sentences[] = {
+	{"ring4", "deadlock: ranks 0-3 wait for each other in MPI_Recv (prog.c:20): a cycle: each waits "
+		  "for the next, none can go first"},
+	{"wrong_tag", "deadlock: ranks 0-1 wait for each other: rank 0 in MPI_Recv (prog.c:17), rank 1 in "
+		      "MPI_Barrier (prog.c:19): rank 1 sent tag 7, rank 0 receives tag 8 \u2014 wrong tag"},
+	{"barrier_bcast", "deadlock: ranks 0-3 are in different collectives on MPI_COMM_WORLD: ranks 0-1 in "
+			  "MPI_Barrier (prog.c:110), ranks 2-3 in MPI_Bcast (prog.c:112)"},
+	{"waitall_irecv", "deadlock: ranks 0-1 wait for each other: rank 0 in MPI_Waitall (prog.c:90), rank 1 "
+			  "in MPI_Barrier (prog.c:91): rank 1 never sends to rank 0 \u2014 missing send"},
+	{"dup_wrong_comm", "deadlock: ranks 0-1 wait for each other: rank 0 in MPI_Recv (prog.c:60), rank 1 in "
+			   "MPI_Ssend (prog.c:61): rank 1 sends on MPI_COMM_WORLD, rank 0 receives on "
+			   "dup_comm \u2014 wrong communicator"},
+	{"finalized_peer", "deadlock: rank 0 waits forever in MPI_Recv (prog.c:150): rank 1 never sends to "
+			   "rank 0 \u2014 missing send"},
+};
+
+START_TEST(test_sentence)
+{
+	struct dl_result *r = NULL;
+	char dir[256];
+	snprintf(dir, sizeof dir, DATA "%s", sentences[_i].dir);
+	ck_assert_int_eq(dl_analyze_dir(dir, NULL, &r), 0);
+	struct json_object *f = json_object_array_get_idx(json_object_object_get(dl_result_json(r), "findings"), 0);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(f, "sentence")), sentences[_i].sentence);
+	/* and it is the text report's first line */
+	char *t = text_of(r);
+	ck_assert_msg(!strncmp(t, sentences[_i].sentence, strlen(sentences[_i].sentence)), "%s", t);
+	free(t);
+	dl_result_free(r);
+}
+END_TEST
+
+/* A symmetric case names nobody as least similar; an outlier is named. */
+START_TEST(test_least_similar_symmetric)
+{
+	struct dl_result *r = NULL;
+	ck_assert_int_eq(dl_analyze_dir(DATA "ring4", NULL, &r), 0);
+	ck_assert(!has_diag(dl_result_json(r), "least similar"));
+	dl_result_free(r);
+	ck_assert_int_eq(dl_analyze_dir(DATA "outlier", NULL, &r), 0);
+	ck_assert(has_diag(dl_result_json(r), "rank 5 is among the least similar"));
+	ck_assert(!has_diag(dl_result_json(r), "rank 0 is among the least similar"));
+	dl_result_free(r);
+}
+END_TEST
+
+/* STAT's equivalence classes: ranks by identical call path, as a tree. */
+START_TEST(test_stack_tree)
+{
+	struct dl_result *r = NULL;
+	ck_assert_int_eq(dl_analyze_dir(DATA "outlier", NULL, &r), 0);
+	char *t = text_of(r);
+	ck_assert_msg(strstr(t, "stack classes (ranks by identical call path, from main to the MPI call):\n"
+				"  main (prog.c:99) [7: 0-4,6-7]\n"
+				"    main (prog.c:170) [7: 0-4,6-7]\n"
+				"      MPI_Barrier [7: 0-4,6-7]\n"
+				"  main (prog.c:30) [1: 5]\n"
+				"    read_input (io.c:55) [1: 5]\n"
+				"      MPI_Recv [1: 5]\n"), "%s", t);
+	free(t);
+	dl_result_free(r);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
 	struct dl_result *r = NULL;
@@ -209,6 +278,9 @@ int main(void)
 	TCase *tc = tcase_create("cases");
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, test_case, 0, (int)(sizeof cases / sizeof cases[0]));
+	tcase_add_loop_test(tc, test_sentence, 0, (int)(sizeof sentences / sizeof sentences[0]));
+	tcase_add_test(tc, test_least_similar_symmetric);
+	tcase_add_test(tc, test_stack_tree);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_expect_size);
 	tcase_add_test(tc, test_top_and_eager);

@@ -132,6 +132,19 @@ static const struct fake cases[] = {
 	{"C: stuck behind a cycle", 1, "", "", 3,
 	 {"0:M:MPI_Recv:recv:1", "0:M:MPI_Recv:recv:0", "0:M:MPI_Recv:recv:0"}, {0},
 	 COL_V_SOFTWARE, "B:0-1;C:2", 1, "0-1"},
+	/* The launcher is not the program. */
+	{"launcher killed: every rank vanished, no status", 1, "", "", 3,
+	 {"0:V:MPI_Recv:recv:1", "0:V", "0:V:MPI_Barrier:collective:-1"}, {0},
+	 COL_V_NONE, "", 0, ""},
+	{"job ended from outside: every rank SIGTERM, or vanished", 2, "", "", 3,
+	 {"0:X:::-1:-1:15", "1:X:MPI_Recv:recv:0:-1:15", "1:V"}, {0},
+	 COL_V_NONE, "", 0, ""},
+	{"not the launcher: one rank SIGSEGV, the others killed", 1, "", "", 3,
+	 {"0:X:MPI_Recv:recv:1:-1:9", "0:X:::-1:-1:11", "0:V"}, {0},
+	 COL_V_SOFTWARE, "B:1;B:2;C:0", 0, ""},
+	{"not the launcher: one rank exited with a status", 1, "", "", 2,
+	 {"0:X:::-1:1:0", "0:V"}, {0},
+	 COL_V_SOFTWARE, "B:0;B:1", 0, ""},
 	{"D: a rank that ended after the node failure; slow stays A", 2, "1", "", 3,
 	 {"0:X:::-1:1:0", "0:S:MPI_Wait:wait:-1", "1:-"}, {0},
 	 COL_V_HARDWARE, "A:1;D:0;D:2", 0, ""},
@@ -272,6 +285,44 @@ START_TEST(test_details)
 }
 END_TEST
 
+/* One classification: the deadlock the analysis found (here a wrong tag:
+ * rank 0 in MPI_Recv from 1, ranks 1-2 in a barrier) makes all its ranks B,
+ * deadlocked (wrong tag): ranks in the same barrier are not split into B and
+ * C as the collector's own wait graph alone would; a rank waiting on them is C. */
+START_TEST(test_classify_with_analysis)
+{
+	struct col_rank ranks[4];
+	struct col_node node = {.name = "n1", .probed = 1, .state = MW_PROBE_ALIVE};
+	struct col_result res;
+	static const int dl[] = {0, 1, 2};
+	struct col_dl_input in = {dl, 3, "wrong tag"};
+	char buf[64];
+	set_rank(&ranks[0], "0:M:MPI_Recv:recv:1", NULL);
+	set_rank(&ranks[1], "0:M:MPI_Barrier:collective:-1", "0,2");
+	set_rank(&ranks[2], "0:M:MPI_Barrier:collective:-1", "0,1");
+	set_rank(&ranks[3], "0:M:MPI_Recv:recv:2", NULL);
+	/* Without the analysis: the barrier's ranks are split (B and C). */
+	ck_assert_int_eq(col_classify(ranks, 4, &node, 1, &res), 0);
+	ck_assert_int_ne(res.rank_cause[1], 0);
+	ck_assert_int_ne(res.rank_cause[1], res.rank_cause[2]);
+	col_result_free(&res);
+	ck_assert_int_eq(col_classify_dl(ranks, 4, &node, 1, &in, &res), 0);
+	ck_assert_uint_eq(res.ncauses, 2);
+	ck_assert_int_eq(res.causes[0].cause, 'B');
+	mw_ranges_format(res.causes[0].ranks, res.causes[0].n, buf, sizeof buf);
+	ck_assert_str_eq(buf, "0-2");
+	ck_assert_str_eq(res.causes[0].detail, "deadlocked (wrong tag)");
+	ck_assert(res.causes[0].deadlock);
+	ck_assert_int_eq(res.causes[1].cause, 'C');
+	ck_assert_int_eq(res.causes[1].ranks[0], 3);
+	ck_assert_msg(strstr(res.causes[1].detail, "by rank(s) 2 "), "%s", res.causes[1].detail);
+	ck_assert_int_eq(res.verdict, COL_V_SOFTWARE);
+	col_result_free(&res);
+	for (int i = 0; i < 4; i++)
+		free(ranks[i].waits);
+}
+END_TEST
+
 /* A large job: a ring deadlock of 2000 ranks is found without blowing up. */
 START_TEST(test_large_ring)
 {
@@ -303,6 +354,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_classify, 0, sizeof(cases) / sizeof(cases[0]));
 	tcase_add_test(tc, test_details);
 	tcase_add_test(tc, test_large_ring);
+	tcase_add_test(tc, test_classify_with_analysis);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
