@@ -18,3 +18,12 @@ TREE_UNIT := $(patsubst t/unit/%.c,$(B)/t/%,$(wildcard t/unit/test_tree_*.c))
 UNIT_TESTS += $(TREE_UNIT)
 $(TREE_UNIT): $(TREE_LIB)
 $(TREE_UNIT): CPPFLAGS += -Itree
+
+# "mpiwatch topo" (cli/cmd_topo.c)
+$(B)/obj/cli/cmd_topo.o: CPPFLAGS += -Itree
+$(B)/bin/mpiwatch: $(TREE_LIB)
+
+# Fuzz target: the BE counts file parser.
+FUZZERS += $(B)/fuzz/fuzz_tree_counts
+FUZZ_EXTRA_fuzz_tree_counts := tree/mwt_counts.c tree/mwt_place.c -Itree
+$(B)/fuzz/fuzz_tree_counts: tree/mwt_counts.c tree/mwt_counts.h tree/mwt_place.c
