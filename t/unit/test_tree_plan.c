@@ -11,11 +11,30 @@
 #include <string.h>
 
 #include "mwt_place.h"
+#include "jsonschema.h"
 #include "mwt_plan.h"
 #include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define near(got, want) ck_assert_msg(fabs((got) - (want)) <= 1e-12, "%s = %.15g, expected %.15g", #got, (double)(got), (double)(want))
+
+/* The plan's JSON is valid against doc/schemas/topo.schema.json. */
+static void assert_schema(const struct mwt_plan *p)
+{
+	char *text = NULL, err[512];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	json_object *s = json_object_from_file("doc/schemas/topo.schema.json"), *j;
+	ck_assert_ptr_nonnull(s);
+	ck_assert_int_eq(mwt_plan_write_json(p, f), 0);
+	fclose(f);
+	j = json_tokener_parse(text);
+	ck_assert_ptr_nonnull(j);
+	ck_assert_msg(mw_jsonschema_validate(s, j, err, sizeof(err)) == 0, "%s\n%s", err, text);
+	json_object_put(j);
+	json_object_put(s);
+	free(text);
+}
 
 struct avg_case {
 	const char *what;
@@ -252,6 +271,7 @@ START_TEST(test_plan_mrnet_json)
 	fclose(f);
 	ck_assert_str_eq(text, "a:0 => a:1 b:0 ;\na:1 => c:0 ;\n");
 	free(text);
+	assert_schema(&p);
 	text = NULL;
 	f = open_memstream(&text, &len);
 	ck_assert_int_eq(mwt_plan_write_json(&p, f), 0);
@@ -290,6 +310,7 @@ START_TEST(test_plan_fuzzy)
 	fclose(f);
 	ck_assert_str_eq(text, "a:0 => b:0 a:1 ;\nb:0 => c:0 ;\n");
 	free(text);
+	assert_schema(&p);
 	mwt_plan_free(&p);
 }
 END_TEST
@@ -311,6 +332,7 @@ START_TEST(test_plan_star_and_errors)
 	fclose(f);
 	ck_assert_str_eq(text, "x:0 ;\n");
 	free(text);
+	assert_schema(&p);
 	mwt_plan_free(&p);
 	o.fanout = 1;
 	ck_assert_int_eq(mwt_plan_build(h, 2, &o, &p, err, sizeof(err)), -1);
