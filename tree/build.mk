@@ -27,3 +27,8 @@ $(B)/bin/mpiwatch: $(TREE_LIB)
 FUZZERS += $(B)/fuzz/fuzz_tree_counts
 FUZZ_EXTRA_fuzz_tree_counts := tree/mwt_counts.c tree/mwt_place.c -Itree
 $(B)/fuzz/fuzz_tree_counts: tree/mwt_counts.c tree/mwt_counts.h tree/mwt_place.c
+
+# Fuzz target: the decoder of a CP's aggregate (MW_HB_AGG payload).
+FUZZERS += $(B)/fuzz/fuzz_tree_agg
+FUZZ_EXTRA_fuzz_tree_agg := tree/mwt_agg.c -Itree
+$(B)/fuzz/fuzz_tree_agg: tree/mwt_agg.c tree/mwt_agg.h

@@ -901,7 +901,8 @@ bad:
 	free(all);
 	mwt_agg_destroy(a);
 	json_object_put(o);
-	json_tokener_free(tok);
+	if (tok) /* json-c's json_tokener_free does not take NULL */
+		json_tokener_free(tok);
 	errno = strcmp(why, "out of memory") == 0 ? ENOMEM : EINVAL;
 	return NULL;
 }

@@ -215,6 +215,7 @@ END_TEST
 static const struct {
 	const char *json, *why;
 } bad_cases[] = {
+	{"", "aggregate: not one JSON object"},
 	{"[]", "aggregate: not one JSON object"},
 	{"{\"v\":1} x", "aggregate: not one JSON object"},
 	{"{\"v\":2,\"from\":\"cp\",\"events\":0,\"first\":0,\"last\":0,\"classes\":[]}", "aggregate: v: expected 1"},
