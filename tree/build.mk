@@ -32,3 +32,9 @@ $(B)/fuzz/fuzz_tree_counts: tree/mwt_counts.c tree/mwt_counts.h tree/mwt_place.c
 FUZZERS += $(B)/fuzz/fuzz_tree_agg
 FUZZ_EXTRA_fuzz_tree_agg := tree/mwt_agg.c -Itree
 $(B)/fuzz/fuzz_tree_agg: tree/mwt_agg.c tree/mwt_agg.h
+
+# The in-process simulator (bench/tree-sim, doc/benchmarks.md): not installed.
+build-all: $(B)/bench/tree-sim
+$(B)/bench/tree-sim: bench/tree-sim.c $(TREE_LIB) $(SHARED_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Itree $(CFLAGS) -o $@ $< $(TREE_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) -lpthread -lm

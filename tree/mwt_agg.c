@@ -229,16 +229,16 @@ int mwt_seq_accept(struct mwt_seq *s, const char *origin, uint32_t seq)
 
 /* ------------------------------------------------------------ aggregates */
 
+/* One event of a class: its origin, its number, its rank. */
 struct cover {
 	uint32_t origin; /* index into the aggregate's origins */
 	uint32_t seq;
+	int32_t rank;
 };
 
 struct cls {
 	struct mwt_class pub;
-	int *ranks;
-	size_t nranks, capr, sorted; /* ranks[0..sorted) sorted and unique */
-	struct cover *cov;
+	struct cover *cov; /* the class's events */
 	size_t ncov, capc;
 };
 
@@ -279,10 +279,8 @@ struct mwt_agg *mwt_agg_create(const char *from)
 void mwt_agg_reset(struct mwt_agg *a)
 {
 	size_t i;
-	for (i = 0; i < a->nc; i++) {
-		free(a->c[i].ranks);
+	for (i = 0; i < a->nc; i++)
 		free(a->c[i].cov);
-	}
 	free(a->c);
 	free(a->ctab);
 	free(a->oname);
@@ -404,43 +402,7 @@ static long origin_get(struct mwt_agg *a, const char *name)
 	return (long)a->no++;
 }
 
-static int int_cmp(const void *x, const void *y)
-{
-	int a = *(const int *)x, b = *(const int *)y;
-	return (a > b) - (a < b);
-}
-
-/* Sort and deduplicate c's ranks when they have doubled since last time. */
-static void ranks_compact(struct cls *c, int force)
-{
-	size_t i, k;
-	if (!force && c->nranks < 2 * c->sorted + 64)
-		return;
-	qsort(c->ranks, c->nranks, sizeof(int), int_cmp);
-	for (i = 0, k = 0; i < c->nranks; i++)
-		if (k == 0 || c->ranks[k - 1] != c->ranks[i])
-			c->ranks[k++] = c->ranks[i];
-	c->nranks = c->sorted = k;
-}
-
-static int rank_add(struct cls *c, int rank)
-{
-	if (c->nranks == c->capr) {
-		size_t ncap = c->capr ? c->capr * 2 : 8;
-		int *nr = realloc(c->ranks, ncap * sizeof(int));
-		if (!nr) {
-			errno = ENOMEM;
-			return -1;
-		}
-		c->ranks = nr;
-		c->capr = ncap;
-	}
-	c->ranks[c->nranks++] = rank;
-	ranks_compact(c, 0);
-	return 0;
-}
-
-static int cover_add(struct cls *c, uint32_t origin, uint32_t seq)
+static int cover_add(struct cls *c, uint32_t origin, uint32_t seq, int32_t rank)
 {
 	if (c->ncov == c->capc) {
 		size_t ncap = c->capc ? c->capc * 2 : 8;
@@ -453,7 +415,8 @@ static int cover_add(struct cls *c, uint32_t origin, uint32_t seq)
 		c->capc = ncap;
 	}
 	c->cov[c->ncov].origin = origin;
-	c->cov[c->ncov++].seq = seq;
+	c->cov[c->ncov].seq = seq;
+	c->cov[c->ncov++].rank = rank;
 	return 0;
 }
 
@@ -492,7 +455,7 @@ int mwt_agg_add(struct mwt_agg *a, struct mwt_seq *seen, const char *origin, con
 	if (ci < 0 || oi < 0)
 		return -1;
 	c = &a->c[ci];
-	if (rank_add(c, b->rank) < 0 || cover_add(c, (uint32_t)oi, b->seq) < 0)
+	if (cover_add(c, (uint32_t)oi, b->seq, b->rank) < 0)
 		return -1;
 	if (seen) {
 		fresh = mwt_seq_accept(seen, origin, b->seq);
@@ -544,15 +507,12 @@ long mwt_agg_merge(struct mwt_agg *a, struct mwt_seq *seen, const struct mwt_agg
 					goto fail;
 				c = &a->c[ci];
 			}
-			if (cover_add(c, omap[cc->cov[j].origin], cc->cov[j].seq) < 0)
+			if (cover_add(c, omap[cc->cov[j].origin], cc->cov[j].seq, cc->cov[j].rank) < 0)
 				goto fail;
 			fresh++;
 		}
 		if (!fresh)
 			continue;
-		for (j = 0; j < cc->nranks; j++)
-			if (rank_add(c, cc->ranks[j]) < 0)
-				goto fail;
 		times_add(a, &c->pub, cc->pub.first, cc->pub.last, fresh);
 		total += (long)fresh;
 	}
@@ -563,14 +523,55 @@ fail:
 	return -1;
 }
 
+/* The ranks of class c's events (malloc'd, *n of them; duplicates kept). */
+static int *class_rank_list(const struct cls *c, size_t *n)
+{
+	int *r = malloc((c->ncov ? c->ncov : 1) * sizeof(int));
+	size_t i;
+	if (!r) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (i = 0; i < c->ncov; i++)
+		r[i] = c->cov[i].rank;
+	*n = c->ncov;
+	return r;
+}
+
 size_t mwt_agg_class_ranks(const struct mwt_agg *a, size_t i, char *buf, size_t len)
 {
-	if (i >= a->nc) {
-		if (len)
-			buf[0] = 0;
+	size_t n, need;
+	int *r;
+	if (len)
+		buf[0] = 0;
+	if (i >= a->nc || !(r = class_rank_list(&a->c[i], &n)))
 		return 0;
+	need = mw_ranges_format(r, n, buf, len);
+	free(r);
+	return need;
+}
+
+/* v[0..n) in its own order as runs "5-7,2,9-10" (ascending runs of +1): a
+ * malloc'd string, or NULL (ENOMEM). */
+static char *runs_str(const int *v, size_t n)
+{
+	size_t cap = 16 * (n ? n : 1) + 1, used = 0, i = 0, j;
+	char *s = malloc(cap);
+	if (!s) {
+		errno = ENOMEM;
+		return NULL;
 	}
-	return mw_ranges_format(a->c[i].ranks, a->c[i].nranks, buf, len);
+	s[0] = 0;
+	while (i < n) {
+		for (j = i; j + 1 < n && v[j + 1] == v[j] + 1; j++)
+			;
+		if (j > i)
+			used += (size_t)snprintf(s + used, cap - used, "%s%d-%d", used ? "," : "", v[i], v[j]);
+		else
+			used += (size_t)snprintf(s + used, cap - used, "%s%d", used ? "," : "", v[i]);
+		i = j + 1;
+	}
+	return s;
 }
 
 /* ranges of ints as a malloc'd string ("" when none), or NULL (ENOMEM) */
@@ -599,35 +600,50 @@ static int cover_cmp(const void *x, const void *y)
 	return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-/* The cover of class c: {"origin":"seq ranges", ...}.  NULL on ENOMEM. */
+/* The cover of class c: {"origin":{"seq":"1-4","rank":"0-3"}, ...}, the
+ * ranks in the order of the numbers.  NULL on ENOMEM. */
 static json_object *cover_json(const struct mwt_agg *a, const struct cls *c)
 {
 	json_object *o = json_object_new_object();
 	struct cover *s = malloc((c->ncov ? c->ncov : 1) * sizeof(*s));
 	int *seqs = malloc((c->ncov ? c->ncov : 1) * sizeof(int));
+	int *ranks = malloc((c->ncov ? c->ncov : 1) * sizeof(int));
 	size_t i = 0, j, n;
-	if (!o || !s || !seqs)
+	if (!o || !s || !seqs || !ranks)
 		goto fail;
 	memcpy(s, c->cov, c->ncov * sizeof(*s));
 	qsort(s, c->ncov, sizeof(*s), cover_cmp);
 	while (i < c->ncov) {
-		char *r;
-		for (j = i, n = 0; j < c->ncov && s[j].origin == s[i].origin; j++)
-			seqs[n++] = (int)s[j].seq;
-		r = ranges_str(seqs, n);
-		if (!r)
+		char *sq, *rk;
+		json_object *e = json_object_new_object();
+		for (j = i, n = 0; j < c->ncov && s[j].origin == s[i].origin; j++, n++) {
+			seqs[n] = (int)s[j].seq;
+			ranks[n] = s[j].rank;
+		}
+		sq = runs_str(seqs, n);
+		rk = runs_str(ranks, n);
+		if (!e || !sq || !rk) {
+			json_object_put(e);
+			free(sq);
+			free(rk);
 			goto fail;
-		json_object_object_add(o, a->oname[s[i].origin], json_object_new_string(r));
-		free(r);
+		}
+		json_object_object_add(e, "seq", json_object_new_string(sq));
+		json_object_object_add(e, "rank", json_object_new_string(rk));
+		json_object_object_add(o, a->oname[s[i].origin], e);
+		free(sq);
+		free(rk);
 		i = j;
 	}
 	free(s);
 	free(seqs);
+	free(ranks);
 	return o;
 fail:
 	json_object_put(o);
 	free(s);
 	free(seqs);
+	free(ranks);
 	errno = ENOMEM;
 	return NULL;
 }
@@ -652,9 +668,10 @@ char *mwt_agg_to_json(const struct mwt_agg *a)
 	for (k = 0; k < a->nc; k++) {
 		struct cls *c = &a->c[k];
 		json_object *x = json_object_new_object(), *cov;
-		char *r;
-		ranks_compact(c, 1); /* no change to the set; keeps the encoding small */
-		r = ranges_str(c->ranks, c->nranks);
+		size_t nr;
+		int *rl = class_rank_list(c, &nr);
+		char *r = rl ? ranges_str(rl, nr) : NULL;
+		free(rl);
 		cov = cover_json(a, c);
 		if (!x || !r || !cov) {
 			json_object_put(x);
@@ -817,7 +834,7 @@ struct mwt_agg *mwt_agg_from_json(const char *json, size_t len, char *err, size_
 		const char *st, *call, *ranks;
 		int64_t peer, count, got = 0;
 		double cf, clast;
-		long ci, nr, i;
+		long ci, i;
 		int state;
 		struct cls *c;
 		why = "a class: bad field";
@@ -837,36 +854,37 @@ struct mwt_agg *mwt_agg_from_json(const char *json, size_t len, char *err, size_
 		if (ci < 0 || a->c[ci].pub.count)
 			goto bad;
 		c = &a->c[ci];
-		why = "a class: bad ranks";
-		nr = mw_ranges_parse(ranks, (size_t)count + 1, &tmp);
-		if (nr < 1 || nr > count)
-			goto bad;
-		for (i = 0; i < nr; i++)
-			if (tmp[i] > MW_HB_MAX_RANK || rank_add(c, tmp[i]) < 0)
-				goto bad;
-		free(tmp);
-		tmp = NULL;
 		{
 			json_object_object_foreach(cov, on, sv)
 			{
-				const char *s;
-				long ns, oi;
+				static const char *const cov_keys[] = {"seq", "rank", NULL};
+				const char *sq, *rk;
+				long ns, nk, oi;
+				int *rks = NULL;
 				why = "a class: bad cover";
-				if (!mw_hb_valid_name(on) || !json_object_is_type(sv, json_type_string))
+				if (!mw_hb_valid_name(on) || !json_object_is_type(sv, json_type_object) ||
+				    only_keys(sv, cov_keys) || !(sq = get_string(sv, "seq", 1u << 22)) ||
+				    !(rk = get_string(sv, "rank", 1u << 22)))
 					goto bad;
-				s = json_object_get_string(sv);
-				ns = mw_ranges_parse(s, (size_t)(count - got) + 1, &tmp);
+				ns = mw_ranges_parse(sq, (size_t)(count - got), &tmp);
 				if (ns < 1 || got + ns > count)
 					goto bad;
-				oi = origin_get(a, on);
-				if (oi < 0)
+				nk = mw_ranges_parse(rk, (size_t)ns, &rks);
+				if (nk != ns) {
+					free(rks);
 					goto bad;
+				}
+				oi = origin_get(a, on);
 				for (i = 0; i < ns; i++) {
-					if (tmp[i] < 1 || cover_add(c, (uint32_t)oi, (uint32_t)tmp[i]) < 0)
+					if (oi < 0 || tmp[i] < 1 || rks[i] > MW_HB_MAX_RANK ||
+					    cover_add(c, (uint32_t)oi, (uint32_t)tmp[i], rks[i]) < 0) {
+						free(rks);
 						goto bad;
+					}
 					all[nall].origin = (uint32_t)oi;
 					all[nall++].seq = (uint32_t)tmp[i];
 				}
+				free(rks);
 				got += ns;
 				free(tmp);
 				tmp = NULL;
@@ -875,6 +893,19 @@ struct mwt_agg *mwt_agg_from_json(const char *json, size_t len, char *err, size_
 		why = "a class: count is not the events it covers";
 		if (got != count)
 			goto bad;
+		why = "a class: ranks are not those of the events it covers";
+		{
+			char *mine;
+			size_t nr;
+			int *rl = class_rank_list(c, &nr);
+			mine = rl ? ranges_str(rl, nr) : NULL;
+			free(rl);
+			if (!mine || strcmp(mine, ranks) != 0) {
+				free(mine);
+				goto bad;
+			}
+			free(mine);
+		}
 		c->pub.count = (uint64_t)count;
 		c->pub.first = cf;
 		c->pub.last = clast;

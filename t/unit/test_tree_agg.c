@@ -68,14 +68,14 @@ static struct mw_hb_beat beat(int rank, const char *call, int peer, uint32_t seq
  * MPI_Recv from 0 (seq 2, at 12.5); then n2's seq 1 again (resent after a
  * re-attachment).  The aggregate: 6 events from 10 to 12.5; class
  * (in_mpi, MPI_Allreduce, -1): 5 events, 10 to 12, ranks "0-3,8", covering
- * n1 1-4 and n2 1; class (in_mpi, MPI_Recv, 0): 1 event at 12.5, rank 9,
- * n2 2. */
+ * n1 1-4 (ranks 0-3) and n2 1 (rank 8); class (in_mpi, MPI_Recv, 0): 1 event
+ * at 12.5, n2 2 (rank 9). */
 static const char *const cp1_json =
 	"{\"v\":1,\"from\":\"cp1\",\"events\":6,\"first\":10.0,\"last\":12.5,\"classes\":["
 	"{\"state\":\"in_mpi\",\"call\":\"MPI_Allreduce\",\"peer\":-1,\"count\":5,\"first\":10.0,\"last\":12.0,"
-	"\"ranks\":\"0-3,8\",\"cover\":{\"n1\":\"1-4\",\"n2\":\"1\"}},"
+	"\"ranks\":\"0-3,8\",\"cover\":{\"n1\":{\"seq\":\"1-4\",\"rank\":\"0-3\"},\"n2\":{\"seq\":\"1\",\"rank\":\"8\"}}},"
 	"{\"state\":\"in_mpi\",\"call\":\"MPI_Recv\",\"peer\":0,\"count\":1,\"first\":12.5,\"last\":12.5,"
-	"\"ranks\":\"9\",\"cover\":{\"n2\":\"2\"}}]}";
+	"\"ranks\":\"9\",\"cover\":{\"n2\":{\"seq\":\"2\",\"rank\":\"9\"}}}]}";
 
 static struct mwt_agg *build_cp1(struct mwt_seq *seen)
 {
@@ -211,6 +211,10 @@ END_TEST
 
 #define CLS(fields) "{\"v\":1,\"from\":\"cp\",\"events\":2,\"first\":1,\"last\":2,\"classes\":[" fields "]}"
 #define ONE "{\"state\":\"in_mpi\",\"call\":\"MPI_Barrier\",\"peer\":-1,\"count\":2,\"first\":1,\"last\":2,"
+#define COV(o, s, r) "\"" o "\":{\"seq\":\"" s "\",\"rank\":\"" r "\"}"
+#define HALF(call, peer, rank, cov) \
+	"{\"state\":\"in_mpi\",\"call\":\"" call "\",\"peer\":" peer ",\"count\":1,\"first\":1,\"last\":2," \
+	"\"ranks\":\"" rank "\",\"cover\":{" cov "}}"
 
 static const struct {
 	const char *json, *why;
@@ -226,28 +230,32 @@ static const struct {
 	{"{\"v\":1,\"from\":\"cp\",\"events\":1,\"first\":3,\"last\":2,\"classes\":[]}",
 	 "aggregate: events, first, last: expected numbers"},
 	{"{\"v\":1,\"from\":\"cp\",\"events\":1,\"first\":1,\"last\":2,\"classes\":[]}", "aggregate: too many classes"},
-	{CLS(ONE "\"ranks\":\"0-1\",\"cover\":{\"n1\":\"1\"}}"), "aggregate: a class: count is not the events it covers"},
-	{CLS(ONE "\"ranks\":\"0-2\",\"cover\":{\"n1\":\"1-2\"}}"), "aggregate: a class: bad ranks"},
-	{CLS(ONE "\"ranks\":\"0-1\",\"cover\":{\"n1\":\"0-1\"}}"), "aggregate: a class: bad cover"},
-	{CLS(ONE "\"ranks\":\"0-1\",\"cover\":{\"n1\":\"1,1\"}}"), "aggregate: an event covered twice"},
-	{CLS(ONE "\"ranks\":\"0-1\",\"cover\":{\"n1\":\"1\",\"n2\":\"1\"},\"x\":0}"), "aggregate: a class: bad field"},
-	{CLS("{\"state\":\"sleeping\",\"call\":\"\",\"peer\":-1,\"count\":2,\"first\":1,\"last\":2,\"ranks\":\"0\","
-	     "\"cover\":{\"n1\":\"1-2\"}}"),
+	/* count 2, one event covered */
+	{CLS(ONE "\"ranks\":\"0\",\"cover\":{" COV("n1", "1", "0") "}}"),
+	 "aggregate: a class: count is not the events it covers"},
+	/* the ranks list says more than the events */
+	{CLS(ONE "\"ranks\":\"0-2\",\"cover\":{" COV("n1", "1-2", "0-1") "}}"),
+	 "aggregate: a class: ranks are not those of the events it covers"},
+	/* two numbers, one rank */
+	{CLS(ONE "\"ranks\":\"0\",\"cover\":{" COV("n1", "1-2", "0") "}}"), "aggregate: a class: bad cover"},
+	/* sequence number 0 */
+	{CLS(ONE "\"ranks\":\"0-1\",\"cover\":{" COV("n1", "0-1", "0-1") "}}"), "aggregate: a class: bad cover"},
+	{CLS(ONE "\"ranks\":\"0-1\",\"cover\":{" COV("n1", "1,1", "0-1") "}}"), "aggregate: an event covered twice"},
+	/* the old form, numbers only */
+	{CLS(ONE "\"ranks\":\"0-1\",\"cover\":{\"n1\":\"1-2\"}}"), "aggregate: a class: bad cover"},
+	{CLS(ONE "\"ranks\":\"0-1\",\"cover\":{" COV("n1", "1-2", "0-1") "},\"x\":0}"), "aggregate: a class: bad field"},
+	{CLS("{\"state\":\"sleeping\",\"call\":\"\",\"peer\":-1,\"count\":2,\"first\":1,\"last\":2,\"ranks\":\"0-1\","
+	     "\"cover\":{" COV("n1", "1-2", "0-1") "}}"),
 	 "aggregate: a class: bad field"},
-	{CLS("{\"state\":\"in_mpi\",\"call\":\"MPI_Barrier\",\"peer\":-1,\"count\":1,\"first\":1,\"last\":2,"
-	     "\"ranks\":\"0\",\"cover\":{\"n1\":\"1\"}}"),
+	{CLS(HALF("MPI_Barrier", "-1", "0", COV("n1", "1", "0"))),
 	 "aggregate: events: not the sum of the classes' counts"},
-	{CLS("{\"state\":\"in_mpi\",\"call\":\"MPI_Barrier\",\"peer\":-1,\"count\":1,\"first\":1,\"last\":2,"
-	     "\"ranks\":\"0\",\"cover\":{\"n1\":\"1\"}},"
-	     "{\"state\":\"in_mpi\",\"call\":\"MPI_Send\",\"peer\":3,\"count\":1,\"first\":1,\"last\":2,"
-	     "\"ranks\":\"1\",\"cover\":{\"n1\":\"1\"}}"),
+	{CLS(HALF("MPI_Barrier", "-1", "0", COV("n1", "1", "0")) "," HALF("MPI_Send", "3", "1", COV("n1", "1", "1"))),
 	 "aggregate: an event covered twice"},
-	{CLS("{\"state\":\"in_mpi\",\"call\":\"MPI_Barrier\",\"peer\":-1,\"count\":1,\"first\":1,\"last\":2,"
-	     "\"ranks\":\"0\",\"cover\":{\"n1\":\"1\"}},"
-	     "{\"state\":\"in_mpi\",\"call\":\"MPI_Barrier\",\"peer\":-1,\"count\":1,\"first\":1,\"last\":2,"
-	     "\"ranks\":\"1\",\"cover\":{\"n1\":\"2\"}}"),
+	{CLS(HALF("MPI_Barrier", "-1", "0", COV("n1", "1", "0")) "," HALF("MPI_Barrier", "-1", "1", COV("n1", "2", "1"))),
 	 "aggregate: a class twice"},
-	{CLS(ONE "\"ranks\":\"0-1\",\"cover\":{\"n1\":\"1-3\"}}"), "aggregate: a class: bad cover"},
+	{CLS(ONE "\"ranks\":\"0-1\",\"cover\":{" COV("n1", "1-3", "0-2") "}}"), "aggregate: a class: bad cover"},
+	{CLS(ONE "\"ranks\":\"0-1\",\"cover\":{" COV("n1", "1-2", "0-1") ",\"n2\":{\"seq\":\"1\"}}}"),
+	 "aggregate: a class: bad cover"},
 };
 
 START_TEST(test_agg_decode_bad)
@@ -262,13 +270,46 @@ END_TEST
 
 START_TEST(test_agg_decode_good)
 {
-	const char *ok = CLS(ONE "\"ranks\":\"0-1\",\"cover\":{\"n1\":\"1\",\"n2\":\"7\"}}");
+	const char *ok = CLS(ONE "\"ranks\":\"0-1\",\"cover\":{" COV("n1", "1", "1") "," COV("n2", "7", "0") "}}");
 	char err[128] = "";
 	struct mwt_agg *a = mwt_agg_from_json(ok, strlen(ok), err, sizeof(err));
 	ck_assert_msg(a != NULL, "%s", err);
 	ck_assert_uint_eq(mwt_agg_events(a), 2);
 	ck_assert_uint_eq(mwt_agg_norigins(a), 2);
 	mwt_agg_destroy(a);
+}
+END_TEST
+
+/* A CP that has already flushed n1's events 1-2 (its aggregate reset, its
+ * table remembers) merges a re-sent aggregate covering n1 1-3 (ranks 0-2):
+ * only event 3 is new, and only its rank, 2, goes up. */
+START_TEST(test_agg_merge_after_flush)
+{
+	struct mwt_seq *seen = mwt_seq_create();
+	struct mwt_agg *cp = mwt_agg_create("cp"), *child = mwt_agg_create("leaf"), *child_back;
+	struct mw_hb_beat b;
+	char ranks[32], *json;
+	int r;
+	for (r = 0; r < 3; r++) {
+		b = beat(r, "MPI_Barrier", -1, (uint32_t)r + 1);
+		ck_assert_int_eq(mwt_agg_add(child, NULL, "n1", &b, 5), 1);
+		if (r < 2)
+			ck_assert_int_eq(mwt_agg_add(cp, seen, "n1", &b, 5), 1);
+	}
+	mwt_agg_reset(cp); /* flushed */
+	ck_assert_int_eq(mwt_agg_merge(cp, seen, child), 1);
+	ck_assert_uint_eq(mwt_agg_class(cp, 0)->count, 1);
+	mwt_agg_class_ranks(cp, 0, ranks, sizeof(ranks));
+	ck_assert_str_eq(ranks, "2");
+	json = mwt_agg_to_json(cp);
+	ck_assert_ptr_nonnull(strstr(json, "\"cover\":{\"n1\":{\"seq\":\"3\",\"rank\":\"2\"}}"));
+	child_back = mwt_agg_from_json(json, strlen(json), NULL, 0);
+	ck_assert_ptr_nonnull(child_back);
+	mwt_agg_destroy(child_back);
+	free(json);
+	mwt_agg_destroy(cp);
+	mwt_agg_destroy(child);
+	mwt_seq_destroy(seen);
 }
 END_TEST
 
@@ -303,6 +344,7 @@ int main(void)
 	tcase_add_test(tc, test_agg_build);
 	tcase_add_test(tc, test_agg_frame_roundtrip);
 	tcase_add_test(tc, test_agg_merge_idempotent);
+	tcase_add_test(tc, test_agg_merge_after_flush);
 	tcase_add_loop_test(tc, test_agg_decode_bad, 0, N(bad_cases));
 	tcase_add_test(tc, test_agg_decode_good);
 	tcase_add_test(tc, test_beat_seq_frame);
