@@ -8,19 +8,6 @@
 
 plan 20
 run_setup mw-topo
-schemas=$top/doc/schemas
-
-valid() {
-    python3 - "$1" "$schemas/$2" <<'PY' 2>&1
-import json, sys
-try:
-    import jsonschema
-except ImportError:
-    print("skip"); sys.exit(0)
-jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
-print("valid")
-PY
-}
 
 # --- 8 nodes, fanout 2, the default CP count: 8 BEs -> 4 IBEs + 2 above = 6
 "$mw" topo --nodes 'n[1-8]' --fanout 2 --json >t8.json 2>t8.err; st=$?
@@ -33,7 +20,7 @@ is "$(field t8.json 'all(sum(1 for a in r["attach"] if a["cp"] == c["id"]) <= 2 
    "no IBE takes more than the attach fanout"
 is "$(field t8.json 'sum(1 for a in r["attach"] if r["cps"][a["cp"]]["host"] == a["host"])')" 4 \
    "the 4 BEs on an IBE's host attach there"
-v=$(valid t8.json topo.schema.json)
+v=$(schema_valid t8.json topo.schema.json)
 if [ "$v" = skip ]; then skip "python3 jsonschema missing"; else is "$v" valid "the JSON matches topo.schema.json"; fi
 
 # --- the worked example of doc/tree.md: fuzzy ranks b, a, c

@@ -5,12 +5,12 @@
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hostlist.h"
+#include "mwt_err.h"
 
 #define NAME_LEN (MW_HB_STR_MAX + 1)
 #define MAX_CLASSES (1u << 20)
@@ -714,15 +714,6 @@ int mwt_agg_encode(const struct mwt_agg *a, uint8_t **buf, size_t *len)
 
 /* ------------------------------------------------------------ decoding */
 
-static void set_err(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	if (!len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
 
 static int only_keys(json_object *o, const char *const *keys)
 {
@@ -927,7 +918,7 @@ struct mwt_agg *mwt_agg_from_json(const char *json, size_t len, char *err, size_
 	json_tokener_free(tok);
 	return a;
 bad:
-	set_err(err, errlen, "aggregate: %s", why);
+	mwt_errf(err, errlen, "aggregate: %s", why);
 	free(tmp);
 	free(all);
 	mwt_agg_destroy(a);

@@ -1,9 +1,9 @@
 /* mwt_plan.c - the tree's shape and the attach plan (seed 003, doc/tree.md). */
 #include "mwt_plan.h"
+#include "mwt_err.h"
 
 #include <errno.h>
 #include <json-c/json.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,15 +105,6 @@ fail:
 	return rv;
 }
 
-static void set_err(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	if (!len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
 
 void mwt_plan_free(struct mwt_plan *p)
 {
@@ -139,18 +130,18 @@ int mwt_plan_build(const struct mwt_host *hosts, size_t nhost, const struct mwt_
 
 	memset(p, 0, sizeof(*p));
 	if (!nhost) {
-		set_err(err, errlen, "no host");
+		mwt_errf(err, errlen, "no host");
 		errno = EINVAL;
 		return -1;
 	}
 	if (o->fanout < 2 || o->fanout > MWT_FANOUT_MAX) {
-		set_err(err, errlen, "fanout %d outside [2, %d]", o->fanout, MWT_FANOUT_MAX);
+		mwt_errf(err, errlen, "fanout %d outside [2, %d]", o->fanout, MWT_FANOUT_MAX);
 		errno = EINVAL;
 		return -1;
 	}
 	for (i = 0; i < nhost; i++) {
 		if (hosts[i].be < 0 || nbe + (size_t)hosts[i].be > MWT_CP_MAX) {
-			set_err(err, errlen, "host %s: BE count %d out of range (at most %d in all)", hosts[i].name,
+			mwt_errf(err, errlen, "host %s: BE count %d out of range (at most %d in all)", hosts[i].name,
 				hosts[i].be, MWT_CP_MAX);
 			errno = EINVAL;
 			return -1;
@@ -164,7 +155,7 @@ int mwt_plan_build(const struct mwt_host *hosts, size_t nhost, const struct mwt_
 	p->nbe = nbe;
 	p->ncp = o->ncp < 0 ? mwt_default_cps(nbe, o->fanout) : (size_t)o->ncp;
 	if (p->ncp > MWT_CP_MAX) {
-		set_err(err, errlen, "%zu CPs: at most %d", p->ncp, MWT_CP_MAX);
+		mwt_errf(err, errlen, "%zu CPs: at most %d", p->ncp, MWT_CP_MAX);
 		errno = EINVAL;
 		return -1;
 	}
@@ -200,7 +191,7 @@ int mwt_plan_build(const struct mwt_host *hosts, size_t nhost, const struct mwt_
 		if (mwt_fuzzy_rank(f, nhost, o->weights, p->eval, p->rank) < 0) {
 			int e = errno;
 			free(f);
-			set_err(err, errlen, e == EINVAL ? "bad weights (none negative, not all 0)" : "out of memory");
+			mwt_errf(err, errlen, e == EINVAL ? "bad weights (none negative, not all 0)" : "out of memory");
 			errno = e;
 			goto fail;
 		}
@@ -211,7 +202,7 @@ int mwt_plan_build(const struct mwt_host *hosts, size_t nhost, const struct mwt_
 		}
 	} else {
 		if (mwt_place_average(os, nhost, (int)p->ncp, NULL, p->as, &p->avg) < 0) {
-			set_err(err, errlen, "%s", errno == ENOMEM ? "out of memory" : "too many processes");
+			mwt_errf(err, errlen, "%s", errno == ENOMEM ? "out of memory" : "too many processes");
 			goto fail;
 		}
 		for (i = 0, c = 0; i < nhost; i++) {
@@ -263,7 +254,7 @@ int mwt_plan_build(const struct mwt_host *hosts, size_t nhost, const struct mwt_
 	free(be_ibe);
 	return 0;
 nomem:
-	set_err(err, errlen, "out of memory");
+	mwt_errf(err, errlen, "out of memory");
 	errno = ENOMEM;
 fail:
 	free(os);

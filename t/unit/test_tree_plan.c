@@ -18,16 +18,24 @@
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define near(got, want) ck_assert_msg(fabs((got) - (want)) <= 1e-12, "%s = %.15g, expected %.15g", #got, (double)(got), (double)(want))
 
+/* What writer writes of p (malloc'd text); the test fails if it fails. */
+static char *written(int (*writer)(const struct mwt_plan *, FILE *), const struct mwt_plan *p)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(writer(p, f), 0);
+	fclose(f);
+	return text;
+}
+
 /* The plan's JSON is valid against doc/schemas/topo.schema.json. */
 static void assert_schema(const struct mwt_plan *p)
 {
-	char *text = NULL, err[512];
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
+	char *text = written(mwt_plan_write_json, p), err[512];
 	json_object *s = json_object_from_file("doc/schemas/topo.schema.json"), *j;
 	ck_assert_ptr_nonnull(s);
-	ck_assert_int_eq(mwt_plan_write_json(p, f), 0);
-	fclose(f);
 	j = json_tokener_parse(text);
 	ck_assert_ptr_nonnull(j);
 	ck_assert_msg(mw_jsonschema_validate(s, j, err, sizeof(err)) == 0, "%s\n%s", err, text);
@@ -255,9 +263,8 @@ START_TEST(test_plan_mrnet_json)
 	struct mwt_plan_opts o = {MWT_AVERAGE, 2, 3, NULL};
 	struct mwt_plan p;
 	const int want_cp[] = {1, 1, 2, 2};
-	char *text = NULL;
-	size_t len = 0, b;
-	FILE *f;
+	char *text;
+	size_t b;
 	json_object *j, *v;
 	ck_assert_int_eq(mwt_plan_build(h, 4, &o, &p, NULL, 0), 0);
 	ck_assert_int_eq(p.cp_parent[2], 0);
@@ -266,16 +273,11 @@ START_TEST(test_plan_mrnet_json)
 	for (b = 0; b < 4; b++)
 		ck_assert_int_eq(p.be_cp[b], want_cp[b]);
 	ck_assert_uint_eq(p.be_same_host, 2);
-	f = open_memstream(&text, &len);
-	ck_assert_int_eq(mwt_plan_write_mrnet(&p, f), 0);
-	fclose(f);
+	text = written(mwt_plan_write_mrnet, &p);
 	ck_assert_str_eq(text, "a:0 => a:1 b:0 ;\na:1 => c:0 ;\n");
 	free(text);
 	assert_schema(&p);
-	text = NULL;
-	f = open_memstream(&text, &len);
-	ck_assert_int_eq(mwt_plan_write_json(&p, f), 0);
-	fclose(f);
+	text = written(mwt_plan_write_json, &p);
 	j = json_tokener_parse(text);
 	ck_assert_ptr_nonnull(j);
 	ck_assert(json_object_object_get_ex(j, "ncp", &v));
@@ -297,17 +299,13 @@ START_TEST(test_plan_fuzzy)
 	struct mwt_host h[3] = {{"a", 1, example[0]}, {"b", 1, example[1]}, {"c", 1, example[2]}};
 	struct mwt_plan_opts o = {MWT_FUZZY, 2, 3, NULL};
 	struct mwt_plan p;
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *text;
 	ck_assert_int_eq(mwt_plan_build(h, 3, &o, &p, NULL, 0), 0);
 	ck_assert_int_eq(p.cp_host[0], 1);
 	ck_assert_int_eq(p.cp_host[1], 0);
 	ck_assert_int_eq(p.cp_host[2], 2);
 	ck_assert_int_eq(p.cp_parent[2], 0);
-	f = open_memstream(&text, &len);
-	ck_assert_int_eq(mwt_plan_write_mrnet(&p, f), 0);
-	fclose(f);
+	text = written(mwt_plan_write_mrnet, &p);
 	ck_assert_str_eq(text, "a:0 => b:0 a:1 ;\nb:0 => c:0 ;\n");
 	free(text);
 	assert_schema(&p);
@@ -321,15 +319,11 @@ START_TEST(test_plan_star_and_errors)
 	struct mwt_plan_opts o = {MWT_AVERAGE, 32, -1, NULL};
 	struct mwt_plan p;
 	char err[128] = "";
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f;
+	char *text;
 	ck_assert_int_eq(mwt_plan_build(h, 2, &o, &p, err, sizeof(err)), 0);
 	ck_assert_uint_eq(p.ncp, 0);
 	ck_assert_int_eq(p.be_cp[3], -1);
-	f = open_memstream(&text, &len);
-	ck_assert_int_eq(mwt_plan_write_mrnet(&p, f), 0);
-	fclose(f);
+	text = written(mwt_plan_write_mrnet, &p);
 	ck_assert_str_eq(text, "x:0 ;\n");
 	free(text);
 	assert_schema(&p);
