@@ -15,6 +15,27 @@
 #define NAME_LEN (MW_HB_STR_MAX + 1)
 #define MAX_CLASSES (1u << 20)
 
+/* Room for one more element in the array *pp of n used out of *cap (of
+ * elem bytes each; the first allocation holds first).  Return 0 or -1
+ * (ENOMEM; the array is unchanged). */
+static int grow(void *pp, size_t *cap, size_t n, size_t elem, size_t first)
+{
+	void *old, *np;
+	size_t ncap;
+	if (n < *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : first;
+	memcpy(&old, pp, sizeof(old)); /* pp is a T **: no aliasing through void ** */
+	np = realloc(old, ncap * elem);
+	if (!np) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(pp, &np, sizeof(np));
+	*cap = ncap;
+	return 0;
+}
+
 /* ------------------------------------------------ a string -> index table */
 
 /* Open addressing over indexes into the caller's array of names. */
@@ -171,16 +192,8 @@ int mwt_seq_accept(struct mwt_seq *s, const char *origin, uint32_t seq)
 	}
 	i = strtab_find(&s->tab, origin, origin_name, s, &where);
 	if (i < 0) {
-		if (s->n == s->cap) {
-			size_t ncap = s->cap ? s->cap * 2 : 64;
-			struct origin *no = realloc(s->o, ncap * sizeof(*no));
-			if (!no) {
-				errno = ENOMEM;
-				return -1;
-			}
-			s->o = no;
-			s->cap = ncap;
-		}
+		if (grow(&s->o, &s->cap, s->n, sizeof(*s->o), 64) < 0)
+			return -1;
 		if (strtab_reserve(&s->tab, s->n + 1, origin_name, s) < 0)
 			return -1;
 		strtab_find(&s->tab, origin, origin_name, s, &where);
@@ -338,16 +351,8 @@ static long class_get(struct mwt_agg *a, int state, const char *call, int32_t pe
 		errno = EINVAL;
 		return -1;
 	}
-	if (a->nc == a->capc) {
-		size_t ncap = a->capc ? a->capc * 2 : 8;
-		struct cls *nc = realloc(a->c, ncap * sizeof(*nc));
-		if (!nc) {
-			errno = ENOMEM;
-			return -1;
-		}
-		a->c = nc;
-		a->capc = ncap;
-	}
+	if (grow(&a->c, &a->capc, a->nc, sizeof(*a->c), 8) < 0)
+		return -1;
 	if ((a->nc + 1) * 2 > a->ctab_cap) {
 		size_t ncap = a->ctab_cap ? a->ctab_cap * 2 : 16, k;
 		uint32_t *nt = calloc(ncap, sizeof(*nt));
@@ -384,16 +389,8 @@ static long origin_get(struct mwt_agg *a, const char *name)
 	long i = strtab_find(&a->otab, name, agg_origin_name, a, &where);
 	if (i >= 0)
 		return i;
-	if (a->no == a->capo) {
-		size_t ncap = a->capo ? a->capo * 2 : 16;
-		char(*nn)[NAME_LEN] = realloc(a->oname, ncap * sizeof(*nn));
-		if (!nn) {
-			errno = ENOMEM;
-			return -1;
-		}
-		a->oname = nn;
-		a->capo = ncap;
-	}
+	if (grow(&a->oname, &a->capo, a->no, sizeof(*a->oname), 16) < 0)
+		return -1;
 	if (strtab_reserve(&a->otab, a->no + 1, agg_origin_name, a) < 0)
 		return -1;
 	strtab_find(&a->otab, name, agg_origin_name, a, &where);
@@ -404,16 +401,8 @@ static long origin_get(struct mwt_agg *a, const char *name)
 
 static int cover_add(struct cls *c, uint32_t origin, uint32_t seq, int32_t rank)
 {
-	if (c->ncov == c->capc) {
-		size_t ncap = c->capc ? c->capc * 2 : 8;
-		struct cover *nc = realloc(c->cov, ncap * sizeof(*nc));
-		if (!nc) {
-			errno = ENOMEM;
-			return -1;
-		}
-		c->cov = nc;
-		c->capc = ncap;
-	}
+	if (grow(&c->cov, &c->capc, c->ncov, sizeof(*c->cov), 8) < 0)
+		return -1;
 	c->cov[c->ncov].origin = origin;
 	c->cov[c->ncov].seq = seq;
 	c->cov[c->ncov++].rank = rank;
