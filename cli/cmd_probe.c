@@ -25,7 +25,9 @@ static void probe_usage(FILE *f)
 		   "  -r, --tries N         probes per node (default 3)\n"
 		   "  -j, --json            JSON output\n\n"
 		   "Names that do not resolve are looked up in Slurm (NodeAddr).\n"
-		   "Exit status: 0 all alive, 1 some dead, degraded or unresolvable, 2 usage error.\n",
+		   "A node up without nodehealthd (its kernel refused the port) is \"no daemon\".\n"
+		   "Exit status: 0 all alive, 1 some dead, degraded, without a daemon or unresolvable,\n"
+		   "2 usage error.\n",
 		MW_PROBE_DEFAULT_PORT);
 }
 

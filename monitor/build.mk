@@ -30,7 +30,7 @@ $(MON_GEN_FILES): $(MON_GEN)/%: $(MON_SPEC)
 $(MON_GEN)/ops.c $(MON_GEN)/wrappers.c: $(MON_GEN)/ops.h
 
 MON_CFLAGS = -std=gnu11 $(OPT) -fPIC $(WARN) $(HARDEN) -MMD -MP -fvisibility=default -fno-omit-frame-pointer \
-  -Ishared -Imonitor -I$(MON_GEN) -DMW_VERSION='"$(VERSION)"' -D_GNU_SOURCE $(JSON_CFLAGS)
+  -Ishared -Icalib -Imonitor -I$(MON_GEN) -DMW_VERSION='"$(VERSION)"' -D_GNU_SOURCE $(JSON_CFLAGS)
 
 # One object directory per MPI; the wrappers are compiled with that MPI's mpicc.
 define mon_variant
@@ -43,9 +43,9 @@ $(B)/obj/monitor/$(1)/gen_%.o: $(MON_GEN)/%.c $(MON_GEN)/ops.h
 # gen_check.o holds no code: it compiles only if mpi.spec matches this mpi.h
 # (first, so that a wrong spec line is reported as such)
 $(B)/obj/monitor/$(1)/gen_wrappers.o: | $(B)/obj/monitor/$(1)/gen_check.o
-$(B)/lib/libmpiwatch-$(1).so: $(addprefix $(B)/obj/monitor/$(1)/,$(MON_CORE:.c=.o) mpiglue.o gen_check.o gen_wrappers.o gen_ops.o) $(SHARED_LIB)
+$(B)/lib/libmpiwatch-$(1).so: $(addprefix $(B)/obj/monitor/$(1)/,$(MON_CORE:.c=.o) mpiglue.o gen_check.o gen_wrappers.o) $(SHARED_LIB) $(CAL_LIB)
 	@mkdir -p $$(dir $$@)
-	mpicc.$(1) -shared -o $$@ $$(filter %.o,$$^) $(SHARED_LIB) $(LDFLAGS) -Wl,-Bsymbolic $(JSON_LIBS) -ldl -lpthread
+	mpicc.$(1) -shared -o $$@ $$(filter %.o,$$^) $(SHARED_LIB) $(CAL_LIB) $(LDFLAGS) -Wl,-Bsymbolic $(JSON_LIBS) -ldl -lpthread -lm
 endef
 $(eval $(call mon_variant,openmpi,-DMWM_FORTRAN))
 $(eval $(call mon_variant,mpich,))
@@ -105,5 +105,14 @@ $(B)/obj/monitor/unit/ops.o: $(MON_GEN)/ops.c $(MON_GEN)/ops.h
 $(B)/obj/monitor/unit/fakeglue.o: t/unit/monitor_fakeglue.c
 	@mkdir -p $(dir $@)
 	$(CC) $(MON_CFLAGS) -c -o $@ $<
-$(B)/t/test_monitor_%: CPPFLAGS += -Imonitor -I$(MON_GEN)
+$(B)/t/test_monitor_%: CPPFLAGS += -Imonitor -Icalib -I$(MON_GEN)
+# runtime.c reads calib/cal_timer's TSC check (the profile's clock)
+$(B)/t/test_monitor_stall $(B)/t/test_monitor_dump: $(CAL_LIB)
 $(B)/t/test_monitor_reqtab $(B)/t/test_monitor_comms $(B)/t/test_monitor_stall $(B)/t/test_monitor_dump: $(MON_GEN)/ops.h
+
+# bench/overhead.sh's statistics: the rank-sum test (calib/cal_stats) and the
+# Hodges-Lehmann shift with its interval, monitor on vs off (not installed).
+$(B)/bench/overhead-stats: bench/overhead-stats.c $(CAL_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Icalib -o $@ $< $(CAL_LIB) $(LDFLAGS) -lm
+build-all: $(B)/bench/overhead-stats

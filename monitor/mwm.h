@@ -10,6 +10,7 @@
 #define MWM_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -21,16 +22,11 @@
 #define MWM_MAX_WAIT 64
 #define MWM_NOARG INT32_MIN /* a rank argument the call does not have */
 
-struct mwm_opinfo {
-	char name[32];
-	uint8_t kind;     /* enum mw_op_kind */
-	uint8_t blocking; /* counters A/B move */
-	uint8_t pad[6];
-} __attribute__((aligned(8)));
-
-/* Generated from mpi.spec (ops.c). */
-extern const struct mwm_opinfo mwm_ops[];
-extern const int mwm_nops;
+/* The op table is the shared library's (generated from mpi.spec into
+ * build/gen/monitor/ops.c; shared/mw_slot.h): the slot's readers derive from
+ * an op id what the fast path no longer writes. */
+#define mwm_ops mw_slot_ops
+#define mwm_nops mw_slot_nops
 
 struct mwm_name {
 	uint64_t handle;
@@ -80,6 +76,8 @@ struct mwm_rt {
 	struct mwm_prof *prof; /* [mwm_nops] */
 	uint64_t prof_start_ns;
 	uint64_t prof_end_ns;
+	int prof_tsc;            /* the profile's clock is the invariant TSC (mwm_prof_now) */
+	uint64_t prof_tsc_start; /* TSC at prof_start_ns */
 	int prof_in_mpi_ns_valid;
 	uintptr_t stack_lo, stack_hi; /* the main thread's stack */
 };
@@ -95,66 +93,130 @@ static inline int mwm_active(void)
 	return 1;
 }
 
-/* Start describing a call: the slot's seqlock is odd until mwm_commit(). */
-static inline struct mw_slot_call *mwm_begin(int op, int lang, void *site, void *frame)
+/* The fast path is inlined into every wrapper, with the op's kind known at
+ * compile time (gen.py passes constants): no call, no table lookup. */
+#define MWM_FAST static inline __attribute__((always_inline))
+typedef uint64_t __attribute__((may_alias, aligned(8))) mwm_u64a;
+
+/* Start describing a call: the slot's seqlock is odd until mwm_commit().
+ * Only the op id and language (one store), the call site, the frame and the
+ * entry time are written here, then the wrapper stores the arguments its op
+ * has; the readers (mw_slot_snapshot) derive the name, kind, mode and the
+ * arguments the op does not have from the op id. */
+MWM_FAST struct mw_slot_call *mwm_begin(int op, int lang, void *site, void *frame)
 {
 	struct mw_slot *s = mwm.slot;
 	struct mw_slot_call *c = &s->call;
+	_Static_assert(offsetof(struct mw_slot_call, lang) == offsetof(struct mw_slot_call, op_id) + 4 &&
+			       offsetof(struct mw_slot_call, op_id) % 8 == 0,
+		       "op_id and lang form one aligned word");
 	__atomic_store_n(&s->seq, mwm.seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	memcpy(c->name, mwm_ops[op].name, sizeof(c->name));
-	c->op_id = (uint32_t)op;
-	c->kind = mwm_ops[op].kind;
-	c->blocking = mwm_ops[op].blocking;
-	c->lang = (uint32_t)lang;
-	c->comm = 0;
-	c->peer = MWM_NOARG;
-	c->tag = MW_TAG_NONE;
-	c->root = MWM_NOARG;
-	c->count = -1;
-	c->send_peer = MWM_NOARG;
-	c->send_tag = MW_TAG_NONE;
-	c->datatype = 0;
-	c->op = 0;
-	c->mode = 0;
-	c->nreqs = 0;
+	*(mwm_u64a *)&c->op_id = (uint64_t)(uint32_t)op | (uint64_t)(uint32_t)lang << 32;
 	c->site = (uint64_t)(uintptr_t)site;
 	c->frame = (uint64_t)(uintptr_t)frame;
 	c->enter_ns = __atomic_load_n(&mwm.clock_ns, __ATOMIC_RELAXED);
 	return c;
 }
 
-/* Publish the call: A += 1 for a blocking call. */
-static inline void mwm_commit(void)
+/* Publish the call: A += 1 for a blocking op, tests += 1 for a test-family
+ * op (both compile-time constants in the wrappers). */
+MWM_FAST void mwm_commit_as(int blocking, int test)
 {
 	struct mw_slot *s = mwm.slot;
 	s->calls++;
-	if (s->call.blocking)
+	if (blocking)
 		s->a++;
-	else if (s->call.kind == MW_KIND_TEST)
+	else if (test)
 		s->tests++;
 	s->state = MW_STATE_IN_MPI;
 	mwm.seq += 2;
 	__atomic_store_n(&s->seq, mwm.seq, __ATOMIC_RELEASE);
 }
 
-/* The call returned: B = A for a blocking call; ncompl requests/operations
- * completed. */
-static inline void mwm_finish(unsigned ncompl)
+/* The call returned: B = A for a blocking op; ncompl requests/operations
+ * completed; reqs != 0 for an op that may change the request table (the
+ * slot's pending count is refreshed only then). */
+MWM_FAST void mwm_finish_as(int blocking, unsigned ncompl, int reqs)
 {
 	struct mw_slot *s = mwm.slot;
 	__atomic_store_n(&s->seq, mwm.seq + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	if (s->call.blocking)
+	if (blocking)
 		s->b = s->a;
 	if (ncompl) {
 		s->completions += ncompl;
 		s->last_progress_ns = __atomic_load_n(&mwm.clock_ns, __ATOMIC_RELAXED);
 	}
-	s->pending = mwm.reqs.nused;
+	if (reqs)
+		s->pending = mwm.reqs.nused;
 	s->state = MW_STATE_COMPUTING;
 	mwm.seq += 2;
 	__atomic_store_n(&s->seq, mwm.seq, __ATOMIC_RELEASE);
+}
+
+/* A blocking send returned: remember it in the recent-send ring, written in
+ * place from the wrapper's arguments (no temporary: a copy of a record built
+ * on the stack stalled on store-to-load forwarding, doc/monitor.md). */
+MWM_FAST void mwm_sent_as(int op, int lang, int mode, uint64_t comm, int peer, int tag, int count,
+			  uint64_t datatype)
+{
+	struct mwm_ring *ring = &mwm.ring;
+	uint64_t h = ring->head;
+	struct mwm_req *e = &ring->e[h % MWM_RING];
+	uint32_t g = e->gen;
+	__atomic_store_n(&e->gen, g + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	e->used = MWM_REQ_USED;
+	e->table = MWM_TABLE_SEND;
+	e->persistent = 0;
+	e->active = 0;
+	e->mode = (uint8_t)mode;
+	e->lang = (uint8_t)lang;
+	e->op = (uint16_t)op;
+	e->handle = 0;
+	e->id = -1;
+	e->comm = comm;
+	e->peer = peer;
+	e->tag = tag;
+	e->root = MWM_NOARG;
+	e->count = count;
+	e->datatype = datatype;
+	e->rop = 0;
+	e->buf = 0;
+	__atomic_store_n(&e->gen, g + 2, __ATOMIC_RELEASE);
+	__atomic_store_n(&ring->head, h + 1, __ATOMIC_RELEASE);
+}
+
+/* The same three steps for a caller that does not know its op at compile
+ * time (MPI_Finalize, tests): the op's kind and mode come from the table. */
+static inline const struct mw_slot_op *mwm_cur_op(void)
+{
+	static const struct mw_slot_op none;
+	uint32_t op = mwm.slot->call.op_id;
+	return op < (uint32_t)mwm_nops ? &mwm_ops[op] : &none;
+}
+
+static inline void mwm_commit(void)
+{
+	const struct mw_slot_op *o = mwm_cur_op();
+	mwm_commit_as(o->blocking, o->kind == MW_KIND_TEST);
+}
+
+static inline void mwm_finish(unsigned ncompl)
+{
+	mwm_finish_as(mwm_cur_op()->blocking, ncompl, 1);
+}
+
+/* A blocking send (or the send half of a sendrecv) described by the current
+ * call record returned. */
+static inline void mwm_sent(void)
+{
+	const struct mw_slot_call *c = &mwm.slot->call;
+	const struct mw_slot_op *o = mwm_cur_op();
+	int sr = o->kind == MW_KIND_SENDRECV;
+	mwm_sent_as((int)c->op_id, (int)c->lang, o->mode, c->comm, sr ? c->send_peer : c->peer,
+		    sr ? c->send_tag : c->tag, c->count, c->datatype);
 }
 
 /* Request bookkeeping (runtime.c).  Called by the main thread only.
@@ -168,12 +230,23 @@ unsigned mwm_req_done(uint64_t handle);
 void mwm_req_start(uint64_t handle);
 /* MPI_Request_free: forget the request. */
 void mwm_req_free(uint64_t handle);
-/* A blocking send returned: remember it in the recent-send ring. */
-void mwm_sent(void);
 
 /* CLOCK_MONOTONIC in ns (a vDSO call; not used on the fast path). */
 uint64_t mwm_now_ns(void);
-/* Profile: account one call of op that started at t0 and moved bytes. */
+/* The profile's per-call clock: the TSC where it is invariant (x86-64, one
+ * rdtsc; calib/cal_timer's check at start-up; the ticks are turned into ns
+ * when the profile is written, at the rate measured over the whole run),
+ * else CLOCK_MONOTONIC in ns. */
+static inline uint64_t mwm_prof_now(void)
+{
+#if defined(__x86_64__)
+	if (mwm.prof_tsc)
+		return __builtin_ia32_rdtsc();
+#endif
+	return mwm_now_ns();
+}
+/* Profile: account one call of op that started at t0 (mwm_prof_now) and
+ * moved bytes. */
 void mwm_prof_add(int op, uint64_t t0, uint64_t bytes);
 
 /* Runtime life cycle (runtime.c). */

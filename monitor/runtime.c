@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cal_timer.h"
 #include "log.h"
 #include "mwm.h"
 #include "runtime.h"
@@ -189,6 +190,8 @@ const char *mwm_rop_name(uint64_t h)
 void mwm_req_new(uint64_t handle, int table, int persistent)
 {
 	const struct mw_slot_call *c = &mwm.slot->call;
+	/* the call record holds only the arguments its op has (mwm_begin) */
+	uint32_t has = c->op_id < (uint32_t)mwm_nops ? mwm_ops[c->op_id].args : 0;
 	struct mwm_req r;
 	if (handle == mwm.req_null)
 		return;
@@ -196,17 +199,17 @@ void mwm_req_new(uint64_t handle, int table, int persistent)
 	r.table = (uint8_t)table;
 	r.persistent = (uint8_t)persistent;
 	r.active = !persistent;
-	r.mode = (uint8_t)c->mode;
+	r.mode = c->op_id < (uint32_t)mwm_nops ? mwm_ops[c->op_id].mode : 0;
 	r.lang = (uint8_t)c->lang;
 	r.op = (uint16_t)c->op_id;
 	r.handle = handle;
-	r.comm = c->comm;
-	r.peer = c->peer;
-	r.tag = c->tag;
-	r.root = c->root;
-	r.count = c->count;
-	r.datatype = c->datatype;
-	r.rop = c->op;
+	r.comm = has & MW_ARG_COMM ? c->comm : 0;
+	r.peer = has & MW_ARG_PEER ? c->peer : MWM_NOARG;
+	r.tag = has & MW_ARG_TAG ? c->tag : MW_TAG_NONE;
+	r.root = has & MW_ARG_ROOT ? c->root : MWM_NOARG;
+	r.count = has & MW_ARG_COUNT ? c->count : -1;
+	r.datatype = has & MW_ARG_DATATYPE ? c->datatype : 0;
+	r.rop = has & MW_ARG_OP ? c->op : 0;
 	if (table == MWM_TABLE_RECV)
 		r.buf = c->buf;
 	mwm_reqtab_put(&mwm.reqs, &r);
@@ -243,25 +246,6 @@ void mwm_req_free(uint64_t handle)
 		mwm_reqtab_del(&mwm.reqs, r);
 }
 
-void mwm_sent(void)
-{
-	const struct mw_slot_call *c = &mwm.slot->call;
-	struct mwm_req r;
-	memset(&r, 0, sizeof(r));
-	r.table = MWM_TABLE_SEND;
-	r.mode = (uint8_t)c->mode;
-	r.lang = (uint8_t)c->lang;
-	r.op = (uint16_t)c->op_id;
-	r.comm = c->comm;
-	r.peer = c->kind == MW_KIND_SENDRECV ? c->send_peer : c->peer;
-	r.tag = c->kind == MW_KIND_SENDRECV ? c->send_tag : c->tag;
-	r.root = MWM_NOARG;
-	r.count = c->count;
-	r.datatype = c->datatype;
-	r.id = -1;
-	mwm_ring_push(&mwm.ring, &r);
-}
-
 /* ---- profile ---- */
 
 void mwm_prof_add(int op, uint64_t t0, uint64_t bytes)
@@ -270,7 +254,7 @@ void mwm_prof_add(int op, uint64_t t0, uint64_t bytes)
 	uint64_t dt;
 	if (!mwm.prof || op < 0 || op >= mwm_nops)
 		return;
-	dt = mwm_now_ns() - t0;
+	dt = mwm_prof_now() - t0; /* TSC ticks or ns: see prof_ticks_to_ns() */
 	p = &mwm.prof[op];
 	p->calls++;
 	p->ns += dt;
@@ -480,8 +464,12 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 	if (prof && *prof) {
 		mwm.prof = calloc((size_t)mwm_nops, sizeof(*mwm.prof));
 		if (mwm.prof) {
-			mwm.profile = 1;
+			struct cal_timer_info ti;
+			cal_timer_detect(&ti);
+			mwm.prof_tsc = ti.have_cycles && ti.invariant_tsc;
 			mwm.prof_start_ns = mwm_now_ns();
+			mwm.prof_tsc_start = mwm.prof_tsc ? mwm_prof_now() : 0;
+			mwm.profile = 1;
 		}
 	}
 	if (slot_is_file)
@@ -499,6 +487,21 @@ void mwm_stop(void)
 		mwm.prof_end_ns = mwm_now_ns();
 }
 
+/* The per-op times were summed in TSC ticks: turn them into ns at the rate
+ * of the whole profiled span (CLOCK_MONOTONIC against the TSC). */
+static void prof_ticks_to_ns(void)
+{
+	uint64_t ns = mwm_now_ns() - mwm.prof_start_ns, ticks;
+	double r;
+	if (!mwm.prof_tsc)
+		return;
+	ticks = mwm_prof_now() - mwm.prof_tsc_start;
+	r = ticks ? (double)ns / (double)ticks : 0;
+	for (int i = 0; i < mwm_nops; i++)
+		mwm.prof[i].ns = (uint64_t)((double)mwm.prof[i].ns * r + 0.5);
+	mwm.prof_tsc = 0;
+}
+
 void mwm_after_finalize(void)
 {
 	struct mw_slot *s = mwm.slot;
@@ -512,6 +515,7 @@ void mwm_after_finalize(void)
 		__atomic_store_n(&s->seq, mwm.seq, __ATOMIC_RELEASE);
 	}
 	if (mwm.profile) {
+		prof_ticks_to_ns();
 		if (mwm_profile_write() < 0)
 			warn_once("cannot write the profile", strerror(errno));
 		mwm.profile = 0;

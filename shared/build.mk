@@ -2,6 +2,14 @@
 SHARED_SRCS := $(wildcard shared/*.c)
 SHARED_OBJS := $(SHARED_SRCS:%.c=$(B)/obj/%.o)
 SHARED_LIB  := $(B)/lib/libmwshared.a
+# The op table every slot reader derives a call's name, kind and arguments
+# from (generated from monitor/mpi.spec by monitor/gen.py: monitor/build.mk).
+SHARED_OBJS += $(B)/obj/shared/slot_ops.o
+$(B)/obj/shared/slot_ops.o: $(B)/gen/monitor/ops.c shared/mw_slot.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ishared -c -o $@ $<
+# (the fuzz targets compile SHARED_SRCS themselves: the table goes with them)
+SHARED_SRCS += $(B)/gen/monitor/ops.c
 
 $(SHARED_LIB): $(SHARED_OBJS)
 	@mkdir -p $(dir $@)

@@ -1,4 +1,4 @@
-/* mw_slot.h - the per-rank shared-memory slot of libmpiwatch (version 1).
+/* mw_slot.h - the per-rank shared-memory slot of libmpiwatch (version 2).
  *
  * Every monitored MPI rank maps one fixed-size file,
  *   $MPIWATCH_RUNDIR/rank-<world rank>
@@ -22,7 +22,7 @@
 #include <stdint.h>
 
 #define MW_SLOT_MAGIC 0x31544f4c53574d4dULL /* "MMWSLOT1" little-endian */
-#define MW_SLOT_VERSION 1
+#define MW_SLOT_VERSION 2 /* 2: the call record's name, kind, mode and absent arguments are derived by the reader */
 #define MW_SLOT_SIZE 4096
 
 enum mw_slot_state {
@@ -53,13 +53,19 @@ enum mw_send_mode { MW_MODE_NONE = 0, MW_MODE_STANDARD, MW_MODE_SYNC, MW_MODE_BU
 #define MW_RANK_ANY (-2)   /* MPI_ANY_SOURCE */
 #define MW_TAG_NONE INT32_MIN /* the call has no tag */
 
-/* The current (or last) MPI call, as the main thread writes it. */
+/* The current (or last) MPI call.  The main thread writes only what varies
+ * from call to call: the op id and language, the arguments that op has, the
+ * call site, frame and entry time.  A reader's mw_slot_snapshot() fills in
+ * the rest from the op id (mw_slot_ops[]): the name, kind, blocking flag and
+ * send mode, and the "none" value of every argument the op does not have.
+ * (A writer may also fill the name itself; the snapshot then keeps it and
+ * derives nothing.) */
 struct mw_slot_call {
-	char name[32];       /* "MPI_Recv" (C name, NUL-terminated) */
-	uint32_t op_id;      /* index in the monitor's op table */
-	uint32_t kind;       /* enum mw_op_kind */
-	uint32_t lang;       /* 0 = C, 1 = Fortran */
-	uint32_t blocking;   /* 1 if counters A/B moved for this call */
+	char name[32];       /* "MPI_Recv" (C name, NUL-terminated): derived */
+	uint32_t op_id;      /* index in the op table (mw_slot_ops) */
+	uint32_t lang;       /* 0 = C, 1 = Fortran (written with op_id as one word) */
+	uint32_t kind;       /* enum mw_op_kind: derived */
+	uint32_t blocking;   /* 1 if counters A/B moved for this call: derived */
 	uint64_t comm;       /* raw communicator handle (0 = none) */
 	int32_t peer;        /* raw rank in comm as passed (source/dest); INT32_MIN = none */
 	int32_t tag;         /* raw tag, MW_TAG_NONE if none */
@@ -69,7 +75,7 @@ struct mw_slot_call {
 	int32_t send_tag;    /* Sendrecv: send tag */
 	uint64_t datatype;   /* raw datatype handle */
 	uint64_t op;         /* raw reduction op handle */
-	uint32_t mode;       /* enum mw_send_mode */
+	uint32_t mode;       /* enum mw_send_mode: derived */
 	int32_t nreqs;       /* wait/test: number of requests */
 	uint64_t site;       /* return address into the caller */
 	uint64_t frame;      /* frame address of the wrapper (stack scan start) */
@@ -77,6 +83,37 @@ struct mw_slot_call {
 	uint64_t buf;        /* receive buffer (recv and sendrecv kinds only; not
 				reset by other calls: read it only for those kinds) */
 };
+
+/* The arguments an op's wrapper stores (struct mw_slot_op.args). */
+#define MW_ARG_COMM 0x001u
+#define MW_ARG_PEER 0x002u
+#define MW_ARG_TAG 0x004u
+#define MW_ARG_ROOT 0x008u
+#define MW_ARG_COUNT 0x010u
+#define MW_ARG_SEND_PEER 0x020u
+#define MW_ARG_SEND_TAG 0x040u
+#define MW_ARG_DATATYPE 0x080u
+#define MW_ARG_OP 0x100u
+#define MW_ARG_NREQS 0x200u
+
+/* What the op table says of one op id: generated from monitor/mpi.spec
+ * (build/gen/monitor/ops.c) into the shared library, so that every reader of
+ * a slot derives from the op id what the writer no longer copies. */
+struct mw_slot_op {
+	char name[32];    /* "MPI_Send" */
+	uint8_t kind;     /* enum mw_op_kind */
+	uint8_t blocking; /* counters A/B move */
+	uint8_t mode;     /* enum mw_send_mode */
+	uint8_t pad;
+	uint32_t args;    /* MW_ARG_* bits */
+};
+extern const struct mw_slot_op mw_slot_ops[];
+extern const int mw_slot_nops;
+
+/* Fill in a copied call record from its op id: name, kind, blocking, mode and
+ * the "none" value of each argument the op does not have.  A record whose
+ * name is already set, or whose op id is out of range, is left as it is. */
+void mw_slot_call_derive(struct mw_slot_call *c);
 
 struct mw_slot {
 	/* header: written once, before magic */

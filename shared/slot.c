@@ -128,6 +128,39 @@ static int seq_copy(const uint64_t *seq, const void *from, void *to, size_t len)
 	return 0;
 }
 
+void mw_slot_call_derive(struct mw_slot_call *c)
+{
+	const struct mw_slot_op *o;
+	if (c->name[0] || c->op_id >= (uint32_t)mw_slot_nops)
+		return;
+	o = &mw_slot_ops[c->op_id];
+	memcpy(c->name, o->name, sizeof(c->name));
+	c->name[sizeof(c->name) - 1] = 0;
+	c->kind = o->kind;
+	c->blocking = o->blocking;
+	c->mode = o->mode;
+	if (!(o->args & MW_ARG_COMM))
+		c->comm = 0;
+	if (!(o->args & MW_ARG_PEER))
+		c->peer = INT32_MIN;
+	if (!(o->args & MW_ARG_TAG))
+		c->tag = MW_TAG_NONE;
+	if (!(o->args & MW_ARG_ROOT))
+		c->root = INT32_MIN;
+	if (!(o->args & MW_ARG_COUNT))
+		c->count = -1;
+	if (!(o->args & MW_ARG_SEND_PEER))
+		c->send_peer = INT32_MIN;
+	if (!(o->args & MW_ARG_SEND_TAG))
+		c->send_tag = MW_TAG_NONE;
+	if (!(o->args & MW_ARG_DATATYPE))
+		c->datatype = 0;
+	if (!(o->args & MW_ARG_OP))
+		c->op = 0;
+	if (!(o->args & MW_ARG_NREQS))
+		c->nreqs = 0;
+}
+
 int mw_slot_snapshot(const struct mw_slot *slot, struct mw_slot_snap *out)
 {
 	const char *base = (const char *)slot;
@@ -150,6 +183,7 @@ int mw_slot_snapshot(const struct mw_slot *slot, struct mw_slot_snap *out)
 	out->s.comm_gid[sizeof(out->s.comm_gid) - 1] = 0;
 	out->s.dump_path[sizeof(out->s.dump_path) - 1] = 0;
 	out->s.call.name[sizeof(out->s.call.name) - 1] = 0;
+	mw_slot_call_derive(&out->s.call);
 	out->s.host[sizeof(out->s.host) - 1] = 0;
 	out->s.job_id[sizeof(out->s.job_id) - 1] = 0;
 	out->s.step_id[sizeof(out->s.step_id) - 1] = 0;

@@ -44,11 +44,5 @@ like "$(scontrol -o show node $node)" "Reason=mpiwatch: job $jid" "$node is drai
 like "$(lab_node_state $node)" "^(drain|drng|drained)" "Slurm shows $node draining"
 is "$(sinfo -h -R -o %N | tr '\n' ' ' | sed 's/ $//')" "$node" "no other node is drained"
 
-# Revive and resume, so that later tests find the node idle.
-scancel "$jid"
-lab_job_wait "$jid" 120 >/dev/null
-lab_revive_node $node >/dev/null 2>&1
-"$MW_LAB_REPO/build/bin/mpiwatch" resume $node >/dev/null 2>&1
-wait_for 120 "lab_node_is $node idle"
-is "$(lab_node_state $node)" idle "$node is idle again after revive + mpiwatch resume"
+col_end_and_revive "$jid" $node
 done_testing

@@ -10,17 +10,11 @@
 
 plan no_plan
 lab_require 2
-prog=$(lab_prog openmpi col_steady)
 dir=$(lab_tmpdir mwuser1)
 cd "$dir" || BAIL_OUT "cd $dir"
 
-jid=$(lab_sbatch mwuser1 -N2 -n4 -w "n1,n2" --mpiwatch=timeout=2 -o "$dir/job.out" \
-    --wrap "srun --mpi=pmix $prog 40; echo srun-exit=\$?")
-like "$jid" '^[0-9]+$' "a healthy 40 s job submitted"
-tap_cleanup "scancel $jid 2>/dev/null"
-wait_for 120 "test \$(col_connected '$dir' $jid n1) -ge 2"
-cmp_ok "$(col_connected "$dir" "$jid" n1)" -ge 2 "both agents are connected to the collector on n1"
-wait_for 60 "grep -q 'steady: running' '$dir/job.out'"
+col_start_steady "$dir" "n[1-2]" 4 40
+jid=$col_jid
 pid=$(lab_node_procs n1 mpiwatch-collector)
 like "$pid" '^[0-9]+$' "the job's collector runs on n1 (pid $pid)"
 kill -KILL $pid

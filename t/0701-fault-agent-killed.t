@@ -9,17 +9,11 @@
 
 plan no_plan
 lab_require 3
-prog=$(lab_prog openmpi col_steady)
 dir=$(lab_tmpdir mwuser1)
 cd "$dir" || BAIL_OUT "cd $dir"
 
-jid=$(lab_sbatch mwuser1 -N3 -n6 -w "n[1-3]" --mpiwatch=timeout=2 -o "$dir/job.out" \
-    --wrap "srun --mpi=pmix $prog 30; echo srun-exit=\$?")
-like "$jid" '^[0-9]+$' "a healthy 30 s job on n1-n3 submitted"
-tap_cleanup "scancel $jid 2>/dev/null"
-wait_for 120 "test \$(col_connected '$dir' $jid n1) -ge 3"
-cmp_ok "$(col_connected "$dir" "$jid" n1)" -ge 3 "the 3 agents are connected"
-wait_for 60 "grep -q 'steady: running' '$dir/job.out'"
+col_start_steady "$dir" "n[1-3]" 6 30
+jid=$col_jid
 pid=$(lab_node_procs n2 mpiwatch-agent)
 like "$pid" '^[0-9]+$' "the job's agent runs on n2 (pid $pid)"
 kill -KILL $pid

@@ -10,7 +10,6 @@
 
 plan no_plan
 lab_require 4
-prog=$(lab_prog openmpi col_steady)
 coll=$MW_LAB_REPO/build/bin/mpiwatch-collector
 dir=$(lab_tmpdir mwuser1)
 cd "$dir" || BAIL_OUT "cd $dir"
@@ -18,13 +17,8 @@ col_storm_raise # a wrong drain must not be hidden by the storm guard
 link_set() { ip link set "mwl$MW_LAB_ID-$1" "$2"; }
 tap_cleanup "link_set n3 up; link_set n4 up"
 
-jid=$(lab_sbatch mwuser1 --no-requeue -N4 -n8 -w "n[1-4]" --mpiwatch=timeout=2 -o "$dir/job.out" \
-    --wrap "srun --mpi=pmix $prog 600")
-like "$jid" '^[0-9]+$' "a 4-node job submitted"
-tap_cleanup "scancel $jid 2>/dev/null"
-wait_for 120 "test \$(col_connected '$dir' $jid n1) -ge 4"
-cmp_ok "$(col_connected "$dir" "$jid" n1)" -ge 4 "the 4 agents are connected"
-wait_for 60 "grep -q 'steady: running' '$dir/job.out'"
+col_start_steady "$dir" "n[1-4]" 8 600 --no-requeue
+jid=$col_jid
 link_set n3 down && link_set n4 down
 ok $? "links of n3 and n4 down (their processes alive)"
 
@@ -43,8 +37,10 @@ is "$(jv "$rep" 'len([a for a in d["actions"] if a["action"] in ("drain", "cance
 sleep 3
 # (Slurm itself may mark the cut nodes down after SlurmdTimeout: not ours.)
 is "$(sinfo -h -R -o '%N %E' | grep -c mpiwatch)" 0 "no node is drained by mpiwatch"
-wait_for 30 "scontrol show job $jid | grep -q 'Comment=mpiwatch: network partition'"
-like "$(scontrol show job "$jid")" "Comment=mpiwatch: network partition suspected" "the job's comment says so"
+# (Slurm may end the job itself once the cut nodes miss SlurmdTimeout and
+# forget it soon after: the collector's record of the comment is read.)
+is "$(jv "$rep" '[a["ok"] for a in d["actions"] if a["action"] == "comment"]')" "[True]" \
+    "the summary was posted as the job's comment"
 link_set n3 up; link_set n4 up
 scancel "$jid"
 lab_job_wait "$jid" 120 >/dev/null

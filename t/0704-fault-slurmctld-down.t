@@ -10,20 +10,15 @@
 plan no_plan
 lab_require 3
 node=n3
-prog=$(lab_prog openmpi col_steady)
 dir=$(lab_tmpdir mwuser1)
 cd "$dir" || BAIL_OUT "cd $dir"
 col_storm_raise
 ctld_up() { scontrol ping 2>/dev/null | grep -q "is UP"; }
 tap_cleanup "ctld_up || '$MW_LAB_T/lab/ctld' start >/dev/null 2>&1"
 
-jid=$(lab_sbatch mwuser1 --no-requeue -N3 -n6 -w "n[1-3]" --mpiwatch=timeout=2 -o "$dir/job.out" \
-    --wrap "srun --mpi=pmix $prog 600")
-like "$jid" '^[0-9]+$' "a long 3-node job submitted"
-tap_cleanup "scancel $jid 2>/dev/null; '$MW_LAB_T/lab/revive-node' $node >/dev/null 2>&1; '$MW_LAB_REPO/build/bin/mpiwatch' resume $node >/dev/null 2>&1"
-wait_for 120 "test \$(col_connected '$dir' $jid n1) -ge 3"
-cmp_ok "$(col_connected "$dir" "$jid" n1)" -ge 3 "the 3 agents are connected"
-wait_for 60 "grep -q 'steady: running' '$dir/job.out'"
+col_start_steady "$dir" "n[1-3]" 6 600 --no-requeue
+jid=$col_jid
+tap_cleanup "'$MW_LAB_T/lab/revive-node' $node >/dev/null 2>&1; '$MW_LAB_REPO/build/bin/mpiwatch' resume $node >/dev/null 2>&1"
 ok_cmd "t/lab/ctld stop" "$MW_LAB_T/lab/ctld" stop
 ok_cmd "t/lab/kill-node $node" lab_kill_node $node
 
@@ -44,10 +39,5 @@ wait_for 120 "scontrol show job $jid | grep -q 'Comment=mpiwatch: hardware'"
 like "$(scontrol show job "$jid")" "Comment=mpiwatch: hardware failure: node\(s\) $node dead" "and the verdict is the job's comment"
 is "$(sinfo -h -R -o %N | tr '\n' ' ' | sed 's/ $//')" "$node" "no other node is drained"
 
-scancel "$jid"
-lab_job_wait "$jid" 120 >/dev/null
-lab_revive_node $node >/dev/null 2>&1
-"$MW_LAB_REPO/build/bin/mpiwatch" resume $node >/dev/null 2>&1
-wait_for 120 "lab_node_is $node idle"
-is "$(lab_node_state $node)" idle "$node is idle again after revive + mpiwatch resume"
+col_end_and_revive "$jid" $node
 done_testing

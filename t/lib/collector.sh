@@ -73,3 +73,37 @@ lab_node_procs() {
         [ "${c##*/}" = "$2" ] && echo "$p"
     done
 }
+
+# col_end_and_revive JOB NODE: cancel JOB, revive the killed NODE and resume
+# it, so that later tests find it idle.  One test.
+col_end_and_revive() {
+    local jid=$1 node=$2
+    scancel "$jid"
+    lab_job_wait "$jid" 120 >/dev/null
+    lab_revive_node "$node" >/dev/null 2>&1
+    "$MW_LAB_REPO/build/bin/mpiwatch" resume "$node" >/dev/null 2>&1
+    wait_for 120 "lab_node_is $node idle"
+    is "$(lab_node_state "$node")" idle "$node is idle again after revive + mpiwatch resume"
+}
+
+# col_start_steady DIR NODES NTASKS SECONDS [SBATCH_ARGS...]: submit a
+# healthy col_steady job of mwuser1 (timeout=2) on NODES (a hostlist) from
+# DIR, wait until every agent is connected and the ranks run; the job id is
+# left in col_jid (not a subshell: the tests and cleanups must count).
+# Three tests.
+col_start_steady() {
+    local dir=$1 nodes=$2 ntasks=$3 secs=$4 jid nn first prog
+    shift 4
+    prog=$(lab_prog openmpi col_steady)
+    nn=$(scontrol show hostnames "$nodes" | wc -l)
+    first=$(scontrol show hostnames "$nodes" | head -n1)
+    jid=$(cd "$dir" && lab_sbatch mwuser1 -N"$nn" -n"$ntasks" -w "$nodes" --mpiwatch=timeout=2 -o "$dir/job.out" \
+        "$@" --wrap "srun --mpi=pmix $prog $secs; echo srun-exit=\$?")
+    col_jid=$jid
+    like "$jid" '^[0-9]+$' "a $secs s job on $nodes submitted"
+    tap_cleanup "scancel $jid 2>/dev/null"
+    wait_for 120 "test \$(col_connected '$dir' $jid $first) -ge $nn"
+    cmp_ok "$(col_connected "$dir" "$jid" "$first")" -ge "$nn" "the $nn agents are connected"
+    wait_for 60 "grep -q 'steady: running' '$dir/job.out'"
+    like "$(cat "$dir/job.out")" "steady: running on $ntasks ranks" "the $ntasks ranks are running"
+}
