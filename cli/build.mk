@@ -9,7 +9,7 @@ MANS += doc/man/mpiwatch.1
 
 $(B)/bin/mpiwatch: $(CLI_OBJS) $(ANALYZE_LIB) $(SHARED_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(ANALYZE_LIB) $(IMB_LIB) $(CAL_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(MUNGE_LIBS) $(DW_LIBS) -lpthread -lm
+	$(CC) $(CFLAGS) -o $@ $(CLI_OBJS) $(ANALYZE_LIB) $(TREE_LIB) $(IMB_LIB) $(CAL_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(MUNGE_LIBS) $(DW_LIBS) -lpthread -lm
 
 # Unit test and fuzz target of the launcher's output parser (mpiwatch run).
 UNIT_TESTS += $(B)/t/test_runlaunch

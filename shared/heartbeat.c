@@ -10,7 +10,7 @@
 #include <json-c/json.h>
 
 static const char *const type_names[MW_HB_NTYPES] = {
-	"?", "hello", "welcome", "rank", "heartbeat", "dump", "bye", "dumpreq", "challenge",
+	"?", "hello", "welcome", "rank", "heartbeat", "dump", "bye", "dumpreq", "challenge", "agg",
 };
 static const char *const state_names[MW_HB_NSTATES] = {
 	"?", "in_mpi", "computing", "exited", "vanished", "resumed", "finalized", "slow",
@@ -196,6 +196,10 @@ static json_object *encode_payload(const struct mw_hb_msg *m)
 		json_object_object_add(o, "exit_signal", json_object_new_int(b->exit_signal));
 		if (b->moving[0])
 			json_object_object_add(o, "moving", json_object_new_string(b->moving));
+		if (b->seq > INT32_MAX)
+			goto bad;
+		if (b->seq)
+			json_object_object_add(o, "seq", json_object_new_int64(b->seq));
 		break;
 	}
 	case MW_HB_DUMP: {
@@ -227,6 +231,18 @@ static json_object *encode_payload(const struct mw_hb_msg *m)
 			json_object_array_add(a, json_object_new_int(m->u.dumpreq.ranks[i]));
 		}
 		break;
+	}
+	case MW_HB_AGG: {
+		json_object *a;
+		if (!m->u.agg.json)
+			goto bad;
+		a = json_tokener_parse(m->u.agg.json);
+		if (!a || !json_object_is_type(a, json_type_object)) {
+			json_object_put(a);
+			goto bad;
+		}
+		json_object_put(o);
+		return a;
 	}
 	default:
 		goto bad;
@@ -425,6 +441,12 @@ static int decode_payload(json_object *o, struct mw_hb_msg *m)
 		if (json_object_object_get_ex(o, "moving", &v) &&
 		    (get_str(o, "moving", b->moving, sizeof b->moving) || !valid_moving(b->moving)))
 			return -1;
+		if (json_object_object_get_ex(o, "seq", &v)) {
+			int64_t seq;
+			if (get_int(o, "seq", 1, INT32_MAX, &seq))
+				return -1;
+			b->seq = (uint32_t)seq;
+		}
 		return 0;
 	}
 	case MW_HB_DUMP: {
@@ -464,6 +486,11 @@ static int decode_payload(json_object *o, struct mw_hb_msg *m)
 		}
 		return 0;
 	}
+	case MW_HB_AGG:
+		/* the aggregate's fields are tree/mwt_agg.c's to check */
+		m->u.agg.json = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+									  JSON_C_TO_STRING_NOSLASHESCAPE));
+		return m->u.agg.json ? 0 : -1;
 	default:
 		return -1;
 	}
@@ -518,5 +545,7 @@ void mw_hb_msg_free(struct mw_hb_msg *m)
 		free(m->u.dump.json);
 	else if (m->type == MW_HB_DUMPREQ)
 		free(m->u.dumpreq.ranks);
+	else if (m->type == MW_HB_AGG)
+		free(m->u.agg.json);
 	memset(m, 0, sizeof *m);
 }

@@ -22,6 +22,14 @@
  *   DUMP      A->C  {"rank":N,"dump":{...}}  the content of the rank's dump file
  *   BYE       A->C  {"reason":"..."}  the agent is leaving on purpose
  *   DUMPREQ   C->A  {"ranks":[...]}  please ask these ranks for a dump
+ *   AGG       CP->parent  a communication process's aggregate of many
+ *                   heartbeats (tree overlay, seed 003): the payload object
+ *                   is built and checked by tree/mwt_agg.c (doc/protocol.md,
+ *                   "Tree aggregates"); here it is carried as JSON text
+ *
+ * In the tree overlay a HEARTBEAT carries "seq", its origin's (the agent's)
+ * sequence number (1, 2, ...), so that a receiver drops a duplicate (after a
+ * re-attachment) and counts nothing twice; the flat star sends none.
  *
  * Decoding never trusts the input: lengths, types, ranges and strings are
  * checked and a malformed frame is rejected with a reason code.  See the
@@ -49,6 +57,7 @@ enum mw_hb_type {
 	MW_HB_BYE = 6,
 	MW_HB_DUMPREQ = 7,
 	MW_HB_CHALLENGE = 8,
+	MW_HB_AGG = 9,
 	MW_HB_NTYPES
 };
 
@@ -118,6 +127,7 @@ struct mw_hb_beat {
 	int32_t exit_code;            /* -1 unknown / not exited */
 	int32_t exit_signal;          /* 0 none */
 	char moving[32];              /* slow: what moved ("recv_buffer,io"), else "" */
+	uint32_t seq;                 /* tree overlay: per-origin sequence number, 1 .. 2^31-1; 0 = none */
 };
 
 struct mw_hb_msg {
@@ -139,6 +149,9 @@ struct mw_hb_msg {
 			int32_t *ranks; /* malloc'd */
 			size_t n;
 		} dumpreq;
+		struct {
+			char *json; /* compact JSON of the aggregate object (malloc'd) */
+		} agg;
 	} u;
 };
 
@@ -170,7 +183,7 @@ enum mw_hb_err mw_hb_frame_check(const uint8_t *buf, size_t len, size_t *frame_l
  * Return MW_HB_OK, or an error code (m is then left empty). */
 enum mw_hb_err mw_hb_decode(const uint8_t *buf, size_t len, struct mw_hb_msg *m);
 
-/* Release what decoding allocated in m (dump json, dumpreq ranks). */
+/* Release what decoding allocated in m (dump and agg json, dumpreq ranks). */
 void mw_hb_msg_free(struct mw_hb_msg *m);
 
 /* Return 1 if s is a valid job id (1-31 chars of digits, '_' and '+'),

@@ -8,21 +8,6 @@
 
 plan 36
 run_setup mw-calib
-schemas=$top/doc/schemas
-
-# valid FILE SCHEMA: "valid" if python3's jsonschema accepts FILE, else the error
-# ("skip" when the module is missing).
-valid() {
-    python3 - "$1" "$schemas/$2" <<'PY' 2>&1
-import json, sys
-try:
-    import jsonschema
-except ImportError:
-    print("skip"); sys.exit(0)
-jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
-print("valid")
-PY
-}
 
 # --- calibrate --quick --json
 "$mw" calibrate --quick --json >cal.json 2>cal.err; st=$?
@@ -54,7 +39,7 @@ is "$(field cal.json 'all(not x["pass"] for x in r["rounds"][:-1])')" True "only
 is "$(field cal.json 'round(r["criterion"]["q"], 9), r["criterion"]["alpha"]')" "0.1 0.01" "the criterion's q and alpha"
 is "$(field cal.json 'r["resolution"]["found"] == (r["criterion"]["resolution_ns"] is not None)')" True \
    "the criterion carries the resolution when there is one"
-v=$(valid cal.json calibrate.schema.json)
+v=$(schema_valid cal.json calibrate.schema.json)
 if [ "$v" = skip ]; then skip "python3 jsonschema missing"; else is "$v" valid "calibrate's JSON matches its schema"; fi
 
 # --- text output, options
@@ -99,7 +84,7 @@ is "$?" 2 "one file only: exit 2"
 is "$?" 1 "10 % slower, judged with the calibration file: exit 1"
 is "$(field slow.json 'r["resolution_from"], r["real"], r["direction"], round(r["q"], 9)')" \
    "cal.json True slower 0.1" "the JSON says where the criterion came from, and the verdict"
-v=$(valid slow.json fluctuation.schema.json)
+v=$(schema_valid slow.json fluctuation.schema.json)
 if [ "$v" = skip ]; then skip "python3 jsonschema missing"; else is "$v" valid "the fluctuation JSON matches its schema"; fi
 echo '{"version": 2}' >notcal.json
 "$mw" analyze fluctuation a.txt slow.txt --calibration notcal.json >notcal.out 2>&1
