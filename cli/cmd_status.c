@@ -202,7 +202,11 @@ static int cmd_status(int argc, char **argv)
 	}
 	if (job)
 		return job_status(job, dir, json);
-	if (mw_drain_status(sock, calibrate + force, &text, msg, sizeof(msg)) < 0) {
+	if (mw_drain_status(sock, calibrate + force, &text, msg, sizeof(msg)) < 0 && errno == EPERM) {
+		fprintf(stderr, "mpiwatch status: nodehealthd refused: %s\n", msg);
+		return 1;
+	}
+	if (!text) {
 		const char *name = "localhost";
 		struct mw_probe_result r;
 		fprintf(stderr, "mpiwatch status: %s; probing localhost:%ld instead\n", msg, port);

@@ -416,7 +416,11 @@ int mw_drain_status(const char *sockpath, int calibrate, char **json, char *msg,
 		return -1;
 	}
 	ok = parse_reply(reply, &rep, msg, msglen);
-	if (ok <= 0 || !json_object_object_get_ex(rep, "status", &st)) {
+	if (ok == 0) {
+		errno = EPERM; /* the daemon answered and refused: msg says why */
+		goto fail;
+	}
+	if (ok < 0 || !json_object_object_get_ex(rep, "status", &st)) {
 		errno = EPROTO;
 		goto fail;
 	}

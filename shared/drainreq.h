@@ -68,7 +68,9 @@ int mw_drain_request(const char *sockpath, const char *jobid, const char *node,
 /* Ask the daemon for its status; calibrate 1: after a fresh quick
  * calibration (unless job steps run), 2: even while job steps run (the
  * daemon allows it to root only).  Return 0 with the status object as JSON
- * text in *json (malloc'd), or -1 (errno set, message in msg). */
+ * text in *json (malloc'd), or -1 with a message in msg: errno EPERM when the
+ * daemon answered and refused (msg is its reason), another errno when it
+ * could not be asked or answered nonsense. */
 int mw_drain_status(const char *sockpath, int calibrate, char **json, char *msg, size_t msglen);
 
 #endif
