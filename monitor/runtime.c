@@ -271,6 +271,7 @@ void mwm_prof_add(int op, uint64_t t0, uint64_t bytes)
 	if (!mwm.prof || op < 0 || op >= mwm_nops)
 		return;
 	dt = mwm_now_ns() - t0;
+	mwm_phase_add(op, t0, t0 + dt);
 	p = &mwm.prof[op];
 	p->calls++;
 	p->ns += dt;
