@@ -22,6 +22,15 @@ void imb_fluct_defaults(struct imb_fluct_opts *o)
 	o->max_peers = 8192;
 }
 
+/* Whether the job has ranks on a node other than rank self's. */
+static int multi_node(const struct imb_phases *ph, size_t self)
+{
+	for (size_t k = 0; k < ph->nrank; k++)
+		if (strcmp(ph->r[k].node, ph->r[self].node))
+			return 1;
+	return 0;
+}
+
 static const struct imb_phase *find_phase(const struct imb_phases_rank *r, const char *key)
 {
 	for (size_t i = 0; i < r->nphase; i++)
@@ -30,15 +39,26 @@ static const struct imb_phase *find_phase(const struct imb_phases_rank *r, const
 	return NULL;
 }
 
-/* The other ranks' samples of key (at least min_samples each), thinned
- * evenly to at most max.  Return the count (0: no peers), -1 on ENOMEM. */
+/* Whether rank i is a peer of rank self: another rank, on another node when
+ * the job has other nodes (so that a node all of whose ranks are slow
+ * stands out against the rest), else on the same one. */
+static int is_peer(const struct imb_phases *ph, size_t self, size_t i)
+{
+	const char *node = ph->r[self].node;
+	if (i == self)
+		return 0;
+	return !multi_node(ph, self) || strcmp(ph->r[i].node, node) != 0;
+}
+
+/* The peers' samples of key (at least min_samples each), thinned evenly to
+ * at most max.  Return the count (0: no peers), -1 on ENOMEM. */
 static long peers_of(const struct imb_phases *ph, size_t self, const char *key, const struct imb_fluct_opts *o,
 		     double **out)
 {
 	size_t total = 0, n = 0, stride;
 	double *v;
 	for (size_t i = 0; i < ph->nrank; i++) {
-		const struct imb_phase *p = i == self ? NULL : find_phase(&ph->r[i], key);
+		const struct imb_phase *p = !is_peer(ph, self, i) ? NULL : find_phase(&ph->r[i], key);
 		if (p && p->n >= o->min_samples)
 			total += p->n;
 	}
@@ -49,7 +69,7 @@ static long peers_of(const struct imb_phases *ph, size_t self, const char *key, 
 	if (!v)
 		return -1;
 	for (size_t i = 0, k = 0; i < ph->nrank; i++) {
-		const struct imb_phase *p = i == self ? NULL : find_phase(&ph->r[i], key);
+		const struct imb_phase *p = !is_peer(ph, self, i) ? NULL : find_phase(&ph->r[i], key);
 		if (!p || p->n < o->min_samples)
 			continue;
 		for (size_t j = 0; j < p->n; j++, k++)
@@ -60,16 +80,16 @@ static long peers_of(const struct imb_phases *ph, size_t self, const char *key, 
 	return (long)n;
 }
 
-static char *sentence(int rank, const char *node, double rel, double p)
+static char *sentence(int rank, const char *node, int other_nodes, double rel, double p)
 {
 	char *s, pv[32];
 	if (p < 0.001)
 		snprintf(pv, sizeof(pv), "p < 0.001");
 	else
 		snprintf(pv, sizeof(pv), "p = %.2g", p);
-	if (asprintf(&s, "rank %d on %s: the same compute phase is %.0f%% slower than on the other ranks, %s"
+	if (asprintf(&s, "rank %d on %s: the same compute phase is %.0f%% slower than on the other %s, %s"
 			 " \xe2\x80\x94 a slow node?",
-		     rank, node, rel * 100, pv) < 0)
+		     rank, node, rel * 100, other_nodes ? "nodes' ranks" : "ranks", pv) < 0)
 		return NULL;
 	return s;
 }
@@ -196,7 +216,8 @@ int imb_fluct_analyze(const struct imb_phases *ph, const struct imb_fluct_opts *
 			out->f = nf;
 			best.node = strdup(r->node);
 			best.key = strdup(best.key);
-			best.message = sentence(r->rank, r->node, best.rel, best.p);
+			best.message = sentence(r->rank, r->node, multi_node(ph, i), best.rel,
+						best.p);
 			out->f[out->n++] = best;
 			if (!best.node || !best.key || !best.message)
 				goto oom;

@@ -80,7 +80,8 @@ struct imb_fluct_result {
 	char error[512];      /* non-empty: the phases could not be read (why) */
 };
 
-/* Judge every rank's phases against the same phases of the other ranks.
+/* Judge every rank's phases against the same phases of its peers: the ranks
+ * on the other nodes, or in a one-node job the other ranks.
  * o NULL: the defaults.  Return 0 with *out filled (free it), or -1 (ENOMEM). */
 int imb_fluct_analyze(const struct imb_phases *ph, const struct imb_fluct_opts *o,
 		      struct imb_fluct_result *out);
