@@ -8,21 +8,6 @@
 
 plan 36
 run_setup mw-calib
-schemas=$top/doc/schemas
-
-# valid FILE SCHEMA: "valid" if python3's jsonschema accepts FILE, else the error
-# ("skip" when the module is missing).
-valid() {
-    python3 - "$1" "$schemas/$2" <<'PY' 2>&1
-import json, sys
-try:
-    import jsonschema
-except ImportError:
-    print("skip"); sys.exit(0)
-jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
-print("valid")
-PY
-}
 
 # --- calibrate --quick --json
 "$mw" calibrate --quick --json >cal.json 2>cal.err; st=$?

@@ -18,3 +18,17 @@ field() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)
 
 # imb FILE EXPR: EXPR over an imbalance analysis r, with g its groups by id.
 imb() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); g={x['id']:x for x in r['groups']}; print($2)" "$1" 2>&1; }
+
+# valid FILE SCHEMA: "valid" if python3's jsonschema accepts FILE against
+# doc/schemas/SCHEMA, else the error ("skip" when the module is missing).
+valid() {
+    python3 - "$1" "$top/doc/schemas/$2" <<'PY' 2>&1
+import json, sys
+try:
+    import jsonschema
+except ImportError:
+    print("skip"); sys.exit(0)
+jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
+print("valid")
+PY
+}
