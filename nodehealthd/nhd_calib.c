@@ -12,8 +12,11 @@
 #include "cal_timer.h"
 #include "nhd_calib.h"
 
-#define NHD_CALIB_BUDGET_S 2.0     /* wall time a calibration may take */
-#define NHD_CALIB_BUDGET_CPU_S 1.0 /* CPU time it may take */
+/* The whole calibration must end within 2 s and 1 CPU-second: the budget
+ * is checked between rounds (one takes up to ~0.1 s on a loaded node) and
+ * the two 20 ms rate windows come on top, hence the margin. */
+#define NHD_CALIB_BUDGET_S 1.7     /* wall time the rounds may take */
+#define NHD_CALIB_BUDGET_CPU_S 0.8 /* CPU time they may take */
 #define NHD_CALIB_RATE_MS 20       /* each TSC rate window */
 #define SLURM_EXTERN_STEP "4294967292"
 

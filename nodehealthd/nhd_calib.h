@@ -26,7 +26,7 @@ struct nhd_calib {
 	double mono;              /* monotonic time the last calibration ended */
 	time_t wall;
 	double seconds, cpu_seconds;
-	int truncated;            /* the 2 s / 1 CPU-second budget ran out */
+	int truncated;            /* the budget ran out (the rounds may take 1.7 s, 0.8 CPU-s) */
 	struct nhd_calib_obs obs;
 	double r0_ns;             /* R0's median wall interval (0: not found) */
 	double resolution_ns;     /* the resolution (0: not resolved) */
@@ -48,7 +48,7 @@ int nhd_calib_judge(const struct nhd_calib_obs *o, const struct nhd_conf *c, dou
  * Return their number, or -1 if spool cannot be read (errno set). */
 int nhd_calib_busy_steps(const char *spool, const char *node);
 
-/* Run a quick calibration with the budget (2 s, 1 CPU-second) and judge it
+/* Run a quick calibration with a budget (the whole within 2 s and 1 CPU-second) and judge it
  * into *k (ran, gen and everything measured).  Return 0, or -1 if the
  * calibration could not run (errno set; *k's skipped says why). */
 int nhd_calib_run(const struct nhd_conf *c, struct nhd_calib *k);
