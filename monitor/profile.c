@@ -74,29 +74,35 @@ void mwm_phase_add(int op, uint64_t t0, uint64_t t1)
 		struct mwm_phase *p = NULL;
 		if (!ph.p && !(ph.p = calloc(MWM_PHASES, sizeof(*ph.p))))
 			goto out;
-		for (int k = 0; k < ph.n; k++) {
-			int i = (ph.last + k) % ph.n;
+		/* Every index is read once and checked before use: should threads
+		 * call MPI at once, a sample may be lost, never written outside. */
+		int np = ph.n, last = ph.last;
+		for (int k = 0; k < np; k++) {
+			int i = (last + k) % np;
 			if (ph.p[i].site == site && ph.p[i].prev_site == ph.last_site) {
 				p = &ph.p[i];
 				ph.last = i;
 				break;
 			}
 		}
-		if (!p && ph.n < MWM_PHASES) {
-			p = &ph.p[ph.n];
+		if (!p && np < MWM_PHASES) {
+			p = &ph.p[np];
 			p->prev_site = ph.last_site;
 			p->site = site;
 			p->prev_op = ph.last_op;
 			p->op = op;
-			ph.last = ph.n++;
+			ph.last = np;
+			ph.n = np + 1;
 		}
 		if (!p) {
 			ph.dropped++;
 		} else {
 			double v = (double)(t0 - ph.last_end);
+			uint32_t k = p->n;
 			p->count++;
-			if (p->n < MWM_PHASE_SAMPLES) {
-				p->ns[p->n++] = v;
+			if (k < MWM_PHASE_SAMPLES) {
+				p->ns[k] = v;
+				p->n = k + 1;
 			} else {
 				/* xorshift64: keep each interval with probability K / count */
 				uint64_t j;
@@ -147,12 +153,13 @@ static int phases_write(const char *dir, int rank, const char *host)
 		return -1;
 	fprintf(af.f, "mpiwatch-phases 1\nrank %d node %s dropped %llu\n", rank, host,
 		(unsigned long long)ph.dropped);
-	for (int i = 0; i < ph.n; i++) {
+	for (int i = 0; i < ph.n && i < MWM_PHASES; i++) {
 		const struct mwm_phase *p = &ph.p[i];
 		site_name(a, sizeof(a), p->prev_op, p->prev_site);
 		site_name(b, sizeof(b), p->op, p->site);
-		fprintf(af.f, "phase %s>%s %llu %u\n", a, b, (unsigned long long)p->count, p->n);
-		for (uint32_t k = 0; k < p->n; k++)
+		uint32_t n = p->n < MWM_PHASE_SAMPLES ? p->n : MWM_PHASE_SAMPLES;
+		fprintf(af.f, "phase %s>%s %llu %u\n", a, b, (unsigned long long)(p->count > n ? p->count : n), n);
+		for (uint32_t k = 0; k < n; k++)
 			fprintf(af.f, "%s%.0f", k ? " " : "", p->ns[k]);
 		fputc('\n', af.f);
 	}
