@@ -97,6 +97,10 @@ void *nhd_checker_main(void *arg)
 		nhd_checks_run(c, &d->check_state, h);
 		NHD_INC(d, checks_run);
 		pthread_mutex_lock(&d->health_mu);
+		/* The last calibration judged again: bounds changed by a reload apply. */
+		if (d->calib.ran)
+			d->calib.degraded = nhd_calib_judge(&d->calib.obs, c, &d->calib.rate_diff, d->calib.detail,
+							    sizeof(d->calib.detail));
 		nhd_calib_to_health(&d->calib, h);
 		publish(d, h);
 		d->rerun_checks = 0;
