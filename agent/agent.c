@@ -686,7 +686,8 @@ int ag_run(const struct ag_opts *o)
 					break;
 			}
 	}
-	mw_info("agent stopping: %lu heartbeats sent, %lu connections", a.beats_sent, a.connects);
+	mw_info("agent stopping: %lu heartbeats sent, %lu connections, %lu failed connection attempts",
+		a.beats_sent, a.connects, a.connect_failures);
 	rv = 0;
 	mw_link_close(a.link);
 	for (size_t i = 0; i < a.nr; i++) {

@@ -211,7 +211,7 @@ static int cmd_status(int argc, char **argv)
 		struct mw_probe_result r;
 		fprintf(stderr, "mpiwatch status: %s; probing localhost:%ld instead\n", msg, port);
 		if (mw_probe_nodes(&name, NULL, 1, (uint16_t)port, 1.0, 3, &r) < 0 || r.state == MW_PROBE_DEAD ||
-		    r.state == MW_PROBE_ERROR) {
+		    r.state == MW_PROBE_ERROR || r.state == MW_PROBE_NODAEMON) {
 			printf("nodehealthd: not running (%s)\n", r.summary);
 			return 1;
 		}

@@ -56,6 +56,8 @@ struct client {
 	char nonce[MW_HB_NONCE_LEN + 1]; /* this connection's challenge */
 };
 
+struct col_retry;
+
 struct collector {
 	struct col_opts *o;
 	struct col_state s;
@@ -72,6 +74,8 @@ struct collector {
 	int slow_notes; /* "slow, not stuck" notes written (at most 16) */
 	int after_notes;
 	int status_dirty;     /* agents or ranks changed: refresh report.json (mpiwatch status --job) */
+	struct col_retry *retry; /* actions to retry (Slurm did not answer) */
+	size_t nretry;
 	double status_at;     /* when it was last refreshed for that */
 };
 
@@ -224,13 +228,39 @@ static void check_threshold(struct collector *c)
 	}
 }
 
+/* A node that is up without nodehealthd is not dead, unless Slurm agrees
+ * that it is down (mw_slurm_node_down, the rule nodehealthd's drain check
+ * applies too).  Slurm is asked only when such a node exists. */
+static void nodaemon_rule(struct mw_probe_result *out, size_t n, const char **names)
+{
+	struct mw_slurm_node *v = NULL;
+	long nv = -1;
+	char err[256];
+
+	for (size_t i = 0; i < n; i++) {
+		if (out[i].state != MW_PROBE_NODAEMON)
+			continue;
+		if (nv < 0 && (nv = mw_slurm_nodes(NULL, &v, err, sizeof err)) < 0) {
+			mw_warn("cannot ask Slurm about node %s, up without nodehealthd: %s", names[i], err);
+			return;
+		}
+		for (long k = 0; k < nv; k++)
+			if (!strcmp(v[k].name, names[i]) && mw_slurm_node_down(&v[k])) {
+				out[i].state = MW_PROBE_DEAD;
+				snprintf(out[i].summary, sizeof out[i].summary,
+					 "no nodehealthd, and Slurm says the node is %.100s", v[k].state);
+			}
+	}
+	free(v);
+}
+
 static void probe_nodes(struct collector *c)
 {
 	struct col_state *s = &c->s;
 	const char **names = calloc(s->nnodes ? s->nnodes : 1, sizeof *names);
 	const char **addrs = calloc(s->nnodes ? s->nnodes : 1, sizeof *addrs);
 	struct mw_probe_result *out = calloc(s->nnodes ? s->nnodes : 1, sizeof *out);
-	int alive, dead = 0, degraded = 0;
+	int alive, dead = 0, degraded = 0, nodaemon = 0;
 
 	if (!names || !addrs || !out)
 		goto out;
@@ -243,6 +273,7 @@ static void probe_nodes(struct collector *c)
 	s->st.probe_rounds++;
 	alive = mw_probe_nodes(names, addrs, s->nnodes, c->o->probe_port, c->o->probe_budget_s,
 			       c->o->probe_tries, out);
+	nodaemon_rule(out, s->nnodes, names);
 	for (size_t i = 0; i < s->nnodes; i++) {
 		struct col_node *n = &s->nodes[i];
 		n->probed = 1;
@@ -254,6 +285,7 @@ static void probe_nodes(struct collector *c)
 		s->st.probes_sent += (unsigned long)(out[i].tries > 0 ? out[i].tries : 0);
 		dead += n->state == MW_PROBE_DEAD;
 		degraded += n->state == MW_PROBE_DEGRADED;
+		nodaemon += n->state == MW_PROBE_NODAEMON;
 	}
 	if (alive == 0 && dead > 0) {
 		/* Not even our own node answered: the probe itself is broken
@@ -274,65 +306,162 @@ static void probe_nodes(struct collector *c)
 		col_state_event(s, "probe_end", "probe failed locally: %s (no node judged dead)",
 				strerror(errno));
 	else
-		col_state_event(s, "probe_end", "%d alive, %d degraded, %d dead, %zu unprobeable",
-				alive - degraded, degraded, dead,
-				s->nnodes - (size_t)alive - (size_t)dead);
+		col_state_event(s, "probe_end", "%d alive, %d degraded, %d dead, %d up without nodehealthd, "
+				"%zu unprobeable", alive - degraded, degraded, dead, nodaemon,
+				s->nnodes - (size_t)alive - (size_t)dead - (size_t)nodaemon);
 out:
 	free(names);
 	free(addrs);
 	free(out);
 }
 
-static void act(struct collector *c)
+/* An action on Slurm that failed while Slurm did not answer (slurmctld
+ * down or restarting): retried with backoff, so the drain, the comment and
+ * the cancel or requeue are not lost; the report is on disk already. */
+enum col_act_kind { COL_DO_DRAIN, COL_DO_COMMENT, COL_DO_CANCEL, COL_DO_REQUEUE };
+#define COL_RETRY_MAX 40       /* tries per action (10 minutes at the cap) */
+#define COL_RETRY_FIRST_S 2.0  /* first backoff, doubled up to ... */
+#define COL_RETRY_CAP_S 15.0
+
+struct col_retry {
+	enum col_act_kind kind;
+	int node; /* COL_DO_DRAIN: index into the node table */
+	int tries;
+	double backoff, at;
+};
+
+static const char *const act_names[] = {"drain", "comment", "cancel", "requeue"};
+
+static int drain_one(struct collector *c, int node, char *msg, size_t len)
+{
+	struct col_state *s = &c->s;
+	const struct col_node *n = &s->nodes[node];
+	json_object *ev = json_object_new_object(), *sr = json_object_new_array();
+	int ok;
+
+	for (size_t k = 0; k < s->size; k++)
+		if (col_state_suspicious(s->ranks[k].state))
+			json_object_array_add(sr, json_object_new_int((int)k));
+	json_object_object_add(ev, "verdict", json_object_new_string("hardware"));
+	json_object_object_add(ev, "detector", json_object_new_string("mpiwatch-collector"));
+	json_object_object_add(ev, "node", json_object_new_string(n->name));
+	json_object_object_add(ev, "probe_tries", json_object_new_int(c->o->probe_tries));
+	json_object_object_add(ev, "probe_budget_s", json_object_new_double(c->o->probe_budget_s));
+	json_object_object_add(ev, "stuck_ranks", sr);
+	json_object_object_add(
+		ev, "summary",
+		json_object_new_string("no answer to liveness probes; ranks on live nodes stuck waiting for it"));
+	s->st.drain_requests++;
+	ok = mw_drain_request(c->o->nhd_socket[0] ? c->o->nhd_socket : NULL, s->job, n->name,
+			      json_object_to_json_string(ev), msg, len) == 0;
+	json_object_put(ev);
+	if (ok)
+		s->st.drains_ok++;
+	return ok;
+}
+
+/* Do one action once; record it.  Return 1 if done. */
+static int do_action(struct collector *c, enum col_act_kind kind, int node)
 {
 	struct col_state *s = &c->s;
 	const struct col_result *r = &s->res;
-	char msg[512], via[32], text[400];
+	char msg[512] = "", via[32], text[400];
+	const char *target = s->job;
+	int ok = 0;
 
-	if (r->verdict == COL_V_HARDWARE && c->o->drain) {
-		for (size_t i = 0; i < r->ndead; i++) {
-			const struct col_node *n = &s->nodes[r->dead_nodes[i]];
-			json_object *ev = json_object_new_object(), *sr = json_object_new_array();
-			for (size_t k = 0; k < s->size; k++)
-				if (col_state_suspicious(s->ranks[k].state))
-					json_object_array_add(sr, json_object_new_int((int)k));
-			json_object_object_add(ev, "verdict", json_object_new_string("hardware"));
-			json_object_object_add(ev, "detector", json_object_new_string("mpiwatch-collector"));
-			json_object_object_add(ev, "node", json_object_new_string(n->name));
-			json_object_object_add(ev, "probe_tries", json_object_new_int(c->o->probe_tries));
-			json_object_object_add(ev, "probe_budget_s",
-					       json_object_new_double(c->o->probe_budget_s));
-			json_object_object_add(ev, "stuck_ranks", sr);
-			json_object_object_add(
-				ev, "summary",
-				json_object_new_string("no answer to liveness probes; ranks on live nodes stuck waiting for it"));
-			s->st.drain_requests++;
-			int ok = mw_drain_request(c->o->nhd_socket[0] ? c->o->nhd_socket : NULL, s->job,
-						  n->name, json_object_to_json_string(ev), msg,
-						  sizeof msg) == 0;
-			json_object_put(ev);
-			if (ok)
-				s->st.drains_ok++;
-			col_state_action(s, "drain", n->name, ok, msg);
-		}
-	}
-	if (c->o->post) {
+	switch (kind) {
+	case COL_DO_DRAIN:
+		target = s->nodes[node].name;
+		ok = drain_one(c, node, msg, sizeof msg);
+		break;
+	case COL_DO_COMMENT:
 		col_report_comment(s, text, sizeof text);
-		int ok = col_post_comment(c->o->restd, s->job, text, via, sizeof via, msg, sizeof msg) == 0;
+		ok = col_post_comment(c->o->restd, s->job, text, via, sizeof via, msg, sizeof msg) == 0;
 		if (ok)
 			s->st.comments++;
-		col_state_action(s, "comment", s->job, ok, msg);
-	}
-	if (c->o->action == COL_ACT_CANCEL) {
-		int ok = mw_slurm_cancel(NULL, s->job, msg, sizeof msg) == 0;
-		col_state_action(s, "cancel", s->job, ok, msg);
-	} else if (c->o->action == COL_ACT_REQUEUE) {
+		break;
+	case COL_DO_CANCEL:
+		ok = mw_slurm_cancel(NULL, s->job, msg, sizeof msg) == 0;
+		break;
+	case COL_DO_REQUEUE: {
 		const char *dn[64];
 		size_t n = 0;
 		for (size_t i = 0; i < r->ndead && n < 64; i++)
 			dn[n++] = s->nodes[r->dead_nodes[i]].name;
-		int ok = mw_slurm_requeue(NULL, s->job, dn, n, msg, sizeof msg) == 0;
-		col_state_action(s, "requeue", s->job, ok, msg);
+		ok = mw_slurm_requeue(NULL, s->job, dn, n, msg, sizeof msg) == 0;
+		break;
+	}
+	}
+	col_state_action(s, act_names[kind], target, ok, msg);
+	return ok;
+}
+
+/* Do an action; if it fails while Slurm does not answer, queue a retry. */
+static void do_or_retry(struct collector *c, struct col_retry *x)
+{
+	x->tries++;
+	if (do_action(c, x->kind, x->node))
+		return;
+	if (x->tries >= COL_RETRY_MAX || mw_slurm_job_active(NULL, c->s.job) >= 0)
+		return; /* refused while Slurm answers: a final answer */
+	{
+		struct col_retry *v = realloc(c->retry, (c->nretry + 1) * sizeof *v);
+		if (!v)
+			return;
+		c->retry = v;
+		x->backoff = x->backoff > 0 ? x->backoff * 2 : COL_RETRY_FIRST_S;
+		if (x->backoff > COL_RETRY_CAP_S)
+			x->backoff = COL_RETRY_CAP_S;
+		x->at = mw_now() + x->backoff;
+		v[c->nretry++] = *x;
+		col_state_event(&c->s, "note", "%s of %s failed and Slurm does not answer: retry %d in %.0f s",
+				act_names[x->kind],
+				x->kind == COL_DO_DRAIN ? c->s.nodes[x->node].name : c->s.job, x->tries + 1,
+				x->backoff);
+	}
+}
+
+/* The retries that are due (the main loop calls this). */
+static void retry_due(struct collector *c)
+{
+	double now = mw_now();
+	for (size_t i = 0; i < c->nretry;) {
+		struct col_retry x = c->retry[i];
+		if (x.at > now) {
+			i++;
+			continue;
+		}
+		c->retry[i] = c->retry[--c->nretry];
+		do_or_retry(c, &x);
+		write_reports(c);
+	}
+}
+
+static void act(struct collector *c)
+{
+	struct col_state *s = &c->s;
+	const struct col_result *r = &s->res;
+	struct col_retry x = {0};
+
+	if (r->verdict == COL_V_HARDWARE && r->partition) {
+		col_state_event(s, "note", "network partition suspected (%zu of %zu nodes silent at once): "
+					   "no node drained, the job is not cancelled or requeued",
+				r->ndead, s->nnodes);
+	} else if (r->verdict == COL_V_HARDWARE && c->o->drain) {
+		for (size_t i = 0; i < r->ndead; i++) {
+			x = (struct col_retry){.kind = COL_DO_DRAIN, .node = r->dead_nodes[i]};
+			do_or_retry(c, &x);
+		}
+	}
+	if (c->o->post) {
+		x = (struct col_retry){.kind = COL_DO_COMMENT};
+		do_or_retry(c, &x);
+	}
+	if (r->verdict == COL_V_HARDWARE && r->partition)
+		return; /* nothing more: we cannot tell which side is cut off */
+	if (c->o->action == COL_ACT_CANCEL || c->o->action == COL_ACT_REQUEUE) {
+		x = (struct col_retry){.kind = c->o->action == COL_ACT_CANCEL ? COL_DO_CANCEL : COL_DO_REQUEUE};
+		do_or_retry(c, &x);
 	}
 }
 
@@ -422,29 +551,55 @@ static void analyse_dumps(struct collector *c)
 	struct dl_options opt;
 	struct dl_result *dr = NULL;
 	char dir[4200];
-	int ndumps = 0;
+	const char **names = NULL;
+	char **bufs = NULL, (*nb)[32] = NULL;
+	size_t *lens = NULL;
+	int ndumps = 0, rc;
 	FILE *f;
 
 	for (size_t i = 0; i < s->size; i++)
 		ndumps += s->dumps[i] != NULL;
-	if (!ndumps || !c->o->dir[0] || !s->have_res)
+	if (!ndumps || !s->have_res)
 		return;
-	snprintf(dir, sizeof dir, "%s/dumps", c->o->dir);
+	/* From memory, not from DIR/dumps: a full or lost report folder must
+	 * not lose the analysis. */
+	names = calloc((size_t)ndumps, sizeof *names);
+	bufs = calloc((size_t)ndumps, sizeof *bufs);
+	lens = calloc((size_t)ndumps, sizeof *lens);
+	nb = calloc((size_t)ndumps, sizeof *nb);
+	if (!names || !bufs || !lens || !nb) {
+		mw_warn("deadlock analysis: out of memory");
+		goto out;
+	}
+	ndumps = 0;
+	for (size_t i = 0; i < s->size; i++) {
+		if (!s->dumps[i])
+			continue;
+		snprintf(nb[ndumps], sizeof nb[ndumps], "rank-%zu.json", i);
+		names[ndumps] = nb[ndumps];
+		bufs[ndumps] = s->dumps[i];
+		lens[ndumps] = strlen(s->dumps[i]);
+		ndumps++;
+	}
 	dl_options_init(&opt);
 	opt.expect_size = (int)s->size;
 	opt.progress = -1;
-	if (dl_analyze_dir(dir, &opt, &dr) < 0) {
-		mw_warn("deadlock analysis of %s: %s", dir, strerror(errno));
-		return;
+	rc = dl_analyze_buffers(ndumps, names, bufs, lens, &opt, &dr);
+	if (rc < 0) {
+		mw_warn("deadlock analysis of %d dump(s): %s", ndumps, strerror(errno));
+		goto out;
 	}
 	if (s->analysis)
 		json_object_put(s->analysis);
 	s->analysis = json_object_get(dl_result_json(dr));
-	snprintf(dir, sizeof dir, "%s/deadlock.txt", c->o->dir);
-	f = fopen(dir, "we");
-	if (f) {
-		dl_write_text(f, dr);
-		fclose(f);
+	if (c->o->dir[0]) {
+		snprintf(dir, sizeof dir, "%s/deadlock.txt", c->o->dir);
+		f = fopen(dir, "we");
+		if (f) {
+			dl_write_text(f, dr);
+			if (fclose(f) != 0)
+				mw_warn("cannot write %s: %s", dir, strerror(errno));
+		}
 	}
 	{
 		struct col_deadlock *d = &s->dl;
@@ -471,6 +626,11 @@ static void analyse_dumps(struct collector *c)
 			snprintf(d->detail, sizeof d->detail, "see deadlock.txt");
 	}
 	dl_result_free(dr);
+out:
+	free(names);
+	free(bufs);
+	free(lens);
+	free(nb);
 }
 
 /* Whether the software verdict just reached may be acted on, and why
@@ -550,7 +710,7 @@ static void evaluate(struct collector *c)
 		write_reports(c);
 		return;
 	}
-	if (res.verdict == COL_V_HARDWARE) {
+	if (res.verdict == COL_V_HARDWARE && !res.partition) {
 		s->confirmed = 1;
 		snprintf(s->confirmed_by, sizeof s->confirmed_by, "a node does not answer the probes");
 	}
@@ -1011,6 +1171,9 @@ int col_run(struct col_opts *o)
 		}
 		if (c.pending && c.eval_at < wake)
 			wake = c.eval_at;
+		for (size_t i = 0; i < c.nretry; i++)
+			if (c.retry[i].at < wake)
+				wake = c.retry[i].at;
 		if (poll(p, np, wake > now ? (int)((wake - now) * 1000) + 1 : 0) < 0 && errno != EINTR) {
 			mw_err("poll: %s", strerror(errno));
 			free(p);
@@ -1042,6 +1205,8 @@ int col_run(struct col_opts *o)
 			break;
 		if (c.pending && now >= c.eval_at)
 			evaluate(&c);
+		if (c.nretry)
+			retry_due(&c);
 		/* A running job's report shows its agents and ranks as they come
 		 * (at most once a second): what mpiwatch status --job reads. */
 		if (c.status_dirty && now - c.status_at >= 1.0) {
@@ -1075,6 +1240,10 @@ int col_run(struct col_opts *o)
 			c.s.have_res = 1;
 		}
 	}
+	for (size_t i = 0; i < c.nretry; i++) /* one last try each */
+		if (!do_action(&c, c.retry[i].kind, c.retry[i].node))
+			col_state_event(&c.s, "note", "%s not done: Slurm did not answer in %d tries",
+					act_names[c.retry[i].kind], c.retry[i].tries + 1);
 	imbalance_at_end(&c);
 	col_state_event(&c.s, "shutdown", "collector stopping; verdict %s",
 			col_verdict_name(c.s.have_res ? c.s.res.verdict : COL_V_NONE));
@@ -1084,6 +1253,7 @@ out:
 	for (size_t k = 0; k < c.nc; k++)
 		mw_link_close(c.c[k].l);
 	free(c.c);
+	free(c.retry);
 	if (c.lfd >= 0)
 		close(c.lfd);
 	if (c.sfd >= 0)

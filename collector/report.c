@@ -57,7 +57,11 @@ static const char *summary_line(const struct col_state *s, char *buf, size_t len
 			v[hl.n++] = (char *)s->nodes[r->dead_nodes[i]].name;
 		hl.host = v;
 		mw_hostlist_compress(&hl, names, sizeof names);
-		snprintf(buf, len, "hardware failure: node(s) %s dead", names);
+		if (r->partition)
+			snprintf(buf, len, "network partition suspected: %zu of the job's %zu nodes (%s) do not "
+				 "answer the collector's node at once; nothing drained", r->ndead, s->nnodes, names);
+		else
+			snprintf(buf, len, "hardware failure: node(s) %s dead", names);
 	} else if (!s->confirmed) {
 		snprintf(buf, len, "suspected hang, not confirmed: ranks stuck in MPI, %s",
 			 s->dl_dumps ? "the analysis of the dumps finds no deadlock (a slow transfer?)"
@@ -100,6 +104,8 @@ json_object *col_report_json(const struct col_state *s)
 	json_object_object_add(o, "confirmed_by", s->confirmed && s->confirmed_by[0]
 							  ? json_object_new_string(s->confirmed_by)
 							  : NULL);
+	json_object_object_add(o, "partition_suspected",
+			       json_object_new_boolean(s->have_res && r->verdict == COL_V_HARDWARE && r->partition));
 	json_object_object_add(o, "hang_limit_s", json_object_new_double(s->hang_limit_s));
 	json_object_object_add(o, "timeout_s", json_object_new_double(s->timeout_s));
 	d = json_object_new_object();

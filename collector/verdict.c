@@ -703,6 +703,7 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 	for (size_t i = 0; i < nnodes; i++)
 		if (nodes[i].state == MW_PROBE_DEAD && nodes[i].probed)
 			res->dead_nodes[res->ndead++] = (int)i;
+	res->partition = COL_PARTITION_RULE(res->ndead, nnodes);
 
 	if (res->ndead) {
 		if (cause_d(ranks, size, nodes, nnodes, res))

@@ -74,9 +74,16 @@ struct col_result {
 	struct col_cycle cycle;
 	int *dead_nodes;  /* indexes into the node table */
 	size_t ndead;
+	int partition;    /* so many nodes silent at once (COL_PARTITION_RULE) that a network
+			   * partition is likelier than dead nodes: nothing is drained */
 	char *rank_cause; /* per rank: 0 none, 'A'..'D' */
 	size_t size;
 };
+
+/* The partition rule: at least 2 nodes and at least half of the job's
+ * nodes silent at once is a suspected partition (the collector's node may
+ * be the one cut off), not a hardware failure to act on. */
+#define COL_PARTITION_RULE(ndead, nnodes) ((ndead) >= 2 && 2 * (ndead) >= (nnodes))
 
 /* Static name of a verdict: "none", "software", "hardware". */
 const char *col_verdict_name(enum col_verdict v);

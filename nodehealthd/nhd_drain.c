@@ -270,6 +270,11 @@ int nhd_drain_handle(struct nhd_drain_ctx *ctx, uid_t uid, const struct mw_drain
 				 x->name, mw_probe_state_name(pr.state), pr.rtt_ms);
 			goto out;
 		}
+		if (pr.state == MW_PROBE_NODAEMON && !mw_slurm_node_down(x)) {
+			snprintf(msg, msglen, "node %s is up (%s) and Slurm does not say it is down (%s): not draining",
+				 x->name, pr.summary, x->state);
+			goto out;
+		}
 		if (pr.state == MW_PROBE_ERROR) {
 			snprintf(msg, msglen, "cannot probe node %s: %s", x->name, pr.summary);
 			goto out;

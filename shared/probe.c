@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/errqueue.h>
+#include <netinet/icmp6.h>
+#include <netinet/ip_icmp.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -23,6 +26,7 @@ const char *mw_probe_state_name(enum mw_probe_state s)
 	case MW_PROBE_ALIVE: return "alive";
 	case MW_PROBE_DEGRADED: return "degraded";
 	case MW_PROBE_ERROR: return "error";
+	case MW_PROBE_NODAEMON: return "no daemon";
 	}
 	return "unknown";
 }
@@ -210,7 +214,7 @@ struct target {
 	struct sockaddr_storage sa;
 	socklen_t salen;
 	int ok;          /* address resolved */
-	int done;        /* answered */
+	int done;        /* answered, or refused by the node's kernel */
 	int sent;
 	uint8_t nonce[MW_PROBE_MAX_TRIES][MW_PROBE_NONCE_LEN];
 	double t_sent[MW_PROBE_MAX_TRIES];
@@ -277,12 +281,17 @@ static int open_sock(int family)
 {
 	int fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	int sz = 1 << 20;
+	int on = 1;
 	if (fd < 0)
 		return -1;
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	/* ICMP errors on the error queue: a node whose kernel says "port
+	 * unreachable" is up without a daemon, not dead. */
 	if (family == AF_INET6) {
-		int on = 1;
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on));
+		setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &on, sizeof(on));
+	} else {
+		setsockopt(fd, IPPROTO_IP, IP_RECVERR, &on, sizeof(on));
 	}
 	return fd;
 }
@@ -317,6 +326,60 @@ static void nonce_add(struct nonce_idx *x, const uint8_t *nonce, size_t node, in
 	x->e[i] = (struct nonce_ent){.key = k, .node = (uint32_t)node, .try_ = (uint8_t)try_, .used = 1};
 }
 
+/* Is this queued error an ICMP "port unreachable" sent by dst itself? */
+static int port_refused(const struct sock_extended_err *ee, const struct sockaddr_storage *dst)
+{
+	const struct sockaddr *off = SO_EE_OFFENDER(ee);
+	if (ee->ee_origin == SO_EE_ORIGIN_ICMP && ee->ee_type == ICMP_DEST_UNREACH &&
+	    ee->ee_code == ICMP_PORT_UNREACH && off->sa_family == AF_INET && dst->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)(const void *)off)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)(const void *)dst)->sin_addr.s_addr;
+	if (ee->ee_origin == SO_EE_ORIGIN_ICMP6 && ee->ee_type == ICMP6_DST_UNREACH &&
+	    ee->ee_code == ICMP6_DST_UNREACH_NOPORT && off->sa_family == AF_INET6 &&
+	    dst->ss_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)(const void *)off)->sin6_addr,
+			       &((const struct sockaddr_in6 *)(const void *)dst)->sin6_addr,
+			       sizeof(struct in6_addr));
+	return 0;
+}
+
+/* Read fd's error queue: a target whose own kernel refused the probe port is
+ * up without a daemon (MW_PROBE_NODAEMON).  A blind forger would have to
+ * guess our ephemeral port, and could only make a node look alive (fail
+ * safe: nothing is drained).  Return the number of targets so resolved. */
+static size_t read_errors(int fd, struct target *t, size_t n, uint16_t port, struct mw_probe_result *out)
+{
+	size_t resolved = 0;
+
+	for (int k = 0; k < 1024; k++) {
+		struct sockaddr_storage dst;
+		uint8_t data[64], ctl[512];
+		struct iovec iov = {data, sizeof(data)};
+		struct msghdr mh = {.msg_name = &dst, .msg_namelen = sizeof(dst), .msg_iov = &iov, .msg_iovlen = 1,
+				    .msg_control = ctl, .msg_controllen = sizeof(ctl)};
+		const struct sock_extended_err *ee = NULL;
+		if (recvmsg(fd, &mh, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+			break;
+		for (struct cmsghdr *c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+			if ((c->cmsg_level == IPPROTO_IP && c->cmsg_type == IP_RECVERR) ||
+			    (c->cmsg_level == IPPROTO_IPV6 && c->cmsg_type == IPV6_RECVERR))
+				ee = (const struct sock_extended_err *)(const void *)CMSG_DATA(c);
+		if (!ee || !port_refused(ee, &dst))
+			continue;
+		for (size_t i = 0; i < n; i++) {
+			if (!t[i].ok || t[i].done || !same_addr(&t[i].sa, &dst))
+				continue;
+			t[i].done = 1;
+			out[i].state = MW_PROBE_NODAEMON;
+			snprintf(out[i].summary, sizeof(out[i].summary),
+				 "the node is up (its kernel refused udp port %u), but no mpiwatch-nodehealthd "
+				 "listens there", port);
+			resolved++;
+		}
+	}
+	return resolved;
+}
+
 /* Drain replies from fd into the targets.  Return the number newly answered. */
 static size_t read_replies(int fd, struct target *t, const struct nonce_idx *x, struct mw_probe_result *out)
 {
@@ -331,9 +394,10 @@ static size_t read_replies(int fd, struct target *t, const struct nonce_idx *x, 
 		double now = mw_now();
 		uint64_t k;
 		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			break; /* EAGAIN, or an ICMP error: nothing more now */
+			if (errno == EINTR || errno == ECONNREFUSED || errno == EHOSTUNREACH ||
+			    errno == ENETUNREACH || errno == EHOSTDOWN)
+				continue; /* a queued ICMP error, told once: read on */
+			break; /* EAGAIN: nothing more now */
 		}
 		if (mw_probe_decode_reply(buf, (size_t)r, &rep) != MW_PROBE_OK)
 			continue;
@@ -355,6 +419,18 @@ static size_t read_replies(int fd, struct target *t, const struct nonce_idx *x, 
 		}
 	}
 	return answered;
+}
+
+/* Errors first (they name the targets the kernel refused), then replies. */
+static size_t read_all(int fd4, int fd6, struct target *t, size_t n, uint16_t port, const struct nonce_idx *x,
+		       struct mw_probe_result *out)
+{
+	size_t got = 0;
+	if (fd4 >= 0)
+		got += read_errors(fd4, t, n, port, out) + read_replies(fd4, t, x, out);
+	if (fd6 >= 0)
+		got += read_errors(fd6, t, n, port, out) + read_replies(fd6, t, x, out);
+	return got;
 }
 
 int mw_probe_nodes(const char *const *names, const char *const *addrs, size_t n, uint16_t port,
@@ -433,10 +509,7 @@ int mw_probe_nodes(const char *const *names, const char *const *addrs, size_t n,
 			       (struct sockaddr *)&x->sa, x->salen);
 			x->sent++;
 			out[i].tries = x->sent;
-			if (fd4 >= 0)
-				answered += read_replies(fd4, t, &idx, out);
-			if (fd6 >= 0)
-				answered += read_replies(fd6, t, &idx, out);
+			answered += read_all(fd4, fd6, t, n, port, &idx, out);
 		}
 		for (;;) {
 			struct pollfd pfd[2];
@@ -451,17 +524,16 @@ int mw_probe_nodes(const char *const *names, const char *const *addrs, size_t n,
 			ms = (int)((round_end - now) * 1e3) + 1;
 			if (poll(pfd, (nfds_t)np, ms) < 0 && errno != EINTR)
 				goto fail;
-			if (fd4 >= 0)
-				answered += read_replies(fd4, t, &idx, out);
-			if (fd6 >= 0)
-				answered += read_replies(fd6, t, &idx, out);
+			answered += read_all(fd4, fd6, t, n, port, &idx, out);
 		}
 	}
 	for (size_t i = 0; i < n; i++)
 		if (t[i].ok && !t[i].done)
 			snprintf(out[i].summary, sizeof(out[i].summary), "no reply to %d probe%s in %.1fs",
 				 t[i].sent, t[i].sent == 1 ? "" : "s", budget_s);
-	rv = (int)answered;
+	rv = 0;
+	for (size_t i = 0; i < n; i++)
+		rv += out[i].state == MW_PROBE_ALIVE || out[i].state == MW_PROBE_DEGRADED;
 fail:
 	if (rv < 0) {
 		int e = errno;

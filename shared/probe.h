@@ -40,6 +40,9 @@ enum mw_probe_state {
 	MW_PROBE_ALIVE = 1,    /* answered, all health checks pass */
 	MW_PROBE_DEGRADED = 2, /* answered, some health check failed */
 	MW_PROBE_ERROR = 3,    /* could not be probed (name does not resolve...) */
+	MW_PROBE_NODAEMON = 4, /* the node's kernel refused the probe port (ICMP port
+				* unreachable from the node itself): the node is up,
+				* no nodehealthd listens there */
 };
 
 /* Why a datagram was rejected by mw_probe_decode_*(); index of the daemon's
@@ -77,7 +80,8 @@ struct mw_probe_result {
 	char addr[64];                           /* numeric address probed */
 };
 
-/* Return a static string for a state ("alive", "dead", "degraded", "error"). */
+/* Return a static string for a state ("alive", "dead", "degraded", "error",
+ * "no daemon"). */
 const char *mw_probe_state_name(enum mw_probe_state s);
 
 /* Return a static string for a decode error code. */
@@ -118,6 +122,8 @@ int mw_probe_nonce(uint8_t nonce[MW_PROBE_NONCE_LEN]);
  * cannot be resolved).
  * Replies are matched through an index of the nonces sent, so the cost is
  * linear in n (at most 16M nodes).
+ * A node whose own kernel refuses the port (ICMP port unreachable, read from
+ * the socket's error queue) is MW_PROBE_NODAEMON: up, without a daemon.
  * Return the number of nodes that answered (alive or degraded), or -1 on a
  * local error such as no socket (errno set; out[] then all ERROR). */
 int mw_probe_nodes(const char *const *names, const char *const *addrs, size_t n, uint16_t port,

@@ -190,6 +190,11 @@ int mw_slurm_node(const struct mw_slurm *s, const char *name, struct mw_slurm_no
 	return rv;
 }
 
+int mw_slurm_node_down(const struct mw_slurm_node *node)
+{
+	return strstr(node->state, "DOWN") != NULL || strstr(node->state, "NOT_RESPONDING") != NULL;
+}
+
 /* "scontrol update NodeName=NODE State=STATE [Reason=REASON]". */
 static int node_update(const struct mw_slurm *s, const char *node, const char *state, const char *reason,
 		       char *err, size_t errlen)

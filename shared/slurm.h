@@ -64,6 +64,11 @@ long mw_slurm_nodes(const struct mw_slurm *s, struct mw_slurm_node **nodes, char
 int mw_slurm_node(const struct mw_slurm *s, const char *name, struct mw_slurm_node *node, char *err,
 		  size_t errlen);
 
+/* The rule for a node that is up without nodehealthd (MW_PROBE_NODAEMON):
+ * it is dead only if Slurm agrees, i.e. its state (mw_slurm_node's state)
+ * has DOWN or NOT_RESPONDING.  Return 1 if so, else 0. */
+int mw_slurm_node_down(const struct mw_slurm_node *node);
+
 /* "scontrol update NodeName=NODE State=DRAIN Reason=REASON".  Return 0, or
  * -1 with scontrol's message in err. */
 int mw_slurm_drain(const struct mw_slurm *s, const char *node, const char *reason, char *err,

@@ -8,26 +8,7 @@
 plan 8
 lab_require 3
 prog=$(lab_prog openmpi col_steady)
-# nodehealthd's storm guard (4 drains per 10 minutes in the lab) would refuse
-# the drain when the drain tests run back to back: raise it for this test.
-storm_raise() {
-    local n c
-    for n in $MW_LAB_NODE_LIST; do
-        c=$MW_LAB_DIR/nodes/$n/nodehealthd.conf
-        [ -w "$c" ] || continue
-        grep -q '^storm_max_per_window = 1000 # t/04' "$c" || echo 'storm_max_per_window = 1000 # t/04' >>"$c"
-        kill -HUP "$(cat "$MW_LAB_DIR/nodes/$n/nodehealthd.pid")" 2>/dev/null
-    done
-}
-storm_restore() {
-    local n c
-    for n in $MW_LAB_NODE_LIST; do
-        c=$MW_LAB_DIR/nodes/$n/nodehealthd.conf
-        [ -w "$c" ] && sed -i '/# t\/04$/d' "$c" && kill -HUP "$(cat "$MW_LAB_DIR/nodes/$n/nodehealthd.pid")" 2>/dev/null
-    done
-}
-storm_raise
-tap_cleanup storm_restore
+col_storm_raise
 dir=$(lab_tmpdir mwuser1)
 cd "$dir" || BAIL_OUT "cd $dir"
 

@@ -38,3 +38,38 @@ col_deadlock_scenario() {
     ok_cmd "scancel the deadlocked job" scancel "$jid"
     lab_job_wait "$jid" 120 >/dev/null
 }
+
+# col_storm_raise: nodehealthd's storm guard (4 drains per 10 minutes in the
+# lab) would refuse a drain when the drain tests run back to back: raise it
+# for this test (col_storm_raise registers its own undo with tap_cleanup).
+col_storm_raise() {
+    local n c
+    for n in $MW_LAB_NODE_LIST; do
+        c=$MW_LAB_DIR/nodes/$n/nodehealthd.conf
+        [ -w "$c" ] || continue
+        grep -q '^storm_max_per_window = 1000 # t/04' "$c" || echo 'storm_max_per_window = 1000 # t/04' >>"$c"
+        kill -HUP "$(cat "$MW_LAB_DIR/nodes/$n/nodehealthd.pid")" 2>/dev/null
+    done
+    tap_cleanup col_storm_restore
+}
+col_storm_restore() {
+    local n c
+    for n in $MW_LAB_NODE_LIST; do
+        c=$MW_LAB_DIR/nodes/$n/nodehealthd.conf
+        [ -w "$c" ] && sed -i '/# t\/04$/d' "$c" && kill -HUP "$(cat "$MW_LAB_DIR/nodes/$n/nodehealthd.pid")" 2>/dev/null
+    done
+}
+
+# col_connected DIR JOB NODE: how many agents the collector of JOB (on
+# NODE, its first node) welcomed so far, from its log in the report folder.
+col_connected() { grep -c 'connected from' "$1/mpiwatch-$2/logs/mpiwatch-collector-$3.log" 2>/dev/null; }
+
+# lab_node_procs NODE PROGRAM: the pids of PROGRAM (the base name of its
+# argv[0]) running in NODE's network namespace.
+lab_node_procs() {
+    local p c
+    for p in $(ip netns pids "mwl${MW_LAB_ID:-0}-$1" 2>/dev/null); do
+        c=$(tr '\0' '\n' <"/proc/$p/cmdline" 2>/dev/null | head -n1)
+        [ "${c##*/}" = "$2" ] && echo "$p"
+    done
+}

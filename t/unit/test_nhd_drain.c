@@ -94,44 +94,50 @@ static const struct {
 	int want_rv;
 	const char *want_msg;    /* substring of msg */
 	const char *want_update; /* the scontrol update line, or NULL for none */
+	int closed_port;         /* probe a port nobody listens on: the node is up without a daemon */
 } cases[] = {
 	{"owner, running job, dead node", JOB("RUNNING", "n[1-3]", "0"), NULL, 2901, "n2", 8, 0, 0, 0,
-	 "drained", "update|NodeName=n2|State=DRAIN|Reason=mpiwatch: job 5: node silent|"},
+	 "drained", "update|NodeName=n2|State=DRAIN|Reason=mpiwatch: job 5: node silent|", 0},
 	{"root may ask", JOB("RUNNING", "n[1-3]", "0"), NULL, 0, "n3", 8, 0, 0, 0, "drained",
-	 "update|NodeName=n3|State=DRAIN|Reason=mpiwatch: job 5: node silent|"},
+	 "update|NodeName=n3|State=DRAIN|Reason=mpiwatch: job 5: node silent|", 0},
 	{"another user", JOB("RUNNING", "n[1-3]", "0"), NULL, 2902, "n2", 8, 0, 0, -1,
-	 "uid 2902 does not own job 5", NULL},
+	 "uid 2902 does not own job 5", NULL, 0},
 	{"node outside the job", JOB("RUNNING", "n[1-3]", "0"), NULL, 2901, "n4", 8, 0, 0, -1,
-	 "not part of job 5", NULL},
-	{"this node", JOB("RUNNING", "n[1-3]", "0"), NULL, 2901, "n1", 8, 0, 0, -1, "this node", NULL},
+	 "not part of job 5", NULL, 0},
+	{"this node", JOB("RUNNING", "n[1-3]", "0"), NULL, 2901, "n1", 8, 0, 0, -1, "this node", NULL, 0},
 	{"pending job", JOB("PENDING", "", "0"), NULL, 2901, "n2", 8, 0, 0, -1,
-	 "neither running nor just ended", NULL},
+	 "neither running nor just ended", NULL, 0},
 	{"just failed", JOB("FAILED", "n[1-3]", "%END%"), NULL, 2901, "n2", 8, 0, 0, 0, "drained",
-	 "update|NodeName=n2|State=DRAIN|Reason=mpiwatch: job 5: node silent|"},
+	 "update|NodeName=n2|State=DRAIN|Reason=mpiwatch: job 5: node silent|", 0},
 	{"ended long ago", JOB("NODE_FAIL", "n[1-3]", "1577836800"), NULL, 2901, "n2", 8, 0, 0, -1,
-	 "job_grace", NULL},
-	{"unknown job", NULL, NULL, 2901, "n2", 8, 0, 0, -1, "Invalid job id", NULL},
+	 "job_grace", NULL, 0},
+	{"unknown job", NULL, NULL, 2901, "n2", 8, 0, 0, -1, "Invalid job id", NULL, 0},
 	{"reason set by someone else", JOB("RUNNING", "n[1-3]", "0"),
 	 NODES(NODE("n2", "127.0.0.1", "mixed", "\"DRAIN\"", "admin: bad DIMM")),
-	 2901, "n2", 8, 0, 0, -1, "not overwriting: admin: bad DIMM", NULL},
+	 2901, "n2", 8, 0, 0, -1, "not overwriting: admin: bad DIMM", NULL, 0},
 	{"already drained by us", JOB("RUNNING", "n[1-3]", "0"),
 	 NODES(NODE("n2", "127.0.0.1", "mixed", "\"DRAIN\"", "mpiwatch: job 4: x")),
-	 2901, "n2", 8, 0, 0, 0, "already drained by mpiwatch", NULL},
+	 2901, "n2", 8, 0, 0, 0, "already drained by mpiwatch", NULL, 0},
 	{"unknown to slurm", JOB("RUNNING", "n[1-3]", "0"), NODES(NODE("n1", "127.0.0.1", "mixed", "", "")),
-	 2901, "n2", 8, 0, 0, -1, "unknown to Slurm", NULL},
+	 2901, "n2", 8, 0, 0, -1, "unknown to Slurm", NULL, 0},
 	{"storm: cluster limit", JOB("RUNNING", "n[1-3]", "0"),
 	 NODES(NODE("n2", "127.0.0.1", "mixed", "", "") "," NODE("n7", "127.0.0.1", "idle", "\"DRAIN\"", "mpiwatch: job 1: x") ","
 	       NODE("n8", "127.0.0.1", "down", "\"DRAIN\"", "mpiwatch: job 2: y")),
-	 2901, "n2", 2, 0, 0, -1, "storm guard: 2 node(s) are already drained", NULL},
+	 2901, "n2", 2, 0, 0, -1, "storm guard: 2 node(s) are already drained", NULL, 0},
 	{"storm: fraction", JOB("RUNNING", "n[1-3]", "0"),
 	 NODES(NODE("n2", "127.0.0.1", "mixed", "", "") "," NODE("n7", "127.0.0.1", "idle", "\"DRAIN\"", "mpiwatch: job 1: x") ","
 	       NODE("n8", "", "idle", "", "") "," NODE("n9", "", "idle", "", "")),
-	 2901, "n2", 8, 0, 0, -1, "storm_max_fraction", NULL},
+	 2901, "n2", 8, 0, 0, -1, "storm_max_fraction", NULL, 0},
 	{"partition: the other nodes are silent too", JOB("RUNNING", "n[1-5]", "0"), NULL, 2901, "n2", 8, 0, 0,
-	 -1, "partition guard: 3 of the job's 3 other nodes", NULL},
+	 -1, "partition guard: 3 of the job's 3 other nodes", NULL, 0},
 	{"scontrol update fails", JOB("RUNNING", "n[1-3]", "0"), NULL, 2901, "n2", 8, 1, 0, -1,
-	 "Access/permission denied", "update|NodeName=n2|State=DRAIN|Reason=mpiwatch: job 5: node silent|"},
-	{"drains disabled", JOB("RUNNING", "n[1-3]", "0"), NULL, 2901, "n2", 8, 0, 1, -1, "disabled", NULL},
+	 "Access/permission denied", "update|NodeName=n2|State=DRAIN|Reason=mpiwatch: job 5: node silent|", 0},
+	{"drains disabled", JOB("RUNNING", "n[1-3]", "0"), NULL, 2901, "n2", 8, 0, 1, -1, "disabled", NULL, 0},
+	{"up without a daemon", JOB("RUNNING", "n[1-3]", "0"), NULL, 2901, "n2", 8, 0, 0, -1,
+	 "Slurm does not say it is down", NULL, 1},
+	{"no daemon, and Slurm says down", JOB("RUNNING", "n[1-3]", "0"),
+	 NODES(NODE("n2", "127.0.0.1", "down", "\"NOT_RESPONDING\"", "")), 2901, "n2", 8, 0, 0, 0, "drained",
+	 "update|NodeName=n2|State=DRAIN|Reason=mpiwatch: job 5: node silent|", 1},
 };
 
 START_TEST(test_handle)
@@ -148,6 +154,15 @@ START_TEST(test_handle)
 	free(c.scontrol);
 	c.scontrol = strdup(path);
 	c.port = silent_port;
+	if (cases[_i].closed_port) {
+		int fd = socket(AF_INET, SOCK_DGRAM, 0);
+		struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+		socklen_t al = sizeof(a);
+		ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+		getsockname(fd, (struct sockaddr *)&a, &al);
+		c.port = ntohs(a.sin_port);
+		close(fd); /* free again: the kernel refuses it */
+	}
 	c.reprobe_tries = 2;
 	c.reprobe_timeout = 0.2;
 	c.storm_max_drained = cases[_i].storm_max_drained;

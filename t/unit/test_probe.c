@@ -285,6 +285,33 @@ START_TEST(test_client_empty_and_invalid)
 }
 END_TEST
 
+/* A port nobody listens on: the kernel answers ICMP port unreachable, so the
+ * node is up without a daemon ("no daemon"), told within the budget, not dead. */
+START_TEST(test_client_nodaemon)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof(a);
+	const char *names[2] = {"closed", "also-closed"};
+	const char *addrs[2] = {"127.0.0.1", "127.0.0.1"};
+	struct mw_probe_result r[2];
+	uint16_t port;
+	int n;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+	port = ntohs(a.sin_port);
+	close(fd); /* the port is free now: nothing listens */
+	n = mw_probe_nodes(names, addrs, 1, port, 2.0, 3, r);
+	ck_assert_int_eq(n, 0);
+	ck_assert_int_eq(r[0].state, MW_PROBE_NODAEMON);
+	ck_assert_str_eq(mw_probe_state_name(r[0].state), "no daemon");
+	ck_assert_ptr_nonnull(strstr(r[0].summary, "no mpiwatch-nodehealthd"));
+	ck_assert_int_eq(r[0].tries, 1); /* known at the first try: no retry needed */
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("probe");
@@ -299,6 +326,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_client, 0, sizeof(client_cases) / sizeof(client_cases[0]));
 	tcase_add_test(tc, test_client_many_and_unresolvable);
 	tcase_add_test(tc, test_client_empty_and_invalid);
+	tcase_add_test(tc, test_client_nodaemon);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

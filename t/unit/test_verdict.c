@@ -179,6 +179,35 @@ static void set_rank(struct col_rank *r, const char *spec, const char *waits)
 	}
 }
 
+/* The partition rule: 2 or more nodes and at least half of the job's nodes
+ * silent at once is a suspected partition, not dead hardware. */
+static const struct {
+	int nnodes, ndead, partition;
+} partition_cases[] = {
+	{1, 1, 0}, {2, 1, 0}, {3, 1, 0}, {3, 2, 1}, {4, 2, 1}, {5, 2, 0}, {4, 3, 1}, {4, 0, 0},
+};
+
+START_TEST(test_partition_rule)
+{
+	struct col_node nodes[8];
+	struct col_rank ranks[2];
+	struct col_result res;
+
+	memset(nodes, 0, sizeof nodes);
+	memset(ranks, 0, sizeof ranks);
+	for (int i = 0; i < partition_cases[_i].nnodes; i++) {
+		snprintf(nodes[i].name, sizeof nodes[i].name, "n%d", i + 1);
+		nodes[i].probed = 1;
+		nodes[i].state = i < partition_cases[_i].ndead ? MW_PROBE_DEAD : MW_PROBE_NODAEMON;
+	}
+	ck_assert_int_eq(col_classify(ranks, 2, nodes, (size_t)partition_cases[_i].nnodes, &res), 0);
+	ck_assert_uint_eq(res.ndead, (size_t)partition_cases[_i].ndead); /* "no daemon" is not dead */
+	ck_assert_msg(res.partition == partition_cases[_i].partition, "%d of %d nodes dead: partition %d",
+		      partition_cases[_i].ndead, partition_cases[_i].nnodes, res.partition);
+	col_result_free(&res);
+}
+END_TEST
+
 START_TEST(test_classify)
 {
 	const struct fake *c = &cases[_i];
@@ -270,6 +299,7 @@ int main(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_loop_test(tc, test_threshold, 0, sizeof(thr_cases) / sizeof(thr_cases[0]));
 	tcase_add_test(tc, test_suspicious_states);
+	tcase_add_loop_test(tc, test_partition_rule, 0, sizeof partition_cases / sizeof partition_cases[0]);
 	tcase_add_loop_test(tc, test_classify, 0, sizeof(cases) / sizeof(cases[0]));
 	tcase_add_test(tc, test_details);
 	tcase_add_test(tc, test_large_ring);
