@@ -18,7 +18,7 @@ nhd_log() { echo "$MW_LAB_DIR/log/nodehealthd-$1.log"; }
 restart_nhd() { lab_exec "$1" "$MW_LAB_T/lab/node.d/50-nodehealthd" start "$1" >/dev/null; }
 runs() { lab_exec "$1" "$M" status -j 2>/dev/null | sed -n 's/.*"runs": \([0-9]*\).*/\1/p'; }
 calibrated() { [ "$(runs "$1")" -ge "${2:-1}" ] 2>/dev/null; }
-tap_cleanup "rm -f '$extra'; for n in n2 n3; do '$MW_LAB_T/lab/exec' \$n '$MW_LAB_T/lab/node.d/50-nodehealthd' start \$n >/dev/null 2>&1; done"
+tap_cleanup "rm -f '$extra'; for n in n1 n2 n3; do '$MW_LAB_T/lab/exec' \$n '$MW_LAB_T/lab/node.d/50-nodehealthd' start \$n >/dev/null 2>&1; done"
 
 # ---------------------------------------------------------------- at start
 # Fresh daemons, so that the calibration at start is this build's.
