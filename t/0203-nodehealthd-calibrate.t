@@ -63,7 +63,7 @@ like "$out" 'state: +degraded' "... state degraded" || diag "$out"
 like "$out" 'FAIL calibration timer noise: ' "... the failed check is the calibration" || diag "$out"
 like "$(cat "$(nhd_log n3)")" 'calibration: degraded: timer noise' "n3's log says degraded and why"
 out=$(lab_exec n1 "$M" probe -t 3 n3 2>&1)
-like "$out" '^n3 +degraded .*timer noise' "a probe from n1 sees n3 degraded, not dead" || diag "$out"
+like "$out" 'n3 +degraded +[0-9.]+ms +timer noise: ' "a probe from n1 sees n3 degraded, not dead" || diag "$out"
 
 job=$(lab_sbatch mwuser1 --no-requeue -N2 -w 'n[2-3]' -o /dev/null --wrap "sleep 300")
 tap_cleanup "scancel $job 2>/dev/null"
