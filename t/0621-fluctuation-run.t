@@ -13,7 +13,7 @@ plan 17
 run_setup mw-fluct
 P=$top/build/progs/openmpi/phases
 [ -x "$P" ] || BAIL_OUT "$P missing: make progs"
-iters=60 work=10000000 # about 10-30 ms per phase here: longer than a scheduler slice
+iters=40 work=40000000 # about 12 ms per phase here: longer than a scheduler slice
 flagged() { field "$1/imbalance.json" '[f["rank"] for f in r["fluctuation"]["flagged"]]'; }
 
 # --- one rank slowed by a busy process on its core

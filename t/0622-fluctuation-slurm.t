@@ -18,18 +18,21 @@ flagged() { field "$1/imbalance.json" '[(f["rank"], f["node"]) for f in r["fluct
 run_job() { # NAME: a profiled job of phases on n[1-2]; sets out to its report folder
     local jid
     jid=$(lab_sbatch mwuser1 -N2 -n2 -w 'n[1-2]' --mpiwatch=profile -o "$dir/$1.out" \
-        --wrap "PHASES_PIN=1 srun --mpi=pmix $prog 60 10000000")
+        --wrap "PHASES_PIN=1 srun --mpi=pmix $prog 40 40000000")
     tap_cleanup "scancel $jid 2>/dev/null"
     lab_job_wait "$jid" 300 >"$dir/$1.state"
     wait_for 60 "test -s '$dir/mpiwatch-$jid/imbalance.json'"
     out=$dir/mpiwatch-$jid
 }
 
-lab_exec n2 timeout 200 taskset -c 1 sh -c 'while :; do :; done' &
-busy=$!
+# The loop's own pid (timeout passes the TERM on to it) in a file: killing
+# t/lab/exec would leave it running.
+lab_exec n2 sh -c "echo \$\$ >'$dir/busy.pid'; exec timeout 300 taskset -c 1 sh -c 'while :; do :; done'" &
+wait_for 10 "test -s '$dir/busy.pid'"
+busy=$(cat "$dir/busy.pid")
 tap_cleanup "kill $busy 2>/dev/null"
 run_job busy
-kill $busy
+kill "$busy"
 is "$(cat "$dir/busy.state")" COMPLETED "busy n2: the job completes"
 is "$(flagged "$out")" "[(1, 'n2')]" "busy n2: rank 1 on n2 is flagged, rank 0 on n1 not" \
     || diag "$(sed -n '/Compute-phase/,$p' "$out/imbalance.txt")"
