@@ -94,12 +94,20 @@ static void warm_up(unsigned ms)
 		__asm__ volatile("" ::"r"(cal_chain(1024)));
 }
 
+/* Whether o's wall or CPU budget, counted from t0 and c0, is used up. */
+static int over_budget(const struct cal_opts *o, double t0, double c0)
+{
+	return (o->budget_s > 0 && now_s(CLOCK_MONOTONIC) - t0 > o->budget_s) ||
+	       (o->budget_cpu_s > 0 && now_s(CLOCK_THREAD_CPUTIME_ID) - c0 > o->budget_cpu_s);
+}
+
 int cal_run(const struct cal_opts *o, struct cal_result *r)
 {
 	struct cal_opts def;
 	struct cal_flush *fl = NULL;
 	struct cal_round *rs = NULL;
 	size_t cap = 0;
+	unsigned done = 0;
 	char err[128];
 	int rv = -1;
 	if (!o) {
@@ -110,7 +118,7 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 	if (cal_opts_check(o, err, sizeof(err)) < 0)
 		return -1;
 	r->opts = *o;
-	double t0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_PROCESS_CPUTIME_ID);
+	double t0 = now_s(CLOCK_MONOTONIC), c0 = now_s(CLOCK_THREAD_CPUTIME_ID);
 	if (cal_timer_measure(&r->timer, o->timer_samples, o->quick ? 20 : 100) < 0)
 		goto fail;
 	fl = cal_flush_create(o->flush_bytes, 0x2545f4914f6cdd1dull);
@@ -123,6 +131,10 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 	for (uint64_t adds = CAL_GROUP; adds <= o->max_adds;) {
 		struct cal_round round, ref;
 		struct cal_round_stat st;
+		if (over_budget(o, t0, c0)) {
+			r->truncated = 1;
+			break;
+		}
 		if (r->nrounds == cap) {
 			size_t nc = cap ? 2 * cap : 32;
 			struct cal_round_stat *n = realloc(r->rounds, nc * sizeof(*n));
@@ -165,6 +177,7 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 	if (r->interval.found) {
 		r->base_adds = r->rounds[r->interval.round].adds;
 		r->step_adds = round_adds((double)r->base_adds * o->step);
+		done = o->steps;
 		rs = calloc(o->steps + 1, sizeof(*rs));
 		if (!rs)
 			goto fail;
@@ -175,14 +188,21 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 		if (o->interleave)
 			cal_measure_interleaved(rs, o->steps + 1, &r->timer, fl);
 		else
-			for (unsigned k = 0; k <= o->steps; k++)
+			for (unsigned k = 0; k <= o->steps; k++) {
+				if (k > 1 && over_budget(o, t0, c0)) {
+					/* Judge the steps measured so far. */
+					r->truncated = 1;
+					done = k - 1;
+					break;
+				}
 				for (size_t i = 0; i < o->samples; i++)
 					cal_measure(&rs[k], i, &r->timer, fl);
-		if (cal_find_resolution(&rs[0], rs + 1, o->steps, &o->search, &r->resolution) < 0)
+			}
+		if (cal_find_resolution(&rs[0], rs + 1, done, &o->search, &r->resolution) < 0)
 			goto fail;
 	}
 	r->seconds = now_s(CLOCK_MONOTONIC) - t0;
-	r->cpu_seconds = now_s(CLOCK_PROCESS_CPUTIME_ID) - c0;
+	r->cpu_seconds = now_s(CLOCK_THREAD_CPUTIME_ID) - c0;
 	rv = 0;
 fail:
 	if (rs)

@@ -25,6 +25,9 @@ struct cal_opts {
 	size_t flush_bytes;    /* cache flush: largest cache, at most 4 MiB (quick 1 MiB) */
 	int interleave;        /* resolution rounds sample by sample (1) or one after the
 				  other (0, the default: drift between them counts) */
+	double budget_s;       /* 0, or stop measuring once this much wall time is used (the
+				  rounds so far are judged; truncated is set) */
+	double budget_cpu_s;   /* the same for this thread's CPU time */
 	double q;              /* criterion: fraction with timing error: q_lo + 1 - q_hi,
 				  what the interval search allows (0.1) */
 };
@@ -47,7 +50,8 @@ struct cal_result {
 					     platform cannot do high-precision detection */
 	uint64_t base_adds, step_adds;    /* resolution rounds: base_adds + k * step_adds */
 	struct cal_resolution resolution;
-	double seconds, cpu_seconds;      /* what the calibration took */
+	double seconds, cpu_seconds;      /* what the calibration took (CPU: this thread's) */
+	int truncated;                    /* 1: a budget ran out before the end */
 };
 
 /* Run the calibration with options o (NULL: the full defaults).  Return 0

@@ -81,6 +81,34 @@ void cal_timer_detect(struct cal_timer_info *ti)
 #endif
 }
 
+/* One (cycles, ns) pair read close together: of a few tries, the one whose
+ * cycle reads around the clock_gettime are nearest (a preemption between
+ * them would otherwise count as time on one clock only). */
+static void paired_read(int tscp, double *cy, double *ns)
+{
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < 16; i++) {
+		uint64_t c1 = cal_cycles_start(), n = cal_now_ns(), c2 = cal_cycles_stop(tscp);
+		if (c2 >= c1 && c2 - c1 < best) {
+			best = c2 - c1;
+			*cy = (double)c1 + (double)(c2 - c1) / 2;
+			*ns = (double)n;
+		}
+	}
+}
+
+double cal_tsc_rate(int use_rdtscp, unsigned ms)
+{
+	double c0 = 0, n0 = 0, c1 = 0, n1 = 0;
+	if (!CAL_HAVE_CYCLES || ms == 0)
+		return 0;
+	paired_read(use_rdtscp, &c0, &n0);
+	while (cal_now_ns() - (uint64_t)n0 < (uint64_t)ms * 1000000u)
+		;
+	paired_read(use_rdtscp, &c1, &n1);
+	return n1 > n0 ? (c1 - c0) / (n1 - n0) : 0;
+}
+
 int cal_timer_measure(struct cal_timer_info *ti, size_t samples, unsigned rate_ms)
 {
 	int rv = -1;
@@ -122,14 +150,8 @@ int cal_timer_measure(struct cal_timer_info *ti, size_t samples, unsigned rate_m
 	ti->read_ns_ns = cal_quantile_sorted(b, samples, 0.5);
 	ti->l_cy = ti->have_cycles ? cal_quantile_sorted(c, samples, 0.5) : 0;
 	ti->l_ts = cal_quantile_sorted(d, samples, 0.5);
-	if (ti->have_cycles && rate_ms > 0) {
-		uint64_t n0 = cal_now_ns(), c0 = cal_cycles_start(), n1, c1;
-		do {
-			n1 = cal_now_ns();
-			c1 = cal_cycles_stop(tscp);
-		} while (n1 - n0 < (uint64_t)rate_ms * 1000000u);
-		ti->tsc_ghz = (double)(c1 - c0) / (double)(n1 - n0);
-	}
+	if (ti->have_cycles && rate_ms > 0)
+		ti->tsc_ghz = cal_tsc_rate(tscp, rate_ms);
 	rv = 0;
 fail:
 	free(a);

@@ -78,6 +78,12 @@ void cal_timer_detect(struct cal_timer_info *ti);
  * nonstop_tsc on a "flags" line.  Return 1 or 0. */
 int cal_cpuinfo_invariant(const char *text, size_t len);
 
+/* The TSC's rate against CLOCK_MONOTONIC, in ticks per ns, over about ms
+ * ms of busy waiting; each end is the closest of a few paired reads, so a
+ * preemption does not bias it.  use_rdtscp as cal_cycles_stop.  Return the
+ * rate, or 0 without a cycle counter or with ms == 0. */
+double cal_tsc_rate(int use_rdtscp, unsigned ms);
+
 /* cal_timer_detect, then measure the costs over `samples` (>= 1) back-to-back
  * reads each, and the TSC rate over about `rate_ms` ms.  Return 0, or -1
  * with errno set (EINVAL: samples == 0; ENOMEM). */

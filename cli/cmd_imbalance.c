@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "imb.h"
+#include "imb_phases.h"
 
 #define ME "mpiwatch analyze imbalance"
 
@@ -137,6 +138,14 @@ int mw_cli_analyze_imbalance(int argc, char **argv)
 		imb_rules_free(&rules);
 		return 2;
 	}
+	struct imb_fluct_result fl;
+	if (imb_fluct_of_dir(job.dir, &fl) < 0) {
+		fprintf(stderr, ME ": %s\n", strerror(errno));
+		imb_analysis_free(&a);
+		imb_job_free(&job);
+		imb_rules_free(&rules);
+		return 2;
+	}
 	int to_stdout = (json && !strcmp(json, "-")) || (svg && !strcmp(svg, "-")) ||
 			(html && !strcmp(html, "-"));
 	if (html) {
@@ -149,6 +158,8 @@ int mw_cli_analyze_imbalance(int argc, char **argv)
 	if (json) {
 		FILE *f = open_out(json);
 		struct json_object *o = imb_report_json(&a, &job);
+		if (o)
+			json_object_object_add(o, "fluctuation", imb_fluct_json(&fl));
 		if (!f || !o || fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), f) < 0 ||
 		    fputc('\n', f) < 0)
 			rc = 2;
@@ -163,8 +174,11 @@ int mw_cli_analyze_imbalance(int argc, char **argv)
 		if (f && close_out(f, svg) < 0)
 			rc = 2;
 	}
-	if (!quiet && !to_stdout)
+	if (!quiet && !to_stdout) {
 		imb_report_text(stdout, &a, &job);
+		imb_fluct_text(stdout, &fl);
+	}
+	imb_fluct_free(&fl);
 	imb_analysis_free(&a);
 	imb_job_free(&job);
 	imb_rules_free(&rules);
@@ -174,10 +188,16 @@ int mw_cli_analyze_imbalance(int argc, char **argv)
 int mw_cli_imbalance_report(const char *profdir, const char *outdir)
 {
 	char err[4096];
-	if (imb_write_reports(profdir, outdir, "", err, sizeof err) < 0) {
+	struct imb_fluct_result fl;
+	if (imb_write_reports(profdir, outdir, "", &fl, err, sizeof err) < 0) {
 		fprintf(stderr, "mpiwatch: no imbalance analysis: %s\n", err);
 		return -1;
 	}
 	fprintf(stderr, "mpiwatch: load imbalance in %s/imbalance.txt (view: imbalance.html)\n", outdir);
+	for (size_t i = 0; i < fl.nnode; i++)
+		fprintf(stderr, "mpiwatch: %s\n", fl.node_message[i]);
+	for (size_t i = 0; i < fl.n; i++)
+		fprintf(stderr, "mpiwatch: %s\n", fl.f[i].message);
+	imb_fluct_free(&fl);
 	return 0;
 }

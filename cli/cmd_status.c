@@ -19,7 +19,7 @@
 
 static void status_usage(FILE *f)
 {
-	fprintf(f, "Usage: mpiwatch status [-s SOCKET] [-p PORT] [-j]\n"
+	fprintf(f, "Usage: mpiwatch status [-s SOCKET] [-p PORT] [-j] [--calibrate [--force]]\n"
 		   "       mpiwatch status --job JOB [--dir DIR] [-j]\n"
 		   "Show this node's mpiwatch-nodehealthd: health, checks and counters (over its\n"
 		   "unix socket; if that fails, a probe to localhost gives the state only).\n"
@@ -29,7 +29,10 @@ static void status_usage(FILE *f)
 		   "the last events.\n\n"
 		   "  -s, --socket PATH  daemon socket (default %s)\n"
 		   "  -p, --port PORT    UDP port for the fallback probe (default %d)\n"
-		   "  -j, --json         print the status object as JSON\n\n"
+		   "  -j, --json         print the status object as JSON\n"
+		   "  -c, --calibrate    first a fresh quick timer calibration (not while job steps\n"
+		   "                     run on the node; at most one per calibrate_min_interval)\n"
+		   "  -f, --force        ... even while job steps run (root only)\n\n"
 		   "Exit status: 0 alive (--job: watched), 1 degraded or no daemon (--job: no\n"
 		   "report: not watched, or not started yet), 2 usage error.\n",
 		MW_DRAIN_DEFAULT_SOCKET, MW_PROBE_DEFAULT_PORT);
@@ -38,7 +41,9 @@ static void status_usage(FILE *f)
 static const char *jstr(struct json_object *o, const char *k)
 {
 	struct json_object *v;
-	return json_object_object_get_ex(o, k, &v) ? json_object_get_string(v) : "?";
+	if (!json_object_object_get_ex(o, k, &v))
+		return "?";
+	return v ? json_object_get_string(v) : "-";
 }
 
 /* Node names of the report's nodes whose agent is in state want, as a host
@@ -127,22 +132,47 @@ static int job_status(const char *job, const char *dir_opt, int json)
 	return 0;
 }
 
+/* The status object's "calibration" member, in one or two lines. */
+static void print_calibration(struct json_object *k)
+{
+	struct json_object *v;
+	if (json_object_object_get_ex(k, "state", &v)) {
+		printf("calibration: %s: %s\n", jstr(k, "state"), jstr(k, "detail"));
+		printf("             R0 %s ns, resolution %s ns, TSC %.4f GHz (rate change %.2g %%), "
+		       "%s backward steps; %.2f s, %.2f CPU-s%s, %s s ago\n",
+		       jstr(k, "interval_ns"), jstr(k, "resolution_ns"),
+		       json_object_object_get_ex(k, "tsc_ghz", &v) ? json_object_get_double(v) : 0,
+		       json_object_object_get_ex(k, "rate_diff", &v) ? json_object_get_double(v) * 100 : 0,
+		       jstr(k, "backward_steps"),
+		       json_object_object_get_ex(k, "seconds", &v) ? json_object_get_double(v) : 0,
+		       json_object_object_get_ex(k, "cpu_seconds", &v) ? json_object_get_double(v) : 0,
+		       json_object_object_get_ex(k, "truncated", &v) && json_object_get_boolean(v)
+			       ? " (budget ran out)" : "",
+		       jstr(k, "age_s"));
+	} else {
+		printf("calibration: none yet\n");
+	}
+	if (json_object_object_get_ex(k, "skipped", &v))
+		printf("             last request: %s\n", json_object_get_string(v));
+}
+
 static int cmd_status(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"socket", required_argument, NULL, 's'}, {"port", required_argument, NULL, 'p'},
 		{"json", no_argument, NULL, 'j'},         {"help", no_argument, NULL, 'h'},
 		{"job", required_argument, NULL, 'J'},    {"dir", required_argument, NULL, 'd'},
+		{"calibrate", no_argument, NULL, 'c'},    {"force", no_argument, NULL, 'f'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *sock = MW_DRAIN_DEFAULT_SOCKET, *job = NULL, *dir = NULL;
 	long port = MW_PROBE_DEFAULT_PORT;
-	int opt, json = 0, rv;
+	int opt, json = 0, rv, calibrate = 0, force = 0;
 	char msg[512], *text = NULL;
 	struct json_object *st, *v;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "s:p:jh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "s:p:jcfh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's': sock = optarg; break;
 		case 'p':
@@ -160,17 +190,23 @@ static int cmd_status(int argc, char **argv)
 			job = optarg;
 			break;
 		case 'd': dir = optarg; break;
+		case 'c': calibrate = 1; break;
+		case 'f': force = 1; break;
 		case 'h': status_usage(stdout); return 0;
 		default: status_usage(stderr); return 2;
 		}
 	}
-	if (optind != argc || (dir && !job)) {
+	if (optind != argc || (dir && !job) || (force && !calibrate) || (job && calibrate)) {
 		status_usage(stderr);
 		return 2;
 	}
 	if (job)
 		return job_status(job, dir, json);
-	if (mw_drain_status(sock, &text, msg, sizeof(msg)) < 0) {
+	if (mw_drain_status(sock, calibrate + force, &text, msg, sizeof(msg)) < 0 && errno == EPERM) {
+		fprintf(stderr, "mpiwatch status: nodehealthd refused: %s\n", msg);
+		return 1;
+	}
+	if (!text) {
 		const char *name = "localhost";
 		struct mw_probe_result r;
 		fprintf(stderr, "mpiwatch status: %s; probing localhost:%ld instead\n", msg, port);
@@ -208,6 +244,8 @@ static int cmd_status(int argc, char **argv)
 				       jstr(r, "detail"));
 			}
 		}
+		if (json_object_object_get_ex(st, "calibration", &v))
+			print_calibration(v);
 		if (json_object_object_get_ex(st, "counters", &c)) {
 			printf("counters:\n");
 			json_object_object_foreach(c, key, val) {
@@ -228,5 +266,5 @@ static int cmd_status(int argc, char **argv)
 	return rv;
 }
 
-MW_CLI_COMMAND(status, "status", "status [-s SOCKET] [-p PORT] [-j] | status --job JOB [--dir DIR] [-j]",
+MW_CLI_COMMAND(status, "status", "status [-s SOCKET] [-p PORT] [-j] [-c [-f]] | status --job JOB [--dir DIR] [-j]",
 	       "show this node's health daemon, or a running job's watch", cmd_status)

@@ -158,9 +158,10 @@ int mw_run_start_helpers(const struct mw_run_paths *p, const struct mw_run_spec 
 		fprintf(stderr, "mpiwatch run: %s: %s\n", conf, strerror(errno));
 		return -1;
 	}
-	/* A probe responder on loopback only; it never drains anything. */
+	/* A probe responder on loopback only; it never drains anything, and
+	 * does not calibrate (that would take a core from the ranks starting). */
 	fprintf(f, "listen = 127.0.0.1\nport = %d\nsocket = %s\nnode_name = localhost\n"
-		   "log = stderr\ndrain = no\ncheck_interval = 5\n",
+		   "log = stderr\ndrain = no\ncheck_interval = 5\ncalibrate = no\n",
 		s->probe_port, sock);
 	fclose(f);
 	snprintf(log, sizeof(log), "%s/nodehealthd.log", s->outdir);

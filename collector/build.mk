@@ -17,7 +17,7 @@ $(B)/obj/collector/%.o: CPPFLAGS += -Icollector -Ianalyze -Iimbalance
 
 $(B)/bin/mpiwatch-collector: $(B)/bin/%: $(B)/obj/collector/%.o $(COLLECTOR_LIB) $(ANALYZE_LIB) $(SHARED_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(COLLECTOR_LIB) $(ANALYZE_LIB) $(IMB_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) -lpthread -lm
+	$(CC) $(CFLAGS) -o $@ $< $(COLLECTOR_LIB) $(ANALYZE_LIB) $(IMB_LIB) $(CAL_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) -lpthread -lm
 
 # Unit tests of the collector's core.
 UNIT_TESTS += $(B)/t/test_collector $(B)/t/test_verdict

@@ -34,6 +34,7 @@
 #include "fsutil.h"
 #include "hostlist.h"
 #include "imb.h"
+#include "imb_phases.h"
 #include "mw_link.h"
 #include "log.h"
 #include "ready.h"
@@ -501,10 +502,17 @@ static int name_cmp(const void *a, const void *b)
 static void imbalance_one(struct collector *c, const char *prof, const char *label, const char *suffix)
 {
 	char err[1024];
-	if (imb_write_reports(prof, c->o->dir, suffix, err, sizeof err) == 0) {
+	struct imb_fluct_result fl;
+	if (imb_write_reports(prof, c->o->dir, suffix, &fl, err, sizeof err) == 0) {
 		mw_info("load imbalance of %s in %s/imbalance%s.txt", label, c->o->dir, suffix);
 		col_state_event(&c->s, "note", "load imbalance of %s: imbalance%s.txt, imbalance%s.html",
 				label, suffix, suffix);
+		/* The compute-phase fluctuation flags (issue 14), one note each. */
+		for (size_t i = 0; i < fl.nnode; i++)
+			col_state_event(&c->s, "note", "%s: %s", label, fl.node_message[i]);
+		for (size_t i = 0; i < fl.n; i++)
+			col_state_event(&c->s, "note", "%s: %s", label, fl.f[i].message);
+		imb_fluct_free(&fl);
 	} else {
 		mw_warn("no load-imbalance analysis of %s: %s", label, err);
 		col_state_event(&c->s, "note", "no load-imbalance analysis of %s: %.300s", label, err);

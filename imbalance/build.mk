@@ -32,24 +32,32 @@ $(IMB_LIB): $(IMB_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/obj/imbalance/%.o: CPPFLAGS += -Iimbalance
+# imb_fluct.c judges with calib/'s criterion (CAL_LIB, linked after IMB_LIB).
+$(B)/obj/imbalance/%.o: CPPFLAGS += -Iimbalance -Icalib
 $(B)/obj/cli/cmd_imbalance.o: CPPFLAGS += -Iimbalance
 $(B)/bin/mpiwatch: $(IMB_LIB)
 # The collector writes the analysis at the end of a profiled job
-# (collector/build.mk links IMB_LIB; this file is read after it).
-$(B)/bin/mpiwatch-collector: $(IMB_LIB)
+# (collector/build.mk links IMB_LIB and CAL_LIB; this file is read after it).
+$(B)/bin/mpiwatch-collector: $(IMB_LIB) $(CAL_LIB)
 CLI_EXTRA_LIBS += $(IMB_LIB)
 
 # Unit tests: t/unit/test_imb_*.c
 IMB_UNIT := $(patsubst t/unit/%.c,$(B)/t/%,$(wildcard t/unit/test_imb_*.c))
 UNIT_TESTS += $(IMB_UNIT)
-$(IMB_UNIT): $(IMB_LIB)
-$(IMB_UNIT): CPPFLAGS += -Iimbalance -DMW_SRCDIR='"$(CURDIR)"'
+$(IMB_UNIT): $(IMB_LIB) $(CAL_LIB)
+$(IMB_UNIT): CPPFLAGS += -Iimbalance -Icalib -DMW_SRCDIR='"$(CURDIR)"'
 
 # Fuzz target: the profile and rules parsers.
 FUZZERS += $(B)/fuzz/fuzz_imb_profile
-IMB_FUZZ_SRCS := $(filter-out imbalance/imb_html.c imbalance/imb_files.c,$(IMB_SRCS))
+IMB_FUZZ_SRCS := $(filter-out imbalance/imb_html.c imbalance/imb_files.c imbalance/imb_fluct.c imbalance/imb_phases.c,$(IMB_SRCS))
 FUZZ_EXTRA_fuzz_imb_profile := $(IMB_FUZZ_SRCS) $(IMB_GEN) -Iimbalance
 $(B)/fuzz/fuzz_imb_profile: $(IMB_SRCS) $(wildcard imbalance/*.h) $(IMB_GEN)
 # cli/build.mk's fuzz_options reads the --threshold of analyze imbalance.
 $(B)/fuzz/fuzz_options: $(IMB_SRCS) $(wildcard imbalance/*.h) $(IMB_GEN)
+
+# Fuzz target: the compute-phase file parser (monitor's phases.N), then the
+# fluctuation analysis on the rank it read against a copy of itself.
+FUZZERS += $(B)/fuzz/fuzz_imb_phases
+FUZZ_EXTRA_fuzz_imb_phases := imbalance/imb_phases.c imbalance/imb_fluct.c imbalance/imb_load.c imbalance/imb_profile.c \
+	calib/cal_criterion.c calib/cal_stats.c -Iimbalance -Icalib
+$(B)/fuzz/fuzz_imb_phases: imbalance/imb_phases.c imbalance/imb_fluct.c imbalance/imb_phases.h

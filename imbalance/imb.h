@@ -214,12 +214,17 @@ int imb_report_svg(FILE *f, const struct imb_analysis *a);
  * drill-down; imbalance/web/imbalance.html).  Return 0, or -1 on error. */
 int imb_report_html(FILE *f, const struct imb_analysis *a, const struct imb_job *job);
 
+struct imb_fluct_result;
+
 /* The analysis of the profiles in profdir (default threshold, no rules)
  * written to outdir/imbalance<suffix>.txt, .json and .html (suffix "" or
- * e.g. ".step0"), each file whole or not at all.  Return 0, or -1 with the
+ * e.g. ".step0"), each file whole or not at all; the text and the JSON also
+ * carry the compute-phase fluctuations of profdir's phases.N files
+ * (imb_phases.h), which go to *fl too when fl is not NULL (free them with
+ * imb_fluct_free; filled only on success).  Return 0, or -1 with the
  * reason (the file and line of a bad profile, a missing rank, a write
  * error) in err. */
-int imb_write_reports(const char *profdir, const char *outdir, const char *suffix, char *err,
-		      size_t errlen);
+int imb_write_reports(const char *profdir, const char *outdir, const char *suffix,
+		      struct imb_fluct_result *fl, char *err, size_t errlen);
 
 #endif

@@ -9,20 +9,23 @@
 
 #include "fsutil.h"
 #include "imb.h"
+#include "imb_phases.h"
 
 /* Write one output kind (0 text, 1 JSON, 2 HTML) to path through a temporary
  * file renamed into place.  Return 0, or -1 with errno. */
 static int write_one(const char *path, int kind, const struct imb_analysis *a,
-		     const struct imb_job *job)
+		     const struct imb_job *job, const struct imb_fluct_result *fl)
 {
 	struct mw_atomic_file af;
 	int bad = 0;
 	if (mw_atomic_open(&af, path, 0666) < 0)
 		return -1;
 	if (kind == 0) {
-		bad = imb_report_text(af.f, a, job) < 0;
+		bad = imb_report_text(af.f, a, job) < 0 || imb_fluct_text(af.f, fl) < 0;
 	} else if (kind == 1) {
 		json_object *o = imb_report_json(a, job);
+		if (o)
+			json_object_object_add(o, "fluctuation", imb_fluct_json(fl));
 		bad = !o || fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), af.f) < 0 ||
 		      fputc('\n', af.f) == EOF;
 		json_object_put(o);
@@ -32,9 +35,26 @@ static int write_one(const char *path, int kind, const struct imb_analysis *a,
 	return mw_atomic_close(&af, !bad);
 }
 
-int imb_write_reports(const char *profdir, const char *outdir, const char *suffix, char *err,
-		      size_t errlen)
+int imb_fluct_of_dir(const char *profdir, struct imb_fluct_result *fl)
 {
+	struct imb_phases ph;
+	char perr[512];
+	int rc;
+	if (imb_phases_load(profdir, &ph, perr, sizeof perr) < 0) {
+		memset(fl, 0, sizeof(*fl));
+		imb_fluct_defaults(&fl->opts);
+		snprintf(fl->error, sizeof fl->error, "%s", perr);
+		return 0;
+	}
+	rc = imb_fluct_analyze(&ph, NULL, fl);
+	imb_phases_free(&ph);
+	return rc;
+}
+
+int imb_write_reports(const char *profdir, const char *outdir, const char *suffix,
+		      struct imb_fluct_result *fl_out, char *err, size_t errlen)
+{
+	struct imb_fluct_result fl;
 	static const char *const ext[] = {"txt", "json", "html"};
 	struct imb_threshold th = {IMB_DEFAULT_FRAC, 0};
 	struct imb_job job;
@@ -49,13 +69,23 @@ int imb_write_reports(const char *profdir, const char *outdir, const char *suffi
 		imb_job_free(&job);
 		return -1;
 	}
+	if (imb_fluct_of_dir(profdir, &fl) < 0) {
+		snprintf(err, errlen, "%s: %s", profdir, strerror(errno));
+		imb_analysis_free(&a);
+		imb_job_free(&job);
+		return -1;
+	}
 	for (int i = 0; i < 3 && rc == 0; i++) {
 		snprintf(path, sizeof path, "%s/imbalance%s.%s", outdir, suffix ? suffix : "", ext[i]);
-		if (write_one(path, i, &a, &job) < 0) {
+		if (write_one(path, i, &a, &job, &fl) < 0) {
 			snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
 			rc = -1;
 		}
 	}
+	if (fl_out && rc == 0)
+		*fl_out = fl;
+	else
+		imb_fluct_free(&fl);
 	imb_analysis_free(&a);
 	imb_job_free(&job);
 	return rc;

@@ -1,4 +1,5 @@
 /* profile.c - a light mpiP-like profile in TAU's text format. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -37,6 +38,139 @@ const char *mwm_op_group(int op)
 	default:
 		return "MPI_OTHER";
 	}
+}
+
+/* ---- compute phases (issue 14, doc/monitor.md "Compute phases") ----
+ * The interval from the end of one MPI call to the start of the next is a
+ * compute phase, named by the two calls' sites.  Per rank at most
+ * MWM_PHASES pairs are kept (later new pairs are only counted) and of each
+ * at most MWM_PHASE_SAMPLES intervals, a uniform sample of all of them
+ * (reservoir sampling): 32 * (256 * 8 + 40) bytes, about 66 KiB, allocated
+ * at the first interval.  Like the rest of the profile, meant for calls from
+ * one thread at a time. */
+#define MWM_PHASES 32
+#define MWM_PHASE_SAMPLES 256
+
+struct mwm_phase {
+	uint64_t prev_site, site;
+	int prev_op, op;
+	uint64_t count; /* intervals seen */
+	uint32_t n;     /* samples kept */
+	double ns[MWM_PHASE_SAMPLES];
+};
+
+static struct {
+	struct mwm_phase *p; /* [MWM_PHASES] */
+	int n, last;         /* pairs in use; the last one found (loops repeat) */
+	uint64_t dropped;    /* intervals of pairs beyond MWM_PHASES */
+	uint64_t last_end, last_site, rng;
+	int last_op;
+} ph;
+
+void mwm_phase_scale(double r)
+{
+	for (int i = 0; ph.p && i < ph.n; i++)
+		for (uint32_t k = 0; k < ph.p[i].n; k++)
+			ph.p[i].ns[k] *= r;
+}
+
+void mwm_phase_add(int op, uint64_t t0, uint64_t t1)
+{
+	uint64_t site = mwm.slot->call.site;
+	if (ph.last_end && t0 >= ph.last_end) {
+		struct mwm_phase *p = NULL;
+		if (!ph.p && !(ph.p = calloc(MWM_PHASES, sizeof(*ph.p))))
+			goto out;
+		/* Every index is read once and checked before use: should threads
+		 * call MPI at once, a sample may be lost, never written outside. */
+		int np = ph.n, last = ph.last;
+		for (int k = 0; k < np; k++) {
+			int i = (last + k) % np;
+			if (ph.p[i].site == site && ph.p[i].prev_site == ph.last_site) {
+				p = &ph.p[i];
+				ph.last = i;
+				break;
+			}
+		}
+		if (!p && np < MWM_PHASES) {
+			p = &ph.p[np];
+			p->prev_site = ph.last_site;
+			p->site = site;
+			p->prev_op = ph.last_op;
+			p->op = op;
+			ph.last = np;
+			ph.n = np + 1;
+		}
+		if (!p) {
+			ph.dropped++;
+		} else {
+			double v = (double)(t0 - ph.last_end);
+			uint32_t k = p->n;
+			p->count++;
+			if (k < MWM_PHASE_SAMPLES) {
+				p->ns[k] = v;
+				p->n = k + 1;
+			} else {
+				/* xorshift64: keep each interval with probability K / count */
+				uint64_t j;
+				ph.rng ^= ph.rng << 13;
+				ph.rng ^= ph.rng >> 7;
+				ph.rng ^= ph.rng << 17;
+				j = ph.rng % p->count;
+				if (j < MWM_PHASE_SAMPLES)
+					p->ns[j] = v;
+			}
+		}
+	}
+out:
+	if (!ph.rng)
+		ph.rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)mwm.slot->world_rank;
+	ph.last_end = t1;
+	ph.last_site = site;
+	ph.last_op = op;
+}
+
+/* "MPI_Recv@prog+0x1a2b": the op and its site relative to the object that
+ * holds it (the same on every rank of one binary, whatever the load address). */
+static void site_name(char *buf, size_t len, int op, uint64_t site)
+{
+	Dl_info di;
+	const char *obj = "?", *slash;
+	uint64_t off = site;
+	if (site && dladdr((void *)(uintptr_t)site, &di) && di.dli_fname) {
+		obj = di.dli_fname;
+		off = site - (uint64_t)(uintptr_t)di.dli_fbase;
+	}
+	slash = strrchr(obj, '/');
+	snprintf(buf, len, "%s@%s+0x%llx", mwm_ops[op].name, slash ? slash + 1 : obj, (unsigned long long)off);
+	for (char *c = buf; *c; c++)
+		if (*c == ' ' || *c == '\t' || *c == '\n' || *c == '>')
+			*c = '_';
+}
+
+/* phases.RANK in dir: doc/schemas/profile.md "Compute phases". */
+static int phases_write(const char *dir, int rank, const char *host)
+{
+	char path[PATH_MAX + 64], a[256], b[256];
+	struct mw_atomic_file af;
+	if (!ph.n)
+		return 0;
+	snprintf(path, sizeof(path), "%s/phases.%d", dir, rank);
+	if (mw_atomic_open(&af, path, 0666) < 0)
+		return -1;
+	fprintf(af.f, "mpiwatch-phases 1\nrank %d node %s dropped %llu\n", rank, host,
+		(unsigned long long)ph.dropped);
+	for (int i = 0; i < ph.n && i < MWM_PHASES; i++) {
+		const struct mwm_phase *p = &ph.p[i];
+		site_name(a, sizeof(a), p->prev_op, p->prev_site);
+		site_name(b, sizeof(b), p->op, p->site);
+		uint32_t n = p->n < MWM_PHASE_SAMPLES ? p->n : MWM_PHASE_SAMPLES;
+		fprintf(af.f, "phase %s>%s %llu %u\n", a, b, (unsigned long long)(p->count > n ? p->count : n), n);
+		for (uint32_t k = 0; k < n; k++)
+			fprintf(af.f, "%s%.0f", k ? " " : "", p->ns[k]);
+		fputc('\n', af.f);
+	}
+	return mw_atomic_close(&af, 1);
 }
 
 int mwm_profile_write(void)
@@ -97,5 +231,7 @@ int mwm_profile_write(void)
 			(unsigned long long)p->nb, (unsigned long long)p->bmax, (unsigned long long)p->bmin,
 			(double)p->bytes / (double)p->nb, p->bsumsq);
 	}
-	return mw_atomic_close(&af, 1);
+	if (mw_atomic_close(&af, 1) < 0)
+		return -1;
+	return phases_write(dir, rank, host);
 }

@@ -255,6 +255,7 @@ void mwm_prof_add(int op, uint64_t t0, uint64_t bytes)
 	if (!mwm.prof || op < 0 || op >= mwm_nops)
 		return;
 	dt = mwm_prof_now() - t0; /* TSC ticks or ns: see prof_ticks_to_ns() */
+	mwm_phase_add(op, t0, t0 + dt);
 	p = &mwm.prof[op];
 	p->calls++;
 	p->ns += dt;
@@ -499,6 +500,7 @@ static void prof_ticks_to_ns(void)
 	r = ticks ? (double)ns / (double)ticks : 0;
 	for (int i = 0; i < mwm_nops; i++)
 		mwm.prof[i].ns = (uint64_t)((double)mwm.prof[i].ns * r + 0.5);
+	mwm_phase_scale(r); /* the compute intervals were taken on the same clock */
 	mwm.prof_tsc = 0;
 }
 

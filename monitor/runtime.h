@@ -59,6 +59,16 @@ void mwm_frame_symbolize(struct mwm_frame *f);
  * success, or -1 on error (with errno set). */
 int mwm_profile_write(void);
 
+/* Profile mode: the MPI call op (of the current call site, mwm.slot's) ran
+ * from t0 to t1 (mwm_prof_now: ns, or TSC ticks until mwm_phase_scale); records the compute interval since the previous call's
+ * end under the pair of call sites (profile.c: bounded samples per pair,
+ * written as phases.RANK beside the profile). */
+void mwm_phase_add(int op, uint64_t t0, uint64_t t1);
+
+/* Multiply every compute-interval sample by r (TSC ticks to ns at the end
+ * of a profile timed with the TSC: prof_ticks_to_ns in runtime.c). */
+void mwm_phase_scale(double r);
+
 /* The profile group of an op ("MPI_P2P_BLOCKING", ...). */
 const char *mwm_op_group(int op);
 

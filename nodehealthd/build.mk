@@ -5,18 +5,21 @@ NHD_LIB_OBJS := $(filter-out $(B)/obj/nodehealthd/nhd_main.o,$(NHD_OBJS))
 BINS += $(B)/bin/mpiwatch-nodehealthd
 MANS += doc/man/mpiwatch-nodehealthd.8 doc/man/nodehealthd.conf.5
 
-$(B)/bin/mpiwatch-nodehealthd: $(NHD_OBJS) $(SHARED_LIB)
+# The quick calibration (nhd_calib.c) is calib/'s.
+$(B)/obj/nodehealthd/%.o: CPPFLAGS += -Icalib
+$(B)/bin/mpiwatch-nodehealthd: $(NHD_OBJS) $(CAL_LIB) $(SHARED_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(NHD_OBJS) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) -lpthread
+	$(CC) $(CFLAGS) -o $@ $(NHD_OBJS) $(CAL_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) -lpthread -lm
 
 # Unit tests of the daemon's modules.
-UNIT_TESTS += $(addprefix $(B)/t/,test_nhd_checks test_nhd_conf test_nhd_drain test_nhd_rl test_nhd_schemas)
-$(B)/t/test_nhd_%: CPPFLAGS += -Inodehealthd
+UNIT_TESTS += $(addprefix $(B)/t/,test_nhd_calib test_nhd_checks test_nhd_conf test_nhd_drain test_nhd_rl test_nhd_schemas)
+$(B)/t/test_nhd_%: CPPFLAGS += -Inodehealthd -Icalib
+$(B)/t/test_nhd_calib: $(B)/obj/nodehealthd/nhd_calib.o $(B)/obj/nodehealthd/nhd_checks.o $(B)/obj/nodehealthd/nhd_conf.o $(CAL_LIB)
 $(B)/t/test_nhd_conf: $(B)/obj/nodehealthd/nhd_conf.o
 $(B)/t/test_nhd_checks: $(B)/obj/nodehealthd/nhd_checks.o $(B)/obj/nodehealthd/nhd_conf.o
 $(B)/t/test_nhd_rl: $(B)/obj/nodehealthd/nhd_rl.o
 $(B)/t/test_nhd_drain: $(B)/obj/nodehealthd/nhd_drain.o $(B)/obj/nodehealthd/nhd_conf.o
-$(B)/t/test_nhd_schemas: $(NHD_LIB_OBJS)
+$(B)/t/test_nhd_schemas: $(NHD_LIB_OBJS) $(CAL_LIB)
 
 # Fuzz target: nodehealthd.conf (the drain request and Slurm's answers are
 # shared/'s: fuzz_drainreq).

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "nhd_calib.h"
 #include "nhd_checks.h"
 #include "nhd_conf.h"
 #include "nhd_drain.h"
@@ -46,6 +47,9 @@ struct nhd {
 	struct nhd_health health;
 	struct nhd_check_state check_state;
 	int rerun_checks;
+	struct nhd_calib calib;   /* written by the checker under health_mu */
+	int calib_req;            /* 1: calibrate, 2: even while job steps run */
+	pthread_cond_t calib_cv;  /* broadcast when calib.gen changes */
 
 	struct nhd_counters cnt;
 	struct nhd_rl rl;

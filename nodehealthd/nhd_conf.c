@@ -37,6 +37,11 @@ const struct mw_conf_key nhd_conf_keys[] = {
 	K("edac_max_ue", MW_CONF_INT, edac_max_ue, -1, 1L << 40),
 	K("edac_max_ce", MW_CONF_INT, edac_max_ce, -1, 1L << 40),
 	K("edac_path", MW_CONF_STRING, edac_path, 0, 0),
+	K("calibrate", MW_CONF_BOOL, calibrate, 0, 0),
+	K("calibrate_max_noise", MW_CONF_DOUBLE, calibrate_max_noise, 0, 1),
+	K("calibrate_max_rate_diff", MW_CONF_DOUBLE, calibrate_max_rate_diff, 0, 1),
+	K("calibrate_min_interval", MW_CONF_DOUBLE, calibrate_min_interval, 0, 86400),
+	K("slurmd_spool_dir", MW_CONF_STRING, slurmd_spool_dir, 0, 0),
 	K("drain", MW_CONF_BOOL, drain, 0, 0),
 	K("scontrol", MW_CONF_STRING, scontrol, 0, 0),
 	K("job_grace", MW_CONF_INT, job_grace, 0, 86400 * 7),
@@ -78,6 +83,10 @@ int nhd_conf_defaults(struct nhd_conf *c)
 	c->clock_max_jump = 60;
 	c->edac_max_ue = 0;
 	c->edac_max_ce = -1;
+	c->calibrate = 1;
+	c->calibrate_max_noise = 0.05;
+	c->calibrate_max_rate_diff = 0.001;
+	c->calibrate_min_interval = 10;
 	c->drain = 1;
 	c->job_grace = 600;
 	c->reprobe_tries = 3;
@@ -91,7 +100,8 @@ int nhd_conf_defaults(struct nhd_conf *c)
 	c->hook_timeout = 30;
 	if (set_str(&c->listen, "0.0.0.0") || set_str(&c->socket, MW_DRAIN_DEFAULT_SOCKET) ||
 	    set_str(&c->tmp_path, "/tmp") || set_str(&c->scontrol, "/usr/bin/scontrol") ||
-	    set_str(&c->edac_path, "/sys/devices/system/edac/mc") || set_str(&c->node_name, "")) {
+	    set_str(&c->edac_path, "/sys/devices/system/edac/mc") ||
+	    set_str(&c->slurmd_spool_dir, "/var/spool/slurmd") || set_str(&c->node_name, "")) {
 		errno = ENOMEM;
 		return -1;
 	}
@@ -119,6 +129,8 @@ int nhd_conf_validate(const struct nhd_conf *c, const char *source, struct mw_co
 		mw_conf_error(errs, "%s: tmp_path: must be an absolute path", source);
 	if (!is_abs(c->scontrol))
 		mw_conf_error(errs, "%s: scontrol: must be an absolute path", source);
+	if (!is_abs(c->slurmd_spool_dir))
+		mw_conf_error(errs, "%s: slurmd_spool_dir: must be an absolute path", source);
 	if (!is_abs(c->edac_path))
 		mw_conf_error(errs, "%s: edac_path: must be an absolute path", source);
 	for (size_t i = 0; i < c->mount.n; i++)

@@ -34,6 +34,12 @@ struct nhd_conf {
 	long edac_max_ue;
 	long edac_max_ce;
 	char *edac_path;
+	/* calibration (nhd_calib.h) */
+	int calibrate;
+	double calibrate_max_noise;
+	double calibrate_max_rate_diff;
+	double calibrate_min_interval;
+	char *slurmd_spool_dir;
 	/* drains */
 	int drain;
 	char *scontrol;

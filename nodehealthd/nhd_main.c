@@ -23,6 +23,58 @@
 
 static const int level_map[] = {LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG};
 
+/* Make h the published health (health_mu held), logging changes of state or
+ * of the number of failed checks, not every new load figure. */
+static void publish(struct nhd *d, const struct nhd_health *h)
+{
+	if (h->state != d->health.state || h->failed != d->health.failed)
+		mw_log(h->failed ? LOG_WARNING : LOG_NOTICE, "health: %s (%s)", mw_probe_state_name(h->state),
+		       h->summary);
+	d->health = *h;
+}
+
+/* The quick calibration (req 1: unless job steps run on this node, 2: even
+ * then), its result stored in d->calib and logged; waiting requests woken.
+ * Called without health_mu. */
+static void calibrate(struct nhd *d, const struct nhd_conf *c, int req)
+{
+	struct nhd_calib k;
+	char self[sizeof(d->self)];
+	int steps = 0;
+
+	pthread_mutex_lock(&d->conf_mu);
+	memcpy(self, d->self, sizeof(self));
+	pthread_mutex_unlock(&d->conf_mu);
+	pthread_mutex_lock(&d->health_mu);
+	k = d->calib;
+	pthread_mutex_unlock(&d->health_mu);
+	if (!c->calibrate) {
+		k.gen++;
+		snprintf(k.skipped, sizeof(k.skipped), "calibration is off (calibrate = no)");
+	} else if (req < 2 && (steps = nhd_calib_busy_steps(c->slurmd_spool_dir, self)) != 0 &&
+		   !(steps < 0 && errno == ENOENT)) {
+		k.gen++;
+		if (steps > 0)
+			snprintf(k.skipped, sizeof(k.skipped), "skipped: %d job steps run on this node", steps);
+		else
+			snprintf(k.skipped, sizeof(k.skipped), "skipped: cannot read %.60s: %s", c->slurmd_spool_dir,
+				 strerror(errno));
+		mw_info("calibration %s", k.skipped);
+	} else if (nhd_calib_run(c, &k) < 0) {
+		mw_warn("%s", k.skipped);
+	} else {
+		mw_log(k.degraded ? LOG_WARNING : LOG_NOTICE,
+		       "calibration: %s: %s (R0 %.0f ns, TSC %.4f GHz, %.2f s, %.2f CPU-s%s%s)",
+		       k.degraded ? "degraded" : "ok", k.detail, k.r0_ns, k.obs.tsc_ghz_end, k.seconds,
+		       k.cpu_seconds, k.truncated ? ", budget ran out" : "", req > 1 ? ", forced" : "");
+	}
+	pthread_mutex_lock(&d->health_mu);
+	d->calib = k;
+	d->calib_req = 0;
+	pthread_cond_broadcast(&d->calib_cv);
+	pthread_mutex_unlock(&d->health_mu);
+}
+
 void *nhd_checker_main(void *arg)
 {
 	struct nhd *d = arg;
@@ -33,24 +85,36 @@ void *nhd_checker_main(void *arg)
 		return NULL;
 	}
 	pthread_mutex_lock(&d->health_mu);
+	d->calib_req = 1; /* the calibration at start */
 	while (!d->stop) {
 		struct nhd_conf *c;
 		struct timespec until;
 		double interval;
+		int req = d->calib_req;
 		pthread_mutex_unlock(&d->health_mu);
 		c = nhd_conf_get(d);
 		interval = c->check_interval;
 		nhd_checks_run(c, &d->check_state, h);
-		nhd_conf_put(d, c);
 		NHD_INC(d, checks_run);
 		pthread_mutex_lock(&d->health_mu);
-		/* Log changes of state or of the number of failed checks, not every
-		 * new load figure. */
-		if (h->state != d->health.state || h->failed != d->health.failed)
-			mw_log(h->failed ? LOG_WARNING : LOG_NOTICE, "health: %s (%s)",
-			       mw_probe_state_name(h->state), h->summary);
-		d->health = *h;
+		/* The last calibration judged again: bounds changed by a reload apply. */
+		if (d->calib.ran)
+			d->calib.degraded = nhd_calib_judge(&d->calib.obs, c, &d->calib.rate_diff, d->calib.detail,
+							    sizeof(d->calib.detail));
+		nhd_calib_to_health(&d->calib, h);
+		publish(d, h);
 		d->rerun_checks = 0;
+		if (req) {
+			/* After the checks are out: a calibration takes up to 2 s. */
+			pthread_mutex_unlock(&d->health_mu);
+			calibrate(d, c, req);
+			pthread_mutex_lock(&d->health_mu);
+			*h = d->health;
+			h->n -= h->n > 0 && !strcmp(h->r[h->n - 1].name, "calibration");
+			nhd_calib_to_health(&d->calib, h);
+			publish(d, h);
+		}
+		nhd_conf_put(d, c);
 		clock_gettime(CLOCK_REALTIME, &until);
 		until.tv_sec += (time_t)interval;
 		until.tv_nsec += (long)((interval - (double)(time_t)interval) * 1e9);
@@ -58,7 +122,7 @@ void *nhd_checker_main(void *arg)
 			until.tv_sec++;
 			until.tv_nsec -= 1000000000L;
 		}
-		while (!d->stop && !d->rerun_checks)
+		while (!d->stop && !d->rerun_checks && !d->calib_req)
 			if (pthread_cond_timedwait(&d->health_cv, &d->health_mu, &until) == ETIMEDOUT)
 				break;
 	}
@@ -298,6 +362,7 @@ int main(int argc, char **argv)
 	pthread_mutex_init(&d.conf_mu, NULL);
 	pthread_mutex_init(&d.health_mu, NULL);
 	pthread_cond_init(&d.health_cv, NULL);
+	pthread_cond_init(&d.calib_cv, NULL);
 	pthread_mutex_init(&d.q_mu, NULL);
 	pthread_cond_init(&d.q_cv, NULL);
 
@@ -371,6 +436,7 @@ int main(int argc, char **argv)
 	d.stop = 1;
 	pthread_cond_broadcast(&d.q_cv);
 	pthread_cond_broadcast(&d.health_cv);
+	pthread_cond_broadcast(&d.calib_cv);
 	pthread_mutex_unlock(&d.q_mu);
 	pthread_mutex_unlock(&d.health_mu);
 	{

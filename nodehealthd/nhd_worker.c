@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "drainreq.h"
@@ -120,6 +121,34 @@ static void add_u64(struct json_object *o, const char *k, uint64_t v)
 	json_object_object_add(o, k, json_object_new_int64((int64_t)v));
 }
 
+/* The last calibration as the status object's "calibration" member. */
+static struct json_object *calib_json(struct nhd *d, double now)
+{
+	struct json_object *o = json_object_new_object();
+	struct nhd_calib k;
+	pthread_mutex_lock(&d->health_mu);
+	k = d->calib;
+	pthread_mutex_unlock(&d->health_mu);
+	json_object_object_add(o, "runs", json_object_new_int(k.ran));
+	if (k.skipped[0])
+		json_object_object_add(o, "skipped", json_object_new_string(k.skipped));
+	if (!k.ran)
+		return o;
+	json_object_object_add(o, "state", json_object_new_string(k.degraded ? "degraded" : "ok"));
+	json_object_object_add(o, "detail", json_object_new_string(k.detail));
+	add_u64(o, "age_s", (uint64_t)(now - k.mono));
+	json_object_object_add(o, "seconds", json_object_new_double(k.seconds));
+	json_object_object_add(o, "cpu_seconds", json_object_new_double(k.cpu_seconds));
+	json_object_object_add(o, "truncated", json_object_new_boolean(k.truncated));
+	add_u64(o, "backward_steps", (uint64_t)k.obs.backward_steps);
+	json_object_object_add(o, "tsc_ghz", json_object_new_double(k.obs.tsc_ghz_end));
+	json_object_object_add(o, "rate_diff", json_object_new_double(k.rate_diff));
+	json_object_object_add(o, "interval_ns", k.obs.found ? json_object_new_double(k.r0_ns) : NULL);
+	json_object_object_add(o, "resolution_ns", k.obs.noise >= 0 ? json_object_new_double(k.resolution_ns) : NULL);
+	json_object_object_add(o, "noise", k.obs.noise >= 0 ? json_object_new_double(k.obs.noise) : NULL);
+	return o;
+}
+
 char *nhd_status_json(struct nhd *d)
 {
 	struct nhd_conf *c = nhd_conf_get(d);
@@ -158,6 +187,7 @@ char *nhd_status_json(struct nhd *d)
 		}
 	}
 	json_object_object_add(o, "checks", checks);
+	json_object_object_add(o, "calibration", calib_json(d, now));
 	add_u64(cnt, "probes_received", NHD_GET(d, rx));
 	add_u64(cnt, "replies_sent", NHD_GET(d, replies));
 	for (int e = 1; e < MW_PROBE_E_NCODES; e++) {
@@ -217,6 +247,35 @@ static ssize_t read_request(int fd, char *buf, size_t cap)
 	return (ssize_t)got;
 }
 
+/* Ask the checker thread for a calibration (req as d->calib_req) and wait
+ * for it, at most 8 s (the checks before it may hang on a dead mount).  An
+ * unforced request within calibrate_min_interval of the last calibration
+ * gets that one: a user cannot keep a node's core busy. */
+static void wait_calibration(struct nhd *d, int req)
+{
+	struct nhd_conf *c = nhd_conf_get(d);
+	double min_interval = c->calibrate_min_interval;
+	struct timespec until;
+	unsigned long gen;
+
+	nhd_conf_put(d, c);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 8;
+	pthread_mutex_lock(&d->health_mu);
+	if (req == 1 && d->calib.ran && mw_now() - d->calib.mono < min_interval) {
+		pthread_mutex_unlock(&d->health_mu);
+		return;
+	}
+	gen = d->calib.gen;
+	if (d->calib_req < req)
+		d->calib_req = req;
+	pthread_cond_signal(&d->health_cv);
+	while (!d->stop && d->calib.gen == gen)
+		if (pthread_cond_timedwait(&d->calib_cv, &d->health_mu, &until) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&d->health_mu);
+}
+
 static void serve(struct nhd *d, int fd, char *buf)
 {
 	struct timeval tv = {.tv_sec = 5};
@@ -246,8 +305,16 @@ static void serve(struct nhd *d, int fd, char *buf)
 		return;
 	}
 	if (req.op == MW_DRAINREQ_STATUS) {
-		char *st = nhd_status_json(d);
+		char *st;
 		NHD_INC(d, status_requests);
+		if (req.force && cred.uid != 0) {
+			reply(fd, 0, NULL, "only root may calibrate while job steps run (--force)");
+			mw_drainreq_free(&req);
+			return;
+		}
+		if (req.calibrate)
+			wait_calibration(d, req.force ? 2 : 1);
+		st = nhd_status_json(d);
 		if (st) {
 			send_all(fd, "{\"ok\":true,\"status\":");
 			send_all(fd, st);

@@ -130,7 +130,22 @@ int mw_drainreq_parse(const char *buf, size_t len, struct mw_drainreq *req, char
 	}
 	s = json_object_get_string(v);
 	if (!strcmp(s, "status")) {
+		static const char *const flags[] = {"calibrate", "force"};
+		int *dst[] = {&req->calibrate, &req->force};
 		req->op = MW_DRAINREQ_STATUS;
+		for (int i = 0; i < 2; i++) {
+			if (!json_object_object_get_ex(obj, flags[i], &v))
+				continue;
+			if (!json_object_is_type(v, json_type_boolean)) {
+				set_err(err, errlen, "\"%s\" must be true or false", flags[i]);
+				goto fail;
+			}
+			*dst[i] = json_object_get_boolean(v);
+		}
+		if (req->force && !req->calibrate) {
+			set_err(err, errlen, "\"force\" without \"calibrate\"%s", NULL);
+			goto fail;
+		}
 		rv = 0;
 		goto fail;
 	}
@@ -382,14 +397,17 @@ fail:
 	return rv;
 }
 
-int mw_drain_status(const char *sockpath, char **json, char *msg, size_t msglen)
+int mw_drain_status(const char *sockpath, int calibrate, char **json, char *msg, size_t msglen)
 {
 	struct json_object *rep = NULL, *st;
 	char *reply = NULL;
+	const char *req = calibrate > 1   ? "{\"version\":1,\"op\":\"status\",\"calibrate\":true,\"force\":true}\n"
+			  : calibrate ? "{\"version\":1,\"op\":\"status\",\"calibrate\":true}\n"
+				      : "{\"version\":1,\"op\":\"status\"}\n";
 	int rv = -1, ok;
 
 	*json = NULL;
-	if (mw_drainreq_call(sockpath, "{\"version\":1,\"op\":\"status\"}\n", 10.0, &reply) < 0) {
+	if (mw_drainreq_call(sockpath, req, 10.0, &reply) < 0) {
 		int e = errno;
 		if (msg && msglen)
 			snprintf(msg, msglen, "cannot reach nodehealthd at %s: %s",
@@ -398,7 +416,11 @@ int mw_drain_status(const char *sockpath, char **json, char *msg, size_t msglen)
 		return -1;
 	}
 	ok = parse_reply(reply, &rep, msg, msglen);
-	if (ok <= 0 || !json_object_object_get_ex(rep, "status", &st)) {
+	if (ok == 0) {
+		errno = EPERM; /* the daemon answered and refused: msg says why */
+		goto fail;
+	}
+	if (ok < 0 || !json_object_object_get_ex(rep, "status", &st)) {
 		errno = EPROTO;
 		goto fail;
 	}

@@ -6,6 +6,7 @@
  *
  *   {"version":1,"op":"drain","job":"1234","node":"n2","evidence":{...}}
  *   {"version":1,"op":"status"}
+ *   {"version":1,"op":"status","calibrate":true[,"force":true]}
  *   -> {"ok":true,"result":"drained","message":"..."}
  *   -> {"ok":false,"error":"node n2 answered our probe: it is alive"}
  *   -> {"ok":true,"status":{...counters...}}
@@ -34,6 +35,8 @@ struct mw_drainreq {
 	char node[64];  /* [A-Za-z0-9._-], starts with a letter or digit */
 	char *evidence; /* compact JSON of the evidence (malloc'd), "null" if absent */
 	char summary[MW_DRAINREQ_SUMMARY_MAX + 1]; /* printable text for the reason */
+	int calibrate;  /* status: calibrate first (nodehealthd's quick calibration) */
+	int force;      /* status: ... even while job steps run (root only) */
 };
 
 /* Parse a request of len bytes (need not be NUL-terminated).  Return 0 and
@@ -62,8 +65,12 @@ int mw_drainreq_call(const char *sockpath, const char *request, double timeout_s
 int mw_drain_request(const char *sockpath, const char *jobid, const char *node,
 		     const char *evidence_json, char *msg, size_t msglen);
 
-/* Ask the daemon for its status.  Return 0 with the status object as JSON
- * text in *json (malloc'd), or -1 (errno set, message in msg). */
-int mw_drain_status(const char *sockpath, char **json, char *msg, size_t msglen);
+/* Ask the daemon for its status; calibrate 1: after a fresh quick
+ * calibration (unless job steps run), 2: even while job steps run (the
+ * daemon allows it to root only).  Return 0 with the status object as JSON
+ * text in *json (malloc'd), or -1 with a message in msg: errno EPERM when the
+ * daemon answered and refused (msg is its reason), another errno when it
+ * could not be asked or answered nonsense. */
+int mw_drain_status(const char *sockpath, int calibrate, char **json, char *msg, size_t msglen);
 
 #endif

@@ -27,6 +27,7 @@ check_interval = 2
 load_max_per_core = 0
 mem_min_free_mb = 0
 tmp_min_free_mb = 0
+calibrate_max_noise = 0
 EOF
     [ $# -eq 0 ] || printf '%s\n' "$@" >>"$file"
 }

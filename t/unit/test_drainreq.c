@@ -22,6 +22,10 @@ static const struct {
 	{"{\"version\":1,\"op\":\"drain\",\"job\":\"7\",\"node\":\"n2\",\"evidence\":[1,2]}", 1, MW_DRAINREQ_DRAIN,
 	 "7", "n2", "[1,2]", NULL},
 	{"  {\"version\":1,\"op\":\"status\"}  \n", 1, MW_DRAINREQ_STATUS, "", "", "", NULL},
+	{"{\"version\":1,\"op\":\"status\",\"calibrate\":true}", 1, MW_DRAINREQ_STATUS, "", "", "", NULL},
+	{"{\"version\":1,\"op\":\"status\",\"calibrate\":true,\"force\":true}", 1, MW_DRAINREQ_STATUS, "", "", "", NULL},
+	{"{\"version\":1,\"op\":\"status\",\"calibrate\":1}", 0, 0, NULL, NULL, NULL, "\"calibrate\" must be true or false"},
+	{"{\"version\":1,\"op\":\"status\",\"force\":true}", 0, 0, NULL, NULL, NULL, "\"force\" without \"calibrate\""},
 	{"", 0, 0, NULL, NULL, NULL, "empty"},
 	{"{", 0, 0, NULL, NULL, NULL, "not valid JSON"},
 	{"[]", 0, 0, NULL, NULL, NULL, "not a JSON object"},
@@ -60,6 +64,8 @@ START_TEST(test_parse)
 	ck_assert_str_eq(r.job, parse_cases[_i].job);
 	ck_assert_str_eq(r.node, parse_cases[_i].node);
 	ck_assert_str_eq(r.summary, parse_cases[_i].summary);
+	ck_assert_int_eq(r.calibrate, strstr(parse_cases[_i].in, "\"calibrate\":true") != NULL);
+	ck_assert_int_eq(r.force, strstr(parse_cases[_i].in, "\"force\":true") != NULL);
 	mw_drainreq_free(&r);
 }
 END_TEST

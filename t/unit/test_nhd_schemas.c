@@ -64,6 +64,22 @@ START_TEST(test_status)
 	assert_valid("drainreq-reply.schema.json", rep);
 	free(rep);
 	free(st);
+	/* With a calibration: a faked untrustworthy timer, then one skipped. */
+	d.calib.ran = 1;
+	d.calib.obs.backward_steps = 2;
+	d.calib.obs.found = 1;
+	d.calib.obs.noise = -1;
+	d.calib.r0_ns = 9000;
+	d.calib.degraded = nhd_calib_judge(&d.calib.obs, c, &d.calib.rate_diff, d.calib.detail,
+					   sizeof(d.calib.detail));
+	snprintf(d.calib.skipped, sizeof(d.calib.skipped), "skipped: 1 job steps run on this node");
+	nhd_calib_to_health(&d.calib, &d.health);
+	st = nhd_status_json(&d);
+	assert_valid("nodehealthd-status.schema.json", st);
+	ck_assert_ptr_nonnull(strstr(st, "\"check\":\"calibration\",\"ok\":false"));
+	ck_assert_ptr_nonnull(strstr(st, "\"state\":\"degraded\",\"detail\":\"timer untrustworthy: 2 backward steps\""));
+	ck_assert_ptr_nonnull(strstr(st, "\"noise\":null"));
+	free(st);
 	nhd_conf_put(&d, c);
 }
 END_TEST
@@ -158,7 +174,7 @@ START_TEST(test_client_status)
 	struct fake f;
 	pthread_t t = fake_start(&f, "{\"ok\":true,\"status\":{\"node\":\"n1\",\"state\":\"alive\"}}\n");
 	char msg[256], *json = NULL;
-	int rv = mw_drain_status(f.path, &json, msg, sizeof(msg));
+	int rv = mw_drain_status(f.path, 0, &json, msg, sizeof(msg));
 	fake_stop(&f, t);
 	ck_assert_int_eq(rv, 0);
 	ck_assert_ptr_nonnull(strstr(json, "\"node\": \"n1\""));

@@ -1,0 +1,167 @@
+/* Unit tests for nodehealthd's calibration (nhd_calib.c): the degraded rule
+ * on faked observations (backward steps, TSC and CLOCK_MONOTONIC rates that
+ * disagree, noise above the bound), the job-step scan of a fake slurmd spool,
+ * the health merge, and one real quick calibration. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "nhd_calib.h"
+#include "probe.h"
+
+static const struct {
+	struct nhd_calib_obs obs;
+	double max_noise, max_rate_diff;
+	int degraded;
+	const char *detail; /* substring */
+} rule_cases[] = {
+	/* healthy: constant TSC rate, resolution 0.4 % */
+	{{0, 2.1, 2.1, 1, 0.004}, 0.05, 0.001, 0, "timers ok, resolution 0.4 %"},
+	/* the faked untrustworthy timer: one backward step */
+	{{1, 2.1, 2.1, 1, 0.004}, 0.05, 0.001, 1, "1 backward steps"},
+	/* the TSC's rate against CLOCK_MONOTONIC changed by 1 % > 0.1 % */
+	{{0, 2.0, 2.02, 1, 0.004}, 0.05, 0.001, 1, "rates disagree by 1 % > 0.1 %"},
+	/* ... by 0.05 %: within the bound */
+	{{0, 2.0, 2.001, 1, 0.004}, 0.05, 0.001, 0, "timers ok"},
+	/* a rate before but none after: untrustworthy */
+	{{0, 2.0, 0, 1, 0.004}, 0.05, 0.001, 1, "rates disagree"},
+	/* no cycle counter (other architectures): the wall clock alone is fine */
+	{{0, 0, 0, 1, 0.004}, 0.05, 0.001, 0, "timers ok"},
+	/* noise: resolution 8 % > 5 % */
+	{{0, 2.1, 2.1, 1, 0.08}, 0.05, 0.001, 1, "resolution 8 % > 5 %"},
+	/* no trustworthy interval, no resolution */
+	{{0, 2.1, 2.1, 0, -1}, 0.05, 0.001, 1, "no trustworthy interval"},
+	{{0, 2.1, 2.1, 1, -1}, 0.05, 0.001, 1, "no slowdown resolved"},
+	/* noise bound off (0): noisy is not degraded, untrustworthy still is */
+	{{0, 2.1, 2.1, 0, -1}, 0, 0.001, 0, "no trustworthy interval (noise not bounded)"},
+	{{0, 2.1, 2.1, 1, 0.5}, 0, 0.001, 0, "timers ok"},
+	{{3, 2.1, 2.1, 1, 0.004}, 0, 0.001, 1, "3 backward steps"},
+};
+
+START_TEST(test_rule)
+{
+	struct nhd_conf c;
+	char detail[120];
+	double rd;
+	ck_assert_int_eq(nhd_conf_defaults(&c), 0);
+	c.calibrate_max_noise = rule_cases[_i].max_noise;
+	c.calibrate_max_rate_diff = rule_cases[_i].max_rate_diff;
+	ck_assert_int_eq(nhd_calib_judge(&rule_cases[_i].obs, &c, &rd, detail, sizeof(detail)),
+			 rule_cases[_i].degraded);
+	ck_assert_msg(strstr(detail, rule_cases[_i].detail), "case %d: '%s' lacks '%s'", _i, detail,
+		      rule_cases[_i].detail);
+	mw_conf_free(nhd_conf_keys, &c);
+}
+END_TEST
+
+START_TEST(test_defaults)
+{
+	struct nhd_conf c;
+	ck_assert_int_eq(nhd_conf_defaults(&c), 0);
+	ck_assert_int_eq(c.calibrate, 1);
+	ck_assert(c.calibrate_max_noise == 0.05);
+	ck_assert(c.calibrate_max_rate_diff == 0.001);
+	ck_assert_str_eq(c.slurmd_spool_dir, "/var/spool/slurmd");
+	mw_conf_free(nhd_conf_keys, &c);
+}
+END_TEST
+
+static void make_socket(const char *dir, const char *name)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/%s", dir, name);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	close(fd);
+}
+
+START_TEST(test_busy_steps)
+{
+	char dir[] = "/tmp/test_nhd_calib.XXXXXX", path[256];
+	FILE *f;
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(nhd_calib_busy_steps(dir, "n1"), 0);
+	make_socket(dir, "n1_42.4294967292"); /* the extern step: no ranks */
+	make_socket(dir, "n2_42.0");          /* another node's (multiple slurmd) */
+	ck_assert_int_eq(nhd_calib_busy_steps(dir, "n1"), 0);
+	make_socket(dir, "n1_42.0");
+	make_socket(dir, "n1_43.4294967291"); /* a batch script */
+	snprintf(path, sizeof(path), "%s/n1_44.0", dir); /* not a socket */
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	ck_assert_int_eq(nhd_calib_busy_steps(dir, "n1"), 2);
+	ck_assert_int_eq(nhd_calib_busy_steps(dir, "n2"), 1);
+	ck_assert_int_eq(nhd_calib_busy_steps(dir, "n"), 0);
+	for (const char *const *n = (const char *const[]){"n1_42.4294967292", "n2_42.0", "n1_42.0",
+							   "n1_43.4294967291", "n1_44.0", NULL};
+	     *n; n++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, *n);
+		unlink(path);
+	}
+	rmdir(dir);
+	ck_assert_int_eq(nhd_calib_busy_steps(dir, "n1"), -1);
+}
+END_TEST
+
+START_TEST(test_health_merge)
+{
+	struct nhd_health h;
+	struct nhd_calib k;
+	memset(&h, 0, sizeof(h));
+	memset(&k, 0, sizeof(k));
+	nhd_health_summarize(&h);
+	nhd_calib_to_health(&k, &h); /* never ran: nothing added */
+	ck_assert_int_eq(h.n, 0);
+	k.ran = 1;
+	k.degraded = 1;
+	snprintf(k.detail, sizeof(k.detail), "timer untrustworthy: 1 backward steps");
+	nhd_calib_to_health(&k, &h);
+	ck_assert_int_eq(h.n, 1);
+	ck_assert_str_eq(h.r[0].name, "calibration");
+	ck_assert_int_eq(h.state, MW_PROBE_DEGRADED); /* soft: degraded, never dead */
+	ck_assert_str_eq(h.summary, "timer untrustworthy: 1 backward steps");
+}
+END_TEST
+
+START_TEST(test_real_quick_calibration)
+{
+	struct nhd_conf c;
+	struct nhd_calib k;
+	ck_assert_int_eq(nhd_conf_defaults(&c), 0);
+	c.calibrate_max_noise = 0;     /* this shared machine's noise is not the point */
+	c.calibrate_max_rate_diff = 1; /* nor a VM's TSC rate */
+	memset(&k, 0, sizeof(k));
+	ck_assert_int_eq(nhd_calib_run(&c, &k), 0);
+	ck_assert_int_eq(k.ran, 1);
+	ck_assert_int_eq((int)k.gen, 1);
+	ck_assert_int_eq((int)k.obs.backward_steps, 0);
+	ck_assert_int_eq(k.degraded, 0);
+	ck_assert_msg(!strncmp(k.detail, "timers ok", 9), "%s", k.detail);
+	ck_assert(k.seconds > 0 && k.cpu_seconds > 0);
+	mw_conf_free(nhd_conf_keys, &c);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("nhd_calib");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 30);
+	tcase_add_loop_test(tc, test_rule, 0, sizeof(rule_cases) / sizeof(rule_cases[0]));
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_busy_steps);
+	tcase_add_test(tc, test_health_merge);
+	tcase_add_test(tc, test_real_quick_calibration);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
