@@ -77,3 +77,4 @@ wait_for 60 lab_all_idle
 sleep 6 # one more check_interval of the degraded daemon
 is "$(sinfo -h -n n3 -o %t)" idle "n3 is idle, not drained"
 is "$(sinfo -h -R -n n3 -o %E)" "" "... and has no drain reason"
+done_testing

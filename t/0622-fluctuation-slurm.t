@@ -50,3 +50,4 @@ run_job quiet
 is "$(cat "$dir/quiet.state")" COMPLETED "no slowdown: the job completes"
 is "$(flagged "$out")" "[]" "no slowdown: no rank flagged" || diag "$(sed -n '/Compute-phase/,$p' "$out/imbalance.txt")"
 is "$(field "$out/imbalance.json" 'r["fluctuation"]["ranks_judged"]')" 2 "no slowdown: both ranks judged"
+done_testing
