@@ -6,7 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "cal_calib.h"
 #include "cal_timer.h"
@@ -62,6 +65,25 @@ int nhd_calib_judge(const struct nhd_calib_obs *o, const struct nhd_conf *c, dou
 	return 0;
 }
 
+/* Does a slurmstepd listen on this step socket?  A slurmstepd that was
+ * killed (a node failure, an OOM kill) leaves its socket behind until slurmd
+ * restarts: connect() to it is refused.  (Slurm's own tools find live steps
+ * the same way.) */
+static int step_alive(const char *path)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	int fd, ok;
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return 1; /* cannot tell: count it, so no calibration disturbs it */
+	memcpy(sun.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 1;
+	ok = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0 || (errno != ECONNREFUSED && errno != ENOENT);
+	close(fd);
+	return ok;
+}
+
 int nhd_calib_busy_steps(const char *spool, const char *node)
 {
 	DIR *dir = opendir(spool);
@@ -80,7 +102,7 @@ int nhd_calib_busy_steps(const char *spool, const char *node)
 		if (!dot || !strcmp(dot + 1, SLURM_EXTERN_STEP))
 			continue;
 		if (snprintf(path, sizeof(path), "%s/%s", spool, e->d_name) >= (int)sizeof(path) ||
-		    stat(path, &st) < 0 || !S_ISSOCK(st.st_mode))
+		    stat(path, &st) < 0 || !S_ISSOCK(st.st_mode) || !step_alive(path))
 			continue;
 		n++;
 	}

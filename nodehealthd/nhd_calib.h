@@ -44,7 +44,9 @@ int nhd_calib_judge(const struct nhd_calib_obs *o, const struct nhd_conf *c, dou
 		    size_t len);
 
 /* Live Slurm job steps on node: the step sockets "NODE_JOB.STEP" in spool
- * (SlurmdSpoolDir), not counting the extern step (it holds no ranks).
+ * (SlurmdSpoolDir) that a slurmstepd still listens on (a killed step's
+ * stale socket does not count), not counting the extern step (it holds no
+ * ranks).
  * Return their number, or -1 if spool cannot be read (errno set). */
 int nhd_calib_busy_steps(const char *spool, const char *node);
 

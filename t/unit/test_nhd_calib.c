@@ -70,27 +70,36 @@ START_TEST(test_defaults)
 }
 END_TEST
 
-static void make_socket(const char *dir, const char *name)
+/* A step socket: a live one listens (its fd is returned, to close at the
+ * end); a stale one, left by a killed slurmstepd, is bound and closed (-1). */
+static int make_socket(const char *dir, const char *name, int live)
 {
 	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
 	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s/%s", dir, name);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	if (live) {
+		ck_assert_int_eq(listen(fd, 4), 0);
+		return fd;
+	}
 	close(fd);
+	return -1;
 }
 
 START_TEST(test_busy_steps)
 {
 	char dir[] = "/tmp/test_nhd_calib.XXXXXX", path[256];
 	FILE *f;
+	int fds[4];
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	ck_assert_int_eq(nhd_calib_busy_steps(dir, "n1"), 0);
-	make_socket(dir, "n1_42.4294967292"); /* the extern step: no ranks */
-	make_socket(dir, "n2_42.0");          /* another node's (multiple slurmd) */
+	fds[0] = make_socket(dir, "n1_42.4294967292", 1); /* the extern step: no ranks */
+	fds[1] = make_socket(dir, "n2_42.0", 1);          /* another node's (multiple slurmd) */
 	ck_assert_int_eq(nhd_calib_busy_steps(dir, "n1"), 0);
-	make_socket(dir, "n1_42.0");
-	make_socket(dir, "n1_43.4294967291"); /* a batch script */
+	fds[2] = make_socket(dir, "n1_42.0", 1);
+	fds[3] = make_socket(dir, "n1_43.4294967291", 1); /* a batch script */
+	make_socket(dir, "n1_45.0", 0);                   /* a killed step's stale socket */
 	snprintf(path, sizeof(path), "%s/n1_44.0", dir); /* not a socket */
 	f = fopen(path, "w");
 	ck_assert_ptr_nonnull(f);
@@ -98,8 +107,11 @@ START_TEST(test_busy_steps)
 	ck_assert_int_eq(nhd_calib_busy_steps(dir, "n1"), 2);
 	ck_assert_int_eq(nhd_calib_busy_steps(dir, "n2"), 1);
 	ck_assert_int_eq(nhd_calib_busy_steps(dir, "n"), 0);
+	for (int i = 0; i < 4; i++)
+		close(fds[i]);
+	ck_assert_int_eq(nhd_calib_busy_steps(dir, "n1"), 0); /* every step gone */
 	for (const char *const *n = (const char *const[]){"n1_42.4294967292", "n2_42.0", "n1_42.0",
-							   "n1_43.4294967291", "n1_44.0", NULL};
+							   "n1_43.4294967291", "n1_44.0", "n1_45.0", NULL};
 	     *n; n++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, *n);
 		unlink(path);
