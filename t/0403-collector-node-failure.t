@@ -46,7 +46,7 @@ like "$(scontrol show job "$jid")" "Comment=steady 7 \| mpiwatch: hardware: node
 wait_for 90 "lab_node_is $node 'drain.*|drng.*'"
 like "$(scontrol -o show node $node)" "Reason=mpiwatch: job $jid" "$node is drained with an mpiwatch reason naming the job"
 like "$(lab_node_state $node)" "^(drain|drng|drained)" "Slurm shows $node draining"
-is "$(sinfo -h -R -o %N | tr '\n' ' ' | sed 's/ $//')" "$node" "no other node is drained"
+is "$(lab_reasoned_nodes)" "$node" "no other node is drained"
 
 col_end_and_revive "$jid" $node
 done_testing

@@ -34,6 +34,6 @@ like "$(cat "$dir/job.out")" "steady done" "the program's own output is complete
 like "$(cat "$dir/job.out")" "srun-exit=0" "srun exits 0"
 wait_for 30 "jv '$rep' 'd[\"timeline\"][-1][\"event\"]' | grep -q shutdown"
 is "$(jv "$rep" 'd["verdict"]')" none "verdict none: a lost agent on a live node is no failure"
-is "$(sinfo -h -R -o %N | tr '\n' ' ' | sed 's/ $//')" "" "no node is drained"
+is "$(lab_reasoned_nodes)" "" "no node is drained"
 is "$(jv "$rep" 'len([a for a in d["actions"] if a["action"] == "drain"])')" 0 "no drain was even requested"
 done_testing

@@ -34,7 +34,7 @@ is "$(jv "$rep" '[n["state"] for n in d["nodes"] if n["name"] == "n1"][0]')" ali
 like "$(jv "$rep" '[n["health"] for n in d["nodes"] if n["name"] == "n2"][0]')" "no mpiwatch-nodehealthd" \
     "the report says why"
 is "$(jv "$rep" 'd["deadlock"]["found"]')" True "the deadlock is found"
-is "$(sinfo -h -R -o %N | tr '\n' ' ' | sed 's/ $//')" "" "no node is drained"
+is "$(lab_reasoned_nodes)" "" "no node is drained"
 scancel "$jid"
 lab_job_wait "$jid" 120 >/dev/null
 lab_exec n2 "$MW_LAB_T/lab/node.d/50-nodehealthd" start n2 >/dev/null 2>&1

@@ -37,7 +37,7 @@ wait_for 200 "scontrol -o show node $node | grep -q 'Reason=mpiwatch: job $jid'"
 like "$(scontrol -o show node $node)" "Reason=mpiwatch: job $jid" "after slurmctld is back, $node is drained by the retry"
 wait_for 120 "scontrol show job $jid | grep -q 'Comment=mpiwatch: hardware'"
 like "$(scontrol show job "$jid")" "Comment=mpiwatch: hardware: node $node dead" "and the verdict is the job's comment"
-is "$(sinfo -h -R -o %N | tr '\n' ' ' | sed 's/ $//')" "$node" "no other node is drained"
+is "$(lab_reasoned_nodes)" "$node" "no other node is drained"
 
 col_end_and_revive "$jid" $node
 done_testing

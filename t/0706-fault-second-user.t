@@ -40,7 +40,7 @@ like "$out" "answered our probe" "nodehealthd probed n2 and found it alive"
 out=$(lab_exec -u mwuser1 n1 "$mw" drain "$jid" n3 2>&1)
 isnt $? 0 "mwuser1 cannot drain n3, outside the job"
 like "$out" "not part of job $jid" "nodehealthd says n3 is not part of the job"
-is "$(sinfo -h -R -o %N | tr '\n' ' ' | sed 's/ $//')" "" "no node is drained"
+is "$(lab_reasoned_nodes)" "" "no node is drained"
 st=$(lab_job_wait "$jid" 120)
 is "$st" COMPLETED "the job completes"
 like "$(cat "$dir/job.out")" "steady done" "with its own output"

@@ -182,6 +182,10 @@ lab_sbatch() {
     lab_as "$user" sbatch --parsable "$@" | cut -d';' -f1
 }
 
+# lab_reasoned_nodes: the nodes Slurm lists with a reason (drained, down),
+# space separated ("" when none): what "no node is drained" compares.
+lab_reasoned_nodes() { sinfo -h -R -o %N | tr '\n' ' ' | sed 's/ $//'; }
+
 # lab_log NAME: path of a lab log (slurmctld, slurmd-n1, slurmrestd, ...).
 lab_log() { echo "$MW_LAB_DIR/log/$1.log"; }
 
