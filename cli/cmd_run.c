@@ -350,6 +350,12 @@ static int run_watched(struct run_opts *o)
 	if (o->report && mw_run_copy_file(report, o->report) < 0)
 		fprintf(stderr, "mpiwatch run: cannot write %s: %s\n", o->report, strerror(errno));
 	/* The last line names the readable report; the JSON one is beside it. */
+	{
+		char html[PATH_MAX + 16];
+		snprintf(html, sizeof(html), "%s/report.html", outdir);
+		if (access(html, R_OK) == 0)
+			fprintf(stderr, "mpiwatch: HTML report %s\n", html);
+	}
 	fprintf(stderr, "mpiwatch: JSON report %s\n", o->report ? o->report : report);
 	fprintf(stderr, "mpiwatch: verdict %s%s; report %s\n", verdict[0] ? verdict : "unknown",
 		hang ? " (the program was ended)" : "", txt);

@@ -326,7 +326,7 @@ static const char style[] =
 	"#answer p.ok{color:#1a5e20}"
 	"h2{font-size:1.1em;border-bottom:1px solid #ccc;margin-top:1.6em}"
 	"table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:2px 8px;text-align:left;"
-	"vertical-align:top}th{background:#f4f4f4}"
+	"vertical-align:top}th{background:#f4f4f4}#timeline td:first-child{white-space:nowrap}"
 	"pre,.frame,.ranks{font-family:ui-monospace,monospace;font-size:13px}"
 	".ranks{color:#555}ul.tree,.tree ul{list-style:none;padding-left:1.4em;margin:0}"
 	".tree li{border-left:1px solid #bbb;padding-left:.5em}"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "colstate.h"
+#include "html.h"
 #include "hostlist.h"
 #include "jsonschema.h"
 #include "restd.h"
@@ -210,6 +211,9 @@ START_TEST(test_report_write)
 	snprintf(path, sizeof path, "%s/report.txt", dir);
 	ck_assert_int_eq(access(path, R_OK), 0);
 	unlink(path);
+	snprintf(path, sizeof path, "%s/report.html", dir);
+	ck_assert_int_eq(access(path, R_OK), 0);
+	unlink(path);
 	snprintf(path, sizeof path, "%s/report.json", dir);
 	unlink(path);
 	snprintf(path, sizeof path, "%s/collector-stats.json", dir);
@@ -217,6 +221,43 @@ START_TEST(test_report_write)
 	ck_assert_int_eq(rmdir(dir), 0);
 	json_object_put(sch);
 	col_state_free(&s);
+}
+END_TEST
+
+/* report.html: everything from the job is escaped; nothing is loaded. */
+START_TEST(test_report_html_escapes)
+{
+	const char *rep_text =
+		"{\"job\":\"7<b>\",\"verdict\":\"software\",\"summary\":\"s\","
+		"\"answer\":[\"crash: rank 1 in f<x> (a&b.c:3) \\\"q\\\" 'q'\"],"
+		"\"causes\":[{\"cause\":\"B\",\"ranks_text\":\"1\",\"detail\":\"<script>alert(1)</script>\"}],"
+		"\"nodes\":[{\"name\":\"n<img src=x onerror=alert(1)>\",\"addr\":\"a\",\"state\":\"alive\"}],"
+		"\"ranks\":[{\"rank\":1,\"state\":\"in_mpi\",\"call\":\"MPI_<Recv>\",\"peer_world\":0,\"tag\":-1}],"
+		"\"deadlock\":{\"found\":false,\"ranks\":[],\"detail\":\"</p><iframe>\"},"
+		"\"stack_tree\":[{\"frame\":\"main (<a>.c:1)\",\"ranks\":\"1\",\"count\":1,\"children\":[]}],"
+		"\"timeline\":[{\"time\":\"t\",\"t_s\":1,\"event\":\"note\",\"detail\":\"x\\u0001</td><link href=//e>\"}]}";
+	json_object *rep = json_tokener_parse(rep_text);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+	ck_assert(rep != NULL);
+	f = open_memstream(&out, &len);
+	ck_assert(f != NULL);
+	ck_assert_int_eq(col_report_html(NULL, rep, f), 0);
+	fclose(f);
+	ck_assert_msg(!strstr(out, "<script") && !strstr(out, "<img") && !strstr(out, "<iframe") &&
+			      !strstr(out, "<link") && !strstr(out, "<a>") && !strstr(out, "<x>") &&
+			      !strstr(out, "7<b>") && !strstr(out, "<Recv>"),
+		      "a string from the job reached the page as markup:\n%s", out);
+	ck_assert(strstr(out, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+	ck_assert(strstr(out, "f&lt;x&gt; (a&amp;b.c:3) &quot;q&quot; &#39;q&#39;"));
+	ck_assert(strstr(out, "x\xef\xbf\xbd&lt;/td&gt;")); /* a control character is replaced */
+	ck_assert(strstr(out, "default-src 'none'"));           /* the browser loads nothing */
+	/* the answer is the first text of the body */
+	ck_assert(strstr(strstr(out, "<body>"), "<section id=\"answer\">\n<p>crash: rank 1") ==
+		  strstr(out, "<body>") + strlen("<body>\n"));
+	free(out);
+	json_object_put(rep);
 }
 END_TEST
 
@@ -296,6 +337,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_report_schema, 0, sizeof(rep_cases) / sizeof(rep_cases[0]));
 	tcase_add_test(tc, test_text_and_comment);
 	tcase_add_test(tc, test_report_write);
+	tcase_add_test(tc, test_report_html_escapes);
 	tcase_add_loop_test(tc, test_dump_waits, 0, sizeof(wait_cases) / sizeof(wait_cases[0]));
 	tcase_add_test(tc, test_restd_version);
 	suite_add_tcase(s, tc);
