@@ -78,6 +78,7 @@ struct collector {
 	struct col_retry *retry; /* actions to retry (Slurm did not answer) */
 	size_t nretry;
 	double status_at;     /* when it was last refreshed for that */
+	double mpierr_grace_until; /* waiting (once) for the MPI library's line, 0 = not yet */
 };
 
 /* A report left by an earlier collector of the same job (the job was
@@ -717,6 +718,44 @@ static void read_mpi_errors(struct collector *c)
 	read_side_file(c, "crash-stacks.txt", &c->s.crash_stacks);
 }
 
+/* Whether the verdict waits a moment for the MPI library's own error line:
+ * the launcher's output is read beside the report (OUTDIR/mpi-errors.txt
+ * exists: "mpiwatch run"), a rank ended inside an MPI call without a signal
+ * (so the library may have ended it) and no line of it was read yet.  The
+ * line and the rank's end race each other through different paths; the wait
+ * is once and bounded (MPIERR_GRACE_S). */
+#define MPIERR_GRACE_S 1.0
+static int wait_for_mpi_error(struct collector *c)
+{
+	struct col_state *s = &c->s;
+	char path[4200], line[8];
+	double now = mw_now();
+	if (c->mpierr_grace_until > 0)
+		return now < c->mpierr_grace_until;
+	if (!c->o->dir[0])
+		return 0;
+	snprintf(path, sizeof path, "%s/mpi-errors.txt", c->o->dir);
+	if (access(path, F_OK) != 0)
+		return 0;
+	long first = -1;
+	for (size_t i = 0; i < s->size; i++) {
+		const struct col_rank *x = &s->ranks[i];
+		if ((x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED) && x->call[0] &&
+		    x->exit_signal <= 0) {
+			if (col_mpi_error(s, (int)i, line, sizeof line))
+				return 0; /* one line tells it */
+			if (first < 0)
+				first = (long)i;
+		}
+	}
+	if (first < 0)
+		return 0;
+	c->mpierr_grace_until = now + MPIERR_GRACE_S;
+	col_state_event(s, "note", "rank %ld ended inside %s: waiting up to %.0f s for the MPI library's own "
+				   "message", first, s->ranks[first].call, MPIERR_GRACE_S);
+	return 1;
+}
+
 static void evaluate(struct collector *c)
 {
 	struct col_state *s = &c->s;
@@ -750,6 +789,10 @@ static void evaluate(struct collector *c)
 		col_state_event(s, "note", "the suspected hang is over after %.0f s: the ranks moved on "
 					   "(slow, not stuck)", mw_now() - s->stuck_since_mono);
 		s->stuck_since_mono = 0;
+	}
+	if (res.verdict == COL_V_SOFTWARE && wait_for_mpi_error(c)) {
+		schedule(c, c->mpierr_grace_until - mw_now() + 0.05);
+		return;
 	}
 	if (res.verdict == COL_V_SOFTWARE && !confirm(c)) {
 		double now = mw_now();
@@ -1308,6 +1351,8 @@ int col_run(struct col_opts *o)
 			o->probe_budget_s = 1.5;
 		o->action = COL_ACT_REPORT; /* the job is ending anyway */
 		col_state_event(&c.s, "note", "stopping with unevaluated heartbeats: evaluating now");
+		c.mpierr_grace_until = 1; /* no more waiting: the job is over */
+		read_mpi_errors(&c);
 		evaluate(&c);
 	} else if (!c.s.have_res && c.s.st.heartbeats > 0) {
 		/* Only long computations were seen: put them in the report. */
@@ -1322,6 +1367,7 @@ int col_run(struct col_opts *o)
 			col_state_event(&c.s, "note", "%s not done: Slurm did not answer in %d tries",
 					act_names[c.retry[i].kind], c.retry[i].tries + 1);
 	imbalance_at_end(&c);
+	read_mpi_errors(&c); /* what the launcher printed last */
 	col_state_event(&c.s, "shutdown", "collector stopping; verdict %s",
 			col_verdict_name(c.s.have_res ? c.s.res.verdict : COL_V_NONE));
 	write_reports(&c);
