@@ -10,6 +10,7 @@
 
 #include "colstate.h"
 #include "html.h"
+#include "joblog.h"
 #include "hostlist.h"
 #include "jsonschema.h"
 #include "restd.h"
@@ -261,6 +262,90 @@ START_TEST(test_report_html_escapes)
 }
 END_TEST
 
+/* Under Slurm: the batch job's output file, and the crash reports in it. */
+static const struct {
+	int batch;
+	const char *out, *err, *workdir, *want;
+} joblog_cases[] = {
+	{1, "", "", "/home/u/run", "/home/u/run/slurm-42.out"},
+	{1, "/scratch/%u/job-%j.out", "", "/w", "/scratch/alice/job-42.out"},
+	{1, "out.%J", "", "/w", "/w/out.42"},
+	{1, "o.txt", "/e/%A.err", "/w", "/e/42.err"},
+	{1, "/x/100%%.out", "", "/w", "/x/100%.out"},
+	{1, "/x/%x.out", "", "/w", NULL},   /* the job's name: not expanded */
+	{1, "/x/%N-%t.out", "", "/w", NULL}, /* per node or task: not one file */
+	{1, "rel.out", "", "", NULL},        /* relative, no working directory */
+	{0, "/x/o.out", "", "/w", NULL},     /* not a batch job: srun's terminal */
+};
+
+START_TEST(test_joblog_path)
+{
+	struct mw_slurm_job j = {0};
+	char buf[256];
+	j.batch = joblog_cases[_i].batch;
+	snprintf(j.user, sizeof j.user, "alice");
+	snprintf(j.std_out, sizeof j.std_out, "%s", joblog_cases[_i].out);
+	snprintf(j.std_err, sizeof j.std_err, "%s", joblog_cases[_i].err);
+	snprintf(j.workdir, sizeof j.workdir, "%s", joblog_cases[_i].workdir);
+	if (!joblog_cases[_i].want) {
+		ck_assert_int_eq(col_joblog_path(&j, "42", buf, sizeof buf), -1);
+	} else {
+		ck_assert_int_eq(col_joblog_path(&j, "42", buf, sizeof buf), 0);
+		ck_assert_str_eq(buf, joblog_cases[_i].want);
+	}
+}
+END_TEST
+
+START_TEST(test_joblog_scan)
+{
+	struct col_state s;
+	char path[] = "/tmp/mwjoblogXXXXXX", st[512];
+	int fd = mkstemp(path);
+	FILE *f;
+	ck_assert(fd >= 0);
+	f = fdopen(fd, "w");
+	/* Open MPI's own report of a rank on n2 (pid 4242), one of a process
+	 * that is no rank (pid 7), and the same pid on another node. */
+	fputs("hello from the program\n"
+	      "[n2:04242] *** Process received signal ***\n"
+	      "[n2:04242] Signal: Segmentation fault (11)\n"
+	      "[n2:04242] [ 0] /lib/x86_64-linux-gnu/libc.so.6(+0x3bfd0)[0x7f0]\n"
+	      "[n2:04242] [ 1] /nonexistent/prog(fill_halo+0x12)[0x55d]\n"
+	      "[n2:04242] [ 2] /nonexistent/prog(main+0x40)[0x55e]\n"
+	      "[n2:04242] *** End of error message ***\n"
+	      "[n1:00007] *** Process received signal ***\n"
+	      "[n1:00007] [ 0] /lib/x86_64-linux-gnu/libc.so.6(+0x3bfd0)[0x7f0]\n"
+	      "[n1:00007] [ 1] /nonexistent/prog(other+0x12)[0x55d]\n"
+	      "[n1:00007] *** End of error message ***\n"
+	      "[n3.cluster:04242] *** Process received signal ***\n"
+	      "[n3.cluster:04242] [ 0] /lib/x86_64-linux-gnu/libc.so.6(+0x3bfd0)[0x7f0]\n"
+	      "[n3.cluster:04242] [ 1] /nonexistent/prog(solve+0x12)[0x55d]\n"
+	      "[n3.cluster:04242] *** End of error message ***\n",
+	      f);
+	fclose(f);
+	col_state_init(&s, "42");
+	col_state_node(&s, "n1");
+	col_state_node(&s, "n2");
+	col_state_node(&s, "n3");
+	beat(&s, 0, 0, MW_HB_S_IN_MPI, "MPI_Recv", "recv", 1, -1, 0);
+	beat(&s, 1, 1, MW_HB_S_EXITED, "", "", -1, -1, 11);
+	beat(&s, 2, 2, MW_HB_S_EXITED, "", "", -1, -1, 11);
+	s.ranks[0].pid = 8;
+	s.ranks[1].pid = 4242;
+	s.ranks[2].pid = 4242;
+	ck_assert_int_eq(col_joblog_scan(&s, path), 2);
+	ck_assert(col_rank_line(s.crash_stacks, 1, st, sizeof st));
+	ck_assert_str_eq(st, "fill_halo (in prog, no source line: no debug info)\tmain (in prog, no source line: no debug info)");
+	ck_assert(col_rank_line(s.crash_stacks, 2, st, sizeof st));
+	ck_assert_str_eq(st, "solve (in prog, no source line: no debug info)");
+	ck_assert(!col_rank_line(s.crash_stacks, 0, st, sizeof st));
+	ck_assert_int_eq(col_joblog_scan(&s, path), 0); /* known already: not added twice */
+	unlink(path);
+	ck_assert_int_eq(col_joblog_scan(&s, path), -1);
+	col_state_free(&s);
+}
+END_TEST
+
 /* What a dump says a rank waits for. */
 static const struct {
 	const char *dump;
@@ -338,6 +423,8 @@ int main(void)
 	tcase_add_test(tc, test_text_and_comment);
 	tcase_add_test(tc, test_report_write);
 	tcase_add_test(tc, test_report_html_escapes);
+	tcase_add_loop_test(tc, test_joblog_path, 0, sizeof joblog_cases / sizeof joblog_cases[0]);
+	tcase_add_test(tc, test_joblog_scan);
 	tcase_add_loop_test(tc, test_dump_waits, 0, sizeof(wait_cases) / sizeof(wait_cases[0]));
 	tcase_add_test(tc, test_restd_version);
 	suite_add_tcase(s, tc);
