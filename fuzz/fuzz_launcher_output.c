@@ -1,7 +1,6 @@
 /* libFuzzer target for the launcher-output reader of "mpiwatch run"
- * (cli/runlaunch.c mw_run_parse_death, mw_run_parse_mpi_error,
- * dl_crash_parse), fed line by
- * line. */
+ * (cli/runlaunch.c mw_run_parse_death, mw_run_parse_mpi_error and
+ * analyze/dl_crash.c dl_crash_parse), fed line by line. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
