@@ -2,25 +2,14 @@
 // chromium driven by playwright-core (executablePath, no browser download).
 // Usage: node imbalance-view.mjs PAGE.html JSON SCREENSHOT.png
 // Prints TAP lines; exits 1 if any check fails.
-import { chromium } from "playwright-core";
+import { ok, done, launch } from "./common.mjs";
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
 const [page_path, json_path, shot_path] = process.argv.slice(2);
 const R = JSON.parse(readFileSync(json_path, "utf8"));
-let n = 0, failed = 0;
-function ok(cond, what) {
-  n++;
-  if (!cond) failed++;
-  console.log(`${cond ? "ok" : "not ok"} ${n} - ${what}`);
-}
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
-         "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch(["--use-angle=swiftshader", "--enable-unsafe-swiftshader"]);
 const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
 const requests = [];
 page.on("request", r => { if (!r.url().startsWith("file:") && !r.url().startsWith("data:")) requests.push(r.url()); });
@@ -105,5 +94,4 @@ if (at) {
 }
 ok(requests.length === 0, "the page made no network request " + requests.join(" "));
 await browser.close();
-console.log(`1..${n}`);
-process.exit(failed ? 1 : 0);
+done();

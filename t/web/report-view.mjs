@@ -2,25 +2,15 @@
 // playwright-core (executablePath, no browser download).
 // Usage: node report-view.mjs REPORT.html REPORT.json SCREENSHOT.png
 // Prints TAP lines; exits 1 if any check fails.
-import { chromium } from "playwright-core";
+import { ok, done, launch } from "./common.mjs";
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
 const [page_path, json_path, shot_path] = process.argv.slice(2);
 const R = JSON.parse(readFileSync(json_path, "utf8"));
 const page_url = pathToFileURL(page_path).href;
-let n = 0, failed = 0;
-function ok(cond, what) {
-  n++;
-  if (!cond) failed++;
-  console.log(`${cond ? "ok" : "not ok"} ${n} - ${what}`);
-}
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch();
 const page = await browser.newPage({ viewport: { width: 1300, height: 1000 } });
 // Every request but the page itself is recorded and refused: the report
 // must be one offline file.
@@ -87,5 +77,4 @@ ok(await page.locator("#nodes tr").count() === R.nodes.length + 1,
    `the nodes table has the report's ${R.nodes.length} node(s)`);
 ok(requests.length === 0, "the page made no network request " + requests.join(" "));
 await browser.close();
-console.log(`1..${n}`);
-process.exit(failed ? 1 : 0);
+done();
