@@ -796,6 +796,9 @@ static int wait_for_mpi_error(struct collector *c)
 	if (access(path, F_OK) != 0)
 		return 0;
 	long first = -1;
+	for (size_t i = 0; i < s->size; i++)
+		if (s->ranks[i].exit_signal > 0)
+			return 0; /* a rank killed by a signal: a crash, not the library */
 	for (size_t i = 0; i < s->size; i++) {
 		const struct col_rank *x = &s->ranks[i];
 		if ((x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED) && x->call[0] &&

@@ -69,6 +69,7 @@ struct gnode {
 	char label[64];    /* "rank 3" or the call */
 	char title[400];   /* hover text */
 	int dead;          /* in the deadlock */
+	int failed;        /* cause B outside a deadlock: it failed (crashed, ended) */
 };
 
 struct gedge {
@@ -123,6 +124,7 @@ static int rank_node(struct graph *g, json_object *rep, int r, int dead)
 			n += snprintf(x->title + n, sizeof x->title - (size_t)n, ", tag %d", tag);
 		if (cause && n > 0 && (size_t)n < sizeof x->title)
 			snprintf(x->title + n, sizeof x->title - (size_t)n, ", cause %s", cause);
+		x->failed = cause && !strcmp(cause, "B") && !dead;
 	} else {
 		snprintf(x->title, sizeof x->title, "rank %d (no heartbeat)", r);
 	}
@@ -201,7 +203,7 @@ static void build_graph(json_object *rep, struct graph *g)
 		json_object *e = g->n[k].rank >= 0 ? rank_entry(rep, g->n[k].rank) : NULL;
 		const char *st = str(e, "state");
 		int peer = json_object_get_int(get(e, "peer_world"));
-		if (!st || strcmp(st, "in_mpi"))
+		if (!st || (strcmp(st, "in_mpi") && strcmp(st, "exited") && strcmp(st, "vanished")))
 			continue;
 		if (peer >= 0 && !has_out(g, k))
 			edge(g, k, rank_node(g, rep, peer, 0));
@@ -274,8 +276,8 @@ static void graph_svg(FILE *f, json_object *rep)
 	for (int i = 0; i < g->nn; i++) {
 		const struct gnode *n = &g->n[i];
 		if (n->rank >= 0)
-			fprintf(f, "<g class=\"node rank%s\" data-rank=\"%d\"><title>", n->dead ? " dead" : "",
-				n->rank);
+			fprintf(f, "<g class=\"node rank%s\" data-rank=\"%d\"><title>",
+				n->dead ? " dead" : n->failed ? " failed" : "", n->rank);
 		else
 			fputs("<g class=\"node call\"><title>", f);
 		col_html_escape(f, n->title);
@@ -291,8 +293,9 @@ static void graph_svg(FILE *f, json_object *rep)
 	}
 	fputs("</svg>\n", f);
 	fputs("<p class=\"legend\"><span class=\"key dead\">red</span>: the ranks of the deadlock the "
-	      "analysis of the dumps found; an arrow points from a rank to the rank (or the call) it "
-	      "waits for; hover a rank for its call.",
+	      "analysis of the dumps found; <span class=\"key failed\">orange</span>: a rank that failed "
+	      "(cause B: crashed or ended); an arrow points from a rank to the rank (or the call) it "
+	      "waits or waited for; hover a rank for its call.",
 	      f);
 	if (g->left_out)
 		fprintf(f, " %d more rank(s) not drawn (see the ranks below).", g->left_out);
@@ -332,10 +335,11 @@ static const char style[] =
 	".tree li{border-left:1px solid #bbb;padding-left:.5em}"
 	"#waitfor .node circle{fill:#eef;stroke:#557;stroke-width:1.5}"
 	"#waitfor .node.dead circle{fill:#fdd;stroke:#c00;stroke-width:2.5}"
+	"#waitfor .node.failed circle{fill:#ffe3c2;stroke:#d46b00;stroke-width:2.5}"
 	"#waitfor .node rect{fill:#f4f4f4;stroke:#777}"
 	"#waitfor text{font:12px ui-monospace,monospace;text-anchor:middle}"
 	"#waitfor .edge{fill:none;stroke:#777;stroke-width:1.5}#waitfor .edge.dead{stroke:#c00;stroke-width:2.5}"
-	".key.dead{color:#c00;font-weight:600}.muted{color:#666}";
+	".key.dead{color:#c00;font-weight:600}.key.failed{color:#d46b00;font-weight:600}.muted{color:#666}";
 
 int col_report_html(const struct col_state *s, json_object *rep, FILE *f)
 {
