@@ -26,3 +26,26 @@ export function launch(extra = []) {
            "--disable-background-networking", "--disable-component-update", "--disable-sync"],
   });
 }
+
+// Count the pixels of a PNG screenshot (a Buffer) that pass each test,
+// decoded in page (any page that allows data: images): tests maps a name
+// to the body of a function of (r, g, b), e.g. {red: "return r > 150 && g < 80"}.
+// Returns {name: count, ..., total}.
+export function countPixels(page, png, tests) {
+  return page.evaluate(async ([b64, tests]) => {
+    const img = new Image();
+    img.src = "data:image/png;base64," + b64;
+    await img.decode();
+    const c = document.createElement("canvas");
+    c.width = img.width; c.height = img.height;
+    const g = c.getContext("2d");
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    const fs = Object.entries(tests).map(([k, body]) => [k, new Function("r", "g", "b", body)]);
+    const out = { total: d.length / 4 };
+    for (const [k] of fs) out[k] = 0;
+    for (let i = 0; i < d.length; i += 4)
+      for (const [k, f] of fs) if (f(d[i], d[i + 1], d[i + 2])) out[k]++;
+    return out;
+  }, [png.toString("base64"), tests]);
+}

@@ -2,7 +2,7 @@
 // chromium driven by playwright-core (executablePath, no browser download).
 // Usage: node imbalance-view.mjs PAGE.html JSON SCREENSHOT.png
 // Prints TAP lines; exits 1 if any check fails.
-import { ok, done, launch } from "./common.mjs";
+import { ok, done, launch, countPixels } from "./common.mjs";
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
@@ -25,24 +25,11 @@ ok(JSON.stringify(await page.evaluate(() => window.mwState.rows)) ===
 
 // Screenshot of the 3D view: not blank, with the groups' bar colours.
 const shot = await page.locator("#view3d").screenshot({ path: shot_path });
-const px = await page.evaluate(async b64 => {
-  const img = new Image();
-  img.src = "data:image/png;base64," + b64;
-  await img.decode();
-  const c = document.createElement("canvas");
-  c.width = img.width; c.height = img.height;
-  const g = c.getContext("2d");
-  g.drawImage(img, 0, 0);
-  const d = g.getImageData(0, 0, c.width, c.height).data;
-  let blue = 0, orange = 0, nonwhite = 0;
-  for (let i = 0; i < d.length; i += 4) {
-    const [r, gg, b] = [d[i], d[i + 1], d[i + 2]];
-    if (r < 240 || gg < 240 || b < 240) nonwhite++;
-    if (b > r + 40 && b > gg + 10) blue++;          // computation #4e79a7, shaded
-    if (r > b + 80 && r > gg + 20) orange++;        // communication #f28e2b, shaded
-  }
-  return { blue, orange, nonwhite, total: d.length / 4 };
-}, shot.toString("base64"));
+const px = await countPixels(page, shot, {
+  nonwhite: "return r < 240 || g < 240 || b < 240",
+  blue: "return b > r + 40 && b > g + 10",    // computation #4e79a7, shaded
+  orange: "return r > b + 80 && r > g + 20",  // communication #f28e2b, shaded
+});
 ok(px.nonwhite > px.total * 0.02, `the 3D view is not blank (${px.nonwhite} of ${px.total} pixels drawn)`);
 ok(px.blue > 200, `computation bars in their colour (${px.blue} blue pixels)`);
 ok(px.orange > 200, `communication bars in their colour (${px.orange} orange pixels)`);

@@ -2,7 +2,7 @@
 // playwright-core (executablePath, no browser download).
 // Usage: node report-view.mjs REPORT.html REPORT.json SCREENSHOT.png
 // Prints TAP lines; exits 1 if any check fails.
-import { ok, done, launch } from "./common.mjs";
+import { ok, done, launch, countPixels } from "./common.mjs";
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
@@ -51,19 +51,7 @@ ok(cycle.every(r => edges.some(e => e.from === r && inCycle(e.to) && e.len > 10)
 const shot = await page.locator("#waitfor").screenshot({ path: shot_path });
 // Counted on a blank page of its own (the report's policy allows no image).
 const blank = await browser.newPage();
-const red = await blank.evaluate(async b64 => {
-  const img = new Image();
-  img.src = "data:image/png;base64," + b64;
-  await img.decode();
-  const c = document.createElement("canvas");
-  c.width = img.width; c.height = img.height;
-  const g = c.getContext("2d");
-  g.drawImage(img, 0, 0);
-  const d = g.getImageData(0, 0, c.width, c.height).data;
-  let k = 0;
-  for (let i = 0; i < d.length; i += 4) if (d[i] > 150 && d[i + 1] < 80 && d[i + 2] < 80) k++;
-  return k;
-}, shot.toString("base64"));
+const { red } = await countPixels(blank, shot, { red: "return r > 150 && g < 80 && b < 80" });
 ok(red > 300, `the cycle is drawn in red on screen (${red} red pixels)`);
 
 // The stack classes, the timeline and the nodes.
