@@ -84,4 +84,11 @@ int dl_write_text(FILE *f, const struct dl_result *r);
 int dl_write_json(FILE *f, const struct dl_result *r);
 int dl_write_dot(FILE *f, const struct dl_result *r);
 
+/* The stack classes (the report's "stack_tree": ranks grouped by identical
+ * call path, as a tree from main to the MPI call) as indented text with a
+ * title line, to f; truncated adds a line saying some paths were left out.
+ * Return 1 if there was a tree to write, 0 if tree is not a non-empty
+ * array. */
+int dl_stack_tree_text(FILE *f, struct json_object *tree, int truncated);
+
 #endif

@@ -399,6 +399,152 @@ static void not_deadlocked_reason(struct dl_ctx *c, struct json_object *rep)
 	json_object_object_add(rep, "stuck", stuck);
 }
 
+/* ---- text ---- */
+static const char *js(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+	if (!json_object_object_get_ex(o, k, &v) || !v)
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/* ---- stack classes as a tree (STAT) ---- */
+#define TREE_MAX_NODES 4000
+#define TREE_MAX_DEPTH 64
+
+struct tnode {
+	const char *label; /* interned */
+	int child, sibling;
+	int *ranks;
+	int n, cap;
+};
+
+/* "solve (cg.c:42)", "solve", or "" for a frame not worth a level (the
+ * system's libraries, a frame with nothing known). */
+static const char *frame_label(struct dl_ctx *c, const struct dl_frame *fr)
+{
+	char b[400];
+	if (fr->object && (!strncmp(fr->object, "/lib/", 5) || !strncmp(fr->object, "/usr/lib/", 9) ||
+			   !strncmp(fr->object, "/lib64/", 7)))
+		return "";
+	if (fr->symbol && fr->file && fr->line > 0)
+		snprintf(b, sizeof b, "%s (%s:%d)", fr->symbol, fr->file, fr->line);
+	else if (fr->file && fr->line > 0)
+		snprintf(b, sizeof b, "%s:%d", fr->file, fr->line);
+	else if (fr->symbol)
+		snprintf(b, sizeof b, "%s", fr->symbol);
+	else
+		return "";
+	return dl_intern(c->pool, b);
+}
+
+static int tree_child(struct tnode *t, int *nt, int parent, const char *label)
+{
+	for (int k = t[parent].child; k >= 0; k = t[k].sibling)
+		if (t[k].label == label)
+			return k;
+	if (*nt >= TREE_MAX_NODES)
+		return -1;
+	int k = (*nt)++;
+	t[k] = (struct tnode){label, -1, t[parent].child, NULL, 0, 0};
+	t[parent].child = k;
+	return k;
+}
+
+static void tree_add_rank(struct tnode *x, int r)
+{
+	if (x->n == x->cap) {
+		int cap = x->cap ? x->cap * 2 : 8;
+		int *v = realloc(x->ranks, (size_t)cap * sizeof *v);
+		if (!v)
+			return;
+		x->ranks = v;
+		x->cap = cap;
+	}
+	x->ranks[x->n++] = r;
+}
+
+/* Node k's children as JSON, in insertion order (they were pushed in
+ * front): [{frame, ranks, count, children}]. */
+static struct json_object *tree_json(const struct tnode *t, int k)
+{
+	struct json_object *a = json_object_new_array();
+	int kids[256], nk = 0;
+	for (int j = t[k].child; j >= 0 && nk < 256; j = t[j].sibling)
+		kids[nk++] = j;
+	for (int i = nk - 1; a && i >= 0; i--) {
+		const struct tnode *x = &t[kids[i]];
+		struct json_object *o = json_object_new_object();
+		json_object_object_add(o, "frame", json_object_new_string(x->label));
+		add_ranges(o, "ranks", x->ranks, x->n);
+		json_object_object_add(o, "count", json_object_new_int(x->n));
+		json_object_object_add(o, "children", tree_json(t, kids[i]));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+/* The dumped ranks grouped by identical call path, as a tree from main to
+ * the MPI call, each node with its ranks (STAT's equivalence classes);
+ * *truncated is set when there were more paths than TREE_MAX_NODES. */
+static struct json_object *stack_tree(struct dl_ctx *c, int *truncated)
+{
+	struct tnode *t = calloc(TREE_MAX_NODES + 1, sizeof *t);
+	struct json_object *a;
+	int nt = 1, full = 0;
+	if (!t)
+		return json_object_new_array();
+	t[0] = (struct tnode){"", -1, -1, NULL, 0, 0};
+	for (int r = 0; r < c->size; r++) {
+		const struct dl_rank *x = c->ranks[r];
+		int k = 0, depth = 0;
+		if (!x)
+			continue;
+		for (int i = x->nstack - 1; i >= 0 && k >= 0 && depth < TREE_MAX_DEPTH; i--) {
+			const char *l = frame_label(c, &x->stack[i]);
+			if (!l || !*l)
+				continue;
+			k = tree_child(t, &nt, k, l);
+			depth++;
+			if (k >= 0)
+				tree_add_rank(&t[k], r);
+		}
+		if (k >= 0 && x->has_call)
+			k = tree_child(t, &nt, k, dl_intern(c->pool, x->call.name));
+		if (k >= 0 && x->has_call)
+			tree_add_rank(&t[k], r);
+		full |= k < 0;
+	}
+	a = tree_json(t, 0);
+	for (int i = 0; i < nt; i++)
+		free(t[i].ranks);
+	free(t);
+	*truncated = full;
+	return a;
+}
+
+static void tree_print_json(FILE *f, struct json_object *a, int depth)
+{
+	for (size_t i = 0; depth < TREE_MAX_DEPTH + 2 && i < json_object_array_length(a); i++) {
+		struct json_object *o = json_object_array_get_idx(a, i);
+		fprintf(f, "%*s%s [%d: %s]\n", 2 + 2 * depth, "", js(o, "frame") ? js(o, "frame") : "?",
+			json_object_get_int(json_object_object_get(o, "count")),
+			js(o, "ranks") ? js(o, "ranks") : "?");
+		tree_print_json(f, json_object_object_get(o, "children"), depth + 1);
+	}
+}
+
+int dl_stack_tree_text(FILE *f, struct json_object *tree, int truncated)
+{
+	if (!json_object_is_type(tree, json_type_array) || !json_object_array_length(tree))
+		return 0;
+	fprintf(f, "stack classes (ranks by identical call path, from main to the MPI call):\n");
+	tree_print_json(f, tree, 0);
+	if (truncated)
+		fprintf(f, "  ... more paths than %d nodes (see the dumps)\n", TREE_MAX_NODES);
+	return 1;
+}
+
 int dl_build_report(struct dl_ctx *c)
 {
 	struct json_object *rep = json_object_new_object();
@@ -486,16 +632,12 @@ int dl_build_report(struct dl_ctx *c)
 		not_deadlocked_reason(c, rep);
 	}
 	json_object_object_add(rep, "notes", c->notes ? json_object_get(c->notes) : json_object_new_array());
+	{
+		int truncated = 0;
+		json_object_object_add(rep, "stack_tree", stack_tree(c, &truncated));
+		json_object_object_add(rep, "stack_tree_truncated", json_object_new_boolean(truncated));
+	}
 	return 0;
-}
-
-/* ---- text ---- */
-static const char *js(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-	if (!json_object_object_get_ex(o, k, &v) || !v)
-		return NULL;
-	return json_object_get_string(v);
 }
 
 static void text_classes(FILE *f, struct json_object *cls, const char *indent, int max)
@@ -509,117 +651,6 @@ static void text_classes(FILE *f, struct json_object *cls, const char *indent, i
 	}
 	if ((int)n > max)
 		fprintf(f, "%s... and %zu more classes (see --json)\n", indent, n - (size_t)max);
-}
-
-/* ---- stack classes as a tree (STAT) ---- */
-#define TREE_MAX_NODES 4000
-#define TREE_MAX_DEPTH 64
-
-struct tnode {
-	const char *label; /* interned */
-	int child, sibling;
-	int *ranks;
-	int n, cap;
-};
-
-/* "solve (cg.c:42)", "solve", or "" for a frame not worth a level (the
- * system's libraries, a frame with nothing known). */
-static const char *frame_label(struct dl_ctx *c, const struct dl_frame *fr)
-{
-	char b[400];
-	if (fr->object && (!strncmp(fr->object, "/lib/", 5) || !strncmp(fr->object, "/usr/lib/", 9) ||
-			   !strncmp(fr->object, "/lib64/", 7)))
-		return "";
-	if (fr->symbol && fr->file && fr->line > 0)
-		snprintf(b, sizeof b, "%s (%s:%d)", fr->symbol, fr->file, fr->line);
-	else if (fr->file && fr->line > 0)
-		snprintf(b, sizeof b, "%s:%d", fr->file, fr->line);
-	else if (fr->symbol)
-		snprintf(b, sizeof b, "%s", fr->symbol);
-	else
-		return "";
-	return dl_intern(c->pool, b);
-}
-
-static int tree_child(struct tnode *t, int *nt, int parent, const char *label)
-{
-	for (int k = t[parent].child; k >= 0; k = t[k].sibling)
-		if (t[k].label == label)
-			return k;
-	if (*nt >= TREE_MAX_NODES)
-		return -1;
-	int k = (*nt)++;
-	t[k] = (struct tnode){label, -1, t[parent].child, NULL, 0, 0};
-	t[parent].child = k;
-	return k;
-}
-
-static void tree_add_rank(struct tnode *x, int r)
-{
-	if (x->n == x->cap) {
-		int cap = x->cap ? x->cap * 2 : 8;
-		int *v = realloc(x->ranks, (size_t)cap * sizeof *v);
-		if (!v)
-			return;
-		x->ranks = v;
-		x->cap = cap;
-	}
-	x->ranks[x->n++] = r;
-}
-
-static void tree_print(FILE *f, const struct tnode *t, int k, int depth)
-{
-	/* children were pushed in front: print them in insertion order */
-	int kids[256], nk = 0;
-	for (int j = t[k].child; j >= 0 && nk < 256; j = t[j].sibling)
-		kids[nk++] = j;
-	for (int i = nk - 1; i >= 0; i--) {
-		const struct tnode *x = &t[kids[i]];
-		char *rs = dl_ranges_str(x->ranks, (size_t)x->n);
-		fprintf(f, "%*s%s [%d: %s]\n", 2 + 2 * depth, "", x->label, x->n, rs ? rs : "?");
-		free(rs);
-		tree_print(f, t, kids[i], depth + 1);
-	}
-}
-
-/* The dumped ranks grouped by identical call path, as a tree from main to
- * the MPI call, each node with its ranks (STAT's equivalence classes). */
-static void stack_tree_text(FILE *f, struct dl_ctx *c)
-{
-	struct tnode *t = calloc(TREE_MAX_NODES + 1, sizeof *t);
-	int nt = 1, full = 0;
-	if (!t)
-		return;
-	t[0] = (struct tnode){"", -1, -1, NULL, 0, 0};
-	for (int r = 0; r < c->size; r++) {
-		const struct dl_rank *x = c->ranks[r];
-		int k = 0, depth = 0;
-		if (!x)
-			continue;
-		for (int i = x->nstack - 1; i >= 0 && k >= 0 && depth < TREE_MAX_DEPTH; i--) {
-			const char *l = frame_label(c, &x->stack[i]);
-			if (!l || !*l)
-				continue;
-			k = tree_child(t, &nt, k, l);
-			depth++;
-			if (k >= 0)
-				tree_add_rank(&t[k], r);
-		}
-		if (k >= 0 && x->has_call)
-			k = tree_child(t, &nt, k, dl_intern(c->pool, x->call.name));
-		if (k >= 0 && x->has_call)
-			tree_add_rank(&t[k], r);
-		full |= k < 0;
-	}
-	if (nt > 1) {
-		fprintf(f, "\nstack classes (ranks by identical call path, from main to the MPI call):\n");
-		tree_print(f, t, 0, 0);
-		if (full)
-			fprintf(f, "  ... more paths than %d nodes (see the dumps)\n", TREE_MAX_NODES);
-	}
-	for (int i = 0; i < nt; i++)
-		free(t[i].ranks);
-	free(t);
 }
 
 int dl_text(FILE *f, const struct dl_ctx *c)
@@ -729,7 +760,10 @@ int dl_text(FILE *f, const struct dl_ctx *c)
 	struct json_object *notes = json_object_object_get(rep, "notes");
 	for (size_t j = 0; j < json_object_array_length(notes); j++)
 		fprintf(f, "note: %s\n", json_object_get_string(json_object_array_get_idx(notes, j)));
-	stack_tree_text(f, (struct dl_ctx *)c);
+	if (json_object_array_length(json_object_object_get(rep, "stack_tree")))
+		fprintf(f, "\n");
+	dl_stack_tree_text(f, json_object_object_get(rep, "stack_tree"),
+			   json_object_get_boolean(json_object_object_get(rep, "stack_tree_truncated")));
 	return ferror(f) ? -1 : 0;
 }
 

@@ -13,12 +13,12 @@ $(B)/bin/mpiwatch: $(CLI_OBJS) $(ANALYZE_LIB) $(SHARED_LIB)
 
 # Unit test and fuzz target of the launcher's output parser (mpiwatch run).
 UNIT_TESTS += $(B)/t/test_runlaunch
-$(B)/t/test_runlaunch: CPPFLAGS += -Icli
+$(B)/t/test_runlaunch: CPPFLAGS += -Icli -Ianalyze
 $(B)/t/test_runlaunch: $(B)/obj/cli/runlaunch.o $(ANALYZE_LIB)
 UNIT_LIBS_test_runlaunch := $(ANALYZE_LIB) $(DW_LIBS)
-$(B)/obj/cli/runlaunch.o: CPPFLAGS += -Ianalyze
+$(B)/obj/cli/runlaunch.o $(B)/obj/cli/cmd_run.o: CPPFLAGS += -Ianalyze
 FUZZERS += $(B)/fuzz/fuzz_launcher_output
-FUZZ_EXTRA_fuzz_launcher_output := cli/runlaunch.c analyze/dl_symbols.c analyze/dl_pool.c -Ianalyze $(DW_LIBS)
+FUZZ_EXTRA_fuzz_launcher_output := cli/runlaunch.c analyze/dl_crash.c analyze/dl_symbols.c analyze/dl_pool.c -Ianalyze $(DW_LIBS)
 
 # Fuzz target: the option values parsed by hand (--collector HOST:PORT,
 # the collector's and "analyze imbalance"'s --threshold, the settings files'

@@ -287,7 +287,10 @@ static int run_watched(struct run_opts *o)
 
 	/* The MPI library's own error lines, for the collector (doc/collector.md). */
 	snprintf(procs.mpierr_file, sizeof(procs.mpierr_file), "%s/mpi-errors.txt", outdir);
-	unlink(procs.mpierr_file);
+	/* Created empty: it tells the collector the launcher's output is read
+	 * (it then gives the library's line a moment before a verdict). */
+	if (mw_write_atomic(procs.mpierr_file, "", 0, 0644, (uid_t)-1, (gid_t)-1) < 0)
+		unlink(procs.mpierr_file);
 	snprintf(procs.crash_file, sizeof(procs.crash_file), "%s/crash-stacks.txt", outdir);
 	unlink(procs.crash_file);
 	struct mw_run_spec spec = {
@@ -350,6 +353,12 @@ static int run_watched(struct run_opts *o)
 	if (o->report && mw_run_copy_file(report, o->report) < 0)
 		fprintf(stderr, "mpiwatch run: cannot write %s: %s\n", o->report, strerror(errno));
 	/* The last line names the readable report; the JSON one is beside it. */
+	{
+		char html[PATH_MAX + 16];
+		snprintf(html, sizeof(html), "%s/report.html", outdir);
+		if (access(html, R_OK) == 0)
+			fprintf(stderr, "mpiwatch: HTML report %s\n", html);
+	}
 	fprintf(stderr, "mpiwatch: JSON report %s\n", o->report ? o->report : report);
 	fprintf(stderr, "mpiwatch: verdict %s%s; report %s\n", verdict[0] ? verdict : "unknown",
 		hang ? " (the program was ended)" : "", txt);

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <sys/types.h>
 
+#include "dl_crash.h"
 #include "jobconf.h"
 
 /* Where the pieces are, found next to the running mpiwatch binary (build tree
@@ -41,25 +42,6 @@ struct mw_run_mpierr_state {
 	int rank;      /* -1 until "reported by process" */
 };
 
-/* The MPI library's own crash report of a rank, read from the launcher's
- * output: Open MPI's ("[host:pid] *** Process received signal ***", then
- * "[host:pid] [ N] OBJECT(+0xOFFSET)[0xADDR]" frames, then "*** End of error
- * message ***") or UCX's under MPICH ("==== backtrace (tid: PID) ====", then
- * " N  OBJECT(+0xOFFSET) [0xADDR]" frames, then a line of '='). */
-#define MW_RUN_BT_MAX 32
-struct mw_run_bt {
-	long pid;  /* the crashed process (0: no block open) */
-	int ucx;   /* 1: in UCX's "==== backtrace" block (MPICH) */
-	int trampoline; /* UCX: libc's signal trampoline seen */
-	int n;
-	struct {
-		int index;           /* N: 0 is the signal trampoline */
-		char object[256];
-		unsigned long long offset; /* from OBJECT(+0x...), 0 if not given */
-		char symbol[96];     /* from OBJECT(symbol+0x...), "" if not given */
-	} f[MW_RUN_BT_MAX];
-};
-
 struct mw_run_procs {
 	pid_t nhd, collector, agent, launcher;
 	int err_fd;      /* the launcher's stderr (a pipe), -1 when closed */
@@ -68,7 +50,7 @@ struct mw_run_procs {
 	pid_t last_pid;  /* MPICH: the PID of the last "BAD TERMINATION" block */
 	struct mw_run_mpierr_state mpierr; /* Open MPI's error block being read */
 	char mpierr_file[4200]; /* where the MPI library's error lines go ("" none) */
-	struct mw_run_bt bt;    /* Open MPI's crash report being read */
+	struct dl_crash_bt bt;    /* Open MPI's crash report being read */
 	char crash_file[4200];  /* where the crashed ranks' stacks go ("" none) */
 };
 
@@ -111,19 +93,6 @@ void mw_run_stop_helpers(struct mw_run_procs *procs);
  * block between lines; zero it to start). */
 int mw_run_parse_mpi_error(const char *line, struct mw_run_mpierr_state *st, int *rank, char *msg,
 			   size_t len);
-
-/* Parse one line of a crash report (above) into bt (zero it to start).
- * Return 1 when its last line completes a report of bt->pid with bt->n
- * frames, else 0. */
-int mw_run_parse_backtrace(const char *line, struct mw_run_bt *bt);
-
-/* Where a crash report's process died, its frames symbolised with libdw
- * (dl_sym_lookup): "fill_halo (run_segv.c:14)" for each frame after the
- * signal trampoline, innermost first, joined by TAB, into buf.  A frame
- * of a system library reads "gsignal (in libc.so.6)", one of the program
- * without debug info "solve (in prog, no source line: no debug info)".
- * Return the number of frames written. */
-int mw_run_bt_text(const struct mw_run_bt *bt, char *buf, size_t len);
 
 /* A rank the launcher reported dead. */
 struct mw_run_death {

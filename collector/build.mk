@@ -30,3 +30,8 @@ UNIT_LIBS_test_verdict := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS)
 FUZZERS += $(B)/fuzz/fuzz_col_dump
 FUZZ_EXTRA_fuzz_col_dump := collector/colstate.c collector/verdict.c -Icollector -Ianalyze -Iimbalance
 $(B)/fuzz/fuzz_col_dump: collector/colstate.c collector/verdict.c $(wildcard collector/*.h)
+
+# Fuzz target: the job's output file read for crash reports (joblog.c).
+FUZZERS += $(B)/fuzz/fuzz_joblog
+FUZZ_EXTRA_fuzz_joblog := collector/joblog.c collector/colstate.c collector/verdict.c analyze/dl_crash.c analyze/dl_symbols.c analyze/dl_pool.c -Icollector -Ianalyze -Iimbalance $(DW_LIBS)
+$(B)/fuzz/fuzz_joblog: collector/joblog.c analyze/dl_crash.c $(wildcard collector/*.h)

@@ -33,6 +33,7 @@
 #include "drainreq.h"
 #include "fsutil.h"
 #include "hostlist.h"
+#include "joblog.h"
 #include "imb.h"
 #include "imb_phases.h"
 #include "mw_link.h"
@@ -78,6 +79,9 @@ struct collector {
 	struct col_retry *retry; /* actions to retry (Slurm did not answer) */
 	size_t nretry;
 	double status_at;     /* when it was last refreshed for that */
+	double mpierr_grace_until; /* waiting (once) for the MPI library's line, 0 = not yet */
+	char joblog[4200];    /* the batch job's output file (joblog.h), "" not known */
+	int joblog_asked;     /* Slurm was asked for it */
 };
 
 /* A report left by an earlier collector of the same job (the job was
@@ -717,6 +721,102 @@ static void read_mpi_errors(struct collector *c)
 	read_side_file(c, "crash-stacks.txt", &c->s.crash_stacks);
 }
 
+/* Under Slurm, where a crashed rank died: the MPI library's crash report in
+ * the batch job's output file (joblog.h), read when a rank ended and has no
+ * stack yet.  Not under "mpiwatch run" (it reads the launcher's output
+ * itself: OUTDIR/mpi-errors.txt exists) nor without Slurm (--job-check 0). */
+static void read_job_output(struct collector *c)
+{
+	struct col_state *s = &c->s;
+	char path[4200], have[8];
+	int need = 0, n;
+	if (c->o->job_check_s <= 0)
+		return;
+	if (c->o->dir[0]) {
+		snprintf(path, sizeof path, "%s/mpi-errors.txt", c->o->dir);
+		if (access(path, F_OK) == 0)
+			return;
+	}
+	for (size_t i = 0; i < s->size && !need; i++)
+		need = (s->ranks[i].state == MW_HB_S_EXITED || s->ranks[i].state == MW_HB_S_VANISHED) &&
+		       !col_rank_line(s->crash_stacks, (int)i, have, sizeof have);
+	if (!need)
+		return;
+	if (!c->joblog_asked) {
+		struct mw_slurm_job j = {0};
+		char err[256];
+		c->joblog_asked = 1;
+		if (mw_slurm_job(NULL, s->job, &j, err, sizeof err) < 0)
+			col_state_event(s, "note", "where crashed ranks died: cannot ask Slurm for the job's "
+						   "output file: %.300s", err);
+		else if (col_joblog_path(&j, s->job, c->joblog, sizeof c->joblog) < 0)
+			col_state_event(s, "note", "where crashed ranks died: %s",
+					j.batch ? "the job's output file name has a pattern mpiwatch does not expand"
+						: "not a batch job: its ranks' output goes to srun's terminal, "
+						  "which mpiwatch does not read");
+		mw_slurm_job_free(&j);
+	}
+	if (!c->joblog[0])
+		return;
+	n = col_joblog_scan(s, c->joblog);
+	if (n > 0)
+		col_state_event(s, "note", "where %d crashed rank(s) died: read from the MPI library's "
+					   "crash report in %.300s", n, c->joblog);
+}
+
+/* Whether the verdict waits a moment for the MPI library's own error line:
+ * the launcher's output is read beside the report (OUTDIR/mpi-errors.txt
+ * exists: "mpiwatch run"), a rank ended inside an MPI call without a signal
+ * (so the library may have ended it) and no line of it was read yet.  The
+ * line and the rank's end race each other through different paths; the wait
+ * is once and bounded (MPIERR_GRACE_S). */
+#define MPIERR_GRACE_S 1.0
+static int wait_for_mpi_error(struct collector *c)
+{
+	struct col_state *s = &c->s;
+	char path[4200], line[8];
+	double now = mw_now();
+	if (c->mpierr_grace_until > 0)
+		return now < c->mpierr_grace_until;
+	if (c->joblog[0]) {
+		/* Under Slurm: the crash report in the job's output file. */
+		for (size_t i = 0; i < s->size; i++)
+			if (s->ranks[i].exit_signal > 0 && !col_rank_line(s->crash_stacks, (int)i, line, sizeof line)) {
+				c->mpierr_grace_until = now + MPIERR_GRACE_S;
+				col_state_event(s, "note", "rank %zu killed by signal %d: waiting up to %.0f s for "
+							   "the MPI library's crash report in the job's output",
+						i, s->ranks[i].exit_signal, MPIERR_GRACE_S);
+				return 1;
+			}
+		return 0;
+	}
+	if (!c->o->dir[0])
+		return 0;
+	snprintf(path, sizeof path, "%s/mpi-errors.txt", c->o->dir);
+	if (access(path, F_OK) != 0)
+		return 0;
+	long first = -1;
+	for (size_t i = 0; i < s->size; i++)
+		if (s->ranks[i].exit_signal > 0)
+			return 0; /* a rank killed by a signal: a crash, not the library */
+	for (size_t i = 0; i < s->size; i++) {
+		const struct col_rank *x = &s->ranks[i];
+		if ((x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED) && x->call[0] &&
+		    x->exit_signal <= 0) {
+			if (col_mpi_error(s, (int)i, line, sizeof line))
+				return 0; /* one line tells it */
+			if (first < 0)
+				first = (long)i;
+		}
+	}
+	if (first < 0)
+		return 0;
+	c->mpierr_grace_until = now + MPIERR_GRACE_S;
+	col_state_event(s, "note", "rank %ld ended inside %s: waiting up to %.0f s for the MPI library's own "
+				   "message", first, s->ranks[first].call, MPIERR_GRACE_S);
+	return 1;
+}
+
 static void evaluate(struct collector *c)
 {
 	struct col_state *s = &c->s;
@@ -727,6 +827,7 @@ static void evaluate(struct collector *c)
 	s->st.evaluations++;
 	probe_nodes(c);
 	read_mpi_errors(c);
+	read_job_output(c);
 	if (col_classify(s->ranks, s->size, s->nodes, s->nnodes, &res) < 0) {
 		mw_err("classification failed: %s", strerror(errno));
 		return;
@@ -750,6 +851,10 @@ static void evaluate(struct collector *c)
 		col_state_event(s, "note", "the suspected hang is over after %.0f s: the ranks moved on "
 					   "(slow, not stuck)", mw_now() - s->stuck_since_mono);
 		s->stuck_since_mono = 0;
+	}
+	if (res.verdict == COL_V_SOFTWARE && wait_for_mpi_error(c)) {
+		schedule(c, c->mpierr_grace_until - mw_now() + 0.05);
+		return;
 	}
 	if (res.verdict == COL_V_SOFTWARE && !confirm(c)) {
 		double now = mw_now();
@@ -977,6 +1082,8 @@ static void on_beat(struct collector *c, struct client *cl, const struct mw_hb_b
 	if (on_rank_info(c, cl, b->rank, b->size))
 		return;
 	x = &s->ranks[b->rank];
+	if (b->pid > 0)
+		x->pid = b->pid;
 	was = col_state_suspicious(x->state);
 	x->state = b->state;
 	snprintf(x->call, sizeof x->call, "%s", b->call);
@@ -1071,7 +1178,8 @@ static int on_frame(struct collector *c, struct client *cl, struct mw_hb_msg *m)
 	switch (m->type) {
 	case MW_HB_RANK:
 		c->s.st.rank_announcements++;
-		on_rank_info(c, cl, m->u.rank.rank, m->u.rank.size);
+		if (on_rank_info(c, cl, m->u.rank.rank, m->u.rank.size) == 0 && m->u.rank.pid > 0)
+			c->s.ranks[m->u.rank.rank].pid = m->u.rank.pid;
 		return 0;
 	case MW_HB_HEARTBEAT:
 		on_beat(c, cl, &m->u.beat);
@@ -1308,6 +1416,8 @@ int col_run(struct col_opts *o)
 			o->probe_budget_s = 1.5;
 		o->action = COL_ACT_REPORT; /* the job is ending anyway */
 		col_state_event(&c.s, "note", "stopping with unevaluated heartbeats: evaluating now");
+		c.mpierr_grace_until = 1; /* no more waiting: the job is over */
+		read_mpi_errors(&c);
 		evaluate(&c);
 	} else if (!c.s.have_res && c.s.st.heartbeats > 0) {
 		/* Only long computations were seen: put them in the report. */
@@ -1322,6 +1432,8 @@ int col_run(struct col_opts *o)
 			col_state_event(&c.s, "note", "%s not done: Slurm did not answer in %d tries",
 					act_names[c.retry[i].kind], c.retry[i].tries + 1);
 	imbalance_at_end(&c);
+	read_mpi_errors(&c); /* what the launcher printed last */
+	read_job_output(&c);
 	col_state_event(&c.s, "shutdown", "collector stopping; verdict %s",
 			col_verdict_name(c.s.have_res ? c.s.res.verdict : COL_V_NONE));
 	write_reports(&c);

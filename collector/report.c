@@ -2,12 +2,14 @@
  * comment (colstate.h). */
 #include "colstate.h"
 #include "answer.h"
+#include "html.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "dl.h"
 #include "fsutil.h"
 #include "hostlist.h"
 #include "log.h"
@@ -32,6 +34,16 @@ static void iso(double t, char *buf, size_t len)
 	gmtime_r(&sec, &tm);
 	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
 		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)((t - (double)sec) * 1000));
+}
+
+/* The analysis' stack tree (borrowed), or NULL. */
+static json_object *stack_tree(const struct col_state *s)
+{
+	json_object *t;
+	if (s->analysis && json_object_object_get_ex(s->analysis, "stack_tree", &t) &&
+	    json_object_is_type(t, json_type_array))
+		return t;
+	return NULL;
 }
 
 /* The report's deadlock answer: the analysis', unless a rank it had no dump
@@ -203,6 +215,11 @@ json_object *col_report_json(const struct col_state *s)
 	if (s->analysis)
 		json_object_object_add(d, "analysis", json_object_get(s->analysis));
 	json_object_object_add(o, "deadlock", d);
+	/* The stack classes (STAT's equivalence classes) of the dumped ranks. */
+	{
+		json_object *t = stack_tree(s);
+		json_object_object_add(o, "stack_tree", t ? json_object_get(t) : json_object_new_array());
+	}
 
 	a = json_object_new_array();
 	for (size_t i = 0; i < s->size; i++) {
@@ -302,6 +319,13 @@ void col_report_text(const struct col_state *s, FILE *f)
 	}
 	for (size_t i = 0; i < s->size; i++)
 		col_answer_stack(s, (int)i, f);
+	{
+		json_object *t, *tr;
+		int trunc = s->analysis && json_object_object_get_ex(s->analysis, "stack_tree_truncated", &tr) &&
+			    json_object_get_boolean(tr);
+		if ((t = stack_tree(s)))
+			dl_stack_tree_text(f, t, trunc);
+	}
 	if (s->have_res && r->verdict != COL_V_NONE)
 		fprintf(f, "confirmed: %s\n", s->confirmed ? s->confirmed_by
 			: "no: the program runs on until the hang limit");
@@ -433,7 +457,6 @@ int col_report_write(const struct col_state *s, const char *dir, const char *rep
 		snprintf(path, sizeof path, "%s/report.json", dir);
 	if (write_json(path, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0)
 		rv = -1;
-	json_object_put(o);
 	if (dir && *dir) {
 		mf = open_memstream(&txt, &tlen);
 		if (mf) {
@@ -443,12 +466,26 @@ int col_report_write(const struct col_state *s, const char *dir, const char *rep
 			if (mw_write_atomic(path, txt, strlen(txt), 0644, (uid_t)-1, (gid_t)-1))
 				rv = -1;
 			free(txt);
+			txt = NULL;
 		}
+		/* The same report as one offline HTML page (html.h). */
+		mf = open_memstream(&txt, &tlen);
+		if (mf) {
+			int bad = col_report_html(s, o, mf);
+			fclose(mf);
+			snprintf(path, sizeof path, "%s/report.html", dir);
+			if (bad || mw_write_atomic(path, txt, strlen(txt), 0644, (uid_t)-1, (gid_t)-1))
+				rv = -1;
+			free(txt);
+		}
+		json_object_put(o);
 		o = col_stats_json(s);
 		snprintf(path, sizeof path, "%s/collector-stats.json", dir);
 		if (write_json(path, o, JSON_C_TO_STRING_PRETTY) < 0)
 			rv = -1;
 		json_object_put(o);
+		o = NULL;
 	}
+	json_object_put(o);
 	return rv;
 }

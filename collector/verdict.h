@@ -37,6 +37,7 @@ struct col_rank {
 	size_t nwaits;
 	int waits_known;        /* waits[] is meaningful (even if empty) */
 	int has_dump;
+	int pid;                /* its process id on its node (RANK, heartbeat), 0 unknown */
 };
 
 struct col_node {

@@ -1,7 +1,6 @@
 /* libFuzzer target for the launcher-output reader of "mpiwatch run"
- * (cli/runlaunch.c mw_run_parse_death, mw_run_parse_mpi_error,
- * mw_run_parse_backtrace), fed line by
- * line. */
+ * (cli/runlaunch.c mw_run_parse_death, mw_run_parse_mpi_error and
+ * analyze/dl_crash.c dl_crash_parse), fed line by line. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct mw_run_mpierr_state st = {"", -1};
 	char msg[512];
 	int rank;
-	static struct mw_run_bt bt;
+	static struct dl_crash_bt bt;
 	if (!s)
 		return 0;
 	memcpy(s, data, size);
@@ -26,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	{
 		mw_run_parse_death(l, &state, &d);
 		mw_run_parse_mpi_error(l, &st, &rank, msg, sizeof msg);
-		mw_run_parse_backtrace(l, &bt);
+		dl_crash_parse(l, &bt);
 	}
 	free(s);
 	return 0;

@@ -27,6 +27,14 @@ static int jlong(json_object *o, const char *key, long long *out)
 	return 0;
 }
 
+/* A boolean field: 1, or 0 when false or missing. */
+static int jbool(json_object *o, const char *key)
+{
+	json_object *v;
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_boolean) &&
+	       json_object_get_boolean(v);
+}
+
 static void scopy(char *dst, size_t n, const char *s)
 {
 	snprintf(dst, n, "%s", s ? s : "");
@@ -86,6 +94,9 @@ int mw_slurm_job_parse(const char *text, const char *jobid, struct mw_slurm_job 
 			scopy(j->excluded, sizeof(j->excluded), jstr(x, "excluded_nodes"));
 			scopy(j->workdir, sizeof(j->workdir), jstr(x, "current_working_directory"));
 			scopy(j->comment, sizeof(j->comment), jstr(x, "comment"));
+			scopy(j->std_out, sizeof(j->std_out), jstr(x, "standard_output"));
+			scopy(j->std_err, sizeof(j->std_err), jstr(x, "standard_error"));
+			j->batch = jbool(x, "batch_flag");
 		}
 		nodes = jstr(x, "nodes");
 		if (nodes && *nodes) {

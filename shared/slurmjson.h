@@ -21,6 +21,9 @@ struct mw_slurm_job {
 	char excluded[2048]; /* excluded_nodes ("" if none) */
 	char workdir[4096];  /* current_working_directory ("" if unknown) */
 	char comment[1024];  /* the job's comment ("" if none) */
+	char std_out[4096];  /* standard_output as Slurm keeps it (may hold %j...; "" if none) */
+	char std_err[4096];  /* standard_error, the same */
+	int batch;           /* batch_flag: a batch job (its output goes to a file) */
 };
 
 struct mw_slurm_node {

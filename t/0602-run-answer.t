@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 32
+plan 33
 run_setup mw-answer
 
 # run NAME [PROGRAM-ARGS...]: mpiwatch run of program $prog (default NAME)
@@ -89,11 +89,12 @@ like "$err" "run_segv_handler: own handler ran" "own handler: it ran"
 
 # --- a rank the MPI library ends (an argument error under MPI_ERRORS_ARE_FATAL)
 run run_argerror
-# The MPI library's own error line is in the answer only when the launcher's
-# output was read before the verdict (a known race: the verdict can come
-# first, then the line says the ranks vanished inside the call).
-like "$first" "^crash: ranks? 1(-2)? .*(in|inside) MPI_Bcast" \
-   "MPI error: the first line names the ranks and the call they ended in"
+# The collector gives the library's line (read from the launcher's output)
+# a moment before its verdict: the line is in the answer.
+like "$first" "^crash: ranks? 1(-2)? ended by the MPI library in MPI_Bcast \\(exit status unknown\\): MPI_Bcast: MPI_ERR_COUNT: invalid count argument(; rank 2 ended with it)?\$" \
+   "MPI error: the first line names the ranks, the call and the MPI library's own error line"
+like "$(grep -E '^ +\+ *[0-9.]+s verdict ' "$work/run_argerror/report.txt")" "MPI_ERR_COUNT: invalid count argument" \
+   "MPI error: the timeline's verdict says the same (the line was there before the verdict)"
 
 # --- a killed launcher: mpirun killed while the ranks compute
 timeout 120 "$mw" run -n 3 --timeout 2 --mpi openmpi --dir "$work/killed" \

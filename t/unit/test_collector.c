@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include "colstate.h"
+#include "html.h"
+#include "joblog.h"
 #include "hostlist.h"
 #include "jsonschema.h"
 #include "restd.h"
@@ -210,12 +212,136 @@ START_TEST(test_report_write)
 	snprintf(path, sizeof path, "%s/report.txt", dir);
 	ck_assert_int_eq(access(path, R_OK), 0);
 	unlink(path);
+	snprintf(path, sizeof path, "%s/report.html", dir);
+	ck_assert_int_eq(access(path, R_OK), 0);
+	unlink(path);
 	snprintf(path, sizeof path, "%s/report.json", dir);
 	unlink(path);
 	snprintf(path, sizeof path, "%s/collector-stats.json", dir);
 	unlink(path);
 	ck_assert_int_eq(rmdir(dir), 0);
 	json_object_put(sch);
+	col_state_free(&s);
+}
+END_TEST
+
+/* report.html: everything from the job is escaped; nothing is loaded. */
+START_TEST(test_report_html_escapes)
+{
+	const char *rep_text =
+		"{\"job\":\"7<b>\",\"verdict\":\"software\",\"summary\":\"s\","
+		"\"answer\":[\"crash: rank 1 in f<x> (a&b.c:3) \\\"q\\\" 'q'\"],"
+		"\"causes\":[{\"cause\":\"B\",\"ranks_text\":\"1\",\"detail\":\"<script>alert(1)</script>\"}],"
+		"\"nodes\":[{\"name\":\"n<img src=x onerror=alert(1)>\",\"addr\":\"a\",\"state\":\"alive\"}],"
+		"\"ranks\":[{\"rank\":1,\"state\":\"in_mpi\",\"call\":\"MPI_<Recv>\",\"peer_world\":0,\"tag\":-1}],"
+		"\"deadlock\":{\"found\":false,\"ranks\":[],\"detail\":\"</p><iframe>\"},"
+		"\"stack_tree\":[{\"frame\":\"main (<a>.c:1)\",\"ranks\":\"1\",\"count\":1,\"children\":[]}],"
+		"\"timeline\":[{\"time\":\"t\",\"t_s\":1,\"event\":\"note\",\"detail\":\"x\\u0001</td><link href=//e>\"}]}";
+	json_object *rep = json_tokener_parse(rep_text);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+	ck_assert(rep != NULL);
+	f = open_memstream(&out, &len);
+	ck_assert(f != NULL);
+	ck_assert_int_eq(col_report_html(NULL, rep, f), 0);
+	fclose(f);
+	ck_assert_msg(!strstr(out, "<script") && !strstr(out, "<img") && !strstr(out, "<iframe") &&
+			      !strstr(out, "<link") && !strstr(out, "<a>") && !strstr(out, "<x>") &&
+			      !strstr(out, "7<b>") && !strstr(out, "<Recv>"),
+		      "a string from the job reached the page as markup:\n%s", out);
+	ck_assert(strstr(out, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+	ck_assert(strstr(out, "f&lt;x&gt; (a&amp;b.c:3) &quot;q&quot; &#39;q&#39;"));
+	ck_assert(strstr(out, "x\xef\xbf\xbd&lt;/td&gt;")); /* a control character is replaced */
+	ck_assert(strstr(out, "default-src 'none'"));           /* the browser loads nothing */
+	/* the answer is the first text of the body */
+	ck_assert(strstr(strstr(out, "<body>"), "<section id=\"answer\">\n<p>crash: rank 1") ==
+		  strstr(out, "<body>") + strlen("<body>\n"));
+	free(out);
+	json_object_put(rep);
+}
+END_TEST
+
+/* Under Slurm: the batch job's output file, and the crash reports in it. */
+static const struct {
+	int batch;
+	const char *out, *err, *workdir, *want;
+} joblog_cases[] = {
+	{1, "", "", "/home/u/run", "/home/u/run/slurm-42.out"},
+	{1, "/scratch/%u/job-%j.out", "", "/w", "/scratch/alice/job-42.out"},
+	{1, "out.%J", "", "/w", "/w/out.42"},
+	{1, "o.txt", "/e/%A.err", "/w", "/e/42.err"},
+	{1, "/x/100%%.out", "", "/w", "/x/100%.out"},
+	{1, "/x/%x.out", "", "/w", NULL},   /* the job's name: not expanded */
+	{1, "/x/%N-%t.out", "", "/w", NULL}, /* per node or task: not one file */
+	{1, "rel.out", "", "", NULL},        /* relative, no working directory */
+	{0, "/x/o.out", "", "/w", NULL},     /* not a batch job: srun's terminal */
+};
+
+START_TEST(test_joblog_path)
+{
+	struct mw_slurm_job j = {0};
+	char buf[256];
+	j.batch = joblog_cases[_i].batch;
+	snprintf(j.user, sizeof j.user, "alice");
+	snprintf(j.std_out, sizeof j.std_out, "%s", joblog_cases[_i].out);
+	snprintf(j.std_err, sizeof j.std_err, "%s", joblog_cases[_i].err);
+	snprintf(j.workdir, sizeof j.workdir, "%s", joblog_cases[_i].workdir);
+	if (!joblog_cases[_i].want) {
+		ck_assert_int_eq(col_joblog_path(&j, "42", buf, sizeof buf), -1);
+	} else {
+		ck_assert_int_eq(col_joblog_path(&j, "42", buf, sizeof buf), 0);
+		ck_assert_str_eq(buf, joblog_cases[_i].want);
+	}
+}
+END_TEST
+
+START_TEST(test_joblog_scan)
+{
+	struct col_state s;
+	char path[] = "/tmp/mwjoblogXXXXXX", st[512];
+	int fd = mkstemp(path);
+	FILE *f;
+	ck_assert(fd >= 0);
+	f = fdopen(fd, "w");
+	/* Open MPI's own report of a rank on n2 (pid 4242), one of a process
+	 * that is no rank (pid 7), and the same pid on another node. */
+	fputs("hello from the program\n"
+	      "[n2:04242] *** Process received signal ***\n"
+	      "[n2:04242] Signal: Segmentation fault (11)\n"
+	      "[n2:04242] [ 0] /lib/x86_64-linux-gnu/libc.so.6(+0x3bfd0)[0x7f0]\n"
+	      "[n2:04242] [ 1] /nonexistent/prog(fill_halo+0x12)[0x55d]\n"
+	      "[n2:04242] [ 2] /nonexistent/prog(main+0x40)[0x55e]\n"
+	      "[n2:04242] *** End of error message ***\n"
+	      "[n1:00007] *** Process received signal ***\n"
+	      "[n1:00007] [ 0] /lib/x86_64-linux-gnu/libc.so.6(+0x3bfd0)[0x7f0]\n"
+	      "[n1:00007] [ 1] /nonexistent/prog(other+0x12)[0x55d]\n"
+	      "[n1:00007] *** End of error message ***\n"
+	      "[n3.cluster:04242] *** Process received signal ***\n"
+	      "[n3.cluster:04242] [ 0] /lib/x86_64-linux-gnu/libc.so.6(+0x3bfd0)[0x7f0]\n"
+	      "[n3.cluster:04242] [ 1] /nonexistent/prog(solve+0x12)[0x55d]\n"
+	      "[n3.cluster:04242] *** End of error message ***\n",
+	      f);
+	fclose(f);
+	col_state_init(&s, "42");
+	col_state_node(&s, "n1");
+	col_state_node(&s, "n2");
+	col_state_node(&s, "n3");
+	beat(&s, 0, 0, MW_HB_S_IN_MPI, "MPI_Recv", "recv", 1, -1, 0);
+	beat(&s, 1, 1, MW_HB_S_EXITED, "", "", -1, -1, 11);
+	beat(&s, 2, 2, MW_HB_S_EXITED, "", "", -1, -1, 11);
+	s.ranks[0].pid = 8;
+	s.ranks[1].pid = 4242;
+	s.ranks[2].pid = 4242;
+	ck_assert_int_eq(col_joblog_scan(&s, path), 2);
+	ck_assert(col_rank_line(s.crash_stacks, 1, st, sizeof st));
+	ck_assert_str_eq(st, "fill_halo (in prog, no source line: no debug info)\tmain (in prog, no source line: no debug info)");
+	ck_assert(col_rank_line(s.crash_stacks, 2, st, sizeof st));
+	ck_assert_str_eq(st, "solve (in prog, no source line: no debug info)");
+	ck_assert(!col_rank_line(s.crash_stacks, 0, st, sizeof st));
+	ck_assert_int_eq(col_joblog_scan(&s, path), 0); /* known already: not added twice */
+	unlink(path);
+	ck_assert_int_eq(col_joblog_scan(&s, path), -1);
 	col_state_free(&s);
 }
 END_TEST
@@ -296,6 +422,9 @@ int main(void)
 	tcase_add_loop_test(tc, test_report_schema, 0, sizeof(rep_cases) / sizeof(rep_cases[0]));
 	tcase_add_test(tc, test_text_and_comment);
 	tcase_add_test(tc, test_report_write);
+	tcase_add_test(tc, test_report_html_escapes);
+	tcase_add_loop_test(tc, test_joblog_path, 0, sizeof joblog_cases / sizeof joblog_cases[0]);
+	tcase_add_test(tc, test_joblog_scan);
 	tcase_add_loop_test(tc, test_dump_waits, 0, sizeof(wait_cases) / sizeof(wait_cases[0]));
 	tcase_add_test(tc, test_restd_version);
 	suite_add_tcase(s, tc);

@@ -78,39 +78,39 @@ END_TEST
 /* Open MPI's own crash report: its frames, and where they are. */
 START_TEST(test_parse_backtrace)
 {
-	struct mw_run_bt bt;
+	struct dl_crash_bt bt;
 	char text[1024];
 	memset(&bt, 0, sizeof bt);
-	ck_assert(!mw_run_parse_backtrace("[vm:31139] *** Process received signal ***", &bt));
+	ck_assert(!dl_crash_parse("[vm:31139] *** Process received signal ***", &bt));
 	ck_assert_int_eq(bt.pid, 31139);
-	ck_assert(!mw_run_parse_backtrace("[vm:31139] Signal: Segmentation fault (11)", &bt));
-	ck_assert(!mw_run_parse_backtrace("[vm:31139] [ 0] /lib/x86_64-linux-gnu/libc.so.6(+0x3c050)[0x7f1285daf050]", &bt));
-	ck_assert(!mw_run_parse_backtrace("[vm:31139] [ 1] /nonexistent/prog(+0x11a8)[0x5558fa9481a8]", &bt));
-	ck_assert(!mw_run_parse_backtrace("[vm:7] [ 2] /other/pid(+0x1)[0x1]", &bt)); /* another process */
-	ck_assert(!mw_run_parse_backtrace("[vm:31139] [ 2] /lib/x86_64-linux-gnu/libc.so.6(__libc_start_main+0x85)[0x7f1285d9a305]", &bt));
-	ck_assert(!mw_run_parse_backtrace("[vm:31139] [ 3] garbage", &bt));
-	ck_assert(mw_run_parse_backtrace("[vm:31139] *** End of error message ***", &bt));
+	ck_assert(!dl_crash_parse("[vm:31139] Signal: Segmentation fault (11)", &bt));
+	ck_assert(!dl_crash_parse("[vm:31139] [ 0] /lib/x86_64-linux-gnu/libc.so.6(+0x3c050)[0x7f1285daf050]", &bt));
+	ck_assert(!dl_crash_parse("[vm:31139] [ 1] /nonexistent/prog(+0x11a8)[0x5558fa9481a8]", &bt));
+	ck_assert(!dl_crash_parse("[vm:7] [ 2] /other/pid(+0x1)[0x1]", &bt)); /* another process */
+	ck_assert(!dl_crash_parse("[vm:31139] [ 2] /lib/x86_64-linux-gnu/libc.so.6(__libc_start_main+0x85)[0x7f1285d9a305]", &bt));
+	ck_assert(!dl_crash_parse("[vm:31139] [ 3] garbage", &bt));
+	ck_assert(dl_crash_parse("[vm:31139] *** End of error message ***", &bt));
 	ck_assert_int_eq(bt.n, 3);
 	ck_assert_str_eq(bt.f[1].object, "/nonexistent/prog");
 	ck_assert(bt.f[1].offset == 0x11a8);
 	ck_assert_str_eq(bt.f[2].symbol, "__libc_start_main");
 	/* the trampoline is left out; an unreadable object without a symbol too */
-	ck_assert_int_eq(mw_run_bt_text(&bt, text, sizeof text), 1);
+	ck_assert_int_eq(dl_crash_text(&bt, text, sizeof text), 1);
 	ck_assert_str_eq(text, "__libc_start_main (in libc.so.6)");
 	/* UCX's report (MPICH): its own frames before libc's trampoline are dropped */
 	memset(&bt, 0, sizeof bt);
-	ck_assert(!mw_run_parse_backtrace("==== backtrace (tid:  16603) ====", &bt));
-	ck_assert(!mw_run_parse_backtrace(" 0  /lib/x86_64-linux-gnu/libucs.so.0(ucs_handle_error+0x2dc) [0x7f15ae66ae9c]", &bt));
-	ck_assert(!mw_run_parse_backtrace(" 3  /lib/x86_64-linux-gnu/libc.so.6(+0x3c050) [0x7f15abc5a050]", &bt));
-	ck_assert(!mw_run_parse_backtrace(" 4  /nonexistent/run_crash(+0x11c3) [0x55da980431c3]", &bt));
-	ck_assert(mw_run_parse_backtrace("=================================", &bt));
+	ck_assert(!dl_crash_parse("==== backtrace (tid:  16603) ====", &bt));
+	ck_assert(!dl_crash_parse(" 0  /lib/x86_64-linux-gnu/libucs.so.0(ucs_handle_error+0x2dc) [0x7f15ae66ae9c]", &bt));
+	ck_assert(!dl_crash_parse(" 3  /lib/x86_64-linux-gnu/libc.so.6(+0x3c050) [0x7f15abc5a050]", &bt));
+	ck_assert(!dl_crash_parse(" 4  /nonexistent/run_crash(+0x11c3) [0x55da980431c3]", &bt));
+	ck_assert(dl_crash_parse("=================================", &bt));
 	ck_assert_int_eq(bt.pid, 16603);
 	ck_assert_int_eq(bt.n, 2);
 	ck_assert_int_eq(bt.f[0].index, 0);
 	ck_assert_str_eq(bt.f[1].object, "/nonexistent/run_crash");
 	/* no block open: nothing completes */
 	memset(&bt, 0, sizeof bt);
-	ck_assert(!mw_run_parse_backtrace("[vm:31139] *** End of error message ***", &bt));
+	ck_assert(!dl_crash_parse("[vm:31139] *** End of error message ***", &bt));
 }
 END_TEST
 

@@ -2,25 +2,14 @@
 // chromium driven by playwright-core (executablePath, no browser download).
 // Usage: node imbalance-view.mjs PAGE.html JSON SCREENSHOT.png
 // Prints TAP lines; exits 1 if any check fails.
-import { chromium } from "playwright-core";
+import { ok, done, launch, countPixels } from "./common.mjs";
 import { readFileSync } from "node:fs";
 import { pathToFileURL } from "node:url";
 
 const [page_path, json_path, shot_path] = process.argv.slice(2);
 const R = JSON.parse(readFileSync(json_path, "utf8"));
-let n = 0, failed = 0;
-function ok(cond, what) {
-  n++;
-  if (!cond) failed++;
-  console.log(`${cond ? "ok" : "not ok"} ${n} - ${what}`);
-}
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
-  args: ["--no-sandbox", "--disable-gpu", "--use-angle=swiftshader", "--enable-unsafe-swiftshader",
-         "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync"],
-});
+const browser = await launch(["--use-angle=swiftshader", "--enable-unsafe-swiftshader"]);
 const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
 const requests = [];
 page.on("request", r => { if (!r.url().startsWith("file:") && !r.url().startsWith("data:")) requests.push(r.url()); });
@@ -36,24 +25,11 @@ ok(JSON.stringify(await page.evaluate(() => window.mwState.rows)) ===
 
 // Screenshot of the 3D view: not blank, with the groups' bar colours.
 const shot = await page.locator("#view3d").screenshot({ path: shot_path });
-const px = await page.evaluate(async b64 => {
-  const img = new Image();
-  img.src = "data:image/png;base64," + b64;
-  await img.decode();
-  const c = document.createElement("canvas");
-  c.width = img.width; c.height = img.height;
-  const g = c.getContext("2d");
-  g.drawImage(img, 0, 0);
-  const d = g.getImageData(0, 0, c.width, c.height).data;
-  let blue = 0, orange = 0, nonwhite = 0;
-  for (let i = 0; i < d.length; i += 4) {
-    const [r, gg, b] = [d[i], d[i + 1], d[i + 2]];
-    if (r < 240 || gg < 240 || b < 240) nonwhite++;
-    if (b > r + 40 && b > gg + 10) blue++;          // computation #4e79a7, shaded
-    if (r > b + 80 && r > gg + 20) orange++;        // communication #f28e2b, shaded
-  }
-  return { blue, orange, nonwhite, total: d.length / 4 };
-}, shot.toString("base64"));
+const px = await countPixels(page, shot, {
+  nonwhite: "return r < 240 || g < 240 || b < 240",
+  blue: "return b > r + 40 && b > g + 10",    // computation #4e79a7, shaded
+  orange: "return r > b + 80 && r > g + 20",  // communication #f28e2b, shaded
+});
 ok(px.nonwhite > px.total * 0.02, `the 3D view is not blank (${px.nonwhite} of ${px.total} pixels drawn)`);
 ok(px.blue > 200, `computation bars in their colour (${px.blue} blue pixels)`);
 ok(px.orange > 200, `communication bars in their colour (${px.orange} orange pixels)`);
@@ -105,5 +81,4 @@ if (at) {
 }
 ok(requests.length === 0, "the page made no network request " + requests.join(" "));
 await browser.close();
-console.log(`1..${n}`);
-process.exit(failed ? 1 : 0);
+done();

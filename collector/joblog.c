@@ -1,0 +1,149 @@
+/* joblog.c - crash reports from the job's output file (joblog.h). */
+#include "joblog.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dl_crash.h"
+
+int col_joblog_path(const struct mw_slurm_job *j, const char *jobid, char *buf, size_t len)
+{
+	char pat[4096];
+	size_t used = 0;
+	if (!j->batch)
+		return -1;
+	if (j->std_err[0])
+		snprintf(pat, sizeof pat, "%s", j->std_err);
+	else if (j->std_out[0])
+		snprintf(pat, sizeof pat, "%s", j->std_out);
+	else
+		snprintf(pat, sizeof pat, "slurm-%%j.out");
+	if (pat[0] != '/') {
+		if (!j->workdir[0] || j->workdir[0] != '/')
+			return -1;
+		used = (size_t)snprintf(buf, len, "%s/", j->workdir);
+		if (used >= len)
+			return -1;
+	}
+	for (const char *p = pat; *p; p++) {
+		const char *add;
+		char one[2] = {*p, 0};
+		if (*p != '%') {
+			add = one;
+		} else {
+			switch (*++p) {
+			case 'j':
+			case 'J':
+			case 'A':
+				add = jobid;
+				break;
+			case 'u':
+				if (!j->user[0])
+					return -1;
+				add = j->user;
+				break;
+			case '%':
+				add = "%";
+				break;
+			default: /* %x, %N, %t...: not this file (or not one file) */
+				return -1;
+			}
+		}
+		size_t n = strlen(add);
+		if (used + n >= len)
+			return -1;
+		memcpy(buf + used, add, n + 1);
+		used += n;
+	}
+	return 0;
+}
+
+/* The rank of s whose process is pid on host ("" unknown), or -1. */
+static int rank_of(const struct col_state *s, long pid, const char *host)
+{
+	int found = -1;
+	for (size_t i = 0; i < s->size; i++) {
+		const struct col_rank *x = &s->ranks[i];
+		if (x->pid <= 0 || x->pid != pid)
+			continue;
+		if (host[0] && x->node >= 0) {
+			const char *n = s->nodes[x->node].name;
+			size_t k = strlen(n);
+			if (strcmp(host, n) && !(strncmp(host, n, k) == 0 && host[k] == '.'))
+				continue;
+		}
+		if (found >= 0)
+			return -1; /* two ranks with that pid and no host to tell them apart */
+		found = (int)i;
+	}
+	return found;
+}
+
+/* Append "RANK<TAB>STACK\n" to s->crash_stacks. */
+static int add_stack(struct col_state *s, int rank, const char *stack)
+{
+	size_t old = s->crash_stacks ? strlen(s->crash_stacks) : 0, n = strlen(stack);
+	char *t = realloc(s->crash_stacks, old + n + 16);
+	if (!t)
+		return -1;
+	snprintf(t + old, n + 16, "%d\t%s\n", rank, stack);
+	s->crash_stacks = t;
+	return 0;
+}
+
+int col_joblog_scan(struct col_state *s, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), added = 0;
+	struct stat st;
+	char *text, *line, *next;
+	ssize_t got;
+	off_t from;
+	struct dl_crash_bt *bt;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	from = st.st_size > COL_JOBLOG_TAIL ? st.st_size - COL_JOBLOG_TAIL : 0;
+	text = malloc(COL_JOBLOG_TAIL + 1);
+	bt = calloc(1, sizeof *bt);
+	if (!text || !bt) {
+		free(text);
+		free(bt);
+		close(fd);
+		errno = ENOMEM;
+		return -1;
+	}
+	got = pread(fd, text, COL_JOBLOG_TAIL, from);
+	close(fd);
+	if (got < 0) {
+		free(text);
+		free(bt);
+		return -1;
+	}
+	text[got] = 0;
+	for (line = text; line && *line; line = next) {
+		char stack[2048], have[8];
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = 0;
+		line[strcspn(line, "\r")] = 0;
+		if (!dl_crash_parse(line, bt))
+			continue;
+		int r = rank_of(s, bt->pid, bt->host);
+		if (r >= 0 && !col_rank_line(s->crash_stacks, r, have, sizeof have) &&
+		    dl_crash_text(bt, stack, sizeof stack) > 0 && add_stack(s, r, stack) == 0)
+			added++;
+		bt->pid = 0;
+	}
+	free(text);
+	free(bt);
+	return added;
+}

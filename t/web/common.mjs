@@ -1,0 +1,51 @@
+// What the browser tests share: TAP output and Debian's chromium launched
+// through playwright-core (executablePath, no browser download).
+import { chromium } from "playwright-core";
+
+let n = 0, failed = 0;
+
+// One TAP line: "ok N - what" or "not ok N - what".
+export function ok(cond, what) {
+  n++;
+  if (!cond) failed++;
+  console.log(`${cond ? "ok" : "not ok"} ${n} - ${what}`);
+}
+
+// The plan line; exits 1 if any check failed.
+export function done() {
+  console.log(`1..${n}`);
+  process.exit(failed ? 1 : 0);
+}
+
+// Headless chromium ($CHROMIUM or /usr/bin/chromium), with no background
+// network of its own; extra: more command-line switches.
+export function launch(extra = []) {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+    args: ["--no-sandbox", "--disable-gpu", ...extra, "--disable-quic", "--no-first-run",
+           "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}
+
+// Count the pixels of a PNG screenshot (a Buffer) that pass each test,
+// decoded in page (any page that allows data: images): tests maps a name
+// to the body of a function of (r, g, b), e.g. {red: "return r > 150 && g < 80"}.
+// Returns {name: count, ..., total}.
+export function countPixels(page, png, tests) {
+  return page.evaluate(async ([b64, tests]) => {
+    const img = new Image();
+    img.src = "data:image/png;base64," + b64;
+    await img.decode();
+    const c = document.createElement("canvas");
+    c.width = img.width; c.height = img.height;
+    const g = c.getContext("2d");
+    g.drawImage(img, 0, 0);
+    const d = g.getImageData(0, 0, c.width, c.height).data;
+    const fs = Object.entries(tests).map(([k, body]) => [k, new Function("r", "g", "b", body)]);
+    const out = { total: d.length / 4 };
+    for (const [k] of fs) out[k] = 0;
+    for (let i = 0; i < d.length; i += 4)
+      for (const [k, f] of fs) if (f(d[i], d[i + 1], d[i + 2])) out[k]++;
+    return out;
+  }, [png.toString("base64"), tests]);
+}
