@@ -51,6 +51,25 @@ cpugroup_new() {
     tap_cleanup "cpugroup_remove '$1'"
 }
 
+# cpugroup_quota NAME PCT|off: the group's processes together get at most
+# PCT % of one core (a CFS bandwidth quota: PCT % of every 10 ms period),
+# wherever they run and whatever else runs; "off" removes the quota.
+# BAIL_OUT when that is impossible.
+cpugroup_quota() {
+    local g q
+    g=$(cpugroup_base)/$1 || exit 255
+    if [ -e "$g/cpu.cfs_quota_us" ]; then
+        q=-1
+        [ "$2" = off ] || q=$((100 * $2))
+        echo 10000 >"$g/cpu.cfs_period_us" && echo "$q" >"$g/cpu.cfs_quota_us" ||
+            BAIL_OUT "cpugroup: cannot set the quota of $g"
+    else
+        q=max
+        [ "$2" = off ] || q=$((100 * $2))
+        echo "$q 10000" >"$g/cpu.max" || BAIL_OUT "cpugroup: cannot set $g/cpu.max"
+    fi
+}
+
 # cpugroup_add NAME PID...: move the processes PID (all their threads) into
 # group NAME; the children they start later are in it too.  Return 1 if one
 # could not be moved.
@@ -71,12 +90,12 @@ cpugroup_of() {
 }
 
 # cpugroup_remove NAME: move what is still in group NAME back to the root
-# group and remove it (bounded: a process that is exiting may linger).
+# group and remove it (bounded, 10 s: a process that is exiting may linger).
 cpugroup_remove() {
     local base g pid
     base=$(cpugroup_base) || return 1
     g=$base/$1
-    for _ in 1 2 3 4 5 6 7 8 9 10; do
+    for _ in $(seq 50); do
         [ -d "$g" ] || return 0
         while read -r pid; do
             echo "$pid" >"$base/cgroup.procs" 2>/dev/null
