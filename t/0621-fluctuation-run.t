@@ -13,7 +13,7 @@
 # (t/lib/cpugroup.sh); the slowed rank alone joins a sub-group with a CFS
 # quota of 25 % of a core (a wrapper moves rank 1 there before it runs the
 # program); the ranks swap cores every phase (PHASES_SWAP), so that the
-# host's slowing of one virtual CPU hits both alike.
+# slowing of one virtual CPU (by the host, most likely) hits both alike.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 . "$(dirname "$0")/lib/cpugroup.sh"

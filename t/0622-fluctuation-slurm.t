@@ -20,10 +20,10 @@
 #   taken cannot depend on what else runs here.  A literal busy loop pinned to
 #   the rank's core was tried first: the scheduler moved the machine's other
 #   work off that core onto n1's rank, and the slowdown drowned;
-# * the ranks swap cores every phase (PHASES_SWAP): the host slows one
-#   virtual CPU at times, for seconds, invisibly to the guest (measured: 2-3x
-#   on one of them while a max-weight group ran there), which made a pinned
-#   rank "slow" with nothing injected (a false alarm).  Swapping, both ranks
+# * the ranks swap cores every phase (PHASES_SWAP): one of the 2 virtual
+#   CPUs is at times 2-3x slower than the other for seconds, even for a
+#   max-weight group, with nothing in the guest to explain it (the host, most
+#   likely); a rank pinned there was "slow" with nothing injected.  Swapping, both ranks
 #   see both CPUs alike; 61 iterations give 60 intervals, as many on each.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/lab.sh"

@@ -13,9 +13,10 @@
 # gets its cores as a dedicated node would: another runnable process takes at
 # most 1/257 (1/101) of a core from it while it runs.  What runs inside the
 # group (a busy process pinned beside a rank) still competes with the rank
-# at equal weight, as on a real node.  The group only raises the weight: it
-# sets no quota, and it is removed at the test's end (its processes back in
-# the root group first).
+# at equal weight, as on a real node.  A new group only has the weight;
+# cpugroup_quota caps what it gets (a slowdown that is the group's own).  A
+# group is removed at the test's end (its processes back in the root group
+# first).
 
 CPUGROUP_V1=/sys/fs/cgroup/cpu
 
