@@ -164,6 +164,7 @@ int imb_fluct_analyze(const struct imb_phases *ph, const struct imb_fluct_opts *
 	crit.q = o->q;
 	crit.alpha = o->alpha;
 	crit.relative = o->min_rel;
+	crit.upper = 1; /* the flag asks "slower?": B's intervals above A's band */
 	if (ph->nrank && !(judged = calloc(ph->nrank, sizeof(*judged))))
 		goto oom;
 	for (size_t i = 0; i < ph->nrank; i++) {

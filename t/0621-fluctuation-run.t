@@ -22,7 +22,7 @@ plan 18
 run_setup mw-fluct
 P=$top/build/progs/openmpi/phases
 [ -x "$P" ] || BAIL_OUT "$P missing: make progs"
-iters=61 work=40000000 # 60 intervals of about 12 ms here: longer than a scheduler slice
+iters=61 adds=40000000 # 60 intervals of about 12 ms here: longer than a scheduler slice
 export PHASES_SWAP=1
 cpugroup_new "mw-fluct-$$"
 cpugroup_add "mw-fluct-$$" $$ || BAIL_OUT "cannot join the CPU group mw-fluct-$$"
@@ -34,14 +34,14 @@ cpugroup_quota "mw-fluct-$$/r1" 25
 cat >slow1 <<EOF
 #!/bin/sh
 if [ "\$OMPI_COMM_WORLD_RANK" = 1 ]; then
-    echo \$\$ >'$(cpugroup_base)/mw-fluct-$$/r1/cgroup.procs' && echo \$\$ >'$work/r1.pid'
+    echo \$\$ >'$(cpugroup_base)/mw-fluct-$$/r1/cgroup.procs' && echo \$\$ >'$PWD/r1.pid'
 fi
 exec "\$@"
 EOF
 chmod +x slow1
-timeout 300 "$mw" run -n 2 --profile --dir slowed -- ./slow1 "$P" $iters $work >slowed.out 2>slowed.err
+timeout 300 "$mw" run -n 2 --mpi openmpi --profile --dir slowed -- ./slow1 "$P" $iters $adds >slowed.out 2>slowed.err
 st=$?
-ok_cmd "slowed rank: rank 1 ran in the group with the quota" test -s "$work/r1.pid"
+ok_cmd "slowed rank: rank 1 ran in the group with the quota" test -s r1.pid
 is "$st" 0 "slowed rank: the run ends with the program's status 0" || diag "$(cat slowed.err)"
 like "$(cat slowed.err)" 'mpiwatch: rank 1 on [^ ]+: the same compute phase is [0-9]+% slower than on the other ranks, p < 0\.001 — a slow node\?' \
     "slowed rank: rank 1 is flagged on stderr" || diag "$(cat slowed.err)"
@@ -55,7 +55,7 @@ is "$(ls slowed/profile/phases.* | wc -l)" 2 "slowed rank: each rank wrote its p
 note "slowed rank: $(phase_medians slowed/profile)"
 
 # --- the same run without it
-timeout 300 "$mw" run -n 2 --profile --dir quiet -- "$P" $iters $work >quiet.out 2>quiet.err
+timeout 300 "$mw" run -n 2 --profile --dir quiet -- "$P" $iters $adds >quiet.out 2>quiet.err
 is "$?" 0 "no slowdown: exit 0"
 unlike "$(cat quiet.err)" 'slower than' "no slowdown: nothing flagged on stderr"
 is "$(flagged quiet)" "[]" "no slowdown: imbalance.json flags no rank"
@@ -65,7 +65,7 @@ note "no slowdown: $(phase_medians quiet/profile)"
 
 # --- 50 % more work in rank 1's phase (a slow node, simulated), both MPIs
 for mpi in openmpi mpich; do
-    timeout 300 "$mw" run -n 2 --mpi $mpi --profile --dir slow-$mpi -- "$top/build/progs/$mpi/phases" $iters $work 1 50 \
+    timeout 300 "$mw" run -n 2 --mpi $mpi --profile --dir slow-$mpi -- "$top/build/progs/$mpi/phases" $iters $adds 1 50 \
         >slow-$mpi.out 2>slow-$mpi.err
     is "$?" 0 "$mpi: 50 % more work in rank 1: exit 0"
     is "$(flagged slow-$mpi)" "[1]" "$mpi: rank 1 is flagged, the others not" || diag "$(sed -n '/Compute-phase/,$p' slow-$mpi/imbalance.txt)"
