@@ -91,19 +91,34 @@ cpugroup_of() {
 }
 
 # cpugroup_remove NAME: move what is still in group NAME back to the root
-# group and remove it (bounded, 10 s: a process that is exiting may linger).
+# group and remove it, its sub-groups first.  A process that has exited but
+# is not yet reaped (a zombie child of the test's own shell) keeps a cgroup
+# v1 group busy until the shell exits, so when the group cannot be removed at
+# once a background process (itself in the root group) keeps trying for 10 s.
 cpugroup_remove() {
-    local base g pid
+    local base
     base=$(cpugroup_base) || return 1
-    g=$base/$1
-    for _ in $(seq 50); do
-        [ -d "$g" ] || return 0
-        while read -r pid; do
-            echo "$pid" >"$base/cgroup.procs" 2>/dev/null
-        done <"$g/cgroup.procs"
-        rmdir "$g" 2>/dev/null && return 0
-        sleep 0.2
+    _cpugroup_rm "$base" "$base/$1" && return 0
+    (
+        echo "$BASHPID" >"$base/cgroup.procs"
+        for _ in $(seq 50); do
+            sleep 0.2
+            _cpugroup_rm "$base" "$base/$1" && exit 0
+        done
+        echo "cpugroup: could not remove $base/$1" >&2
+    ) </dev/null >/dev/null 2>&1 &
+    return 0
+}
+
+# _cpugroup_rm BASE DIR: one try: DIR's sub-groups, then DIR.
+_cpugroup_rm() {
+    local sub pid
+    [ -d "$2" ] || return 0
+    for sub in "$2"/*/; do
+        [ -d "$sub" ] && { _cpugroup_rm "$1" "${sub%/}" || return 1; }
     done
-    echo "cpugroup: could not remove $g" >&2
-    return 1
+    while read -r pid; do
+        echo "$pid" >"$1/cgroup.procs" 2>/dev/null
+    done <"$2/cgroup.procs"
+    rmdir "$2" 2>/dev/null
 }
