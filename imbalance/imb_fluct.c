@@ -238,7 +238,7 @@ oom:
 int imb_fluct_text(FILE *f, const struct imb_fluct_result *r)
 {
 	fprintf(f, "\nCompute-phase fluctuations (each rank's intervals between the same two MPI calls\n"
-		   "against the other ranks': rank-sum p < %g, slower by more than %g%%, outside their band):\n",
+		   "against the other ranks': rank-sum p < %g, slower by more than %g%%, more of it above their band):\n",
 		r->opts.alpha, r->opts.min_rel * 100);
 	if (r->error[0])
 		fprintf(f, "  not judged: %s\n", r->error);
