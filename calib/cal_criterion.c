@@ -12,6 +12,7 @@ void cal_criterion_defaults(struct cal_criterion *c)
 	c->resolution = 0;
 	c->relative = 0;
 	c->alpha = 0.01;
+	c->upper = 0;
 }
 
 void cal_band(const double *sorted, size_t n, double q, double delta, double *lo,
@@ -49,8 +50,8 @@ int cal_judge(const double *a, size_t na, const double *b, size_t nb,
 	v->delta = fmax(c->resolution, c->relative * fabs(v->med_a));
 	cal_band(sa, na, c->q, v->delta, &v->band_lo, &v->band_hi);
 	for (size_t i = 0; i < nb; i++)
-		v->outside += sb[i] < v->band_lo || sb[i] > v->band_hi;
-	v->p_band = cal_binom_sf(v->outside, nb, c->q);
+		v->outside += (!c->upper && sb[i] < v->band_lo) || sb[i] > v->band_hi;
+	v->p_band = cal_binom_sf(v->outside, nb, c->upper ? c->q / 2 : c->q);
 	v->significant = v->test.p_two_sided < c->alpha;
 	v->above_resolution = fabs(v->diff) > v->delta;
 	v->beyond_band = v->p_band < c->alpha;

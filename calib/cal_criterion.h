@@ -14,9 +14,12 @@ struct cal_criterion {
 	double relative;   /* the same relative to the interval it was measured at (>= 0):
 			      the resolution used is max(resolution, relative * |median(A)|) */
 	double alpha;      /* significance level (0.01) */
+	int upper;         /* 0: count b outside the band on both sides, against q (the
+			      seed's criterion); 1: only above it, against q/2 (is b
+			      SLOWER than a?  The flag of doc/imbalance.md) */
 };
 
-/* q = 0.1, resolution = 0, relative = 0, alpha = 0.01. */
+/* q = 0.1, resolution = 0, relative = 0, alpha = 0.01, upper = 0. */
 void cal_criterion_defaults(struct cal_criterion *c);
 
 struct cal_verdict {
@@ -25,8 +28,8 @@ struct cal_verdict {
 	double diff, rel;         /* med_b - med_a, and that over med_a (0 if med_a is 0) */
 	double delta;             /* the resolution used: max(resolution, relative * |med_a|) */
 	double band_lo, band_hi;  /* a's quantiles q/2 and 1 - q/2, widened by the resolution */
-	size_t outside;           /* samples of b outside the band */
-	double p_band;            /* P(Binomial(nb, q) >= outside) */
+	size_t outside;           /* samples of b outside the band (upper: above it) */
+	double p_band;            /* P(Binomial(nb, q) >= outside); upper: q/2 */
 	int significant;          /* test.p_two_sided < alpha */
 	int above_resolution;     /* |diff| > resolution */
 	int beyond_band;          /* p_band < alpha */
@@ -42,7 +45,8 @@ void cal_band(const double *sorted, size_t n, double q, double delta, double *lo
  * iff the rank-sum test finds a difference (two-sided p < alpha), the
  * difference of medians exceeds the resolution delta, and more of b lies
  * outside a's band widened by delta than timing error explains (binomial
- * tail < alpha).  Return 0 with *v filled, or -1 with errno set (EINVAL: an
+ * tail < alpha; with c->upper, more of b lies above the band than the q/2
+ * of timing error above it explains).  Return 0 with *v filled, or -1 with errno set (EINVAL: an
  * empty sample, a NaN, q outside [0, 1], a negative resolution; ENOMEM). */
 int cal_judge(const double *a, size_t na, const double *b, size_t nb,
 	      const struct cal_criterion *c, struct cal_verdict *v);

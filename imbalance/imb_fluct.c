@@ -164,6 +164,7 @@ int imb_fluct_analyze(const struct imb_phases *ph, const struct imb_fluct_opts *
 	crit.q = o->q;
 	crit.alpha = o->alpha;
 	crit.relative = o->min_rel;
+	crit.upper = 1; /* the flag asks "slower?": B's intervals above A's band */
 	if (ph->nrank && !(judged = calloc(ph->nrank, sizeof(*judged))))
 		goto oom;
 	for (size_t i = 0; i < ph->nrank; i++) {
@@ -237,7 +238,7 @@ oom:
 int imb_fluct_text(FILE *f, const struct imb_fluct_result *r)
 {
 	fprintf(f, "\nCompute-phase fluctuations (each rank's intervals between the same two MPI calls\n"
-		   "against the other ranks': rank-sum p < %g, slower by more than %g%%, outside their band):\n",
+		   "against the other ranks': rank-sum p < %g, slower by more than %g%%, more of it above their band):\n",
 		r->opts.alpha, r->opts.min_rel * 100);
 	if (r->error[0])
 		fprintf(f, "  not judged: %s\n", r->error);

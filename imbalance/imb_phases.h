@@ -50,7 +50,7 @@ void imb_phases_free(struct imb_phases *ph);
 struct imb_fluct_opts {
 	double alpha;       /* significance of the rank-sum test and the band test: 0.001 */
 	double min_rel;     /* the resolution, relative to the peers' median: 0.02 */
-	double q;           /* fraction of intervals with timing error (band): 0.1 */
+	double q;           /* fraction of intervals with timing error (band): 0.5 */
 	size_t min_samples; /* per rank and phase: 20 */
 	double min_ns;      /* phases whose peers' median is shorter are not judged: 10000 */
 	size_t max_peers;   /* peers' samples pooled, at most (evenly thinned): 8192 */

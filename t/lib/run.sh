@@ -37,3 +37,23 @@ jsonschema.validate(json.load(open(sys.argv[1])), json.load(open(sys.argv[2])))
 print("valid")
 PY
 }
+
+# phase_medians DIR: one line per phases.N file in DIR (the monitor's compute
+# intervals): rank, node, and the median of its most sampled phase, for a
+# test's notes (what the fluctuation flag judged).
+phase_medians() {
+    python3 - "$1" <<'PY' 2>&1
+import glob, statistics, sys
+for f in sorted(glob.glob(sys.argv[1] + "/phases.*"), key=lambda p: int(p.rsplit(".", 1)[1])):
+    lines = open(f).read().split("\n")
+    rank, node = lines[1].split()[1], lines[1].split()[3]
+    best = []
+    for i, l in enumerate(lines):
+        if l.startswith("phase "):
+            v = [float(x) for x in lines[i + 1].split()]
+            if len(v) > len(best):
+                best = v
+    if best:
+        print("rank %s on %s: median %.2f ms, %d samples" % (rank, node, statistics.median(best) / 1e6, len(best)))
+PY
+}
