@@ -232,7 +232,7 @@ static int store(const struct mw_conf_key *k, const char *val, void *dst)
 		return 0;
 	}
 	case MW_CONF_LIST:
-		if (!*val) {
+		if (!*val || (k->check && k->check(val))) {
 			errno = EINVAL;
 			return -1;
 		}
