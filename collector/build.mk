@@ -30,3 +30,10 @@ UNIT_LIBS_test_verdict := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS)
 FUZZERS += $(B)/fuzz/fuzz_col_dump
 FUZZ_EXTRA_fuzz_col_dump := collector/colstate.c collector/verdict.c -Icollector -Ianalyze -Iimbalance
 $(B)/fuzz/fuzz_col_dump: collector/colstate.c collector/verdict.c $(wildcard collector/*.h)
+
+# Unit test of the auxiliary processes (issue 13): frames, bounds, the site
+# file, the agent's round (agent/ap.c) and the collector's (collector/ap.c).
+UNIT_TESTS += $(B)/t/test_ap
+$(B)/t/test_ap: $(B)/obj/agent/ap.o $(COLLECTOR_LIB)
+$(B)/t/test_ap: CPPFLAGS += -Icollector -Iagent
+UNIT_LIBS_test_ap := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS)
