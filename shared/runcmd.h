@@ -22,7 +22,7 @@ struct mw_runcmd_opts {
 			      read on and dropped) */
 	int own_group;     /* 1: in a new process group (setpgid), and the whole
 			      group is killed at a bound and when it ends */
-	int nice;          /* niceness added in the child (0 = none) */
+	int nice;          /* niceness added to ours in the child (0 = none) */
 };
 
 /* What happened to it. */

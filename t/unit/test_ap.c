@@ -209,7 +209,7 @@ START_TEST(test_run_bounds)
 	{
 		int self = getpriority(PRIO_PROCESS, 0);
 		ck_assert_int_eq(mw_run_command_ex(nice, NULL, &o, &r), 0);
-		ck_assert_int_eq(atoi(r.output), self + 5 > 19 ? 19 : self + 5);
+		ck_assert_int_eq(atoi(r.output), (self + 5 > 19 ? 19 : self + 5));
 		free(r.output);
 	}
 
@@ -604,6 +604,39 @@ START_TEST(test_collector_rounds)
 }
 END_TEST
 
+/* mpiwatch-ap.conf(5) lists every key of the file with its range and
+ * default as the table has them. */
+START_TEST(test_man_page)
+{
+	FILE *f = fopen("doc/man/mpiwatch-ap.conf.5", "r");
+	char *man = NULL;
+	size_t len = 0;
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(getdelim(&man, &len, '\0', f), 1);
+	fclose(f);
+	for (const struct mw_conf_key *k = mw_apconf_keys; k->name; k++) {
+		char tag[64], want[128], *e, *next;
+		snprintf(tag, sizeof tag, "\n.BR %s \"", k->name);
+		e = strstr(man, tag);
+		ck_assert_msg(e, "%s: no entry in the man page", k->name);
+		next = strstr(e + 1, "\n.TP");
+		if (!next)
+			next = e + strlen(e);
+		if (k->type == MW_CONF_INT || k->type == MW_CONF_DOUBLE) {
+			snprintf(want, sizeof want, "%.10g to %.10g", k->min, k->max);
+			ck_assert_msg(strstr(e, want) && strstr(e, want) < next, "%s: range '%s' missing",
+				      k->name, want);
+		}
+		if (k->def && *k->def) {
+			snprintf(want, sizeof want, "default %s", k->def);
+			ck_assert_msg(strstr(e, want) && strstr(e, want) < next, "%s: '%s' missing", k->name,
+				      want);
+		}
+	}
+	free(man);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ap");
@@ -622,6 +655,7 @@ int main(void)
 	tcase_add_test(tc, test_agent_round);
 	tcase_add_test(tc, test_agent_request);
 	tcase_add_test(tc, test_collector_rounds);
+	tcase_add_test(tc, test_man_page);
 	suite_add_tcase(s, tc);
 	return mw_unit_run(s);
 }
