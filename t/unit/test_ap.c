@@ -19,6 +19,8 @@
 #include "../../agent/ap.h"
 #include "../../collector/ap.h"
 #include "apconf.h"
+#include "colstate.h"
+#include "jsonschema.h"
 #include "heartbeat.h"
 #include "runcmd.h"
 #include "unit.h"
@@ -585,6 +587,24 @@ START_TEST(test_collector_rounds)
 	ck_assert_ptr_nonnull(strstr(text, "hang: missing: no output came"));
 	ck_assert_ptr_nonnull(strstr(text, "node n3:\n    links: not run: the agent of this node was not connected"));
 	free(text);
+
+	{
+		/* the whole report, with its "auxiliary", against the schema */
+		struct col_state st;
+		char err[512];
+		json_object *sch = mw_json_read_file("doc/schemas/report.schema.json", err, sizeof err), *whole;
+		ck_assert_msg(sch != NULL, "schema: %s", err);
+		col_state_init(&st, "77");
+		col_state_node(&st, "n1");
+		st.ap = ap;
+		whole = col_report_json(&st);
+		ck_assert(json_object_object_get_ex(whole, "auxiliary", NULL));
+		ck_assert_msg(mw_jsonschema_validate(sch, whole, err, sizeof err) == 0, "%s", err);
+		json_object_put(whole);
+		json_object_put(sch);
+		st.ap = NULL;
+		col_state_free(&st);
+	}
 
 	/* rounds are bounded */
 	for (int i = 2; i <= COL_AP_MAX_ROUNDS; i++)
