@@ -81,8 +81,8 @@ for n in n1 n2 n3; do
         "(True, 4096, 'mpiwatch-flood-line')" "$n: flood cut at 4096 bytes"
     like "$(jv "$rep" "$r if r['node'] == '$n' and r['name'] == 'flood'][0]['summary']")" \
         "^output cut at the size bound \(4096 bytes\), the command killed" "$n: flood: the report says it was cut"
-    is "$(jv "$rep" "$r if r['node'] == '$n' and r['name'] == 'who'][0]['output']")" "mwuser1
-" "$n: the commands run as the job's user"
+    is "$(jv "$rep" "repr($r if r['node'] == '$n' and r['name'] == 'who'][0]['output'])")" "'mwuser1\\n'" \
+        "$n: the commands run as the job's user"
 done
 is "$(jv "$rep" 'd["verdict"]')" software "the verdict is unchanged after the APs' output came"
 
