@@ -38,20 +38,7 @@ struct ag_ap *ag_ap_create(const char *path, long owner_uid, const char *node)
 	}
 	ap->fd = -1;
 	snprintf(ap->node, sizeof ap->node, "%s", node ? node : "");
-	if (path && *path) {
-		struct mw_conf_errors errs = {0};
-		if (mw_apconf_load(&ap->conf, path, owner_uid, &errs)) {
-			for (size_t i = 0; i < errs.n; i++)
-				mw_warn("auxiliary processes: %s", errs.msg[i]);
-			mw_warn("auxiliary processes: none will run (%s unusable)", path);
-			mw_apconf_free(&ap->conf);
-			mw_apconf_init(&ap->conf);
-		} else {
-			mw_info("auxiliary processes: %zu command(s) from %s (timeout %g s, max output %ld bytes)",
-				ap->conf.ncmd, path, ap->conf.timeout, ap->conf.max_output);
-		}
-		mw_conf_errors_free(&errs);
-	}
+	mw_apconf_load_logged(&ap->conf, path, owner_uid);
 	return ap;
 }
 
@@ -240,6 +227,12 @@ static void take_frames(struct ag_ap *ap)
 			return;
 		}
 		off += flen;
+		if (ap->nq >= 2 * MW_AP_MAX_COMMANDS) {
+			/* the collector has not been reachable for two rounds */
+			mw_warn("auxiliary process %s: result dropped (%zu unsent)", m.u.apout.name, ap->nq);
+			mw_hb_msg_free(&m);
+			continue;
+		}
 		mw_info("auxiliary process %s: %s%s%s (status %d, signal %d, %llu bytes, %.1f s)",
 			m.u.apout.name, m.u.apout.error[0] ? m.u.apout.error : "ran",
 			m.u.apout.timed_out ? ", killed at the time bound" : "",

@@ -38,7 +38,9 @@ int ag_ap_request(struct ag_ap *ap, const struct mw_hb_apreq *req);
 int ag_ap_fd(const struct ag_ap *ap);
 
 /* Read what the runner wrote (call when ag_ap_fd polls readable): its
- * complete APOUT frames join the queue; at its end the runner is reaped. */
+ * complete APOUT frames join the queue (at most 2 x MW_AP_MAX_COMMANDS
+ * results wait: more are dropped, logged); at its end the runner is
+ * reaped. */
 void ag_ap_read(struct ag_ap *ap);
 
 /* Send the queued results with send(m, arg) (0 = sent, else kept for the

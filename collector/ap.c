@@ -47,18 +47,8 @@ struct col_ap *col_ap_create(const char *path, long owner_uid)
 		free(ap);
 		return NULL;
 	}
-	if (path && *path) {
-		struct mw_conf_errors errs = {0};
-		snprintf(ap->path, sizeof ap->path, "%s", path);
-		if (mw_apconf_load(&ap->conf, path, owner_uid, &errs)) {
-			for (size_t i = 0; i < errs.n; i++)
-				mw_warn("auxiliary processes: %s", errs.msg[i]);
-			mw_warn("auxiliary processes: none will run (%s unusable)", path);
-			mw_apconf_free(&ap->conf);
-			mw_apconf_init(&ap->conf);
-		}
-		mw_conf_errors_free(&errs);
-	}
+	snprintf(ap->path, sizeof ap->path, "%s", path ? path : "");
+	mw_apconf_load_logged(&ap->conf, path, owner_uid);
 	return ap;
 }
 

@@ -9,6 +9,7 @@
 
 #include "apconf.h"
 #include "heartbeat.h"
+#include "log.h"
 
 #define AP_FILE_MAX (64 * 1024)
 
@@ -78,6 +79,27 @@ const struct mw_conf_key mw_apconf_keys[] = {
 	{NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0, NULL},
 };
 #undef F
+
+int mw_apconf_load_logged(struct mw_apconf *c, const char *path, long owner_uid)
+{
+	struct mw_conf_errors errs = {0};
+	int rv = 0;
+	if (!path || !*path)
+		return 0;
+	if (mw_apconf_load(c, path, owner_uid, &errs)) {
+		for (size_t i = 0; i < errs.n; i++)
+			mw_warn("auxiliary processes: %s", errs.msg[i]);
+		mw_warn("auxiliary processes: none will run (%s unusable)", path);
+		mw_apconf_free(c);
+		mw_apconf_init(c);
+		rv = -1;
+	} else {
+		mw_info("auxiliary processes: %zu command(s) from %s (timeout %g s, max output %ld bytes)",
+			c->ncmd, path, c->timeout, c->max_output);
+	}
+	mw_conf_errors_free(&errs);
+	return rv;
+}
 
 const char *mw_apconf_nodes_name(int nodes)
 {

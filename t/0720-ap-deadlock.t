@@ -19,8 +19,6 @@ lab_require 3
 prog=$(lab_prog openmpi col_deadlock)
 schema=$MW_LAB_REPO/doc/schemas/report.schema.json
 coll=$MW_LAB_REPO/build/bin/mpiwatch-collector
-conf=$MW_LAB_DIR/plugstack.conf.d/mpiwatch.conf
-[ -r "$conf" ] || BAIL_OUT "the lab has no mpiwatch plugin line ($conf)"
 
 # The site's file: root's, 0644, where every node sees it.
 apconf=$MW_LAB_DIR/ap-0720.conf
@@ -36,10 +34,7 @@ CONF
 chown root:root "$apconf"
 chmod 0644 "$apconf"
 tap_cleanup "rm -f '$apconf'"
-conf_saved=$(cat "$conf")
-tap_cleanup "printf '%s\n' '$conf_saved' > '$conf'"
-printf '%s ap_conf=%s\n' "$(head -n1 "$conf")" "$apconf" >"$conf"
-like "$(cat "$conf")" "ap_conf=$apconf" "plugin line with ap_conf=$apconf"
+col_plugin_args "ap_conf=$apconf"
 
 out=$(lab_as mwuser1 srun --mpiwatch=ap_conf=/tmp/mine.conf -N1 true 2>&1); st=$?
 isnt "$st" 0 "srun --mpiwatch=ap_conf=... is refused: a job user cannot name a command"
