@@ -10,6 +10,7 @@
 # commands run as the job's user; report.txt has a section per node; the
 # one-line answer, the job's comment and its output hold nothing of them.
 # A job user cannot name a command (--mpiwatch=ap_conf=... is refused).
+# With nodes = suspicious, only the node of the suspicious rank runs them.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/lab.sh"
 . "$(dirname "$0")/lib/collector.sh"
@@ -100,4 +101,28 @@ unlike "$(cat "$dir/job.out")" "mpiwatch-flood-line|eth0" "nor does the job's ou
 log=$out/logs/mpiwatch-agent-n2.log
 like "$(cat "$log")" "auxiliary processes: 4 command\(s\) from $apconf" "the agent of n2 read the site's file"
 like "$(cat "$log")" "auxiliary process hang: ran, killed at the time bound" "and logged the hang killed"
+
+# nodes = suspicious: a rank that exits (rank 1, on n1) is the first and
+# only suspicious rank when the threshold (1) is crossed: only n1 is asked.
+cat >"$apconf" <<'CONF'
+command = who /usr/bin/id -un
+nodes = suspicious
+timeout = 2
+CONF
+prog=$(lab_prog openmpi col_crash)
+jid=$(lab_sbatch mwuser1 -N3 -n6 --mpiwatch=timeout=2 -o "$dir/job2.out" --wrap "srun --mpi=pmix $prog exit")
+like "$jid" '^[0-9]+$' "a job whose rank 1 exits submitted"
+tap_cleanup "scancel $jid 2>/dev/null"
+rep=$dir/mpiwatch-$jid/report.json
+wait_for 180 "grep -q '\"verdict\": *\"software\"' '$rep'"
+lab_job_wait "$jid" 120 >/dev/null
+wait_for 30 "grep -q 'collector stopping' '$rep'"
+is "$(jv "$rep" 'd["verdict"]')" software "verdict software"
+like "$(jv "$rep" '[c["detail"] for c in d["causes"] if c["cause"] == "B"]')" "exited with status 3" \
+    "rank 1: cause B, as without APs"
+is "$(jv "$rep" 'd["auxiliary"]["config"]["nodes"]')" suspicious "the site's file says: suspicious nodes only"
+is "$(jv "$rep" 'sorted(set(r["node"] for r in d["auxiliary"]["rounds"][0]["results"]))')" "['n1']" \
+    "only n1, the node of the exited rank, was asked"
+like "$(jv "$rep" 'd["auxiliary"]["rounds"][0]["results"][0]["state"]')" '^(done|missing)$' \
+    "its result came, or is marked missing (the job ended first)"
 done_testing
