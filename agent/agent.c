@@ -34,6 +34,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ap.h"
 #include "auth.h"
 #include "mw_link.h"
 #include "log.h"
@@ -84,6 +85,7 @@ struct agent {
 	int rundir_seen;
 	double started;
 	unsigned long beats_sent, connects, connect_failures;
+	struct ag_ap *ap; /* auxiliary processes (ap.h) */
 };
 
 static double mono(void)
@@ -180,6 +182,11 @@ static int send_msg(struct agent *a, const struct mw_hb_msg *m)
 		return -1;
 	}
 	return 0;
+}
+
+static int send_ap(const struct mw_hb_msg *m, void *arg)
+{
+	return send_msg(arg, m);
 }
 
 static void flush_rank(struct agent *a, struct ag_rank *x)
@@ -538,6 +545,8 @@ static void on_message(struct agent *a, struct mw_hb_msg *m)
 				mw_info("collector asked for a dump of rank %d", x->rank);
 			}
 		}
+	} else if (m->type == MW_HB_APREQ) {
+		ag_ap_request(a->ap, &m->u.apreq);
 	} else {
 		mw_debug("ignoring a %s message from the collector", mw_hb_type_name(m->type));
 	}
@@ -591,6 +600,7 @@ int ag_run(const struct ag_opts *o)
 		return -1;
 	}
 	srand((unsigned)getpid() ^ (unsigned)time(NULL));
+	a.ap = ag_ap_create(o->ap_conf, 0, o->node);
 	double tick_s = o->tick_s > 0 ? o->tick_s : o->timeout_s / 4;
 	if (tick_s < 0.1)
 		tick_s = 0.1;
@@ -602,8 +612,8 @@ int ag_run(const struct ag_opts *o)
 	next_tick = mono();
 	next_job_check = mono() + (o->job_check_s > 0 ? o->job_check_s : 1e18);
 	while (!a.stop) {
-		struct pollfd p[2];
-		int np = 1, tmo;
+		struct pollfd p[3];
+		int np = 1, tmo, apx = -1;
 		double now = mono(), wake;
 
 		if (!a.link && now >= a.next_connect)
@@ -615,6 +625,8 @@ int ag_run(const struct ag_opts *o)
 		if (a.link)
 			for (size_t i = 0; i < a.nr && a.link; i++)
 				flush_rank(&a, a.r[i]);
+		if (a.link)
+			ag_ap_flush(a.ap, send_ap, &a);
 		if (now >= next_job_check) {
 			if (mw_slurm_job_active(NULL, o->job) == 0) {
 				mw_info("job %s is over; leaving", o->job);
@@ -628,6 +640,11 @@ int ag_run(const struct ag_opts *o)
 			p[1].fd = mw_link_fd(a.link);
 			p[1].events = POLLIN | (mw_link_pending(a.link) ? POLLOUT : 0);
 			np = 2;
+		}
+		if (ag_ap_fd(a.ap) >= 0) {
+			apx = np++;
+			p[apx].fd = ag_ap_fd(a.ap);
+			p[apx].events = POLLIN;
 		}
 		wake = next_tick;
 		if (!a.link && a.next_connect < wake)
@@ -647,7 +664,9 @@ int ag_run(const struct ag_opts *o)
 				a.stop = 1;
 			}
 		}
-		if (np == 2 && a.link && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+		if (apx >= 0 && (p[apx].revents & (POLLIN | POLLHUP | POLLERR)))
+			ag_ap_read(a.ap);
+		if (np >= 2 && apx != 1 && a.link && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
 			for (;;) {
 				struct mw_hb_msg m;
 				enum mw_hb_err e = MW_HB_OK;
@@ -664,7 +683,7 @@ int ag_run(const struct ag_opts *o)
 				break;
 			}
 		}
-		if (np == 2 && a.link && (p[1].revents & POLLOUT) && mw_link_flush(a.link) < 0)
+		if (np >= 2 && apx != 1 && a.link && (p[1].revents & POLLOUT) && mw_link_flush(a.link) < 0)
 			link_drop(&a, strerror(errno));
 	}
 	/* A last look at the slots (ranks that just ended), then say goodbye
@@ -676,6 +695,8 @@ int ag_run(const struct ag_opts *o)
 		double end = mono() + 1.0;
 		for (size_t i = 0; i < a.nr; i++)
 			flush_rank(&a, a.r[i]);
+		if (a.link)
+			ag_ap_flush(a.ap, send_ap, &a);
 		m.type = MW_HB_BYE;
 		snprintf(m.u.bye.reason, sizeof m.u.bye.reason, "agent stopping");
 		if (a.link && mw_link_send(a.link, &m) == 0)
@@ -690,6 +711,7 @@ int ag_run(const struct ag_opts *o)
 		a.beats_sent, a.connects, a.connect_failures);
 	rv = 0;
 	mw_link_close(a.link);
+	ag_ap_destroy(a.ap);
 	for (size_t i = 0; i < a.nr; i++) {
 		if (a.r[i]->slot)
 			mw_slot_unmap(a.r[i]->slot);

@@ -20,6 +20,7 @@ struct ag_opts {
 	double rundir_wait_s;  /* exit if the rundir never appears within this (600 s) */
 	char munge_socket[512]; /* --munge-socket PATH ("" = MUNGE's default) */
 	char auth_token[128];   /* from --auth-file: a token instead of MUNGE ("" = MUNGE) */
+	char ap_conf[1024];     /* --ap-conf: the site's auxiliary processes ("" = none; agent/ap.h) */
 };
 
 /* Fill o with defaults (everything but job, node, rundir, host/port). */

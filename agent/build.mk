@@ -4,10 +4,13 @@
 AGENT_SRCS := $(wildcard agent/*.c)
 AGENT_OBJS := $(AGENT_SRCS:%.c=$(B)/obj/%.o)
 BINS += $(B)/bin/mpiwatch-agent
-MANS += doc/man/mpiwatch-agent.1
+MANS += doc/man/mpiwatch-agent.1 doc/man/mpiwatch-ap.conf.5
 
 $(B)/obj/agent/%.o: CPPFLAGS += -Iagent
 
 $(B)/bin/mpiwatch-agent: $(AGENT_OBJS) $(SHARED_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(AGENT_OBJS) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(MUNGE_LIBS) -lpthread -lm
+
+# Fuzz target of the site's auxiliary processes file (shared/apconf.c).
+FUZZERS += $(B)/fuzz/fuzz_apconf

@@ -19,7 +19,7 @@ static void usage(FILE *f)
 		"usage: mpiwatch-agent --job JOBID --node NODENAME --rundir DIR --collector HOST:PORT\n"
 		"                      (--settings FILE | --timeout S) [--pidfile FILE] [--log FILE] [--tick S]\n"
 		"                      [--job-check S] [--ports N] [--munge-socket PATH]\n"
-		"                      [--auth-file FILE] [-v]\n"
+		"                      [--auth-file FILE] [--ap-conf FILE] [-v]\n"
 		"                      [--help] [--version]\n");
 }
 
@@ -31,7 +31,8 @@ int main(int argc, char **argv)
 		{"log", 1, 0, 'l'},     {"tick", 1, 0, 'T'},      {"job-check", 1, 0, 'J'},
 		{"ports", 1, 0, 'P'},   {"verbose", 0, 0, 'v'},   {"help", 0, 0, 'h'},
 		{"version", 0, 0, 'V'}, {"munge-socket", 1, 0, 'M'},
-		{"auth-file", 1, 0, 'A'}, {"settings", 1, 0, 'S'}, {0, 0, 0, 0}};
+		{"auth-file", 1, 0, 'A'}, {"settings", 1, 0, 'S'}, {"ap-conf", 1, 0, 'X'},
+		{0, 0, 0, 0}};
 	struct ag_opts o;
 	const char *pidfile = NULL, *logfile = NULL, *settings = NULL;
 	int c, verbose = 0, have_coll = 0;
@@ -96,6 +97,10 @@ int main(int argc, char **argv)
 		case 'l':
 			logfile = optarg;
 			break;
+		case 'X': /* the site's auxiliary processes (agent/ap.c) */
+			if (mw_copy(o.ap_conf, sizeof o.ap_conf, optarg) || optarg[0] != '/')
+				goto bad_val;
+			break;
 		case 'v':
 			verbose = 1;
 			break;
@@ -114,7 +119,8 @@ bad_val:
 		fprintf(stderr, "mpiwatch-agent: invalid value for --%s: '%s'\n",
 			lo[0].name ? (c == 'j' ? "job" : c == 'n' ? "node" : c == 'r' ? "rundir (absolute path)"
 				   : c == 'c' ? "collector (HOST:PORT)"
-				   : c == 'T' ? "tick" : c == 'J' ? "job-check" : "ports") : "?",
+				   : c == 'T' ? "tick" : c == 'J' ? "job-check"
+				   : c == 'X' ? "ap-conf (absolute path)" : "ports") : "?",
 			optarg);
 		return 2;
 	}

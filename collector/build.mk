@@ -35,3 +35,9 @@ $(B)/fuzz/fuzz_col_dump: collector/colstate.c collector/verdict.c $(wildcard col
 FUZZERS += $(B)/fuzz/fuzz_joblog
 FUZZ_EXTRA_fuzz_joblog := collector/joblog.c collector/colstate.c collector/verdict.c analyze/dl_crash.c analyze/dl_symbols.c analyze/dl_pool.c -Icollector -Ianalyze -Iimbalance $(DW_LIBS)
 $(B)/fuzz/fuzz_joblog: collector/joblog.c analyze/dl_crash.c $(wildcard collector/*.h)
+# Unit test of the auxiliary processes (issue 13): frames, bounds, the site
+# file, the agent's round (agent/ap.c) and the collector's (collector/ap.c).
+UNIT_TESTS += $(B)/t/test_ap
+$(B)/t/test_ap: $(B)/obj/agent/ap.o $(COLLECTOR_LIB)
+$(B)/t/test_ap: CPPFLAGS += -Icollector -Iagent
+UNIT_LIBS_test_ap := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS)

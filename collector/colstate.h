@@ -65,6 +65,8 @@ struct col_stats {
 	unsigned long evaluations;
 };
 
+struct col_ap; /* collector/ap.h */
+
 struct col_state {
 	char job[32];
 	double timeout_s;
@@ -111,6 +113,9 @@ struct col_state {
 	 * "mpiwatch run" from Open MPI's own crash report): "RANK<TAB>FRAME<TAB>
 	 * FRAME..." per line, innermost frame first, or NULL. */
 	char *crash_stacks;
+	/* The auxiliary processes' rounds and output (collector/ap.h), or
+	 * NULL; owned by the collector's core. */
+	struct col_ap *ap;
 };
 
 /* Initialise an empty state for job (copied).  Return 0 or -1 (ENOMEM). */

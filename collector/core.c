@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ap.h"
 #include "auth.h"
 #include "colstate.h"
 #include "answer.h"
@@ -211,6 +212,55 @@ static void send_dumpreq(struct collector *c)
 	}
 }
 
+/* Auxiliary processes (ap.h): at a suspicious event, ask the agents of
+ * every node of the job (or of the suspicious ranks' nodes only, as the
+ * site says) to run the site's commands.  Nothing waits for them. */
+static void send_apreq(struct collector *c, const char *reason)
+{
+	struct col_state *s = &c->s;
+	uint32_t round = col_ap_round_begin(s->ap, reason, mw_now());
+	int *cl_of = NULL;
+	char *susp = NULL;
+	size_t asked = 0, sent = 0;
+
+	if (!round)
+		return;
+	cl_of = malloc((s->nnodes + 1) * sizeof *cl_of);
+	susp = calloc(s->nnodes + 1, 1);
+	if (!cl_of || !susp)
+		goto out;
+	for (size_t i = 0; i < s->nnodes; i++)
+		cl_of[i] = -1;
+	for (size_t k = 0; k < c->nc; k++)
+		if (c->c[k].hello && !c->c[k].closing && c->c[k].node >= 0)
+			cl_of[c->c[k].node] = (int)k;
+	for (size_t r = 0; r < s->size; r++)
+		if (s->ranks[r].node >= 0 && (size_t)s->ranks[r].node < s->nnodes &&
+		    col_state_suspicious(s->ranks[r].state))
+			susp[s->ranks[r].node] = 1;
+	for (size_t i = 0; i < s->nnodes; i++) {
+		struct mw_hb_msg m = {0};
+		int ok = 0;
+		if (col_ap_suspicious_only(s->ap) && !susp[i] && !s->agents[i].vanished)
+			continue;
+		if (cl_of[i] >= 0) {
+			m.type = MW_HB_APREQ;
+			m.u.apreq.round = round;
+			ok = mw_link_send(c->c[cl_of[i]].l, &m) == 0;
+			if (!ok)
+				c->c[cl_of[i]].closing = 1;
+		}
+		col_ap_round_node(s->ap, round, s->nodes[i].name, ok);
+		asked++;
+		sent += (size_t)ok;
+	}
+	col_state_event(s, "note", "auxiliary processes: round %u (%zu command(s)) asked of %zu node(s), "
+				   "%zu reached", round, col_ap_ncommands(s->ap), asked, sent);
+out:
+	free(cl_of);
+	free(susp);
+}
+
 static void check_threshold(struct collector *c)
 {
 	long n = suspicious_count(&c->s), need = col_threshold_need(&c->o->thr, job_ranks(c));
@@ -222,6 +272,7 @@ static void check_threshold(struct collector *c)
 		col_state_event(&c->s, "threshold", "%ld suspicious rank(s) >= threshold %s (%ld needed)",
 				n, c->o->threshold, need);
 		send_dumpreq(c);
+		send_apreq(c, "threshold crossed");
 	}
 	{
 		/* Only exits so far: their peers need the timeout to be seen
@@ -1187,6 +1238,10 @@ static int on_frame(struct collector *c, struct client *cl, struct mw_hb_msg *m)
 	case MW_HB_DUMP:
 		on_dump(c, m);
 		return 0;
+	case MW_HB_APOUT:
+		col_ap_output(c->s.ap, c->s.nodes[cl->node].name, &m->u.apout, c->s.decided);
+		c->status_dirty = 1; /* into the report within a second, verdict or not */
+		return 0;
 	case MW_HB_BYE:
 		c->s.agents[cl->node].bye = 1;
 		mw_info("agent of %s left: %s", c->s.nodes[cl->node].name, m->u.bye.reason);
@@ -1295,6 +1350,7 @@ int col_run(struct col_opts *o)
 			o->settle_s = 3;
 	}
 	col_state_init(&c.s, o->job);
+	c.s.ap = col_ap_create(o->ap_conf, 0);
 	c.s.timeout_s = o->timeout_s;
 	c.s.hang_limit_s = mw_jobconf_hang_limit(o->hang_limit_s, o->timeout_s);
 	c.s.thr = o->thr;
@@ -1434,6 +1490,7 @@ int col_run(struct col_opts *o)
 	imbalance_at_end(&c);
 	read_mpi_errors(&c); /* what the launcher printed last */
 	read_job_output(&c);
+	col_ap_finish(c.s.ap);
 	col_state_event(&c.s, "shutdown", "collector stopping; verdict %s",
 			col_verdict_name(c.s.have_res ? c.s.res.verdict : COL_V_NONE));
 	write_reports(&c);
@@ -1447,6 +1504,8 @@ out:
 		close(c.lfd);
 	if (c.sfd >= 0)
 		close(c.sfd);
+	col_ap_destroy(c.s.ap);
+	c.s.ap = NULL;
 	col_state_free(&c.s);
 	return rv;
 }

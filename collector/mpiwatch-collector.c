@@ -52,7 +52,7 @@ static void usage(FILE *f)
 		"         [--pidfile FILE] [--log FILE] [--settle S] [--probe-budget S]\n"
 		"         [--probe-tries N] [--job-check S] [--ports N] [--exit-on-verdict]\n"
 		"         [--hang-limit S] [--profile DIR] [--auth munge|none]\n"
-		"         [--munge-socket PATH] [--auth-file FILE]\n"
+		"         [--munge-socket PATH] [--auth-file FILE] [--ap-conf FILE]\n"
 		"         [-v] [--help] [--version]\n"
 		"       mpiwatch-collector --check-report FILE [--schema report.schema.json]\n");
 }
@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 {
 	enum { O_JOB = 256, O_NODES, O_PORT, O_TIMEOUT, O_THRESHOLD, O_DIR, O_ACTION, O_DRAIN, O_POST,
 	       O_RESTD, O_NHD, O_PROBEPORT, O_RANKS, O_PIDFILE, O_LOG, O_REPORT, O_SETTLE, O_BUDGET,
-	       O_TRIES, O_JOBCHECK, O_PORTS, O_EXIT, O_VERSION, O_CHECK, O_SCHEMA, O_HANG, O_PROFILE, O_AUTH, O_MSOCK, O_AFILE, O_SETTINGS };
+	       O_TRIES, O_JOBCHECK, O_PORTS, O_EXIT, O_VERSION, O_CHECK, O_SCHEMA, O_HANG, O_PROFILE, O_AUTH, O_MSOCK, O_AFILE, O_SETTINGS, O_APCONF };
 	static const struct option lo[] = {
 		{"job", 1, 0, O_JOB},           {"nodes", 1, 0, O_NODES},
 		{"port", 1, 0, O_PORT},         {"timeout", 1, 0, O_TIMEOUT},
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
 		{"schema", 1, 0, O_SCHEMA},     {"hang-limit", 1, 0, O_HANG},
 		{"profile", 1, 0, O_PROFILE},   {"auth", 1, 0, O_AUTH},
 		{"munge-socket", 1, 0, O_MSOCK}, {"auth-file", 1, 0, O_AFILE},
-		{"settings", 1, 0, O_SETTINGS},
+		{"settings", 1, 0, O_SETTINGS}, {"ap-conf", 1, 0, O_APCONF},
 		{0, 0, 0, 0}};
 	/* The job settings an option sets one by one (after --settings FILE,
 	 * which they override), checked by the one table (shared/jobconf.c). */
@@ -170,6 +170,11 @@ int main(int argc, char **argv)
 			o.auth = 2;
 			break;
 		}
+		case O_APCONF: /* the site's auxiliary processes (collector/ap.h) */
+			what = "ap-conf (an absolute path)";
+			if (optarg[0] != '/' || mw_copy(o.ap_conf, sizeof o.ap_conf, optarg))
+				goto bad_val;
+			break;
 		case O_PROFILE:
 			what = "profile (a directory path)";
 			if (!*optarg || mw_copy(o.profile, sizeof o.profile, optarg))

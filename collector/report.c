@@ -2,6 +2,7 @@
  * comment (colstate.h). */
 #include "colstate.h"
 #include "answer.h"
+#include "ap.h"
 #include "html.h"
 
 #include <errno.h>
@@ -279,6 +280,7 @@ json_object *col_report_json(const struct col_state *s)
 		json_object_array_add(a, e);
 	}
 	json_object_object_add(o, "actions", a);
+	col_ap_report_json(s->ap, o);
 	json_object_object_add(o, "stats", col_stats_json(s));
 	return o;
 }
@@ -365,6 +367,7 @@ void col_report_text(const struct col_state *s, FILE *f)
 			fprintf(f, "\n");
 		}
 	}
+	col_ap_report_text(s->ap, f);
 	if (s->ntl) {
 		fprintf(f, "timeline:\n");
 		for (size_t i = 0; i < s->ntl; i++)

@@ -232,7 +232,7 @@ static int store(const struct mw_conf_key *k, const char *val, void *dst)
 		return 0;
 	}
 	case MW_CONF_LIST:
-		if (!*val) {
+		if (!*val || (k->check && k->check(val))) {
 			errno = EINVAL;
 			return -1;
 		}
@@ -439,9 +439,6 @@ int mw_conf_parse_line(const char *source, int lineno, const char *line,
 	case MW_CONF_BOOL:
 		mw_conf_error(errs, "%s:%d: %s = '%s' is not yes/no", source, lineno, key, val);
 		break;
-	case MW_CONF_LIST:
-		mw_conf_error(errs, "%s:%d: %s needs a value", source, lineno, key);
-		break;
 	case MW_CONF_ENUM: {
 		char all[256];
 		join_choices(k->choices, "|", all, sizeof(all));
@@ -449,6 +446,12 @@ int mw_conf_parse_line(const char *source, int lineno, const char *line,
 			      all);
 		break;
 	}
+	case MW_CONF_LIST:
+		if (!*val) {
+			mw_conf_error(errs, "%s:%d: %s needs a value", source, lineno, key);
+			break;
+		}
+		__attribute__((fallthrough)); /* a value its check refused */
 	case MW_CONF_STRING: {
 		char what[256];
 		mw_conf_expect(k, what, sizeof(what));

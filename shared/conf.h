@@ -40,7 +40,8 @@ struct mw_conf_key {
 	const char *unit;            /* INT/DOUBLE: "seconds"; STRING: what it is */
 	const char *doc;             /* one line for man pages */
 	unsigned scope;              /* the table's own flags */
-	/* STRING: NULL if v is acceptable, else what was expected. */
+	/* STRING, LIST (each element): NULL if v is acceptable, else what was
+	 * expected. */
 	const char *(*check)(const char *v);
 };
 

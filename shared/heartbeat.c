@@ -11,6 +11,8 @@
 
 static const char *const type_names[MW_HB_NTYPES] = {
 	"?", "hello", "welcome", "rank", "heartbeat", "dump", "bye", "dumpreq", "challenge", "agg",
+	[MW_HB_APREQ] = "apreq",
+	[MW_HB_APOUT] = "apout",
 };
 static const char *const state_names[MW_HB_NSTATES] = {
 	"?", "in_mpi", "computing", "exited", "vanished", "resumed", "finalized", "slow",
@@ -22,7 +24,7 @@ static const char *const err_names[MW_HB_E_NCODES] = {
 
 const char *mw_hb_type_name(int type)
 {
-	return (type > 0 && type < MW_HB_NTYPES) ? type_names[type] : "?";
+	return (type > 0 && type < MW_HB_NTYPES && type_names[type]) ? type_names[type] : "?";
 }
 
 const char *mw_hb_state_name(int state)
@@ -90,6 +92,51 @@ static int valid_kind(const char *s)
 		if (strcmp(s, kinds[i]) == 0)
 			return 1;
 	return 0;
+}
+
+int mw_hb_valid_ap_name(const char *s)
+{
+	size_t n = 0;
+	if (!s || !is_alnum(s[0]))
+		return 0;
+	for (; s[n]; n++)
+		if (!(is_alnum(s[n]) || s[n] == '.' || s[n] == '_' || s[n] == '-') ||
+		    n >= MW_HB_AP_NAME_MAX)
+			return 0;
+	return 1;
+}
+
+static int ap_char_ok(unsigned char c)
+{
+	return (c >= 0x20 && c <= 0x7e) || c == '\n' || c == '\t';
+}
+
+int mw_hb_valid_ap_output(const char *s)
+{
+	size_t n = 0;
+	if (!s)
+		return 0;
+	for (; s[n]; n++)
+		if (!ap_char_ok((unsigned char)s[n]) || n >= MW_HB_AP_OUTPUT_MAX)
+			return 0;
+	return 1;
+}
+
+void mw_hb_ap_sanitize(char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!ap_char_ok((unsigned char)s[i]))
+			s[i] = '?';
+	s[len] = 0;
+}
+
+static int apout_valid(const struct mw_hb_apout *a)
+{
+	return a->round >= 1 && a->round <= INT32_MAX && mw_hb_valid_name(a->node) &&
+	       mw_hb_valid_ap_name(a->name) && a->status >= -1 && a->status <= 255 &&
+	       a->signal >= 0 && a->signal <= 128 && a->bytes <= INT64_MAX &&
+	       isfinite(a->elapsed_s) && a->elapsed_s >= 0 && a->elapsed_s < 1e9 &&
+	       valid_text(a->error, sizeof a->error - 1) && mw_hb_valid_ap_output(a->output);
 }
 
 /* ---------------------------------------------------------------- encode */
@@ -230,6 +277,37 @@ static json_object *encode_payload(const struct mw_hb_msg *m)
 				goto bad;
 			json_object_array_add(a, json_object_new_int(m->u.dumpreq.ranks[i]));
 		}
+		break;
+	}
+	case MW_HB_APREQ: {
+		json_object *a = json_object_new_array();
+		json_object_object_add(o, "nodes", a);
+		if (m->u.apreq.round < 1 || m->u.apreq.round > INT32_MAX ||
+		    m->u.apreq.n > MW_HB_AP_NODES_MAX || (m->u.apreq.n && !m->u.apreq.nodes))
+			goto bad;
+		json_object_object_add(o, "round", json_object_new_int64(m->u.apreq.round));
+		for (size_t i = 0; i < m->u.apreq.n; i++) {
+			if (!mw_hb_valid_name(m->u.apreq.nodes[i]))
+				goto bad;
+			json_object_array_add(a, json_object_new_string(m->u.apreq.nodes[i]));
+		}
+		break;
+	}
+	case MW_HB_APOUT: {
+		const struct mw_hb_apout *p = &m->u.apout;
+		if (!apout_valid(p))
+			goto bad;
+		json_object_object_add(o, "round", json_object_new_int64(p->round));
+		json_object_object_add(o, "node", json_object_new_string(p->node));
+		json_object_object_add(o, "name", json_object_new_string(p->name));
+		json_object_object_add(o, "status", json_object_new_int(p->status));
+		json_object_object_add(o, "signal", json_object_new_int(p->signal));
+		json_object_object_add(o, "timed_out", json_object_new_boolean(p->timed_out != 0));
+		json_object_object_add(o, "truncated", json_object_new_boolean(p->truncated != 0));
+		json_object_object_add(o, "bytes", json_object_new_int64((int64_t)p->bytes));
+		json_object_object_add(o, "elapsed_s", json_object_new_double(p->elapsed_s));
+		json_object_object_add(o, "error", json_object_new_string(p->error));
+		json_object_object_add(o, "output", json_object_new_string(p->output));
 		break;
 	}
 	case MW_HB_AGG: {
@@ -486,6 +564,67 @@ static int decode_payload(json_object *o, struct mw_hb_msg *m)
 		}
 		return 0;
 	}
+	case MW_HB_APREQ: {
+		json_object *a;
+		int64_t round;
+		size_t n;
+		if (get_int(o, "round", 1, INT32_MAX, &round) ||
+		    !json_object_object_get_ex(o, "nodes", &a) || !json_object_is_type(a, json_type_array))
+			return -1;
+		m->u.apreq.round = (uint32_t)round;
+		n = json_object_array_length(a);
+		if (n > MW_HB_AP_NODES_MAX)
+			return -1;
+		if (n) {
+			m->u.apreq.nodes = calloc(n, sizeof *m->u.apreq.nodes);
+			if (!m->u.apreq.nodes)
+				return -1;
+		}
+		m->u.apreq.n = n;
+		for (size_t i = 0; i < n; i++) {
+			json_object *v = json_object_array_get_idx(a, i);
+			const char *t;
+			if (!json_object_is_type(v, json_type_string))
+				return -1;
+			t = json_object_get_string(v);
+			if ((size_t)json_object_get_string_len(v) != strlen(t) || !mw_hb_valid_name(t))
+				return -1;
+			memcpy(m->u.apreq.nodes[i], t, strlen(t) + 1);
+		}
+		return 0;
+	}
+	case MW_HB_APOUT: {
+		struct mw_hb_apout *p = &m->u.apout;
+		json_object *v;
+		int64_t round;
+		const char *t;
+		if (get_int(o, "round", 1, INT32_MAX, &round) ||
+		    get_str(o, "node", p->node, sizeof p->node) || !mw_hb_valid_name(p->node) ||
+		    get_str(o, "name", p->name, sizeof p->name) || !mw_hb_valid_ap_name(p->name) ||
+		    get_i32(o, "status", -1, 255, &p->status) || get_i32(o, "signal", 0, 128, &p->signal) ||
+		    get_u64(o, "bytes", &p->bytes) || get_str(o, "error", p->error, sizeof p->error))
+			return -1;
+		p->round = (uint32_t)round;
+		if (!json_object_object_get_ex(o, "timed_out", &v) || !json_object_is_type(v, json_type_boolean))
+			return -1;
+		p->timed_out = json_object_get_boolean(v);
+		if (!json_object_object_get_ex(o, "truncated", &v) || !json_object_is_type(v, json_type_boolean))
+			return -1;
+		p->truncated = json_object_get_boolean(v);
+		if (!json_object_object_get_ex(o, "elapsed_s", &v) ||
+		    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+			return -1;
+		p->elapsed_s = json_object_get_double(v);
+		if (!isfinite(p->elapsed_s) || p->elapsed_s < 0 || p->elapsed_s >= 1e9)
+			return -1;
+		if (!json_object_object_get_ex(o, "output", &v) || !json_object_is_type(v, json_type_string))
+			return -1;
+		t = json_object_get_string(v);
+		if ((size_t)json_object_get_string_len(v) != strlen(t) || !mw_hb_valid_ap_output(t))
+			return -1;
+		p->output = strdup(t);
+		return p->output ? 0 : -1;
+	}
 	case MW_HB_AGG:
 		/* the aggregate's fields are tree/mwt_agg.c's to check */
 		m->u.agg.json = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
@@ -547,5 +686,9 @@ void mw_hb_msg_free(struct mw_hb_msg *m)
 		free(m->u.dumpreq.ranks);
 	else if (m->type == MW_HB_AGG)
 		free(m->u.agg.json);
+	else if (m->type == MW_HB_APREQ)
+		free(m->u.apreq.nodes);
+	else if (m->type == MW_HB_APOUT)
+		free(m->u.apout.output);
 	memset(m, 0, sizeof *m);
 }

@@ -26,6 +26,14 @@
  *                   heartbeats (tree overlay, seed 003): the payload object
  *                   is built and checked by tree/mwt_agg.c (doc/protocol.md,
  *                   "Tree aggregates"); here it is carried as JSON text
+ *   APREQ     C->A  {"round":N,"nodes":[...]}  run the site's auxiliary
+ *                   processes (agent/ap.c) for suspicious event N; nodes:
+ *                   the nodes meant ([] = every node that receives it)
+ *   APOUT     A->C  {"round","node","name","status","signal","timed_out",
+ *                   "truncated","bytes","elapsed_s","error","output"}  one
+ *                   auxiliary process's result (collector/ap.c): output is
+ *                   printable ASCII, newlines and tabs, at most
+ *                   MW_HB_AP_OUTPUT_MAX bytes
  *
  * In the tree overlay a HEARTBEAT carries "seq", its origin's (the agent's)
  * sequence number (1, 2, ...), so that a receiver drops a duplicate (after a
@@ -58,6 +66,10 @@ enum mw_hb_type {
 	MW_HB_DUMPREQ = 7,
 	MW_HB_CHALLENGE = 8,
 	MW_HB_AGG = 9,
+	/* 10-19: the tree overlay (tree/) */
+	/* 20-29: auxiliary processes (agent/ap.c, collector/ap.c) */
+	MW_HB_APREQ = 20,
+	MW_HB_APOUT = 21,
 	MW_HB_NTYPES
 };
 
@@ -130,6 +142,33 @@ struct mw_hb_beat {
 	uint32_t seq;                 /* tree overlay: per-origin sequence number, 1 .. 2^31-1; 0 = none */
 };
 
+#define MW_HB_AP_NAME_MAX 31            /* characters of an AP's name */
+#define MW_HB_AP_OUTPUT_MAX (1u << 20)  /* bytes of one AP's output */
+#define MW_HB_AP_NODES_MAX 65536        /* nodes named in one APREQ */
+
+/* APREQ: run the auxiliary processes for suspicious event `round`. */
+struct mw_hb_apreq {
+	uint32_t round;                    /* 1 .. 2^31-1 */
+	char (*nodes)[MW_HB_STR_MAX + 1];  /* malloc'd (NULL when n = 0) */
+	size_t n;                          /* 0: every node that receives it */
+};
+
+/* APOUT: one auxiliary process's result. */
+struct mw_hb_apout {
+	uint32_t round;                     /* the APREQ's */
+	char node[MW_HB_STR_MAX + 1];       /* where it ran */
+	char name[MW_HB_AP_NAME_MAX + 1];   /* the site's name of the command */
+	int32_t status;                     /* exit status 0-255; -1 did not exit normally */
+	int32_t signal;                     /* signal that ended it (0 none; 9 when killed
+					       at a bound) */
+	int timed_out;                      /* killed at the time bound */
+	int truncated;                      /* output cut at the size bound (and killed) */
+	uint64_t bytes;                     /* output bytes read (up to the bound) */
+	double elapsed_s;                   /* run time */
+	char error[128];                    /* could not run: why ("" = it ran) */
+	char *output;                       /* malloc'd; printable ASCII, '\n', '\t' */
+};
+
 struct mw_hb_msg {
 	enum mw_hb_type type;
 	union {
@@ -152,6 +191,8 @@ struct mw_hb_msg {
 		struct {
 			char *json; /* compact JSON of the aggregate object (malloc'd) */
 		} agg;
+		struct mw_hb_apreq apreq;
+		struct mw_hb_apout apout;
 	} u;
 };
 
@@ -183,12 +224,24 @@ enum mw_hb_err mw_hb_frame_check(const uint8_t *buf, size_t len, size_t *frame_l
  * Return MW_HB_OK, or an error code (m is then left empty). */
 enum mw_hb_err mw_hb_decode(const uint8_t *buf, size_t len, struct mw_hb_msg *m);
 
-/* Release what decoding allocated in m (dump and agg json, dumpreq ranks). */
+/* Release what decoding allocated in m (dump and agg json, dumpreq ranks,
+ * apreq nodes, apout output). */
 void mw_hb_msg_free(struct mw_hb_msg *m);
 
 /* Return 1 if s is a valid job id (1-31 chars of digits, '_' and '+'),
  * a valid node/host name (1-63 chars [A-Za-z0-9._-], starting alphanumeric). */
 int mw_hb_valid_job(const char *s);
 int mw_hb_valid_name(const char *s);
+
+/* Return 1 if s is a valid AP name (1-31 chars [A-Za-z0-9._-], starting
+ * alphanumeric), or valid AP output (at most MW_HB_AP_OUTPUT_MAX bytes of
+ * printable ASCII, '\n' and '\t'). */
+int mw_hb_valid_ap_name(const char *s);
+int mw_hb_valid_ap_output(const char *s);
+
+/* Make s (len bytes, any content) valid AP output in place: every byte that
+ * is not printable ASCII, '\n' or '\t' becomes '?' (a NUL too).  len must
+ * be at most MW_HB_AP_OUTPUT_MAX; s[len] must be writable (set to NUL). */
+void mw_hb_ap_sanitize(char *s, size_t len);
 
 #endif

@@ -115,6 +115,9 @@ const struct mw_conf_key mw_jobconf_keys[] = {
 	 "the collector listens on port_base + JOBID % 500", S, NULL},
 	{"port", MW_CONF_INT, F(port), 1, 65535, NULL, NULL, "a TCP port",
 	 "the collector's port (resolved from port_base)", J, NULL},
+	{"ap_conf", MW_CONF_STRING, F(ap_conf), 0, 0, NULL, "", "an absolute path",
+	 "the auxiliary processes file, mpiwatch-ap.conf(5), owned by root (empty: none)", S,
+	 check_opt_abs_path},
 	{NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0, NULL},
 };
 #undef F

@@ -55,6 +55,7 @@ struct mw_jobconf {
 	char *restd, *munge_socket, *nhd_socket, *off_partitions;
 	long probe_port, port_base;
 	long port;            /* the collector's port (resolved: port_base + job % 500) */
+	char *ap_conf;        /* the site's auxiliary processes (shared/apconf.h; "" = none) */
 };
 
 /* The table, ended by a NULL name. */

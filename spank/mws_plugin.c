@@ -293,13 +293,16 @@ static int start_helpers(spank_t sp)
 	snprintf(sjob, sizeof(sjob), "%u", jobid);
 	snprintf(scoll, sizeof(scoll), "%s:%u", collector_host, collector_port);
 	if (!strcmp(host, collector_host)) {
-		char *argv[] = {prog_coll, "--job", sjob, "--nodes", nodelist, "--settings", settings, NULL};
+		char *argv[] = {prog_coll, "--job", sjob, "--nodes", nodelist, "--settings", settings,
+				/* the site's auxiliary processes: never from the job's settings */
+				conf.ap_conf[0] ? "--ap-conf" : NULL, conf.ap_conf, NULL};
 		if (ensure_running("mpiwatch-collector", host, argv, uid, gid) < 0)
 			goto out;
 	}
 	{
 		char *argv[] = {prog_agent, "--job",     sjob,  "--node",     host,     "--rundir",
-				rundir,     "--collector", scoll, "--settings", settings, NULL};
+				rundir,     "--collector", scoll, "--settings", settings,
+				conf.ap_conf[0] ? "--ap-conf" : NULL, conf.ap_conf, NULL};
 		if (ensure_running("mpiwatch-agent", host, argv, uid, gid) < 0)
 			goto out;
 	}

@@ -10,12 +10,7 @@ plan 6
 lab_require 3 --restd
 [ -n "${MW_LAB_RESTD_URL:-}" ] || BAIL_OUT "lab $MW_LAB_PREFIX has no slurmrestd"
 prog=$(lab_prog openmpi col_deadlock)
-conf=$MW_LAB_DIR/plugstack.conf.d/mpiwatch.conf
-[ -r "$conf" ] || BAIL_OUT "the lab has no mpiwatch plugin line ($conf)"
-conf_saved=$(cat "$conf")
-tap_cleanup "printf '%s\n' '$conf_saved' > '$conf'"
-printf '%s restd=%s\n' "$(head -n1 "$conf")" "$MW_LAB_RESTD_URL" >"$conf"
-like "$(cat "$conf")" "restd=http" "plugin line with restd=$MW_LAB_RESTD_URL"
+col_plugin_args "restd=$MW_LAB_RESTD_URL"
 dir=$(lab_tmpdir mwuser1)
 cd "$dir" || BAIL_OUT "cd $dir"
 

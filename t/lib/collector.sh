@@ -113,3 +113,15 @@ col_start_steady() {
     wait_for 60 "grep -q 'steady: running' '$dir/job.out'"
     like "$(cat "$dir/job.out")" "steady: running on $ntasks ranks" "the $ntasks ranks are running"
 }
+
+# col_plugin_args ARG...: add ARGs (key=value words) to the lab's mpiwatch
+# plugin line for this test; the line is restored at the end (tap_cleanup).
+# One test: the line has them.
+col_plugin_args() {
+    local conf=$MW_LAB_DIR/plugstack.conf.d/mpiwatch.conf saved
+    [ -r "$conf" ] || BAIL_OUT "the lab has no mpiwatch plugin line ($conf)"
+    saved=$(cat "$conf")
+    tap_cleanup "printf '%s\n' '$saved' > '$conf'"
+    printf '%s %s\n' "$(head -n1 "$conf")" "$*" >"$conf"
+    like "$(cat "$conf")" " $* *\$" "plugin line with $*"
+}
