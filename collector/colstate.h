@@ -13,6 +13,8 @@
 
 #define COL_MAX_RANKS 262144
 
+struct col_tree; /* the tree overlay (coltree.h) */
+
 struct col_event {
 	double t_unix;
 	char event[24];   /* first_heartbeat, threshold, probe_start, probe_end, verdict,
@@ -111,6 +113,8 @@ struct col_state {
 	 * "mpiwatch run" from Open MPI's own crash report): "RANK<TAB>FRAME<TAB>
 	 * FRAME..." per line, innermost frame first, or NULL. */
 	char *crash_stacks;
+	/* The tree overlay in use (coltree.h), or NULL (the flat star). */
+	const struct col_tree *tree;
 };
 
 /* Initialise an empty state for job (copied).  Return 0 or -1 (ENOMEM). */

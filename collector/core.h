@@ -42,6 +42,8 @@ struct col_opts {
 				    * token (2: --auth-file, one machine without MUNGE) */
 	char auth_token[128];      /* the token read from --auth-file */
 	char munge_socket[512];    /* --munge-socket PATH ("" = MUNGE's default) */
+	long tree_threshold;       /* tree overlay: more nodes than this (doc/tree.md) */
+	long tree_fanout, tree_cps;
 	char profile[4096];        /* --profile DIR: at the end, the imbalance analysis of
 				    * DIR's profiles (or of each of its step folders) */
 };

@@ -115,6 +115,13 @@ const struct mw_conf_key mw_jobconf_keys[] = {
 	 "the collector listens on port_base + JOBID % 500", S, NULL},
 	{"port", MW_CONF_INT, F(port), 1, 65535, NULL, NULL, "a TCP port",
 	 "the collector's port (resolved from port_base)", J, NULL},
+	{"tree_threshold", MW_CONF_INT, F(tree_threshold), 1, 1000000, NULL, "512", "a node count",
+	 "a job on more nodes than this runs through the tree overlay (at or below it: the flat star)",
+	 S | U | J, NULL},
+	{"tree_fanout", MW_CONF_INT, F(tree_fanout), 2, 1024, NULL, "32", "a count",
+	 "children per node of the tree overlay", S | U | J, NULL},
+	{"tree_cps", MW_CONF_INT, F(tree_cps), 0, 1000000, NULL, "0", "a count",
+	 "communication processes of the tree overlay (0: as many as the fanout needs)", S | U | J, NULL},
 	{NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0, NULL},
 };
 #undef F

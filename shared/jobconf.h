@@ -55,6 +55,9 @@ struct mw_jobconf {
 	char *restd, *munge_socket, *nhd_socket, *off_partitions;
 	long probe_port, port_base;
 	long port;            /* the collector's port (resolved: port_base + job % 500) */
+	long tree_threshold;  /* nodes above which the tree overlay is used (doc/tree.md) */
+	long tree_fanout;     /* the tree's fanout */
+	long tree_cps;        /* CPs of the tree (0 = the planner's default) */
 };
 
 /* The table, ended by a NULL name. */
