@@ -89,6 +89,7 @@ struct agent {
 	uint32_t seq;          /* the last heartbeat's sequence number (per origin: this node) */
 	struct ag_tree *tree;  /* the tree overlay's part (agtree.c), NULL in the flat star */
 	int move;              /* leave the collector for the parent CP the ROLE named */
+	int fresh;             /* a new link: frames may wait in its buffer already (read them) */
 };
 
 static int send_msg(struct agent *a, const struct mw_hb_msg *m);
@@ -307,6 +308,7 @@ static void link_up(struct agent *a, struct mw_link *l)
 	a->link = l;
 	a->connects++;
 	a->backoff = 0;
+	a->fresh = 1;
 	for (size_t i = 0; i < a->nr; i++) {
 		struct ag_rank *x = a->r[i];
 		x->announced = 0;
@@ -775,7 +777,8 @@ int ag_run(const struct ag_opts *o)
 		if (ncp)
 			ag_tree_serve(a.tree, p + (np - (int)ncp), ncp, mono());
 		np -= (int)ncp;
-		if (np == 2 && a.link && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+		if (np == 2 && a.link && ((p[1].revents & (POLLIN | POLLHUP | POLLERR)) || a.fresh)) {
+			a.fresh = 0;
 			for (;;) {
 				struct mw_hb_msg m;
 				enum mw_hb_err e = MW_HB_OK;

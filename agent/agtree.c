@@ -48,8 +48,6 @@ int ag_tree_role(struct ag_tree **tp, const struct ag_opts *o, const struct mw_h
 		t->move = 1;
 		mw_info("tree: %s, attaching to the CP on %s (%zu ancestor(s) to fall back on, then the collector)",
 			t->cp ? "communication process" : "back end", r->up[0].node, r->nup - 1);
-	} else if (r->nup == 0 && r->cp) {
-		mw_info("tree: communication process under the collector");
 	}
 	return 0;
 }

@@ -234,6 +234,35 @@ void col_tree_bye(struct col_tree *t, struct col_state *s, int node, const char 
 	}
 }
 
+static void note_move(struct col_tree *t, struct col_state *s, int node, const char *to)
+{
+	struct tnode *n = &t->n[node];
+	const char *from = n->via[0] ? n->via : "collector";
+	if (t->nmv < COL_TREE_MOVES_MAX) {
+		struct tmove *m = &t->mv[t->nmv++];
+		m->t_unix = wallclock();
+		snprintf(m->node, sizeof m->node, "%s", s->nodes[node].name);
+		snprintf(m->from, sizeof m->from, "%s", from);
+		snprintf(m->to, sizeof m->to, "%s", to);
+	}
+	n->reattached++;
+	col_state_event(s, "note", "tree: %s re-attached to %s%s (was %s%s)", s->nodes[node].name,
+			strcmp(to, "collector") ? "the CP on " : "the ", to, strcmp(from, "collector") ? "the CP on " : "the ",
+			from);
+}
+
+void col_tree_hello(struct col_tree *t, struct col_state *s, int node)
+{
+	struct tnode *n;
+	if (!t || node < 0 || (size_t)node >= t->nnodes)
+		return;
+	n = &t->n[node];
+	if (n->via[0] || n->moved) /* back on a direct link: its CPs are gone */
+		note_move(t, s, node, "collector");
+	n->via[0] = 0;
+	n->moved = 0;
+}
+
 static int find_node(const struct col_state *s, const char *name)
 {
 	for (size_t i = 0; i < s->nnodes; i++)
@@ -253,18 +282,8 @@ int col_tree_child(struct col_tree *t, struct col_state *s, const struct mw_hb_c
 	t->child_frames++;
 	n = &t->n[node];
 	if (c->up) {
-		if (n->first[0] && strcmp(n->via, c->parent) != 0 && t->nmv < COL_TREE_MOVES_MAX) {
-			struct tmove *m = &t->mv[t->nmv++];
-			m->t_unix = wallclock();
-			snprintf(m->node, sizeof m->node, "%s", c->node);
-			snprintf(m->from, sizeof m->from, "%s", n->via[0] ? n->via : "collector");
-			snprintf(m->to, sizeof m->to, "%s", c->parent);
-		}
-		if (n->first[0] && strcmp(n->via, c->parent) != 0) {
-			n->reattached++;
-			col_state_event(s, "note", "tree: %s re-attached to the CP on %s (was %s)", c->node, c->parent,
-					n->via[0] ? n->via : "the collector");
-		}
+		if (n->first[0] && strcmp(n->via, c->parent) != 0)
+			note_move(t, s, node, c->parent);
 		if (!n->first[0])
 			snprintf(n->first, sizeof n->first, "%s", c->parent);
 		snprintf(n->via, sizeof n->via, "%s", c->parent);

@@ -43,6 +43,10 @@ int col_tree_is_cp(const struct col_tree *t, int node);
 /* Whether node's agent is attached in the tree (not on a direct link). */
 int col_tree_in_tree(const struct col_tree *t, int node);
 
+/* The agent of node said hello on a direct link (again: after its CPs
+ * were lost, a re-attachment to the collector). */
+void col_tree_hello(struct col_tree *t, struct col_state *s, int node);
+
 /* The agent of node left its direct link with a goodbye (reason). */
 void col_tree_bye(struct col_tree *t, struct col_state *s, int node, const char *reason);
 

@@ -917,6 +917,7 @@ static void on_hello(struct collector *c, struct client *cl, const struct mw_hb_
 	mw_info("agent of %s connected from %s (pid %d)", h->node, mw_link_peer(cl->l), h->pid);
 	if (mw_link_send(cl->l, &w) < 0)
 		cl->closing = 1;
+	col_tree_hello(c->tree, &c->s, node);
 	tree_roles(c);
 }
 
