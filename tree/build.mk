@@ -38,3 +38,6 @@ build-all: $(B)/bench/tree-sim
 $(B)/bench/tree-sim: bench/tree-sim.c $(TREE_LIB) $(SHARED_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itree $(CFLAGS) -o $@ $< $(TREE_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) -lpthread -lm
+
+# The CP role (tree/mwt_cp.c) talks MUNGE through shared/auth.c.
+UNIT_LIBS_test_tree_cp := $(MUNGE_LIBS)
