@@ -73,6 +73,10 @@ is "$(jv "$out/report.json" '[n["parent"] for n in d["tree"]["nodes"] if n["node
     "(c) n7 re-attached to n3's parent, n1"
 is "$(jv "$out/report.json" '" ".join(m["node"] + ":" + m["from"] + ">" + m["to"] for m in d["tree"]["reattachments"])')" \
     "n7:n3>n1" "(c) the report lists the re-attachment"
+mw=$MW_LAB_REPO/build/bin/mpiwatch
+wait_for 20 "lab_as mwuser1 $mw status --job $jid | grep -q 're-attachment: n7 from n3 to n1'"
+like "$(lab_as mwuser1 $mw status --job $jid)" "n7 +be, served by n1 \(planned: n3\)" \
+    "(c) mpiwatch status --job shows the live tree: n7 served by n1 now"
 wait_for 30 "grep -q 'agent of node n3: connection lost' '$out/report.json'"
 like "$(jv "$out/report.json" '[e["detail"] for e in d["timeline"] if e["event"] == "agent_lost"]')" \
     "agent of node n3: connection lost \(its CP on n1 lost it\)" "(c) the collector notes n3's agent lost"
