@@ -77,6 +77,7 @@ struct collector {
 	int after_notes;
 	int status_dirty;     /* agents or ranks changed: refresh report.json (mpiwatch status --job) */
 	struct col_tree *tree;   /* the tree overlay (coltree.c), NULL in the flat star */
+	int dumpreq_due;         /* tree: ranks got stuck after the threshold: ask for their dumps */
 	struct col_retry *retry; /* actions to retry (Slurm did not answer) */
 	size_t nretry;
 	double status_at;     /* when it was last refreshed for that */
@@ -1044,6 +1045,10 @@ static void on_beat(struct collector *c, int node, const struct mw_hb_beat *b)
 		col_state_event(s, "note", "rank %d computing outside MPI for %.1f s (cause A: not an alarm)",
 				b->rank, b->idle_s);
 	}
+	/* In the tree dumps come on demand only: a rank seen stuck after the
+	 * threshold's request is asked for its dump too. */
+	if (c->tree && b->state == MW_HB_S_IN_MPI && s->threshold_mono > 0)
+		c->dumpreq_due = 1;
 	if (col_state_suspicious(b->state) || was) {
 		c->gen++;
 		check_threshold(c);
@@ -1341,6 +1346,10 @@ int col_run(struct col_opts *o)
 		if (p[1].revents & POLLIN)
 			accept_clients(&c);
 		free(p);
+		if (c.dumpreq_due) {
+			c.dumpreq_due = 0;
+			send_dumpreq(&c);
+		}
 		now = mw_now();
 		for (size_t k = c.nc; k-- > 0;)
 			if (!c.c[k].hello && now - c.c[k].t_conn > COL_HELLO_TIMEOUT)
