@@ -163,6 +163,20 @@ static int scan_cb(const char *path, int rank, void *arg)
 
 /* ------------------------------------------------------------- messages */
 
+/* Everything the next link must hear again: the ranks, the open episodes'
+ * heartbeats (same numbers), the dumps wanted. */
+static void retell(struct agent *a)
+{
+	for (size_t i = 0; i < a->nr; i++) {
+		struct ag_rank *x = a->r[i];
+		x->announced = 0;
+		if (x->beat_state)
+			x->beat_unsent = 1;
+		if (x->dump_json && (!a->tree || x->dump_wanted))
+			x->dump_unsent = 1;
+	}
+}
+
 static void link_drop(struct agent *a, const char *why)
 {
 	if (!a->link)
@@ -174,14 +188,7 @@ static void link_drop(struct agent *a, const char *why)
 	a->next_connect = mono() + a->backoff;
 	if (ag_tree_lost_parent(a->tree)) /* a CP: on to its parent at once */
 		a->next_connect = mono();
-	for (size_t i = 0; i < a->nr; i++) {
-		struct ag_rank *x = a->r[i];
-		x->announced = 0;
-		if (x->beat_state)
-			x->beat_unsent = 1;
-		if (x->dump_json && (!a->tree || x->dump_wanted))
-			x->dump_unsent = 1;
-	}
+	retell(a);
 }
 
 static int send_msg(struct agent *a, const struct mw_hb_msg *m)
@@ -309,14 +316,7 @@ static void link_up(struct agent *a, struct mw_link *l)
 	a->connects++;
 	a->backoff = 0;
 	a->fresh = 1;
-	for (size_t i = 0; i < a->nr; i++) {
-		struct ag_rank *x = a->r[i];
-		x->announced = 0;
-		if (x->beat_state)
-			x->beat_unsent = 1;
-		if (x->dump_json && (!a->tree || x->dump_wanted))
-			x->dump_unsent = 1;
-	}
+	retell(a);
 	ag_tree_uplink(a->tree);
 }
 

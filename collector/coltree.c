@@ -133,6 +133,11 @@ struct col_tree *col_tree_plan(const struct col_state *s, long threshold, long f
 	}
 	mw_info("tree: %zu node(s) > threshold %ld: %zu CP(s), fanout %ld, depth %d", s->nnodes, threshold, p.ncp,
 		fanout, p.depth);
+	goto out;
+fail:
+	col_tree_free(t);
+	t = NULL;
+out:
 	free(hosts);
 	free(be_host);
 	free(ibe_host);
@@ -140,15 +145,6 @@ struct col_tree *col_tree_plan(const struct col_state *s, long threshold, long f
 	free(out);
 	mwt_plan_free(&p);
 	return t;
-fail:
-	free(hosts);
-	free(be_host);
-	free(ibe_host);
-	free(ibe_cp);
-	free(out);
-	mwt_plan_free(&p);
-	col_tree_free(t);
-	return NULL;
 }
 
 void col_tree_free(struct col_tree *t)
