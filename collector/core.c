@@ -1112,6 +1112,10 @@ static int on_frame(struct collector *c, struct client *cl, struct mw_hb_msg *m)
 		on_hello(c, cl, &m->u.hello);
 		return 0;
 	}
+	if (!c->tree && (m->type == MW_HB_AGG || m->type == MW_HB_LISTEN || m->type == MW_HB_CHILD)) {
+		c->s.st.malformed++; /* tree frames, and this job runs no tree */
+		return -1;
+	}
 	switch (m->type) {
 	case MW_HB_RANK: {
 		/* Through a CP: the rank's own node is its host. */
