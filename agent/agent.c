@@ -42,6 +42,7 @@
 #include "mw_slot.h"
 #include "slurm.h"
 #include "stall.h"
+#include "agtree.h"
 
 #define AG_DUMP_MAX (MW_HB_MAX_PAYLOAD - 4096)
 
@@ -72,6 +73,7 @@ struct ag_rank {
 	int beat_unsent;
 	char *dump_json;     /* last dump (resent after a reconnect) */
 	int dump_unsent;
+	int dump_wanted;     /* tree: the collector asked for it (dumps go up on demand) */
 };
 
 struct agent {
@@ -86,7 +88,19 @@ struct agent {
 	double started;
 	unsigned long beats_sent, connects, connect_failures;
 	struct ag_ap *ap; /* auxiliary processes (ap.h) */
+	uint32_t seq;          /* the last heartbeat's sequence number (per origin: this node) */
+	struct ag_tree *tree;  /* the tree overlay's part (agtree.c), NULL in the flat star */
+	int move;              /* leave the collector for the parent CP the ROLE named */
+	int fresh;             /* a new link: frames may wait in its buffer already (read them) */
 };
+
+static int send_msg(struct agent *a, const struct mw_hb_msg *m);
+
+/* Up the tree (mwt_cp_up_fn): to the parent link, whichever it is. */
+static int send_up(void *arg, const struct mw_hb_msg *m)
+{
+	return send_msg(arg, m);
+}
 
 static double mono(void)
 {
@@ -108,6 +122,7 @@ static void rank_reset(struct ag_rank *x)
 	x->done = 0;
 	x->beat_unsent = 0;
 	x->dump_unsent = 0;
+	x->dump_wanted = 0;
 	x->dumps_sent = 0;
 	x->gone_ticks = 0;
 	x->t_vanished = 0;
@@ -150,23 +165,32 @@ static int scan_cb(const char *path, int rank, void *arg)
 
 /* ------------------------------------------------------------- messages */
 
-static void link_drop(struct agent *a, const char *why)
+/* Everything the next link must hear again: the ranks, the open episodes'
+ * heartbeats (same numbers), the dumps wanted. */
+static void retell(struct agent *a)
 {
-	if (!a->link)
-		return;
-	mw_warn("lost the collector %s (%s); reconnecting with backoff", mw_link_peer(a->link), why);
-	mw_link_close(a->link);
-	a->link = NULL;
-	a->backoff = 0.5;
-	a->next_connect = mono() + a->backoff;
 	for (size_t i = 0; i < a->nr; i++) {
 		struct ag_rank *x = a->r[i];
 		x->announced = 0;
 		if (x->beat_state)
 			x->beat_unsent = 1;
-		if (x->dump_json)
+		if (x->dump_json && (!a->tree || x->dump_wanted))
 			x->dump_unsent = 1;
 	}
+}
+
+static void link_drop(struct agent *a, const char *why)
+{
+	if (!a->link)
+		return;
+	mw_warn("lost the %s %s (%s); reconnecting", ag_tree_parent_name(a->tree), mw_link_peer(a->link), why);
+	mw_link_close(a->link);
+	a->link = NULL;
+	a->backoff = 0.5;
+	a->next_connect = mono() + a->backoff;
+	if (ag_tree_lost_parent(a->tree)) /* a CP: on to its parent at once */
+		a->next_connect = mono();
+	retell(a);
 }
 
 static int send_msg(struct agent *a, const struct mw_hb_msg *m)
@@ -209,7 +233,8 @@ static void flush_rank(struct agent *a, struct ag_rank *x)
 		memset(&m, 0, sizeof m);
 		m.type = MW_HB_HEARTBEAT;
 		m.u.beat = x->beat;
-		if (send_msg(a, &m))
+		/* A CP counts its own node's heartbeats into its aggregate. */
+		if (ag_tree_own_beat(a->tree, &m.u.beat) < 0 && send_msg(a, &m))
 			return;
 		x->beat_unsent = 0;
 		a->beats_sent++;
@@ -225,31 +250,33 @@ static void flush_rank(struct agent *a, struct ag_rank *x)
 		if (send_msg(a, &m))
 			return;
 		x->dump_unsent = 0;
+		x->dump_wanted = 0;
 		mw_info("forwarded the dump of rank %d", x->rank);
 	}
 }
 
-static void try_connect(struct agent *a)
+/* Connect to host:port and say hello (the challenge, our credential, the
+ * welcome).  Return the link, or NULL. */
+static struct mw_link *handshake(struct agent *a, const char *host, uint16_t port, double tmo)
 {
 	const struct ag_opts *o = a->o;
-	for (int i = 0; i < o->nports && !a->stop; i++) {
-		uint16_t port = (uint16_t)(o->port + i);
-		struct mw_link *l = mw_link_connect(o->host, port, 2.0);
+	{
+		struct mw_link *l = mw_link_connect(host, port, tmo);
 		struct mw_hb_msg m = {0}, r;
 		enum mw_hb_err e = MW_HB_OK;
 		int rc;
 		if (!l) {
-			mw_debug("connect %s:%u: %s", o->host, port, strerror(errno));
-			continue;
+			mw_debug("connect %s:%u: %s", host, port, strerror(errno));
+			return NULL;
 		}
 		/* The collector speaks first: a challenge our credential names. */
-		rc = mw_link_recv_wait(l, &r, &e, 5.0);
+		rc = mw_link_recv_wait(l, &r, &e, tmo * 2.5);
 		if (rc != 1 || r.type != MW_HB_CHALLENGE) {
-			mw_debug("no challenge from %s:%u (rc %d, %s)", o->host, port, rc, mw_hb_err_name(e));
+			mw_debug("no challenge from %s:%u (rc %d, %s)", host, port, rc, mw_hb_err_name(e));
 			if (rc == 1)
 				mw_hb_msg_free(&r);
 			mw_link_close(l);
-			continue;
+			return NULL;
 		}
 		m.type = MW_HB_HELLO;
 		snprintf(m.u.hello.job, sizeof m.u.hello.job, "%s", o->job);
@@ -271,24 +298,60 @@ static void try_connect(struct agent *a)
 		mw_hb_msg_free(&r);
 		if (mw_link_send(l, &m) < 0) {
 			mw_link_close(l);
-			continue;
+			return NULL;
 		}
-		rc = mw_link_recv_wait(l, &r, &e, 5.0);
+		rc = mw_link_recv_wait(l, &r, &e, tmo * 2.5);
 		if (rc == 1 && r.type == MW_HB_WELCOME && r.u.welcome.ok) {
 			mw_hb_msg_free(&r);
-			a->link = l;
-			a->connects++;
-			a->backoff = 0;
-			mw_info("connected to the collector at %s:%u", o->host, port);
-			return;
+			return l;
 		}
 		if (rc == 1 && r.type == MW_HB_WELCOME)
-			mw_info("collector at %s:%u refused us: %s", o->host, port, r.u.welcome.error);
+			mw_warn("%s:%u refused us: %s", host, port, r.u.welcome.error);
 		else
-			mw_debug("no welcome from %s:%u (rc %d, %s)", o->host, port, rc, mw_hb_err_name(e));
+			mw_debug("no welcome from %s:%u (rc %d, %s)", host, port, rc, mw_hb_err_name(e));
 		if (rc == 1)
 			mw_hb_msg_free(&r);
 		mw_link_close(l);
+	}
+	return NULL;
+}
+
+/* A new link up (to the collector or a CP): everything is told again. */
+static void link_up(struct agent *a, struct mw_link *l)
+{
+	a->link = l;
+	a->connects++;
+	a->backoff = 0;
+	a->fresh = 1;
+	retell(a);
+	ag_tree_uplink(a->tree);
+}
+
+static void try_connect(struct agent *a)
+{
+	const struct ag_opts *o = a->o;
+	char host[256];
+	uint16_t tport;
+	/* In the tree: the parent, else the next ancestor, at once. */
+	while (!a->stop && ag_tree_target(a->tree, host, sizeof host, &tport)) {
+		struct mw_link *l = handshake(a, host, tport, 1.0);
+		if (l) {
+			mw_info("attached to %s at %s:%u", ag_tree_parent_name(a->tree), host, tport);
+			link_up(a, l);
+			return;
+		}
+		mw_warn("cannot attach to %s at %s:%u: trying the next one up", ag_tree_parent_name(a->tree),
+			host, tport);
+		ag_tree_lost_parent(a->tree);
+	}
+	for (int i = 0; i < o->nports && !a->stop; i++) {
+		uint16_t port = (uint16_t)(o->port + i);
+		struct mw_link *l = handshake(a, o->host, port, 2.0);
+		if (l) {
+			mw_info("connected to the collector at %s:%u", o->host, port);
+			link_up(a, l);
+			return;
+		}
 	}
 	a->connect_failures++;
 	a->backoff = a->backoff <= 0 ? 0.5 : a->backoff * 2;
@@ -299,6 +362,44 @@ static void try_connect(struct agent *a)
 	if (a->connect_failures == 1 || a->connect_failures % 10 == 0)
 		mw_warn("cannot reach the collector at %s:%u-%u (%lu tries); retrying in %.1f s", o->host,
 			o->port, o->port + o->nports - 1, a->connect_failures, a->backoff);
+}
+
+/* The ROLE named a parent CP: attach to it (or, failing that, to the next
+ * ancestor), then leave the collector with a goodbye so that it does not
+ * take the move for a lost agent.  If none answers, stay. */
+static void tree_move(struct agent *a)
+{
+	char host[256];
+	uint16_t port;
+	while (ag_tree_target(a->tree, host, sizeof host, &port)) {
+		struct mw_link *l = handshake(a, host, port, 1.0);
+		if (l) {
+			struct mw_link *old = a->link;
+			if (old) {
+				struct mw_hb_msg m = {0};
+				double end = mono() + 1.0;
+				m.type = MW_HB_BYE;
+				snprintf(m.u.bye.reason, sizeof m.u.bye.reason, "moved into the tree: %s",
+					 ag_tree_parent_name(a->tree));
+				if (mw_link_send(old, &m) == 0)
+					while (mw_link_pending(old) && mono() < end) {
+						struct pollfd pf = {mw_link_fd(old), POLLOUT, 0};
+						poll(&pf, 1, 50);
+						if (mw_link_flush(old) < 0)
+							break;
+					}
+				mw_link_close(old);
+				a->link = NULL;
+			}
+			mw_info("attached to %s at %s:%u", ag_tree_parent_name(a->tree), host, port);
+			link_up(a, l);
+			return;
+		}
+		mw_warn("cannot attach to %s at %s:%u: trying the next one up", ag_tree_parent_name(a->tree), host,
+			port);
+		ag_tree_lost_parent(a->tree);
+	}
+	mw_warn("tree: no CP answered: staying on the collector");
 }
 
 /* --------------------------------------------------------- slot watching */
@@ -339,7 +440,6 @@ static void set_beat(struct agent *a, struct ag_rank *x, const struct mw_slot_sn
 {
 	const struct mw_slot *s = &sn->s;
 	struct mw_hb_beat *b = &x->beat;
-	(void)a;
 	memset(b, 0, sizeof *b);
 	b->rank = x->rank;
 	b->size = x->size > x->rank ? x->size : x->rank + 1;
@@ -386,6 +486,7 @@ static void set_beat(struct agent *a, struct ag_rank *x, const struct mw_slot_sn
 	b->completions = s->completions;
 	b->calls = s->calls;
 	b->idle_s = idle < 0 ? 0 : idle;
+	b->seq = ++a->seq; /* per origin: a re-sent beat is counted once (tree overlay) */
 	x->beat_state = state;
 	x->beat_unsent = 1;
 }
@@ -525,7 +626,7 @@ static void watch_rank(struct agent *a, struct ag_rank *x, double now)
 		if (read_dump(path, &json) == 0) {
 			free(x->dump_json);
 			x->dump_json = json;
-			x->dump_unsent = 1;
+			x->dump_unsent = !a->tree || x->dump_wanted; /* the tree: on demand */
 			x->dumps_sent = s->dumps;
 		} else {
 			mw_log_limited(&dump_rl, LOG_WARNING,
@@ -540,11 +641,20 @@ static void on_message(struct agent *a, struct mw_hb_msg *m)
 	if (m->type == MW_HB_DUMPREQ) {
 		for (size_t i = 0; i < m->u.dumpreq.n; i++) {
 			struct ag_rank *x = find_rank(a, m->u.dumpreq.ranks[i]);
-			if (x && x->slot && x->writable && !x->done) {
+			if (x && x->dump_json && a->tree && x->beat_state == MW_HB_S_IN_MPI) {
+				x->dump_unsent = 1; /* held: it goes up now */
+				mw_info("collector asked for the dump of rank %d: sending it", x->rank);
+			} else if (x && x->slot && x->writable && !x->done) {
+				x->dump_wanted = 1;
 				mw_slot_request_dump(x->slot);
 				mw_info("collector asked for a dump of rank %d", x->rank);
 			}
 		}
+		ag_tree_dumpreq(a->tree, m);
+	} else if (m->type == MW_HB_ROLE) {
+		ag_tree_role(&a->tree, a->o, &m->u.role, send_up, a);
+		if (ag_tree_wants_move(a->tree))
+			a->move = 1; /* the main loop moves us into the tree */
 	} else if (m->type == MW_HB_APREQ) {
 		ag_ap_request(a->ap, &m->u.apreq);
 	} else {
@@ -595,6 +705,9 @@ int ag_run(const struct ag_opts *o)
 
 	a.o = o;
 	a.started = mono();
+	/* Sequence numbers go on from the clock, so that an agent started
+	 * again never reuses its predecessor's (4 a second until 2042). */
+	a.seq = (uint32_t)((time(NULL) > 1700000000 ? time(NULL) - 1700000000 : 0) * 4);
 	if ((a.sfd = mw_sigfd_open()) < 0) {
 		mw_err("signalfd: %s", strerror(errno));
 		return -1;
@@ -612,12 +725,17 @@ int ag_run(const struct ag_opts *o)
 	next_tick = mono();
 	next_job_check = mono() + (o->job_check_s > 0 ? o->job_check_s : 1e18);
 	while (!a.stop) {
-		struct pollfd p[3];
-		int np = 1, tmo, apx = -1;
-		double now = mono(), wake;
+		struct pollfd p[3 + 4097];
+		int np = 1, tmo, apx = -1, lx = -1;
+		size_t ncp = 0;
+		double now = mono(), wake, cp_wake;
 
 		if (!a.link && now >= a.next_connect)
 			try_connect(&a);
+		if (a.move) {
+			a.move = 0;
+			tree_move(&a);
+		}
 		if (now >= next_tick) {
 			tick(&a, now);
 			next_tick = now + tick_s;
@@ -637,9 +755,9 @@ int ag_run(const struct ag_opts *o)
 		p[0].fd = a.sfd;
 		p[0].events = POLLIN;
 		if (a.link) {
-			p[1].fd = mw_link_fd(a.link);
-			p[1].events = POLLIN | (mw_link_pending(a.link) ? POLLOUT : 0);
-			np = 2;
+			lx = np++;
+			p[lx].fd = mw_link_fd(a.link);
+			p[lx].events = POLLIN | (mw_link_pending(a.link) ? POLLOUT : 0);
 		}
 		if (ag_ap_fd(a.ap) >= 0) {
 			apx = np++;
@@ -649,6 +767,15 @@ int ag_run(const struct ag_opts *o)
 		wake = next_tick;
 		if (!a.link && a.next_connect < wake)
 			wake = a.next_connect;
+		cp_wake = ag_tree_tick(a.tree, mono());
+		if (cp_wake < wake)
+			wake = cp_wake;
+		/* A CP's listening socket and children after the link. */
+		{
+			int base = np;
+			ncp = ag_tree_pollfds(a.tree, p + base, sizeof p / sizeof p[0] - (size_t)base);
+			np += (int)ncp;
+		}
 		now = mono();
 		tmo = wake > now ? (int)((wake - now) * 1000) + 1 : 0;
 		if (poll(p, (nfds_t)np, tmo) < 0 && errno != EINTR) {
@@ -666,7 +793,10 @@ int ag_run(const struct ag_opts *o)
 		}
 		if (apx >= 0 && (p[apx].revents & (POLLIN | POLLHUP | POLLERR)))
 			ag_ap_read(a.ap);
-		if (np >= 2 && apx != 1 && a.link && (p[1].revents & (POLLIN | POLLHUP | POLLERR))) {
+		if (ncp)
+			ag_tree_serve(a.tree, p + (np - (int)ncp), ncp, mono());
+		if (lx >= 0 && a.link && ((p[lx].revents & (POLLIN | POLLHUP | POLLERR)) || a.fresh)) {
+			a.fresh = 0;
 			for (;;) {
 				struct mw_hb_msg m;
 				enum mw_hb_err e = MW_HB_OK;
@@ -683,7 +813,7 @@ int ag_run(const struct ag_opts *o)
 				break;
 			}
 		}
-		if (np >= 2 && apx != 1 && a.link && (p[1].revents & POLLOUT) && mw_link_flush(a.link) < 0)
+		if (lx >= 0 && a.link && (p[lx].revents & POLLOUT) && mw_link_flush(a.link) < 0)
 			link_drop(&a, strerror(errno));
 	}
 	/* A last look at the slots (ranks that just ended), then say goodbye
@@ -709,6 +839,7 @@ int ag_run(const struct ag_opts *o)
 	}
 	mw_info("agent stopping: %lu heartbeats sent, %lu connections, %lu failed connection attempts",
 		a.beats_sent, a.connects, a.connect_failures);
+	ag_tree_free(a.tree);
 	rv = 0;
 	mw_link_close(a.link);
 	ag_ap_destroy(a.ap);

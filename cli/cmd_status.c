@@ -46,6 +46,27 @@ static const char *jstr(struct json_object *o, const char *k)
 	return v ? json_object_get_string(v) : "-";
 }
 
+/* The live tree of report.json's "tree": who serves whom now. */
+static void print_tree(struct json_object *t)
+{
+	struct json_object *nodes, *mv;
+	printf("tree:        %s CP(s), fanout %s, depth %s\n", jstr(t, "cps"), jstr(t, "fanout"), jstr(t, "depth"));
+	if (json_object_object_get_ex(t, "nodes", &nodes) && json_object_is_type(nodes, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(nodes); i++) {
+			struct json_object *e = json_object_array_get_idx(nodes, i);
+			const char *now = jstr(e, "parent"), *plan = jstr(e, "planned_parent");
+			printf("  %-16s %s, served by %s", jstr(e, "node"), jstr(e, "role"), *now ? now : "(none)");
+			if (strcmp(now, plan))
+				printf(" (planned: %s)", plan);
+			putchar('\n');
+		}
+	if (json_object_object_get_ex(t, "reattachments", &mv) && json_object_is_type(mv, json_type_array))
+		for (size_t i = 0; i < json_object_array_length(mv); i++) {
+			struct json_object *e = json_object_array_get_idx(mv, i);
+			printf("  re-attachment: %s from %s to %s\n", jstr(e, "node"), jstr(e, "from"), jstr(e, "to"));
+		}
+}
+
 /* Node names of the report's nodes whose agent is in state want, as a host
  * list ("-" if none); *n gets their count. */
 static void agents_in(struct json_object *nodes, const char *want, char *buf, size_t len, int *n)
@@ -115,6 +136,8 @@ static int job_status(const char *job, const char *dir_opt, int json)
 		if (n)
 			printf("             %d lost: %s\n", n, list);
 	}
+	if (json_object_object_get_ex(r, "tree", &v)) /* the tree overlay (doc/tree.md) */
+		print_tree(v);
 	if (json_object_object_get_ex(r, "stats", &stats))
 		printf("ranks seen:  %s of %s; heartbeats %s\n", jstr(stats, "rank_announcements"),
 		       jstr(r, "ranks_total"), jstr(stats, "heartbeats"));

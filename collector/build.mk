@@ -13,15 +13,15 @@ $(COLLECTOR_LIB): $(COLLECTOR_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(B)/obj/collector/%.o: CPPFLAGS += -Icollector -Ianalyze -Iimbalance
+$(B)/obj/collector/%.o: CPPFLAGS += -Icollector -Ianalyze -Iimbalance -Itree
 
-$(B)/bin/mpiwatch-collector: $(B)/bin/%: $(B)/obj/collector/%.o $(COLLECTOR_LIB) $(ANALYZE_LIB) $(SHARED_LIB)
+$(B)/bin/mpiwatch-collector: $(B)/bin/%: $(B)/obj/collector/%.o $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwtree.a $(SHARED_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(COLLECTOR_LIB) $(ANALYZE_LIB) $(IMB_LIB) $(CAL_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) -lpthread -lm
+	$(CC) $(CFLAGS) -o $@ $< $(COLLECTOR_LIB) $(ANALYZE_LIB) $(IMB_LIB) $(CAL_LIB) $(B)/lib/libmwtree.a $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) -lpthread -lm
 
 # Unit tests of the collector's core.
 UNIT_TESTS += $(B)/t/test_collector $(B)/t/test_verdict
-$(B)/t/test_verdict $(B)/t/test_collector: $(COLLECTOR_LIB) $(ANALYZE_LIB)
+$(B)/t/test_verdict $(B)/t/test_collector: $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwtree.a
 $(B)/t/test_verdict $(B)/t/test_collector: CPPFLAGS += -Icollector
 UNIT_LIBS_test_collector := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS)
 UNIT_LIBS_test_verdict := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS)

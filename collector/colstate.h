@@ -13,6 +13,8 @@
 
 #define COL_MAX_RANKS 262144
 
+struct col_tree; /* the tree overlay (coltree.h) */
+
 struct col_event {
 	double t_unix;
 	char event[24];   /* first_heartbeat, threshold, probe_start, probe_end, verdict,
@@ -116,6 +118,8 @@ struct col_state {
 	/* The auxiliary processes' rounds and output (collector/ap.h), or
 	 * NULL; owned by the collector's core. */
 	struct col_ap *ap;
+	/* The tree overlay in use (coltree.h), or NULL (the flat star). */
+	const struct col_tree *tree;
 };
 
 /* Initialise an empty state for job (copied).  Return 0 or -1 (ENOMEM). */

@@ -29,6 +29,7 @@
 #include "ap.h"
 #include "auth.h"
 #include "colstate.h"
+#include "coltree.h"
 #include "answer.h"
 #include "dl.h"
 #include "drainreq.h"
@@ -77,6 +78,8 @@ struct collector {
 	int slow_notes; /* "slow, not stuck" notes written (at most 16) */
 	int after_notes;
 	int status_dirty;     /* agents or ranks changed: refresh report.json (mpiwatch status --job) */
+	struct col_tree *tree;   /* the tree overlay (coltree.c), NULL in the flat star */
+	int dumpreq_due;         /* tree: ranks got stuck after the threshold: ask for their dumps */
 	struct col_retry *retry; /* actions to retry (Slurm did not answer) */
 	size_t nretry;
 	double status_at;     /* when it was last refreshed for that */
@@ -135,6 +138,9 @@ int col_opts_set_job(struct col_opts *o, const struct mw_jobconf *jc)
 	o->drain = jc->drain;
 	o->post = jc->post;
 	o->probe_port = (uint16_t)jc->probe_port;
+	o->tree_threshold = jc->tree_threshold;
+	o->tree_fanout = jc->tree_fanout;
+	o->tree_cps = jc->tree_cps;
 	o->port = (uint16_t)(jc->port ? jc->port : jc->port_base);
 	return 0;
 }
@@ -198,9 +204,10 @@ static void send_dumpreq(struct collector *c)
 		size_t n = 0;
 		if (!cl->hello || cl->closing)
 			continue;
+		/* A CP passes it down its subtree: every rank wanted. */
 		for (size_t r = 0; r < c->s.size && n < 256; r++)
-			if (c->s.ranks[r].node == cl->node && c->s.ranks[r].state == MW_HB_S_IN_MPI &&
-			    !c->s.ranks[r].has_dump)
+			if ((c->s.ranks[r].node == cl->node || col_tree_is_cp(c->tree, cl->node)) &&
+			    c->s.ranks[r].state == MW_HB_S_IN_MPI && !c->s.ranks[r].has_dump)
 				want[n++] = (int32_t)r;
 		if (!n)
 			continue;
@@ -960,24 +967,49 @@ static void evaluate(struct collector *c)
 
 /* -------------------------------------------------------------- clients */
 
+/* The agent of node is lost without a goodbye (its link, or its CP says
+ * so): its node is a suspect, probed with the others. */
+static void agent_lost(struct collector *c, int node, const char *why)
+{
+	struct col_agent *g = &c->s.agents[node];
+	g->connected = 0;
+	if (!g->bye && !c->stop) {
+		g->vanished = 1;
+		c->s.st.agents_vanished++;
+		col_state_event(&c->s, "agent_lost", "agent of node %s: connection lost (%s)",
+				c->s.nodes[node].name, why);
+		c->gen++;
+		schedule(c, 0.5);
+	}
+	c->status_dirty = 1;
+}
+
 static void client_close(struct collector *c, size_t k, const char *why)
 {
 	struct client *cl = &c->c[k];
 	if (cl->hello && cl->node >= 0) {
-		struct col_agent *g = &c->s.agents[cl->node];
-		g->connected = 0;
-		if (!g->bye && !c->stop) {
-			g->vanished = 1;
-			c->s.st.agents_vanished++;
-			col_state_event(&c->s, "agent_lost", "agent of node %s: connection lost (%s)",
-					c->s.nodes[cl->node].name, why);
-			c->gen++;
-			schedule(c, 0.5);
-		}
-		c->status_dirty = 1;
+		if (col_tree_in_tree(c->tree, cl->node))
+			c->status_dirty = 1; /* moved into the tree: served by a CP now */
+		else
+			agent_lost(c, cl->node, why);
 	}
 	mw_link_close(cl->l);
 	c->c[k] = c->c[--c->nc];
+}
+
+/* col_tree_send_fn: to the agent of node on its direct link. */
+static int send_to_node(void *arg, int node, const struct mw_hb_msg *m)
+{
+	struct collector *c = arg;
+	for (size_t k = 0; k < c->nc; k++)
+		if (c->c[k].hello && !c->c[k].closing && c->c[k].node == node)
+			return mw_link_send(c->c[k].l, m) < 0 ? -1 : 0;
+	return -1;
+}
+
+static void tree_roles(struct collector *c)
+{
+	col_tree_roles(c->tree, &c->s, send_to_node, c);
 }
 
 static void on_hello(struct collector *c, struct client *cl, const struct mw_hb_hello *h)
@@ -1042,25 +1074,27 @@ static void on_hello(struct collector *c, struct client *cl, const struct mw_hb_
 	mw_info("agent of %s connected from %s (pid %d)", h->node, mw_link_peer(cl->l), h->pid);
 	if (mw_link_send(cl->l, &w) < 0)
 		cl->closing = 1;
+	col_tree_hello(c->tree, &c->s, node);
+	tree_roles(c);
 }
 
-static int on_rank_info(struct collector *c, struct client *cl, int rank, int size)
+static int on_rank_info(struct collector *c, int node, int rank, int size)
 {
 	struct col_rank *x;
 	if (col_state_grow(&c->s, (size_t)size) < 0 || rank < 0 || (size_t)rank >= c->s.size) {
 		mw_log_limited(&peer_rl, LOG_WARNING,
-			       "agent %s: rank %d of %d: %s", mw_link_peer(cl->l), rank, size,
+			       "agent of %s: rank %d of %d: %s", c->s.nodes[node].name, rank, size,
 			       strerror(errno));
 		return -1;
 	}
 	x = &c->s.ranks[rank];
 	x->known = 1;
-	x->node = cl->node;
+	x->node = node;
 	c->status_dirty = 1;
 	return 0;
 }
 
-static void on_beat(struct collector *c, struct client *cl, const struct mw_hb_beat *b)
+static void on_beat(struct collector *c, int node, const struct mw_hb_beat *b)
 {
 	struct col_state *s = &c->s;
 	struct col_rank *x;
@@ -1075,7 +1109,7 @@ static void on_beat(struct collector *c, struct client *cl, const struct mw_hb_b
 		struct col_result res;
 		x = &s->ranks[b->rank];
 		x->known = 1;
-		x->node = cl->node;
+		x->node = node;
 		x->state = b->state;
 		snprintf(x->call, sizeof x->call, "%s", b->call);
 		snprintf(x->kind, sizeof x->kind, "%s", b->kind);
@@ -1130,7 +1164,7 @@ static void on_beat(struct collector *c, struct client *cl, const struct mw_hb_b
 		}
 		return;
 	}
-	if (on_rank_info(c, cl, b->rank, b->size))
+	if (on_rank_info(c, node, b->rank, b->size))
 		return;
 	x = &s->ranks[b->rank];
 	if (b->pid > 0)
@@ -1155,7 +1189,7 @@ static void on_beat(struct collector *c, struct client *cl, const struct mw_hb_b
 	if (s->st.heartbeats == 1 || s->first_beat_mono <= 0) {
 		s->first_beat_mono = mw_now();
 		col_state_event(s, "first_heartbeat", "rank %d on %s: %s%s%s", b->rank,
-				s->nodes[cl->node].name, mw_hb_state_name(b->state), b->call[0] ? " in " : "",
+				s->nodes[node].name, mw_hb_state_name(b->state), b->call[0] ? " in " : "",
 				b->call);
 	}
 	if (b->state == MW_HB_S_SLOW && c->slow_notes < 16) {
@@ -1169,6 +1203,10 @@ static void on_beat(struct collector *c, struct client *cl, const struct mw_hb_b
 		col_state_event(s, "note", "rank %d computing outside MPI for %.1f s (cause A: not an alarm)",
 				b->rank, b->idle_s);
 	}
+	/* In the tree dumps come on demand only: a rank seen stuck after the
+	 * threshold's request is asked for its dump too. */
+	if (c->tree && b->state == MW_HB_S_IN_MPI && s->threshold_mono > 0)
+		c->dumpreq_due = 1;
 	if (col_state_suspicious(b->state) || was) {
 		c->gen++;
 		check_threshold(c);
@@ -1215,6 +1253,12 @@ static void on_dump(struct collector *c, struct mw_hb_msg *m)
 	}
 }
 
+/* col_tree_beat_fn: a heartbeat out of an aggregate. */
+static void agg_beat(void *arg, int node, const struct mw_hb_beat *b)
+{
+	on_beat(arg, node, b);
+}
+
 /* Handle one frame.  Return -1 to close the client. */
 static int on_frame(struct collector *c, struct client *cl, struct mw_hb_msg *m)
 {
@@ -1226,15 +1270,43 @@ static int on_frame(struct collector *c, struct client *cl, struct mw_hb_msg *m)
 		on_hello(c, cl, &m->u.hello);
 		return 0;
 	}
+	if (!c->tree && (m->type == MW_HB_AGG || m->type == MW_HB_LISTEN || m->type == MW_HB_CHILD)) {
+		c->s.st.malformed++; /* tree frames, and this job runs no tree */
+		return -1;
+	}
 	switch (m->type) {
-	case MW_HB_RANK:
+	case MW_HB_RANK: {
+		/* Through a CP: the rank's own node is its host. */
+		int node = cl->node;
+		for (size_t i = 0; c->tree && i < c->s.nnodes; i++)
+			if (strcmp(c->s.nodes[i].name, m->u.rank.host) == 0)
+				node = (int)i;
 		c->s.st.rank_announcements++;
-		if (on_rank_info(c, cl, m->u.rank.rank, m->u.rank.size) == 0 && m->u.rank.pid > 0)
+		if (on_rank_info(c, node, m->u.rank.rank, m->u.rank.size) == 0 && m->u.rank.pid > 0)
 			c->s.ranks[m->u.rank.rank].pid = m->u.rank.pid;
 		return 0;
+	}
 	case MW_HB_HEARTBEAT:
-		on_beat(c, cl, &m->u.beat);
+		if (col_tree_direct_beat(c->tree, &c->s, cl->node, &m->u.beat))
+			on_beat(c, cl->node, &m->u.beat);
 		return 0;
+	case MW_HB_AGG:
+		return col_tree_agg(c->tree, &c->s, m->u.agg.json, agg_beat, c) < 0 ? -1 : 0;
+	case MW_HB_LISTEN:
+		col_tree_listen(c->tree, &c->s, cl->node, m->u.listen.port);
+		tree_roles(c);
+		return 0;
+	case MW_HB_CHILD: {
+		int lost = col_tree_child(c->tree, &c->s, &m->u.child);
+		char why[160];
+		c->status_dirty = 1;
+		if (lost >= 0) {
+			snprintf(why, sizeof why, "its CP on %s lost it", m->u.child.parent);
+			agent_lost(c, lost, why);
+		}
+		tree_roles(c);
+		return 0;
+	}
 	case MW_HB_DUMP:
 		on_dump(c, m);
 		return 0;
@@ -1244,6 +1316,7 @@ static int on_frame(struct collector *c, struct client *cl, struct mw_hb_msg *m)
 		return 0;
 	case MW_HB_BYE:
 		c->s.agents[cl->node].bye = 1;
+		col_tree_bye(c->tree, &c->s, cl->node, m->u.bye.reason);
 		mw_info("agent of %s left: %s", c->s.nodes[cl->node].name, m->u.bye.reason);
 		return -1;
 	default:
@@ -1365,6 +1438,9 @@ int col_run(struct col_opts *o)
 		for (size_t i = 0; i < hl.n; i++)
 			col_state_node(&c.s, hl.host[i]);
 		mw_hostlist_free(&hl);
+		/* Above the threshold: the tree overlay (doc/tree.md). */
+		c.tree = col_tree_plan(&c.s, o->tree_threshold, o->tree_fanout, o->tree_cps);
+		c.s.tree = c.tree;
 	}
 	if (o->ranks > 0 && col_state_grow(&c.s, (size_t)o->ranks) < 0) {
 		mw_err("--ranks %ld: %s", o->ranks, strerror(errno));
@@ -1438,6 +1514,10 @@ int col_run(struct col_opts *o)
 		if (p[1].revents & POLLIN)
 			accept_clients(&c);
 		free(p);
+		if (c.dumpreq_due) {
+			c.dumpreq_due = 0;
+			send_dumpreq(&c);
+		}
 		now = mw_now();
 		for (size_t k = c.nc; k-- > 0;)
 			if (!c.c[k].hello && now - c.c[k].t_conn > COL_HELLO_TIMEOUT)
@@ -1500,6 +1580,8 @@ out:
 		mw_link_close(c.c[k].l);
 	free(c.c);
 	free(c.retry);
+	c.s.tree = NULL;
+	col_tree_free(c.tree);
 	if (c.lfd >= 0)
 		close(c.lfd);
 	if (c.sfd >= 0)

@@ -44,6 +44,8 @@ struct col_opts {
 	char munge_socket[512];    /* --munge-socket PATH ("" = MUNGE's default) */
 	char ap_conf[1024];        /* --ap-conf FILE: the site's auxiliary processes
 				    * ("" = none; collector/ap.h) */
+	long tree_threshold;       /* tree overlay: more nodes than this (doc/tree.md) */
+	long tree_fanout, tree_cps;
 	char profile[4096];        /* --profile DIR: at the end, the imbalance analysis of
 				    * DIR's profiles (or of each of its step folders) */
 };

@@ -1,6 +1,7 @@
 /* report.c - report.json, report.txt, collector-stats.json and the Slurm
  * comment (colstate.h). */
 #include "colstate.h"
+#include "coltree.h"
 #include "answer.h"
 #include "ap.h"
 #include "html.h"
@@ -454,6 +455,8 @@ int col_report_write(const struct col_state *s, const char *dir, const char *rep
 	int rv = 0;
 
 	o = col_report_json(s);
+	if (s->tree) /* the tree overlay (coltree.c) */
+		json_object_object_add(o, "tree", col_tree_json(s->tree, s));
 	if (report_path && *report_path)
 		snprintf(path, sizeof path, "%s", report_path);
 	else
@@ -464,6 +467,8 @@ int col_report_write(const struct col_state *s, const char *dir, const char *rep
 		mf = open_memstream(&txt, &tlen);
 		if (mf) {
 			col_report_text(s, mf);
+			if (s->tree)
+				col_tree_text(s->tree, s, mf);
 			fclose(mf);
 			snprintf(path, sizeof path, "%s/report.txt", dir);
 			if (mw_write_atomic(path, txt, strlen(txt), 0644, (uid_t)-1, (gid_t)-1))

@@ -11,6 +11,9 @@
 
 static const char *const type_names[MW_HB_NTYPES] = {
 	"?", "hello", "welcome", "rank", "heartbeat", "dump", "bye", "dumpreq", "challenge", "agg",
+	[MW_HB_ROLE] = "role",
+	[MW_HB_LISTEN] = "listen",
+	[MW_HB_CHILD] = "child",
 	[MW_HB_APREQ] = "apreq",
 	[MW_HB_APOUT] = "apout",
 };
@@ -165,7 +168,7 @@ static int valid_moving(const char *s)
 	return strlen(s) < 32;
 }
 
-static int beat_valid(const struct mw_hb_beat *b)
+int mw_hb_beat_valid(const struct mw_hb_beat *b)
 {
 	return b->rank >= 0 && b->rank <= MW_HB_MAX_RANK && b->size > b->rank &&
 	       b->size <= MW_HB_MAX_RANK + 1 && b->pid >= 0 && b->state > 0 &&
@@ -221,7 +224,7 @@ static json_object *encode_payload(const struct mw_hb_msg *m)
 	}
 	case MW_HB_HEARTBEAT: {
 		const struct mw_hb_beat *b = &m->u.beat;
-		if (!beat_valid(b))
+		if (!mw_hb_beat_valid(b))
 			goto bad;
 		json_object_object_add(o, "rank", json_object_new_int(b->rank));
 		json_object_object_add(o, "size", json_object_new_int(b->size));
@@ -322,6 +325,38 @@ static json_object *encode_payload(const struct mw_hb_msg *m)
 		json_object_put(o);
 		return a;
 	}
+	case MW_HB_ROLE: {
+		json_object *a = json_object_new_array();
+		json_object_object_add(o, "cp", json_object_new_boolean(m->u.role.cp != 0));
+		json_object_object_add(o, "up", a);
+		if (m->u.role.nup > MW_HB_UP_MAX)
+			goto bad;
+		for (size_t i = 0; i < m->u.role.nup; i++) {
+			const struct mw_hb_up *u = &m->u.role.up[i];
+			json_object *e;
+			if (!mw_hb_valid_name(u->node) || !mw_hb_valid_name(u->host) || !u->port)
+				goto bad;
+			e = json_object_new_object();
+			json_object_object_add(e, "node", json_object_new_string(u->node));
+			json_object_object_add(e, "host", json_object_new_string(u->host));
+			json_object_object_add(e, "port", json_object_new_int(u->port));
+			json_object_array_add(a, e);
+		}
+		break;
+	}
+	case MW_HB_LISTEN:
+		if (!m->u.listen.port)
+			goto bad;
+		json_object_object_add(o, "port", json_object_new_int(m->u.listen.port));
+		break;
+	case MW_HB_CHILD:
+		if (!mw_hb_valid_name(m->u.child.node) || !mw_hb_valid_name(m->u.child.parent))
+			goto bad;
+		json_object_object_add(o, "node", json_object_new_string(m->u.child.node));
+		json_object_object_add(o, "parent", json_object_new_string(m->u.child.parent));
+		json_object_object_add(o, "up", json_object_new_boolean(m->u.child.up != 0));
+		json_object_object_add(o, "bye", json_object_new_boolean(m->u.child.bye != 0));
+		break;
 	default:
 		goto bad;
 	}
@@ -630,6 +665,50 @@ static int decode_payload(json_object *o, struct mw_hb_msg *m)
 		m->u.agg.json = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 									  JSON_C_TO_STRING_NOSLASHESCAPE));
 		return m->u.agg.json ? 0 : -1;
+	case MW_HB_ROLE: {
+		json_object *a, *v;
+		size_t n;
+		if (!json_object_object_get_ex(o, "cp", &v) || !json_object_is_type(v, json_type_boolean) ||
+		    !json_object_object_get_ex(o, "up", &a) || !json_object_is_type(a, json_type_array))
+			return -1;
+		m->u.role.cp = json_object_get_boolean(v);
+		n = json_object_array_length(a);
+		if (n > MW_HB_UP_MAX)
+			return -1;
+		for (size_t i = 0; i < n; i++) {
+			json_object *e = json_object_array_get_idx(a, i);
+			struct mw_hb_up *u = &m->u.role.up[i];
+			int32_t port;
+			if (!json_object_is_type(e, json_type_object) ||
+			    get_str(e, "node", u->node, sizeof u->node) || !mw_hb_valid_name(u->node) ||
+			    get_str(e, "host", u->host, sizeof u->host) || !mw_hb_valid_name(u->host) ||
+			    get_i32(e, "port", 1, 65535, &port))
+				return -1;
+			u->port = (uint16_t)port;
+		}
+		m->u.role.nup = n;
+		return 0;
+	}
+	case MW_HB_LISTEN: {
+		int32_t port;
+		if (get_i32(o, "port", 1, 65535, &port))
+			return -1;
+		m->u.listen.port = (uint16_t)port;
+		return 0;
+	}
+	case MW_HB_CHILD: {
+		json_object *u, *b;
+		if (get_str(o, "node", m->u.child.node, sizeof m->u.child.node) ||
+		    !mw_hb_valid_name(m->u.child.node) ||
+		    get_str(o, "parent", m->u.child.parent, sizeof m->u.child.parent) ||
+		    !mw_hb_valid_name(m->u.child.parent) || !json_object_object_get_ex(o, "up", &u) ||
+		    !json_object_is_type(u, json_type_boolean) || !json_object_object_get_ex(o, "bye", &b) ||
+		    !json_object_is_type(b, json_type_boolean))
+			return -1;
+		m->u.child.up = json_object_get_boolean(u);
+		m->u.child.bye = json_object_get_boolean(b);
+		return 0;
+	}
 	default:
 		return -1;
 	}

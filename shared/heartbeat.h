@@ -35,6 +35,15 @@
  *                   printable ASCII, newlines and tabs, at most
  *                   MW_HB_AP_OUTPUT_MAX bytes
  *
+ *   ROLE      C->A  {"cp":bool,"up":[{"node","host","port"},...]}  the agent's
+ *                   place in the tree: listen for children (cp), and attach
+ *                   to up[0] (its parent, or failing that up[1]..., then the
+ *                   collector); an empty "up" keeps it on the collector
+ *   LISTEN    CP->C {"port":N}  the port the CP accepts its children on
+ *   CHILD     CP->parent {"node","parent","up":bool,"bye":bool}  a child of
+ *                   CP "parent" attached (up) or left (bye: on purpose);
+ *                   every CP forwards it up to the collector
+ *
  * In the tree overlay a HEARTBEAT carries "seq", its origin's (the agent's)
  * sequence number (1, 2, ...), so that a receiver drops a duplicate (after a
  * re-attachment) and counts nothing twice; the flat star sends none.
@@ -70,6 +79,10 @@ enum mw_hb_type {
 	/* 20-29: auxiliary processes (agent/ap.c, collector/ap.c) */
 	MW_HB_APREQ = 20,
 	MW_HB_APOUT = 21,
+	/* the tree overlay in use (doc/tree.md, doc/protocol.md "Tree roles"): 10-19 */
+	MW_HB_ROLE = 10,   /* C->A: the agent's place in the tree */
+	MW_HB_LISTEN = 11, /* CP->C: the port a CP listens on for its children */
+	MW_HB_CHILD = 12,  /* CP->parent (forwarded to C): a child attached or left */
 	MW_HB_NTYPES
 };
 
@@ -167,6 +180,25 @@ struct mw_hb_apout {
 	double elapsed_s;                   /* run time */
 	char error[128];                    /* could not run: why ("" = it ran) */
 	char *output;                       /* malloc'd; printable ASCII, '\n', '\t' */
+#define MW_HB_UP_MAX 24 /* ancestors a ROLE names (depth of the deepest tree) */
+
+struct mw_hb_up {
+	char node[MW_HB_STR_MAX + 1]; /* the CP's node */
+	char host[MW_HB_STR_MAX + 1]; /* where to connect (an address or a name) */
+	uint16_t port;
+};
+
+struct mw_hb_role {
+	int cp;                          /* listen for children */
+	size_t nup;
+	struct mw_hb_up up[MW_HB_UP_MAX]; /* nearest first */
+};
+
+struct mw_hb_child {
+	char node[MW_HB_STR_MAX + 1];   /* the child */
+	char parent[MW_HB_STR_MAX + 1]; /* the CP it attached to or left */
+	int up;                         /* 1 attached, 0 left */
+	int bye;                        /* left on purpose (agent stopping, moved) */
 };
 
 struct mw_hb_msg {
@@ -193,6 +225,11 @@ struct mw_hb_msg {
 		} agg;
 		struct mw_hb_apreq apreq;
 		struct mw_hb_apout apout;
+		struct mw_hb_role role;
+		struct {
+			uint16_t port;
+		} listen;
+		struct mw_hb_child child;
 	} u;
 };
 
@@ -209,6 +246,10 @@ const char *mw_hb_err_name(int err);
 
 /* Parse a state name.  Return the state, or -1 if unknown. */
 int mw_hb_state_parse(const char *s);
+
+/* Return 1 if b holds a heartbeat the decoder would accept (ranges, names,
+ * kinds), else 0. */
+int mw_hb_beat_valid(const struct mw_hb_beat *b);
 
 /* Encode m as one frame into *buf (malloc'd), its length in *len.
  * Return 0, or -1 with errno EINVAL (invalid message: it would not decode)

@@ -118,6 +118,13 @@ const struct mw_conf_key mw_jobconf_keys[] = {
 	{"ap_conf", MW_CONF_STRING, F(ap_conf), 0, 0, NULL, "", "an absolute path",
 	 "the auxiliary processes file, mpiwatch-ap.conf(5), owned by root (empty: none)", S,
 	 check_opt_abs_path},
+	{"tree_threshold", MW_CONF_INT, F(tree_threshold), 1, 1000000, NULL, "512", "a node count",
+	 "a job on more nodes than this runs through the tree overlay (at or below it: the flat star)",
+	 S | U | J, NULL},
+	{"tree_fanout", MW_CONF_INT, F(tree_fanout), 2, 1024, NULL, "32", "a count",
+	 "children per node of the tree overlay", S | U | J, NULL},
+	{"tree_cps", MW_CONF_INT, F(tree_cps), 0, 1000000, NULL, "0", "a count",
+	 "communication processes of the tree overlay (0: as many as the fanout needs)", S | U | J, NULL},
 	{NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0, NULL},
 };
 #undef F

@@ -56,6 +56,9 @@ struct mw_jobconf {
 	long probe_port, port_base;
 	long port;            /* the collector's port (resolved: port_base + job % 500) */
 	char *ap_conf;        /* the site's auxiliary processes (shared/apconf.h; "" = none) */
+	long tree_threshold;  /* nodes above which the tree overlay is used (doc/tree.md) */
+	long tree_fanout;     /* the tree's fanout */
+	long tree_cps;        /* CPs of the tree (0 = the planner's default) */
 };
 
 /* The table, ended by a NULL name. */

@@ -326,24 +326,71 @@ const struct mwt_class *mwt_agg_class(const struct mwt_agg *a, size_t i)
 	return i < a->nc ? &a->c[i].pub : NULL;
 }
 
-static uint64_t class_hash(int state, const char *call, int32_t peer)
+/* The class key of a heartbeat. */
+static void key_from_beat(struct mwt_class *k, const struct mw_hb_beat *b)
 {
-	uint64_t h = 14695981039346656037ull;
-	h = hash_bytes(&state, sizeof(state), h);
-	h = hash_bytes(&peer, sizeof(peer), h);
-	return hash_bytes(call, strlen(call), h);
+	memset(k, 0, sizeof(*k));
+	k->state = b->state;
+	snprintf(k->call, sizeof(k->call), "%s", b->call);
+	k->peer = b->peer_world;
+	snprintf(k->kind, sizeof(k->kind), "%s", b->kind);
+	snprintf(k->comm, sizeof(k->comm), "%s", b->comm);
+	k->root = b->root_world;
+	k->tag = b->tag;
+	k->exit_code = b->exit_code;
+	k->exit_signal = b->exit_signal;
+	k->size = b->size;
+	snprintf(k->moving, sizeof(k->moving), "%s", b->moving);
 }
 
-/* The index of class (state, call, peer), created if need be.  Return it,
- * or -1 (ENOMEM, or EINVAL past MAX_CLASSES). */
-static long class_get(struct mwt_agg *a, int state, const char *call, int32_t peer)
+void mwt_class_beat(const struct mwt_class *c, int32_t rank, uint32_t seq, struct mw_hb_beat *b)
+{
+	memset(b, 0, sizeof(*b));
+	b->rank = rank;
+	b->seq = seq;
+	b->state = c->state;
+	snprintf(b->call, sizeof(b->call), "%s", c->call);
+	b->peer_world = c->peer;
+	snprintf(b->kind, sizeof(b->kind), "%s", c->kind);
+	snprintf(b->comm, sizeof(b->comm), "%s", c->comm);
+	b->root_world = c->root;
+	b->tag = c->tag;
+	b->exit_code = c->exit_code;
+	b->exit_signal = c->exit_signal;
+	b->size = c->size;
+	snprintf(b->moving, sizeof(b->moving), "%s", c->moving);
+	b->idle_s = c->idle;
+}
+
+static int key_eq(const struct mwt_class *x, const struct mwt_class *y)
+{
+	return x->state == y->state && x->peer == y->peer && x->root == y->root && x->tag == y->tag &&
+	       x->exit_code == y->exit_code && x->exit_signal == y->exit_signal && x->size == y->size &&
+	       !strcmp(x->call, y->call) && !strcmp(x->kind, y->kind) && !strcmp(x->comm, y->comm) &&
+	       !strcmp(x->moving, y->moving);
+}
+
+static uint64_t class_hash(const struct mwt_class *k)
+{
+	uint64_t h = 14695981039346656037ull;
+	int32_t v[7] = {(int32_t)k->state, k->peer, k->root, k->tag, k->exit_code, k->exit_signal, k->size};
+	h = hash_bytes(v, sizeof(v), h);
+	h = hash_bytes(k->call, strlen(k->call), h);
+	h = hash_bytes(k->kind, strlen(k->kind) + 1, h);
+	h = hash_bytes(k->comm, strlen(k->comm) + 1, h);
+	return hash_bytes(k->moving, strlen(k->moving), h);
+}
+
+/* The index of the class of key k, created if need be.  Return it, or -1
+ * (ENOMEM, or EINVAL past MAX_CLASSES). */
+static long class_get(struct mwt_agg *a, const struct mwt_class *k)
 {
 	size_t i, mask;
 	if (a->ctab_cap) {
 		mask = a->ctab_cap - 1;
-		for (i = class_hash(state, call, peer) & mask; a->ctab[i]; i = (i + 1) & mask) {
+		for (i = class_hash(k) & mask; a->ctab[i]; i = (i + 1) & mask) {
 			const struct mwt_class *c = &a->c[a->ctab[i] - 1].pub;
-			if ((int)c->state == state && c->peer == peer && strcmp(c->call, call) == 0)
+			if (key_eq(c, k))
 				return (long)(a->ctab[i] - 1);
 		}
 	}
@@ -354,32 +401,47 @@ static long class_get(struct mwt_agg *a, int state, const char *call, int32_t pe
 	if (grow(&a->c, &a->capc, a->nc, sizeof(*a->c), 8) < 0)
 		return -1;
 	if ((a->nc + 1) * 2 > a->ctab_cap) {
-		size_t ncap = a->ctab_cap ? a->ctab_cap * 2 : 16, k;
+		size_t ncap = a->ctab_cap ? a->ctab_cap * 2 : 16, j2;
 		uint32_t *nt = calloc(ncap, sizeof(*nt));
 		if (!nt) {
 			errno = ENOMEM;
 			return -1;
 		}
-		for (k = 0; k < a->nc; k++) {
-			const struct mwt_class *c = &a->c[k].pub;
+		for (j2 = 0; j2 < a->nc; j2++) {
 			size_t j;
-			for (j = class_hash((int)c->state, c->call, c->peer) & (ncap - 1); nt[j]; j = (j + 1) & (ncap - 1))
+			for (j = class_hash(&a->c[j2].pub) & (ncap - 1); nt[j]; j = (j + 1) & (ncap - 1))
 				;
-			nt[j] = (uint32_t)(k + 1);
+			nt[j] = (uint32_t)(j2 + 1);
 		}
 		free(a->ctab);
 		a->ctab = nt;
 		a->ctab_cap = ncap;
 	}
 	mask = a->ctab_cap - 1;
-	for (i = class_hash(state, call, peer) & mask; a->ctab[i]; i = (i + 1) & mask)
+	for (i = class_hash(k) & mask; a->ctab[i]; i = (i + 1) & mask)
 		;
 	a->ctab[i] = (uint32_t)(a->nc + 1);
 	memset(&a->c[a->nc], 0, sizeof(a->c[a->nc]));
-	a->c[a->nc].pub.state = (enum mw_hb_state)state;
-	snprintf(a->c[a->nc].pub.call, sizeof(a->c[a->nc].pub.call), "%s", call);
-	a->c[a->nc].pub.peer = peer;
+	a->c[a->nc].pub = *k;
+	a->c[a->nc].pub.count = 0;
+	a->c[a->nc].pub.first = a->c[a->nc].pub.last = a->c[a->nc].pub.idle = 0;
 	return (long)a->nc++;
+}
+
+size_t mwt_agg_class_nevents(const struct mwt_agg *a, size_t i)
+{
+	return i < a->nc ? a->c[i].ncov : 0;
+}
+
+int mwt_agg_class_event(const struct mwt_agg *a, size_t i, size_t j, const char **origin, uint32_t *seq,
+			int32_t *rank)
+{
+	if (i >= a->nc || j >= a->c[i].ncov)
+		return -1;
+	*origin = a->oname[a->c[i].cov[j].origin];
+	*seq = a->c[i].cov[j].seq;
+	*rank = a->c[i].cov[j].rank;
+	return 0;
 }
 
 /* The index of origin name in a, added if need be.  Return it or -1. */
@@ -435,11 +497,19 @@ int mwt_agg_add(struct mwt_agg *a, struct mwt_seq *seen, const char *origin, con
 		errno = EINVAL;
 		return -1;
 	}
+	if (!mw_hb_beat_valid(b)) {
+		errno = EINVAL;
+		return -1;
+	}
 	if (seen) {
 		if (mwt_seq_seen(seen, origin, b->seq))
 			return 0;
 	}
-	ci = class_get(a, (int)b->state, b->call, b->peer_world);
+	{
+		struct mwt_class k;
+		key_from_beat(&k, b);
+		ci = class_get(a, &k);
+	}
 	oi = origin_get(a, origin);
 	if (ci < 0 || oi < 0)
 		return -1;
@@ -456,6 +526,8 @@ int mwt_agg_add(struct mwt_agg *a, struct mwt_seq *seen, const char *origin, con
 		}
 	}
 	times_add(a, &c->pub, t, t, 1);
+	if (b->idle_s > c->pub.idle)
+		c->pub.idle = b->idle_s;
 	return 1;
 }
 
@@ -491,7 +563,7 @@ long mwt_agg_merge(struct mwt_agg *a, struct mwt_seq *seen, const struct mwt_agg
 					continue;
 			}
 			if (!c) {
-				long ci = class_get(a, (int)cc->pub.state, cc->pub.call, cc->pub.peer);
+				long ci = class_get(a, &cc->pub);
 				if (ci < 0)
 					goto fail;
 				c = &a->c[ci];
@@ -503,6 +575,8 @@ long mwt_agg_merge(struct mwt_agg *a, struct mwt_seq *seen, const struct mwt_agg
 		if (!fresh)
 			continue;
 		times_add(a, &c->pub, cc->pub.first, cc->pub.last, fresh);
+		if (cc->pub.idle > c->pub.idle)
+			c->pub.idle = cc->pub.idle;
 		total += (long)fresh;
 	}
 	free(omap);
@@ -671,6 +745,15 @@ char *mwt_agg_to_json(const struct mwt_agg *a)
 		json_object_object_add(x, "state", json_object_new_string(mw_hb_state_name((int)c->pub.state)));
 		json_object_object_add(x, "call", json_object_new_string(c->pub.call));
 		json_object_object_add(x, "peer", json_object_new_int(c->pub.peer));
+		json_object_object_add(x, "kind", json_object_new_string(c->pub.kind));
+		json_object_object_add(x, "comm", json_object_new_string(c->pub.comm));
+		json_object_object_add(x, "root", json_object_new_int(c->pub.root));
+		json_object_object_add(x, "tag", json_object_new_int(c->pub.tag));
+		json_object_object_add(x, "exit", json_object_new_int(c->pub.exit_code));
+		json_object_object_add(x, "signal", json_object_new_int(c->pub.exit_signal));
+		json_object_object_add(x, "size", json_object_new_int(c->pub.size));
+		json_object_object_add(x, "moving", json_object_new_string(c->pub.moving));
+		json_object_object_add(x, "idle", json_object_new_double(c->pub.idle));
 		json_object_object_add(x, "count", json_object_new_int64((int64_t)c->pub.count));
 		json_object_object_add(x, "first", json_object_new_double(c->pub.first));
 		json_object_object_add(x, "last", json_object_new_double(c->pub.last));
@@ -758,8 +841,9 @@ static const char *get_string(json_object *o, const char *k, size_t max)
 struct mwt_agg *mwt_agg_from_json(const char *json, size_t len, char *err, size_t errlen)
 {
 	static const char *const top_keys[] = {"v", "from", "events", "first", "last", "classes", NULL};
-	static const char *const cls_keys[] = {"state", "call", "peer", "count", "first", "last", "ranks", "cover",
-					       NULL};
+	static const char *const cls_keys[] = {"state", "call", "peer", "kind", "comm", "root", "tag", "exit",
+					       "signal", "size", "moving", "idle", "count", "first", "last",
+					       "ranks", "cover", NULL};
 	json_tokener *tok = NULL;
 	json_object *o = NULL, *cl;
 	struct mwt_agg *a = NULL;
@@ -817,6 +901,7 @@ struct mwt_agg *mwt_agg_from_json(const char *json, size_t len, char *err, size_
 		long ci, i;
 		int state;
 		struct cls *c;
+		struct mwt_class key;
 		why = "a class: bad field";
 		if (!x || !json_object_is_type(x, json_type_object) || only_keys(x, cls_keys) ||
 		    !(st = get_string(x, "state", 16)) || (state = mw_hb_state_parse(st)) < 0 ||
@@ -826,10 +911,41 @@ struct mwt_agg *mwt_agg_from_json(const char *json, size_t len, char *err, size_
 		    clast > last || !(ranks = get_string(x, "ranks", 1u << 22)) ||
 		    !json_object_object_get_ex(x, "cover", &cov) || !json_object_is_type(cov, json_type_object))
 			goto bad;
+		{
+			/* The rest of the key: checked as a heartbeat would be. */
+			struct mw_hb_beat b;
+			const char *kind, *comm, *moving;
+			int64_t root, tag, ex, sig, size;
+			double idle;
+			why = "a class: bad heartbeat field";
+			if (!(kind = get_string(x, "kind", 15)) || !(comm = get_string(x, "comm", MW_HB_STR_MAX)) ||
+			    !(moving = get_string(x, "moving", 31)) ||
+			    get_int64(x, "root", -1, MW_HB_MAX_RANK, &root) ||
+			    get_int64(x, "tag", -1, INT32_MAX, &tag) || get_int64(x, "exit", -1, 255, &ex) ||
+			    get_int64(x, "signal", 0, 128, &sig) ||
+			    get_int64(x, "size", 1, MW_HB_MAX_RANK + 1, &size) || get_num(x, "idle", &idle))
+				goto bad;
+			memset(&key, 0, sizeof(key));
+			key.state = (enum mw_hb_state)state;
+			snprintf(key.call, sizeof(key.call), "%s", call);
+			key.peer = (int32_t)peer;
+			snprintf(key.kind, sizeof(key.kind), "%s", kind);
+			snprintf(key.comm, sizeof(key.comm), "%s", comm);
+			snprintf(key.moving, sizeof(key.moving), "%s", moving);
+			key.root = (int32_t)root;
+			key.tag = (int32_t)tag;
+			key.exit_code = (int32_t)ex;
+			key.exit_signal = (int32_t)sig;
+			key.size = (int32_t)size;
+			key.idle = idle;
+			mwt_class_beat(&key, 0, 1, &b);
+			if (!mw_hb_beat_valid(&b))
+				goto bad;
+		}
 		why = "events: more than the classes hold";
 		if (sum + count > events)
 			goto bad;
-		ci = class_get(a, state, call, (int32_t)peer);
+		ci = class_get(a, &key);
 		why = "a class twice";
 		if (ci < 0 || a->c[ci].pub.count)
 			goto bad;
@@ -856,7 +972,7 @@ struct mwt_agg *mwt_agg_from_json(const char *json, size_t len, char *err, size_
 				}
 				oi = origin_get(a, on);
 				for (i = 0; i < ns; i++) {
-					if (oi < 0 || tmp[i] < 1 || rks[i] > MW_HB_MAX_RANK ||
+					if (oi < 0 || tmp[i] < 1 || rks[i] > MW_HB_MAX_RANK || rks[i] >= key.size ||
 					    cover_add(c, (uint32_t)oi, (uint32_t)tmp[i], rks[i]) < 0) {
 						free(rks);
 						goto bad;
@@ -887,6 +1003,7 @@ struct mwt_agg *mwt_agg_from_json(const char *json, size_t len, char *err, size_
 			free(mine);
 		}
 		c->pub.count = (uint64_t)count;
+		c->pub.idle = key.idle;
 		c->pub.first = cf;
 		c->pub.last = clast;
 		sum += count;

@@ -52,13 +52,22 @@ size_t mwt_seq_origins(const struct mwt_seq *s);
 
 /* ------------------------------------------------------------ aggregates */
 
-/* One equivalence class of an aggregate (read only). */
+/* One equivalence class of an aggregate (read only).  Its key is
+ * (state, call, peer) and the rest of a heartbeat that the collector's
+ * verdict reads (kind, communicator, root, tag, exit status, what moved,
+ * the world size), so that the collector rebuilds each rank's heartbeat
+ * exactly (mwt_class_beat); ranks in the same state share one class. */
 struct mwt_class {
 	enum mw_hb_state state;
 	char call[MW_HB_STR_MAX + 1]; /* "" when not in MPI */
 	int32_t peer;                 /* peer_world: -1 none, -2 any source */
+	char kind[16];                /* as struct mw_hb_beat */
+	char comm[MW_HB_STR_MAX + 1];
+	int32_t root, tag, exit_code, exit_signal, size;
+	char moving[32];
 	uint64_t count;               /* events in the class */
 	double first, last;           /* their earliest and latest time (s) */
+	double idle;                  /* the largest idle_s of its events (not in the key) */
 };
 
 struct mwt_agg;
@@ -95,6 +104,16 @@ double mwt_agg_last(const struct mwt_agg *a);
 size_t mwt_agg_nclasses(const struct mwt_agg *a);
 const struct mwt_class *mwt_agg_class(const struct mwt_agg *a, size_t i);
 size_t mwt_agg_norigins(const struct mwt_agg *a);
+
+/* The events of class i: how many; event j's origin (valid while a
+ * lives), sequence number and rank.  Return 0, or -1 when out of range. */
+size_t mwt_agg_class_nevents(const struct mwt_agg *a, size_t i);
+int mwt_agg_class_event(const struct mwt_agg *a, size_t i, size_t j, const char **origin, uint32_t *seq,
+			int32_t *rank);
+
+/* The heartbeat of one event of class c: rank, its sequence number seq, the
+ * class's fields (idle_s is the class's idle, pid and counters 0). */
+void mwt_class_beat(const struct mwt_class *c, int32_t rank, uint32_t seq, struct mw_hb_beat *b);
 
 /* Class i's ranks compressed ("0-3,8") into buf.  Return the length it
  * needed (like snprintf), or 0 when i is out of range. */

@@ -72,9 +72,11 @@ static struct mw_hb_beat beat(int rank, const char *call, int peer, uint32_t seq
  * at 12.5, n2 2 (rank 9). */
 static const char *const cp1_json =
 	"{\"v\":1,\"from\":\"cp1\",\"events\":6,\"first\":10.0,\"last\":12.5,\"classes\":["
-	"{\"state\":\"in_mpi\",\"call\":\"MPI_Allreduce\",\"peer\":-1,\"count\":5,\"first\":10.0,\"last\":12.0,"
+	"{\"state\":\"in_mpi\",\"call\":\"MPI_Allreduce\",\"peer\":-1,"
+	"\"kind\":\"\",\"comm\":\"\",\"root\":-1,\"tag\":-1,\"exit\":0,\"signal\":0,\"size\":32,\"moving\":\"\",\"idle\":0.0,\"count\":5,\"first\":10.0,\"last\":12.0,"
 	"\"ranks\":\"0-3,8\",\"cover\":{\"n1\":{\"seq\":\"1-4\",\"rank\":\"0-3\"},\"n2\":{\"seq\":\"1\",\"rank\":\"8\"}}},"
-	"{\"state\":\"in_mpi\",\"call\":\"MPI_Recv\",\"peer\":0,\"count\":1,\"first\":12.5,\"last\":12.5,"
+	"{\"state\":\"in_mpi\",\"call\":\"MPI_Recv\",\"peer\":0,"
+	"\"kind\":\"\",\"comm\":\"\",\"root\":-1,\"tag\":-1,\"exit\":0,\"signal\":0,\"size\":32,\"moving\":\"\",\"idle\":0.0,\"count\":1,\"first\":12.5,\"last\":12.5,"
 	"\"ranks\":\"9\",\"cover\":{\"n2\":{\"seq\":\"2\",\"rank\":\"9\"}}}]}";
 
 static struct mwt_agg *build_cp1(struct mwt_seq *seen)
@@ -210,10 +212,11 @@ START_TEST(test_agg_merge_idempotent)
 END_TEST
 
 #define CLS(fields) "{\"v\":1,\"from\":\"cp\",\"events\":2,\"first\":1,\"last\":2,\"classes\":[" fields "]}"
-#define ONE "{\"state\":\"in_mpi\",\"call\":\"MPI_Barrier\",\"peer\":-1,\"count\":2,\"first\":1,\"last\":2,"
+#define EXTRA "\"kind\":\"\",\"comm\":\"\",\"root\":-1,\"tag\":-1,\"exit\":0,\"signal\":0,\"size\":32,\"moving\":\"\",\"idle\":0.0,"
+#define ONE "{\"state\":\"in_mpi\",\"call\":\"MPI_Barrier\",\"peer\":-1," EXTRA "\"count\":2,\"first\":1,\"last\":2,"
 #define COV(o, s, r) "\"" o "\":{\"seq\":\"" s "\",\"rank\":\"" r "\"}"
 #define HALF(call, peer, rank, cov) \
-	"{\"state\":\"in_mpi\",\"call\":\"" call "\",\"peer\":" peer ",\"count\":1,\"first\":1,\"last\":2," \
+	"{\"state\":\"in_mpi\",\"call\":\"" call "\",\"peer\":" peer "," EXTRA "\"count\":1,\"first\":1,\"last\":2," \
 	"\"ranks\":\"" rank "\",\"cover\":{" cov "}}"
 
 static const struct {
@@ -244,7 +247,7 @@ static const struct {
 	/* the old form, numbers only */
 	{CLS(ONE "\"ranks\":\"0-1\",\"cover\":{\"n1\":\"1-2\"}}"), "aggregate: a class: bad cover"},
 	{CLS(ONE "\"ranks\":\"0-1\",\"cover\":{" COV("n1", "1-2", "0-1") "},\"x\":0}"), "aggregate: a class: bad field"},
-	{CLS("{\"state\":\"sleeping\",\"call\":\"\",\"peer\":-1,\"count\":2,\"first\":1,\"last\":2,\"ranks\":\"0-1\","
+	{CLS("{\"state\":\"sleeping\",\"call\":\"\",\"peer\":-1," EXTRA "\"count\":2,\"first\":1,\"last\":2,\"ranks\":\"0-1\","
 	     "\"cover\":{" COV("n1", "1-2", "0-1") "}}"),
 	 "aggregate: a class: bad field"},
 	{CLS(HALF("MPI_Barrier", "-1", "0", COV("n1", "1", "0"))),
@@ -254,9 +257,70 @@ static const struct {
 	{CLS(HALF("MPI_Barrier", "-1", "0", COV("n1", "1", "0")) "," HALF("MPI_Barrier", "-1", "1", COV("n1", "2", "1"))),
 	 "aggregate: a class twice"},
 	{CLS(ONE "\"ranks\":\"0-1\",\"cover\":{" COV("n1", "1-3", "0-2") "}}"), "aggregate: a class: bad cover"},
+	/* a rank outside the world size the class names */
+	{CLS(ONE "\"ranks\":\"0,40\",\"cover\":{" COV("n1", "1-2", "0,40") "}}"), "aggregate: a class: bad cover"},
+	/* the rest of the heartbeat: an unknown call kind, an exit status out of range */
+	{CLS("{\"state\":\"in_mpi\",\"call\":\"MPI_Barrier\",\"peer\":-1,\"kind\":\"dance\",\"comm\":\"\",\"root\":-1,"
+	     "\"tag\":-1,\"exit\":0,\"signal\":0,\"size\":32,\"moving\":\"\",\"idle\":0,\"count\":2,\"first\":1,\"last\":2,"
+	     "\"ranks\":\"0-1\",\"cover\":{" COV("n1", "1-2", "0-1") "}}"),
+	 "aggregate: a class: bad heartbeat field"},
+	{CLS("{\"state\":\"in_mpi\",\"call\":\"MPI_Barrier\",\"peer\":-1,\"kind\":\"\",\"comm\":\"\",\"root\":-1,"
+	     "\"tag\":-1,\"exit\":300,\"signal\":0,\"size\":32,\"moving\":\"\",\"idle\":0,\"count\":2,\"first\":1,\"last\":2,"
+	     "\"ranks\":\"0-1\",\"cover\":{" COV("n1", "1-2", "0-1") "}}"),
+	 "aggregate: a class: bad heartbeat field"},
 	{CLS(ONE "\"ranks\":\"0-1\",\"cover\":{" COV("n1", "1-2", "0-1") ",\"n2\":{\"seq\":\"1\"}}}"),
 	 "aggregate: a class: bad cover"},
 };
+
+/* The class key holds the rest of the heartbeat the verdict reads: two
+ * ranks in the same call on different communicators are two classes, and
+ * the collector rebuilds each rank's heartbeat field for field. */
+START_TEST(test_agg_beat_roundtrip)
+{
+	struct mwt_agg *a = mwt_agg_create("cp"), *back;
+	struct mw_hb_beat b0 = beat(0, "MPI_Bcast", -1, 7), b1, got;
+	const char *origin;
+	uint32_t seq;
+	int32_t rank;
+	char err[128] = "", *json;
+	snprintf(b0.kind, sizeof(b0.kind), "collective");
+	snprintf(b0.comm, sizeof(b0.comm), "world");
+	b0.root_world = 3;
+	b0.exit_code = -1;
+	b0.idle_s = 61.5;
+	b1 = b0;
+	b1.rank = 1;
+	b1.seq = 8;
+	snprintf(b1.comm, sizeof(b1.comm), "1.2");
+	ck_assert_int_eq(mwt_agg_add(a, NULL, "n1", &b0, 1), 1);
+	ck_assert_int_eq(mwt_agg_add(a, NULL, "n1", &b1, 2), 1);
+	ck_assert_uint_eq(mwt_agg_nclasses(a), 2);
+	json = mwt_agg_to_json(a);
+	back = mwt_agg_from_json(json, strlen(json), err, sizeof(err));
+	ck_assert_msg(back != NULL, "%s", err);
+	ck_assert_uint_eq(mwt_agg_nclasses(back), 2);
+	ck_assert_uint_eq(mwt_agg_class_nevents(back, 0), 1);
+	ck_assert_int_eq(mwt_agg_class_event(back, 0, 0, &origin, &seq, &rank), 0);
+	ck_assert_str_eq(origin, "n1");
+	ck_assert_uint_eq(seq, 7);
+	ck_assert_int_eq(rank, 0);
+	ck_assert_int_eq(mwt_agg_class_event(back, 0, 1, &origin, &seq, &rank), -1);
+	mwt_class_beat(mwt_agg_class(back, 0), rank, seq, &got);
+	ck_assert_int_eq(mw_hb_beat_valid(&got), 1);
+	ck_assert_str_eq(got.call, "MPI_Bcast");
+	ck_assert_str_eq(got.kind, "collective");
+	ck_assert_str_eq(got.comm, "world");
+	ck_assert_int_eq(got.root_world, 3);
+	ck_assert_int_eq(got.exit_code, -1);
+	ck_assert_int_eq(got.size, 32);
+	ck_assert(got.idle_s == 61.5);
+	mwt_class_beat(mwt_agg_class(back, 1), 1, 8, &got);
+	ck_assert_str_eq(got.comm, "1.2");
+	free(json);
+	mwt_agg_destroy(a);
+	mwt_agg_destroy(back);
+}
+END_TEST
 
 START_TEST(test_agg_decode_bad)
 {
@@ -347,6 +411,7 @@ int main(void)
 	tcase_add_test(tc, test_agg_merge_after_flush);
 	tcase_add_loop_test(tc, test_agg_decode_bad, 0, N(bad_cases));
 	tcase_add_test(tc, test_agg_decode_good);
+	tcase_add_test(tc, test_agg_beat_roundtrip);
 	tcase_add_test(tc, test_beat_seq_frame);
 	suite_add_tcase(s, tc);
 	return mw_unit_run(s);

@@ -1,0 +1,64 @@
+/* agtree.h - the node agent's part in the tree overlay (doc/tree.md, "The
+ * tree in use"): the ROLE the collector gives it, the chain of ancestors it
+ * attaches to (its parent CP first, then the next one up, then the
+ * collector), and the CP role (tree/mwt_cp.h) when its node runs one.  In
+ * the flat star the agent has no ag_tree (NULL) and every function here
+ * does nothing. */
+#ifndef AG_AGTREE_H
+#define AG_AGTREE_H
+
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "agent.h"
+#include "heartbeat.h"
+#include "mwt_cp.h"
+
+struct ag_tree;
+
+/* A ROLE from the collector: create *t if need be; start the CP role when
+ * r->cp (and tell the collector its port through up); take the chain of
+ * ancestors r->up when the agent is still on the collector.  Return 0, or
+ * -1 if the CP role could not start (logged; the agent stays a BE). */
+int ag_tree_role(struct ag_tree **t, const struct ag_opts *o, const struct mw_hb_role *r, mwt_cp_up_fn up,
+		 void *arg);
+
+/* Whether the agent should now leave the collector for its parent CP
+ * (after a ROLE naming one); reading it clears it. */
+int ag_tree_wants_move(struct ag_tree *t);
+
+/* The place to attach to now: 1 with host and port (a CP), or 0 for the
+ * collector (also for t NULL). */
+int ag_tree_target(const struct ag_tree *t, char *host, size_t len, uint16_t *port);
+
+/* The link to the current target is lost (or could not be made): move on
+ * to the next ancestor.  Return 1 if the target was a CP (reconnect at
+ * once), 0 if it was the collector. */
+int ag_tree_lost_parent(struct ag_tree *t);
+
+/* "the collector" or "CP on NODE": what the agent is linked to now. */
+const char *ag_tree_parent_name(struct ag_tree *t);
+
+/* A CP counts its own node's heartbeat into its aggregate: return 0 when
+ * taken so, -1 when the agent must send it itself (not a CP). */
+int ag_tree_own_beat(struct ag_tree *t, const struct mw_hb_beat *b);
+
+/* A new link up: a CP sends its subtree's state again. */
+void ag_tree_uplink(struct ag_tree *t);
+
+/* A DUMPREQ from above: a CP passes it down to its children. */
+void ag_tree_dumpreq(struct ag_tree *t, const struct mw_hb_msg *m);
+
+/* The CP's sockets for poll() (0 when none), then what poll() said. */
+size_t ag_tree_pollfds(struct ag_tree *t, struct pollfd *p, size_t max);
+void ag_tree_serve(struct ag_tree *t, const struct pollfd *p, size_t n, double now);
+
+/* The CP's timer: flush the aggregate when due.  Return when it is next
+ * due (a large number when nothing waits). */
+double ag_tree_tick(struct ag_tree *t, double now);
+
+/* Log the CP's counters and free everything (NULL fine). */
+void ag_tree_free(struct ag_tree *t);
+
+#endif

@@ -1,0 +1,77 @@
+/* coltree.h - the collector's side of the tree overlay (doc/tree.md, "The
+ * tree in use"): the plan made at start-up for a job above the tree
+ * threshold, the ROLE handed to each agent, the aggregates (AGG) received
+ * from the CPs turned back into the heartbeats the verdict reads (each
+ * event counted once), the CHILD notices (who serves whom, re-attachments,
+ * lost CPs), and the tree in the report. */
+#ifndef COL_COLTREE_H
+#define COL_COLTREE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+#include "colstate.h"
+#include "heartbeat.h"
+
+struct col_tree;
+
+/* Plan the tree over the job's nodes (s->nodes, one agent each) when there
+ * are more than threshold of them: the average strategy, this fanout, cps
+ * CPs (0: as many as the fanout needs; at most one per node).  Return the
+ * tree, or NULL for the flat star (at or below the threshold, a plan
+ * without CP, or an error: logged). */
+struct col_tree *col_tree_plan(const struct col_state *s, long threshold, long fanout, long cps);
+
+void col_tree_free(struct col_tree *t);
+
+/* Send m to the agent of node (its direct link).  Return 0, or -1 when it
+ * has none. */
+typedef int (*col_tree_send_fn)(void *arg, int node, const struct mw_hb_msg *m);
+
+/* Send the ROLE frames that are due: a CP first learns to listen; an agent
+ * learns its chain of ancestors once each of them listens. */
+void col_tree_roles(struct col_tree *t, const struct col_state *s, col_tree_send_fn send, void *arg);
+
+/* The CP of node listens on port (its LISTEN frame). */
+void col_tree_listen(struct col_tree *t, struct col_state *s, int node, uint16_t port);
+
+/* Whether node runs a CP with children (DUMPREQ goes down its subtree). */
+int col_tree_is_cp(const struct col_tree *t, int node);
+
+/* Whether node's agent is attached in the tree (not on a direct link). */
+int col_tree_in_tree(const struct col_tree *t, int node);
+
+/* The agent of node said hello on a direct link (again: after its CPs
+ * were lost, a re-attachment to the collector). */
+void col_tree_hello(struct col_tree *t, struct col_state *s, int node);
+
+/* The agent of node left its direct link with a goodbye (reason). */
+void col_tree_bye(struct col_tree *t, struct col_state *s, int node, const char *reason);
+
+/* A CHILD frame.  Return the node a CP lost without a goodbye (the caller
+ * treats it as a lost agent: its node is probed), else -1. */
+int col_tree_child(struct col_tree *t, struct col_state *s, const struct mw_hb_child *c);
+
+/* One heartbeat rebuilt from an aggregate, for the verdict code. */
+typedef void (*col_tree_beat_fn)(void *arg, int node, const struct mw_hb_beat *b);
+
+/* An AGG frame's payload: decoded (mwt_agg_from_json), and each event not
+ * counted before given to fn in the order of its origin's numbers.  Return
+ * the events given, or -1 for a bad aggregate (logged). */
+long col_tree_agg(struct col_tree *t, struct col_state *s, const char *json, col_tree_beat_fn fn, void *arg);
+
+/* A heartbeat on a direct link from node: 1 if it is to be used, 0 if it
+ * was counted already (or is older than one used for its rank).  t NULL
+ * (the flat star): always 1. */
+int col_tree_direct_beat(struct col_tree *t, const struct col_state *s, int node, const struct mw_hb_beat *b);
+
+/* The tree for report.json ("tree", doc/schemas/report.schema.json); a
+ * new reference. */
+json_object *col_tree_json(const struct col_tree *t, const struct col_state *s);
+
+/* The tree for report.txt (a few lines). */
+void col_tree_text(const struct col_tree *t, const struct col_state *s, FILE *f);
+
+#endif

@@ -1,0 +1,235 @@
+/* Unit tests of tree/mwt_cp.c, the communication process role, over real
+ * TCP on loopback: a child is welcomed only with a valid credential (here
+ * the token of "mpiwatch run"; MUNGE goes through the same check as the
+ * collector's), its heartbeats go up as one aggregate each counted once,
+ * its RANK frames go up as they are, a DUMPREQ goes down, and after a new
+ * parent link everything counted is sent again. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "heartbeat.h"
+#include "log.h"
+#include "mw_link.h"
+#include "mwt_agg.h"
+#include "mwt_cp.h"
+#include "unit.h"
+
+static struct mw_hb_msg up_msgs[64];
+static char *up_json[64];
+static int nup;
+
+static int up(void *arg, const struct mw_hb_msg *m)
+{
+	(void)arg;
+	if (nup < 64) {
+		up_msgs[nup] = *m;
+		up_json[nup] = m->type == MW_HB_AGG ? strdup(m->u.agg.json) : NULL;
+		nup++;
+	}
+	return 0;
+}
+
+static void up_reset(void)
+{
+	for (int i = 0; i < nup; i++)
+		free(up_json[i]);
+	nup = 0;
+}
+
+static int count_up(int type)
+{
+	int n = 0;
+	for (int i = 0; i < nup; i++)
+		n += up_msgs[i].type == (enum mw_hb_type)type;
+	return n;
+}
+
+/* Let the CP work for s seconds. */
+static void pump(struct mwt_cp *cp, double s)
+{
+	double end = mw_now() + s;
+	while (mw_now() < end) {
+		struct pollfd p[16];
+		size_t n = mwt_cp_pollfds(cp, p, 16);
+		poll(p, n, 10);
+		mwt_cp_serve(cp, p, n, mw_now());
+		mwt_cp_tick(cp, mw_now());
+	}
+}
+
+/* The next frame on l, letting the CP work meanwhile (at most 10 s: the
+ * machine may be loaded).  Return 1 with m, or 0. */
+static int recv_pumped(struct mwt_cp *cp, struct mw_link *l, struct mw_hb_msg *m)
+{
+	double end = mw_now() + 10;
+	while (mw_now() < end) {
+		enum mw_hb_err e;
+		int rc;
+		pump(cp, 0.01);
+		rc = mw_link_recv(l, m, &e);
+		if (rc != 0)
+			return rc == 1;
+	}
+	return 0;
+}
+
+/* Connect to the CP and say hello with credential cred.  Return the link
+ * and the welcome in *w. */
+static struct mw_link *attach(struct mwt_cp *cp, uint16_t port, const char *node, const char *cred,
+			      struct mw_hb_msg *w)
+{
+	struct mw_link *l = mw_link_connect("127.0.0.1", port, 1.0);
+	struct mw_hb_msg m = {0}, r;
+	ck_assert_ptr_nonnull(l);
+	ck_assert_int_eq(recv_pumped(cp, l, &r), 1);
+	ck_assert_int_eq(r.type, MW_HB_CHALLENGE);
+	m.type = MW_HB_HELLO;
+	snprintf(m.u.hello.job, sizeof m.u.hello.job, "77");
+	snprintf(m.u.hello.node, sizeof m.u.hello.node, "%s", node);
+	snprintf(m.u.hello.cred, sizeof m.u.hello.cred, "%s", cred);
+	ck_assert_int_eq(mw_link_send(l, &m), 0);
+	ck_assert_int_eq(recv_pumped(cp, l, w), 1);
+	ck_assert_int_eq(w->type, MW_HB_WELCOME);
+	return l;
+}
+
+static struct mw_hb_msg beat_msg(int rank, uint32_t seq)
+{
+	struct mw_hb_msg m;
+	memset(&m, 0, sizeof m);
+	m.type = MW_HB_HEARTBEAT;
+	m.u.beat.rank = rank;
+	m.u.beat.size = 8;
+	m.u.beat.state = MW_HB_S_IN_MPI;
+	snprintf(m.u.beat.call, sizeof m.u.beat.call, "MPI_Barrier");
+	snprintf(m.u.beat.kind, sizeof m.u.beat.kind, "collective");
+	snprintf(m.u.beat.comm, sizeof m.u.beat.comm, "world");
+	m.u.beat.peer_world = -1;
+	m.u.beat.root_world = -1;
+	m.u.beat.tag = -1;
+	m.u.beat.exit_code = -1;
+	m.u.beat.idle_s = 2.5;
+	m.u.beat.seq = seq;
+	return m;
+}
+
+START_TEST(test_cp_auth_aggregate_resend)
+{
+	struct mwt_cp_opts o = {"77", "cp1", NULL, "abc123", 0.5};
+	uint16_t port = 0;
+	struct mwt_cp *cp = mwt_cp_create(&o, up, NULL, &port);
+	struct mw_link *bad, *kid;
+	struct mw_hb_msg w, m;
+	struct mwt_agg *a;
+	char err[128];
+	ck_assert_ptr_nonnull(cp);
+	ck_assert_uint_gt(port, 0);
+	up_reset();
+
+	/* A wrong token, and no credential at all: refused, nothing goes up. */
+	bad = attach(cp, port, "n9", "token:wrong", &w);
+	ck_assert_int_eq(w.u.welcome.ok, 0);
+	ck_assert_msg(strstr(w.u.welcome.error, "not authenticated"), "%s", w.u.welcome.error);
+	mw_link_close(bad);
+	bad = attach(cp, port, "n9", "", &w);
+	ck_assert_int_eq(w.u.welcome.ok, 0);
+	mw_link_close(bad);
+	pump(cp, 0.1);
+	ck_assert_int_eq(count_up(MW_HB_CHILD), 0);
+
+	/* The right token: welcomed, and its parent learns of it. */
+	kid = attach(cp, port, "n2", "token:abc123", &w);
+	ck_assert_int_eq(w.u.welcome.ok, 1);
+	pump(cp, 0.05);
+	ck_assert_int_eq(count_up(MW_HB_CHILD), 1);
+	ck_assert_str_eq(up_msgs[0].u.child.node, "n2");
+	ck_assert_str_eq(up_msgs[0].u.child.parent, "cp1");
+	ck_assert_int_eq(up_msgs[0].u.child.up, 1);
+
+	/* A RANK goes up as it is; two heartbeats and one sent again go up
+	 * as one aggregate of 2 events; the CP's own heartbeat joins it. */
+	memset(&m, 0, sizeof m);
+	m.type = MW_HB_RANK;
+	m.u.rank.rank = 3;
+	m.u.rank.size = 8;
+	snprintf(m.u.rank.host, sizeof m.u.rank.host, "n2");
+	ck_assert_int_eq(mw_link_send(kid, &m), 0);
+	m = beat_msg(3, 100);
+	ck_assert_int_eq(mw_link_send(kid, &m), 0);
+	m = beat_msg(4, 101);
+	ck_assert_int_eq(mw_link_send(kid, &m), 0);
+	m = beat_msg(3, 100);
+	ck_assert_int_eq(mw_link_send(kid, &m), 0);
+	m = beat_msg(0, 7);
+	ck_assert_int_eq(mwt_cp_beat(cp, "cp1", &m.u.beat, mw_now()), 1);
+	for (double end = mw_now() + 10; mw_now() < end && !count_up(MW_HB_AGG);)
+		pump(cp, 0.05);
+	pump(cp, 0.1); /* nothing more comes: the duplicate is not counted again */
+	ck_assert_int_eq(count_up(MW_HB_RANK), 1);
+	ck_assert_int_eq(count_up(MW_HB_AGG), 1);
+	for (int i = 0; i < nup; i++)
+		if (up_msgs[i].type == MW_HB_AGG) {
+			char ranks[32];
+			a = mwt_agg_from_json(up_json[i], strlen(up_json[i]), err, sizeof err);
+			ck_assert_msg(a != NULL, "%s", err);
+			ck_assert_uint_eq(mwt_agg_events(a), 3);
+			ck_assert_uint_eq(mwt_agg_nclasses(a), 1);
+			mwt_agg_class_ranks(a, 0, ranks, sizeof ranks);
+			ck_assert_str_eq(ranks, "0,3-4");
+			ck_assert_str_eq(mwt_agg_class(a, 0)->comm, "world");
+			mwt_agg_destroy(a);
+		}
+
+	/* A DUMPREQ goes down to the child. */
+	{
+		int32_t want[1] = {3};
+		struct mw_hb_msg d = {0}, r;
+		enum mw_hb_err e;
+		d.type = MW_HB_DUMPREQ;
+		d.u.dumpreq.ranks = want;
+		d.u.dumpreq.n = 1;
+		mwt_cp_dumpreq(cp, &d);
+		ck_assert_int_eq(mw_link_recv_wait(kid, &r, &e, 10.0), 1);
+		ck_assert_int_eq(r.type, MW_HB_DUMPREQ);
+		ck_assert_int_eq(r.u.dumpreq.ranks[0], 3);
+		mw_hb_msg_free(&r);
+	}
+
+	/* A new parent link: the RANK, the child and all 3 events again. */
+	up_reset();
+	mwt_cp_uplink(cp);
+	ck_assert_int_eq(count_up(MW_HB_RANK), 1);
+	ck_assert_int_eq(count_up(MW_HB_CHILD), 1);
+	ck_assert_int_eq(count_up(MW_HB_AGG), 1);
+	for (int i = 0; i < nup; i++)
+		if (up_msgs[i].type == MW_HB_AGG) {
+			a = mwt_agg_from_json(up_json[i], strlen(up_json[i]), err, sizeof err);
+			ck_assert_ptr_nonnull(a);
+			ck_assert_uint_eq(mwt_agg_events(a), 3);
+			mwt_agg_destroy(a);
+		}
+
+	/* The child leaves without a goodbye: its parent learns it is lost. */
+	up_reset();
+	mw_link_close(kid);
+	for (double end = mw_now() + 10; mw_now() < end && !count_up(MW_HB_CHILD);)
+		pump(cp, 0.05);
+	ck_assert_int_eq(count_up(MW_HB_CHILD), 1);
+	ck_assert_int_eq(up_msgs[0].u.child.up, 0);
+	ck_assert_int_eq(up_msgs[0].u.child.bye, 0);
+	up_reset();
+	mwt_cp_destroy(cp);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("tree_cp");
+	TCase *tc = tcase_create("cp");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_cp_auth_aggregate_resend);
+	suite_add_tcase(s, tc);
+	return mw_unit_run(s);
+}

@@ -1,0 +1,443 @@
+/* mwt_cp.c - the communication process role (mwt_cp.h, doc/tree.md). */
+#include "mwt_cp.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "auth.h"
+#include "log.h"
+#include "mw_link.h"
+#include "mwt_agg.h"
+
+#define CP_MAX_CHILDREN 4096
+#define CP_HELLO_TIMEOUT 15.0
+
+static struct mw_ratelimit cp_rl = MW_RATELIMIT_INIT(1, 10);
+
+struct child {
+	struct mw_link *l;
+	char node[MW_HB_STR_MAX + 1];
+	char nonce[MW_HB_NONCE_LEN + 1];
+	int hello;
+	double t_conn;
+};
+
+struct rankrec {
+	struct mw_hb_rank r;
+};
+
+struct mwt_cp {
+	struct mwt_cp_opts o;
+	char job[32], node[MW_HB_STR_MAX + 1], munge[512], token[128];
+	mwt_cp_up_fn up;
+	void *arg;
+	int lfd;
+	struct child *c;
+	size_t nc;
+	struct mwt_agg *pending; /* not sent up yet */
+	struct mwt_agg *all;     /* everything counted: sent again after a re-attachment */
+	struct mwt_seq *seen;    /* events counted into pending/all */
+	struct mwt_seq *allseen; /* events merged into all */
+	double flush_at;         /* 0: nothing pending */
+	struct rankrec *ranks;   /* RANK frames of the children, to send again */
+	size_t nranks, capranks;
+	unsigned long aggs, events;
+};
+
+static void child_close(struct mwt_cp *cp, size_t k, int bye, const char *why)
+{
+	struct child *ch = &cp->c[k];
+	if (ch->hello) {
+		struct mw_hb_msg m = {0};
+		m.type = MW_HB_CHILD;
+		snprintf(m.u.child.node, sizeof m.u.child.node, "%s", ch->node);
+		snprintf(m.u.child.parent, sizeof m.u.child.parent, "%s", cp->node);
+		m.u.child.up = 0;
+		m.u.child.bye = bye;
+		if (!bye)
+			mw_warn("tree: lost child %s (%s)", ch->node, why);
+		else
+			mw_info("tree: child %s left (%s)", ch->node, why);
+		cp->up(cp->arg, &m);
+	}
+	mw_link_close(ch->l);
+	cp->c[k] = cp->c[--cp->nc];
+}
+
+struct mwt_cp *mwt_cp_create(const struct mwt_cp_opts *o, mwt_cp_up_fn up, void *arg, uint16_t *port)
+{
+	struct mwt_cp *cp = calloc(1, sizeof *cp);
+	struct sockaddr_in sa;
+	socklen_t sl = sizeof sa;
+	uint16_t dummy;
+	if (!cp)
+		return NULL;
+	cp->lfd = -1;
+	snprintf(cp->job, sizeof cp->job, "%s", o->job);
+	snprintf(cp->node, sizeof cp->node, "%s", o->node);
+	snprintf(cp->munge, sizeof cp->munge, "%s", o->munge_socket ? o->munge_socket : "");
+	snprintf(cp->token, sizeof cp->token, "%s", o->auth_token ? o->auth_token : "");
+	cp->o = *o;
+	cp->o.job = cp->job;
+	cp->o.node = cp->node;
+	if (cp->o.flush_s <= 0)
+		cp->o.flush_s = 0.05;
+	cp->up = up;
+	cp->arg = arg;
+	cp->pending = mwt_agg_create(cp->node);
+	cp->all = mwt_agg_create(cp->node);
+	cp->seen = mwt_seq_create();
+	cp->allseen = mwt_seq_create();
+	if (!cp->pending || !cp->all || !cp->seen || !cp->allseen)
+		goto fail;
+	/* An ephemeral port: the collector learns it (LISTEN) and tells the children. */
+	cp->lfd = mw_link_listen(0, 1, &dummy);
+	if (cp->lfd < 0 || getsockname(cp->lfd, (struct sockaddr *)&sa, &sl) < 0) {
+		mw_err("tree: cannot listen for children: %s", strerror(errno));
+		goto fail;
+	}
+	*port = ntohs(sa.sin_port);
+	mw_info("tree: communication process on %s listening on port %u", cp->node, *port);
+	return cp;
+fail:
+	mwt_cp_destroy(cp);
+	return NULL;
+}
+
+void mwt_cp_destroy(struct mwt_cp *cp)
+{
+	if (!cp)
+		return;
+	for (size_t k = 0; k < cp->nc; k++)
+		mw_link_close(cp->c[k].l);
+	free(cp->c);
+	if (cp->lfd >= 0)
+		close(cp->lfd);
+	mwt_agg_destroy(cp->pending);
+	mwt_agg_destroy(cp->all);
+	mwt_seq_destroy(cp->seen);
+	mwt_seq_destroy(cp->allseen);
+	free(cp->ranks);
+	free(cp);
+}
+
+size_t mwt_cp_pollfds(struct mwt_cp *cp, struct pollfd *p, size_t max)
+{
+	size_t n = 0;
+	if (max < 1)
+		return 0;
+	p[n].fd = cp->lfd;
+	p[n].events = POLLIN;
+	p[n++].revents = 0;
+	for (size_t k = 0; k < cp->nc && n < max; k++) {
+		p[n].fd = mw_link_fd(cp->c[k].l);
+		p[n].events = POLLIN | (mw_link_pending(cp->c[k].l) ? POLLOUT : 0);
+		p[n++].revents = 0;
+	}
+	return n;
+}
+
+static void accept_children(struct mwt_cp *cp, double now)
+{
+	for (;;) {
+		struct mw_link *l = mw_link_accept(cp->lfd);
+		struct child *p;
+		struct mw_hb_msg ch = {0};
+		if (!l)
+			return;
+		if (cp->nc >= CP_MAX_CHILDREN || !(p = realloc(cp->c, (cp->nc + 1) * sizeof *p))) {
+			mw_link_close(l);
+			continue;
+		}
+		cp->c = p;
+		p = &cp->c[cp->nc];
+		memset(p, 0, sizeof *p);
+		p->l = l;
+		p->t_conn = now;
+		/* The challenge first, as the collector does: the child's
+		 * credential must name it. */
+		if (mw_auth_nonce(p->nonce, sizeof p->nonce) < 0) {
+			mw_link_close(l);
+			continue;
+		}
+		ch.type = MW_HB_CHALLENGE;
+		memcpy(ch.u.challenge.nonce, p->nonce, sizeof ch.u.challenge.nonce);
+		mw_link_send(l, &ch);
+		cp->nc++;
+	}
+}
+
+/* A child's HELLO.  Return 0 if welcomed, -1 if refused (close it). */
+static int on_hello(struct mwt_cp *cp, struct child *ch, const struct mw_hb_hello *h)
+{
+	struct mw_hb_msg w = {0};
+	char why[200] = "";
+	w.type = MW_HB_WELCOME;
+	if (cp->token[0]) {
+		if (mw_auth_token_check(h->cred, cp->token, why, sizeof why) < 0)
+			snprintf(w.u.welcome.error, sizeof w.u.welcome.error, "not authenticated: %.100s", why);
+	} else {
+		char expect[256];
+		if (mw_hb_auth_payload(h->job, h->node, ch->nonce, expect, sizeof expect) < 0 ||
+		    mw_auth_check(cp->munge[0] ? cp->munge : NULL, h->cred, expect, getuid(), why, sizeof why) < 0)
+			snprintf(w.u.welcome.error, sizeof w.u.welcome.error, "not authenticated: %.100s", why);
+	}
+	if (!w.u.welcome.error[0] && strcmp(h->job, cp->job) != 0)
+		snprintf(w.u.welcome.error, sizeof w.u.welcome.error, "this CP serves job %s, not %s", cp->job,
+			 h->job);
+	if (w.u.welcome.error[0]) {
+		mw_log_limited(&cp_rl, LOG_WARNING, "tree: refusing child %s (%s): %s", mw_link_peer(ch->l),
+			       h->node, w.u.welcome.error);
+		mw_link_send(ch->l, &w);
+		mw_link_flush(ch->l);
+		return -1;
+	}
+	/* The same node again (a reconnection before the old link broke):
+	 * the old link is stale. */
+	for (size_t k = 0; k < cp->nc; k++)
+		if (&cp->c[k] != ch && cp->c[k].hello && strcmp(cp->c[k].node, h->node) == 0)
+			cp->c[k].hello = -1; /* closed by the caller's sweep */
+	w.u.welcome.ok = 1;
+	ch->hello = 1;
+	snprintf(ch->node, sizeof ch->node, "%s", h->node);
+	mw_info("tree: child %s attached from %s", ch->node, mw_link_peer(ch->l));
+	if (mw_link_send(ch->l, &w) < 0)
+		return -1;
+	{
+		struct mw_hb_msg m = {0};
+		m.type = MW_HB_CHILD;
+		snprintf(m.u.child.node, sizeof m.u.child.node, "%s", ch->node);
+		snprintf(m.u.child.parent, sizeof m.u.child.parent, "%s", cp->node);
+		m.u.child.up = 1;
+		cp->up(cp->arg, &m);
+	}
+	return 0;
+}
+
+static void keep_rank(struct mwt_cp *cp, const struct mw_hb_rank *r)
+{
+	for (size_t i = 0; i < cp->nranks; i++)
+		if (cp->ranks[i].r.rank == r->rank) {
+			cp->ranks[i].r = *r;
+			return;
+		}
+	if (cp->nranks == cp->capranks) {
+		size_t n = cp->capranks ? cp->capranks * 2 : 16;
+		struct rankrec *p = realloc(cp->ranks, n * sizeof *p);
+		if (!p)
+			return;
+		cp->ranks = p;
+		cp->capranks = n;
+	}
+	cp->ranks[cp->nranks++].r = *r;
+}
+
+static void schedule_flush(struct mwt_cp *cp, double now)
+{
+	if (cp->flush_at <= 0)
+		cp->flush_at = now + cp->o.flush_s;
+}
+
+/* One frame from a welcomed child.  Return -1 to close it, 1 for a goodbye. */
+static int on_frame(struct mwt_cp *cp, struct child *ch, struct mw_hb_msg *m, double now)
+{
+	switch (m->type) {
+	case MW_HB_RANK:
+		keep_rank(cp, &m->u.rank);
+		cp->up(cp->arg, m);
+		return 0;
+	case MW_HB_HEARTBEAT: {
+		/* A child speaks for its own node only. */
+		int r = mwt_agg_add(cp->pending, cp->seen, ch->node, &m->u.beat, now);
+		if (r < 0) {
+			mw_log_limited(&cp_rl, LOG_WARNING, "tree: bad heartbeat from %s: %s", ch->node,
+				       strerror(errno));
+			return 0;
+		}
+		if (r == 1) {
+			cp->events++;
+			schedule_flush(cp, now);
+		}
+		return 0;
+	}
+	case MW_HB_AGG: {
+		char err[200];
+		struct mwt_agg *x = mwt_agg_from_json(m->u.agg.json, strlen(m->u.agg.json), err, sizeof err);
+		long n;
+		if (!x) {
+			mw_log_limited(&cp_rl, LOG_WARNING, "tree: bad aggregate from %s: %s", ch->node, err);
+			return -1;
+		}
+		n = mwt_agg_merge(cp->pending, cp->seen, x);
+		mwt_agg_destroy(x);
+		if (n > 0) {
+			cp->events += (unsigned long)n;
+			schedule_flush(cp, now);
+		}
+		return 0;
+	}
+	case MW_HB_DUMP:
+	case MW_HB_CHILD:
+		cp->up(cp->arg, m);
+		return 0;
+	case MW_HB_BYE:
+		return 1;
+	case MW_HB_LISTEN:
+		return 0; /* for the collector on a direct link only */
+	default:
+		mw_log_limited(&cp_rl, LOG_WARNING, "tree: unexpected %s frame from %s", mw_hb_type_name(m->type),
+			       ch->node);
+		return -1;
+	}
+}
+
+void mwt_cp_serve(struct mwt_cp *cp, const struct pollfd *p, size_t n, double now)
+{
+	int accept_now = n > 0 && (p[0].revents & POLLIN);
+	/* Children in reverse order of their poll entries: closing one moves
+	 * the last child into its place.  p[1 + k] is child k as it was. */
+	for (size_t k = n > 1 ? n - 1 : 0; k-- > 0;) {
+		struct child *ch;
+		short rev = p[1 + k].revents;
+		if (k >= cp->nc || !rev || mw_link_fd(cp->c[k].l) != p[1 + k].fd)
+			continue;
+		ch = &cp->c[k];
+		if ((rev & POLLOUT) && mw_link_flush(ch->l) < 0) {
+			child_close(cp, k, 0, strerror(errno));
+			continue;
+		}
+		if (!(rev & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		for (int budget = 0; budget < 256; budget++) {
+			struct mw_hb_msg m;
+			enum mw_hb_err e = MW_HB_OK;
+			int rc = mw_link_recv(ch->l, &m, &e);
+			if (rc == 0)
+				break;
+			if (rc < 0) {
+				child_close(cp, k, 0, rc == -1 ? (errno ? strerror(errno) : "closed") : mw_hb_err_name(e));
+				break;
+			}
+			if (!ch->hello) {
+				rc = m.type == MW_HB_HELLO ? on_hello(cp, ch, &m.u.hello) : -1;
+				mw_hb_msg_free(&m);
+				if (rc < 0) {
+					child_close(cp, k, 0, "refused");
+					break;
+				}
+				continue;
+			}
+			rc = on_frame(cp, ch, &m, now);
+			mw_hb_msg_free(&m);
+			if (rc) {
+				child_close(cp, k, rc > 0, rc > 0 ? "goodbye" : "bad frame");
+				break;
+			}
+		}
+	}
+	/* Stale links of a child that came back on a new one. */
+	for (size_t k = cp->nc; k-- > 0;)
+		if (cp->c[k].hello < 0) {
+			cp->c[k].hello = 0; /* no CHILD frame: it is attached on its new link */
+			child_close(cp, k, 0, "replaced");
+		}
+	if (accept_now)
+		accept_children(cp, now);
+}
+
+int mwt_cp_beat(struct mwt_cp *cp, const char *origin, const struct mw_hb_beat *b, double now)
+{
+	int r = mwt_agg_add(cp->pending, cp->seen, origin, b, now);
+	if (r == 1) {
+		cp->events++;
+		schedule_flush(cp, now);
+	}
+	return r;
+}
+
+void mwt_cp_dumpreq(struct mwt_cp *cp, const struct mw_hb_msg *m)
+{
+	for (size_t k = 0; k < cp->nc; k++)
+		if (cp->c[k].hello > 0)
+			mw_link_send(cp->c[k].l, m);
+}
+
+static void send_agg(struct mwt_cp *cp, const struct mwt_agg *a)
+{
+	struct mw_hb_msg m = {0};
+	m.type = MW_HB_AGG;
+	m.u.agg.json = mwt_agg_to_json(a);
+	if (!m.u.agg.json) {
+		mw_warn("tree: cannot encode the aggregate: %s", strerror(errno));
+		return;
+	}
+	if (cp->up(cp->arg, &m) == 0)
+		cp->aggs++;
+	free(m.u.agg.json);
+}
+
+double mwt_cp_tick(struct mwt_cp *cp, double now)
+{
+	for (size_t k = cp->nc; k-- > 0;)
+		if (!cp->c[k].hello && now - cp->c[k].t_conn > CP_HELLO_TIMEOUT)
+			child_close(cp, k, 0, "no hello");
+	if (cp->flush_at > 0 && now >= cp->flush_at) {
+		cp->flush_at = 0;
+		/* Kept first: if the parent is gone, it goes up again after
+		 * the re-attachment. */
+		if (mwt_agg_merge(cp->all, cp->allseen, cp->pending) < 0)
+			mw_warn("tree: out of memory keeping the aggregate");
+		if (mwt_agg_events(cp->pending))
+			send_agg(cp, cp->pending);
+		mwt_agg_reset(cp->pending);
+	}
+	return cp->flush_at > 0 ? cp->flush_at : now + 3600;
+}
+
+void mwt_cp_uplink(struct mwt_cp *cp)
+{
+	struct mw_hb_msg m;
+	for (size_t i = 0; i < cp->nranks; i++) {
+		memset(&m, 0, sizeof m);
+		m.type = MW_HB_RANK;
+		m.u.rank = cp->ranks[i].r;
+		if (cp->up(cp->arg, &m) < 0)
+			return;
+	}
+	for (size_t k = 0; k < cp->nc; k++) {
+		if (cp->c[k].hello <= 0)
+			continue;
+		memset(&m, 0, sizeof m);
+		m.type = MW_HB_CHILD;
+		snprintf(m.u.child.node, sizeof m.u.child.node, "%s", cp->c[k].node);
+		snprintf(m.u.child.parent, sizeof m.u.child.parent, "%s", cp->node);
+		m.u.child.up = 1;
+		if (cp->up(cp->arg, &m) < 0)
+			return;
+	}
+	if (mwt_agg_merge(cp->all, cp->allseen, cp->pending) < 0)
+		mw_warn("tree: out of memory keeping the aggregate");
+	mwt_agg_reset(cp->pending);
+	cp->flush_at = 0;
+	if (mwt_agg_events(cp->all)) {
+		mw_info("tree: sending the %llu event(s) counted so far to the new parent",
+			(unsigned long long)mwt_agg_events(cp->all));
+		send_agg(cp, cp->all);
+	}
+}
+
+void mwt_cp_stats(const struct mwt_cp *cp, size_t *children, unsigned long *aggs, unsigned long *events)
+{
+	size_t n = 0;
+	for (size_t k = 0; k < cp->nc; k++)
+		n += cp->c[k].hello > 0;
+	*children = n;
+	*aggs = cp->aggs;
+	*events = cp->events;
+}

@@ -1,0 +1,79 @@
+/* mwt_cp.h - the communication process (CP) role of the tree overlay
+ * (seed 003, doc/tree.md "The tree in use"), run inside a node agent that
+ * the collector's plan names.
+ *
+ * A CP listens for children (BEs and CPs below it), authenticates each one
+ * exactly as the collector does (a CHALLENGE, then a HELLO whose MUNGE
+ * credential names the job, the child's node and that nonce; or the
+ * token of "mpiwatch run"), and sends its parent:
+ *   - the RANK, DUMP and CHILD frames of its children as they are;
+ *   - one AGG frame per flush (tree/mwt_agg.h) for all the heartbeats of its
+ *     subtree (its own agent's and its children's, and its child CPs'
+ *     aggregates merged), each event counted once (per-origin numbers);
+ *   - a CHILD frame when a child attaches or leaves.
+ * It forwards a DUMPREQ to every child.  What it sent is kept so that after
+ * its agent re-attaches to another parent everything is sent again (the
+ * receiver drops what it has counted already).  Library code: it logs
+ * through shared/log.h and never exits.
+ */
+#ifndef MWT_CP_H
+#define MWT_CP_H
+
+#include <poll.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "heartbeat.h"
+
+struct mwt_cp_opts {
+	const char *job;          /* the job id children must name */
+	const char *node;         /* this CP's node (the aggregate's sender) */
+	const char *munge_socket; /* NULL or "": MUNGE's default */
+	const char *auth_token;   /* non-empty: children authenticate with this token, not MUNGE */
+	double flush_s;           /* how long a CP gathers before it sends an aggregate up (0.05 s) */
+};
+
+/* Send one message to the CP's parent.  Return 0 if sent or queued, -1 if
+ * there is no parent link now (the CP keeps what it has and sends it all
+ * again after mwt_cp_uplink). */
+typedef int (*mwt_cp_up_fn)(void *arg, const struct mw_hb_msg *m);
+
+struct mwt_cp;
+
+/* A CP listening on an ephemeral TCP port (all IPv4 addresses); the port in
+ * *port.  Return it, or NULL (errno; a message is logged). */
+struct mwt_cp *mwt_cp_create(const struct mwt_cp_opts *o, mwt_cp_up_fn up, void *arg, uint16_t *port);
+
+/* Close every child and the listening socket, free the CP (NULL fine). */
+void mwt_cp_destroy(struct mwt_cp *cp);
+
+/* Fill p[0..max) with the CP's sockets to poll (listening, children).
+ * Return how many; mwt_cp_serve takes the same array back after poll(). */
+size_t mwt_cp_pollfds(struct mwt_cp *cp, struct pollfd *p, size_t max);
+
+/* Handle what poll() reported for the n entries mwt_cp_pollfds filled:
+ * accept, authenticate, read and forward.  now: monotonic seconds. */
+void mwt_cp_serve(struct mwt_cp *cp, const struct pollfd *p, size_t n, double now);
+
+/* The CP's own agent's heartbeat (b->seq set) of origin (its node) into the
+ * aggregate.  Return 1 if new, 0 if counted already, -1 on a bad beat. */
+int mwt_cp_beat(struct mwt_cp *cp, const char *origin, const struct mw_hb_beat *b, double now);
+
+/* Send a DUMPREQ down to every child. */
+void mwt_cp_dumpreq(struct mwt_cp *cp, const struct mw_hb_msg *m);
+
+/* Flush the aggregate up if it is due (and close children that did not say
+ * hello in time).  Return when the next flush is due (monotonic s; a large
+ * number when nothing waits). */
+double mwt_cp_tick(struct mwt_cp *cp, double now);
+
+/* The CP's agent has a new parent link: send again every RANK of its
+ * children, a CHILD frame per attached child, and the aggregate of every
+ * event it has counted. */
+void mwt_cp_uplink(struct mwt_cp *cp);
+
+/* Counters for the agent's log: children attached now, aggregates sent,
+ * events counted. */
+void mwt_cp_stats(const struct mwt_cp *cp, size_t *children, unsigned long *aggs, unsigned long *events);
+
+#endif
