@@ -75,14 +75,13 @@ enum mw_hb_type {
 	MW_HB_DUMPREQ = 7,
 	MW_HB_CHALLENGE = 8,
 	MW_HB_AGG = 9,
-	/* 10-19: the tree overlay (tree/) */
-	/* 20-29: auxiliary processes (agent/ap.c, collector/ap.c) */
-	MW_HB_APREQ = 20,
-	MW_HB_APOUT = 21,
 	/* the tree overlay in use (doc/tree.md, doc/protocol.md "Tree roles"): 10-19 */
 	MW_HB_ROLE = 10,   /* C->A: the agent's place in the tree */
 	MW_HB_LISTEN = 11, /* CP->C: the port a CP listens on for its children */
 	MW_HB_CHILD = 12,  /* CP->parent (forwarded to C): a child attached or left */
+	/* 20-29: auxiliary processes (agent/ap.c, collector/ap.c) */
+	MW_HB_APREQ = 20,
+	MW_HB_APOUT = 21,
 	MW_HB_NTYPES
 };
 
@@ -180,6 +179,8 @@ struct mw_hb_apout {
 	double elapsed_s;                   /* run time */
 	char error[128];                    /* could not run: why ("" = it ran) */
 	char *output;                       /* malloc'd; printable ASCII, '\n', '\t' */
+};
+
 #define MW_HB_UP_MAX 24 /* ancestors a ROLE names (depth of the deepest tree) */
 
 struct mw_hb_up {
