@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "fsutil.h"
 #include "mw_link.h"
 #include "log.h"
 #include "sigfd.h"
@@ -84,6 +86,10 @@ struct agent {
 	int rundir_seen;
 	double started;
 	unsigned long beats_sent, connects, connect_failures;
+	char target[256];      /* where the collector is tried: --collector's host, or Slurm's
+				* NodeAddr for it when that name does not resolve here */
+	int addr_tried;        /* Slurm was asked for that NodeAddr */
+	char last_error[400];  /* the last link error told (told again only when it changes) */
 };
 
 static double mono(void)
@@ -152,7 +158,8 @@ static void link_drop(struct agent *a, const char *why)
 {
 	if (!a->link)
 		return;
-	mw_warn("lost the collector %s (%s); reconnecting with backoff", mw_link_peer(a->link), why);
+	mw_warn("lost the collector %s (%s%s); reconnecting with backoff", mw_link_peer(a->link), why,
+		errno == ETIMEDOUT && a->o->liveness_s > 0 ? ": it stopped answering (liveness)" : "");
 	mw_link_close(a->link);
 	a->link = NULL;
 	a->backoff = 0.5;
@@ -222,23 +229,89 @@ static void flush_rank(struct agent *a, struct ag_rank *x)
 	}
 }
 
+/* A link error, told clearly: in the agent's log (an error, the first
+ * time and when it changes) and in OUTDIR/logs/link-error-NODE.txt, which
+ * the collector puts in the report (mw_link_error_path). */
+static void link_error(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void link_error(struct agent *a, const char *fmt, ...)
+{
+	char msg[sizeof a->last_error], path[4200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (!strcmp(msg, a->last_error))
+		return;
+	snprintf(a->last_error, sizeof a->last_error, "%s", msg);
+	mw_err("%s", msg);
+	if (a->o->outdir[0] && mw_link_error_path(path, sizeof path, a->o->outdir, a->o->node) == 0) {
+		size_t n = strlen(msg);
+		msg[n < sizeof msg - 1 ? n : n - 1] = '\n';
+		msg[n < sizeof msg - 1 ? n + 1 : n] = 0;
+		if (mw_write_atomic(path, msg, strlen(msg), 0644, (uid_t)-1, (gid_t)-1) < 0)
+			mw_debug("cannot write %s: %s", path, strerror(errno));
+	}
+}
+
+/* The collector's host name does not resolve here: Slurm's NodeAddr for
+ * it, once, if it differs (a NodeName that is not a host name). */
+static void try_node_addr(struct agent *a)
+{
+	struct mw_slurm_node sn;
+	char err[256];
+	if (a->addr_tried)
+		return;
+	a->addr_tried = 1;
+	if (mw_slurm_node(NULL, a->o->host, &sn, err, sizeof err) < 0) {
+		link_error(a, "the collector's host %s does not resolve on node %s (%s), and Slurm gives "
+			      "no address for it: %s", a->o->host, a->o->node, mw_link_connect_hint(ENOENT),
+			   err);
+		return;
+	}
+	if (!sn.addr[0] || !strcmp(sn.addr, a->o->host)) {
+		link_error(a, "the collector's host %s does not resolve on node %s (%s); Slurm's NodeAddr "
+			      "is the same name", a->o->host, a->o->node, mw_link_connect_hint(ENOENT));
+		return;
+	}
+	link_error(a, "the collector's host %s does not resolve on node %s (short name vs FQDN vs "
+		      "NodeAddr): using Slurm's NodeAddr %s", a->o->host, a->o->node, sn.addr);
+	snprintf(a->target, sizeof a->target, "%s", sn.addr);
+}
+
 static void try_connect(struct agent *a)
 {
 	const struct ag_opts *o = a->o;
+	int last = 0;
+	char why[300] = "";
+	if (!a->target[0])
+		snprintf(a->target, sizeof a->target, "%s", o->host);
 	for (int i = 0; i < o->nports && !a->stop; i++) {
 		uint16_t port = (uint16_t)(o->port + i);
-		struct mw_link *l = mw_link_connect(o->host, port, 2.0);
+		struct mw_link *l = mw_link_connect(a->target, port, o->connect_timeout_s);
 		struct mw_hb_msg m = {0}, r;
 		enum mw_hb_err e = MW_HB_OK;
 		int rc;
+		if (!l && errno == ENOENT && !a->addr_tried) {
+			try_node_addr(a);
+			if (strcmp(a->target, o->host))
+				l = mw_link_connect(a->target, port, o->connect_timeout_s);
+			else
+				errno = ENOENT;
+		}
 		if (!l) {
-			mw_debug("connect %s:%u: %s", o->host, port, strerror(errno));
+			last = errno;
+			mw_debug("connect %s:%u: %s", a->target, port, strerror(errno));
+			if (last == ENOENT)
+				break; /* no other port resolves better */
 			continue;
 		}
 		/* The collector speaks first: a challenge our credential names. */
-		rc = mw_link_recv_wait(l, &r, &e, 5.0);
+		rc = mw_link_recv_wait(l, &r, &e, o->handshake_timeout_s);
 		if (rc != 1 || r.type != MW_HB_CHALLENGE) {
-			mw_debug("no challenge from %s:%u (rc %d, %s)", o->host, port, rc, mw_hb_err_name(e));
+			mw_debug("no challenge from %s:%u (rc %d, %s)", a->target, port, rc, mw_hb_err_name(e));
+			snprintf(why, sizeof why, "port %u answers, but no collector challenge came within "
+				 "handshake_timeout %g s (another service on the port?)", port,
+				 o->handshake_timeout_s);
 			if (rc == 1)
 				mw_hb_msg_free(&r);
 			mw_link_close(l);
@@ -266,19 +339,33 @@ static void try_connect(struct agent *a)
 			mw_link_close(l);
 			continue;
 		}
-		rc = mw_link_recv_wait(l, &r, &e, 5.0);
+		rc = mw_link_recv_wait(l, &r, &e, o->handshake_timeout_s);
 		if (rc == 1 && r.type == MW_HB_WELCOME && r.u.welcome.ok) {
 			mw_hb_msg_free(&r);
+			if (mw_link_set_liveness(l, o->liveness_s) < 0)
+				mw_warn("link liveness %g s: %s", o->liveness_s, strerror(errno));
 			a->link = l;
 			a->connects++;
 			a->backoff = 0;
-			mw_info("connected to the collector at %s:%u", o->host, port);
+			if (a->last_error[0])
+				mw_info("connected to the collector at %s:%u after %lu failed tries (liveness %g s)",
+					a->target, port, a->connect_failures, o->liveness_s);
+			else
+				mw_info("connected to the collector at %s:%u (liveness %g s)", a->target, port,
+					o->liveness_s);
 			return;
 		}
-		if (rc == 1 && r.type == MW_HB_WELCOME)
-			mw_info("collector at %s:%u refused us: %s", o->host, port, r.u.welcome.error);
-		else
-			mw_debug("no welcome from %s:%u (rc %d, %s)", o->host, port, rc, mw_hb_err_name(e));
+		if (rc == 1 && r.type == MW_HB_WELCOME) {
+			/* Refused: a node name the collector does not know (the host
+			 * name is not Slurm's NodeName?), a bad credential... */
+			link_error(a, "the collector at %s:%u refused the agent of node %s: %s", a->target, port,
+				   o->node, r.u.welcome.error);
+			snprintf(why, sizeof why, "refused: %.250s", r.u.welcome.error);
+		} else {
+			mw_debug("no welcome from %s:%u (rc %d, %s)", a->target, port, rc, mw_hb_err_name(e));
+			snprintf(why, sizeof why, "port %u: no welcome within handshake_timeout %g s", port,
+				 o->handshake_timeout_s);
+		}
 		if (rc == 1)
 			mw_hb_msg_free(&r);
 		mw_link_close(l);
@@ -289,9 +376,15 @@ static void try_connect(struct agent *a)
 		a->backoff = o->backoff_max_s;
 	/* Jitter: +-20 %, so that many agents do not retry in lockstep. */
 	a->next_connect = mono() + a->backoff * (0.8 + 0.4 * ((double)(rand() % 1000) / 1000.0));
+	if (!why[0] && last)
+		snprintf(why, sizeof why, "%s", mw_link_connect_hint(last));
+	if (a->stop)
+		return;
+	link_error(a, "cannot reach the collector of job %s at %s:%u-%u from node %s: %s", o->job,
+		   a->target, o->port, o->port + o->nports - 1, o->node, why[0] ? why : "?");
 	if (a->connect_failures == 1 || a->connect_failures % 10 == 0)
-		mw_warn("cannot reach the collector at %s:%u-%u (%lu tries); retrying in %.1f s", o->host,
-			o->port, o->port + o->nports - 1, a->connect_failures, a->backoff);
+		mw_warn("cannot reach the collector at %s:%u-%u (%lu tries): %s; retrying in %.1f s", a->target,
+			o->port, o->port + o->nports - 1, a->connect_failures, why[0] ? why : "?", a->backoff);
 }
 
 /* --------------------------------------------------------- slot watching */
@@ -570,6 +663,9 @@ void ag_opts_default(struct ag_opts *o)
 		struct mw_jobconf jc; /* the table's default */
 		if (mw_jobconf_init(&jc) == 0) {
 			o->timeout_s = jc.timeout;
+			o->liveness_s = jc.liveness;
+			o->connect_timeout_s = jc.connect_timeout;
+			o->handshake_timeout_s = jc.handshake_timeout;
 			mw_jobconf_free(&jc);
 		}
 	}

@@ -42,6 +42,7 @@ struct col_opts {
 				    * token (2: --auth-file, one machine without MUNGE) */
 	char auth_token[128];      /* the token read from --auth-file */
 	char munge_socket[512];    /* --munge-socket PATH ("" = MUNGE's default) */
+	double liveness_s;         /* the link liveness setting (jobconf liveness; 0 = off) */
 	char profile[4096];        /* --profile DIR: at the end, the imbalance analysis of
 				    * DIR's profiles (or of each of its step folders) */
 };

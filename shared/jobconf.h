@@ -55,6 +55,9 @@ struct mw_jobconf {
 	char *restd, *munge_socket, *nhd_socket, *off_partitions;
 	long probe_port, port_base;
 	long port;            /* the collector's port (resolved: port_base + job % 500) */
+	double liveness;      /* s of silence before a link is declared lost (0 = off) */
+	double connect_timeout;   /* s for an agent's TCP connect to its collector */
+	double handshake_timeout; /* s for each step of the hello exchange after it */
 };
 
 /* The table, ended by a NULL name. */
