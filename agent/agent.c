@@ -50,6 +50,9 @@
  * (mpiwatch run reads it from the launcher's message) is still sent. */
 #define AG_LATE_EXIT_S 30.0
 
+/* Failed connection rounds before a link error is told (log + report). */
+#define AG_LINK_ERROR_TRIES 3
+
 static struct mw_ratelimit dump_rl = MW_RATELIMIT_INIT(0.2, 3);
 static struct mw_ratelimit auth_rl = MW_RATELIMIT_INIT(0.1, 2);
 
@@ -263,14 +266,15 @@ static void try_node_addr(struct agent *a)
 		return;
 	a->addr_tried = 1;
 	if (mw_slurm_node(NULL, a->o->host, &sn, err, sizeof err) < 0) {
-		link_error(a, "the collector's host %s does not resolve on node %s (%s), and Slurm gives "
-			      "no address for it: %s", a->o->host, a->o->node, mw_link_connect_hint(ENOENT),
-			   err);
+		link_error(a, "the collector's host %s does not resolve on node %s, and Slurm gives no "
+			      "address for it (%s): check /etc/hosts or DNS (short name vs FQDN vs NodeAddr)",
+			   a->o->host, a->o->node, err);
 		return;
 	}
 	if (!sn.addr[0] || !strcmp(sn.addr, a->o->host)) {
-		link_error(a, "the collector's host %s does not resolve on node %s (%s); Slurm's NodeAddr "
-			      "is the same name", a->o->host, a->o->node, mw_link_connect_hint(ENOENT));
+		link_error(a, "the collector's host %s does not resolve on node %s, and Slurm's NodeAddr "
+			      "for it is the same name: check /etc/hosts or DNS (short name vs FQDN)",
+			   a->o->host, a->o->node);
 		return;
 	}
 	link_error(a, "the collector's host %s does not resolve on node %s (short name vs FQDN vs "
@@ -347,10 +351,13 @@ static void try_connect(struct agent *a)
 			a->link = l;
 			a->connects++;
 			a->backoff = 0;
-			if (a->last_error[0])
+			if (a->last_error[0]) {
 				mw_info("connected to the collector at %s:%u after %lu failed tries (liveness %g s)",
 					a->target, port, a->connect_failures, o->liveness_s);
-			else
+				link_error(a, "%.250s; then connected after %lu failed tries", a->last_error,
+					   a->connect_failures);
+				a->last_error[0] = 0;
+			} else
 				mw_info("connected to the collector at %s:%u (liveness %g s)", a->target, port,
 					o->liveness_s);
 			return;
@@ -380,9 +387,17 @@ static void try_connect(struct agent *a)
 		snprintf(why, sizeof why, "%s", mw_link_connect_hint(last));
 	if (a->stop)
 		return;
+	/* The collector may simply not listen yet (the job starts on every
+	 * node at once): an error only when it lasts (3 tries, 3.5 s of
+	 * backoff), or at once for a name that does not resolve. */
+	if (a->connect_failures < AG_LINK_ERROR_TRIES && last != ENOENT) {
+		mw_info("the collector at %s:%u-%u does not answer yet (%s); retrying in %.1f s", a->target,
+			o->port, o->port + o->nports - 1, why[0] ? why : "?", a->backoff);
+		return;
+	}
 	link_error(a, "cannot reach the collector of job %s at %s:%u-%u from node %s: %s", o->job,
 		   a->target, o->port, o->port + o->nports - 1, o->node, why[0] ? why : "?");
-	if (a->connect_failures == 1 || a->connect_failures % 10 == 0)
+	if (a->connect_failures % 10 == 0) /* the first one: link_error above */
 		mw_warn("cannot reach the collector at %s:%u-%u (%lu tries): %s; retrying in %.1f s", a->target,
 			o->port, o->port + o->nports - 1, a->connect_failures, why[0] ? why : "?", a->backoff);
 }
