@@ -305,8 +305,8 @@ static void try_connect(struct agent *a)
 		if (!l) {
 			last = errno;
 			mw_debug("connect %s:%u: %s", a->target, port, strerror(errno));
-			if (last == ENOENT)
-				break; /* no other port resolves better */
+			if (last == ENOENT || last == ETIMEDOUT || last == EHOSTUNREACH || last == ENETUNREACH)
+				break; /* the host, not the port: the other ports fare no better */
 			continue;
 		}
 		/* The collector speaks first: a challenge our credential names. */
