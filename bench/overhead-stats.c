@@ -10,7 +10,17 @@
  * differences) with its distribution-free 95 % confidence interval (Bauer
  * 1972; the normal approximation of the U distribution, as R's wilcox.test
  * with conf.int = TRUE and exact = FALSE), absolute and relative to A's
- * median.  Exit status 0, or 2 on bad input. */
+ * median.
+ *
+ * When A and B have the same length, line i of each being the two runs of
+ * pair i (bench/overhead.sh interleaves them), a second line judges the
+ * pairs: the Wilcoxon signed-rank test of the log ratios ln(B[i] / A[i])
+ * (calib/cal_stats) and their Hodges-Lehmann estimate (the median of the
+ * Walsh averages) with its distribution-free 95 % interval, as a relative
+ * overhead exp(.) - 1.  Pairing removes the machine's drift between pairs,
+ * which dominates the unpaired interval on a shared machine.  Exit status
+ * 0, or 2 on bad input. */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +33,56 @@ static int cmp(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
+}
+
+/* The paired judgement (see the head comment): print one line, return 0,
+ * or -1 on allocation failure or a non-positive timing. */
+static int paired(const char *label, const double *a, const double *b, size_t n)
+{
+	double *r = malloc(n * sizeof(*r)), *zero = calloc(n, sizeof(*zero)), *w, hl, lo, hi, sd, k;
+	size_t m = n * (n + 1) / 2, j = 0, kk;
+	struct cal_test t;
+	if (!r || !zero || !(w = malloc(m * sizeof(*w)))) {
+		free(r);
+		free(zero);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!(a[i] > 0) || !(b[i] > 0)) {
+			free(r);
+			free(zero);
+			free(w);
+			errno = EDOM;
+			return -1;
+		}
+		r[i] = log(b[i] / a[i]);
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t i2 = i; i2 < n; i2++)
+			w[j++] = (r[i] + r[i2]) / 2;
+	qsort(w, m, sizeof(*w), cmp);
+	hl = m % 2 ? w[m / 2] : (w[m / 2 - 1] + w[m / 2]) / 2;
+	/* the K-th smallest and largest Walsh averages bound the pseudo-median:
+	 * K = m / 2 - z(0.975) sqrt(n (n + 1) (2n + 1) / 24) */
+	sd = sqrt((double)n * (double)(n + 1) * (double)(2 * n + 1) / 24.0);
+	k = floor((double)m / 2.0 - 1.959964 * sd);
+	kk = k < 1 ? 1 : (size_t)k;
+	lo = w[kk - 1];
+	hi = w[m - kk];
+	if (cal_signedrank(r, zero, n, NULL, &t) < 0) {
+		free(r);
+		free(zero);
+		free(w);
+		return -1;
+	}
+	printf("%s%spaired: %zu pairs; signed-rank V %.1f p(two-sided) %.3g p(B>A) %.3g%s; "
+	       "Hodges-Lehmann B/A - 1 = %+.2f %% [95%% CI %+.2f, %+.2f]\n",
+	       label, *label ? ": " : "", n, t.statistic, t.p_two_sided, t.p_greater, t.exact ? " (exact)" : "",
+	       100 * expm1(hl), 100 * expm1(lo), 100 * expm1(hi));
+	free(r);
+	free(zero);
+	free(w);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -74,6 +134,10 @@ int main(int argc, char **argv)
 	       label, *label ? ": " : "", fa, na, ma, fb, nb, mb, t.statistic, t.p_two_sided, t.p_greater,
 	       t.exact ? " (exact)" : "", hl, lo, hi, 100 * hl / ma, 100 * lo / ma, 100 * hi / ma);
 	free(d);
+	if (na == nb && na >= 2 && paired(label, a, b, na) < 0) {
+		perror("overhead-stats");
+		return 2;
+	}
 	free(a);
 	free(b);
 	return 0;

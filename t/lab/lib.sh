@@ -6,6 +6,16 @@ set -u
 
 lab_die() { echo "t/lab: $*" >&2; exit 1; }
 lab_msg() { [ "${MW_LAB_QUIET:-0}" = 1 ] || echo "t/lab: $*" >&2; }
+# Close every descriptor the caller passed beyond 0-2, so that the daemons a
+# script starts do not inherit them: a caller's `flock /tmp/mw-heavy.lock`
+# lived on in a lab's munged and held the lock until the lab stopped.
+lab_close_fds() {
+    local fd
+    for fd in /proc/$$/fd/*; do
+        fd=${fd##*/}
+        case $fd in 0 | 1 | 2 | 255) ;; *) eval "exec $fd>&-" 2>/dev/null ;; esac
+    done
+}
 
 MW_LAB_ID=${MW_LAB_ID:-0}
 case "$MW_LAB_ID" in [0-9]) ;; *) lab_die "MW_LAB_ID must be 0-9 (got '$MW_LAB_ID')";; esac
