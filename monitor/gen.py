@@ -126,28 +126,38 @@ def gen_body(f, lang, call):
         # the receive buffer, for the watcher's motion probe (monitor/motion.c)
         L.append('\tc->buf = (uint64_t)(uintptr_t)%s;' % a['buf'])
     if k in ('wait', 'test', 'start') and ('reqs' in a or 'req1' in a):
-        L.append('\tuint64_t mw_small[MWM_MAX_WAIT], *mw_before = mw_small;')
+        # The handles before the call, for the completions.  One request:
+        # a local.  An array: written once, straight into the call extension
+        # the dumps read (mwm.x.reqs), or, beyond MWM_MAX_WAIT, into a heap
+        # copy whose head goes there; a wrapped call made from inside the MPI
+        # library (a generalized request's callback) would overwrite
+        # mwm.x.reqs, which its generation number tells.
         if 'reqs' in a:
             cnt, arr = a['reqs'].split(',')
             cnt_e = cnt if lang == 'c' else '(int)*(MPI_Fint *)%s' % cnt
+            L.append('\tuint64_t *mw_heap = NULL, *mw_before = mwm.x.reqs;')
             L.append('\tint mw_n = %s;' % cnt_e)
-            L.append('\tif (mw_n > MWM_MAX_WAIT && !(mw_before = malloc(sizeof(uint64_t) * (size_t)mw_n)))')
-            L.append('\t\tmw_before = NULL;')
-            L.append('\tfor (int i = 0; i < mw_n && mw_before; i++)')
+            L.append('\tif (mw_n > MWM_MAX_WAIT)')
+            L.append('\t\tmw_before = mw_heap = malloc(sizeof(uint64_t) * (size_t)mw_n);')
+            L.append('\tif (mw_before)')
+            L.append('\t\tfor (int i = 0; i < mw_n; i++)')
             if lang == 'c':
-                L.append('\t\tmw_before[i] = MWH(%s[i]);' % arr)
+                L.append('\t\t\tmw_before[i] = MWH(%s[i]);' % arr)
             else:
-                L.append('\t\tmw_before[i] = MWH(PMPI_Request_f2c(((MPI_Fint *)%s)[i]));' % arr)
+                L.append('\t\t\tmw_before[i] = MWH(PMPI_Request_f2c(((MPI_Fint *)%s)[i]));' % arr)
+            L.append('\tif (mw_heap)')
+            L.append('\t\tmemcpy(mwm.x.reqs, mw_heap, sizeof(mwm.x.reqs));')
+            L.append('\tmwm.x.nreqs = mw_n < MWM_MAX_WAIT ? mw_n : (mw_before ? MWM_MAX_WAIT : 0);')
+            L.append('\tuint32_t mw_gen = ++mwm.x.gen;')
         else:
             L.append('\tint mw_n = 1;')
             if lang == 'c':
-                L.append('\tmw_before[0] = MWH(*%s);' % a['req1'])
+                L.append('\tuint64_t mw_h1 = MWH(*%s);' % a['req1'])
             else:
-                L.append('\tmw_before[0] = MWH(PMPI_Request_f2c(*(MPI_Fint *)%s));' % a['req1'])
+                L.append('\tuint64_t mw_h1 = MWH(PMPI_Request_f2c(*(MPI_Fint *)%s));' % a['req1'])
+            L.append('\tmwm.x.reqs[0] = mw_h1;')
+            L.append('\tmwm.x.nreqs = 1;')
         L.append('\tc->nreqs = mw_n;')
-        L.append('\tmwm.x.nreqs = mw_n < MWM_MAX_WAIT ? mw_n : MWM_MAX_WAIT;')
-        L.append('\tfor (int i = 0; i < mwm.x.nreqs && mw_before; i++)')
-        L.append('\t\tmwm.x.reqs[i] = mw_before[i];')
     if k == 'reqfree':
         if lang == 'c':
             L.append('\tuint64_t mw_h = MWH(*%s);' % a['req1'])
@@ -174,10 +184,16 @@ def gen_body(f, lang, call):
         L.append('\tif (%s)' % ok)
         L.append('\t\tmwm_req_new(%s, MWM_TABLE_%s, %d);' % (rexpr, a['table'].upper(),
                                                           1 if k == 'init' else 0))
+    if k in ('wait', 'test', 'start') and 'reqs' in a:
+        L.append('\tif (!mw_heap && mwm.x.gen != mw_gen)')
+        L.append('\t\tmw_before = NULL; /* overwritten by a nested call: completions not attributed */')
     if k == 'start':
         L.append('\tif (%s)' % ok)
-        L.append('\t\tfor (int i = 0; i < mw_n && mw_before; i++)')
-        L.append('\t\t\tmwm_req_start(mw_before[i]);')
+        if 'reqs' in a:
+            L.append('\t\tfor (int i = 0; i < mw_n && mw_before; i++)')
+            L.append('\t\t\tmwm_req_start(mw_before[i]);')
+        else:
+            L.append('\t\tmwm_req_start(mw_h1);')
     if k == 'reqfree':
         L.append('\tif (%s)' % ok)
         L.append('\t\tmwm_req_free(mw_h);')
@@ -202,7 +218,7 @@ def gen_body(f, lang, call):
         if flag:
             cond = '%s && %s' % (ok, ('*%s' % flag) if lang == 'c' else '*(MPI_Fint *)%s' % flag)
         one_based = '' if lang == 'c' else ' - 1'
-        L.append('\tif (%s && mw_before) {' % cond)
+        L.append('\tif (%s%s) {' % (cond, ' && mw_before' if 'reqs' in a else ''))
         if 'idx' in a:
             L.append('\t\tint mw_i = %s;' % (('*%s' % a['idx']) if lang == 'c' else '(int)*(MPI_Fint *)%s' % a['idx']))
             L.append('\t\tif (mw_i != MPI_UNDEFINED && mw_i%s >= 0 && mw_i%s < mw_n)' % (one_based, one_based))
@@ -219,15 +235,18 @@ def gen_body(f, lang, call):
             L.append('\t\t\tif (mw_i >= 0 && mw_i < mw_n)')
             L.append('\t\t\t\tmw_done += mwm_req_done(mw_before[mw_i]);')
             L.append('\t\t}')
-        else:
+        elif 'reqs' in a:
             L.append('\t\tfor (int i = 0; i < mw_n; i++)')
             L.append('\t\t\tmw_done += mwm_req_done(mw_before[i]);')
+        else:
+            L.append('\t\tmw_done += mwm_req_done(mw_h1);')
         L.append('\t}')
-        L.append('\tif (mw_before != mw_small)')
-        L.append('\t\tfree(mw_before);')
-    elif k == 'start':
-        L.append('\tif (mw_before != mw_small)')
-        L.append('\t\tfree(mw_before);')
+        if 'reqs' in a:
+            L.append('\tif (mw_heap)')
+            L.append('\t\tfree(mw_heap);')
+    elif k == 'start' and 'reqs' in a:
+        L.append('\tif (mw_heap)')
+        L.append('\t\tfree(mw_heap);')
     if 'hook' in a:
         fn, arg = a['hook'].split(':', 1)
         L.append('\tif (%s)' % ok)
@@ -245,7 +264,7 @@ def gen_body(f, lang, call):
 
 def gen_wrappers(fns):
     o = ['/* Generated by monitor/gen.py from monitor/mpi.spec: do not edit. */',
-         '#include <stdlib.h>', '#include <mpi.h>', '#include "mwm.h"', '#include "mwm_glue.h"',
+         '#include <stdlib.h>', '#include <string.h>', '#include <mpi.h>', '#include "mwm.h"', '#include "mwm_glue.h"',
          '#include "ops.h"', '']
     for f in fns:
         if 'manual' in f.flags:

@@ -46,6 +46,7 @@ struct mwm_prof {
 
 struct mwm_callx { /* process-local extension of slot->call, same seqlock */
 	int nreqs;
+	uint32_t gen; /* bumped by each wrapper that writes reqs (nesting check) */
 	uint64_t reqs[MWM_MAX_WAIT];
 };
 
