@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@
 
 #include "ap.h"
 #include "auth.h"
+#include "fsutil.h"
 #include "mw_link.h"
 #include "log.h"
 #include "sigfd.h"
@@ -49,6 +51,9 @@
 /* How long after reporting a rank vanished an exit record that comes late
  * (mpiwatch run reads it from the launcher's message) is still sent. */
 #define AG_LATE_EXIT_S 30.0
+
+/* Failed connection rounds before a link error is told (log + report). */
+#define AG_LINK_ERROR_TRIES 3
 
 static struct mw_ratelimit dump_rl = MW_RATELIMIT_INIT(0.2, 3);
 static struct mw_ratelimit auth_rl = MW_RATELIMIT_INIT(0.1, 2);
@@ -92,6 +97,10 @@ struct agent {
 	struct ag_tree *tree;  /* the tree overlay's part (agtree.c), NULL in the flat star */
 	int move;              /* leave the collector for the parent CP the ROLE named */
 	int fresh;             /* a new link: frames may wait in its buffer already (read them) */
+	char target[256];      /* where the collector is tried: --collector's host, or Slurm's
+				* NodeAddr for it when that name does not resolve here */
+	int addr_tried;        /* Slurm was asked for that NodeAddr */
+	char last_error[400];  /* the last link error told (told again only when it changes) */
 };
 
 static int send_msg(struct agent *a, const struct mw_hb_msg *m);
@@ -183,7 +192,8 @@ static void link_drop(struct agent *a, const char *why)
 {
 	if (!a->link)
 		return;
-	mw_warn("lost the %s %s (%s); reconnecting", ag_tree_parent_name(a->tree), mw_link_peer(a->link), why);
+	mw_warn("lost the %s %s (%s%s); reconnecting", ag_tree_parent_name(a->tree), mw_link_peer(a->link), why,
+		errno == ETIMEDOUT && a->o->liveness_s > 0 ? ": it stopped answering (liveness)" : "");
 	mw_link_close(a->link);
 	a->link = NULL;
 	a->backoff = 0.5;
@@ -255,64 +265,137 @@ static void flush_rank(struct agent *a, struct ag_rank *x)
 	}
 }
 
+/* A link error, told clearly: in the agent's log (an error, the first
+ * time and when it changes) and in OUTDIR/logs/link-error-NODE.txt, which
+ * the collector puts in the report (mw_link_error_path). */
+static void link_error(struct agent *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void link_error(struct agent *a, const char *fmt, ...)
+{
+	char msg[sizeof a->last_error], path[4200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	if (!strcmp(msg, a->last_error))
+		return;
+	snprintf(a->last_error, sizeof a->last_error, "%s", msg);
+	mw_err("%s", msg);
+	if (a->o->outdir[0] && mw_link_error_path(path, sizeof path, a->o->outdir, a->o->node) == 0) {
+		size_t n = strlen(msg);
+		msg[n < sizeof msg - 1 ? n : n - 1] = '\n';
+		msg[n < sizeof msg - 1 ? n + 1 : n] = 0;
+		if (mw_write_atomic(path, msg, strlen(msg), 0644, (uid_t)-1, (gid_t)-1) < 0)
+			mw_debug("cannot write %s: %s", path, strerror(errno));
+	}
+}
+
+/* The collector's host name does not resolve here: Slurm's NodeAddr for
+ * it, once, if it differs (a NodeName that is not a host name). */
+static void try_node_addr(struct agent *a)
+{
+	struct mw_slurm_node sn;
+	char err[256];
+	if (a->addr_tried)
+		return;
+	a->addr_tried = 1;
+	if (mw_slurm_node(NULL, a->o->host, &sn, err, sizeof err) < 0) {
+		link_error(a, "the collector's host %s does not resolve on node %s, and Slurm gives no "
+			      "address for it (%s): check /etc/hosts or DNS (short name vs FQDN vs NodeAddr)",
+			   a->o->host, a->o->node, err);
+		return;
+	}
+	if (!sn.addr[0] || !strcmp(sn.addr, a->o->host)) {
+		link_error(a, "the collector's host %s does not resolve on node %s, and Slurm's NodeAddr "
+			      "for it is the same name: check /etc/hosts or DNS (short name vs FQDN)",
+			   a->o->host, a->o->node);
+		return;
+	}
+	link_error(a, "the collector's host %s does not resolve on node %s (short name vs FQDN vs "
+		      "NodeAddr): using Slurm's NodeAddr %s", a->o->host, a->o->node, sn.addr);
+	snprintf(a->target, sizeof a->target, "%s", sn.addr);
+}
+
+/* How a handshake failed (handshake's *stage). */
+enum { HS_CONNECT, HS_NO_CHALLENGE, HS_REFUSED, HS_NO_WELCOME, HS_SEND };
+
 /* Connect to host:port and say hello (the challenge, our credential, the
- * welcome).  Return the link, or NULL. */
-static struct mw_link *handshake(struct agent *a, const char *host, uint16_t port, double tmo)
+ * welcome), within connect_s for the TCP connect and the handshake_timeout
+ * setting for each step; the link gets the liveness setting (every link:
+ * to the collector and to a CP).  Return the link, or NULL with *stage
+ * telling where it failed (HS_CONNECT: errno set) and why[] in words. */
+static struct mw_link *handshake(struct agent *a, const char *host, uint16_t port, double connect_s, int *stage,
+				 char *why, size_t whylen)
 {
 	const struct ag_opts *o = a->o;
-	{
-		struct mw_link *l = mw_link_connect(host, port, tmo);
-		struct mw_hb_msg m = {0}, r;
-		enum mw_hb_err e = MW_HB_OK;
-		int rc;
-		if (!l) {
-			mw_debug("connect %s:%u: %s", host, port, strerror(errno));
-			return NULL;
-		}
-		/* The collector speaks first: a challenge our credential names. */
-		rc = mw_link_recv_wait(l, &r, &e, tmo * 2.5);
-		if (rc != 1 || r.type != MW_HB_CHALLENGE) {
-			mw_debug("no challenge from %s:%u (rc %d, %s)", host, port, rc, mw_hb_err_name(e));
-			if (rc == 1)
-				mw_hb_msg_free(&r);
-			mw_link_close(l);
-			return NULL;
-		}
-		m.type = MW_HB_HELLO;
-		snprintf(m.u.hello.job, sizeof m.u.hello.job, "%s", o->job);
-		snprintf(m.u.hello.node, sizeof m.u.hello.node, "%s", o->node);
-		m.u.hello.pid = (int32_t)getpid();
-		m.u.hello.ranks = (int32_t)a->nr;
-		{
-			char payload[256], err[256] = "job or node name too long";
-			if (o->auth_token[0]) {
-				snprintf(m.u.hello.cred, sizeof m.u.hello.cred, "token:%s", o->auth_token);
-			} else if (mw_hb_auth_payload(o->job, o->node, r.u.challenge.nonce, payload, sizeof payload) < 0 ||
-			    mw_auth_encode(o->munge_socket, payload, m.u.hello.cred, sizeof m.u.hello.cred, err,
-					    sizeof err) < 0) {
-				/* Sent without: a collector that requires one says so. */
-				m.u.hello.cred[0] = 0;
-				mw_log_limited(&auth_rl, LOG_WARNING, "no credential for the collector: %s", err);
-			}
-		}
-		mw_hb_msg_free(&r);
-		if (mw_link_send(l, &m) < 0) {
-			mw_link_close(l);
-			return NULL;
-		}
-		rc = mw_link_recv_wait(l, &r, &e, tmo * 2.5);
-		if (rc == 1 && r.type == MW_HB_WELCOME && r.u.welcome.ok) {
-			mw_hb_msg_free(&r);
-			return l;
-		}
-		if (rc == 1 && r.type == MW_HB_WELCOME)
-			mw_warn("%s:%u refused us: %s", host, port, r.u.welcome.error);
-		else
-			mw_debug("no welcome from %s:%u (rc %d, %s)", host, port, rc, mw_hb_err_name(e));
+	struct mw_link *l = mw_link_connect(host, port, connect_s);
+	struct mw_hb_msg m = {0}, r;
+	enum mw_hb_err e = MW_HB_OK;
+	int rc;
+	if (!l) {
+		int err = errno;
+		*stage = HS_CONNECT;
+		mw_debug("connect %s:%u: %s", host, port, strerror(err));
+		snprintf(why, whylen, "%s", mw_link_connect_hint(err));
+		errno = err;
+		return NULL;
+	}
+	/* The collector (or CP) speaks first: a challenge our credential names. */
+	rc = mw_link_recv_wait(l, &r, &e, o->handshake_timeout_s);
+	if (rc != 1 || r.type != MW_HB_CHALLENGE) {
+		mw_debug("no challenge from %s:%u (rc %d, %s)", host, port, rc, mw_hb_err_name(e));
+		*stage = HS_NO_CHALLENGE;
+		snprintf(why, whylen, "port %u answers, but no challenge came within handshake_timeout %g s "
+			 "(another service on the port?)", port, o->handshake_timeout_s);
 		if (rc == 1)
 			mw_hb_msg_free(&r);
 		mw_link_close(l);
+		return NULL;
 	}
+	m.type = MW_HB_HELLO;
+	snprintf(m.u.hello.job, sizeof m.u.hello.job, "%s", o->job);
+	snprintf(m.u.hello.node, sizeof m.u.hello.node, "%s", o->node);
+	m.u.hello.pid = (int32_t)getpid();
+	m.u.hello.ranks = (int32_t)a->nr;
+	{
+		char payload[256], err[256] = "job or node name too long";
+		if (o->auth_token[0]) {
+			snprintf(m.u.hello.cred, sizeof m.u.hello.cred, "token:%s", o->auth_token);
+		} else if (mw_hb_auth_payload(o->job, o->node, r.u.challenge.nonce, payload, sizeof payload) < 0 ||
+			   mw_auth_encode(o->munge_socket, payload, m.u.hello.cred, sizeof m.u.hello.cred, err,
+					  sizeof err) < 0) {
+			/* Sent without: a collector that requires one says so. */
+			m.u.hello.cred[0] = 0;
+			mw_log_limited(&auth_rl, LOG_WARNING, "no credential for the collector: %s", err);
+		}
+	}
+	mw_hb_msg_free(&r);
+	if (mw_link_send(l, &m) < 0) {
+		*stage = HS_SEND;
+		snprintf(why, whylen, "port %u: cannot send the hello: %s", port, strerror(errno));
+		mw_link_close(l);
+		return NULL;
+	}
+	rc = mw_link_recv_wait(l, &r, &e, o->handshake_timeout_s);
+	if (rc == 1 && r.type == MW_HB_WELCOME && r.u.welcome.ok) {
+		mw_hb_msg_free(&r);
+		if (mw_link_set_liveness(l, o->liveness_s) < 0)
+			mw_warn("link liveness %g s: %s", o->liveness_s, strerror(errno));
+		return l;
+	}
+	if (rc == 1 && r.type == MW_HB_WELCOME) {
+		/* Refused: a node name the collector does not know (the host
+		 * name is not Slurm's NodeName?), a bad credential... */
+		*stage = HS_REFUSED;
+		snprintf(why, whylen, "%.250s", r.u.welcome.error);
+	} else {
+		mw_debug("no welcome from %s:%u (rc %d, %s)", host, port, rc, mw_hb_err_name(e));
+		*stage = HS_NO_WELCOME;
+		snprintf(why, whylen, "port %u: no welcome within handshake_timeout %g s", port,
+			 o->handshake_timeout_s);
+	}
+	if (rc == 1)
+		mw_hb_msg_free(&r);
+	mw_link_close(l);
 	return NULL;
 }
 
@@ -330,27 +413,58 @@ static void link_up(struct agent *a, struct mw_link *l)
 static void try_connect(struct agent *a)
 {
 	const struct ag_opts *o = a->o;
-	char host[256];
+	char host[256], why[300] = "";
 	uint16_t tport;
+	int last = 0, stage;
 	/* In the tree: the parent, else the next ancestor, at once. */
 	while (!a->stop && ag_tree_target(a->tree, host, sizeof host, &tport)) {
-		struct mw_link *l = handshake(a, host, tport, 1.0);
+		struct mw_link *l = handshake(a, host, tport, 1.0, &stage, why, sizeof why);
 		if (l) {
-			mw_info("attached to %s at %s:%u", ag_tree_parent_name(a->tree), host, tport);
+			mw_info("attached to %s at %s:%u (liveness %g s)", ag_tree_parent_name(a->tree), host, tport,
+				o->liveness_s);
 			link_up(a, l);
 			return;
 		}
-		mw_warn("cannot attach to %s at %s:%u: trying the next one up", ag_tree_parent_name(a->tree),
-			host, tport);
+		mw_warn("cannot attach to %s at %s:%u (%s): trying the next one up", ag_tree_parent_name(a->tree),
+			host, tport, why);
 		ag_tree_lost_parent(a->tree);
 	}
+	why[0] = 0;
+	if (!a->target[0])
+		snprintf(a->target, sizeof a->target, "%s", o->host);
 	for (int i = 0; i < o->nports && !a->stop; i++) {
 		uint16_t port = (uint16_t)(o->port + i);
-		struct mw_link *l = handshake(a, o->host, port, 2.0);
+		struct mw_link *l = handshake(a, a->target, port, o->connect_timeout_s, &stage, why, sizeof why);
+		if (!l && stage == HS_CONNECT && errno == ENOENT && !a->addr_tried) {
+			try_node_addr(a);
+			if (strcmp(a->target, o->host))
+				l = handshake(a, a->target, port, o->connect_timeout_s, &stage, why, sizeof why);
+			else
+				errno = ENOENT;
+		}
 		if (l) {
-			mw_info("connected to the collector at %s:%u", o->host, port);
+			if (a->last_error[0]) {
+				mw_info("connected to the collector at %s:%u after %lu failed tries (liveness %g s)",
+					a->target, port, a->connect_failures, o->liveness_s);
+				link_error(a, "%.250s; then connected after %lu failed tries", a->last_error,
+					   a->connect_failures);
+				a->last_error[0] = 0;
+			} else
+				mw_info("connected to the collector at %s:%u (liveness %g s)", a->target, port,
+					o->liveness_s);
 			link_up(a, l);
 			return;
+		}
+		if (stage == HS_CONNECT) {
+			last = errno;
+			if (last == ENOENT || last == ETIMEDOUT || last == EHOSTUNREACH || last == ENETUNREACH)
+				break; /* the host, not the port: the other ports fare no better */
+		} else if (stage == HS_REFUSED) {
+			link_error(a, "the collector at %s:%u refused the agent of node %s: %s", a->target, port,
+				   o->node, why);
+			char tmp[300];
+			snprintf(tmp, sizeof tmp, "refused: %.250s", why);
+			snprintf(why, sizeof why, "%s", tmp);
 		}
 	}
 	a->connect_failures++;
@@ -359,9 +473,23 @@ static void try_connect(struct agent *a)
 		a->backoff = o->backoff_max_s;
 	/* Jitter: +-20 %, so that many agents do not retry in lockstep. */
 	a->next_connect = mono() + a->backoff * (0.8 + 0.4 * ((double)(rand() % 1000) / 1000.0));
-	if (a->connect_failures == 1 || a->connect_failures % 10 == 0)
-		mw_warn("cannot reach the collector at %s:%u-%u (%lu tries); retrying in %.1f s", o->host,
-			o->port, o->port + o->nports - 1, a->connect_failures, a->backoff);
+	if (!why[0] && last)
+		snprintf(why, sizeof why, "%s", mw_link_connect_hint(last));
+	if (a->stop)
+		return;
+	/* The collector may simply not listen yet (the job starts on every
+	 * node at once): an error only when it lasts (3 tries, 3.5 s of
+	 * backoff), or at once for a name that does not resolve. */
+	if (a->connect_failures < AG_LINK_ERROR_TRIES && last != ENOENT) {
+		mw_info("the collector at %s:%u-%u does not answer yet (%s); retrying in %.1f s", a->target,
+			o->port, o->port + o->nports - 1, why[0] ? why : "?", a->backoff);
+		return;
+	}
+	link_error(a, "cannot reach the collector of job %s at %s:%u-%u from node %s: %s", o->job,
+		   a->target, o->port, o->port + o->nports - 1, o->node, why[0] ? why : "?");
+	if (a->connect_failures % 10 == 0) /* the first one: link_error above */
+		mw_warn("cannot reach the collector at %s:%u-%u (%lu tries): %s; retrying in %.1f s", a->target,
+			o->port, o->port + o->nports - 1, a->connect_failures, why[0] ? why : "?", a->backoff);
 }
 
 /* The ROLE named a parent CP: attach to it (or, failing that, to the next
@@ -369,10 +497,11 @@ static void try_connect(struct agent *a)
  * take the move for a lost agent.  If none answers, stay. */
 static void tree_move(struct agent *a)
 {
-	char host[256];
+	char host[256], why[300];
 	uint16_t port;
+	int stage;
 	while (ag_tree_target(a->tree, host, sizeof host, &port)) {
-		struct mw_link *l = handshake(a, host, port, 1.0);
+		struct mw_link *l = handshake(a, host, port, 1.0, &stage, why, sizeof why);
 		if (l) {
 			struct mw_link *old = a->link;
 			if (old) {
@@ -395,8 +524,8 @@ static void tree_move(struct agent *a)
 			link_up(a, l);
 			return;
 		}
-		mw_warn("cannot attach to %s at %s:%u: trying the next one up", ag_tree_parent_name(a->tree), host,
-			port);
+		mw_warn("cannot attach to %s at %s:%u (%s): trying the next one up", ag_tree_parent_name(a->tree),
+			host, port, why);
 		ag_tree_lost_parent(a->tree);
 	}
 	mw_warn("tree: no CP answered: staying on the collector");
@@ -689,6 +818,9 @@ void ag_opts_default(struct ag_opts *o)
 		struct mw_jobconf jc; /* the table's default */
 		if (mw_jobconf_init(&jc) == 0) {
 			o->timeout_s = jc.timeout;
+			o->liveness_s = jc.liveness;
+			o->connect_timeout_s = jc.connect_timeout;
+			o->handshake_timeout_s = jc.handshake_timeout;
 			mw_jobconf_free(&jc);
 		}
 	}

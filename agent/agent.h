@@ -21,6 +21,11 @@ struct ag_opts {
 	char munge_socket[512]; /* --munge-socket PATH ("" = MUNGE's default) */
 	char auth_token[128];   /* from --auth-file: a token instead of MUNGE ("" = MUNGE) */
 	char ap_conf[1024];     /* --ap-conf: the site's auxiliary processes ("" = none; agent/ap.h) */
+	double liveness_s;      /* the link liveness setting (jobconf liveness; 0 = off) */
+	double connect_timeout_s;   /* jobconf connect_timeout */
+	double handshake_timeout_s; /* jobconf handshake_timeout */
+	char outdir[4096];      /* the report folder (jobconf dir): where a link error is left
+				 * for the collector's report ("" = nowhere) */
 };
 
 /* Fill o with defaults (everything but job, node, rundir, host/port). */

@@ -136,9 +136,13 @@ bad_val:
 		int bad = mw_jobconf_load(&jc, settings, set, nset, err, sizeof err) < 0;
 		if (!bad) {
 			o.timeout_s = jc.timeout;
-			bad = mw_copy(o.munge_socket, sizeof o.munge_socket, jc.munge_socket);
+			o.liveness_s = jc.liveness;
+			o.connect_timeout_s = jc.connect_timeout;
+			o.handshake_timeout_s = jc.handshake_timeout;
+			bad = mw_copy(o.munge_socket, sizeof o.munge_socket, jc.munge_socket) ||
+			      (settings && jc.dir && mw_copy(o.outdir, sizeof o.outdir, jc.dir));
 			if (bad)
-				snprintf(err, sizeof err, "munge_socket: path too long");
+				snprintf(err, sizeof err, "munge_socket or dir: path too long");
 			mw_jobconf_free(&jc);
 		}
 		if (bad) {

@@ -49,6 +49,25 @@ void col_state_free(struct col_state *s)
 	memset(s, 0, sizeof *s);
 }
 
+void col_state_link_error(struct col_state *s, const char *node, const char *source,
+			  const char *error)
+{
+	struct col_link_error *e = NULL;
+	for (size_t i = 0; i < s->nlink_errors && !e; i++)
+		if (!strcmp(s->link_errors[i].node, node))
+			e = &s->link_errors[i];
+	if (!e && s->nlink_errors < COL_LINK_ERRORS_MAX)
+		e = &s->link_errors[s->nlink_errors++];
+	if (!e)
+		return;
+	snprintf(e->node, sizeof e->node, "%s", node);
+	snprintf(e->source, sizeof e->source, "%s", source);
+	snprintf(e->error, sizeof e->error, "%s", error);
+	for (char *p = e->error; *p; p++) /* one line of text */
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = ' ';
+}
+
 int col_state_node(struct col_state *s, const char *name)
 {
 	struct col_node *n;

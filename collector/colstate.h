@@ -33,6 +33,8 @@ struct col_deadlock {
 	char detail[256];
 };
 
+#define COL_LINK_ERRORS_MAX 32
+
 struct col_agent {
 	int hello;        /* an agent said hello from this node */
 	int connected;    /* currently connected */
@@ -120,7 +122,21 @@ struct col_state {
 	struct col_ap *ap;
 	/* The tree overlay in use (coltree.h), or NULL (the flat star). */
 	const struct col_tree *tree;
+	/* Link errors (issue 13): an agent that could not reach or was
+	 * refused by the collector (its OUTDIR/logs/link-error-NODE.txt, or
+	 * the collector's own refusal), one per node name, the last one. */
+	struct col_link_error {
+		char node[64];
+		char source[12]; /* "agent" | "collector" */
+		char error[400];
+	} link_errors[COL_LINK_ERRORS_MAX];
+	size_t nlink_errors;
 };
+
+/* Record (or replace) node's link error.  More than COL_LINK_ERRORS_MAX
+ * nodes: the rest are dropped (the logs keep them). */
+void col_state_link_error(struct col_state *s, const char *node, const char *source,
+			  const char *error);
 
 /* Initialise an empty state for job (copied).  Return 0 or -1 (ENOMEM). */
 int col_state_init(struct col_state *s, const char *job);

@@ -142,6 +142,7 @@ int col_opts_set_job(struct col_opts *o, const struct mw_jobconf *jc)
 	o->tree_fanout = jc->tree_fanout;
 	o->tree_cps = jc->tree_cps;
 	o->port = (uint16_t)(jc->port ? jc->port : jc->port_base);
+	o->liveness_s = jc->liveness;
 	return 0;
 }
 
@@ -163,8 +164,15 @@ void col_opts_default(struct col_opts *o)
 	o->auth = 1;
 }
 
+static void read_link_errors(struct collector *c);
+
 static void write_reports(struct collector *c)
 {
+	static double read_at;
+	if (c->stop || mw_now() - read_at >= 5.0) { /* the agents' link errors, now and then */
+		read_at = mw_now();
+		read_link_errors(c);
+	}
 	if (col_report_write(&c->s, c->o->dir, c->o->report) < 0)
 		mw_log_limited(&report_rl, LOG_ERR, "cannot write the report in %s: %s",
 			       c->o->report[0] ? c->o->report : c->o->dir, strerror(errno));
@@ -413,7 +421,9 @@ static int drain_one(struct collector *c, int node, char *msg, size_t len)
 	json_object_object_add(ev, "stuck_ranks", sr);
 	json_object_object_add(
 		ev, "summary",
-		json_object_new_string("no answer to liveness probes; ranks on live nodes stuck waiting for it"));
+		json_object_new_string(json_object_array_length(sr)
+					       ? "no answer to liveness probes; ranks on live nodes stuck waiting for it"
+					       : "no answer to liveness probes after its link to the job's collector was lost"));
 	s->st.drain_requests++;
 	ok = mw_drain_request(c->o->nhd_socket[0] ? c->o->nhd_socket : NULL, s->job, n->name,
 			      json_object_to_json_string(ev), msg, len) == 0;
@@ -875,6 +885,40 @@ static int wait_for_mpi_error(struct collector *c)
 	return 1;
 }
 
+/* The agents' link errors (OUTDIR/logs/link-error-NODE.txt, written by an
+ * agent that could not reach us or was refused) into the report. */
+static void read_link_errors(struct collector *c)
+{
+	char dir[4200];
+	DIR *d;
+	struct dirent *e;
+	const size_t pl = strlen(MW_LINK_ERROR_PREFIX), sl = strlen(MW_LINK_ERROR_SUFFIX);
+	if (!c->o->dir[0])
+		return;
+	snprintf(dir, sizeof dir, "%s/logs", c->o->dir);
+	if (!(d = opendir(dir)))
+		return;
+	while ((e = readdir(d))) {
+		size_t n = strlen(e->d_name);
+		char node[64], path[4600], line[400] = "";
+		FILE *f;
+		if (n <= pl + sl || n - pl - sl >= sizeof node || strncmp(e->d_name, MW_LINK_ERROR_PREFIX, pl) ||
+		    strcmp(e->d_name + n - sl, MW_LINK_ERROR_SUFFIX))
+			continue;
+		snprintf(node, sizeof node, "%.*s", (int)(n - pl - sl), e->d_name + pl);
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (!(f = fopen(path, "re")))
+			continue;
+		if (fgets(line, sizeof line, f)) {
+			line[strcspn(line, "\n")] = 0;
+			if (line[0])
+				col_state_link_error(&c->s, node, "agent", line);
+		}
+		fclose(f);
+	}
+	closedir(d);
+}
+
 static void evaluate(struct collector *c)
 {
 	struct col_state *s = &c->s;
@@ -976,8 +1020,14 @@ static void agent_lost(struct collector *c, int node, const char *why)
 	if (!g->bye && !c->stop) {
 		g->vanished = 1;
 		c->s.st.agents_vanished++;
-		col_state_event(&c->s, "agent_lost", "agent of node %s: connection lost (%s)",
-				c->s.nodes[node].name, why);
+		/* A link the liveness setting broke (ETIMEDOUT): the node
+		 * stopped answering; the evaluation below probes it now, not
+		 * after the stall timeout. */
+		col_state_event(&c->s, "agent_lost", "agent of node %s: connection lost (%s)%s",
+				c->s.nodes[node].name, why,
+				!strcmp(why, strerror(ETIMEDOUT)) && c->o->liveness_s > 0
+					? ": no answer within the link liveness time, probing the node now"
+					: ": probing the node now");
 		c->gen++;
 		schedule(c, 0.5);
 	}
@@ -1052,6 +1102,16 @@ static void on_hello(struct collector *c, struct client *cl, const struct mw_hb_
 		c->s.st.hellos_rejected++;
 		mw_log_limited(&peer_rl, LOG_WARNING,
 			       "refusing agent %s: %s", mw_link_peer(cl->l), w.u.welcome.error);
+		{
+			char e[400];
+			snprintf(e, sizeof e, "the collector refused the agent from %s: %s%s", mw_link_peer(cl->l),
+				 w.u.welcome.error,
+				 c->o->nodes[0] && strstr(w.u.welcome.error, "is not in job")
+					 ? " (the agent's host name is not Slurm's NodeName: short name vs FQDN?)"
+					 : "");
+			col_state_link_error(&c->s, h->node[0] ? h->node : "?", "collector", e);
+			c->status_dirty = 1;
+		}
 		mw_link_send(cl->l, &w);
 		cl->closing = 1;
 		return;
@@ -1383,6 +1443,9 @@ static void accept_clients(struct collector *c)
 			return;
 		}
 		c->c = p;
+		if (mw_link_set_liveness(l, c->o->liveness_s) < 0)
+			mw_log_limited(&peer_rl, LOG_WARNING, "link liveness %g s: %s", c->o->liveness_s,
+				       strerror(errno));
 		p[c->nc].l = l;
 		p[c->nc].node = -1;
 		p[c->nc].hello = 0;
@@ -1571,6 +1634,7 @@ int col_run(struct col_opts *o)
 	read_mpi_errors(&c); /* what the launcher printed last */
 	read_job_output(&c);
 	col_ap_finish(c.s.ap);
+	read_link_errors(&c);
 	col_state_event(&c.s, "shutdown", "collector stopping; verdict %s",
 			col_verdict_name(c.s.have_res ? c.s.res.verdict : COL_V_NONE));
 	write_reports(&c);

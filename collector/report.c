@@ -282,6 +282,15 @@ json_object *col_report_json(const struct col_state *s)
 	}
 	json_object_object_add(o, "actions", a);
 	col_ap_report_json(s->ap, o);
+	a = json_object_new_array();
+	for (size_t i = 0; i < s->nlink_errors; i++) {
+		json_object *e = json_object_new_object();
+		json_object_object_add(e, "node", json_object_new_string(s->link_errors[i].node));
+		json_object_object_add(e, "source", json_object_new_string(s->link_errors[i].source));
+		json_object_object_add(e, "error", json_object_new_string(s->link_errors[i].error));
+		json_object_array_add(a, e);
+	}
+	json_object_object_add(o, "link_errors", a);
 	json_object_object_add(o, "stats", col_stats_json(s));
 	return o;
 }
@@ -343,6 +352,8 @@ void col_report_text(const struct col_state *s, FILE *f)
 			!n->probed ? "unprobed" : mw_probe_state_name(n->state), rtt,
 			n->summary[0] ? " " : "", n->summary);
 	}
+	for (size_t i = 0; i < s->nlink_errors; i++)
+		fprintf(f, "link error: node %s: %s\n", s->link_errors[i].node, s->link_errors[i].error);
 	{
 		int printed = 0;
 		for (size_t i = 0; i < s->size; i++) {

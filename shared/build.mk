@@ -24,3 +24,9 @@ UNIT_TESTS += $(addprefix $(B)/t/,test_conf test_drainreq test_elfneeded test_fs
 # packets, slots, key = value files.
 FUZZERS += $(addprefix $(B)/fuzz/,fuzz_conf fuzz_drainreq fuzz_elfneeded fuzz_heartbeat \
 	fuzz_hostlist fuzz_probe fuzz_slot)
+
+# The link liveness cost (bench/liveness-cost, doc/benchmarks.md): not installed.
+build-all: $(B)/bench/liveness-cost
+$(B)/bench/liveness-cost: bench/liveness-cost.c $(SHARED_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Ishared -o $@ $< $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) -lpthread -lm

@@ -125,6 +125,15 @@ const struct mw_conf_key mw_jobconf_keys[] = {
 	 "children per node of the tree overlay", S | U | J, NULL},
 	{"tree_cps", MW_CONF_INT, F(tree_cps), 0, 1000000, NULL, "0", "a count",
 	 "communication processes of the tree overlay (0: as many as the fanout needs)", S | U | J, NULL},
+	{"liveness", MW_CONF_DOUBLE, F(liveness), 0, 600, NULL, "5", "seconds (0 = off)",
+	 "a link (agent-collector) silent for this long while its peer does not answer TCP "
+	 "keepalive probes is lost, and the collector probes that node at once; 0 = off "
+	 "(no traffic on an idle link; a dead node is then noticed after the stall timeout)",
+	 S | J, NULL},
+	{"connect_timeout", MW_CONF_DOUBLE, F(connect_timeout), 0.1, 60, NULL, "2", "seconds",
+	 "an agent's TCP connect to its collector fails after this long", S | J, NULL},
+	{"handshake_timeout", MW_CONF_DOUBLE, F(handshake_timeout), 0.1, 60, NULL, "5", "seconds",
+	 "each step of the hello exchange (challenge, welcome) fails after this long", S | J, NULL},
 	{NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0, NULL},
 };
 #undef F

@@ -143,6 +143,75 @@ fail:
 	return NULL;
 }
 
+int mw_link_error_path(char *buf, size_t len, const char *outdir, const char *node)
+{
+	int n = snprintf(buf, len, "%s/logs/" MW_LINK_ERROR_PREFIX "%s" MW_LINK_ERROR_SUFFIX, outdir, node);
+	if (n < 0 || (size_t)n >= len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+const char *mw_link_connect_hint(int err)
+{
+	switch (err) {
+	case ENOENT:
+		return "the name does not resolve on this node (short name vs FQDN vs Slurm's NodeAddr? "
+		       "check /etc/hosts or DNS)";
+	case ECONNREFUSED:
+		return "nothing listens on the port (the collector did not start, or a firewall rejects "
+		       "the port)";
+	case ETIMEDOUT:
+		return "no answer within the connect timeout (a firewall drops the port, or the node is "
+		       "unreachable)";
+	case EHOSTUNREACH:
+	case ENETUNREACH:
+		return "no route to the collector's node";
+	default:
+		return strerror(err);
+	}
+}
+
+int mw_link_keepidle(double s)
+{
+	int v = (int)(s / 3 + 0.5);
+	return v < 1 ? 1 : v;
+}
+
+int mw_link_keepintvl(double s)
+{
+	int v = (int)(s / 5 + 0.5);
+	return v < 1 ? 1 : v;
+}
+
+int mw_link_liveness_fd(int fd, double s)
+{
+	int one = 1, zero = 0;
+	if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one) < 0)
+		return -1;
+	if (s <= 0) /* off: the kernel's defaults, no user timeout */
+		return setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &zero, sizeof zero);
+	{
+		int idle = mw_link_keepidle(s), intvl = mw_link_keepintvl(s);
+		int cnt = (int)(s / intvl + 0.999);
+		unsigned int ut = (unsigned int)(s * 1000 + 0.5);
+		if (cnt < 1)
+			cnt = 1;
+		if (setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle) < 0 ||
+		    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl) < 0 ||
+		    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt) < 0 ||
+		    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ut, sizeof ut) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int mw_link_set_liveness(struct mw_link *l, double s)
+{
+	return mw_link_liveness_fd(l->fd, s);
+}
+
 int mw_link_fd(const struct mw_link *l)
 {
 	return l->fd;

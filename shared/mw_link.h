@@ -28,6 +28,39 @@ struct mw_link *mw_link_accept(int lfd);
  * set: ECONNREFUSED, ETIMEDOUT, ENOENT when host does not resolve...). */
 struct mw_link *mw_link_connect(const char *host, uint16_t port, double timeout_s);
 
+/* The link liveness setting (jobconf "liveness", seconds), the one
+ * function every link (agent -> collector, the tree's links) applies on
+ * both of its ends.  s > 0: TCP keepalive probes after mw_link_keepidle(s)
+ * seconds of silence, every mw_link_keepintvl(s) seconds, and
+ * TCP_USER_TIMEOUT of s seconds, so that a peer that stops answering (its
+ * node died, its link is down) breaks the link with ETIMEDOUT about
+ * s + s/3 seconds after it last answered; unacknowledged data is also
+ * given up after s.  s <= 0: off, the passive mode: keepalive with the
+ * kernel's defaults (net.ipv4.tcp_keepalive_time, 2 hours), so an idle
+ * link carries nothing.  Return 0, or -1 (errno from setsockopt). */
+int mw_link_liveness_fd(int fd, double s);
+
+/* mw_link_liveness_fd on l's socket. */
+int mw_link_set_liveness(struct mw_link *l, double s);
+
+/* The keepalive idle time and probe interval (whole seconds, >= 1) that
+ * liveness s gives (for the docs and the benchmark). */
+int mw_link_keepidle(double s);
+int mw_link_keepintvl(double s);
+
+/* Where an agent leaves its last link error (one line of text) for the
+ * collector's report: OUTDIR/logs/link-error-NODE.txt.  The collector reads
+ * every OUTDIR/logs/MW_LINK_ERROR_PREFIX*MW_LINK_ERROR_SUFFIX. */
+#define MW_LINK_ERROR_PREFIX "link-error-"
+#define MW_LINK_ERROR_SUFFIX ".txt"
+/* That path into buf.  Return 0, or -1 (ENAMETOOLONG). */
+int mw_link_error_path(char *buf, size_t len, const char *outdir, const char *node);
+
+/* What a failed mw_link_connect's errno means for a user, one phrase:
+ * "the name does not resolve on this node (...)", "nothing listens on the
+ * port (...)", "no answer within the connect timeout (...)"... */
+const char *mw_link_connect_hint(int err);
+
 /* The socket, for poll(). */
 int mw_link_fd(const struct mw_link *l);
 

@@ -342,6 +342,40 @@ START_TEST(test_joblog_scan)
 	ck_assert_int_eq(col_joblog_scan(&s, path), 0); /* known already: not added twice */
 	unlink(path);
 	ck_assert_int_eq(col_joblog_scan(&s, path), -1);
+/* Link errors: one per node (the last replaces), one line of text, in
+ * report.json (valid against the schema) and as report.txt lines. */
+START_TEST(test_link_errors)
+{
+	struct col_state s;
+	json_object *o, *sch = schema(), *a;
+	char err[256], *txt = NULL;
+	size_t len = 0;
+	FILE *f;
+	col_state_init(&s, "5");
+	col_state_link_error(&s, "n2", "agent", "first");
+	col_state_link_error(&s, "n2", "agent", "cannot reach the collector\nof job 5");
+	col_state_link_error(&s, "n3x", "collector", "node n3x is not in job 5");
+	for (int i = 0; i < 2 * COL_LINK_ERRORS_MAX; i++) {
+		char n[16];
+		snprintf(n, sizeof n, "m%d", i);
+		col_state_link_error(&s, n, "agent", "x");
+	}
+	ck_assert_uint_eq(s.nlink_errors, COL_LINK_ERRORS_MAX);
+	ck_assert_str_eq(s.link_errors[0].error, "cannot reach the collector of job 5");
+	o = col_report_json(&s);
+	ck_assert_msg(mw_jsonschema_validate(sch, o, err, sizeof err) == 0, "%s", err);
+	ck_assert(json_object_object_get_ex(o, "link_errors", &a));
+	ck_assert_uint_eq(json_object_array_length(a), COL_LINK_ERRORS_MAX);
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(json_object_array_get_idx(a, 1), "source")),
+			 "collector");
+	json_object_put(o);
+	f = open_memstream(&txt, &len);
+	col_report_text(&s, f);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(txt, "link error: node n2: cannot reach the collector of job 5\n"));
+	ck_assert_ptr_nonnull(strstr(txt, "link error: node n3x: node n3x is not in job 5\n"));
+	free(txt);
+	json_object_put(sch);
 	col_state_free(&s);
 }
 END_TEST
@@ -425,6 +459,7 @@ int main(void)
 	tcase_add_test(tc, test_report_html_escapes);
 	tcase_add_loop_test(tc, test_joblog_path, 0, sizeof joblog_cases / sizeof joblog_cases[0]);
 	tcase_add_test(tc, test_joblog_scan);
+	tcase_add_test(tc, test_link_errors);
 	tcase_add_loop_test(tc, test_dump_waits, 0, sizeof(wait_cases) / sizeof(wait_cases[0]));
 	tcase_add_test(tc, test_restd_version);
 	suite_add_tcase(s, tc);

@@ -1,7 +1,12 @@
 /* Unit tests for shared/mw_link.c, the framed TCP link between the agents
  * and the collector. */
 #include <check.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "mw_link.h"
@@ -51,6 +56,63 @@ START_TEST(test_link_loopback)
 }
 END_TEST
 
+static int sockopt(int fd, int level, int name)
+{
+	int v = -1;
+	socklen_t l = sizeof v;
+	ck_assert_int_eq(getsockopt(fd, level, name, &v, &l), 0);
+	return v;
+}
+
+/* The liveness setting: on, keepalive after s/3, probes every s/5 (at least
+ * 1 s each), TCP_USER_TIMEOUT s; off, keepalive at the kernel's defaults and
+ * no user timeout. */
+START_TEST(test_link_liveness)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(mw_link_liveness_fd(fd, 6), 0);
+	ck_assert_int_eq(sockopt(fd, SOL_SOCKET, SO_KEEPALIVE), 1);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE), 2);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL), 1);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT), 6000);
+	ck_assert_int_eq(mw_link_liveness_fd(fd, 30), 0);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE), 10);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL), 6);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPCNT), 5);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT), 30000);
+	ck_assert_int_eq(mw_link_liveness_fd(fd, 0.5), 0); /* at least 1 s each */
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE), 1);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL), 1);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT), 500);
+	ck_assert_int_eq(mw_link_liveness_fd(fd, 0), 0); /* off */
+	ck_assert_int_eq(sockopt(fd, SOL_SOCKET, SO_KEEPALIVE), 1);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT), 0);
+	close(fd);
+}
+END_TEST
+
+/* Connect errors are told as what they mean: a port nothing listens on, a
+ * name that does not resolve. */
+START_TEST(test_link_connect_errors)
+{
+	uint16_t port = 0;
+	int lfd = mw_link_listen(27400, 50, &port);
+	char path[64];
+	ck_assert_int_ge(lfd, 0);
+	close(lfd); /* now nothing listens there */
+	ck_assert_ptr_null(mw_link_connect("127.0.0.1", port, 2.0));
+	ck_assert_int_eq(errno, ECONNREFUSED);
+	ck_assert_ptr_nonnull(strstr(mw_link_connect_hint(errno), "nothing listens on the port"));
+	ck_assert_ptr_null(mw_link_connect("no-such-host.invalid", port, 2.0));
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_ptr_nonnull(strstr(mw_link_connect_hint(errno), "does not resolve"));
+	ck_assert_int_eq(mw_link_error_path(path, sizeof path, "/r", "n2"), 0);
+	ck_assert_str_eq(path, "/r/logs/link-error-n2.txt");
+	ck_assert_int_eq(mw_link_error_path(path, 8, "/r", "n2"), -1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("link");
@@ -58,6 +120,8 @@ int main(void)
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_link_loopback);
+	tcase_add_test(tc, test_link_liveness);
+	tcase_add_test(tc, test_link_connect_errors);
 	suite_add_tcase(s, tc);
 	return mw_unit_run(s);
 }
