@@ -342,6 +342,10 @@ START_TEST(test_joblog_scan)
 	ck_assert_int_eq(col_joblog_scan(&s, path), 0); /* known already: not added twice */
 	unlink(path);
 	ck_assert_int_eq(col_joblog_scan(&s, path), -1);
+	col_state_free(&s);
+}
+END_TEST
+
 /* Link errors: one per node (the last replaces), one line of text, in
  * report.json (valid against the schema) and as report.txt lines. */
 START_TEST(test_link_errors)
