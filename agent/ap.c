@@ -246,7 +246,8 @@ static void take_frames(struct ag_ap *ap)
 		ap->q = q;
 		ap->q[ap->nq++] = m;
 	}
-	memmove(ap->in, ap->in + off, ap->inlen - off);
+	if (off)
+		memmove(ap->in, ap->in + off, ap->inlen - off);
 	ap->inlen -= off;
 }
 
@@ -296,7 +297,8 @@ int ag_ap_flush(struct ag_ap *ap, int (*send)(const struct mw_hb_msg *m, void *a
 		mw_hb_msg_free(&ap->q[k]);
 		k++;
 	}
-	memmove(ap->q, ap->q + k, (ap->nq - k) * sizeof *ap->q);
+	if (k) /* (q is NULL while nothing was ever queued) */
+		memmove(ap->q, ap->q + k, (ap->nq - k) * sizeof *ap->q);
 	ap->nq -= k;
 	return (int)k;
 }
