@@ -37,16 +37,16 @@ like "$port" '^[0-9]+$' "collector listening (port $port)"
 "$agent" --job 4242 --node "$host" --rundir "$d/run" --collector 127.0.0.1:$port --ports 1 \
     --timeout 2 --job-check 0 --auth-file "$d/other-token" --log "$d/forged.log" &
 fpid=$!
-wait_until 20 "grep -q 'refused us' '$d/forged.log'"
-like "$(cat "$d/forged.log")" "refused us: not authenticated: wrong token" "an agent with the wrong token is refused"
+wait_until 20 "grep -q 'refused the agent' '$d/forged.log'"
+like "$(cat "$d/forged.log")" "refused the agent of node $host: not authenticated: wrong token" "an agent with the wrong token is refused"
 kill $fpid; wait $fpid 2>/dev/null
 
 # --- an agent of another job is refused
 "$agent" --job 4243 --node "$host" --rundir "$d/run" --collector 127.0.0.1:$port --ports 1 \
     --timeout 2 --job-check 0 --auth-file "$d/token" --log "$d/wrong.log" &
 wpid=$!
-wait_until 20 "grep -q 'refused us' '$d/wrong.log'"
-like "$(cat "$d/wrong.log")" "refused us: this collector serves job 4242, not 4243" "an agent of another job is refused"
+wait_until 20 "grep -q 'refused the agent' '$d/wrong.log'"
+like "$(cat "$d/wrong.log")" "refused the agent of node $host: this collector serves job 4242, not 4243" "an agent of another job is refused"
 kill $wpid; wait $wpid 2>/dev/null
 
 # --- garbage on the port
