@@ -322,7 +322,8 @@ enum { HS_CONNECT, HS_NO_CHALLENGE, HS_REFUSED, HS_NO_WELCOME, HS_SEND };
  * welcome), within connect_s for the TCP connect and the handshake_timeout
  * setting for each step; the link gets the liveness setting (every link:
  * to the collector and to a CP).  Return the link, or NULL with *stage
- * telling where it failed (HS_CONNECT: errno set) and why[] in words. */
+ * telling where it failed: HS_CONNECT with errno set (why[] untouched), else
+ * why[] in words. */
 static struct mw_link *handshake(struct agent *a, const char *host, uint16_t port, double connect_s, int *stage,
 				 char *why, size_t whylen)
 {
@@ -333,9 +334,8 @@ static struct mw_link *handshake(struct agent *a, const char *host, uint16_t por
 	int rc;
 	if (!l) {
 		int err = errno;
-		*stage = HS_CONNECT;
+		*stage = HS_CONNECT; /* why[] untouched: the caller keeps an earlier port's reason */
 		mw_debug("connect %s:%u: %s", host, port, strerror(err));
-		snprintf(why, whylen, "%s", mw_link_connect_hint(err));
 		errno = err;
 		return NULL;
 	}
@@ -426,7 +426,7 @@ static void try_connect(struct agent *a)
 			return;
 		}
 		mw_warn("cannot attach to %s at %s:%u (%s): trying the next one up", ag_tree_parent_name(a->tree),
-			host, tport, why);
+			host, tport, stage == HS_CONNECT ? mw_link_connect_hint(errno) : why);
 		ag_tree_lost_parent(a->tree);
 	}
 	why[0] = 0;
@@ -525,7 +525,7 @@ static void tree_move(struct agent *a)
 			return;
 		}
 		mw_warn("cannot attach to %s at %s:%u (%s): trying the next one up", ag_tree_parent_name(a->tree),
-			host, port, why);
+			host, port, stage == HS_CONNECT ? mw_link_connect_hint(errno) : why);
 		ag_tree_lost_parent(a->tree);
 	}
 	mw_warn("tree: no CP answered: staying on the collector");
