@@ -9,10 +9,10 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/lab.sh"
 . "$(dirname "$0")/lib/collector.sh"
+. "$(dirname "$0")/lib/liveness.sh"
 
 plan no_plan
 lab_require 3
-prog=$(lab_prog openmpi col_steady)
 schema=$MW_LAB_REPO/doc/schemas/report.schema.json
 coll=$MW_LAB_REPO/build/bin/mpiwatch-collector
 ports=7300-7804 # every collector port of the lab's port_base (7300 + JOBID % 500, 5 tries)
@@ -25,18 +25,8 @@ gw=198.18.$MW_LAB_ID.250 # nobody there
 ok_cmd "n3: the collector's ports lead to a gateway that does not exist ($gw)" \
     sh -c "ip -n $(ns n3) route add 198.18.$MW_LAB_ID.0/24 via $gw dev eth0 onlink table 77 && ip -n $(ns n3) rule add ipproto tcp dport $ports table 77"
 
-dir=$(lab_tmpdir mwuser1)
-cd "$dir" || BAIL_OUT "cd $dir"
-jid=$(lab_sbatch mwuser1 -N3 -n6 -w "n[1-3]" --mpiwatch=timeout=2 -o "$dir/job.out" \
-    --wrap "srun --mpi=pmix $prog 20; echo srun-exit=\$?")
-like "$jid" '^[0-9]+$' "a 20 s job on n[1-3] submitted"
-tap_cleanup "scancel $jid 2>/dev/null"
-st=$(lab_job_wait "$jid" 180)
-is "$st" COMPLETED "the job completes"
-like "$(cat "$dir/job.out")" "steady done" "the program's own output is complete"
-like "$(cat "$dir/job.out")" "srun-exit=0" "srun exits 0"
-
-out=$dir/mpiwatch-$jid
+live_steady_unharmed 20
+dir=$live_dir jid=$live_jid out=$live_out
 wait_for 30 "grep -q 'agent stopping' '$out/logs/mpiwatch-agent-n2.log' && grep -q 'agent stopping' '$out/logs/mpiwatch-agent-n3.log'"
 like "$(cat "$out/logs/mpiwatch-agent-n2.log")" "cannot reach the collector of job $jid at n1:[0-9]+-[0-9]+ from node n2: no route to the collector's node" \
     "n2's agent log: the collector cannot be reached, no route"

@@ -8,28 +8,18 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/lab.sh"
 . "$(dirname "$0")/lib/collector.sh"
+. "$(dirname "$0")/lib/liveness.sh"
 
 plan no_plan
 lab_require 3
-prog=$(lab_prog openmpi col_steady)
 schema=$MW_LAB_REPO/doc/schemas/report.schema.json
 coll=$MW_LAB_REPO/build/bin/mpiwatch-collector
 tap_cleanup "'$MW_LAB_T/lab/exec' n3 hostname n3"
 ok_cmd "n3's host name set to n3x" "$MW_LAB_T/lab/exec" n3 hostname n3x
 is "$("$MW_LAB_T/lab/exec" n3 hostname)" n3x "n3 now calls itself n3x"
 
-dir=$(lab_tmpdir mwuser1)
-cd "$dir" || BAIL_OUT "cd $dir"
-jid=$(lab_sbatch mwuser1 -N3 -n6 -w "n[1-3]" --mpiwatch=timeout=2 -o "$dir/job.out" \
-    --wrap "srun --mpi=pmix $prog 12; echo srun-exit=\$?")
-like "$jid" '^[0-9]+$' "a 12 s job on n[1-3] submitted"
-tap_cleanup "scancel $jid 2>/dev/null"
-st=$(lab_job_wait "$jid" 180)
-is "$st" COMPLETED "the job completes"
-like "$(cat "$dir/job.out")" "steady done" "the program's own output is complete"
-like "$(cat "$dir/job.out")" "srun-exit=0" "srun exits 0"
-
-out=$dir/mpiwatch-$jid
+live_steady_unharmed 12
+dir=$live_dir jid=$live_jid out=$live_out
 wait_for 30 "grep -q 'agent stopping' '$out/logs/mpiwatch-agent-n3x.log'"
 like "$(cat "$out/logs/mpiwatch-agent-n3x.log")" "the collector at n1:[0-9]+ refused the agent of node n3x: node n3x is not in job $jid" \
     "n3's agent log: refused, its name n3x is not in the job"
