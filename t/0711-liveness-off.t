@@ -13,7 +13,7 @@ plan no_plan
 nl=$'\n'
 lab_require 3
 col_storm_raise
-live_plugin_args liveness=0
+col_plugin_args liveness=0
 
 live_kill_scenario n3 timeout=10
 ev=$(live_events "$live_rep")

@@ -123,5 +123,5 @@ col_plugin_args() {
     saved=$(cat "$conf")
     tap_cleanup "printf '%s\n' '$saved' > '$conf'"
     printf '%s %s\n' "$(head -n1 "$conf")" "$*" >"$conf"
-    like "$(cat "$conf")" " $* *\$" "plugin line with $*"
+    like "$(cat "$conf")" " $*\$" "plugin line with $*"
 }

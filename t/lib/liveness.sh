@@ -1,17 +1,6 @@
 # Helpers for the link liveness tests (t/0710-0719, issue 13).  Source after
 # tap.sh, lab.sh and collector.sh.
 
-# live_plugin_args ARGS...: add site arguments to the lab's plugin line for
-# this test (restored at the end).  One test.
-live_plugin_args() {
-    local conf=$MW_LAB_DIR/plugstack.conf.d/mpiwatch.conf saved
-    [ -r "$conf" ] || BAIL_OUT "the lab has no mpiwatch plugin line ($conf)"
-    saved=$(head -n1 "$conf")
-    tap_cleanup "printf '%s\n' '$saved' > '$conf'"
-    printf '%s %s\n' "$saved" "$*" >"$conf"
-    like "$(cat "$conf")" " $*\$" "plugin line with $*"
-}
-
 # live_kill_scenario NODE MPIWATCH_ARG: a 3-node, 6-rank col_steady job of
 # mwuser1 (--mpiwatch=MPIWATCH_ARG, --no-requeue) on n[1-3]; once its 3
 # agents are connected and the ranks run, t/lab/kill-node NODE; wait for the
