@@ -84,6 +84,7 @@ struct collector {
 	size_t nretry;
 	double status_at;     /* when it was last refreshed for that */
 	double mpierr_grace_until; /* waiting (once) for the MPI library's line, 0 = not yet */
+	double settle_until;  /* waiting (once) for the other ranks' ends, 0 = not yet */
 	char joblog[4200];    /* the batch job's output file (joblog.h), "" not known */
 	int joblog_asked;     /* Slurm was asked for it */
 };
@@ -832,6 +833,46 @@ static void read_job_output(struct collector *c)
 					   "crash report in %.300s", n, c->joblog);
 }
 
+/* A signal a launcher or Slurm sends to the remaining ranks of a job whose
+ * one rank failed: a rank killed by it is most often not the first failure. */
+static int killed_from_outside(const struct col_rank *x)
+{
+	return x->exit_signal == SIGKILL || x->exit_signal == SIGTERM;
+}
+
+/* Whether the verdict waits a moment for the other ranks' ends: a rank was
+ * killed from outside (SIGKILL, SIGTERM) while other ranks have not been
+ * seen ending.  The launcher kills the survivors as soon as one rank fails,
+ * and their ends may reach us before the first failure does (its node's
+ * agent sees the end a few ticks later): deciding then would blame the
+ * killed ranks and leave out the one that failed.  The wait is once and
+ * bounded (SETTLE_S: the agent's three ticks, at most 0.5 s each, and the
+ * way here). */
+#define SETTLE_S 2.0
+static int wait_for_settle(struct collector *c)
+{
+	struct col_state *s = &c->s;
+	double now = mw_now();
+	long killed = -1, open = -1;
+	if (c->settle_until > 0)
+		return now < c->settle_until;
+	for (size_t i = 0; i < s->size; i++) {
+		const struct col_rank *x = &s->ranks[i];
+		int ended = x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED;
+		if (ended && killed < 0 && killed_from_outside(x))
+			killed = (long)i;
+		if (!ended && x->state != MW_HB_S_FINALIZED && open < 0)
+			open = (long)i;
+	}
+	if (killed < 0 || open < 0)
+		return 0;
+	c->settle_until = now + SETTLE_S;
+	col_state_event(s, "note", "rank %ld was killed by signal %d (%s), most often sent to the rest of "
+				   "a job after one rank failed: waiting up to %.0f s for the other ranks' ends",
+			killed, s->ranks[killed].exit_signal, s->ranks[killed].exit_signal == SIGKILL ? "SIGKILL" : "SIGTERM", SETTLE_S);
+	return 1;
+}
+
 /* Whether the verdict waits a moment for the MPI library's own error line:
  * the launcher's output is read beside the report (OUTDIR/mpi-errors.txt
  * exists: "mpiwatch run"), a rank ended inside an MPI call without a signal
@@ -865,8 +906,8 @@ static int wait_for_mpi_error(struct collector *c)
 		return 0;
 	long first = -1;
 	for (size_t i = 0; i < s->size; i++)
-		if (s->ranks[i].exit_signal > 0)
-			return 0; /* a rank killed by a signal: a crash, not the library */
+		if (s->ranks[i].exit_signal > 0 && !killed_from_outside(&s->ranks[i]))
+			return 0; /* a rank killed by its own signal: a crash, not the library */
 	for (size_t i = 0; i < s->size; i++) {
 		const struct col_rank *x = &s->ranks[i];
 		if ((x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED) && x->call[0] &&
@@ -953,6 +994,10 @@ static void evaluate(struct collector *c)
 		col_state_event(s, "note", "the suspected hang is over after %.0f s: the ranks moved on "
 					   "(slow, not stuck)", mw_now() - s->stuck_since_mono);
 		s->stuck_since_mono = 0;
+	}
+	if (res.verdict == COL_V_SOFTWARE && wait_for_settle(c)) {
+		schedule(c, c->settle_until - mw_now() + 0.05);
+		return;
 	}
 	if (res.verdict == COL_V_SOFTWARE && wait_for_mpi_error(c)) {
 		schedule(c, c->mpierr_grace_until - mw_now() + 0.05);
@@ -1615,7 +1660,7 @@ int col_run(struct col_opts *o)
 			o->probe_budget_s = 1.5;
 		o->action = COL_ACT_REPORT; /* the job is ending anyway */
 		col_state_event(&c.s, "note", "stopping with unevaluated heartbeats: evaluating now");
-		c.mpierr_grace_until = 1; /* no more waiting: the job is over */
+		c.mpierr_grace_until = c.settle_until = 1; /* no more waiting: the job is over */
 		read_mpi_errors(&c);
 		evaluate(&c);
 	} else if (!c.s.have_res && c.s.st.heartbeats > 0) {
