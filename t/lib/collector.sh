@@ -101,13 +101,16 @@ lab_node_procs() {
 }
 
 # col_end_and_revive JOB NODE: cancel JOB, revive the killed NODE and resume
-# it, so that later tests find it idle.  One test.
+# it, so that later tests find it idle.  One test.  The node is revived
+# before the job's end is awaited: its fresh slurmd tells slurmctld at once
+# that the job is gone there (a dead node kept the cancelled job COMPLETING
+# for about a minute, until Slurm gave up on it).
 col_end_and_revive() {
     local jid=$1 node=$2
     scancel "$jid"
-    lab_job_wait "$jid" 120 >/dev/null
     lab_revive_node "$node" >/dev/null 2>&1
     "$MW_LAB_REPO/build/bin/mpiwatch" resume "$node" >/dev/null 2>&1
+    lab_job_wait "$jid" 120 >/dev/null
     wait_for 120 "lab_node_is $node idle"
     is "$(lab_node_state "$node")" idle "$node is idle again after revive + mpiwatch resume"
 }
