@@ -786,6 +786,7 @@ static void on_message(struct agent *a, struct mw_hb_msg *m)
 			a->move = 1; /* the main loop moves us into the tree */
 	} else if (m->type == MW_HB_APREQ) {
 		ag_ap_request(a->ap, &m->u.apreq);
+		ag_tree_apreq(a->tree, m);
 	} else {
 		mw_debug("ignoring a %s message from the collector", mw_hb_type_name(m->type));
 	}

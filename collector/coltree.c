@@ -267,6 +267,48 @@ static int find_node(const struct col_state *s, const char *name)
 	return -1;
 }
 
+/* The CP serving node now (its actual parent), -1 for none (the
+ * collector's direct link, or not attached). */
+static int served_by(const struct col_tree *t, const struct col_state *s, int node)
+{
+	return t->n[node].via[0] ? find_node(s, t->n[node].via) : -1;
+}
+
+int col_tree_speaks_for(const struct col_tree *t, const struct col_state *s, int link_node, int node)
+{
+	if (link_node < 0 || node < 0 || (size_t)node >= s->nnodes)
+		return 0;
+	if (link_node == node)
+		return 1;
+	if (!t || (size_t)node >= t->nnodes)
+		return 0;
+	/* Up the chain of CPs that serve node now, as their CHILD frames
+	 * said (each CP authenticated the child it names). */
+	for (size_t hops = 0, x = (size_t)node; hops < t->nnodes; hops++) {
+		int up = served_by(t, s, (int)x);
+		if (up < 0)
+			return 0;
+		if (up == link_node)
+			return 1;
+		x = (size_t)up;
+	}
+	return 0;
+}
+
+int col_tree_top(const struct col_tree *t, const struct col_state *s, int node)
+{
+	int x = node;
+	if (!t || node < 0 || (size_t)node >= t->nnodes)
+		return node;
+	for (size_t hops = 0; hops < t->nnodes; hops++) {
+		int up = served_by(t, s, x);
+		if (up < 0)
+			return x;
+		x = up;
+	}
+	return node; /* a loop in what the CPs said: its own link, if any */
+}
+
 int col_tree_child(struct col_tree *t, struct col_state *s, const struct mw_hb_child *c)
 {
 	int node = find_node(s, c->node);

@@ -43,6 +43,17 @@ int col_tree_is_cp(const struct col_tree *t, int node);
 /* Whether node's agent is attached in the tree (not on a direct link). */
 int col_tree_in_tree(const struct col_tree *t, int node);
 
+/* Whether the direct link of link_node may speak for node: it is node's
+ * own, or node is attached below it (link_node is on the chain of CPs that
+ * serve node now, as their CHILD frames said).  t NULL (the star): only
+ * its own.  The one rule for what comes up the tree on a node's behalf
+ * (APOUT). */
+int col_tree_speaks_for(const struct col_tree *t, const struct col_state *s, int link_node, int node);
+
+/* The node whose direct link reaches node now: node itself when it is not
+ * attached below a CP (t NULL: always), else the top CP of its chain. */
+int col_tree_top(const struct col_tree *t, const struct col_state *s, int node);
+
 /* The agent of node said hello on a direct link (again: after its CPs
  * were lost, a re-attachment to the collector). */
 void col_tree_hello(struct col_tree *t, struct col_state *s, int node);
