@@ -52,11 +52,29 @@ struct col_tree {
 	unsigned long agg_frames, agg_events, agg_dups, direct_dups, child_frames;
 };
 
-struct col_tree *col_tree_plan(const struct col_state *s, long threshold, long fanout, long cps)
+void col_tree_factors(const struct mw_probe_result *r, struct mwt_factors *f)
+{
+	f->load = f->mem_free_mb = f->rtt_ms = -1;
+	f->cores = 0;
+	if (r->state != MW_PROBE_ALIVE && r->state != MW_PROBE_DEGRADED) {
+		f->health = MWT_HEALTH_DOWN; /* no answer: the worst membership (mwt_fuzzy_rank) */
+		return;
+	}
+	f->health = r->state == MW_PROBE_ALIVE ? MWT_HEALTH_OK : MWT_HEALTH_DEGRADED;
+	f->rtt_ms = r->rtt_ms > 0 ? r->rtt_ms : -1;
+	if (r->has_factors) {
+		f->load = r->f.load;
+		f->mem_free_mb = r->f.mem_free_mb;
+		f->cores = r->f.cores;
+	}
+}
+
+struct col_tree *col_tree_plan(const struct col_state *s, long threshold, long fanout, long cps,
+			       const struct mwt_factors *factors)
 {
 	struct mwt_host *hosts = NULL;
 	struct mwt_plan p = {0};
-	struct mwt_plan_opts po = {MWT_AVERAGE, (int)fanout, -1, NULL};
+	struct mwt_plan_opts po = {factors ? MWT_FUZZY : MWT_AVERAGE, (int)fanout, -1, NULL};
 	struct col_tree *t = NULL;
 	char err[300];
 	int *be_host = NULL, *ibe_host = NULL, *ibe_cp = NULL, *out = NULL;
@@ -70,6 +88,8 @@ struct col_tree *col_tree_plan(const struct col_state *s, long threshold, long f
 	for (size_t i = 0; i < s->nnodes; i++) {
 		snprintf(hosts[i].name, sizeof hosts[i].name, "%s", s->nodes[i].name);
 		hosts[i].be = 1;
+		if (factors)
+			hosts[i].f = factors[i];
 	}
 	if (cps > 0)
 		po.ncp = (int)(cps < (long)s->nnodes ? cps : (long)s->nnodes); /* one agent per node: one CP each at most */
@@ -131,8 +151,15 @@ struct col_tree *col_tree_plan(const struct col_state *s, long threshold, long f
 		t->n[be_host[b]].up = ibe_host[out[b]];
 		t->n[ibe_host[out[b]]].has_children = 1;
 	}
-	mw_info("tree: %zu node(s) > threshold %ld: %zu CP(s), fanout %ld, depth %d", s->nnodes, threshold, p.ncp,
-		fanout, p.depth);
+	mw_info("tree: %zu node(s) > threshold %ld: %zu CP(s), fanout %ld, depth %d, %s placement", s->nnodes,
+		threshold, p.ncp, fanout, p.depth, factors ? "fuzzy" : "average");
+	for (size_t k = 0; factors && p.rank && p.eval && k < s->nnodes; k++) {
+		const struct mwt_eval *e = &p.eval[p.rank[k]];
+		mw_info("tree: fuzzy rank %zu: %s, %s (B = good %.3f, fair %.3f, poor %.3f)%s", k + 1,
+			s->nodes[p.rank[k]].name, mwt_judgement_name(e->judgement), e->b[MWT_J_GOOD],
+			e->b[MWT_J_FAIR], e->b[MWT_J_POOR],
+			factors[p.rank[k]].health == MWT_HEALTH_DOWN ? ", its nodehealthd did not answer" : "");
+	}
 	goto out;
 fail:
 	col_tree_free(t);

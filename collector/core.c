@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "ap.h"
+#include "mwt_plan.h"
 #include "auth.h"
 #include "colstate.h"
 #include "coltree.h"
@@ -142,6 +143,7 @@ int col_opts_set_job(struct col_opts *o, const struct mw_jobconf *jc)
 	o->tree_threshold = jc->tree_threshold;
 	o->tree_fanout = jc->tree_fanout;
 	o->tree_cps = jc->tree_cps;
+	o->tree_strategy = jc->tree_strategy;
 	o->port = (uint16_t)(jc->port ? jc->port : jc->port_base);
 	o->liveness_s = jc->liveness;
 	return 0;
@@ -1387,6 +1389,45 @@ static void on_dump(struct collector *c, struct mw_hb_msg *m)
 	}
 }
 
+/* The fuzzy placement's factor set (tree_strategy=fuzzy, a job above the
+ * tree threshold): one probe round of every node's nodehealthd at
+ * start-up (at most COL_FUZZY_BUDGET s), each reply made factors by
+ * col_tree_factors.  Return them (malloc'd, s->nnodes), or NULL for the
+ * average placement. */
+#define COL_FUZZY_BUDGET 1.0
+static struct mwt_factors *fuzzy_factors(struct collector *c)
+{
+	struct col_state *s = &c->s;
+	const char **names;
+	struct mw_probe_result *out;
+	struct mwt_factors *f = NULL;
+	int alive;
+
+	if (c->o->tree_strategy != MWT_FUZZY || s->nnodes <= (size_t)c->o->tree_threshold)
+		return NULL;
+	names = calloc(s->nnodes, sizeof *names);
+	out = calloc(s->nnodes, sizeof *out);
+	f = calloc(s->nnodes, sizeof *f);
+	if (!names || !out || !f) {
+		free(f);
+		f = NULL;
+		goto out;
+	}
+	for (size_t i = 0; i < s->nnodes; i++)
+		names[i] = s->nodes[i].name;
+	alive = mw_probe_nodes(names, NULL, s->nnodes, c->o->probe_port,
+			       c->o->probe_budget_s < COL_FUZZY_BUDGET ? c->o->probe_budget_s : COL_FUZZY_BUDGET,
+			       c->o->probe_tries, out);
+	for (size_t i = 0; i < s->nnodes; i++)
+		col_tree_factors(&out[i], &f[i]);
+	mw_info("tree: fuzzy placement: %d of %zu node(s) answered the start-up probe", alive < 0 ? 0 : alive,
+		s->nnodes);
+out:
+	free(names);
+	free(out);
+	return f;
+}
+
 /* col_tree_beat_fn: a heartbeat out of an aggregate. */
 static void agg_beat(void *arg, int node, const struct mw_hb_beat *b)
 {
@@ -1585,7 +1626,11 @@ int col_run(struct col_opts *o)
 			col_state_node(&c.s, hl.host[i]);
 		mw_hostlist_free(&hl);
 		/* Above the threshold: the tree overlay (doc/tree.md). */
-		c.tree = col_tree_plan(&c.s, o->tree_threshold, o->tree_fanout, o->tree_cps);
+		{
+			struct mwt_factors *f = fuzzy_factors(&c);
+			c.tree = col_tree_plan(&c.s, o->tree_threshold, o->tree_fanout, o->tree_cps, f);
+			free(f);
+		}
 		c.s.tree = c.tree;
 	}
 	if (o->ranks > 0 && col_state_grow(&c.s, (size_t)o->ranks) < 0) {
