@@ -1238,6 +1238,9 @@ static void on_beat(struct collector *c, int node, const struct mw_hb_beat *b)
 
 	s->st.heartbeats++;
 	s->st.beats_by_state[b->state]++;
+	/* --verbose: when it counted, on the machine's monotonic clock
+	 * (bench/tree-agents: leaf-to-collector latency). */
+	mw_debug("heartbeat: rank %d seq %u counted at %.6f", b->rank, b->seq, mw_now());
 	if (s->decided && b->rank < (int32_t)s->size && s->ranks[b->rank].state == 0 &&
 	    (b->state == MW_HB_S_IN_MPI || b->state == MW_HB_S_COMPUTING)) {
 		/* A rank not seen before that got stuck too (a crash's peers
