@@ -155,10 +155,16 @@ struct col_tree *col_tree_plan(const struct col_state *s, long threshold, long f
 		threshold, p.ncp, fanout, p.depth, factors ? "fuzzy" : "average");
 	for (size_t k = 0; factors && p.rank && p.eval && k < s->nnodes; k++) {
 		const struct mwt_eval *e = &p.eval[p.rank[k]];
-		mw_info("tree: fuzzy rank %zu: %s, %s (B = good %.3f, fair %.3f, poor %.3f)%s", k + 1,
-			s->nodes[p.rank[k]].name, mwt_judgement_name(e->judgement), e->b[MWT_J_GOOD],
-			e->b[MWT_J_FAIR], e->b[MWT_J_POOR],
-			factors[p.rank[k]].health == MWT_HEALTH_DOWN ? ", its nodehealthd did not answer" : "");
+		const struct mwt_factors *x = &factors[p.rank[k]];
+		if (x->health == MWT_HEALTH_DOWN)
+			mw_info("tree: fuzzy rank %zu: %s, %s (B = good %.3f, fair %.3f, poor %.3f): its nodehealthd "
+				"did not answer", k + 1, s->nodes[p.rank[k]].name, mwt_judgement_name(e->judgement),
+				e->b[MWT_J_GOOD], e->b[MWT_J_FAIR], e->b[MWT_J_POOR]);
+		else
+			mw_info("tree: fuzzy rank %zu: %s, %s (B = good %.3f, fair %.3f, poor %.3f): load %.2f, "
+				"%.0f MiB free, %d core(s), %s, round-trip %.2f ms", k + 1, s->nodes[p.rank[k]].name,
+				mwt_judgement_name(e->judgement), e->b[MWT_J_GOOD], e->b[MWT_J_FAIR], e->b[MWT_J_POOR],
+				x->load, x->mem_free_mb, x->cores, mwt_health_name(x->health), x->rtt_ms);
 	}
 	goto out;
 fail:
