@@ -16,12 +16,7 @@ lab_require 4
 prog=$(lab_prog openmpi col_deadlock)
 dir=$(lab_tmpdir mwuser1)
 cd "$dir" || BAIL_OUT "cd $dir"
-nhd_pid() { cat "$MW_LAB_DIR/nodes/$1/nodehealthd.pid" 2>/dev/null; }
-tap_cleanup "lab_exec n2 '$MW_LAB_T/lab/node.d/50-nodehealthd' start n2 >/dev/null 2>&1"
-p=$(nhd_pid n2)
-like "$p" '^[0-9]+$' "nodehealthd runs on n2"
-kill -KILL "$p"
-ok $? "nodehealthd on n2 SIGKILLed"
+lab_nhd_kill n2
 
 jid=$(lab_sbatch mwuser1 -N4 -n4 --mpiwatch=timeout=2,tree_threshold=2,tree_fanout=2,tree_strategy=fuzzy \
     -o "$dir/job.out" --wrap "srun --mpi=pmix $prog")

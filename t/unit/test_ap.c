@@ -663,6 +663,17 @@ END_TEST
 
 /* ------------------------------------------------- the tree (coltree.c) */
 
+/* A job's state on nodes n1..n4. */
+static void four_nodes(struct col_state *st)
+{
+	col_state_init(st, "77");
+	for (int i = 1; i <= 4; i++) {
+		char n[8];
+		snprintf(n, sizeof n, "n%d", i);
+		col_state_node(st, n);
+	}
+}
+
 /* Who may speak for a node in a tree job: its own link, or the link of a
  * CP on the chain that serves it now (CHILD frames); an APREQ for a node
  * goes over the link of the top of that chain. */
@@ -671,12 +682,7 @@ START_TEST(test_tree_speaks_for)
 	struct col_state st;
 	struct col_tree *t;
 	struct mw_hb_child ch = {0};
-	col_state_init(&st, "77");
-	for (int i = 1; i <= 4; i++) {
-		char n[8];
-		snprintf(n, sizeof n, "n%d", i);
-		col_state_node(&st, n);
-	}
+	four_nodes(&st);
 	/* 4 nodes, threshold 2, fanout 2: CPs on n1, n2; n3 under n1, n4 under n2. */
 	t = col_tree_plan(&st, 2, 2, 0, NULL);
 	ck_assert_ptr_nonnull(t);
@@ -743,12 +749,7 @@ START_TEST(test_tree_fuzzy_startup)
 	ck_assert(fabs(ev[2].b[MWT_J_GOOD] - 0.40) < 1e-9 && fabs(ev[2].b[MWT_J_FAIR] - 0.45) < 1e-9);
 	ck_assert(fabs(ev[3].b[MWT_J_FAIR] - 0.9) < 1e-9);
 
-	col_state_init(&st, "77");
-	for (int i = 1; i <= 4; i++) {
-		char n[8];
-		snprintf(n, sizeof n, "n%d", i);
-		col_state_node(&st, n);
-	}
+	four_nodes(&st);
 	/* 2 CPs: on the two best, n1 and n3, not on the silent n2 (the
 	 * average strategy puts them on n1 and n2). */
 	t = col_tree_plan(&st, 2, 2, 2, f);
