@@ -249,6 +249,9 @@ static void flush_rank(struct agent *a, struct ag_rank *x)
 			return;
 		x->beat_unsent = 0;
 		a->beats_sent++;
+		/* --verbose: the send time, on the machine's monotonic clock
+		 * (bench/tree-agents pairs it with the collector's). */
+		mw_debug("heartbeat: rank %d seq %u sent at %.6f", x->rank, m.u.beat.seq, mw_now());
 		mw_info("heartbeat: rank %d %s%s%s (idle %.1f s)", x->rank,
 			mw_hb_state_name(x->beat.state), x->beat.call[0] ? " in " : "", x->beat.call,
 			x->beat.idle_s);
@@ -787,6 +790,7 @@ static void on_message(struct agent *a, struct mw_hb_msg *m)
 			a->move = 1; /* the main loop moves us into the tree */
 	} else if (m->type == MW_HB_APREQ) {
 		ag_ap_request(a->ap, &m->u.apreq);
+		ag_tree_apreq(a->tree, m);
 	} else {
 		mw_debug("ignoring a %s message from the collector", mw_hb_type_name(m->type));
 	}

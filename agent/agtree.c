@@ -108,6 +108,15 @@ void ag_tree_dumpreq(struct ag_tree *t, const struct mw_hb_msg *m)
 		mwt_cp_dumpreq(t->cp, m);
 }
 
+/* Auxiliary processes through the tree: an APREQ goes on down (the
+ * agent's own round is ag_ap_request's), an APOUT of a child up
+ * (mwt_cp.c). */
+void ag_tree_apreq(struct ag_tree *t, const struct mw_hb_msg *m)
+{
+	if (t && t->cp)
+		mwt_cp_apreq(t->cp, m);
+}
+
 size_t ag_tree_pollfds(struct ag_tree *t, struct pollfd *p, size_t max)
 {
 	return t && t->cp ? mwt_cp_pollfds(t->cp, p, max) : 0;

@@ -50,6 +50,10 @@ void ag_tree_uplink(struct ag_tree *t);
 /* A DUMPREQ from above: a CP passes it down to its children. */
 void ag_tree_dumpreq(struct ag_tree *t, const struct mw_hb_msg *m);
 
+/* An APREQ from the parent: a CP sends it on down the subtrees that hold
+ * the nodes it names (all when it names none); t NULL or no CP: nothing. */
+void ag_tree_apreq(struct ag_tree *t, const struct mw_hb_msg *m);
+
 /* The CP's sockets for poll() (0 when none), then what poll() said. */
 size_t ag_tree_pollfds(struct ag_tree *t, struct pollfd *p, size_t max);
 void ag_tree_serve(struct ag_tree *t, const struct pollfd *p, size_t n, double now);

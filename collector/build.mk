@@ -43,5 +43,5 @@ $(B)/fuzz/fuzz_joblog: collector/joblog.c analyze/dl_crash.c $(wildcard collecto
 # file, the agent's round (agent/ap.c) and the collector's (collector/ap.c).
 UNIT_TESTS += $(B)/t/test_ap
 $(B)/t/test_ap: $(B)/obj/agent/ap.o $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwtree.a
-$(B)/t/test_ap: CPPFLAGS += -Icollector -Iagent
+$(B)/t/test_ap: CPPFLAGS += -Icollector -Iagent -Itree
 UNIT_LIBS_test_ap := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS)

@@ -52,11 +52,29 @@ struct col_tree {
 	unsigned long agg_frames, agg_events, agg_dups, direct_dups, child_frames;
 };
 
-struct col_tree *col_tree_plan(const struct col_state *s, long threshold, long fanout, long cps)
+void col_tree_factors(const struct mw_probe_result *r, struct mwt_factors *f)
+{
+	f->load = f->mem_free_mb = f->rtt_ms = -1;
+	f->cores = 0;
+	if (r->state != MW_PROBE_ALIVE && r->state != MW_PROBE_DEGRADED) {
+		f->health = MWT_HEALTH_DOWN; /* no answer: the worst membership (mwt_fuzzy_rank) */
+		return;
+	}
+	f->health = r->state == MW_PROBE_ALIVE ? MWT_HEALTH_OK : MWT_HEALTH_DEGRADED;
+	f->rtt_ms = r->rtt_ms > 0 ? r->rtt_ms : -1;
+	if (r->has_factors) {
+		f->load = r->f.load;
+		f->mem_free_mb = r->f.mem_free_mb;
+		f->cores = r->f.cores;
+	}
+}
+
+struct col_tree *col_tree_plan(const struct col_state *s, long threshold, long fanout, long cps,
+			       const struct mwt_factors *factors)
 {
 	struct mwt_host *hosts = NULL;
 	struct mwt_plan p = {0};
-	struct mwt_plan_opts po = {MWT_AVERAGE, (int)fanout, -1, NULL};
+	struct mwt_plan_opts po = {factors ? MWT_FUZZY : MWT_AVERAGE, (int)fanout, -1, NULL};
 	struct col_tree *t = NULL;
 	char err[300];
 	int *be_host = NULL, *ibe_host = NULL, *ibe_cp = NULL, *out = NULL;
@@ -70,6 +88,8 @@ struct col_tree *col_tree_plan(const struct col_state *s, long threshold, long f
 	for (size_t i = 0; i < s->nnodes; i++) {
 		snprintf(hosts[i].name, sizeof hosts[i].name, "%s", s->nodes[i].name);
 		hosts[i].be = 1;
+		if (factors)
+			hosts[i].f = factors[i];
 	}
 	if (cps > 0)
 		po.ncp = (int)(cps < (long)s->nnodes ? cps : (long)s->nnodes); /* one agent per node: one CP each at most */
@@ -131,8 +151,21 @@ struct col_tree *col_tree_plan(const struct col_state *s, long threshold, long f
 		t->n[be_host[b]].up = ibe_host[out[b]];
 		t->n[ibe_host[out[b]]].has_children = 1;
 	}
-	mw_info("tree: %zu node(s) > threshold %ld: %zu CP(s), fanout %ld, depth %d", s->nnodes, threshold, p.ncp,
-		fanout, p.depth);
+	mw_info("tree: %zu node(s) > threshold %ld: %zu CP(s), fanout %ld, depth %d, %s placement", s->nnodes,
+		threshold, p.ncp, fanout, p.depth, factors ? "fuzzy" : "average");
+	for (size_t k = 0; factors && p.rank && p.eval && k < s->nnodes; k++) {
+		const struct mwt_eval *e = &p.eval[p.rank[k]];
+		const struct mwt_factors *x = &factors[p.rank[k]];
+		if (x->health == MWT_HEALTH_DOWN)
+			mw_info("tree: fuzzy rank %zu: %s, %s (B = good %.3f, fair %.3f, poor %.3f): its nodehealthd "
+				"did not answer", k + 1, s->nodes[p.rank[k]].name, mwt_judgement_name(e->judgement),
+				e->b[MWT_J_GOOD], e->b[MWT_J_FAIR], e->b[MWT_J_POOR]);
+		else
+			mw_info("tree: fuzzy rank %zu: %s, %s (B = good %.3f, fair %.3f, poor %.3f): load %.2f, "
+				"%.0f MiB free, %d core(s), %s, round-trip %.2f ms", k + 1, s->nodes[p.rank[k]].name,
+				mwt_judgement_name(e->judgement), e->b[MWT_J_GOOD], e->b[MWT_J_FAIR], e->b[MWT_J_POOR],
+				x->load, x->mem_free_mb, x->cores, mwt_health_name(x->health), x->rtt_ms);
+	}
 	goto out;
 fail:
 	col_tree_free(t);
@@ -265,6 +298,48 @@ static int find_node(const struct col_state *s, const char *name)
 		if (strcmp(s->nodes[i].name, name) == 0)
 			return (int)i;
 	return -1;
+}
+
+/* The CP serving node now (its actual parent), -1 for none (the
+ * collector's direct link, or not attached). */
+static int served_by(const struct col_tree *t, const struct col_state *s, int node)
+{
+	return t->n[node].via[0] ? find_node(s, t->n[node].via) : -1;
+}
+
+int col_tree_speaks_for(const struct col_tree *t, const struct col_state *s, int link_node, int node)
+{
+	if (link_node < 0 || node < 0 || (size_t)node >= s->nnodes)
+		return 0;
+	if (link_node == node)
+		return 1;
+	if (!t || (size_t)node >= t->nnodes)
+		return 0;
+	/* Up the chain of CPs that serve node now, as their CHILD frames
+	 * said (each CP authenticated the child it names). */
+	for (size_t hops = 0, x = (size_t)node; hops < t->nnodes; hops++) {
+		int up = served_by(t, s, (int)x);
+		if (up < 0)
+			return 0;
+		if (up == link_node)
+			return 1;
+		x = (size_t)up;
+	}
+	return 0;
+}
+
+int col_tree_top(const struct col_tree *t, const struct col_state *s, int node)
+{
+	int x = node;
+	if (!t || node < 0 || (size_t)node >= t->nnodes)
+		return node;
+	for (size_t hops = 0; hops < t->nnodes; hops++) {
+		int up = served_by(t, s, x);
+		if (up < 0)
+			return x;
+		x = up;
+	}
+	return node; /* a loop in what the CPs said: its own link, if any */
 }
 
 int col_tree_child(struct col_tree *t, struct col_state *s, const struct mw_hb_child *c)

@@ -14,15 +14,25 @@
 
 #include "colstate.h"
 #include "heartbeat.h"
+#include "mwt_place.h"
+#include "probe.h"
 
 struct col_tree;
 
 /* Plan the tree over the job's nodes (s->nodes, one agent each) when there
- * are more than threshold of them: the average strategy, this fanout, cps
- * CPs (0: as many as the fanout needs; at most one per node).  Return the
- * tree, or NULL for the flat star (at or below the threshold, a plan
- * without CP, or an error: logged). */
-struct col_tree *col_tree_plan(const struct col_state *s, long threshold, long fanout, long cps);
+ * are more than threshold of them: this fanout, cps CPs (0: as many as the
+ * fanout needs; at most one per node), placed by the average strategy, or
+ * by the fuzzy one when factors (s->nnodes entries, col_tree_factors) is
+ * given.  Return the tree, or NULL for the flat star (at or below the
+ * threshold, a plan without CP, or an error: logged). */
+struct col_tree *col_tree_plan(const struct col_state *s, long threshold, long fanout, long cps,
+			       const struct mwt_factors *factors);
+
+/* One node's factor set for the fuzzy placement from its nodehealthd's
+ * probe reply: health (alive ok, degraded), round-trip, and the load, free
+ * memory and cores the reply carries (unknown without them).  A node that
+ * did not answer (dead, error, no daemon) is down: the worst membership. */
+void col_tree_factors(const struct mw_probe_result *r, struct mwt_factors *f);
 
 void col_tree_free(struct col_tree *t);
 
@@ -42,6 +52,17 @@ int col_tree_is_cp(const struct col_tree *t, int node);
 
 /* Whether node's agent is attached in the tree (not on a direct link). */
 int col_tree_in_tree(const struct col_tree *t, int node);
+
+/* Whether the direct link of link_node may speak for node: it is node's
+ * own, or node is attached below it (link_node is on the chain of CPs that
+ * serve node now, as their CHILD frames said).  t NULL (the star): only
+ * its own.  The one rule for what comes up the tree on a node's behalf
+ * (APOUT). */
+int col_tree_speaks_for(const struct col_tree *t, const struct col_state *s, int link_node, int node);
+
+/* The node whose direct link reaches node now: node itself when it is not
+ * attached below a CP (t NULL: always), else the top CP of its chain. */
+int col_tree_top(const struct col_tree *t, const struct col_state *s, int node);
 
 /* The agent of node said hello on a direct link (again: after its CPs
  * were lost, a re-attachment to the collector). */

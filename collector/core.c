@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "ap.h"
+#include "mwt_plan.h"
 #include "auth.h"
 #include "colstate.h"
 #include "coltree.h"
@@ -143,6 +144,7 @@ int col_opts_set_job(struct col_opts *o, const struct mw_jobconf *jc)
 	o->tree_threshold = jc->tree_threshold;
 	o->tree_fanout = jc->tree_fanout;
 	o->tree_cps = jc->tree_cps;
+	o->tree_strategy = jc->tree_strategy;
 	o->port = (uint16_t)(jc->port ? jc->port : jc->port_base);
 	o->liveness_s = jc->liveness;
 	return 0;
@@ -231,20 +233,29 @@ static void send_dumpreq(struct collector *c)
 
 /* Auxiliary processes (ap.h): at a suspicious event, ask the agents of
  * every node of the job (or of the suspicious ranks' nodes only, as the
- * site says) to run the site's commands.  Nothing waits for them. */
+ * site says) to run the site's commands.  In the tree, one APREQ per
+ * direct link: a CP sends it on down the subtrees that hold the nodes it
+ * names (all of them when it names none: every node).  Nothing waits for
+ * them. */
 static void send_apreq(struct collector *c, const char *reason)
 {
 	struct col_state *s = &c->s;
 	uint32_t round = col_ap_round_begin(s->ap, reason, mw_now());
-	int *cl_of = NULL;
-	char *susp = NULL;
+	int *cl_of = NULL, *top = NULL;
+	char *susp = NULL, *want = NULL, *sent_ok = NULL;
+	char(*names)[MW_HB_STR_MAX + 1] = NULL;
 	size_t asked = 0, sent = 0;
+	int every = !col_ap_suspicious_only(s->ap);
 
 	if (!round)
 		return;
 	cl_of = malloc((s->nnodes + 1) * sizeof *cl_of);
+	top = malloc((s->nnodes + 1) * sizeof *top);
 	susp = calloc(s->nnodes + 1, 1);
-	if (!cl_of || !susp)
+	want = calloc(s->nnodes + 1, 1);
+	sent_ok = calloc(s->nnodes + 1, 1);
+	names = calloc(s->nnodes + 1, sizeof *names);
+	if (!cl_of || !top || !susp || !want || !sent_ok || !names)
 		goto out;
 	for (size_t i = 0; i < s->nnodes; i++)
 		cl_of[i] = -1;
@@ -256,17 +267,33 @@ static void send_apreq(struct collector *c, const char *reason)
 		    col_state_suspicious(s->ranks[r].state))
 			susp[s->ranks[r].node] = 1;
 	for (size_t i = 0; i < s->nnodes; i++) {
+		want[i] = every || susp[i] || s->agents[i].vanished;
+		top[i] = col_tree_top(c->tree, s, (int)i);
+	}
+	/* One APREQ per direct link that reaches a wanted node. */
+	for (size_t l = 0; l < s->nnodes; l++) {
 		struct mw_hb_msg m = {0};
-		int ok = 0;
-		if (col_ap_suspicious_only(s->ap) && !susp[i] && !s->agents[i].vanished)
+		size_t n = 0;
+		if (cl_of[l] < 0)
 			continue;
-		if (cl_of[i] >= 0) {
-			m.type = MW_HB_APREQ;
-			m.u.apreq.round = round;
-			ok = mw_link_send(c->c[cl_of[i]].l, &m) == 0;
-			if (!ok)
-				c->c[cl_of[i]].closing = 1;
-		}
+		for (size_t i = 0; i < s->nnodes; i++)
+			if (want[i] && top[i] == (int)l)
+				snprintf(names[n++], sizeof names[0], "%s", s->nodes[i].name);
+		if (!n)
+			continue;
+		m.type = MW_HB_APREQ;
+		m.u.apreq.round = round;
+		m.u.apreq.nodes = every ? NULL : names;
+		m.u.apreq.n = every ? 0 : n;
+		sent_ok[l] = mw_link_send(c->c[cl_of[l]].l, &m) == 0;
+		if (!sent_ok[l])
+			c->c[cl_of[l]].closing = 1;
+	}
+	for (size_t i = 0; i < s->nnodes; i++) {
+		int ok;
+		if (!want[i])
+			continue;
+		ok = top[i] >= 0 && (size_t)top[i] < s->nnodes && sent_ok[top[i]];
 		col_ap_round_node(s->ap, round, s->nodes[i].name, ok);
 		asked++;
 		sent += (size_t)ok;
@@ -275,7 +302,11 @@ static void send_apreq(struct collector *c, const char *reason)
 				   "%zu reached", round, col_ap_ncommands(s->ap), asked, sent);
 out:
 	free(cl_of);
+	free(top);
 	free(susp);
+	free(want);
+	free(sent_ok);
+	free(names);
 }
 
 static void check_threshold(struct collector *c)
@@ -1216,6 +1247,9 @@ static void on_beat(struct collector *c, int node, const struct mw_hb_beat *b)
 
 	s->st.heartbeats++;
 	s->st.beats_by_state[b->state]++;
+	/* --verbose: when it counted, on the machine's monotonic clock
+	 * (bench/tree-agents: leaf-to-collector latency). */
+	mw_debug("heartbeat: rank %d seq %u counted at %.6f", b->rank, b->seq, mw_now());
 	if (s->decided && b->rank < (int32_t)s->size && s->ranks[b->rank].state == 0 &&
 	    (b->state == MW_HB_S_IN_MPI || b->state == MW_HB_S_COMPUTING)) {
 		/* A rank not seen before that got stuck too (a crash's peers
@@ -1367,6 +1401,45 @@ static void on_dump(struct collector *c, struct mw_hb_msg *m)
 	}
 }
 
+/* The fuzzy placement's factor set (tree_strategy=fuzzy, a job above the
+ * tree threshold): one probe round of every node's nodehealthd at
+ * start-up (at most COL_FUZZY_BUDGET s), each reply made factors by
+ * col_tree_factors.  Return them (malloc'd, s->nnodes), or NULL for the
+ * average placement. */
+#define COL_FUZZY_BUDGET 1.0
+static struct mwt_factors *fuzzy_factors(struct collector *c)
+{
+	struct col_state *s = &c->s;
+	const char **names;
+	struct mw_probe_result *out;
+	struct mwt_factors *f = NULL;
+	int alive;
+
+	if (c->o->tree_strategy != MWT_FUZZY || s->nnodes <= (size_t)c->o->tree_threshold)
+		return NULL;
+	names = calloc(s->nnodes, sizeof *names);
+	out = calloc(s->nnodes, sizeof *out);
+	f = calloc(s->nnodes, sizeof *f);
+	if (!names || !out || !f) {
+		free(f);
+		f = NULL;
+		goto out;
+	}
+	for (size_t i = 0; i < s->nnodes; i++)
+		names[i] = s->nodes[i].name;
+	alive = mw_probe_nodes(names, NULL, s->nnodes, c->o->probe_port,
+			       c->o->probe_budget_s < COL_FUZZY_BUDGET ? c->o->probe_budget_s : COL_FUZZY_BUDGET,
+			       c->o->probe_tries, out);
+	for (size_t i = 0; i < s->nnodes; i++)
+		col_tree_factors(&out[i], &f[i]);
+	mw_info("tree: fuzzy placement: %d of %zu node(s) answered the start-up probe", alive < 0 ? 0 : alive,
+		s->nnodes);
+out:
+	free(names);
+	free(out);
+	return f;
+}
+
 /* col_tree_beat_fn: a heartbeat out of an aggregate. */
 static void agg_beat(void *arg, int node, const struct mw_hb_beat *b)
 {
@@ -1424,10 +1497,19 @@ static int on_frame(struct collector *c, struct client *cl, struct mw_hb_msg *m)
 	case MW_HB_DUMP:
 		on_dump(c, m);
 		return 0;
-	case MW_HB_APOUT:
-		col_ap_output(c->s.ap, c->s.nodes[cl->node].name, &m->u.apout, c->s.decided);
+	case MW_HB_APOUT: {
+		/* Its own node's, or (the tree) one attached below this link's CP. */
+		int node = -1;
+		const char *from = c->s.nodes[cl->node].name;
+		for (size_t i = 0; i < c->s.nnodes && node < 0; i++)
+			if (strcmp(c->s.nodes[i].name, m->u.apout.node) == 0)
+				node = (int)i;
+		if (col_tree_speaks_for(c->tree, &c->s, cl->node, node))
+			from = m->u.apout.node;
+		col_ap_output(c->s.ap, from, &m->u.apout, c->s.decided);
 		c->status_dirty = 1; /* into the report within a second, verdict or not */
 		return 0;
+	}
 	case MW_HB_BYE:
 		c->s.agents[cl->node].bye = 1;
 		col_tree_bye(c->tree, &c->s, cl->node, m->u.bye.reason);
@@ -1556,7 +1638,11 @@ int col_run(struct col_opts *o)
 			col_state_node(&c.s, hl.host[i]);
 		mw_hostlist_free(&hl);
 		/* Above the threshold: the tree overlay (doc/tree.md). */
-		c.tree = col_tree_plan(&c.s, o->tree_threshold, o->tree_fanout, o->tree_cps);
+		{
+			struct mwt_factors *f = fuzzy_factors(&c);
+			c.tree = col_tree_plan(&c.s, o->tree_threshold, o->tree_fanout, o->tree_cps, f);
+			free(f);
+		}
 		c.s.tree = c.tree;
 	}
 	if (o->ranks > 0 && col_state_grow(&c.s, (size_t)o->ranks) < 0) {

@@ -46,6 +46,7 @@ struct col_opts {
 				    * ("" = none; collector/ap.h) */
 	long tree_threshold;       /* tree overlay: more nodes than this (doc/tree.md) */
 	long tree_fanout, tree_cps;
+	int tree_strategy;         /* CP placement: MWT_AVERAGE or MWT_FUZZY (tree_strategy=) */
 	double liveness_s;         /* the link liveness setting (jobconf liveness; 0 = off) */
 	char profile[4096];        /* --profile DIR: at the end, the imbalance analysis of
 				    * DIR's profiles (or of each of its step folders) */

@@ -38,7 +38,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		text[nl > size - 2 ? size - 2 : nl] = 0;
 		summary = strndup((const char *)data + 2, size - 2);
 		memset(nonce, 0xab, sizeof(nonce));
-		len = mw_probe_encode_reply(out, sizeof(out), probe_len, nonce, MW_PROBE_ALIVE, 0, 0, text, summary);
+		struct mw_probe_factors f = {(double)data[0] / 7, (double)data[1] * 1000, data[1]};
+		len = mw_probe_encode_reply_factors(out, sizeof(out), probe_len, nonce, MW_PROBE_ALIVE, 0, 0, text,
+						    summary, data[0] & 1 ? &f : NULL);
 		if (len >= 0) {
 			if ((size_t)len > probe_len)
 				abort();

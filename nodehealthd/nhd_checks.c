@@ -312,10 +312,29 @@ void nhd_health_summarize(struct nhd_health *h)
 	h->state = h->failed ? MW_PROBE_DEGRADED : MW_PROBE_ALIVE;
 }
 
+/* The node's load, free memory and cores, whatever checks are on (the
+ * probe reply carries them for the tree's fuzzy placement). */
+static void read_factors(struct mw_probe_factors *f)
+{
+	char path[512], buf[8192], *p;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	long long kb;
+	f->load = f->mem_free_mb = -1;
+	f->cores = cores > 0 ? (int)cores : 0;
+	snprintf(path, sizeof(path), "%s/loadavg", proc_root);
+	if (read_small(path, buf, sizeof(buf)) <= 0 || sscanf(buf, "%lf", &f->load) != 1)
+		f->load = -1;
+	snprintf(path, sizeof(path), "%s/meminfo", proc_root);
+	if (read_small(path, buf, sizeof(buf)) > 0 && (p = strstr(buf, "MemAvailable:")) &&
+	    sscanf(p + 13, "%lld", &kb) == 1 && kb >= 0)
+		f->mem_free_mb = (double)(kb / 1024);
+}
+
 void nhd_checks_run(const struct nhd_conf *c, struct nhd_check_state *st, struct nhd_health *out)
 {
 	struct timespec ts;
 	memset(out, 0, sizeof(*out));
+	read_factors(&out->f);
 	check_load(c, out);
 	check_memory(c, out);
 	check_mounts(c, out);

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "nhd_conf.h"
+#include "probe.h"
 
 #define NHD_MAX_CHECKS 48
 
@@ -20,6 +21,7 @@ struct nhd_health {
 	int n;            /* results in r[] */
 	struct nhd_check_result r[NHD_MAX_CHECKS];
 	char summary[224]; /* "ok", or the failed checks' details joined by "; " */
+	struct mw_probe_factors f; /* load, free memory, cores, read at every run (the probe reply's factors) */
 	double mono;      /* monotonic time the checks finished, 0 = never run */
 	time_t wall;
 };

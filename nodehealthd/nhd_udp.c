@@ -70,6 +70,8 @@ static struct iovec iov_in[BATCH], iov_out[BATCH];
 struct snapshot {
 	int state, failed;
 	uint32_t age;
+	struct mw_probe_factors f;
+	int mono_known; /* the checks ran: f holds something */
 	char summary[sizeof(((struct nhd_health *)0)->summary) + 64];
 };
 
@@ -78,8 +80,10 @@ static void take_snapshot(struct nhd *d, double interval, struct snapshot *s)
 	double now = mw_now(), stuck = interval * 3 > 30 ? interval * 3 : 30, mono;
 	pthread_mutex_lock(&d->health_mu);
 	mono = d->health.mono;
+	s->mono_known = mono > 0;
 	s->state = d->health.state;
 	s->failed = d->health.failed;
+	s->f = d->health.f;
 	s->age = mono > 0 ? (uint32_t)(now - mono) : 0;
 	snprintf(s->summary, sizeof(s->summary), "%s", d->health.summary);
 	pthread_mutex_unlock(&d->health_mu);
@@ -136,8 +140,9 @@ void nhd_udp_serve(struct nhd *d)
 				NHD_INC(d, rate_limited);
 				continue;
 			}
-			rl = mw_probe_encode_reply(sbuf[k], sizeof(sbuf[k]), len, nonce, snap.state, snap.failed,
-						   snap.age, d->self, snap.summary);
+			rl = mw_probe_encode_reply_factors(sbuf[k], sizeof(sbuf[k]), len, nonce, snap.state,
+							   snap.failed, snap.age, d->self, snap.summary,
+							   snap.mono_known ? &snap.f : NULL);
 			if (rl < 0)
 				continue;
 			iov_out[k].iov_base = sbuf[k];

@@ -16,6 +16,7 @@
 
 static const char *const onoff[] = {"off", "on", NULL};
 static const char *const actions[] = {"report", "cancel", "requeue", NULL};
+static const char *const strategies[] = {"average", "fuzzy", NULL}; /* enum mwt_strategy's order */
 
 /* Whether s holds a control character: the settings file is one value
  * per line, so no value may hold a newline (nor any other control). */
@@ -125,6 +126,10 @@ const struct mw_conf_key mw_jobconf_keys[] = {
 	 "children per node of the tree overlay", S | U | J, NULL},
 	{"tree_cps", MW_CONF_INT, F(tree_cps), 0, 1000000, NULL, "0", "a count",
 	 "communication processes of the tree overlay (0: as many as the fanout needs)", S | U | J, NULL},
+	{"tree_strategy", MW_CONF_ENUM, F(tree_strategy), 0, 0, strategies, "average", NULL,
+	 "where the tree's communication processes go: average (the same share of processes on every "
+	 "node) or fuzzy (the nodes nodehealthd finds best: load, memory, cores, health, round-trip)",
+	 S | U | J, NULL},
 	{"liveness", MW_CONF_DOUBLE, F(liveness), 0, 600, NULL, "5", "seconds (0 = off)",
 	 "a link (agent-collector) silent for this long while its peer does not answer TCP "
 	 "keepalive probes is lost, and the collector probes that node at once; 0 = off "

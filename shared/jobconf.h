@@ -59,6 +59,7 @@ struct mw_jobconf {
 	long tree_threshold;  /* nodes above which the tree overlay is used (doc/tree.md) */
 	long tree_fanout;     /* the tree's fanout */
 	long tree_cps;        /* CPs of the tree (0 = the planner's default) */
+	int tree_strategy;    /* CP placement: 0 average, 1 fuzzy (enum mwt_strategy) */
 	double liveness;      /* s of silence before a link is declared lost (0 = off) */
 	double connect_timeout;   /* s for an agent's TCP connect to its collector */
 	double handshake_timeout; /* s for each step of the hello exchange after it */

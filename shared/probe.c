@@ -125,9 +125,18 @@ static size_t copy_text(uint8_t *dst, const char *s, size_t max)
 	return i;
 }
 
-int mw_probe_encode_reply(uint8_t *buf, size_t len, size_t probe_len,
-			  const uint8_t nonce[MW_PROBE_NONCE_LEN], int state, int failed,
-			  uint32_t age_s, const char *name, const char *summary)
+static uint32_t milli_or_unknown(double v, double scale)
+{
+	if (!(v >= 0))
+		return 0xffffffffu;
+	v *= scale;
+	return v >= 4294967294.0 ? 0xfffffffeu : (uint32_t)(v + 0.5);
+}
+
+int mw_probe_encode_reply_factors(uint8_t *buf, size_t len, size_t probe_len,
+				  const uint8_t nonce[MW_PROBE_NONCE_LEN], int state, int failed,
+				  uint32_t age_s, const char *name, const char *summary,
+				  const struct mw_probe_factors *f)
 {
 	size_t cap = len < probe_len ? len : probe_len;
 	size_t nlen, slen, room;
@@ -140,6 +149,10 @@ int mw_probe_encode_reply(uint8_t *buf, size_t len, size_t probe_len,
 	if (cap > MW_PROBE_MAX_SIZE)
 		cap = MW_PROBE_MAX_SIZE;
 	room = cap - MW_PROBE_REPLY_HDR_LEN;
+	if (f && room >= MW_PROBE_FACTORS_LEN) {
+		flags |= MW_PROBE_FLAG_FACTORS;
+		room -= MW_PROBE_FACTORS_LEN;
+	}
 	nlen = copy_text(buf + MW_PROBE_REPLY_HDR_LEN, name, room < MW_PROBE_NAME_MAX ? room : MW_PROBE_NAME_MAX);
 	room -= nlen;
 	if (room > MW_PROBE_SUMMARY_MAX)
@@ -155,7 +168,23 @@ int mw_probe_encode_reply(uint8_t *buf, size_t len, size_t probe_len,
 	put16(buf + 28, (uint16_t)slen);
 	put16(buf + 30, 0);
 	put32(buf + 32, age_s);
+	if (flags & MW_PROBE_FLAG_FACTORS) {
+		uint8_t *x = buf + MW_PROBE_REPLY_HDR_LEN + nlen + slen;
+		put32(x, milli_or_unknown(f->load, 1000));
+		put32(x + 4, milli_or_unknown(f->mem_free_mb, 1));
+		put16(x + 8, (uint16_t)(f->cores < 0 ? 0 : f->cores > 65535 ? 65535 : f->cores));
+		put16(x + 10, 0);
+		return (int)(MW_PROBE_REPLY_HDR_LEN + nlen + slen + MW_PROBE_FACTORS_LEN);
+	}
 	return (int)(MW_PROBE_REPLY_HDR_LEN + nlen + slen);
+}
+
+int mw_probe_encode_reply(uint8_t *buf, size_t len, size_t probe_len,
+			  const uint8_t nonce[MW_PROBE_NONCE_LEN], int state, int failed,
+			  uint32_t age_s, const char *name, const char *summary)
+{
+	return mw_probe_encode_reply_factors(buf, len, probe_len, nonce, state, failed, age_s, name, summary,
+					     NULL);
 }
 
 static int text_ok(const uint8_t *p, size_t n)
@@ -173,12 +202,17 @@ enum mw_probe_err mw_probe_decode_reply(const uint8_t *buf, size_t len, struct m
 
 	if (e != MW_PROBE_OK)
 		return e;
+	uint16_t flags;
+	size_t flen;
+
 	nlen = buf[26];
 	slen = get16(buf + 28);
+	flags = get16(buf + 6);
+	flen = flags & MW_PROBE_FLAG_FACTORS ? MW_PROBE_FACTORS_LEN : 0;
 	if (buf[24] != MW_PROBE_ALIVE && buf[24] != MW_PROBE_DEGRADED)
 		return MW_PROBE_E_FORMAT;
 	if (nlen > MW_PROBE_NAME_MAX || slen > MW_PROBE_SUMMARY_MAX ||
-	    MW_PROBE_REPLY_HDR_LEN + nlen + slen != len)
+	    MW_PROBE_REPLY_HDR_LEN + nlen + slen + flen != len)
 		return MW_PROBE_E_FORMAT;
 	if (!text_ok(buf + MW_PROBE_REPLY_HDR_LEN, nlen + slen))
 		return MW_PROBE_E_FORMAT;
@@ -190,6 +224,15 @@ enum mw_probe_err mw_probe_decode_reply(const uint8_t *buf, size_t len, struct m
 	out->age_s = get32(buf + 32);
 	memcpy(out->name, buf + MW_PROBE_REPLY_HDR_LEN, nlen);
 	memcpy(out->summary, buf + MW_PROBE_REPLY_HDR_LEN + nlen, slen);
+	out->f.load = out->f.mem_free_mb = -1;
+	if (flen) {
+		const uint8_t *x = buf + MW_PROBE_REPLY_HDR_LEN + nlen + slen;
+		uint32_t l = get32(x), m = get32(x + 4);
+		out->has_factors = 1;
+		out->f.load = l == 0xffffffffu ? -1 : l / 1000.0;
+		out->f.mem_free_mb = m == 0xffffffffu ? -1 : (double)m;
+		out->f.cores = get16(x + 8);
+	}
 	return MW_PROBE_OK;
 }
 
@@ -414,6 +457,8 @@ static size_t read_replies(int fd, struct target *t, const struct nonce_idx *x, 
 			out[i].failed = rep.failed;
 			snprintf(out[i].name, sizeof(out[i].name), "%s", rep.name);
 			snprintf(out[i].summary, sizeof(out[i].summary), "%s", rep.summary);
+			out[i].has_factors = rep.has_factors;
+			out[i].f = rep.f;
 			answered++;
 			break;
 		}

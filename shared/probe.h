@@ -14,6 +14,10 @@
  *     26 u8 name_len   27 u8 reserved (0)   28 u16 summary_len   30 u16 reserved
  *     32 u32 age of the health result in seconds
  *     36 name[name_len] summary[summary_len]   (ASCII, no NUL)
+ *     then, with flags bit 1 (FACTORS), 12 bytes of what the node knows of
+ *     itself (the tree's fuzzy placement, doc/tree.md): u32 load average x
+ *     1000, u32 free memory MiB (both 0xffffffff unknown), u16 online cores
+ *     (0 unknown), u16 reserved (0)
  */
 #ifndef MW_PROBE_H
 #define MW_PROBE_H
@@ -34,6 +38,16 @@
 #define MW_PROBE_NAME_MAX 63
 #define MW_PROBE_SUMMARY_MAX (MW_PROBE_MIN_SIZE - MW_PROBE_REPLY_HDR_LEN)
 #define MW_PROBE_FLAG_TRUNCATED 0x0001
+#define MW_PROBE_FLAG_FACTORS 0x0002
+#define MW_PROBE_FACTORS_LEN 12
+
+/* What a node's nodehealthd knows of its own resources (the factor set of
+ * the tree's fuzzy placement).  Negative (cores: 0) = unknown. */
+struct mw_probe_factors {
+	double load;         /* 1-minute load average */
+	double mem_free_mb;  /* MemAvailable, MiB */
+	int cores;           /* online cores */
+};
 
 enum mw_probe_state {
 	MW_PROBE_DEAD = 0,     /* no valid reply within the budget */
@@ -67,6 +81,8 @@ struct mw_probe_reply {
 	uint32_t age_s;   /* age of the health result */
 	char name[MW_PROBE_NAME_MAX + 1];
 	char summary[MW_PROBE_SUMMARY_MAX + 1];
+	int has_factors;  /* the reply carried the factors block */
+	struct mw_probe_factors f;
 };
 
 /* One node's result from mw_probe_nodes(). */
@@ -78,6 +94,8 @@ struct mw_probe_result {
 	char name[MW_PROBE_NAME_MAX + 1];        /* name the daemon reported */
 	char summary[MW_PROBE_SUMMARY_MAX + 1];  /* health summary, or the error */
 	char addr[64];                           /* numeric address probed */
+	int has_factors;                         /* the reply carried f */
+	struct mw_probe_factors f;               /* the node's load, memory, cores */
 };
 
 /* Return a static string for a state ("alive", "dead", "degraded", "error",
@@ -106,6 +124,14 @@ enum mw_probe_err mw_probe_decode_probe(const uint8_t *buf, size_t len,
 int mw_probe_encode_reply(uint8_t *buf, size_t len, size_t probe_len,
 			  const uint8_t nonce[MW_PROBE_NONCE_LEN], int state, int failed,
 			  uint32_t age_s, const char *name, const char *summary);
+
+/* mw_probe_encode_reply with the factors block f (NULL: none; same as
+ * mw_probe_encode_reply).  The block is kept when the reply has room for
+ * it (the summary is cut first). */
+int mw_probe_encode_reply_factors(uint8_t *buf, size_t len, size_t probe_len,
+				  const uint8_t nonce[MW_PROBE_NONCE_LEN], int state, int failed,
+				  uint32_t age_s, const char *name, const char *summary,
+				  const struct mw_probe_factors *f);
 
 /* Decode a reply.  Return MW_PROBE_OK and fill out, or an error code. */
 enum mw_probe_err mw_probe_decode_reply(const uint8_t *buf, size_t len, struct mw_probe_reply *out);

@@ -14,12 +14,7 @@ lab_require 2
 prog=$(lab_prog openmpi col_deadlock)
 dir=$(lab_tmpdir mwuser1)
 cd "$dir" || BAIL_OUT "cd $dir"
-nhd_pid() { cat "$MW_LAB_DIR/nodes/$1/nodehealthd.pid" 2>/dev/null; }
-tap_cleanup "lab_exec n2 '$MW_LAB_T/lab/node.d/50-nodehealthd' start n2 >/dev/null 2>&1"
-p=$(nhd_pid n2)
-like "$p" '^[0-9]+$' "nodehealthd runs on n2"
-kill -KILL "$p"
-ok $? "nodehealthd on n2 SIGKILLed"
+lab_nhd_kill n2
 "$MW_LAB_REPO/build/bin/mpiwatch" probe --port 7171 n2 >"$dir/probe.txt" 2>&1
 like "$(cat "$dir/probe.txt")" "n2 +no daemon .*no mpiwatch-nodehealthd listens" "mpiwatch probe n2: no daemon"
 

@@ -26,6 +26,8 @@ struct child {
 	char nonce[MW_HB_NONCE_LEN + 1];
 	int hello;
 	double t_conn;
+	char (*desc)[MW_HB_STR_MAX + 1]; /* nodes below it, from the CHILD frames it sent up */
+	size_t ndesc;
 };
 
 struct rankrec {
@@ -67,6 +69,7 @@ static void child_close(struct mwt_cp *cp, size_t k, int bye, const char *why)
 		cp->up(cp->arg, &m);
 	}
 	mw_link_close(ch->l);
+	free(ch->desc);
 	cp->c[k] = cp->c[--cp->nc];
 }
 
@@ -114,8 +117,10 @@ void mwt_cp_destroy(struct mwt_cp *cp)
 {
 	if (!cp)
 		return;
-	for (size_t k = 0; k < cp->nc; k++)
+	for (size_t k = 0; k < cp->nc; k++) {
 		mw_link_close(cp->c[k].l);
+		free(cp->c[k].desc);
+	}
 	free(cp->c);
 	if (cp->lfd >= 0)
 		close(cp->lfd);
@@ -238,6 +243,31 @@ static void keep_rank(struct mwt_cp *cp, const struct mw_hb_rank *r)
 	cp->ranks[cp->nranks++].r = *r;
 }
 
+/* Whether node is ch's own or below it (per the CHILD frames ch sent). */
+static int child_holds(const struct child *ch, const char *node)
+{
+	if (strcmp(ch->node, node) == 0)
+		return 1;
+	for (size_t i = 0; i < ch->ndesc; i++)
+		if (strcmp(ch->desc[i], node) == 0)
+			return 1;
+	return 0;
+}
+
+/* ch told of node attached below it (kept for APREQ routing; a node that
+ * moved away stays listed: a request sent there too is ignored). */
+static void note_desc(struct child *ch, const char *node)
+{
+	char(*d)[MW_HB_STR_MAX + 1];
+	if (child_holds(ch, node) || ch->ndesc >= CP_MAX_CHILDREN * 16)
+		return;
+	d = realloc(ch->desc, (ch->ndesc + 1) * sizeof *d);
+	if (!d)
+		return;
+	ch->desc = d;
+	snprintf(d[ch->ndesc++], sizeof *d, "%s", node);
+}
+
 static void schedule_flush(struct mwt_cp *cp, double now)
 {
 	if (cp->flush_at <= 0)
@@ -282,8 +312,21 @@ static int on_frame(struct mwt_cp *cp, struct child *ch, struct mw_hb_msg *m, do
 		}
 		return 0;
 	}
-	case MW_HB_DUMP:
 	case MW_HB_CHILD:
+		if (m->u.child.up)
+			note_desc(ch, m->u.child.node);
+		cp->up(cp->arg, m);
+		return 0;
+	case MW_HB_APOUT:
+		/* Up as it is, if it comes from the subtree that ran it. */
+		if (!child_holds(ch, m->u.apout.node)) {
+			mw_log_limited(&cp_rl, LOG_WARNING, "tree: auxiliary output of %s from %s, "
+				       "whose subtree does not hold it: dropped", m->u.apout.node, ch->node);
+			return 0;
+		}
+		cp->up(cp->arg, m);
+		return 0;
+	case MW_HB_DUMP:
 		cp->up(cp->arg, m);
 		return 0;
 	case MW_HB_BYE:
@@ -366,6 +409,20 @@ void mwt_cp_dumpreq(struct mwt_cp *cp, const struct mw_hb_msg *m)
 	for (size_t k = 0; k < cp->nc; k++)
 		if (cp->c[k].hello > 0)
 			mw_link_send(cp->c[k].l, m);
+}
+
+void mwt_cp_apreq(struct mwt_cp *cp, const struct mw_hb_msg *m)
+{
+	const struct mw_hb_apreq *r = &m->u.apreq;
+	for (size_t k = 0; k < cp->nc; k++) {
+		int want = r->n == 0;
+		if (cp->c[k].hello <= 0)
+			continue;
+		for (size_t i = 0; i < r->n && !want; i++)
+			want = child_holds(&cp->c[k], r->nodes[i]);
+		if (want)
+			mw_link_send(cp->c[k].l, m);
+	}
 }
 
 static void send_agg(struct mwt_cp *cp, const struct mwt_agg *a)

@@ -11,7 +11,8 @@
  *     subtree (its own agent's and its children's, and its child CPs'
  *     aggregates merged), each event counted once (per-origin numbers);
  *   - a CHILD frame when a child attaches or leaves.
- * It forwards a DUMPREQ to every child.  What it sent is kept so that after
+ * It forwards a DUMPREQ to every child, an APREQ down the subtrees that
+ * hold the nodes it names, an APOUT up.  What it sent is kept so that after
  * its agent re-attaches to another parent everything is sent again (the
  * receiver drops what it has counted already).  Library code: it logs
  * through shared/log.h and never exits.
@@ -61,6 +62,12 @@ int mwt_cp_beat(struct mwt_cp *cp, const char *origin, const struct mw_hb_beat *
 
 /* Send a DUMPREQ down to every child. */
 void mwt_cp_dumpreq(struct mwt_cp *cp, const struct mw_hb_msg *m);
+
+/* Send an APREQ down: to every child when it names no node, else to the
+ * children whose subtree (the child and the CHILD frames it sent up) holds
+ * a node it names.  A child's APOUT goes up as it is when its subtree holds
+ * the node that ran it, and is dropped (logged) otherwise. */
+void mwt_cp_apreq(struct mwt_cp *cp, const struct mw_hb_msg *m);
 
 /* Flush the aggregate up if it is due (and close children that did not say
  * hello in time).  Return when the next flush is due (monotonic s; a large

@@ -160,6 +160,9 @@ static void goodness(const struct mwt_factors *f, double max_mem, int max_cores,
 	default: x[MWT_F_HEALTH] = 0.5; break;
 	}
 	x[MWT_F_RTT] = f->rtt_ms > 0 && min_rtt > 0 ? clamp01(min_rtt / f->rtt_ms) : 0.5;
+	if (f->health == MWT_HEALTH_DOWN) /* down (did not answer): poor on every count */
+		for (int i = 0; i < MWT_NF; i++)
+			x[i] = 0;
 }
 
 /* Memberships compared on a grid of 1e-9, so that rounding noise in B

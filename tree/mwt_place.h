@@ -61,7 +61,8 @@ struct mwt_eval {
 
 /* Evaluate m hosts: goodness x (load: 1 - load/cores capped to [0,1];
  * memory and cores: value / the largest among the hosts; health: ok 1,
- * degraded 0.5, down 0; round-trip: the smallest among the hosts / value),
+ * degraded 0.5, down 0; round-trip: the smallest among the hosts / value;
+ * a host whose health is down is 0 on every factor: the worst membership),
  * memberships poor = max(0, 1-2x), fair = 1 - |2x-1|, good = max(0, 2x-1),
  * B = A o R with the weighted-sum operator M(*,+) and A = w normalised to
  * sum 1 (NULL: the default weights).  rank[k] receives the index of the

@@ -140,6 +140,17 @@ lab_exec() { "$MW_LAB_T/lab/exec" "$@"; }
 lab_kill_node() { "$MW_LAB_T/lab/kill-node" "$@"; }
 lab_revive_node() { "$MW_LAB_T/lab/revive-node" "$@"; }
 
+# lab_nhd_kill NODE: SIGKILL the nodehealthd of NODE (two TAP lines: it ran,
+# it was killed) and start it again at the test's end (tap_cleanup).
+lab_nhd_kill() {
+    local p
+    p=$(cat "$MW_LAB_DIR/nodes/$1/nodehealthd.pid" 2>/dev/null)
+    tap_cleanup "lab_exec $1 '$MW_LAB_T/lab/node.d/50-nodehealthd' start $1 >/dev/null 2>&1"
+    like "$p" '^[0-9]+$' "nodehealthd runs on $1"
+    kill -KILL "$p"
+    ok $? "nodehealthd on $1 SIGKILLed"
+}
+
 # lab_prog MPI NAME: path of a test program built by `make progs`
 # (MPI = openmpi | mpich).  Bails out if it is missing.
 lab_prog() {

@@ -2,8 +2,11 @@
  * frames and their bounds (shared/heartbeat.c), the bounded command runner
  * (shared/runcmd.c), the site's AP file (shared/apconf.c), the agent's round
  * (agent/ap.c, run in-process) and the collector's rounds and report
- * (collector/ap.c). */
+ * (collector/ap.c), and the collector's tree side of them: who may speak
+ * for a node, where an APREQ goes (collector/coltree.c), and the fuzzy
+ * placement at start-up from the probe replies. */
 #include <check.h>
+#include <math.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdint.h>
@@ -20,6 +23,7 @@
 #include "../../collector/ap.h"
 #include "apconf.h"
 #include "colstate.h"
+#include "coltree.h"
 #include "jsonschema.h"
 #include "heartbeat.h"
 #include "runcmd.h"
@@ -657,6 +661,109 @@ START_TEST(test_man_page)
 }
 END_TEST
 
+/* ------------------------------------------------- the tree (coltree.c) */
+
+/* A job's state on nodes n1..n4. */
+static void four_nodes(struct col_state *st)
+{
+	col_state_init(st, "77");
+	for (int i = 1; i <= 4; i++) {
+		char n[8];
+		snprintf(n, sizeof n, "n%d", i);
+		col_state_node(st, n);
+	}
+}
+
+/* Who may speak for a node in a tree job: its own link, or the link of a
+ * CP on the chain that serves it now (CHILD frames); an APREQ for a node
+ * goes over the link of the top of that chain. */
+START_TEST(test_tree_speaks_for)
+{
+	struct col_state st;
+	struct col_tree *t;
+	struct mw_hb_child ch = {0};
+	four_nodes(&st);
+	/* 4 nodes, threshold 2, fanout 2: CPs on n1, n2; n3 under n1, n4 under n2. */
+	t = col_tree_plan(&st, 2, 2, 0, NULL);
+	ck_assert_ptr_nonnull(t);
+	ck_assert(col_tree_is_cp(t, 0) && col_tree_is_cp(t, 1) && !col_tree_is_cp(t, 2));
+	ck_assert_int_eq(col_tree_speaks_for(t, &st, 2, 2), 1); /* its own link */
+	ck_assert_int_eq(col_tree_speaks_for(t, &st, 0, 2), 0); /* not attached yet */
+	ck_assert_int_eq(col_tree_top(t, &st, 2), 2);
+	snprintf(ch.node, sizeof ch.node, "n3");
+	snprintf(ch.parent, sizeof ch.parent, "n1");
+	ch.up = 1;
+	ck_assert_int_eq(col_tree_child(t, &st, &ch), -1);
+	ck_assert_int_eq(col_tree_speaks_for(t, &st, 0, 2), 1); /* n1's link for n3 */
+	ck_assert_int_eq(col_tree_speaks_for(t, &st, 1, 2), 0); /* n2's link is not on n3's chain */
+	ck_assert_int_eq(col_tree_speaks_for(t, &st, 0, 3), 0); /* n4 is not below n1 */
+	ck_assert_int_eq(col_tree_speaks_for(t, &st, 0, -1), 0); /* an unknown node */
+	ck_assert_int_eq(col_tree_top(t, &st, 2), 0);
+	/* n3 re-attaches to n2 (n1 lost): n2 speaks for it now, n1 no more. */
+	snprintf(ch.parent, sizeof ch.parent, "n2");
+	col_tree_child(t, &st, &ch);
+	ck_assert_int_eq(col_tree_speaks_for(t, &st, 1, 2), 1);
+	ck_assert_int_eq(col_tree_speaks_for(t, &st, 0, 2), 0);
+	ck_assert_int_eq(col_tree_top(t, &st, 2), 1);
+	/* The star: only its own link. */
+	ck_assert_int_eq(col_tree_speaks_for(NULL, &st, 0, 2), 0);
+	ck_assert_int_eq(col_tree_speaks_for(NULL, &st, 2, 2), 1);
+	ck_assert_int_eq(col_tree_top(NULL, &st, 2), 2);
+	col_tree_free(t);
+	col_state_free(&st);
+}
+END_TEST
+
+/* tree_strategy=fuzzy: the start-up probe replies become the factor set;
+ * a node that did not answer is poor on every factor and gets no CP. */
+START_TEST(test_tree_fuzzy_startup)
+{
+	struct col_state st;
+	struct col_tree *t;
+	struct mw_probe_result r[4];
+	struct mwt_factors f[4];
+	struct mwt_eval ev[4];
+	size_t rank[4];
+	memset(r, 0, sizeof r);
+	/* n1: idle, 4 cores, 8000 MiB; n2: dead; n3: loaded; n4: degraded, old daemon (no factors) */
+	r[0] = (struct mw_probe_result){.state = MW_PROBE_ALIVE, .rtt_ms = 0.2, .has_factors = 1, .f = {0.0, 8000, 4}};
+	r[1] = (struct mw_probe_result){.state = MW_PROBE_DEAD, .rtt_ms = -1};
+	r[2] = (struct mw_probe_result){.state = MW_PROBE_ALIVE, .rtt_ms = 0.4, .has_factors = 1, .f = {3.0, 4000, 4}};
+	r[3] = (struct mw_probe_result){.state = MW_PROBE_DEGRADED, .rtt_ms = 0.2};
+	for (int i = 0; i < 4; i++)
+		col_tree_factors(&r[i], &f[i]);
+	ck_assert_int_eq(f[0].health, MWT_HEALTH_OK);
+	ck_assert(f[0].load == 0.0 && f[0].mem_free_mb == 8000 && f[0].cores == 4 && f[0].rtt_ms == 0.2);
+	ck_assert_int_eq(f[1].health, MWT_HEALTH_DOWN);
+	ck_assert_int_eq(f[3].health, MWT_HEALTH_DEGRADED);
+	ck_assert(f[3].load < 0 && f[3].mem_free_mb < 0 && f[3].cores == 0); /* unknown: fair */
+	ck_assert_int_eq(mwt_fuzzy_rank(f, 4, NULL, ev, rank), 0);
+	/* By hand (A = 0.3 0.2 0.1 0.3 0.1): n1 x = 1 1 1 1 1: B = (1, 0, 0), good;
+	 * n3 x = 0.25 0.5 1 1 0.5: B = (0.1 + 0.3, 0.15 + 0.2 + 0.1, 0.15) = (0.40, 0.45, 0.15), fair;
+	 * n4 x = 0.5 0.5 0.5 0.5 1: B = (0.1, 0.9, 0), fair; n2 down: B = (0, 0, 1), poor. */
+	ck_assert_uint_eq(rank[0], 0);
+	ck_assert_uint_eq(rank[1], 2);
+	ck_assert_uint_eq(rank[2], 3);
+	ck_assert_uint_eq(rank[3], 1);
+	ck_assert(fabs(ev[1].b[MWT_J_POOR] - 1.0) < 1e-9 && ev[1].judgement == MWT_J_POOR);
+	ck_assert(fabs(ev[2].b[MWT_J_GOOD] - 0.40) < 1e-9 && fabs(ev[2].b[MWT_J_FAIR] - 0.45) < 1e-9);
+	ck_assert(fabs(ev[3].b[MWT_J_FAIR] - 0.9) < 1e-9);
+
+	four_nodes(&st);
+	/* 2 CPs: on the two best, n1 and n3, not on the silent n2 (the
+	 * average strategy puts them on n1 and n2). */
+	t = col_tree_plan(&st, 2, 2, 2, f);
+	ck_assert_ptr_nonnull(t);
+	ck_assert(col_tree_is_cp(t, 0) && col_tree_is_cp(t, 2));
+	ck_assert(!col_tree_is_cp(t, 1) && !col_tree_is_cp(t, 3));
+	col_tree_free(t);
+	t = col_tree_plan(&st, 2, 2, 2, NULL);
+	ck_assert(col_tree_is_cp(t, 0) && col_tree_is_cp(t, 1));
+	col_tree_free(t);
+	col_state_free(&st);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ap");
@@ -676,6 +783,8 @@ int main(void)
 	tcase_add_test(tc, test_agent_request);
 	tcase_add_test(tc, test_collector_rounds);
 	tcase_add_test(tc, test_man_page);
+	tcase_add_test(tc, test_tree_speaks_for);
+	tcase_add_test(tc, test_tree_fuzzy_startup);
 	suite_add_tcase(s, tc);
 	return mw_unit_run(s);
 }

@@ -149,6 +149,52 @@ START_TEST(test_reply_bad)
 }
 END_TEST
 
+/* The factors block (flags bit 1): load, free memory, cores round-trip;
+ * the summary is cut to make room, never the block; unknown values stay
+ * unknown; a reply without it (an older daemon) decodes with none; a
+ * block whose length disagrees is refused. */
+START_TEST(test_reply_factors)
+{
+	uint8_t buf[512];
+	struct mw_probe_reply r;
+	struct mw_probe_factors f = {1.25, 15872, 16}, u = {-1, -1, 0};
+	char big[301];
+	int len;
+	memset(big, 'x', 300);
+	big[300] = 0;
+	len = mw_probe_encode_reply_factors(buf, sizeof(buf), 256, N1, 1, 0, 3, "n1", "ok", &f);
+	ck_assert_int_eq(len, MW_PROBE_REPLY_HDR_LEN + 2 + 2 + MW_PROBE_FACTORS_LEN);
+	ck_assert_int_eq(mw_probe_decode_reply(buf, (size_t)len, &r), MW_PROBE_OK);
+	ck_assert_int_eq(r.has_factors, 1);
+	ck_assert(r.f.load == 1.25 && r.f.mem_free_mb == 15872 && r.f.cores == 16);
+	ck_assert_str_eq(r.summary, "ok");
+	/* a long summary: cut, the block kept, still within the probe */
+	len = mw_probe_encode_reply_factors(buf, sizeof(buf), 256, N1, 2, 1, 3, "n1", big, &f);
+	ck_assert_int_eq(len, 256);
+	ck_assert_int_eq(mw_probe_decode_reply(buf, (size_t)len, &r), MW_PROBE_OK);
+	ck_assert(r.has_factors && r.truncated && r.f.cores == 16);
+	ck_assert_uint_eq(strlen(r.summary), 256 - MW_PROBE_REPLY_HDR_LEN - 2 - MW_PROBE_FACTORS_LEN);
+	/* unknown values */
+	len = mw_probe_encode_reply_factors(buf, sizeof(buf), 256, N1, 1, 0, 3, "n1", "ok", &u);
+	ck_assert_int_eq(mw_probe_decode_reply(buf, (size_t)len, &r), MW_PROBE_OK);
+	ck_assert(r.has_factors && r.f.load < 0 && r.f.mem_free_mb < 0 && r.f.cores == 0);
+	/* no block: none, and unknown */
+	len = mw_probe_encode_reply(buf, sizeof(buf), 256, N1, 1, 0, 3, "n1", "ok");
+	ck_assert_int_eq(mw_probe_decode_reply(buf, (size_t)len, &r), MW_PROBE_OK);
+	ck_assert(!r.has_factors && r.f.load < 0 && r.f.mem_free_mb < 0 && r.f.cores == 0);
+	/* the flag without the block, or the block without the flag: refused */
+	len = mw_probe_encode_reply_factors(buf, sizeof(buf), 256, N1, 1, 0, 3, "n1", "ok", &f);
+	ck_assert_int_eq(mw_probe_decode_reply(buf, (size_t)len - 1, &r), MW_PROBE_E_FORMAT);
+	buf[7] &= (uint8_t)~MW_PROBE_FLAG_FACTORS;
+	ck_assert_int_eq(mw_probe_decode_reply(buf, (size_t)len, &r), MW_PROBE_E_FORMAT);
+	/* a reply too small for the block goes without it */
+	len = mw_probe_encode_reply_factors(buf, sizeof(buf), MW_PROBE_REPLY_HDR_LEN + 4, N1, 1, 0, 3, "n1", "ok", &f);
+	ck_assert_int_eq(len, MW_PROBE_REPLY_HDR_LEN + 4);
+	ck_assert_int_eq(mw_probe_decode_reply(buf, (size_t)len, &r), MW_PROBE_OK);
+	ck_assert_int_eq(r.has_factors, 0);
+}
+END_TEST
+
 START_TEST(test_nonce_random)
 {
 	uint8_t a[MW_PROBE_NONCE_LEN], b[MW_PROBE_NONCE_LEN];
@@ -322,6 +368,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_reply_roundtrip, 0, sizeof(reply_cases) / sizeof(reply_cases[0]));
 	tcase_add_test(tc, test_reply_too_small);
 	tcase_add_loop_test(tc, test_reply_bad, 0, sizeof(bad_reply_cases) / sizeof(bad_reply_cases[0]));
+	tcase_add_test(tc, test_reply_factors);
 	tcase_add_test(tc, test_nonce_random);
 	tcase_add_loop_test(tc, test_client, 0, sizeof(client_cases) / sizeof(client_cases[0]));
 	tcase_add_test(tc, test_client_many_and_unresolvable);

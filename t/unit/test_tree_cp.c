@@ -3,7 +3,8 @@
  * the token of "mpiwatch run"; MUNGE goes through the same check as the
  * collector's), its heartbeats go up as one aggregate each counted once,
  * its RANK frames go up as they are, a DUMPREQ goes down, and after a new
- * parent link everything counted is sent again. */
+ * parent link everything counted is sent again; APREQ down the subtrees
+ * that hold its nodes, APOUT up from them only. */
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,12 +225,122 @@ START_TEST(test_cp_auth_aggregate_resend)
 }
 END_TEST
 
+/* Auxiliary processes through the CP: an APREQ naming nodes goes only down
+ * the subtrees that hold them (the child, or a node its CHILD frames named),
+ * one naming none to every child; an APOUT goes up as it is from the
+ * subtree that holds its node, and is dropped from any other. */
+static void send_apout(struct mw_link *l, const char *node)
+{
+	struct mw_hb_msg m = {0};
+	m.type = MW_HB_APOUT;
+	m.u.apout.round = 1;
+	snprintf(m.u.apout.node, sizeof m.u.apout.node, "%s", node);
+	snprintf(m.u.apout.name, sizeof m.u.apout.name, "host");
+	m.u.apout.output = (char *)"out\n";
+	ck_assert_int_eq(mw_link_send(l, &m), 0);
+}
+
+/* Whether l gets an APREQ within s seconds (pumping the CP). */
+static int got_apreq(struct mwt_cp *cp, struct mw_link *l, double s)
+{
+	double end = mw_now() + s;
+	while (mw_now() < end) {
+		struct mw_hb_msg r;
+		enum mw_hb_err e;
+		int rc;
+		pump(cp, 0.01);
+		rc = mw_link_recv(l, &r, &e);
+		if (rc == 1) {
+			int ok = r.type == MW_HB_APREQ;
+			mw_hb_msg_free(&r);
+			if (ok)
+				return 1;
+		}
+	}
+	return 0;
+}
+
+START_TEST(test_cp_ap)
+{
+	struct mwt_cp_opts o = {"77", "cp1", NULL, "abc123", 0.05};
+	uint16_t port = 0;
+	struct mwt_cp *cp = mwt_cp_create(&o, up, NULL, &port);
+	struct mw_link *be, *sub;
+	struct mw_hb_msg w, m = {0};
+	char names[1][MW_HB_STR_MAX + 1] = {"n5"};
+	ck_assert_ptr_nonnull(cp);
+	up_reset();
+	be = attach(cp, port, "n2", "token:abc123", &w);
+	ck_assert_int_eq(w.u.welcome.ok, 1);
+	sub = attach(cp, port, "n3", "token:abc123", &w);
+	ck_assert_int_eq(w.u.welcome.ok, 1);
+	/* n3, a CP itself, tells of n5 attached below it. */
+	m.type = MW_HB_CHILD;
+	snprintf(m.u.child.node, sizeof m.u.child.node, "n5");
+	snprintf(m.u.child.parent, sizeof m.u.child.parent, "n3");
+	m.u.child.up = 1;
+	ck_assert_int_eq(mw_link_send(sub, &m), 0);
+	for (double end = mw_now() + 10; mw_now() < end && count_up(MW_HB_CHILD) < 3;)
+		pump(cp, 0.05);
+	ck_assert_int_eq(count_up(MW_HB_CHILD), 3);
+
+	/* For n5 only: down n3's subtree, not to n2. */
+	memset(&m, 0, sizeof m);
+	m.type = MW_HB_APREQ;
+	m.u.apreq.round = 1;
+	m.u.apreq.nodes = names;
+	m.u.apreq.n = 1;
+	mwt_cp_apreq(cp, &m);
+	ck_assert_int_eq(got_apreq(cp, sub, 10), 1);
+	ck_assert_int_eq(got_apreq(cp, be, 0.3), 0);
+	/* For every node: to both. */
+	m.u.apreq.nodes = NULL;
+	m.u.apreq.n = 0;
+	mwt_cp_apreq(cp, &m);
+	ck_assert_int_eq(got_apreq(cp, sub, 10), 1);
+	ck_assert_int_eq(got_apreq(cp, be, 10), 1);
+
+	/* n5's output from n3 goes up; n2 speaking for n5 is dropped, its
+	 * own output goes up. */
+	up_reset();
+	send_apout(sub, "n5");
+	send_apout(be, "n5");
+	send_apout(be, "n2");
+	for (double end = mw_now() + 10; mw_now() < end && count_up(MW_HB_APOUT) < 2;)
+		pump(cp, 0.05);
+	pump(cp, 0.2);
+	ck_assert_int_eq(count_up(MW_HB_APOUT), 2);
+	{
+		int n5 = 0, n2 = 0;
+		for (int i = 0; i < nup; i++)
+			if (up_msgs[i].type == MW_HB_APOUT) {
+				n5 += !strcmp(up_msgs[i].u.apout.node, "n5");
+				n2 += !strcmp(up_msgs[i].u.apout.node, "n2");
+			}
+		ck_assert_int_eq(n5, 1);
+		ck_assert_int_eq(n2, 1);
+	}
+	/* Both children still attached: a dropped APOUT does not close its link. */
+	{
+		size_t ch;
+		unsigned long a, e;
+		mwt_cp_stats(cp, &ch, &a, &e);
+		ck_assert_uint_eq(ch, 2);
+	}
+	mw_link_close(be);
+	mw_link_close(sub);
+	up_reset();
+	mwt_cp_destroy(cp);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("tree_cp");
 	TCase *tc = tcase_create("cp");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_cp_auth_aggregate_resend);
+	tcase_add_test(tc, test_cp_ap);
 	suite_add_tcase(s, tc);
 	return mw_unit_run(s);
 }
