@@ -15,6 +15,7 @@ int main(int argc, char **argv) {
 	char buf[4][8];
 	const char *name[NK] = {"test", "testany4", "testsome4", "testall4", "iprobe"};
 	MPI_Request r[4];
+	MPI_Status st[4];
 	for (int i = 0; i < 4; i++) MPI_Irecv(buf[i], 8, MPI_CHAR, 0, 99 + i, MPI_COMM_SELF, &r[i]);
 	if (pairs > 256) pairs = 256;
 	static double d[NK][256];
@@ -24,16 +25,16 @@ int main(int argc, char **argv) {
 			switch (k) {
 			case 0: for (int i = 0; i < n; i++) MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE); break;
 			case 1: for (int i = 0; i < n; i++) MPI_Testany(4, r, &idx, &flag, MPI_STATUS_IGNORE); break;
-			case 2: for (int i = 0; i < n; i++) MPI_Testsome(4, r, &oc, ind, MPI_STATUSES_IGNORE); break;
-			case 3: for (int i = 0; i < n; i++) MPI_Testall(4, r, &flag, MPI_STATUSES_IGNORE); break;
+			case 2: for (int i = 0; i < n; i++) MPI_Testsome(4, r, &oc, ind, st); break;
+			case 3: for (int i = 0; i < n; i++) MPI_Testall(4, r, &flag, st); break;
 			case 4: for (int i = 0; i < n; i++) MPI_Iprobe(0, 98, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE); break;
 			}
 			double t1 = MPI_Wtime();
 			switch (k) {
 			case 0: for (int i = 0; i < n; i++) PMPI_Test(&r[0], &flag, MPI_STATUS_IGNORE); break;
 			case 1: for (int i = 0; i < n; i++) PMPI_Testany(4, r, &idx, &flag, MPI_STATUS_IGNORE); break;
-			case 2: for (int i = 0; i < n; i++) PMPI_Testsome(4, r, &oc, ind, MPI_STATUSES_IGNORE); break;
-			case 3: for (int i = 0; i < n; i++) PMPI_Testall(4, r, &flag, MPI_STATUSES_IGNORE); break;
+			case 2: for (int i = 0; i < n; i++) PMPI_Testsome(4, r, &oc, ind, st); break;
+			case 3: for (int i = 0; i < n; i++) PMPI_Testall(4, r, &flag, st); break;
 			case 4: for (int i = 0; i < n; i++) PMPI_Iprobe(0, 98, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE); break;
 			}
 			double t2 = MPI_Wtime();
