@@ -102,12 +102,14 @@ def dtexpr(f, lang, name):
     return 'PMPI_Type_f2c(*(MPI_Fint *)%s)' % name
 
 
-def gen_body(f, lang, call, prof=True):
+def gen_body(f, lang, call, prof=True, xcall=None):
     """Body of a wrapper (after the inactive check), with mw_site and
     mw_frame (the call site and the wrapper's frame) defined.  call: the real
     call expression statement assigning rc (C) or performing the call
     (Fortran).  prof: the body of the general wrapper (may profile: t0);
-    else of the plain fast path (mwm.plain: no profile)."""
+    else of the plain fast path (mwm.plain: no profile).  xcall: the call of
+    the general wrapper, which the fast path leaves request arrays longer
+    than MWM_MAX_WAIT to (so that it has no heap copy to keep)."""
     a = f.attrs
     k = f.kind
     L = []
@@ -115,7 +117,7 @@ def gen_body(f, lang, call, prof=True):
         L.append('\tuint64_t t0 = mwm.profile ? mwm_prof_now() : 0;')
     poll = KINDS[k] == 'MW_KIND_TEST'
     if poll:
-        L += gen_poll_entry(f, lang)
+        L += gen_poll_entry(f, lang, xcall)
         return L + gen_after(f, lang, call, prof)
     L.append('\tstruct mw_slot_call *c = mwm_begin(MWM_OP_%s, %d, mw_site, mw_frame);'
              % (f.name, 1 if lang == 'f' else 0))
@@ -145,6 +147,9 @@ def gen_body(f, lang, call, prof=True):
             cnt_e = cnt if lang == 'c' else '(int)*(MPI_Fint *)%s' % cnt
             L.append('\tuint64_t *mw_heap = NULL, *mw_before = mwm.x.reqs;')
             L.append('\tint mw_n = %s;' % cnt_e)
+            if xcall:
+                L.append('\tif (__builtin_expect(mw_n > MWM_MAX_WAIT, 0))')
+                L.append('\t\treturn %s;' % xcall)
             L.append('\tif (mw_n > MWM_MAX_WAIT)')
             L.append('\t\tmw_before = mw_heap = malloc(sizeof(uint64_t) * (size_t)mw_n);')
             L.append('\tif (mw_before)')
@@ -178,7 +183,7 @@ def gen_body(f, lang, call, prof=True):
     return L + gen_after(f, lang, call, prof)
 
 
-def gen_poll_entry(f, lang):
+def gen_poll_entry(f, lang, xcall):
     """Entry of a test-family wrapper (MPI_Test*, MPI_Iprobe, MPI_Improbe):
     a poll that repeats the call record as it stands (same op, site, frame,
     arguments and request handles: mwm_poll_again) publishes only the entry
@@ -208,6 +213,9 @@ def gen_poll_entry(f, lang):
         hexpr = ('MWH(%s[i])' % arr) if lang == 'c' else 'MWH(PMPI_Request_f2c(((MPI_Fint *)%s)[i]))' % arr
         L.append('\tuint64_t *mw_heap = NULL, *mw_before = mwm.x.reqs;')
         L.append('\tint mw_n = %s;' % cnt_e)
+        if xcall:
+            L.append('\tif (__builtin_expect(mw_n > MWM_MAX_WAIT, 0))')
+            L.append('\t\treturn %s;' % xcall)
         L.append('\tuint32_t mw_gen;')
         L.append('\tint mw_again = mwm_poll_again(MWM_OP_%s, %d, mw_site, mw_frame) && mw_n <= MWM_MAX_WAIT &&'
                  % (f.name, lng))
@@ -386,7 +394,8 @@ def gen_wrappers(fns):
                  % (f.cname, args, ', ' if args else ''))
         o.append('\t}')
         o.append('\tvoid *mw_site = __builtin_return_address(0), *mw_frame = __builtin_frame_address(0);')
-        o += gen_body(f, 'c', '\tint rc = P%s(%s);' % (f.cname, args), prof=False)
+        o += gen_body(f, 'c', '\tint rc = P%s(%s);' % (f.cname, args), prof=False,
+                      xcall='mwx_%s(%s%smw_site, mw_frame)' % (f.cname, args, ', ' if args else ''))
         o.append('\treturn rc;')
         o.append('}')
         o.append('')
