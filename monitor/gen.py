@@ -143,25 +143,9 @@ def gen_body(f, lang, call, prof=True, xcall=None):
         # library (a generalized request's callback) would overwrite
         # mwm.x.reqs, which its generation number tells.
         if 'reqs' in a:
-            cnt, arr = a['reqs'].split(',')
-            cnt_e = cnt if lang == 'c' else '(int)*(MPI_Fint *)%s' % cnt
-            L.append('\tuint64_t *mw_heap = NULL, *mw_before = mwm.x.reqs;')
-            L.append('\tint mw_n = %s;' % cnt_e)
-            if xcall:
-                L.append('\tif (__builtin_expect(mw_n > MWM_MAX_WAIT, 0))')
-                L.append('\t\treturn %s;' % xcall)
-            L.append('\tif (mw_n > MWM_MAX_WAIT)')
-            L.append('\t\tmw_before = mw_heap = malloc(sizeof(uint64_t) * (size_t)mw_n);')
-            L.append('\tif (mw_before)')
-            L.append('\t\tfor (int i = 0; i < mw_n; i++)')
-            if lang == 'c':
-                L.append('\t\t\tmw_before[i] = MWH(%s[i]);' % arr)
-            else:
-                L.append('\t\t\tmw_before[i] = MWH(PMPI_Request_f2c(((MPI_Fint *)%s)[i]));' % arr)
-            L.append('\tif (mw_heap)')
-            L.append('\t\tmemcpy(mwm.x.reqs, mw_heap, sizeof(mwm.x.reqs));')
-            L.append('\tmwm.x.nreqs = mw_n < MWM_MAX_WAIT ? mw_n : (mw_before ? MWM_MAX_WAIT : 0);')
-            L.append('\tuint32_t mw_gen = ++mwm.x.gen;')
+            hexpr = req_array_head(L, f, lang, xcall)
+            L.append('\tuint32_t mw_gen;')
+            L += req_array_copy(hexpr, '\t')
         else:
             L.append('\tint mw_n = 1;')
             if lang == 'c':
@@ -181,6 +165,40 @@ def gen_body(f, lang, call, prof=True, xcall=None):
     L.append('\t(void)c;')
     L.append('\tmwm_commit_as(%d, %d);' % (1 if k in BLOCKING else 0, 1 if KINDS[k] == 'MW_KIND_TEST' else 0))
     return L + gen_after(f, lang, call, prof)
+
+
+def req_array_head(L, f, lang, xcall):
+    """Declare the request array's copy (mw_heap, mw_before) and count
+    (mw_n) of a wait/test/start wrapper into L; the plain fast path (xcall
+    given) leaves arrays over MWM_MAX_WAIT to the general wrapper.  Return
+    the expression of handle i."""
+    cnt, arr = f.attrs['reqs'].split(',')
+    cnt_e = cnt if lang == 'c' else '(int)*(MPI_Fint *)%s' % cnt
+    L.append('\tuint64_t *mw_heap = NULL, *mw_before = mwm.x.reqs;')
+    L.append('\tint mw_n = %s;' % cnt_e)
+    if xcall:
+        L.append('\tif (__builtin_expect(mw_n > MWM_MAX_WAIT, 0))')
+        L.append('\t\treturn %s;' % xcall)
+    return ('MWH(%s[i])' % arr) if lang == 'c' else 'MWH(PMPI_Request_f2c(((MPI_Fint *)%s)[i]))' % arr
+
+
+def req_array_copy(hexpr, ind):
+    """Lines (indented by ind) that copy the handles before the call once,
+    straight into the call extension the dumps read (mwm.x.reqs), or, beyond
+    MWM_MAX_WAIT, into a heap copy whose head goes there, and bump its
+    generation number (mw_gen): a wrapped call made from inside the MPI
+    library (a generalized request's callback) would overwrite mwm.x.reqs,
+    which that number tells."""
+    return [ind + x for x in (
+        'if (mw_n > MWM_MAX_WAIT)',
+        '\tmw_before = mw_heap = malloc(sizeof(uint64_t) * (size_t)mw_n);',
+        'if (mw_before)',
+        '\tfor (int i = 0; i < mw_n; i++)',
+        '\t\tmw_before[i] = %s;' % hexpr,
+        'if (mw_heap)',
+        '\tmemcpy(mwm.x.reqs, mw_heap, sizeof(mwm.x.reqs));',
+        'mwm.x.nreqs = mw_n < MWM_MAX_WAIT ? mw_n : (mw_before ? MWM_MAX_WAIT : 0);',
+        'mw_gen = ++mwm.x.gen;')]
 
 
 def gen_poll_entry(f, lang, xcall):
@@ -208,14 +226,7 @@ def gen_poll_entry(f, lang, xcall):
         # head goes there); a wrapped call made from inside the MPI library
         # (a generalized request's callback) would overwrite mwm.x.reqs,
         # which its generation number tells.
-        cnt, arr = a['reqs'].split(',')
-        cnt_e = cnt if lang == 'c' else '(int)*(MPI_Fint *)%s' % cnt
-        hexpr = ('MWH(%s[i])' % arr) if lang == 'c' else 'MWH(PMPI_Request_f2c(((MPI_Fint *)%s)[i]))' % arr
-        L.append('\tuint64_t *mw_heap = NULL, *mw_before = mwm.x.reqs;')
-        L.append('\tint mw_n = %s;' % cnt_e)
-        if xcall:
-            L.append('\tif (__builtin_expect(mw_n > MWM_MAX_WAIT, 0))')
-            L.append('\t\treturn %s;' % xcall)
+        hexpr = req_array_head(L, f, lang, xcall)
         L.append('\tuint32_t mw_gen;')
         L.append('\tint mw_again = mwm_poll_again(MWM_OP_%s, %d, mw_site, mw_frame) && mw_n <= MWM_MAX_WAIT &&'
                  % (f.name, lng))
@@ -231,15 +242,7 @@ def gen_poll_entry(f, lang, xcall):
         L.append('\t\tmw_gen = mwm.x.gen;')
         L.append('\t} else {')
         L += full
-        L.append('\t\tif (mw_n > MWM_MAX_WAIT)')
-        L.append('\t\t\tmw_before = mw_heap = malloc(sizeof(uint64_t) * (size_t)mw_n);')
-        L.append('\t\tif (mw_before)')
-        L.append('\t\t\tfor (int i = 0; i < mw_n; i++)')
-        L.append('\t\t\t\tmw_before[i] = %s;' % hexpr)
-        L.append('\t\tif (mw_heap)')
-        L.append('\t\t\tmemcpy(mwm.x.reqs, mw_heap, sizeof(mwm.x.reqs));')
-        L.append('\t\tmwm.x.nreqs = mw_n < MWM_MAX_WAIT ? mw_n : (mw_before ? MWM_MAX_WAIT : 0);')
-        L.append('\t\tmw_gen = ++mwm.x.gen;')
+        L += req_array_copy(hexpr, '\t\t')
         L.append('\t\tc->nreqs = mw_n;')
         L.append('\t\tmwm_commit_as(0, 1);')
         L.append('\t}')
