@@ -1,6 +1,8 @@
 /* test-poll.c - the cost the monitor adds to the polling calls: MPI_Test,
  * MPI_Testany, MPI_Testsome and MPI_Testall on 4 receives and MPI_Iprobe,
- * none of which ever match (MPI_COMM_SELF), MPI against PMPI in the same
+ * none of which ever match (MPI_COMM_SELF), each repeated from one call site,
+ * and "alt": MPI_Test and MPI_Iprobe alternating (no call repeats the one
+ * before it: the full record every time), MPI against PMPI in the same
  * process, interleaved: `pairs` pairs of `n` calls (default 41 and 20 000;
  * argv[1], argv[2]).  Prints, per call, the median of the paired differences
  * in ns per call.  Run by bench/test-poll.sh. */
@@ -8,12 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 static int cmpd(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
-#define NK 5
+#define NK 6
 int main(int argc, char **argv) {
 	MPI_Init(&argc, &argv);
 	int n = argc > 1 ? atoi(argv[1]) : 20000, pairs = argc > 2 ? atoi(argv[2]) : 41, flag, idx, oc, ind[4];
 	char buf[4][8];
-	const char *name[NK] = {"test", "testany4", "testsome4", "testall4", "iprobe"};
+	const char *name[NK] = {"test", "testany4", "testsome4", "testall4", "iprobe", "alt"};
 	MPI_Request r[4];
 	MPI_Status st[4];
 	for (int i = 0; i < 4; i++) MPI_Irecv(buf[i], 8, MPI_CHAR, 0, 99 + i, MPI_COMM_SELF, &r[i]);
@@ -28,6 +30,7 @@ int main(int argc, char **argv) {
 			case 2: for (int i = 0; i < n; i++) MPI_Testsome(4, r, &oc, ind, st); break;
 			case 3: for (int i = 0; i < n; i++) MPI_Testall(4, r, &flag, st); break;
 			case 4: for (int i = 0; i < n; i++) MPI_Iprobe(0, 98, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE); break;
+			case 5: for (int i = 0; i < n; i += 2) { MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE); MPI_Iprobe(0, 98, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE); } break;
 			}
 			double t1 = MPI_Wtime();
 			switch (k) {
@@ -36,6 +39,7 @@ int main(int argc, char **argv) {
 			case 2: for (int i = 0; i < n; i++) PMPI_Testsome(4, r, &oc, ind, st); break;
 			case 3: for (int i = 0; i < n; i++) PMPI_Testall(4, r, &flag, st); break;
 			case 4: for (int i = 0; i < n; i++) PMPI_Iprobe(0, 98, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE); break;
+			case 5: for (int i = 0; i < n; i += 2) { PMPI_Test(&r[0], &flag, MPI_STATUS_IGNORE); PMPI_Iprobe(0, 98, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE); } break;
 			}
 			double t2 = MPI_Wtime();
 			d[k][p] = ((t1 - t0) - (t2 - t1)) / n * 1e9;
