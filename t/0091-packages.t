@@ -21,8 +21,10 @@ command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null ||
 work=$(mktemp -d /var/tmp/mw-pkg.XXXXXX)
 tap_cleanup "rm -rf '$work'"
 src=$work/mpiwatch-0.1.0
-mkdir "$src" && (cd "$top" && tar --exclude=./build --exclude=./.git -cf - .) | tar -xf - -C "$src"
-(cd "$src" && dpkg-buildpackage -us -uc -b) >"$work/build.log" 2>&1
+mkdir "$src" && (cd "$top" && tar --exclude=./build --exclude=./build-asan --exclude=./.git -cf - .) | tar -xf - -C "$src"
+# (--jobs-force: dpkg-buildpackage puts the job count in MAKEFLAGS, so the
+# build in debian/rules runs on every core, not one)
+(cd "$src" && dpkg-buildpackage -us -uc -b --jobs-force="$(nproc)") >"$work/build.log" 2>&1
 ok $? "dpkg-buildpackage -us -uc -b builds the packages" || diag "$(tail -30 "$work/build.log")"
 debs=()
 for p in $pkgs; do debs+=("$work/${p}_0.1.0_$(dpkg --print-architecture).deb"); done

@@ -24,16 +24,19 @@ ok $? "links of n3 and n4 down (their processes alive)"
 
 rep=$dir/mpiwatch-$jid/report.json
 wait_for 120 "grep -q '\"verdict\": *\"hardware\"' '$rep'"
-is "$(jv "$rep" 'd["verdict"]')" hardware "verdict hardware: nodes do not answer"
-is "$(jv "$rep" 'd["partition_suspected"]')" True "partition_suspected"
-like "$(jv "$rep" 'd["summary"]')" "network partition suspected: 2 of the job's 4 nodes \(n\[3-4\]\)" \
+jvs "$rep" 'd["verdict"]' 'd["partition_suspected"]' 'd["summary"]' 'd["confirmed"]'
+is "${JV[0]}" hardware "verdict hardware: nodes do not answer"
+is "${JV[1]}" True "partition_suspected"
+like "${JV[2]}" "network partition suspected: 2 of the job's 4 nodes \(n\[3-4\]\)" \
     "the summary says a partition is suspected and names n[3-4]"
-is "$(jv "$rep" 'd["confirmed"]')" False "not a confirmed verdict"
+is "${JV[3]}" False "not a confirmed verdict"
 ok_cmd "report.json is valid against the schema" "$coll" --check-report "$rep" --schema "$MW_LAB_REPO/doc/schemas/report.schema.json"
-like "$(jv "$rep" '[e["detail"] for e in d["timeline"] if e["event"] == "note"]')" "no node drained" \
-    "the timeline says nothing was drained"
-is "$(jv "$rep" 'len([a for a in d["actions"] if a["action"] in ("drain", "cancel", "requeue")])')" 0 \
-    "no drain, cancel or requeue was requested"
+# (the note comes with the collector's action, just after the verdict)
+wait_for 30 "grep -q 'no node drained' '$rep'"
+jvs "$rep" '[e["detail"] for e in d["timeline"] if e["event"] == "note"]' \
+    'len([a for a in d["actions"] if a["action"] in ("drain", "cancel", "requeue")])'
+like "${JV[0]}" "no node drained" "the timeline says nothing was drained"
+is "${JV[1]}" 0 "no drain, cancel or requeue was requested"
 sleep 3
 # (Slurm itself may mark the cut nodes down after SlurmdTimeout: not ours.)
 is "$(sinfo -h -R -o '%N %E' | grep -c mpiwatch)" 0 "no node is drained by mpiwatch"

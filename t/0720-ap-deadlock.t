@@ -49,36 +49,43 @@ tap_cleanup "scancel $jid 2>/dev/null"
 out=$dir/mpiwatch-$jid
 rep=$out/report.json
 wait_for 180 "grep -q '\"verdict\": *\"software\"' '$rep'"
-is "$(jv "$rep" 'd["verdict"]')" software "verdict software"
-is "$(jv "$rep" 'd["deadlock"]["found"]')" True "deadlock found"
-is "$(jv "$rep" '";".join(c["cause"] + ":" + c["ranks_text"] for c in d["causes"])')" "B:0-5" \
-    "cause B for ranks 0-5"
+jvs "$rep" 'd["verdict"]' 'd["deadlock"]["found"]' '";".join(c["cause"] + ":" + c["ranks_text"] for c in d["causes"])'
+is "${JV[0]}" software "verdict software"
+is "${JV[1]}" True "deadlock found"
+is "${JV[2]}" "B:0-5" "cause B for ranks 0-5"
 answer="deadlock: ranks 0-5 wait for each other in MPI_Recv (col_deadlock.c:13): a cycle: each waits for the next, none can go first"
 is "$(head -1 "$out/report.txt")" "$answer" "report.txt's first line is the same answer as without APs"
 
 # Every node's four results are in (they may come after the verdict).
 done4='len([r for r in d["auxiliary"]["rounds"][0]["results"] if r["state"] == "done"])'
 wait_for 60 "test \"\$(jv '$rep' '$done4' 2>/dev/null)\" = 12"
-is "$(jv "$rep" "$done4")" 12 "report.json: 4 results from each of the 3 nodes"
-ok_cmd "report.json with its auxiliary results is valid against the schema" "$coll" --check-report "$rep" --schema "$schema"
-is "$(jv "$rep" 'd["auxiliary"]["config"]["commands"]')" "['links', 'hang', 'flood', 'who']" \
-    "the site's four commands, in its order"
-is "$(jv "$rep" 'len(d["auxiliary"]["rounds"])')" 1 "one round, at the suspicious event"
+# One read of report.json for the checks below (one python start, not 24).
 r='[r for r in d["auxiliary"]["rounds"][0]["results"]'
+exprs=("$done4" 'd["auxiliary"]["config"]["commands"]' 'len(d["auxiliary"]["rounds"])')
 for n in n1 n2 n3; do
-    is "$(jv "$rep" "$r if r['node'] == '$n' and r['name'] == 'links'][0]['status']")" 0 "$n: links exits 0"
-    like "$(jv "$rep" "$r if r['node'] == '$n' and r['name'] == 'links'][0]['output']")" \
-        "eth0.*RX:.*TX:" "$n: links: ip -s link's output, with the node's own eth0"
-    is "$(jv "$rep" "[(x['timed_out'], x['signal'], x['status']) for x in $r if r['node'] == '$n' and r['name'] == 'hang']][0]")" \
-        "(True, 9, -1)" "$n: hang killed (SIGKILL) at its time bound"
-    like "$(jv "$rep" "$r if r['node'] == '$n' and r['name'] == 'hang'][0]['summary']")" \
-        "^killed at the time bound \(2 s\)" "$n: hang: the report says it was killed at the bound"
-    is "$(jv "$rep" "[(x['truncated'], len(x['output']), x['output'].split(chr(10))[0]) for x in $r if r['node'] == '$n' and r['name'] == 'flood']][0]")" \
-        "(True, 4096, 'mpiwatch-flood-line')" "$n: flood cut at 4096 bytes"
-    like "$(jv "$rep" "$r if r['node'] == '$n' and r['name'] == 'flood'][0]['summary']")" \
-        "^output cut at the size bound \(4096 bytes\), the command killed" "$n: flood: the report says it was cut"
-    is "$(jv "$rep" "repr($r if r['node'] == '$n' and r['name'] == 'who'][0]['output'])")" "'mwuser1\\n'" \
-        "$n: the commands run as the job's user"
+    exprs+=("$r if r['node'] == '$n' and r['name'] == 'links'][0]['status']"
+        "$r if r['node'] == '$n' and r['name'] == 'links'][0]['output']"
+        "[(x['timed_out'], x['signal'], x['status']) for x in $r if r['node'] == '$n' and r['name'] == 'hang']][0]"
+        "$r if r['node'] == '$n' and r['name'] == 'hang'][0]['summary']"
+        "[(x['truncated'], len(x['output']), x['output'].split(chr(10))[0]) for x in $r if r['node'] == '$n' and r['name'] == 'flood']][0]"
+        "$r if r['node'] == '$n' and r['name'] == 'flood'][0]['summary']"
+        "repr($r if r['node'] == '$n' and r['name'] == 'who'][0]['output'])")
+done
+jvs "$rep" "${exprs[@]}"
+is "${JV[0]}" 12 "report.json: 4 results from each of the 3 nodes"
+ok_cmd "report.json with its auxiliary results is valid against the schema" "$coll" --check-report "$rep" --schema "$schema"
+is "${JV[1]}" "['links', 'hang', 'flood', 'who']" "the site's four commands, in its order"
+is "${JV[2]}" 1 "one round, at the suspicious event"
+i=3
+for n in n1 n2 n3; do
+    is "${JV[i]}" 0 "$n: links exits 0"
+    like "${JV[i + 1]}" "eth0.*RX:.*TX:" "$n: links: ip -s link's output, with the node's own eth0"
+    is "${JV[i + 2]}" "(True, 9, -1)" "$n: hang killed (SIGKILL) at its time bound"
+    like "${JV[i + 3]}" "^killed at the time bound \(2 s\)" "$n: hang: the report says it was killed at the bound"
+    is "${JV[i + 4]}" "(True, 4096, 'mpiwatch-flood-line')" "$n: flood cut at 4096 bytes"
+    like "${JV[i + 5]}" "^output cut at the size bound \(4096 bytes\), the command killed" "$n: flood: the report says it was cut"
+    is "${JV[i + 6]}" "'mwuser1\\n'" "$n: the commands run as the job's user"
+    i=$((i + 7))
 done
 is "$(jv "$rep" 'd["verdict"]')" software "the verdict is unchanged after the APs' output came"
 
@@ -117,12 +124,11 @@ rep=$dir/mpiwatch-$jid/report.json
 wait_for 180 "grep -q '\"verdict\": *\"software\"' '$rep'"
 lab_job_wait "$jid" 120 >/dev/null
 wait_for 30 "grep -q 'collector stopping' '$rep'"
-is "$(jv "$rep" 'd["verdict"]')" software "verdict software"
-like "$(jv "$rep" '[c["detail"] for c in d["causes"] if c["cause"] == "B"]')" "exited with status 3" \
-    "rank 1: cause B, as without APs"
-is "$(jv "$rep" 'd["auxiliary"]["config"]["nodes"]')" suspicious "the site's file says: suspicious nodes only"
-is "$(jv "$rep" 'sorted(set(r["node"] for r in d["auxiliary"]["rounds"][0]["results"]))')" "['n1']" \
-    "only n1, the node of the exited rank, was asked"
-like "$(jv "$rep" 'd["auxiliary"]["rounds"][0]["results"][0]["state"]')" '^(done|missing)$' \
-    "its result came, or is marked missing (the job ended first)"
+jvs "$rep" 'd["verdict"]' '[c["detail"] for c in d["causes"] if c["cause"] == "B"]' 'd["auxiliary"]["config"]["nodes"]' \
+    'sorted(set(r["node"] for r in d["auxiliary"]["rounds"][0]["results"]))' 'd["auxiliary"]["rounds"][0]["results"][0]["state"]'
+is "${JV[0]}" software "verdict software"
+like "${JV[1]}" "exited with status 3" "rank 1: cause B, as without APs"
+is "${JV[2]}" suspicious "the site's file says: suspicious nodes only"
+is "${JV[3]}" "['n1']" "only n1, the node of the exited rank, was asked"
+like "${JV[4]}" '^(done|missing)$' "its result came, or is marked missing (the job ended first)"
 done_testing

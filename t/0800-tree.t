@@ -33,21 +33,21 @@ ok_cmd "(a) report.json is valid against the schema" "$coll" --check-report "$ou
 wait_for 30 "test \$(ls '$out/dumps' 2>/dev/null | grep -c '^rank-[0-9]*\.json\$') -ge 8"
 is "$(ls "$out/dumps" | grep -c '^rank-[0-9]*\.json$')" 8 "(a) the 8 dumps came up the tree on demand"
 wait_for 30 "jv '$out/report.json' 'sorted(d[\"deadlock\"][\"ranks\"])' | grep -q '7\]'"
-is "$(jv "$out/report.json" 'd["deadlock"]["found"]')" True "(a) deadlock found"
-is "$(jv "$out/report.json" 'sorted(d["deadlock"]["ranks"])')" "[0, 1, 2, 3, 4, 5, 6, 7]" "(a) the deadlock names ranks 0-7"
-is "$(jv "$out/report.json" '";".join(c["cause"] + ":" + c["ranks_text"] for c in d["causes"])')" "B:0-7" \
-    "(a) cause B for ranks 0-7, as in the star"
+jvs "$out/report.json" 'd["deadlock"]["found"]' 'sorted(d["deadlock"]["ranks"])' \
+    '";".join(c["cause"] + ":" + c["ranks_text"] for c in d["causes"])' 'd["stats"]["heartbeats_by_state"]["in_mpi"]' \
+    'd["tree"]["cps"]' '" ".join(n["node"] + ">" + n["planned_parent"] for n in d["tree"]["nodes"])'
+is "${JV[0]}" True "(a) deadlock found"
+is "${JV[1]}" "[0, 1, 2, 3, 4, 5, 6, 7]" "(a) the deadlock names ranks 0-7"
+is "${JV[2]}" "B:0-7" "(a) cause B for ranks 0-7, as in the star"
 like "$(head -1 "$out/report.txt")" "^deadlock: ranks 0-7 wait for each other in MPI_Recv \(col_deadlock.c:13\)" \
     "(a) report.txt's first line: the same answer as in the star"
-is "$(jv "$out/report.json" 'd["stats"]["heartbeats_by_state"]["in_mpi"]')" 8 \
-    "(a) each rank's heartbeat counted once (8 in_mpi heartbeats for 8 ranks)"
-is "$(jv "$out/report.json" 'd["tree"]["cps"]')" 6 "(a) the report shows the tree: 6 CPs"
-is "$(jv "$out/report.json" '" ".join(n["node"] + ">" + n["planned_parent"] for n in d["tree"]["nodes"])')" \
-    "n1>collector n2>collector n3>n1 n4>n1 n5>n2 n6>n2 n7>n3 n8>n4" "(a) who serves whom, as planned"
+is "${JV[3]}" 8 "(a) each rank's heartbeat counted once (8 in_mpi heartbeats for 8 ranks)"
+is "${JV[4]}" 6 "(a) the report shows the tree: 6 CPs"
+is "${JV[5]}" "n1>collector n2>collector n3>n1 n4>n1 n5>n2 n6>n2 n7>n3 n8>n4" "(a) who serves whom, as planned"
 wait_for 30 "jv '$out/report.json' '[n[\"parent\"] for n in d[\"tree\"][\"nodes\"]]' | grep -q \"'n4'\""
-is "$(jv "$out/report.json" '" ".join(n["node"] + ">" + n["parent"] for n in d["tree"]["nodes"])')" \
-    "n1>collector n2>collector n3>n1 n4>n1 n5>n2 n6>n2 n7>n3 n8>n4" "(a) ... and as attached"
-cmp_ok "$(jv "$out/report.json" 'd["tree"]["stats"]["agg_frames"]')" -ge 1 "(a) the heartbeats came as aggregates"
+jvs "$out/report.json" '" ".join(n["node"] + ">" + n["parent"] for n in d["tree"]["nodes"])' 'd["tree"]["stats"]["agg_frames"]'
+is "${JV[0]}" "n1>collector n2>collector n3>n1 n4>n1 n5>n2 n6>n2 n7>n3 n8>n4" "(a) ... and as attached"
+cmp_ok "${JV[1]}" -ge 1 "(a) the heartbeats came as aggregates"
 like "$(cat "$out/report.txt")" "Tree overlay: 8 node\(s\) > threshold 2: 6 CP\(s\), fanout 2" "(a) report.txt shows the tree"
 scancel "$jid"
 lab_job_wait "$jid" 120 >/dev/null
@@ -69,10 +69,10 @@ like "$pid" '^[0-9]+$' "(c) the agent of n3 runs (pid $pid)"
 kill -KILL $pid
 ok $? "(c) the agent of n3 (a CP) SIGKILLed"
 wait_for 30 "jv '$out/report.json' '[n[\"parent\"] for n in d[\"tree\"][\"nodes\"]]' | grep -q \"'n1', 'n4'\\]\""
-is "$(jv "$out/report.json" '[n["parent"] for n in d["tree"]["nodes"] if n["node"] == "n7"][0]')" n1 \
-    "(c) n7 re-attached to n3's parent, n1"
-is "$(jv "$out/report.json" '" ".join(m["node"] + ":" + m["from"] + ">" + m["to"] for m in d["tree"]["reattachments"])')" \
-    "n7:n3>n1" "(c) the report lists the re-attachment"
+jvs "$out/report.json" '[n["parent"] for n in d["tree"]["nodes"] if n["node"] == "n7"][0]' \
+    '" ".join(m["node"] + ":" + m["from"] + ">" + m["to"] for m in d["tree"]["reattachments"])'
+is "${JV[0]}" n1 "(c) n7 re-attached to n3's parent, n1"
+is "${JV[1]}" "n7:n3>n1" "(c) the report lists the re-attachment"
 mw=$MW_LAB_REPO/build/bin/mpiwatch
 wait_for 20 "lab_as mwuser1 $mw status --job $jid | grep -q 're-attachment: n7 from n3 to n1'"
 like "$(lab_as mwuser1 $mw status --job $jid)" "n7 +be, served by n1 \(planned: n3\)" \
@@ -85,16 +85,15 @@ is "$(jv "$out/report.json" '[n["state"] for n in d["nodes"] if n["name"] == "n3
 
 ok_cmd "(b) t/lab/kill-node $node" lab_kill_node $node
 wait_for 180 "grep -q '\"verdict\": *\"hardware\"' '$out/report.json'"
-is "$(jv "$out/report.json" 'd["verdict"]')" hardware "(b) verdict hardware"
-is "$(jv "$out/report.json" '",".join(n["name"] for n in d["nodes"] if n["state"] == "dead")')" "$node" \
-    "(b) the report names $node, and only $node, dead"
+jvs "$out/report.json" 'd["verdict"]' '",".join(n["name"] for n in d["nodes"] if n["state"] == "dead")'
+is "${JV[0]}" hardware "(b) verdict hardware"
+is "${JV[1]}" "$node" "(b) the report names $node, and only $node, dead"
 ok_cmd "(b) report.json is valid against the schema" "$coll" --check-report "$out/report.json" --schema "$schema"
 sleep 3 # late heartbeats, if any were doubled, would show now
-is "$(jv "$out/report.json" '[r["state"] for r in d["ranks"] if r["rank"] == 6][0]')" in_mpi \
-    "(c) rank 6 (on n7, re-attached) was seen stuck through the tree"
-is "$(jv "$out/report.json" 'd["stats"]["heartbeats_by_state"]["in_mpi"]')" \
-    "$(jv "$out/report.json" 'len([r for r in d["ranks"] if r["state"] == "in_mpi"])')" \
-    "(c) each stuck rank's heartbeat counted once"
+jvs "$out/report.json" '[r["state"] for r in d["ranks"] if r["rank"] == 6][0]' \
+    'd["stats"]["heartbeats_by_state"]["in_mpi"]' 'len([r for r in d["ranks"] if r["state"] == "in_mpi"])'
+is "${JV[0]}" in_mpi "(c) rank 6 (on n7, re-attached) was seen stuck through the tree"
+is "${JV[1]}" "${JV[2]}" "(c) each stuck rank's heartbeat counted once"
 wait_for 90 "lab_node_is $node 'drain.*|drng.*'"
 like "$(lab_node_state $node)" "^(drain|drng|drained)" "(b) Slurm shows $node draining"
 col_end_and_revive "$jid" $node

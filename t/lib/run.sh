@@ -18,10 +18,10 @@ run_setup() {
 }
 
 # field FILE EXPR: EXPR over the JSON document r of FILE (python3 reads it).
-field() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
+field() { python3 -S -c "import json,sys; r=json.load(open(sys.argv[1])); print($2)" "$1" 2>/dev/null; }
 
 # imb FILE EXPR: EXPR over an imbalance analysis r, with g its groups by id.
-imb() { python3 -c "import json,sys; r=json.load(open(sys.argv[1])); g={x['id']:x for x in r['groups']}; print($2)" "$1" 2>&1; }
+imb() { python3 -S -c "import json,sys; r=json.load(open(sys.argv[1])); g={x['id']:x for x in r['groups']}; print($2)" "$1" 2>&1; }
 
 # schema_valid FILE SCHEMA: "valid" if python3's jsonschema accepts FILE
 # against doc/schemas/SCHEMA, else the error ("skip" when the module is
