@@ -1,34 +1,55 @@
-/* test-poll.c - the cost the monitor adds to a polling MPI_Test and MPI_Testany
- * (4 requests), MPI against PMPI in the same process, interleaved: 41 pairs
- * of 20 000 calls on receives that never match (MPI_COMM_SELF).  Prints the
- * medians of the paired differences in ns per call.  Run by
- * bench/test-poll.sh. */
+/* test-poll.c - the cost the monitor adds to the polling calls: MPI_Test,
+ * MPI_Testany, MPI_Testsome and MPI_Testall on 4 receives and MPI_Iprobe,
+ * none of which ever match (MPI_COMM_SELF), each repeated from one call site,
+ * and "alt": MPI_Test and MPI_Iprobe alternating (no call repeats the one
+ * before it: the full record every time), MPI against PMPI in the same
+ * process, interleaved: `pairs` pairs of `n` calls (default 41 and 20 000;
+ * argv[1], argv[2]).  Prints, per call, the median of the paired differences
+ * in ns per call.  Run by bench/test-poll.sh. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
-typedef int (*test_fn)(MPI_Request *, int *, MPI_Status *);
-typedef int (*testany_fn)(int, MPI_Request *, int *, int *, MPI_Status *);
 static int cmpd(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
+#define NK 6
 int main(int argc, char **argv) {
 	MPI_Init(&argc, &argv);
-	int n = 20000, pairs = 41, flag, idx; char buf[4][8];
+	int n = argc > 1 ? atoi(argv[1]) : 20000, pairs = argc > 2 ? atoi(argv[2]) : 41, flag, idx, oc, ind[4];
+	char buf[4][8];
+	const char *name[NK] = {"test", "testany4", "testsome4", "testall4", "iprobe", "alt"};
 	MPI_Request r[4];
+	MPI_Status st[4];
 	for (int i = 0; i < 4; i++) MPI_Irecv(buf[i], 8, MPI_CHAR, 0, 99 + i, MPI_COMM_SELF, &r[i]);
-	double d1[64], d2[64];
+	if (pairs > 256) pairs = 256;
+	static double d[NK][256];
 	for (int p = 0; p < pairs; p++) {
-		double t0 = MPI_Wtime();
-		for (int i = 0; i < n; i++) MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE);
-		double t1 = MPI_Wtime();
-		for (int i = 0; i < n; i++) PMPI_Test(&r[0], &flag, MPI_STATUS_IGNORE);
-		double t2 = MPI_Wtime();
-		for (int i = 0; i < n; i++) MPI_Testany(4, r, &idx, &flag, MPI_STATUS_IGNORE);
-		double t3 = MPI_Wtime();
-		for (int i = 0; i < n; i++) PMPI_Testany(4, r, &idx, &flag, MPI_STATUS_IGNORE);
-		double t4 = MPI_Wtime();
-		d1[p] = ((t1 - t0) - (t2 - t1)) / n * 1e9; d2[p] = ((t3 - t2) - (t4 - t3)) / n * 1e9;
+		for (int k = 0; k < NK; k++) {
+			double t0 = MPI_Wtime();
+			switch (k) {
+			case 0: for (int i = 0; i < n; i++) MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE); break;
+			case 1: for (int i = 0; i < n; i++) MPI_Testany(4, r, &idx, &flag, MPI_STATUS_IGNORE); break;
+			case 2: for (int i = 0; i < n; i++) MPI_Testsome(4, r, &oc, ind, st); break;
+			case 3: for (int i = 0; i < n; i++) MPI_Testall(4, r, &flag, st); break;
+			case 4: for (int i = 0; i < n; i++) MPI_Iprobe(0, 98, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE); break;
+			case 5: for (int i = 0; i < n; i += 2) { MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE); MPI_Iprobe(0, 98, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE); } break;
+			}
+			double t1 = MPI_Wtime();
+			switch (k) {
+			case 0: for (int i = 0; i < n; i++) PMPI_Test(&r[0], &flag, MPI_STATUS_IGNORE); break;
+			case 1: for (int i = 0; i < n; i++) PMPI_Testany(4, r, &idx, &flag, MPI_STATUS_IGNORE); break;
+			case 2: for (int i = 0; i < n; i++) PMPI_Testsome(4, r, &oc, ind, st); break;
+			case 3: for (int i = 0; i < n; i++) PMPI_Testall(4, r, &flag, st); break;
+			case 4: for (int i = 0; i < n; i++) PMPI_Iprobe(0, 98, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE); break;
+			case 5: for (int i = 0; i < n; i += 2) { PMPI_Test(&r[0], &flag, MPI_STATUS_IGNORE); PMPI_Iprobe(0, 98, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE); } break;
+			}
+			double t2 = MPI_Wtime();
+			d[k][p] = ((t1 - t0) - (t2 - t1)) / n * 1e9;
+		}
 	}
-	qsort(d1, pairs, sizeof(double), cmpd); qsort(d2, pairs, sizeof(double), cmpd);
-	printf("test_diff %.1f testany4_diff %.1f\n", d1[pairs / 2], d2[pairs / 2]);
+	for (int k = 0; k < NK; k++) {
+		qsort(d[k], pairs, sizeof(double), cmpd);
+		printf("%s%s_diff %.1f", k ? " " : "", name[k], d[k][pairs / 2]);
+	}
+	printf("\n");
 	for (int i = 0; i < 4; i++) { MPI_Cancel(&r[i]); MPI_Wait(&r[i], MPI_STATUS_IGNORE); }
 	MPI_Finalize();
 	return 0;

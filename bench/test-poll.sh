@@ -1,17 +1,50 @@
 #!/bin/bash
-# bench/test-poll.sh [RUNS]: ns the monitor adds to a polling MPI_Test and
-# MPI_Testany(4), Open MPI, one rank; RUNS (default 5) runs with
-# LD_PRELOAD=build/lib/libmpiwatch.so alternating with control runs without
-# it (their MPI-vs-PMPI difference is the noise).  hpcc's MPIRandomAccess
-# makes millions of these calls (doc/benchmarks.md).
+# bench/test-poll.sh [RUNS [MPI]]: ns the monitor adds to a polling MPI_Test,
+# MPI_Testany(4), MPI_Testsome(4), MPI_Testall(4) and MPI_Iprobe, one rank
+# (bench/test-poll.c); MPI is openmpi (default) or mpich.  RUNS (default 5)
+# runs with LD_PRELOAD=$MPIWATCH_BENCH_LIB (default build/lib/libmpiwatch.so)
+# alternating with control runs without it (their MPI-vs-PMPI difference is
+# the noise).  hpcc's MPIRandomAccess makes millions of these calls
+# (doc/benchmarks.md).
+#
+# bench/test-poll.sh --instructions [MPI]: instructions libmpiwatch executes
+# per polling call, counted by valgrind's callgrind (deterministic, no
+# hardware counter needed): test-poll with n = 2000, pairs = 3 (6000 calls
+# of each), every libmpiwatch function on the path (trampoline, wrapper,
+# out-of-line helpers) divided by 6000.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-RUNS=${1:-5}
 LIB=${MPIWATCH_BENCH_LIB:-$PWD/build/lib/libmpiwatch.so}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-mpicc.openmpi -O2 -o "$dir/test-poll" bench/test-poll.c || exit 1
+if [ "${1:-}" = --instructions ]; then
+    MPI=${2:-openmpi}
+    mpicc.$MPI -O2 -o "$dir/test-poll" bench/test-poll.c || exit 1
+    if [ "$MPI" = openmpi ]; then
+        mpirun.openmpi --allow-run-as-root -np 1 -x "LD_PRELOAD=$LIB" valgrind -q --tool=callgrind \
+            --callgrind-out-file="$dir/cg" "$dir/test-poll" 2000 3 >/dev/null || exit 1
+    else
+        mpirun.mpich -np 1 -env LD_PRELOAD "$LIB" valgrind -q --tool=callgrind \
+            --callgrind-out-file="$dir/cg" "$dir/test-poll" 2000 3 >/dev/null || exit 1
+    fi
+    callgrind_annotate --threshold=100 "$dir/cg" | sed -e 's/ *(.*%) */ /' |
+        awk '/libmpiwatch/ && /(mwv_MPI_|:MPI_|mwm_)(Test|Iprobe|req_done|begin|commit|finish)/ {
+                 gsub(",", "", $1); print
+                 for (k = split("Testany Testsome Testall Test Iprobe", ops, " "); k > 0; k--)
+                     if ($0 ~ ("MPI_" ops[k] " ") || $0 ~ ("MPI_" ops[k] " \\[")) { n[ops[k]] += $1; break }
+             }
+             END { for (o in n) printf "SUMMARY: MPI_%s %.1f instructions per call\n", o, n[o] / 6000 }'
+    exit 0
+fi
+RUNS=${1:-5}
+MPI=${2:-openmpi}
+mpicc.$MPI -O2 -o "$dir/test-poll" bench/test-poll.c || exit 1
 for ((r = 1; r <= RUNS; r++)); do
-    echo "run $r control: $(mpirun.openmpi --allow-run-as-root -np 1 "$dir/test-poll")"
-    echo "run $r preload: $(mpirun.openmpi --allow-run-as-root -np 1 -x "LD_PRELOAD=$LIB" "$dir/test-poll")"
+    if [ "$MPI" = openmpi ]; then
+        echo "run $r control: $(mpirun.openmpi --allow-run-as-root -np 1 "$dir/test-poll")"
+        echo "run $r preload: $(mpirun.openmpi --allow-run-as-root -np 1 -x "LD_PRELOAD=$LIB" "$dir/test-poll")"
+    else
+        echo "run $r control: $(mpirun.mpich -np 1 "$dir/test-poll")"
+        echo "run $r preload: $(mpirun.mpich -np 1 -env LD_PRELOAD "$LIB" "$dir/test-poll")"
+    fi
 done

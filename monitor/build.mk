@@ -87,6 +87,12 @@ check-monitor-gen: $(B)/obj/monitor/forward.o $(B)/lib/libmpiwatch.so $(B)/lib/l
 	@echo "== t/unit/monitor_gen.sh"; sh t/unit/monitor_gen.sh $^
 .PHONY: check-monitor-gen
 
+# repeated polls through the real wrappers (one MPICH rank reads its own slot)
+check: check-monitor-poll
+check-monitor-poll: $(B)/lib/libmpiwatch.so $(SHARED_LIB) | $(B)/lib/libmpiwatch-mpich.so
+	@echo "== t/unit/monitor_poll.sh"; sh t/unit/monitor_poll.sh $^
+.PHONY: check-monitor-poll
+
 # unit tests: the MPI-independent core, compiled without MPI
 UNIT_TESTS += $(addprefix $(B)/t/,test_monitor_comms test_monitor_dump test_monitor_reqtab test_monitor_stall)
 MON_UNIT_OBJS := $(addprefix $(B)/obj/monitor/,reqtab.o comms.o)

@@ -102,15 +102,25 @@ def dtexpr(f, lang, name):
     return 'PMPI_Type_f2c(*(MPI_Fint *)%s)' % name
 
 
-def gen_body(f, lang, call):
-    """Body of a wrapper (after the inactive check).  call: the real call
-    expression statement assigning rc (C) or performing the call (Fortran)."""
+def gen_body(f, lang, call, prof=True, xcall=None):
+    """Body of a wrapper (after the inactive check), with mw_site and
+    mw_frame (the call site and the wrapper's frame) defined.  call: the real
+    call expression statement assigning rc (C) or performing the call
+    (Fortran).  prof: the body of the general wrapper (may profile: t0);
+    else of the plain fast path (mwm.plain: no profile).  xcall: the call of
+    the general wrapper, which the fast path leaves request arrays longer
+    than MWM_MAX_WAIT to (so that it has no heap copy to keep)."""
     a = f.attrs
     k = f.kind
     L = []
-    L.append('\tuint64_t t0 = mwm.profile ? mwm_prof_now() : 0;')
-    L.append('\tstruct mw_slot_call *c = mwm_begin(MWM_OP_%s, %d, __builtin_return_address(0), '
-             '__builtin_frame_address(0));' % (f.name, 1 if lang == 'f' else 0))
+    if prof:
+        L.append('\tuint64_t t0 = mwm.profile ? mwm_prof_now() : 0;')
+    poll = KINDS[k] == 'MW_KIND_TEST'
+    if poll:
+        L += gen_poll_entry(f, lang, xcall)
+        return L + gen_after(f, lang, call, prof)
+    L.append('\tstruct mw_slot_call *c = mwm_begin(MWM_OP_%s, %d, mw_site, mw_frame);'
+             % (f.name, 1 if lang == 'f' else 0))
     for key, fld in (('comm', 'comm'),):
         if key in a:
             L.append('\tc->comm = %s;' % cexpr(f, lang, a[key], 'handle'))
@@ -133,22 +143,9 @@ def gen_body(f, lang, call):
         # library (a generalized request's callback) would overwrite
         # mwm.x.reqs, which its generation number tells.
         if 'reqs' in a:
-            cnt, arr = a['reqs'].split(',')
-            cnt_e = cnt if lang == 'c' else '(int)*(MPI_Fint *)%s' % cnt
-            L.append('\tuint64_t *mw_heap = NULL, *mw_before = mwm.x.reqs;')
-            L.append('\tint mw_n = %s;' % cnt_e)
-            L.append('\tif (mw_n > MWM_MAX_WAIT)')
-            L.append('\t\tmw_before = mw_heap = malloc(sizeof(uint64_t) * (size_t)mw_n);')
-            L.append('\tif (mw_before)')
-            L.append('\t\tfor (int i = 0; i < mw_n; i++)')
-            if lang == 'c':
-                L.append('\t\t\tmw_before[i] = MWH(%s[i]);' % arr)
-            else:
-                L.append('\t\t\tmw_before[i] = MWH(PMPI_Request_f2c(((MPI_Fint *)%s)[i]));' % arr)
-            L.append('\tif (mw_heap)')
-            L.append('\t\tmemcpy(mwm.x.reqs, mw_heap, sizeof(mwm.x.reqs));')
-            L.append('\tmwm.x.nreqs = mw_n < MWM_MAX_WAIT ? mw_n : (mw_before ? MWM_MAX_WAIT : 0);')
-            L.append('\tuint32_t mw_gen = ++mwm.x.gen;')
+            hexpr = req_array_head(L, f, lang, xcall)
+            L.append('\tuint32_t mw_gen;')
+            L += req_array_copy(hexpr, '\t')
         else:
             L.append('\tint mw_n = 1;')
             if lang == 'c':
@@ -167,6 +164,113 @@ def gen_body(f, lang, call):
         L.append('\tuint64_t mw_h = c->comm;')
     L.append('\t(void)c;')
     L.append('\tmwm_commit_as(%d, %d);' % (1 if k in BLOCKING else 0, 1 if KINDS[k] == 'MW_KIND_TEST' else 0))
+    return L + gen_after(f, lang, call, prof)
+
+
+def req_array_head(L, f, lang, xcall):
+    """Declare the request array's copy (mw_heap, mw_before) and count
+    (mw_n) of a wait/test/start wrapper into L; the plain fast path (xcall
+    given) leaves arrays over MWM_MAX_WAIT to the general wrapper.  Return
+    the expression of handle i."""
+    cnt, arr = f.attrs['reqs'].split(',')
+    cnt_e = cnt if lang == 'c' else '(int)*(MPI_Fint *)%s' % cnt
+    L.append('\tuint64_t *mw_heap = NULL, *mw_before = mwm.x.reqs;')
+    L.append('\tint mw_n = %s;' % cnt_e)
+    if xcall:
+        L.append('\tif (__builtin_expect(mw_n > MWM_MAX_WAIT, 0))')
+        L.append('\t\treturn %s;' % xcall)
+    return ('MWH(%s[i])' % arr) if lang == 'c' else 'MWH(PMPI_Request_f2c(((MPI_Fint *)%s)[i]))' % arr
+
+
+def req_array_copy(hexpr, ind):
+    """Lines (indented by ind) that copy the handles before the call once,
+    straight into the call extension the dumps read (mwm.x.reqs), or, beyond
+    MWM_MAX_WAIT, into a heap copy whose head goes there, and bump its
+    generation number (mw_gen): a wrapped call made from inside the MPI
+    library (a generalized request's callback) would overwrite mwm.x.reqs,
+    which that number tells."""
+    return [ind + x for x in (
+        'if (mw_n > MWM_MAX_WAIT)',
+        '\tmw_before = mw_heap = malloc(sizeof(uint64_t) * (size_t)mw_n);',
+        'if (mw_before)',
+        '\tfor (int i = 0; i < mw_n; i++)',
+        '\t\tmw_before[i] = %s;' % hexpr,
+        'if (mw_heap)',
+        '\tmemcpy(mwm.x.reqs, mw_heap, sizeof(mwm.x.reqs));',
+        'mwm.x.nreqs = mw_n < MWM_MAX_WAIT ? mw_n : (mw_before ? MWM_MAX_WAIT : 0);',
+        'mw_gen = ++mwm.x.gen;')]
+
+
+def gen_poll_entry(f, lang, xcall):
+    """Entry of a test-family wrapper (MPI_Test*, MPI_Iprobe, MPI_Improbe):
+    a poll that repeats the call record as it stands (same op, site, frame,
+    arguments and request handles: mwm_poll_again) publishes only the entry
+    time and counters (mwm_poll_enter); any other writes the record."""
+    a = f.attrs
+    lng = 1 if lang == 'f' else 0
+    L = ['\tstruct mw_slot_call *c;']
+    full = ['\t\tc = mwm_begin(MWM_OP_%s, %d, mw_site, mw_frame);' % (f.name, lng)]
+    same = []
+    for key, fld, what in (('comm', 'comm', 'handle'), ('peer', 'peer', 'int'), ('tag', 'tag', 'int')):
+        if key in a:
+            L.append('\t%s mw_%s = %s;' % ('uint64_t' if what == 'handle' else 'int32_t', fld,
+                                           cexpr(f, lang, a[key], what)))
+            same.append('c->%s == mw_%s' % (fld, fld))
+            full.append('\t\tc->%s = mw_%s;' % (fld, fld))
+    for key in a:
+        if key not in ('comm', 'peer', 'tag', 'reqs', 'req1', 'flag', 'idx', 'outcount', 'indices'):
+            raise SystemExit('%s: %s: gen_poll_entry does not store %s=' % (f.where, f.name, key))
+    if 'reqs' in a:
+        # an array: compared with the call extension, else written once,
+        # straight into it (or, beyond MWM_MAX_WAIT, into a heap copy whose
+        # head goes there); a wrapped call made from inside the MPI library
+        # (a generalized request's callback) would overwrite mwm.x.reqs,
+        # which its generation number tells.
+        hexpr = req_array_head(L, f, lang, xcall)
+        L.append('\tuint32_t mw_gen;')
+        L.append('\tint mw_again = mwm_poll_again(MWM_OP_%s, %d, mw_site, mw_frame) && mw_n <= MWM_MAX_WAIT &&'
+                 % (f.name, lng))
+        L.append('\t\t       mwm.x.nreqs == mw_n && mwm.slot->call.nreqs == mw_n;')
+        L.append('\tif (mw_again) {')
+        L.append('\t\tint i = 0;')
+        L.append('\t\twhile (i < mw_n && mwm.x.reqs[i] == %s)' % hexpr)
+        L.append('\t\t\ti++;')
+        L.append('\t\tmw_again = i == mw_n;')
+        L.append('\t}')
+        L.append('\tif (mw_again) {')
+        L.append('\t\tc = mwm_poll_enter();')
+        L.append('\t\tmw_gen = mwm.x.gen;')
+        L.append('\t} else {')
+        L += full
+        L += req_array_copy(hexpr, '\t\t')
+        L.append('\t\tc->nreqs = mw_n;')
+        L.append('\t\tmwm_commit_as(0, 1);')
+        L.append('\t}')
+        return L
+    if 'req1' in a:
+        if lang == 'c':
+            L.append('\tuint64_t mw_h1 = MWH(*%s);' % a['req1'])
+        else:
+            L.append('\tuint64_t mw_h1 = MWH(PMPI_Request_f2c(*(MPI_Fint *)%s));' % a['req1'])
+        L.append('\tint mw_n = 1;')
+        same += ['mwm.x.nreqs == 1', 'mwm.x.reqs[0] == mw_h1']
+        full += ['\t\tmwm.x.reqs[0] = mw_h1;', '\t\tmwm.x.nreqs = 1;', '\t\tc->nreqs = mw_n;']
+    L.append('\tc = &mwm.slot->call;')
+    L.append('\tif (mwm_poll_again(MWM_OP_%s, %d, mw_site, mw_frame)%s)'
+             % (f.name, lng, ''.join(' && ' + x for x in same)))
+    L.append('\t\tc = mwm_poll_enter();')
+    L.append('\telse {')
+    L += full
+    L.append('\t\tmwm_commit_as(0, 1);')
+    L.append('\t}')
+    return L
+
+
+def gen_after(f, lang, call, prof):
+    """The real call and what follows it in a wrapper."""
+    a = f.attrs
+    k = f.kind
+    L = []
     L.append(call)
     L.append('\tunsigned mw_done = 0;')
     ok = '(rc == MPI_SUCCESS)' if lang == 'c' else '(*ierr == MPI_SUCCESS)'
@@ -251,8 +355,13 @@ def gen_body(f, lang, call):
         fn, arg = a['hook'].split(':', 1)
         L.append('\tif (%s)' % ok)
         L.append('\t\t%s(%s);' % (fn, cexpr(f, lang, arg, 'handle')))
-    L.append('\tmwm_finish_as(%d, mw_done, %d);' % (1 if k in BLOCKING else 0, 1 if k in REQ_KINDS else 0))
-    if 'count' in a and 'dt' in a:
+    if KINDS[k] == 'MW_KIND_TEST':
+        L.append('\tmwm_poll_finish(mw_done, %d);' % (1 if k in REQ_KINDS else 0))
+    else:
+        L.append('\tmwm_finish_as(%d, mw_done, %d);' % (1 if k in BLOCKING else 0, 1 if k in REQ_KINDS else 0))
+    if not prof:
+        pass
+    elif 'count' in a and 'dt' in a:
         L.append('\tif (t0)')
         L.append('\t\tmwm_prof_add(MWM_OP_%s, t0, mwm_bytes(%s, %s));' % (
             f.name, cexpr(f, lang, a['count'], 'int'), dtexpr(f, lang, a['dt'])))
@@ -271,12 +380,29 @@ def gen_wrappers(fns):
             continue
         decl = ', '.join(p[2] for p in f.params) or 'void'
         args = ', '.join(p[1] for p in f.params)
-        o.append('int mwv_%s(%s);' % (f.cname, decl))
-        o.append('int mwv_%s(%s)' % (f.cname, decl))
+        # the general wrapper: off, MPI_THREAD_MULTIPLE or profile mode
+        xdecl = ''.join(p[2] + ', ' for p in f.params) + 'void *mw_site, void *mw_frame'
+        o.append('static int mwx_%s(%s) __attribute__((noinline));' % (f.cname, xdecl))
+        o.append('static int mwx_%s(%s)' % (f.cname, xdecl))
         o.append('{')
         o.append('\tif (!mwm_active())')
         o.append('\t\treturn P%s(%s);' % (f.cname, args))
         o += gen_body(f, 'c', '\tint rc = P%s(%s);' % (f.cname, args))
+        o.append('\treturn rc;')
+        o.append('}')
+        # the exported one: the plain fast path (mwm.plain), else the above
+        o.append('int mwv_%s(%s);' % (f.cname, decl))
+        o.append('int mwv_%s(%s)' % (f.cname, decl))
+        o.append('{')
+        o.append('\tif (__builtin_expect(!mwm.plain, 0)) {')
+        o.append('\t\tif (!mwm.on)')
+        o.append('\t\t\treturn P%s(%s);' % (f.cname, args))
+        o.append('\t\treturn mwx_%s(%s%s__builtin_return_address(0), __builtin_frame_address(0));'
+                 % (f.cname, args, ', ' if args else ''))
+        o.append('\t}')
+        o.append('\tvoid *mw_site = __builtin_return_address(0), *mw_frame = __builtin_frame_address(0);')
+        o += gen_body(f, 'c', '\tint rc = P%s(%s);' % (f.cname, args), prof=False,
+                      xcall='mwx_%s(%s%smw_site, mw_frame)' % (f.cname, args, ', ' if args else ''))
         o.append('\treturn rc;')
         o.append('}')
         o.append('')
@@ -298,6 +424,7 @@ def gen_wrappers(fns):
         o.append('\t\treal_f_%s(%s);' % (low, pargs))
         o.append('\t\treturn;')
         o.append('\t}')
+        o.append('\tvoid *mw_site = __builtin_return_address(0), *mw_frame = __builtin_frame_address(0);')
         o += gen_body(f, 'f', '\treal_f_%s(%s);' % (low, pargs))
         o.append('}')
         o.append('')

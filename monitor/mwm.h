@@ -53,6 +53,8 @@ struct mwm_callx { /* process-local extension of slot->call, same seqlock */
 struct mwm_rt {
 	int on;           /* wrappers record (after MPI_Init, before MPI_Finalize) */
 	int thread_check; /* MPI_THREAD_MULTIPLE: record the main thread only */
+	int plain;        /* on, no thread check, no profile: the wrappers' fast
+			     path (one test; mwm_set_on() keeps it) */
 	pthread_t main;
 	int main_tid;     /* its thread id (the motion probe reads its I/O counts) */
 	struct mw_slot *slot;
@@ -83,7 +85,15 @@ struct mwm_rt {
 	uintptr_t stack_lo, stack_hi; /* the main thread's stack */
 };
 
-extern struct mwm_rt mwm;
+extern struct mwm_rt mwm __attribute__((visibility("hidden")));
+
+/* Turn recording on or off (mwm.on), keeping mwm.plain in step with on,
+ * thread_check and profile. */
+static inline void mwm_set_on(int on)
+{
+	mwm.on = on;
+	mwm.plain = on && !mwm.thread_check && !mwm.profile;
+}
 
 static inline int mwm_active(void)
 {
@@ -154,6 +164,50 @@ MWM_FAST void mwm_finish_as(int blocking, unsigned ncompl, int reqs)
 	s->state = MW_STATE_COMPUTING;
 	mwm.seq += 2;
 	__atomic_store_n(&s->seq, mwm.seq, __ATOMIC_RELEASE);
+}
+
+/* Repeated polls (the test family: MPI_Test*, MPI_Iprobe, MPI_Improbe).  A
+ * rank that polls the same requests from the same call site again finds the
+ * call record already as it would write it: mwm_poll_again() says so (same
+ * op and language, call site and frame; the wrapper then compares the
+ * arguments it stores, and the request handles in mwm.x), and
+ * mwm_poll_enter() then publishes only what changes, under the seqlock: the
+ * entry time, calls, tests and the state.  Readers see exactly what a full
+ * rewrite would have shown. */
+MWM_FAST int mwm_poll_again(int op, int lang, void *site, void *frame)
+{
+	const struct mw_slot_call *c = &mwm.slot->call;
+	return *(const mwm_u64a *)&c->op_id == ((uint64_t)(uint32_t)op | (uint64_t)(uint32_t)lang << 32) &&
+	       c->site == (uint64_t)(uintptr_t)site && c->frame == (uint64_t)(uintptr_t)frame;
+}
+
+MWM_FAST struct mw_slot_call *mwm_poll_enter(void)
+{
+	struct mw_slot *s = mwm.slot;
+	uint64_t q = mwm.seq;
+	__atomic_store_n(&s->seq, q + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	s->call.enter_ns = __atomic_load_n(&mwm.clock_ns, __ATOMIC_RELAXED);
+	s->calls++;
+	s->tests++;
+	s->state = MW_STATE_IN_MPI;
+	mwm.seq = q + 2;
+	__atomic_store_n(&s->seq, q + 2, __ATOMIC_RELEASE);
+	return &s->call;
+}
+
+/* A test-family call returned; ncompl requests completed; reqs != 0 if its
+ * op may change the request table.  When nothing completed and the pending
+ * count is still right, the state is the only field of the live block that
+ * changes: one store, no seqlock section (a reader's copy has either state,
+ * and every other field as it is: each copy is the slot at some instant). */
+MWM_FAST void mwm_poll_finish(unsigned ncompl, int reqs)
+{
+	struct mw_slot *s = mwm.slot;
+	if (__builtin_expect(!ncompl, 1) && (!reqs || s->pending == (uint32_t)mwm.reqs.nused))
+		__atomic_store_n(&s->state, MW_STATE_COMPUTING, __ATOMIC_RELEASE);
+	else
+		mwm_finish_as(0, ncompl, reqs);
 }
 
 /* A blocking send returned: remember it in the recent-send ring, written in

@@ -319,7 +319,7 @@ void mwm_early_init(void)
  * into its parent's slot nor wait for a watcher thread it does not have. */
 static void atfork_child(void)
 {
-	mwm.on = 0;
+	mwm_set_on(0);
 	mwm_watcher_forget();
 }
 
@@ -329,7 +329,7 @@ static void on_exit_cb(int status, void *arg)
 	(void)arg;
 	if (s && s->pid != (int32_t)getpid())
 		return; /* a forked child exiting */
-	mwm.on = 0;
+	mwm_set_on(0);
 	mwm_watcher_stop();
 	if (!s || !slot_is_file)
 		return;
@@ -476,7 +476,7 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 	if (slot_is_file)
 		on_exit(on_exit_cb, NULL);
 	pthread_atfork(NULL, NULL, atfork_child);
-	mwm.on = 1;
+	mwm_set_on(1);
 	if (mwm_watcher_start() < 0)
 		warn_once("cannot start the watcher thread", strerror(errno));
 	return 0;
@@ -507,7 +507,7 @@ static void prof_ticks_to_ns(void)
 void mwm_after_finalize(void)
 {
 	struct mw_slot *s = mwm.slot;
-	mwm.on = 0;
+	mwm_set_on(0);
 	mwm_watcher_stop();
 	if (s) {
 		__atomic_store_n(&s->seq, mwm.seq + 1, __ATOMIC_RELAXED);

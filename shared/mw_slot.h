@@ -8,7 +8,10 @@
  *
  * Writers:
  *  - the rank's main thread (the only writer of the "live" block, guarded by
- *    the seqlock `seq`: odd while a write is in progress);
+ *    the seqlock `seq`: odd while a write is in progress; one exception: a
+ *    test-family call that completed nothing sets `state` back to computing
+ *    with one store and no write section, as no other field changes then, so
+ *    every consistent copy is still the slot at some instant);
  *  - the monitor's watcher thread (coarse clock, the "resolved" block guarded
  *    by `seq2`, dump path, dump count);
  *  - the agent (dump_request) and the SPANK plugin (exit status), via

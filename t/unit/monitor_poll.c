@@ -1,0 +1,191 @@
+/* monitor_poll.c - repeated polls through the real wrappers (run by
+ * t/unit/monitor_poll.sh: one MPICH rank started as a singleton with
+ * LD_PRELOAD=libmpiwatch.so, MPIWATCH_RUNDIR and MPIWATCH_DUMPDIR set,
+ * MPIWATCH_TIMEOUT=1).  The program maps its own slot, as the agent does,
+ * and checks what a reader sees while it polls the same requests from the
+ * same call site (the repeated-poll path of monitor/gen.py) and when it
+ * changes them.  Prints TAP. */
+#include <json-c/json.h>
+#include <mpi.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mw_slot.h"
+
+static int n, failed;
+
+static void ok(int cond, const char *name)
+{
+	n++;
+	printf("%sok %d - %s\n", cond ? "" : "not ", n, name);
+	if (!cond)
+		failed++;
+}
+
+static struct mw_slot *slot;
+
+static struct mw_slot_snap snap(void)
+{
+	struct mw_slot_snap s;
+	if (mw_slot_snapshot(slot, &s) < 0)
+		memset(&s, 0, sizeof(s));
+	return s;
+}
+
+/* one call site for every poll of the same kind */
+static __attribute__((noinline)) void poll_test(MPI_Request *r, int *flag)
+{
+	if (MPI_Test(r, flag, MPI_STATUS_IGNORE) != MPI_SUCCESS) /* no tail call: one site */
+		abort();
+}
+
+static __attribute__((noinline)) void poll_any(MPI_Request *r, int *flag)
+{
+	int idx;
+	if (MPI_Testany(4, r, &idx, flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+		abort();
+}
+
+static __attribute__((noinline)) void poll_probe(int tag, int *flag)
+{
+	if (MPI_Iprobe(0, tag, MPI_COMM_SELF, flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+		abort();
+}
+
+/* a reader copying the slot while the main thread polls */
+static volatile int stop;
+static long nsnaps, bad;
+static uint64_t diff0;
+static void *reader(void *arg)
+{
+	(void)arg;
+	while (!stop) {
+		struct mw_slot_snap s;
+		if (mw_slot_snapshot(slot, &s) < 0 || !s.live_ok)
+			continue;
+		nsnaps++;
+		if (s.s.calls - s.s.tests != diff0 ||
+		    (s.s.state != MW_STATE_IN_MPI && s.s.state != MW_STATE_COMPUTING) ||
+		    (strcmp(s.s.call.name, "MPI_Test") && strcmp(s.s.call.name, "MPI_Iprobe")) ||
+		    (!strcmp(s.s.call.name, "MPI_Test") && s.s.call.nreqs != 1))
+			bad++;
+	}
+	return NULL;
+}
+
+static json_object *jpath(json_object *o, const char *a, const char *b)
+{
+	json_object *x = NULL, *y = NULL;
+	if (!json_object_object_get_ex(o, a, &x))
+		return NULL;
+	if (!b)
+		return x;
+	return json_object_object_get_ex(x, b, &y) ? y : NULL;
+}
+
+int main(int argc, char **argv)
+{
+	int flag = 0, tags[4] = {11, 12, 13, 14};
+	char buf[4][8], path[1200];
+	MPI_Request r[4], sw[4];
+	const char *rundir = getenv("MPIWATCH_RUNDIR");
+	MPI_Init(&argc, &argv);
+	snprintf(path, sizeof(path), "%s/rank-0", rundir ? rundir : ".");
+	slot = mw_slot_map(path, 0);
+	ok(slot != NULL, "the rank's slot is mapped");
+	if (!slot) {
+		MPI_Finalize();
+		printf("1..%d\n", n);
+		return 1;
+	}
+	for (int i = 0; i < 4; i++)
+		MPI_Irecv(buf[i], 8, MPI_CHAR, 0, tags[i], MPI_COMM_SELF, &r[i]);
+
+	/* 1. the same MPI_Test 1000 times: every poll is counted */
+	poll_test(&r[0], &flag);
+	struct mw_slot_snap a = snap();
+	for (int i = 0; i < 1000; i++)
+		poll_test(&r[0], &flag);
+	struct mw_slot_snap b = snap();
+	ok(a.live_ok && b.live_ok, "consistent snapshots");
+	ok(b.s.tests - a.s.tests == 1000 && b.s.calls - a.s.calls == 1000,
+	   "1000 repeated MPI_Test: calls and tests grow by 1000");
+	ok(!strcmp(b.s.call.name, "MPI_Test") && b.s.call.nreqs == 1 && b.s.call.site == a.s.call.site,
+	   "the call record is MPI_Test on 1 request, same call site");
+	ok(b.s.state == MW_STATE_COMPUTING, "state computing between polls");
+	ok(b.s.completions == a.s.completions && b.s.pending == 4, "nothing completed, 4 requests pending");
+
+	/* 2. MPI_Iprobe at one site, the tag changing: the record has the last */
+	for (int i = 0; i < 100; i++)
+		poll_probe(i % 2 ? 7 : 8, &flag);
+	b = snap();
+	ok(!strcmp(b.s.call.name, "MPI_Iprobe") && b.s.call.tag == 7 && b.s.call.peer == 0,
+	   "MPI_Iprobe with a changing tag: the record has the last call's tag");
+	poll_probe(8, &flag);
+	b = snap();
+	ok(b.s.call.tag == 8, "a different tag from the same site is written");
+
+	/* 3. a reader copying the slot all along sees consistent counters */
+	b = snap();
+	diff0 = b.s.calls - b.s.tests;
+	pthread_t th;
+	pthread_create(&th, NULL, reader, NULL);
+	for (int k = 0; k < 200; k++) {
+		for (int i = 0; i < 500; i++)
+			poll_test(&r[0], &flag);
+		for (int i = 0; i < 500; i++)
+			poll_probe(5, &flag);
+	}
+	stop = 1;
+	pthread_join(th, NULL);
+	ok(nsnaps > 0 && bad == 0, "a concurrent reader's copies: calls - tests constant, state and call valid");
+	if (bad)
+		printf("# %ld of %ld copies inconsistent\n", bad, nsnaps);
+
+	/* 4. MPI_Testany from one site on r, then on a permutation of r: the
+	 * polling dump lists the current order (r0 r2 r1 r3) */
+	for (int i = 0; i < 100; i++)
+		poll_any(r, &flag);
+	sw[0] = r[0], sw[1] = r[2], sw[2] = r[1], sw[3] = r[3];
+	int dumps0 = snap().s.dumps;
+	for (int t = 0; t < 100000 && snap().s.dumps == dumps0; t++) {
+		for (int i = 0; i < 100; i++)
+			poll_any(sw, &flag);
+		usleep(100);
+	}
+	struct mw_slot_snap d = snap();
+	ok(d.s.dumps > dumps0 && d.s.dump_path[0], "the polling rank wrote a dump");
+	json_object *j = json_object_from_file(d.s.dump_path);
+	json_object *reqs = j ? jpath(j, "call", "requests") : NULL, *pend = j ? jpath(j, "pending_recvs", NULL) : NULL;
+	ok(j && !strcmp(json_object_get_string(jpath(j, "reason", NULL)), "polling") &&
+		   !strcmp(json_object_get_string(jpath(j, "call", "name")), "MPI_Testany"),
+	   "the dump: reason polling, call MPI_Testany");
+	int want[4] = {11, 13, 12, 14}, same = reqs && pend && json_object_array_length(reqs) == 4;
+	for (int i = 0; same && i < 4; i++) {
+		int64_t id = json_object_get_int64(json_object_array_get_idx(reqs, (size_t)i)), tag = -1;
+		for (size_t k = 0; k < json_object_array_length(pend); k++) {
+			json_object *e = json_object_array_get_idx(pend, k);
+			if (json_object_get_int64(jpath(e, "req", NULL)) == id)
+				tag = json_object_get_int64(jpath(e, "tag", NULL));
+		}
+		same = tag == want[i];
+	}
+	ok(same, "the dump's requests are the permuted array's (tags 11 13 12 14)");
+	double in_call = j ? json_object_get_double(jpath(j, "time", "in_call_s")) : 99;
+	ok(in_call < 0.5, "the dump's time in the call is the current poll's, not the first poll's");
+	if (j)
+		json_object_put(j);
+
+	for (int i = 0; i < 4; i++) {
+		MPI_Cancel(&r[i]);
+		MPI_Wait(&r[i], MPI_STATUS_IGNORE);
+	}
+	b = snap();
+	ok(b.s.pending == 0, "after the cancels nothing is pending");
+	MPI_Finalize();
+	printf("1..%d\n", n);
+	return failed ? 1 : 0;
+}
