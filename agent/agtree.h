@@ -50,6 +50,11 @@ void ag_tree_uplink(struct ag_tree *t);
 /* A DUMPREQ from above: a CP passes it down to its children. */
 void ag_tree_dumpreq(struct ag_tree *t, const struct mw_hb_msg *m);
 
+/* A PROBEREQ from above: a CP probes its children's nodes and passes it
+ * to its child CPs (mwt_cp_probereq); an agent without a CP ignores it
+ * (logged). */
+void ag_tree_probereq(struct ag_tree *t, const struct mw_hb_probereq *r);
+
 /* The CP's sockets for poll() (0 when none), then what poll() said. */
 size_t ag_tree_pollfds(struct ag_tree *t, struct pollfd *p, size_t max);
 void ag_tree_serve(struct ag_tree *t, const struct pollfd *p, size_t n, double now);
