@@ -309,7 +309,6 @@ static void on_probesum(struct mwt_cp *cp, struct child *ch, const char *json)
 		mw_log_limited(&cp_rl, LOG_WARNING, "tree: bad probe summary from %s: %s", ch->node, err);
 		return;
 	}
-	ch->is_cp = 1;
 	if (!cp->psum || !ch->asked || mwt_psum_round(x) != mwt_psum_round(cp->psum) || ch->delivered ||
 	    strcmp(mwt_psum_from(x), ch->node) != 0) {
 		mw_log_limited(&cp_rl, LOG_WARNING, "tree: probe summary of round %u from %s not asked for: dropped",
