@@ -47,3 +47,8 @@ build-all: $(B)/bench/tree-ranks
 $(B)/bench/tree-ranks: bench/tree-ranks.c $(SHARED_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) -lpthread -lm
+
+# Fuzz target: the decoder of a CP's probe summary (MW_HB_PROBESUM payload).
+FUZZERS += $(B)/fuzz/fuzz_tree_probe
+FUZZ_EXTRA_fuzz_tree_probe := tree/mwt_probe.c tree/mwt_err.c -Itree
+$(B)/fuzz/fuzz_tree_probe: tree/mwt_probe.c tree/mwt_probe.h
