@@ -445,8 +445,10 @@ int col_tree_probe_begin(struct col_tree *t, const struct col_state *s, const st
 		n->delivered = 0;
 		if (n->cp < 0 || n->via[0] || !s->agents[i].connected)
 			continue; /* not a CP on a direct link */
+		/* Serves children now, or was planned to (it probes the
+		 * children it lost too). */
 		for (size_t j = 0; j < t->nnodes && !serves; j++)
-			serves = strcmp(t->n[j].via, s->nodes[i].name) == 0;
+			serves = t->n[j].up == (int)i || strcmp(t->n[j].via, s->nodes[i].name) == 0;
 		if (!serves || send(arg, (int)i, &m) < 0)
 			continue;
 		n->asked = r->round;

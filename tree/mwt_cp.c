@@ -33,6 +33,13 @@ struct child {
 	int delivered;      /* ... and its summary came */
 };
 
+/* A child lost without a goodbye: the prime suspect, probed in the next
+ * rounds too (until it attaches here again). */
+struct lostrec {
+	char node[MW_HB_STR_MAX + 1];
+	char host[64];
+};
+
 struct rankrec {
 	struct mw_hb_rank r;
 };
@@ -54,11 +61,33 @@ struct mwt_cp {
 	size_t nranks, capranks;
 	unsigned long aggs, events;
 	struct mwt_psum *psum;   /* the probe round under way, NULL none */
+	struct lostrec *lost;    /* children lost without a goodbye */
+	size_t nlost;
 	double probe_due;        /* when its summary goes up at the latest */
 	unsigned long probe_rounds, probed;
 };
 
 static void probe_check_done(struct mwt_cp *cp);
+static void peer_host(const char *peer, char *buf, size_t len);
+
+static void lost_forget(struct mwt_cp *cp, const char *node)
+{
+	for (size_t i = cp->nlost; i-- > 0;)
+		if (strcmp(cp->lost[i].node, node) == 0)
+			cp->lost[i] = cp->lost[--cp->nlost];
+}
+
+static void lost_keep(struct mwt_cp *cp, const struct child *ch)
+{
+	struct lostrec *p;
+	lost_forget(cp, ch->node);
+	if (cp->nlost >= CP_MAX_CHILDREN || !(p = realloc(cp->lost, (cp->nlost + 1) * sizeof *p)))
+		return;
+	cp->lost = p;
+	p = &cp->lost[cp->nlost++];
+	snprintf(p->node, sizeof p->node, "%s", ch->node);
+	peer_host(mw_link_peer(ch->l), p->host, sizeof p->host);
+}
 
 static void child_close(struct mwt_cp *cp, size_t k, int bye, const char *why)
 {
@@ -70,8 +99,10 @@ static void child_close(struct mwt_cp *cp, size_t k, int bye, const char *why)
 		snprintf(m.u.child.parent, sizeof m.u.child.parent, "%s", cp->node);
 		m.u.child.up = 0;
 		m.u.child.bye = bye;
-		if (!bye)
+		if (!bye) {
 			mw_warn("tree: lost child %s (%s)", ch->node, why);
+			lost_keep(cp, ch);
+		}
 		else
 			mw_info("tree: child %s left (%s)", ch->node, why);
 		cp->up(cp->arg, &m);
@@ -139,6 +170,7 @@ void mwt_cp_destroy(struct mwt_cp *cp)
 	mwt_seq_destroy(cp->seen);
 	mwt_seq_destroy(cp->allseen);
 	mwt_psum_destroy(cp->psum);
+	free(cp->lost);
 	free(cp->ranks);
 	free(cp);
 }
@@ -227,6 +259,7 @@ static int on_hello(struct mwt_cp *cp, struct child *ch, const struct mw_hb_hell
 	w.u.welcome.ok = 1;
 	ch->hello = 1;
 	snprintf(ch->node, sizeof ch->node, "%s", h->node);
+	lost_forget(cp, ch->node);
 	mw_info("tree: child %s attached from %s", ch->node, mw_link_peer(ch->l));
 	if (mw_link_send(ch->l, &w) < 0)
 		return -1;
@@ -366,10 +399,10 @@ void mwt_cp_probereq(struct mwt_cp *cp, const struct mw_hb_probereq *r, double n
 			asked++;
 		}
 	}
-	names = calloc(cp->nc + 1, sizeof *names);
-	addrs = calloc(cp->nc + 1, sizeof *addrs);
-	hosts = calloc(cp->nc + 1, sizeof *hosts);
-	out = calloc(cp->nc + 1, sizeof *out);
+	names = calloc(cp->nc + cp->nlost + 1, sizeof *names);
+	addrs = calloc(cp->nc + cp->nlost + 1, sizeof *addrs);
+	hosts = calloc(cp->nc + cp->nlost + 1, sizeof *hosts);
+	out = calloc(cp->nc + cp->nlost + 1, sizeof *out);
 	if (!names || !addrs || !hosts || !out) {
 		mw_warn("tree: probe round %u: out of memory", r->round);
 		goto out;
@@ -382,7 +415,14 @@ void mwt_cp_probereq(struct mwt_cp *cp, const struct mw_hb_probereq *r, double n
 		addrs[n] = hosts[n][0] ? hosts[n] : NULL;
 		n++;
 	}
-	mw_info("tree: probe round %u: probing %zu child node(s), %zu child CP(s) asked", r->round, n, asked);
+	for (size_t i = 0; i < cp->nlost; i++) {
+		snprintf(hosts[n], sizeof hosts[n], "%s", cp->lost[i].host);
+		names[n] = cp->lost[i].node;
+		addrs[n] = hosts[n][0] ? hosts[n] : NULL;
+		n++;
+	}
+	mw_info("tree: probe round %u: probing %zu child node(s) (%zu of them lost), %zu child CP(s) asked", r->round,
+		n, cp->nlost, asked);
 	if (n && mw_probe_nodes(names, addrs, n, r->port, r->budget_s, r->tries, out) < 0)
 		mw_warn("tree: probe round %u: %s", r->round, strerror(errno));
 	for (size_t i = 0; i < n; i++)

@@ -69,7 +69,7 @@ void mwt_cp_dumpreq(struct mwt_cp *cp, const struct mw_hb_msg *m);
 
 /* A PROBEREQ from above (doc/tree.md, "Probing down the tree"): pass it
  * to the child CPs (wait_s a level shorter), probe the nodes of every
- * child now (mw_probe_nodes: blocks up to r->budget_s), and send one
+ * child (and of every child lost without a goodbye and not back) now (mw_probe_nodes: blocks up to r->budget_s), and send one
  * PROBESUM up when every child CP asked has answered, or at the latest
  * r->wait_s after now (mwt_cp_tick; the CPs that did not deliver are
  * listed as missing).  now: monotonic seconds. */

@@ -370,8 +370,24 @@ START_TEST(test_cp_probe_down)
 	ck_assert_uint_eq(mwt_psum_nmissing(x), 1);
 	ck_assert_str_eq(mwt_psum_missing_at(x, 0), "cp3");
 	mwt_psum_destroy(x);
+
+	/* n2 is lost without a goodbye: the next round still probes it. */
 	up_reset();
 	mw_link_close(be);
+	for (double end = mw_now() + 10; mw_now() < end && !count_up(MW_HB_CHILD);)
+		pump(cp, 0.02);
+	ck_assert_int_eq(count_up(MW_HB_CHILD), 1);
+	up_reset();
+	req.round = 3;
+	mwt_cp_probereq(cp, &req, mw_now());
+	for (double end = mw_now() + 10; mw_now() < end && !count_up(MW_HB_PROBESUM);)
+		pump(cp, 0.02);
+	x = last_psum();
+	ck_assert_ptr_nonnull(x);
+	ck_assert_str_eq(result_of(x, "n2", &res), "cp1");
+	ck_assert_uint_eq(mwt_psum_n(x), 2);
+	mwt_psum_destroy(x);
+	up_reset();
 	mw_link_close(sub);
 	mwt_cp_destroy(cp);
 }
