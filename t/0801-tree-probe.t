@@ -1,7 +1,13 @@
 #!/bin/bash
 # Probing down the tree (doc/tree.md, "Probing down the tree"), 4 nodes,
 # the tree forced on with tree_threshold=2 and fanout 2: CPs on n1 and n2
-# under the collector, n3 attached to n1, n4 to n2.  n4 is killed
+# under the collector, n3 attached to n1, n4 to n2.
+#  (b) a CP that cannot deliver: the agent of n2 is stopped (SIGSTOP), the
+#      agent of n3 SIGKILLed: the CP on n1 tells the collector, which asks
+#      its CPs to probe; n1 probes n3 (alive), n2 gives no summary: the
+#      collector probes n2's subtree (n4) and n2 itself; nothing is judged
+#      dead.  Then n2's agent goes on (SIGCONT).
+#  (a) n4 is killed
 # (t/lab/kill-node): its CP's accepted link to it has the liveness setting,
 # so the CP tells the collector it lost n4 within the liveness time; the
 # collector asks its CPs to probe their subtrees; the CP serving n4 probes
@@ -32,7 +38,31 @@ wait_for 180 "grep -q 'steady: running' '$dir/job.out'"
 wait_for 60 "jv '$rep' '\" \".join(n[\"node\"] + \">\" + n[\"parent\"] for n in d[\"tree\"][\"nodes\"])' | grep -q 'n3>n1 n4>n2'"
 is "$(jv "$rep" '" ".join(n["node"] + ">" + n["parent"] for n in d["tree"]["nodes"])')" \
     "n1>collector n2>collector n3>n1 n4>n2" "the tree as planned: n4 is served by the CP on n2"
-sleep 1
+
+# (b) ---------------------------------------------- a CP that cannot deliver
+cp2=$(lab_node_procs n2 mpiwatch-agent)
+ag3=$(lab_node_procs n3 mpiwatch-agent)
+like "$cp2 $ag3" '^[0-9]+ [0-9]+$' "(b) the agents of n2 (a CP) and n3 run"
+tap_cleanup "kill -CONT $cp2 2>/dev/null"
+kill -STOP "$cp2"
+ok $? "(b) the agent of n2 (the CP serving n4) stopped"
+kill -KILL "$ag3"
+ok $? "(b) the agent of n3 SIGKILLed"
+wait_for 60 "grep -q 'probe_end' '$rep'"
+like "$(jv "$rep" '[e["detail"] for e in d["timeline"] if e["event"] == "agent_lost"]')" \
+    "agent of node n3: connection lost \(its CP on n1 lost it\)" "(b) the CP on n1 told the collector it lost n3"
+like "$(jv "$rep" '[e["detail"] for e in d["timeline"] if e["event"] == "note"]')" \
+    "probe round 1: the CP on n2 did not deliver its summary \(no answer in time\): the collector probes its subtree itself, and its node" \
+    "(b) the timeline: the CP on n2 did not deliver, the collector probes its subtree"
+is "$(jv "$rep" '" ".join(n["name"] + ":" + n["state"] + ":" + n.get("probed_by", "") for n in d["nodes"])')" \
+    "n1:alive:collector n2:alive:collector n3:alive:n1 n4:alive:collector" \
+    "(b) n3 probed by its CP (n1); n2 and its subtree (n4) by the collector; all alive"
+is "$(jv "$rep" 'd["verdict"]')" none "(b) no verdict: every node answers"
+kill -CONT "$cp2"
+ok $? "(b) the agent of n2 goes on"
+sleep 2
+
+# (a) ------------------------------------------------ a node dies under a CP
 ok_cmd "t/lab/kill-node $node" lab_kill_node $node
 wait_for 180 "grep -q '\"verdict\": *\"hardware\"' '$rep'"
 is "$(jv "$rep" 'd["verdict"]')" hardware "verdict hardware"
@@ -40,11 +70,11 @@ is "$(jv "$rep" '",".join(n["name"] for n in d["nodes"] if n["state"] == "dead")
     "the report names $node, and only $node, dead"
 like "$(jv "$rep" '[e["detail"] for e in d["timeline"] if e["event"] == "agent_lost"]')" \
     "agent of node n4: connection lost \(its CP on n2 lost it\)" \
-    "the CP on n2 noticed the dead child (its link's liveness) and told the collector"
+    "(a) the CP on n2 noticed the dead child (its link's liveness) and told the collector"
 like "$(cat "$out/logs/mpiwatch-agent-n2.log")" "tree: lost child n4 \(Connection timed out\)" \
     "n2's agent log: the child link timed out (liveness)"
 like "$(jv "$rep" '[e["detail"] for e in d["timeline"] if e["event"] == "probe_start"]')" \
-    "probe round 1 down the tree: 2 CP\(s\) asked to probe their subtrees" "the collector asked its 2 CPs to probe"
+    "probe round 2 down the tree: 2 CP\(s\) asked to probe their subtrees" "(a) the collector asked its 2 CPs to probe again"
 like "$(jv "$rep" '[e["detail"] for e in d["timeline"] if e["event"] == "probe"]')" \
     "node n4: dead, probed by CP on n2 \(3 tries" "the timeline: n4 dead, probed by CP on n2"
 like "$(jv "$rep" '[e["detail"] for e in d["timeline"] if e["event"] == "probe_end"]')" \
@@ -53,8 +83,8 @@ like "$(jv "$rep" '[e["detail"] for e in d["timeline"] if e["event"] == "probe_e
 is "$(jv "$rep" '" ".join(n["name"] + ":" + n.get("probed_by", "") for n in d["nodes"])')" \
     "n1:collector n2:collector n3:n1 n4:n2" "report.json: who probed each node"
 like "$(cat "$out/report.txt")" "n4 .* dead .*\(probed by CP on n2\)" "report.txt: n4 dead, probed by CP on n2"
-cmp_ok "$(jv "$rep" 'd["tree"]["stats"]["probe_summaries"]')" -ge 2 "the collector used the 2 CPs' summaries"
-is "$(jv "$rep" 'd["tree"]["stats"]["probe_refused"]')" 0 "no result refused"
+cmp_ok "$(jv "$rep" 'd["tree"]["stats"]["probe_summaries"]')" -ge 3 "the collector used the CPs' summaries (1 in round 1, 2 in round 2)"
+unlike "$(jv "$rep" '[e["detail"] for e in d["timeline"]]')" "outside its subtree" "no CP reported on a node outside its subtree"
 ok_cmd "report.json is valid against the schema" "$coll" --check-report "$rep" --schema "$schema"
 wait_for 90 "lab_node_is $node 'drain.*|drng.*'"
 like "$(scontrol -o show node "$node")" "Reason=mpiwatch: job $jid" "$node is drained with an mpiwatch reason naming the job"

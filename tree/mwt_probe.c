@@ -10,6 +10,7 @@
 
 #include "heartbeat.h"
 #include "mwt_err.h"
+#include "mwt_json.h"
 
 struct pres {
 	char node[MW_HB_STR_MAX + 1];
@@ -238,41 +239,14 @@ char *mwt_psum_to_json(const struct mwt_psum *s)
 
 /* ---------------------------------------------------------------- decode */
 
+/* A string field, printable ASCII, shorter than size, into dst. */
 static int get_str(json_object *o, const char *key, char *dst, size_t size)
 {
-	json_object *v;
-	const char *t;
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return -1;
-	t = json_object_get_string(v);
-	if ((size_t)json_object_get_string_len(v) != strlen(t) || !text_ok(t, size))
+	const char *t = mwt_json_str(o, key, size - 1);
+	if (!t || !text_ok(t, size))
 		return -1;
 	memcpy(dst, t, strlen(t) + 1);
 	return 0;
-}
-
-static int get_int(json_object *o, const char *key, int64_t min, int64_t max, int64_t *out)
-{
-	json_object *v;
-	int64_t x;
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
-		return -1;
-	errno = 0;
-	x = json_object_get_int64(v);
-	if (errno || x < min || x > max)
-		return -1;
-	*out = x;
-	return 0;
-}
-
-static int get_num(json_object *o, const char *key, double *out)
-{
-	json_object *v;
-	if (!json_object_object_get_ex(o, key, &v) ||
-	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-		return -1;
-	*out = json_object_get_double(v);
-	return isfinite(*out) ? 0 : -1;
 }
 
 static int parse_state(const char *t)
@@ -300,12 +274,12 @@ static int decode_result(struct mwt_psum *s, json_object *e, const char **what)
 	if (get_str(e, "state", st, sizeof st) || (state = parse_state(st)) < 0)
 		return *what = "state", -1;
 	r.state = (enum mw_probe_state)state;
-	if (get_num(e, "rtt_ms", &r.rtt_ms))
+	if (mwt_json_num(e, "rtt_ms", -1, 1e7, &r.rtt_ms))
 		return *what = "rtt_ms", -1;
-	if (get_int(e, "tries", 0, 1000, &x))
+	if (mwt_json_int(e, "tries", 0, 1000, &x))
 		return *what = "tries", -1;
 	r.tries = (int)x;
-	if (get_int(e, "failed", 0, 255, &x))
+	if (mwt_json_int(e, "failed", 0, 255, &x))
 		return *what = "failed", -1;
 	r.failed = (int)x;
 	if (get_str(e, "summary", r.summary, sizeof r.summary))
@@ -340,7 +314,7 @@ struct mwt_psum *mwt_psum_from_json(const char *txt, size_t len, char *err, size
 		return NULL;
 	}
 	json_tokener_free(tok);
-	if (get_int(o, "round", 1, INT32_MAX, &round)) {
+	if (mwt_json_int(o, "round", 1, INT32_MAX, &round)) {
 		mwt_errf(err, errlen, "probe summary: round");
 		goto fail;
 	}
