@@ -89,6 +89,7 @@ struct collector {
 	uint32_t tprobe_round;  /* tree: the probe round asked of the CPs, 0 none */
 	uint32_t tprobe_seq;    /* the last round's number */
 	double tprobe_until;    /* ... the collector waits for their summaries until then */
+	int final_eval;         /* the last evaluation at shutdown: no waiting for CPs */
 	char joblog[4200];    /* the batch job's output file (joblog.h), "" not known */
 	int joblog_asked;     /* Slurm was asked for it */
 };
@@ -341,8 +342,8 @@ static int send_to_node(void *arg, int node, const struct mw_hb_msg *m);
 static int tree_probe_ready(struct collector *c)
 {
 	double now = mw_now();
-	if (!c->tree)
-		return 1;
+	if (!c->tree || c->final_eval)
+		return 1; /* a round under way: what came in is used, the rest probed by us */
 	if (!c->tprobe_round) {
 		struct mw_hb_probereq r = {0};
 		int asked;
@@ -1750,6 +1751,7 @@ int col_run(struct col_opts *o)
 		o->action = COL_ACT_REPORT; /* the job is ending anyway */
 		col_state_event(&c.s, "note", "stopping with unevaluated heartbeats: evaluating now");
 		c.mpierr_grace_until = c.settle_until = 1; /* no more waiting: the job is over */
+		c.final_eval = 1;
 		read_mpi_errors(&c);
 		evaluate(&c);
 	} else if (!c.s.have_res && c.s.st.heartbeats > 0) {
