@@ -90,6 +90,7 @@ struct agent {
 	int sfd;
 	int stop;
 	int rundir_seen;
+	int last_look; /* stopping: a rank found gone is told at once */
 	double started;
 	unsigned long beats_sent, connects, connect_failures;
 	struct ag_ap *ap; /* auxiliary processes (ap.h) */
@@ -708,7 +709,7 @@ static void watch_rank(struct agent *a, struct ag_rank *x, double now)
 	if (!pid_alive(s->pid)) {
 		/* Gone without an exit record: give the plugin's task_exit a
 		 * moment to record the status. */
-		if (++x->gone_ticks < 3)
+		if (++x->gone_ticks < 3 && !a->last_look)
 			return;
 		x->done = 1;
 		if (!finalized) {
@@ -952,6 +953,7 @@ int ag_run(const struct ag_opts *o)
 	}
 	/* A last look at the slots (ranks that just ended), then say goodbye
 	 * so the collector does not take our leaving for a failure. */
+	a.last_look = 1;
 	if (a.rundir_seen)
 		tick(&a, mono());
 	if (a.link) {

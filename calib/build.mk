@@ -25,3 +25,7 @@ $(CAL_UNIT): CPPFLAGS += -Icalib
 FUZZERS += $(B)/fuzz/fuzz_cal_timings
 FUZZ_EXTRA_fuzz_cal_timings := calib/cal_timings.c -Icalib
 $(B)/fuzz/fuzz_cal_timings: calib/cal_timings.c calib/cal_timings.h
+# ... and the calibration file that analyze fluctuation takes.
+FUZZERS += $(B)/fuzz/fuzz_cal_criterion
+FUZZ_EXTRA_fuzz_cal_criterion := $(CAL_SRCS) -Icalib
+$(B)/fuzz/fuzz_cal_criterion: $(CAL_SRCS) $(wildcard calib/*.h)

@@ -36,6 +36,10 @@ $(B)/fuzz/fuzz_col_dump: collector/colstate.c collector/verdict.c $(wildcard col
 
 # Fuzz target: the job's output file read for crash reports (joblog.c).
 FUZZERS += $(B)/fuzz/fuzz_joblog
+# slurmrestd's OpenAPI document (which job API version to post to).
+FUZZERS += $(B)/fuzz/fuzz_restd_version
+FUZZ_EXTRA_fuzz_restd_version := collector/restd.c -Icollector $(CURL_LIBS)
+$(B)/fuzz/fuzz_restd_version: collector/restd.c collector/restd.h
 FUZZ_EXTRA_fuzz_joblog := collector/joblog.c collector/colstate.c collector/verdict.c analyze/dl_crash.c analyze/dl_symbols.c analyze/dl_pool.c -Icollector -Ianalyze -Iimbalance $(DW_LIBS)
 $(B)/fuzz/fuzz_joblog: collector/joblog.c analyze/dl_crash.c $(wildcard collector/*.h)
 # Unit test of the auxiliary processes (issue 13): frames, bounds, the site

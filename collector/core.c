@@ -71,6 +71,7 @@ struct collector {
 	struct client *c;
 	size_t nc;
 	int stop;
+	double stopping_until; /* told to stop: until then, wait for the agents' last words (0 = not told) */
 	int pending;          /* an evaluation is scheduled */
 	double eval_at;       /* when (monotonic) */
 	unsigned long gen;    /* bumps with every suspicious change */
@@ -912,13 +913,6 @@ static void read_job_output(struct collector *c)
 					   "crash report in %.300s", n, c->joblog);
 }
 
-/* A signal a launcher or Slurm sends to the remaining ranks of a job whose
- * one rank failed: a rank killed by it is most often not the first failure. */
-static int killed_from_outside(const struct col_rank *x)
-{
-	return x->exit_signal == SIGKILL || x->exit_signal == SIGTERM;
-}
-
 /* Whether the verdict waits a moment for the other ranks' ends: a rank was
  * killed from outside (SIGKILL, SIGTERM) while other ranks have not been
  * seen ending.  The launcher kills the survivors as soon as one rank fails,
@@ -938,7 +932,7 @@ static int wait_for_settle(struct collector *c)
 	for (size_t i = 0; i < s->size; i++) {
 		const struct col_rank *x = &s->ranks[i];
 		int ended = x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED;
-		if (ended && killed < 0 && killed_from_outside(x))
+		if (ended && killed < 0 && col_killed_from_outside(x))
 			killed = (long)i;
 		if (!ended && x->state != MW_HB_S_FINALIZED && open < 0)
 			open = (long)i;
@@ -985,7 +979,7 @@ static int wait_for_mpi_error(struct collector *c)
 		return 0;
 	long first = -1;
 	for (size_t i = 0; i < s->size; i++)
-		if (s->ranks[i].exit_signal > 0 && !killed_from_outside(&s->ranks[i]))
+		if (s->ranks[i].exit_signal > 0 && !col_killed_from_outside(&s->ranks[i]))
 			return 0; /* a rank killed by its own signal: a crash, not the library */
 	for (size_t i = 0; i < s->size; i++) {
 		const struct col_rank *x = &s->ranks[i];
@@ -1137,13 +1131,28 @@ static void evaluate(struct collector *c)
 
 /* -------------------------------------------------------------- clients */
 
+/* How long a collector told to stop (the job's epilog) waits for its agents'
+ * last heartbeats: the epilogs of all the job's nodes run at once, and a
+ * rank that died in the job's teardown on another node is told by that
+ * node's agent as it stops (its goodbye ends the wait). */
+#define COL_STOP_DRAIN_S 2.0
+
+/* Whether an agent (or a CP for its subtree) is still linked to us. */
+static int agents_linked(const struct collector *c)
+{
+	for (size_t k = 0; k < c->nc; k++)
+		if (c->c[k].hello && !c->c[k].closing)
+			return 1;
+	return 0;
+}
+
 /* The agent of node is lost without a goodbye (its link, or its CP says
  * so): its node is a suspect, probed with the others. */
 static void agent_lost(struct collector *c, int node, const char *why)
 {
 	struct col_agent *g = &c->s.agents[node];
 	g->connected = 0;
-	if (!g->bye && !c->stop) {
+	if (!g->bye && !c->stop && !c->stopping_until) {
 		g->vanished = 1;
 		c->s.st.agents_vanished++;
 		/* A link the liveness setting broke (ETIMEDOUT): the node
@@ -1686,6 +1695,8 @@ int col_run(struct col_opts *o)
 		}
 		if (c.pending && c.eval_at < wake)
 			wake = c.eval_at;
+		if (c.stopping_until && c.stopping_until < wake)
+			wake = c.stopping_until;
 		for (size_t i = 0; i < c.nretry; i++)
 			if (c.retry[i].at < wake)
 				wake = c.retry[i].at;
@@ -1701,8 +1712,14 @@ int col_run(struct col_opts *o)
 					write_reports(&c);
 					continue;
 				}
-				mw_info("signal %u: writing the final report", si.ssi_signo);
-				c.stop = 1;
+				if (!c.stopping_until) {
+					mw_info("signal %u: waiting up to %.0f s for the agents' last "
+						"heartbeats, then writing the final report",
+						si.ssi_signo, COL_STOP_DRAIN_S);
+					c.stopping_until = mw_now() + COL_STOP_DRAIN_S;
+				} else {
+					c.stop = 1; /* told twice: now */
+				}
 			}
 		}
 		/* Clients in reverse order: client_close() moves the last one. */
@@ -1720,8 +1737,10 @@ int col_run(struct col_opts *o)
 		for (size_t k = c.nc; k-- > 0;)
 			if (!c.c[k].hello && now - c.c[k].t_conn > COL_HELLO_TIMEOUT)
 				client_close(&c, k, "no hello");
-		if (c.stop)
+		if (c.stop || (c.stopping_until && (now >= c.stopping_until || !agents_linked(&c))))
 			break;
+		if (c.stopping_until)
+			continue; /* the final evaluation below sees all they sent */
 		if (c.pending && now >= c.eval_at)
 			evaluate(&c);
 		if (c.nretry)

@@ -564,6 +564,19 @@ static void cause_c(const struct col_rank *ranks, size_t size, struct waits *w)
 
 	/* Ended while blocked on a failed rank: a cascade (C, "f"). */
 	spread(ranks, size, w, 0, "Bf", "ff");
+	/* Failed ranks waiting for each other (a collective they all were in):
+	 * those that ended on their own (an exit status, their own signal)
+	 * are the fault; those killed from outside while waiting on them were
+	 * ended by the launcher because of it (a cascade). */
+	for (size_t r = 0; r < size; r++)
+		if (failed(&ranks[r]) && !cls[r] && !col_killed_from_outside(&ranks[r]) &&
+		    waits_on_failed(ranks, w, r))
+			for (size_t i = 0; i < w->g.nadj[r]; i++)
+				if (col_killed_from_outside(&ranks[w->g.adj[r][i]])) {
+					cls[r] = 'B';
+					break;
+				}
+	spread(ranks, size, w, 0, "Bf", "ff");
 	for (size_t r = 0; r < size; r++)
 		if (failed(&ranks[r]) && !cls[r])
 			cls[r] = 'B'; /* failed ranks waiting for each other: all own */
@@ -701,6 +714,12 @@ static int group_causes(const struct col_rank *ranks, size_t size, struct waits 
 		if (res->causes[i].cause == 'B' || res->causes[i].cause == 'C')
 			res->verdict = COL_V_SOFTWARE;
 	return 0;
+}
+
+int col_killed_from_outside(const struct col_rank *x)
+{
+	return (x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED) &&
+	       (x->exit_signal == SIGKILL || x->exit_signal == SIGTERM);
 }
 
 /* Every rank ended from outside: vanished with no exit status, or killed

@@ -138,6 +138,11 @@ int col_threshold_parse(const char *s, struct col_threshold *t);
  * ranks (nranks 0 = unknown: a percentage then needs 1). Always >= 1. */
 long col_threshold_need(const struct col_threshold *t, long nranks);
 
+/* Return 1 if rank x ended killed by a signal a launcher or Slurm sends to
+ * the remaining ranks of a job once one rank failed (SIGKILL, SIGTERM): most
+ * often not the first failure; 0 otherwise. */
+int col_killed_from_outside(const struct col_rank *x);
+
 /* Return 1 if a rank in this heartbeat state counts towards the threshold
  * (stuck in MPI, exited, vanished), 0 if not (computing, resumed...). */
 int col_state_suspicious(int state);

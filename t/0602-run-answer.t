@@ -88,13 +88,31 @@ is "$st" 3 "own handler: the program's status (its handler's exit 3)"
 like "$err" "run_segv_handler: own handler ran" "own handler: it ran"
 
 # --- a rank the MPI library ends (an argument error under MPI_ERRORS_ARE_FATAL)
-run run_argerror
-# The collector gives the library's line (read from the launcher's output)
-# a moment before its verdict: the line is in the answer.
-like "$first" "^crash: ranks? 1(-2)? ended by the MPI library in MPI_Bcast \\(exit status unknown\\): MPI_Bcast: MPI_ERR_COUNT: invalid count argument(; rank 2 ended with it)?\$" \
-   "MPI error: the first line names the ranks, the call and the MPI library's own error line"
-like "$(grep -E '^ +\+ *[0-9.]+s verdict ' "$work/run_argerror/report.txt")" "MPI_ERR_COUNT: invalid count argument" \
-   "MPI error: the timeline's verdict says the same (the line was there before the verdict)"
+# Open MPI itself sometimes loses its message: the aborting rank relays it
+# to mpirun, which under load prints "ORTE_ERROR_LOG: Out of resource in
+# file .../show_help.c" instead (seen on CI and here).  What is checked is
+# what mpiwatch does with the line when the library printed it, so the run
+# is repeated (at most 3 times) until it did.
+for try in 1 2 3; do
+    run run_argerror
+    grep -q 'MPI_ERR_COUNT' <<<"$err" && break
+    diag "MPI error, run $try: Open MPI printed no error line: $(grep -m1 ORTE_ERROR_LOG <<<"$err")"
+done
+if grep -q 'MPI_ERR_COUNT' <<<"$err"; then
+    # The collector gives the library's line (read from the launcher's
+    # output) a moment before its verdict: the line is in the answer.
+    like "$first" "^crash: ranks? 1(-2)? ended by the MPI library in MPI_Bcast \\(exit status unknown\\): MPI_Bcast: MPI_ERR_COUNT: invalid count argument(; rank 2 ended with it)?\$" \
+       "MPI error: the first line names the ranks, the call and the MPI library's own error line"
+    like "$(grep -E '^ +\+ *[0-9.]+s verdict ' "$work/run_argerror/report.txt")" "MPI_ERR_COUNT: invalid count argument" \
+       "MPI error: the timeline's verdict says the same (the line was there before the verdict)"
+else
+    # Three times without the library's line: the answer still names the
+    # rank that ended and the call it ended in.
+    like "$first" "^crash: ranks? 1(-2)? (ended by the MPI library in|vanished inside) MPI_Bcast" \
+       "MPI error (Open MPI lost its own message): the first line names the ranks and the call"
+    like "$(grep -E '^ +\+ *[0-9.]+s verdict ' "$work/run_argerror/report.txt")" "MPI_Bcast" \
+       "MPI error (Open MPI lost its own message): the timeline's verdict says the same"
+fi
 
 # --- a killed launcher: mpirun killed while the ranks compute
 timeout 120 "$mw" run -n 3 --timeout 2 --mpi openmpi --dir "$work/killed" \

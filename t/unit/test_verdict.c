@@ -142,6 +142,15 @@ static const struct fake cases[] = {
 	{"not the launcher: one rank SIGSEGV, the others killed", 1, "", "", 3,
 	 {"0:X:MPI_Recv:recv:1:-1:9", "0:X:::-1:-1:11", "0:V"}, {0},
 	 COL_V_SOFTWARE, "B:1;B:2;C:0", 0, ""},
+	/* The MPI library ended rank 1 inside a collective (exit status 2); the
+	 * launcher then killed ranks 0 and 2, blocked in it with rank 1. */
+	{"exit inside a collective, the others killed from outside", 3, "", "", 3,
+	 {"0:X:MPI_Bcast:collective:-1:-1:9", "1:X:MPI_Bcast:collective:-1:2:0",
+	  "2:X:MPI_Bcast:collective:-1:-1:9"}, {0},
+	 COL_V_SOFTWARE, "B:1;C:0,2", 0, ""},
+	{"killed from outside inside a collective, none on its own: all B", 1, "", "", 2,
+	 {"0:X:MPI_Bcast:collective:-1:-1:9", "0:X:MPI_Bcast:collective:-1:-1:9"}, {0},
+	 COL_V_SOFTWARE, "B:0-1", 0, ""},
 	{"not the launcher: one rank exited with a status", 1, "", "", 2,
 	 {"0:X:::-1:1:0", "0:V"}, {0},
 	 COL_V_SOFTWARE, "B:0;B:1", 0, ""},
