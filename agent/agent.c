@@ -791,6 +791,8 @@ static void on_message(struct agent *a, struct mw_hb_msg *m)
 	} else if (m->type == MW_HB_APREQ) {
 		ag_ap_request(a->ap, &m->u.apreq);
 		ag_tree_apreq(a->tree, m);
+	} else if (m->type == MW_HB_PROBEREQ) {
+		ag_tree_probereq(a->tree, &m->u.probereq);
 	} else {
 		mw_debug("ignoring a %s message from the collector", mw_hb_type_name(m->type));
 	}

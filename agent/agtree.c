@@ -31,7 +31,7 @@ int ag_tree_role(struct ag_tree **tp, const struct ag_opts *o, const struct mw_h
 		mw_info("tree: this job runs through the tree overlay; dumps go up on demand");
 	}
 	if (r->cp && !t->cp) {
-		struct mwt_cp_opts co = {o->job, o->node, o->munge_socket, o->auth_token, 0.05};
+		struct mwt_cp_opts co = {o->job, o->node, o->munge_socket, o->auth_token, 0.05, o->liveness_s};
 		struct mw_hb_msg m = {0};
 		t->cp = mwt_cp_create(&co, up, arg, &t->port);
 		if (!t->cp)
@@ -117,6 +117,14 @@ void ag_tree_apreq(struct ag_tree *t, const struct mw_hb_msg *m)
 		mwt_cp_apreq(t->cp, m);
 }
 
+void ag_tree_probereq(struct ag_tree *t, const struct mw_hb_probereq *r)
+{
+	if (t && t->cp)
+		mwt_cp_probereq(t->cp, r, mw_now());
+	else
+		mw_warn("tree: a probe request for round %u, but this agent runs no CP: ignored", r->round);
+}
+
 size_t ag_tree_pollfds(struct ag_tree *t, struct pollfd *p, size_t max)
 {
 	return t && t->cp ? mwt_cp_pollfds(t->cp, p, max) : 0;
@@ -140,9 +148,12 @@ void ag_tree_free(struct ag_tree *t)
 	if (t->cp) {
 		size_t ch;
 		unsigned long aggs, ev;
+		unsigned long rounds, probed;
 		mwt_cp_stats(t->cp, &ch, &aggs, &ev);
-		mw_info("tree: communication process stopping: %zu child(ren) attached, %lu aggregate(s) sent for %lu event(s)",
-			ch, aggs, ev);
+		mwt_cp_probe_stats(t->cp, &rounds, &probed);
+		mw_info("tree: communication process stopping: %zu child(ren) attached, %lu aggregate(s) sent for %lu event(s), "
+			"%lu probe round(s) over %lu node(s)",
+			ch, aggs, ev, rounds, probed);
 		mwt_cp_destroy(t->cp);
 	}
 	free(t);

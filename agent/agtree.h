@@ -54,6 +54,11 @@ void ag_tree_dumpreq(struct ag_tree *t, const struct mw_hb_msg *m);
  * the nodes it names (all when it names none); t NULL or no CP: nothing. */
 void ag_tree_apreq(struct ag_tree *t, const struct mw_hb_msg *m);
 
+/* A PROBEREQ from above: a CP probes its children's nodes and passes it
+ * to its child CPs (mwt_cp_probereq); an agent without a CP ignores it
+ * (logged). */
+void ag_tree_probereq(struct ag_tree *t, const struct mw_hb_probereq *r);
+
 /* The CP's sockets for poll() (0 when none), then what poll() said. */
 size_t ag_tree_pollfds(struct ag_tree *t, struct pollfd *p, size_t max);
 void ag_tree_serve(struct ag_tree *t, const struct pollfd *p, size_t n, double now);

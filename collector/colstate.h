@@ -63,6 +63,9 @@ struct col_stats {
 	unsigned long agents_vanished;
 	unsigned long probe_rounds;
 	unsigned long probes_sent;
+	unsigned long probe_answers;   /* probes answered (a reply, or the node's port-unreachable) */
+	unsigned long probe_requests;  /* tree: PROBEREQ frames sent */
+	unsigned long probe_summaries; /* tree: PROBESUM frames received */
 	unsigned long drain_requests;
 	unsigned long drains_ok;
 	unsigned long comments;

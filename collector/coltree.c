@@ -9,6 +9,7 @@
 #include "log.h"
 #include "mwt_agg.h"
 #include "mwt_plan.h"
+#include "mwt_probe.h"
 
 #define COL_TREE_MOVES_MAX 256
 
@@ -29,6 +30,8 @@ struct tnode {
 	int sent;        /* ROLE: 1 listen told, 2 chain told */
 	int moved;       /* left its direct link for the tree */
 	int reattached;  /* times it attached to another parent than the first */
+	uint32_t asked;  /* probe round it was asked to probe (direct link) */
+	int delivered;   /* ... its summary came (1) or it is lost (2) */
 	char via[MW_HB_STR_MAX + 1]; /* the CP serving it now ("" = the collector or none) */
 	char first[MW_HB_STR_MAX + 1]; /* the first CP that served it */
 };
@@ -50,6 +53,8 @@ struct col_tree {
 	struct tmove mv[COL_TREE_MOVES_MAX];
 	size_t nmv;
 	unsigned long agg_frames, agg_events, agg_dups, direct_dups, child_frames;
+	struct mwt_psum *psum; /* the probe round under way (NULL none) */
+	unsigned long probe_requests, probe_summaries, probe_refused, probed_by_cps;
 };
 
 void col_tree_factors(const struct mw_probe_result *r, struct mwt_factors *f)
@@ -185,6 +190,7 @@ void col_tree_free(struct col_tree *t)
 	if (!t)
 		return;
 	free(t->n);
+	mwt_psum_destroy(t->psum);
 	mwt_seq_destroy(t->seen);
 	free(t->rank_seq);
 	free(t);
@@ -489,6 +495,171 @@ int col_tree_direct_beat(struct col_tree *t, const struct col_state *s, int node
 	return rank_fresh(t, b->rank, b->seq);
 }
 
+int col_tree_depth(const struct col_tree *t)
+{
+	return t ? t->depth : 0;
+}
+
+int col_tree_probe_begin(struct col_tree *t, const struct col_state *s, const struct mw_hb_probereq *r,
+			 col_tree_send_fn send, void *arg)
+{
+	struct mw_hb_msg m = {0};
+	int asked = 0;
+	if (!t)
+		return 0;
+	mwt_psum_destroy(t->psum);
+	t->psum = mwt_psum_create(r->round, "collector");
+	if (!t->psum)
+		return 0;
+	m.type = MW_HB_PROBEREQ;
+	m.u.probereq = *r;
+	for (size_t i = 0; i < t->nnodes; i++) {
+		struct tnode *n = &t->n[i];
+		int serves = 0;
+		n->asked = 0;
+		n->delivered = 0;
+		if (n->cp < 0 || n->via[0] || !s->agents[i].connected)
+			continue; /* not a CP on a direct link */
+		/* Serves children now, or was planned to (it probes the
+		 * children it lost too). */
+		for (size_t j = 0; j < t->nnodes && !serves; j++)
+			serves = t->n[j].up == (int)i || strcmp(t->n[j].via, s->nodes[i].name) == 0;
+		if (!serves || send(arg, (int)i, &m) < 0)
+			continue;
+		n->asked = r->round;
+		t->probe_requests++;
+		asked++;
+	}
+	if (!asked) {
+		mwt_psum_destroy(t->psum);
+		t->psum = NULL;
+	}
+	return asked;
+}
+
+int col_tree_probe_done(const struct col_tree *t)
+{
+	if (!t || !t->psum)
+		return 1;
+	for (size_t i = 0; i < t->nnodes; i++)
+		if (t->n[i].asked == mwt_psum_round(t->psum) && !t->n[i].delivered)
+			return 0;
+	return 1;
+}
+
+int col_tree_probe_lost(struct col_tree *t, int node)
+{
+	if (!t || !t->psum || node < 0 || (size_t)node >= t->nnodes)
+		return col_tree_probe_done(t);
+	if (t->n[node].asked == mwt_psum_round(t->psum) && !t->n[node].delivered)
+		t->n[node].delivered = 2;
+	return col_tree_probe_done(t);
+}
+
+int col_tree_probesum(struct col_tree *t, struct col_state *s, int from, const char *json)
+{
+	char err[300];
+	struct mwt_psum *x;
+	int *plan = NULL, *now = NULL;
+	size_t refused = 0;
+	if (!t || from < 0 || (size_t)from >= t->nnodes) {
+		mw_log_limited(&tree_rl, LOG_WARNING, "a probe summary, but this job runs no tree");
+		return -1;
+	}
+	x = mwt_psum_from_json(json, strlen(json), err, sizeof err);
+	if (!x) {
+		mw_log_limited(&tree_rl, LOG_WARNING, "tree: from %s: %s", s->nodes[from].name, err);
+		return -1;
+	}
+	if (!t->psum || t->n[from].asked != mwt_psum_round(t->psum) || mwt_psum_round(x) != t->n[from].asked ||
+	    t->n[from].delivered || strcmp(mwt_psum_from(x), s->nodes[from].name) != 0) {
+		mw_log_limited(&tree_rl, LOG_WARNING, "tree: a probe summary of round %u from %s not asked for: dropped",
+			       mwt_psum_round(x), s->nodes[from].name);
+		t->probe_refused++;
+		mwt_psum_destroy(x);
+		return -1;
+	}
+	t->probe_summaries++;
+	t->n[from].delivered = 1;
+	plan = malloc(t->nnodes * sizeof *plan);
+	now = malloc(t->nnodes * sizeof *now);
+	if (!plan || !now)
+		goto out;
+	for (size_t i = 0; i < t->nnodes; i++) {
+		plan[i] = t->n[i].up;
+		now[i] = t->n[i].via[0] ? find_node(s, t->n[i].via) : -1;
+	}
+	for (size_t i = 0; i < mwt_psum_n(x); i++) {
+		const char *node, *by;
+		struct mw_probe_result r;
+		int k, b;
+		mwt_psum_get(x, i, &node, &by, &r);
+		k = find_node(s, node);
+		b = find_node(s, by);
+		/* A CP speaks for its own subtree only: the node and the CP
+		 * that probed it below the sender, not the sender itself. */
+		if (k < 0 || b < 0 || k == from || !mwt_in_subtree(plan, now, t->nnodes, from, k) ||
+		    !mwt_in_subtree(plan, now, t->nnodes, from, b)) {
+			refused++;
+			continue;
+		}
+		mwt_psum_add(t->psum, node, by, &r);
+	}
+	for (size_t i = 0; i < mwt_psum_nmissing(x); i++) {
+		int k = find_node(s, mwt_psum_missing_at(x, i));
+		if (k >= 0 && mwt_in_subtree(plan, now, t->nnodes, from, k))
+			mwt_psum_missing(t->psum, mwt_psum_missing_at(x, i));
+	}
+	if (refused) {
+		t->probe_refused += refused;
+		col_state_event(s, "note", "probe summary of the CP on %s: %zu result(s) on nodes outside its subtree refused",
+				s->nodes[from].name, refused);
+	}
+out:
+	free(plan);
+	free(now);
+	mwt_psum_destroy(x);
+	return col_tree_probe_done(t);
+}
+
+size_t col_tree_probe_take(struct col_tree *t, struct col_state *s, struct mw_probe_result *out, char *covered,
+			   char (*by)[MW_HB_STR_MAX + 1])
+{
+	size_t n = 0;
+	if (!t || !t->psum)
+		return 0;
+	for (size_t i = 0; i < t->nnodes; i++) {
+		struct tnode *x = &t->n[i];
+		if (x->asked == mwt_psum_round(t->psum) && x->delivered != 1)
+			col_state_event(s, "note", "probe round %u: the CP on %s did not deliver its summary (%s): "
+					"the collector probes its subtree itself, and its node",
+					mwt_psum_round(t->psum), s->nodes[i].name, x->delivered == 2 ? "lost" : "no answer in time");
+		x->asked = 0;
+		x->delivered = 0;
+	}
+	for (size_t i = 0; i < mwt_psum_nmissing(t->psum); i++)
+		col_state_event(s, "note", "probe round %u: the CP on %s did not deliver its summary to its parent: "
+				"the collector probes its subtree itself, and its node",
+				mwt_psum_round(t->psum), mwt_psum_missing_at(t->psum, i));
+	for (size_t i = 0; i < mwt_psum_n(t->psum); i++) {
+		const char *node, *b;
+		struct mw_probe_result r;
+		int k;
+		mwt_psum_get(t->psum, i, &node, &b, &r);
+		k = find_node(s, node);
+		if (k < 0 || covered[k])
+			continue;
+		out[k] = r;
+		covered[k] = 1;
+		snprintf(by[k], sizeof by[k], "%s", b);
+		n++;
+	}
+	t->probed_by_cps += n;
+	mwt_psum_destroy(t->psum);
+	t->psum = NULL;
+	return n;
+}
+
 static const char *name_or(const struct col_state *s, int node, const char *none)
 {
 	return node >= 0 ? s->nodes[node].name : none;
@@ -529,6 +700,10 @@ json_object *col_tree_json(const struct col_tree *t, const struct col_state *s)
 	json_object_object_add(st, "agg_events", json_object_new_int64((int64_t)t->agg_events));
 	json_object_object_add(st, "duplicates", json_object_new_int64((int64_t)(t->agg_dups + t->direct_dups)));
 	json_object_object_add(st, "child_frames", json_object_new_int64((int64_t)t->child_frames));
+	json_object_object_add(st, "probe_requests", json_object_new_int64((int64_t)t->probe_requests));
+	json_object_object_add(st, "probe_summaries", json_object_new_int64((int64_t)t->probe_summaries));
+	json_object_object_add(st, "probe_refused", json_object_new_int64((int64_t)t->probe_refused));
+	json_object_object_add(st, "probed_by_cps", json_object_new_int64((int64_t)t->probed_by_cps));
 	json_object_object_add(o, "stats", st);
 	return o;
 }

@@ -88,6 +88,43 @@ long col_tree_agg(struct col_tree *t, struct col_state *s, const char *json, col
  * (the flat star): always 1. */
 int col_tree_direct_beat(struct col_tree *t, const struct col_state *s, int node, const struct mw_hb_beat *b);
 
+/* ---- probing down the tree (doc/tree.md, "Probing down the tree") ---- */
+
+/* Start probe round r->round: send r (a PROBEREQ) on its direct link to
+ * every CP that serves children now.  Return the CPs asked (0: none, the
+ * collector probes every node itself). */
+int col_tree_probe_begin(struct col_tree *t, const struct col_state *s, const struct mw_hb_probereq *r,
+			 col_tree_send_fn send, void *arg);
+
+/* A PROBESUM frame's payload from the agent of node from (its direct,
+ * authenticated link).  Only a CP asked in this round counts, and of its
+ * results only those on nodes of its own subtree (as planned, or as
+ * attached now), the CP's own node excepted (its parent probes it); the
+ * rest is refused (logged, counted).  Return 1 when every CP asked has
+ * delivered (or is lost), 0 while some have not, -1 for a summary not
+ * used. */
+int col_tree_probesum(struct col_tree *t, struct col_state *s, int from, const char *json);
+
+/* The agent of node, asked in the round under way, is lost: it will not
+ * deliver (its subtree is probed by the collector).  Return 1 when every
+ * CP asked has now delivered or is lost, else 0. */
+int col_tree_probe_lost(struct col_tree *t, int node);
+
+/* Whether every CP asked in the round under way has delivered (or is
+ * lost); 1 when there is no round. */
+int col_tree_probe_done(const struct col_tree *t);
+
+/* End the round under way: for each node a CP reported on, out[i] its
+ * result, covered[i] 1 and by[i] the node of the CP that probed it; the
+ * other nodes are left alone (covered[i] 0: the caller probes them).  The
+ * CPs that did not deliver go into the timeline.  Return the nodes
+ * covered. */
+size_t col_tree_probe_take(struct col_tree *t, struct col_state *s, struct mw_probe_result *out, char *covered,
+			   char (*by)[MW_HB_STR_MAX + 1]);
+
+/* The CP levels of the tree (its depth). */
+int col_tree_depth(const struct col_tree *t);
+
 /* The tree for report.json ("tree", doc/schemas/report.schema.json); a
  * new reference. */
 json_object *col_tree_json(const struct col_tree *t, const struct col_state *s);

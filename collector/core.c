@@ -40,6 +40,7 @@
 #include "imb.h"
 #include "imb_phases.h"
 #include "mw_link.h"
+#include "mwt_cp.h"
 #include "log.h"
 #include "ready.h"
 #include "sigfd.h"
@@ -87,6 +88,10 @@ struct collector {
 	double status_at;     /* when it was last refreshed for that */
 	double mpierr_grace_until; /* waiting (once) for the MPI library's line, 0 = not yet */
 	double settle_until;  /* waiting (once) for the other ranks' ends, 0 = not yet */
+	uint32_t tprobe_round;  /* tree: the probe round asked of the CPs, 0 none */
+	uint32_t tprobe_seq;    /* the last round's number */
+	double tprobe_until;    /* ... the collector waits for their summaries until then */
+	int final_eval;         /* the last evaluation at shutdown: no waiting for CPs */
 	char joblog[4200];    /* the batch job's output file (joblog.h), "" not known */
 	int joblog_asked;     /* Slurm was asked for it */
 };
@@ -358,25 +363,87 @@ static void nodaemon_rule(struct mw_probe_result *out, size_t n, const char **na
 	free(v);
 }
 
+/* col_tree_send_fn: to the agent of node on its direct link. */
+static int send_to_node(void *arg, int node, const struct mw_hb_msg *m);
+
+/* Probing down the tree (doc/tree.md): in a tree job the collector first
+ * asks the CPs it serves to probe their subtrees (PROBEREQ) and waits for
+ * their summaries, up to the budget and a margin per level.  Return 1 when
+ * the results are in (or the job runs no tree), 0 while waiting (the
+ * evaluation is scheduled again). */
+static int tree_probe_ready(struct collector *c)
+{
+	double now = mw_now();
+	if (!c->tree || c->final_eval)
+		return 1; /* a round under way: what came in is used, the rest probed by us */
+	if (!c->tprobe_round) {
+		struct mw_hb_probereq r = {0};
+		int asked;
+		r.round = ++c->tprobe_seq;
+		r.port = c->o->probe_port;
+		r.tries = c->o->probe_tries;
+		r.budget_s = c->o->probe_budget_s;
+		r.wait_s = r.budget_s + 0.2 + MWT_PROBE_LEVEL_S * col_tree_depth(c->tree);
+		asked = col_tree_probe_begin(c->tree, &c->s, &r, send_to_node, c);
+		if (asked <= 0)
+			return 1;
+		c->s.st.probe_requests += (unsigned long)asked;
+		c->tprobe_round = r.round;
+		c->tprobe_until = now + r.wait_s + 0.5;
+		col_state_event(&c->s, "probe_start", "probe round %u down the tree: %d CP(s) asked to probe their "
+				"subtrees (%d tries, %.1f s budget, summaries due within %.1f s)",
+				r.round, asked, r.tries, r.budget_s, r.wait_s);
+		schedule(c, c->tprobe_until - now);
+		return 0;
+	}
+	if (!col_tree_probe_done(c->tree) && now < c->tprobe_until) {
+		schedule(c, c->tprobe_until - now);
+		return 0;
+	}
+	return 1;
+}
+
 static void probe_nodes(struct collector *c)
 {
 	struct col_state *s = &c->s;
-	const char **names = calloc(s->nnodes ? s->nnodes : 1, sizeof *names);
-	const char **addrs = calloc(s->nnodes ? s->nnodes : 1, sizeof *addrs);
-	struct mw_probe_result *out = calloc(s->nnodes ? s->nnodes : 1, sizeof *out);
-	int alive, dead = 0, degraded = 0, nodaemon = 0;
+	size_t nn = s->nnodes ? s->nnodes : 1, nown = 0, ncp = 0;
+	const char **names = calloc(nn, sizeof *names);
+	const char **addrs = calloc(nn, sizeof *addrs);
+	struct mw_probe_result *out = calloc(nn, sizeof *out), *own = calloc(nn, sizeof *own);
+	char *covered = calloc(nn, 1);
+	char(*by)[MW_HB_STR_MAX + 1] = calloc(nn, sizeof *by);
+	size_t *idx = calloc(nn, sizeof *idx);
+	int alive = 0, dead = 0, degraded = 0, nodaemon = 0, own_alive = 0;
 
-	if (!names || !addrs || !out)
+	if (!names || !addrs || !out || !own || !covered || !by || !idx)
 		goto out;
-	for (size_t i = 0; i < s->nnodes; i++) {
-		names[i] = s->nodes[i].name;
-		addrs[i] = s->agents[i].addr[0] ? s->agents[i].addr : NULL;
-	}
-	col_state_event(s, "probe_start", "probing %zu node(s) on udp port %u (%d tries, %.1f s budget)",
-			s->nnodes, c->o->probe_port, c->o->probe_tries, c->o->probe_budget_s);
 	s->st.probe_rounds++;
-	alive = mw_probe_nodes(names, addrs, s->nnodes, c->o->probe_port, c->o->probe_budget_s,
-			       c->o->probe_tries, out);
+	/* The CPs' summaries first: the same results as our own probes. */
+	if (c->tprobe_round) {
+		ncp = col_tree_probe_take(c->tree, s, out, covered, by);
+		c->tprobe_round = 0;
+	}
+	for (size_t i = 0; i < s->nnodes; i++) {
+		if (covered[i])
+			continue;
+		idx[nown] = i;
+		names[nown] = s->nodes[i].name;
+		addrs[nown++] = s->agents[i].addr[0] ? s->agents[i].addr : NULL;
+	}
+	col_state_event(s, "probe_start", "probing %zu node(s) on udp port %u (%d tries, %.1f s budget)%s",
+			nown, c->o->probe_port, c->o->probe_tries, c->o->probe_budget_s,
+			ncp ? ": those the CPs did not report on" : "");
+	own_alive = nown ? mw_probe_nodes(names, addrs, nown, c->o->probe_port, c->o->probe_budget_s,
+					  c->o->probe_tries, own)
+			 : 0;
+	for (size_t k = 0; k < nown; k++) {
+		out[idx[k]] = own[k];
+		s->st.probes_sent += (unsigned long)(own[k].tries > 0 ? own[k].tries : 0);
+		s->st.probe_answers += own[k].state == MW_PROBE_ALIVE || own[k].state == MW_PROBE_DEGRADED ||
+				       own[k].state == MW_PROBE_NODAEMON;
+	}
+	for (size_t i = 0; i < s->nnodes; i++)
+		names[i] = s->nodes[i].name;
 	nodaemon_rule(out, s->nnodes, names);
 	for (size_t i = 0; i < s->nnodes; i++) {
 		struct col_node *n = &s->nodes[i];
@@ -384,13 +451,20 @@ static void probe_nodes(struct collector *c)
 		n->state = out[i].state;
 		n->rtt_ms = out[i].rtt_ms;
 		snprintf(n->summary, sizeof n->summary, "%s", out[i].summary);
+		snprintf(n->probed_by, sizeof n->probed_by, "%s", covered[i] ? by[i] : "");
 		if (out[i].addr[0])
 			snprintf(n->addr, sizeof n->addr, "%s", out[i].addr);
-		s->st.probes_sent += (unsigned long)(out[i].tries > 0 ? out[i].tries : 0);
+		alive += n->state == MW_PROBE_ALIVE || n->state == MW_PROBE_DEGRADED;
 		dead += n->state == MW_PROBE_DEAD;
 		degraded += n->state == MW_PROBE_DEGRADED;
 		nodaemon += n->state == MW_PROBE_NODAEMON;
+		if (covered[i] && n->state != MW_PROBE_ALIVE)
+			col_state_event(s, "probe", "node %s: %s, probed by CP on %s (%d tries%s%s)", n->name,
+					mw_probe_state_name(n->state), by[i], out[i].tries, n->summary[0] ? ": " : "",
+					n->summary);
 	}
+	if (own_alive < 0)
+		alive = -1;
 	if (alive == 0 && dead > 0) {
 		/* Not even our own node answered: the probe itself is broken
 		 * (no nodehealthd, wrong port, firewall).  Judging every node
@@ -411,12 +485,17 @@ static void probe_nodes(struct collector *c)
 				strerror(errno));
 	else
 		col_state_event(s, "probe_end", "%d alive, %d degraded, %d dead, %d up without nodehealthd, "
-				"%zu unprobeable", alive - degraded, degraded, dead, nodaemon,
-				s->nnodes - (size_t)alive - (size_t)dead - (size_t)nodaemon);
+				"%zu unprobeable; %zu node(s) probed by CPs, %zu by the collector",
+				alive - degraded, degraded, dead, nodaemon,
+				s->nnodes - (size_t)alive - (size_t)dead - (size_t)nodaemon, ncp, nown);
 out:
 	free(names);
 	free(addrs);
 	free(out);
+	free(own);
+	free(covered);
+	free(by);
+	free(idx);
 }
 
 /* An action on Slurm that failed while Slurm did not answer (slurmctld
@@ -991,6 +1070,8 @@ static void evaluate(struct collector *c)
 	struct col_result res;
 
 	c->pending = 0;
+	if (!tree_probe_ready(c))
+		return; /* the CPs probe: back here when their summaries are in */
 	c->eval_gen = c->gen;
 	s->st.evaluations++;
 	probe_nodes(c);
@@ -1123,6 +1204,8 @@ static void client_close(struct collector *c, size_t k, const char *why)
 {
 	struct client *cl = &c->c[k];
 	if (cl->hello && cl->node >= 0) {
+		if (c->tprobe_round && col_tree_probe_lost(c->tree, cl->node))
+			schedule(c, 0); /* the last CP asked: its subtree is ours to probe */
 		if (col_tree_in_tree(c->tree, cl->node))
 			c->status_dirty = 1; /* moved into the tree: served by a CP now */
 		else
@@ -1132,7 +1215,6 @@ static void client_close(struct collector *c, size_t k, const char *why)
 	c->c[k] = c->c[--c->nc];
 }
 
-/* col_tree_send_fn: to the agent of node on its direct link. */
 static int send_to_node(void *arg, int node, const struct mw_hb_msg *m)
 {
 	struct collector *c = arg;
@@ -1457,7 +1539,8 @@ static int on_frame(struct collector *c, struct client *cl, struct mw_hb_msg *m)
 		on_hello(c, cl, &m->u.hello);
 		return 0;
 	}
-	if (!c->tree && (m->type == MW_HB_AGG || m->type == MW_HB_LISTEN || m->type == MW_HB_CHILD)) {
+	if (!c->tree && (m->type == MW_HB_AGG || m->type == MW_HB_LISTEN || m->type == MW_HB_CHILD ||
+			 m->type == MW_HB_PROBESUM)) {
 		c->s.st.malformed++; /* tree frames, and this job runs no tree */
 		return -1;
 	}
@@ -1494,6 +1577,13 @@ static int on_frame(struct collector *c, struct client *cl, struct mw_hb_msg *m)
 		tree_roles(c);
 		return 0;
 	}
+	case MW_HB_PROBESUM:
+		/* Counted only from a CP asked, on its direct authenticated
+		 * link, about its own subtree (col_tree_probesum). */
+		c->s.st.probe_summaries++;
+		if (c->tprobe_round && col_tree_probesum(c->tree, &c->s, cl->node, m->u.probesum.json) == 1)
+			schedule(c, 0);
+		return 0;
 	case MW_HB_DUMP:
 		on_dump(c, m);
 		return 0;
@@ -1766,6 +1856,7 @@ int col_run(struct col_opts *o)
 		o->action = COL_ACT_REPORT; /* the job is ending anyway */
 		col_state_event(&c.s, "note", "stopping with unevaluated heartbeats: evaluating now");
 		c.mpierr_grace_until = c.settle_until = 1; /* no more waiting: the job is over */
+		c.final_eval = 1;
 		read_mpi_errors(&c);
 		evaluate(&c);
 	} else if (!c.s.have_res && c.s.st.heartbeats > 0) {

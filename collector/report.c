@@ -176,6 +176,9 @@ json_object *col_report_json(const struct col_state *s)
 							    ? json_object_new_double(n->rtt_ms)
 							    : NULL);
 		json_object_object_add(e, "health", jstr_or_null(n->summary));
+		if (n->probed)
+			json_object_object_add(e, "probed_by", json_object_new_string(n->probed_by[0] ? n->probed_by
+												      : "collector"));
 		json_object_object_add(e, "agent",
 				       json_object_new_string(g->vanished    ? "lost"
 							      : g->bye       ? "left"
@@ -347,10 +350,11 @@ void col_report_text(const struct col_state *s, FILE *f)
 		char rtt[32] = "-";
 		if (n->probed && n->rtt_ms >= 0)
 			snprintf(rtt, sizeof rtt, "%.2f ms", n->rtt_ms);
-		fprintf(f, "  %-12s %-16s %-9s %-10s%s%s\n", n->name,
+		fprintf(f, "  %-12s %-16s %-9s %-10s%s%s%s%s%s\n", n->name,
 			n->addr[0] ? n->addr : (s->agents[i].addr[0] ? s->agents[i].addr : "-"),
 			!n->probed ? "unprobed" : mw_probe_state_name(n->state), rtt,
-			n->summary[0] ? " " : "", n->summary);
+			n->summary[0] ? " " : "", n->summary, n->probed_by[0] ? " (probed by CP on " : "",
+			n->probed_by, n->probed_by[0] ? ")" : "");
 	}
 	for (size_t i = 0; i < s->nlink_errors; i++)
 		fprintf(f, "link error: node %s: %s\n", s->link_errors[i].node, s->link_errors[i].error);
@@ -423,6 +427,9 @@ json_object *col_stats_json(const struct col_state *s)
 	json_object_object_add(o, "evaluations", json_object_new_int64((int64_t)t->evaluations));
 	json_object_object_add(o, "probe_rounds", json_object_new_int64((int64_t)t->probe_rounds));
 	json_object_object_add(o, "probes_sent", json_object_new_int64((int64_t)t->probes_sent));
+	json_object_object_add(o, "probe_answers", json_object_new_int64((int64_t)t->probe_answers));
+	json_object_object_add(o, "probe_requests", json_object_new_int64((int64_t)t->probe_requests));
+	json_object_object_add(o, "probe_summaries", json_object_new_int64((int64_t)t->probe_summaries));
 	json_object_object_add(o, "drain_requests", json_object_new_int64((int64_t)t->drain_requests));
 	json_object_object_add(o, "drains_ok", json_object_new_int64((int64_t)t->drains_ok));
 	json_object_object_add(o, "comments_posted", json_object_new_int64((int64_t)t->comments));

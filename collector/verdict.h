@@ -47,6 +47,7 @@ struct col_node {
 	double rtt_ms;             /* -1 unknown */
 	int probed;
 	char summary[MW_PROBE_SUMMARY_MAX + 1];
+	char probed_by[64];        /* tree: the node of the CP that probed it ("" the collector) */
 };
 
 struct col_cause {

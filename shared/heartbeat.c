@@ -14,6 +14,8 @@ static const char *const type_names[MW_HB_NTYPES] = {
 	[MW_HB_ROLE] = "role",
 	[MW_HB_LISTEN] = "listen",
 	[MW_HB_CHILD] = "child",
+	[MW_HB_PROBEREQ] = "probereq",
+	[MW_HB_PROBESUM] = "probesum",
 	[MW_HB_APREQ] = "apreq",
 	[MW_HB_APOUT] = "apout",
 };
@@ -131,6 +133,14 @@ void mw_hb_ap_sanitize(char *s, size_t len)
 		if (!ap_char_ok((unsigned char)s[i]))
 			s[i] = '?';
 	s[len] = 0;
+}
+
+static int probereq_valid(const struct mw_hb_probereq *r)
+{
+	return r->round >= 1 && r->round <= INT32_MAX && r->port >= 1 && r->tries >= 1 &&
+	       r->tries <= MW_HB_PROBE_TRIES_MAX && isfinite(r->wait_s) && r->wait_s > 0 &&
+	       r->wait_s <= MW_HB_PROBE_WAIT_MAX && isfinite(r->budget_s) && r->budget_s > 0 &&
+	       r->budget_s <= r->wait_s;
 }
 
 static int apout_valid(const struct mw_hb_apout *a)
@@ -313,11 +323,24 @@ static json_object *encode_payload(const struct mw_hb_msg *m)
 		json_object_object_add(o, "output", json_object_new_string(p->output));
 		break;
 	}
-	case MW_HB_AGG: {
-		json_object *a;
-		if (!m->u.agg.json)
+	case MW_HB_PROBEREQ: {
+		const struct mw_hb_probereq *r = &m->u.probereq;
+		if (!probereq_valid(r))
 			goto bad;
-		a = json_tokener_parse(m->u.agg.json);
+		json_object_object_add(o, "round", json_object_new_int64(r->round));
+		json_object_object_add(o, "port", json_object_new_int(r->port));
+		json_object_object_add(o, "tries", json_object_new_int(r->tries));
+		json_object_object_add(o, "budget_s", json_object_new_double(r->budget_s));
+		json_object_object_add(o, "wait_s", json_object_new_double(r->wait_s));
+		break;
+	}
+	case MW_HB_AGG:
+	case MW_HB_PROBESUM: {
+		json_object *a;
+		const char *txt = m->type == MW_HB_AGG ? m->u.agg.json : m->u.probesum.json;
+		if (!txt)
+			goto bad;
+		a = json_tokener_parse(txt);
 		if (!a || !json_object_is_type(a, json_type_object)) {
 			json_object_put(a);
 			goto bad;
@@ -473,6 +496,17 @@ static int get_u64(json_object *o, const char *key, uint64_t *out)
 		return -1;
 	*out = (uint64_t)x;
 	return 0;
+}
+
+/* A number field (an integer or a double), finite. */
+static int get_double(json_object *o, const char *key, double *out)
+{
+	json_object *v;
+	if (!json_object_object_get_ex(o, key, &v) ||
+	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
+		return -1;
+	*out = json_object_get_double(v);
+	return isfinite(*out) ? 0 : -1;
 }
 
 /* Copy a string field (printable ASCII, < size chars) into dst. */
@@ -665,6 +699,23 @@ static int decode_payload(json_object *o, struct mw_hb_msg *m)
 		m->u.agg.json = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 									  JSON_C_TO_STRING_NOSLASHESCAPE));
 		return m->u.agg.json ? 0 : -1;
+	case MW_HB_PROBESUM:
+		/* the summary's fields are tree/mwt_probe.c's to check */
+		m->u.probesum.json = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+										JSON_C_TO_STRING_NOSLASHESCAPE));
+		return m->u.probesum.json ? 0 : -1;
+	case MW_HB_PROBEREQ: {
+		struct mw_hb_probereq *r = &m->u.probereq;
+		int64_t round;
+		int32_t port;
+		if (get_int(o, "round", 1, INT32_MAX, &round) || get_i32(o, "port", 1, 65535, &port) ||
+		    get_i32(o, "tries", 1, MW_HB_PROBE_TRIES_MAX, &r->tries) ||
+		    get_double(o, "budget_s", &r->budget_s) || get_double(o, "wait_s", &r->wait_s))
+			return -1;
+		r->round = (uint32_t)round;
+		r->port = (uint16_t)port;
+		return probereq_valid(r) ? 0 : -1;
+	}
 	case MW_HB_ROLE: {
 		json_object *a, *v;
 		size_t n;
@@ -765,6 +816,8 @@ void mw_hb_msg_free(struct mw_hb_msg *m)
 		free(m->u.dumpreq.ranks);
 	else if (m->type == MW_HB_AGG)
 		free(m->u.agg.json);
+	else if (m->type == MW_HB_PROBESUM)
+		free(m->u.probesum.json);
 	else if (m->type == MW_HB_APREQ)
 		free(m->u.apreq.nodes);
 	else if (m->type == MW_HB_APOUT)

@@ -43,6 +43,15 @@
  *   CHILD     CP->parent {"node","parent","up":bool,"bye":bool}  a child of
  *                   CP "parent" attached (up) or left (bye: on purpose);
  *                   every CP forwards it up to the collector
+ *   PROBEREQ  parent->CP {"round","port","tries","budget_s","wait_s"}  probe
+ *                   your subtree's nodes (nodehealthd's UDP probe on port,
+ *                   tries probes within budget_s each) and send one PROBESUM
+ *                   within wait_s seconds; a CP passes it to its child CPs
+ *   PROBESUM  CP->parent  one summary of a probe round over the CP's subtree
+ *                   (node -> state, round trip, who probed it; the child CPs
+ *                   that did not deliver): built and checked by
+ *                   tree/mwt_probe.c (doc/protocol.md, "Probing down the
+ *                   tree"); here it is carried as JSON text
  *
  * In the tree overlay a HEARTBEAT carries "seq", its origin's (the agent's)
  * sequence number (1, 2, ...), so that a receiver drops a duplicate (after a
@@ -79,6 +88,8 @@ enum mw_hb_type {
 	MW_HB_ROLE = 10,   /* C->A: the agent's place in the tree */
 	MW_HB_LISTEN = 11, /* CP->C: the port a CP listens on for its children */
 	MW_HB_CHILD = 12,  /* CP->parent (forwarded to C): a child attached or left */
+	MW_HB_PROBEREQ = 13, /* parent->CP: probe your subtree (doc/tree.md "Probing down the tree") */
+	MW_HB_PROBESUM = 14, /* CP->parent: the subtree's probe summary (tree/mwt_probe.h) */
 	/* 20-29: auxiliary processes (agent/ap.c, collector/ap.c) */
 	MW_HB_APREQ = 20,
 	MW_HB_APOUT = 21,
@@ -202,6 +213,18 @@ struct mw_hb_child {
 	int bye;                        /* left on purpose (agent stopping, moved) */
 };
 
+#define MW_HB_PROBE_TRIES_MAX 20
+#define MW_HB_PROBE_WAIT_MAX 600.0
+
+/* PROBEREQ: probe the subtree for round `round`. */
+struct mw_hb_probereq {
+	uint32_t round;  /* 1 .. 2^31-1 */
+	uint16_t port;   /* nodehealthd's UDP port (1..65535) */
+	int32_t tries;   /* probes per node, 1 .. MW_HB_PROBE_TRIES_MAX */
+	double budget_s; /* time budget of one node's probes, (0, wait_s] */
+	double wait_s;   /* the summary is due this long after the request, (0, MW_HB_PROBE_WAIT_MAX] */
+};
+
 struct mw_hb_msg {
 	enum mw_hb_type type;
 	union {
@@ -231,6 +254,10 @@ struct mw_hb_msg {
 			uint16_t port;
 		} listen;
 		struct mw_hb_child child;
+		struct mw_hb_probereq probereq;
+		struct {
+			char *json; /* compact JSON of the summary object (malloc'd) */
+		} probesum;
 	} u;
 };
 
@@ -266,7 +293,7 @@ enum mw_hb_err mw_hb_frame_check(const uint8_t *buf, size_t len, size_t *frame_l
  * Return MW_HB_OK, or an error code (m is then left empty). */
 enum mw_hb_err mw_hb_decode(const uint8_t *buf, size_t len, struct mw_hb_msg *m);
 
-/* Release what decoding allocated in m (dump and agg json, dumpreq ranks,
+/* Release what decoding allocated in m (dump, agg and probesum json, dumpreq ranks,
  * apreq nodes, apout output). */
 void mw_hb_msg_free(struct mw_hb_msg *m);
 

@@ -1,6 +1,7 @@
 /* mwt_agg.c - per-origin sequence numbers and a CP's aggregate of
  * heartbeats (mwt_agg.h, doc/protocol.md "Tree aggregates"). */
 #include "mwt_agg.h"
+#include "mwt_json.h"
 
 #include <errno.h>
 #include <json-c/json.h>
@@ -801,43 +802,6 @@ static int only_keys(json_object *o, const char *const *keys)
 	return 0;
 }
 
-static int get_num(json_object *o, const char *k, double *out)
-{
-	json_object *v;
-	if (!json_object_object_get_ex(o, k, &v) ||
-	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-		return -1;
-	*out = json_object_get_double(v);
-	return isfinite(*out) && *out >= 0 && *out < 1e12 ? 0 : -1;
-}
-
-static int get_int64(json_object *o, const char *k, int64_t lo, int64_t hi, int64_t *out)
-{
-	json_object *v;
-	if (!json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, json_type_int))
-		return -1;
-	errno = 0;
-	*out = json_object_get_int64(v);
-	return errno == 0 && *out >= lo && *out <= hi ? 0 : -1;
-}
-
-static const char *get_string(json_object *o, const char *k, size_t max)
-{
-	json_object *v;
-	const char *s;
-	size_t i, n;
-	if (!json_object_object_get_ex(o, k, &v) || !json_object_is_type(v, json_type_string))
-		return NULL;
-	s = json_object_get_string(v);
-	n = (size_t)json_object_get_string_len(v);
-	if (n > max || strlen(s) != n)
-		return NULL;
-	for (i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return NULL;
-	return s;
-}
-
 struct mwt_agg *mwt_agg_from_json(const char *json, size_t len, char *err, size_t errlen)
 {
 	static const char *const top_keys[] = {"v", "from", "events", "first", "last", "classes", NULL};
@@ -871,14 +835,15 @@ struct mwt_agg *mwt_agg_from_json(const char *json, size_t len, char *err, size_
 	if (only_keys(o, top_keys))
 		goto bad;
 	why = "v: expected 1";
-	if (get_int64(o, "v", 1, 1, &v))
+	if (mwt_json_int(o, "v", 1, 1, &v))
 		goto bad;
 	why = "from: expected a node name";
-	if (!(from = get_string(o, "from", MW_HB_STR_MAX)) || !mw_hb_valid_name(from))
+	if (!(from = mwt_json_str(o, "from", MW_HB_STR_MAX)) || !mw_hb_valid_name(from))
 		goto bad;
 	why = "events, first, last: expected numbers";
-	if (get_int64(o, "events", 0, MWT_AGG_MAX_EVENTS, &events) || get_num(o, "first", &first) ||
-	    get_num(o, "last", &last) || first > last)
+	if (mwt_json_int(o, "events", 0, MWT_AGG_MAX_EVENTS, &events) ||
+	    mwt_json_num(o, "first", 0, MWT_JSON_NUM_MAX, &first) ||
+	    mwt_json_num(o, "last", 0, MWT_JSON_NUM_MAX, &last) || first > last)
 		goto bad;
 	why = "classes: expected an array";
 	if (!json_object_object_get_ex(o, "classes", &cl) || !json_object_is_type(cl, json_type_array))
@@ -904,11 +869,12 @@ struct mwt_agg *mwt_agg_from_json(const char *json, size_t len, char *err, size_
 		struct mwt_class key;
 		why = "a class: bad field";
 		if (!x || !json_object_is_type(x, json_type_object) || only_keys(x, cls_keys) ||
-		    !(st = get_string(x, "state", 16)) || (state = mw_hb_state_parse(st)) < 0 ||
-		    !(call = get_string(x, "call", MW_HB_STR_MAX)) ||
-		    get_int64(x, "peer", -2, MW_HB_MAX_RANK, &peer) || get_int64(x, "count", 1, events, &count) ||
-		    get_num(x, "first", &cf) || get_num(x, "last", &clast) || cf > clast || cf < first ||
-		    clast > last || !(ranks = get_string(x, "ranks", 1u << 22)) ||
+		    !(st = mwt_json_str(x, "state", 16)) || (state = mw_hb_state_parse(st)) < 0 ||
+		    !(call = mwt_json_str(x, "call", MW_HB_STR_MAX)) ||
+		    mwt_json_int(x, "peer", -2, MW_HB_MAX_RANK, &peer) || mwt_json_int(x, "count", 1, events, &count) ||
+		    mwt_json_num(x, "first", 0, MWT_JSON_NUM_MAX, &cf) ||
+		    mwt_json_num(x, "last", 0, MWT_JSON_NUM_MAX, &clast) || cf > clast || cf < first ||
+		    clast > last || !(ranks = mwt_json_str(x, "ranks", 1u << 22)) ||
 		    !json_object_object_get_ex(x, "cover", &cov) || !json_object_is_type(cov, json_type_object))
 			goto bad;
 		{
@@ -918,12 +884,13 @@ struct mwt_agg *mwt_agg_from_json(const char *json, size_t len, char *err, size_
 			int64_t root, tag, ex, sig, size;
 			double idle;
 			why = "a class: bad heartbeat field";
-			if (!(kind = get_string(x, "kind", 15)) || !(comm = get_string(x, "comm", MW_HB_STR_MAX)) ||
-			    !(moving = get_string(x, "moving", 31)) ||
-			    get_int64(x, "root", -1, MW_HB_MAX_RANK, &root) ||
-			    get_int64(x, "tag", -1, INT32_MAX, &tag) || get_int64(x, "exit", -1, 255, &ex) ||
-			    get_int64(x, "signal", 0, 128, &sig) ||
-			    get_int64(x, "size", 1, MW_HB_MAX_RANK + 1, &size) || get_num(x, "idle", &idle))
+			if (!(kind = mwt_json_str(x, "kind", 15)) || !(comm = mwt_json_str(x, "comm", MW_HB_STR_MAX)) ||
+			    !(moving = mwt_json_str(x, "moving", 31)) ||
+			    mwt_json_int(x, "root", -1, MW_HB_MAX_RANK, &root) ||
+			    mwt_json_int(x, "tag", -1, INT32_MAX, &tag) || mwt_json_int(x, "exit", -1, 255, &ex) ||
+			    mwt_json_int(x, "signal", 0, 128, &sig) ||
+			    mwt_json_int(x, "size", 1, MW_HB_MAX_RANK + 1, &size) ||
+			    mwt_json_num(x, "idle", 0, MWT_JSON_NUM_MAX, &idle))
 				goto bad;
 			memset(&key, 0, sizeof(key));
 			key.state = (enum mw_hb_state)state;
@@ -959,8 +926,8 @@ struct mwt_agg *mwt_agg_from_json(const char *json, size_t len, char *err, size_
 				int *rks = NULL;
 				why = "a class: bad cover";
 				if (!mw_hb_valid_name(on) || !json_object_is_type(sv, json_type_object) ||
-				    only_keys(sv, cov_keys) || !(sq = get_string(sv, "seq", 1u << 22)) ||
-				    !(rk = get_string(sv, "rank", 1u << 22)))
+				    only_keys(sv, cov_keys) || !(sq = mwt_json_str(sv, "seq", 1u << 22)) ||
+				    !(rk = mwt_json_str(sv, "rank", 1u << 22)))
 					goto bad;
 				ns = mw_ranges_parse(sq, (size_t)(count - got), &tmp);
 				if (ns < 1 || got + ns > count)

@@ -14,6 +14,8 @@
 #include "log.h"
 #include "mw_link.h"
 #include "mwt_agg.h"
+#include "mwt_probe.h"
+#include "probe.h"
 
 #define CP_MAX_CHILDREN 4096
 #define CP_HELLO_TIMEOUT 15.0
@@ -28,6 +30,16 @@ struct child {
 	double t_conn;
 	char (*desc)[MW_HB_STR_MAX + 1]; /* nodes below it, from the CHILD frames it sent up */
 	size_t ndesc;
+	int is_cp;          /* it has children of its own (a CHILD naming it, an AGG from it) */
+	uint32_t asked;     /* the probe round it was asked to probe (0 none) */
+	int delivered;      /* ... and its summary came */
+};
+
+/* A child lost without a goodbye: the prime suspect, probed in the next
+ * rounds too (until it attaches here again). */
+struct lostrec {
+	char node[MW_HB_STR_MAX + 1];
+	char host[64];
 };
 
 struct rankrec {
@@ -50,7 +62,34 @@ struct mwt_cp {
 	struct rankrec *ranks;   /* RANK frames of the children, to send again */
 	size_t nranks, capranks;
 	unsigned long aggs, events;
+	struct mwt_psum *psum;   /* the probe round under way, NULL none */
+	struct lostrec *lost;    /* children lost without a goodbye */
+	size_t nlost;
+	double probe_due;        /* when its summary goes up at the latest */
+	unsigned long probe_rounds, probed;
 };
+
+static void probe_check_done(struct mwt_cp *cp);
+static void peer_host(const char *peer, char *buf, size_t len);
+
+static void lost_forget(struct mwt_cp *cp, const char *node)
+{
+	for (size_t i = cp->nlost; i-- > 0;)
+		if (strcmp(cp->lost[i].node, node) == 0)
+			cp->lost[i] = cp->lost[--cp->nlost];
+}
+
+static void lost_keep(struct mwt_cp *cp, const struct child *ch)
+{
+	struct lostrec *p;
+	lost_forget(cp, ch->node);
+	if (cp->nlost >= CP_MAX_CHILDREN || !(p = realloc(cp->lost, (cp->nlost + 1) * sizeof *p)))
+		return;
+	cp->lost = p;
+	p = &cp->lost[cp->nlost++];
+	snprintf(p->node, sizeof p->node, "%s", ch->node);
+	peer_host(mw_link_peer(ch->l), p->host, sizeof p->host);
+}
 
 static void child_close(struct mwt_cp *cp, size_t k, int bye, const char *why)
 {
@@ -62,15 +101,22 @@ static void child_close(struct mwt_cp *cp, size_t k, int bye, const char *why)
 		snprintf(m.u.child.parent, sizeof m.u.child.parent, "%s", cp->node);
 		m.u.child.up = 0;
 		m.u.child.bye = bye;
-		if (!bye)
+		if (!bye) {
 			mw_warn("tree: lost child %s (%s)", ch->node, why);
+			lost_keep(cp, ch);
+		}
 		else
 			mw_info("tree: child %s left (%s)", ch->node, why);
 		cp->up(cp->arg, &m);
 	}
+	if (cp->psum && ch->asked == mwt_psum_round(cp->psum) && !ch->delivered) {
+		mwt_psum_missing(cp->psum, ch->node);
+		ch->asked = 0;
+	}
 	mw_link_close(ch->l);
 	free(ch->desc);
 	cp->c[k] = cp->c[--cp->nc];
+	probe_check_done(cp);
 }
 
 struct mwt_cp *mwt_cp_create(const struct mwt_cp_opts *o, mwt_cp_up_fn up, void *arg, uint16_t *port)
@@ -128,6 +174,8 @@ void mwt_cp_destroy(struct mwt_cp *cp)
 	mwt_agg_destroy(cp->all);
 	mwt_seq_destroy(cp->seen);
 	mwt_seq_destroy(cp->allseen);
+	mwt_psum_destroy(cp->psum);
+	free(cp->lost);
 	free(cp->ranks);
 	free(cp);
 }
@@ -164,6 +212,11 @@ static void accept_children(struct mwt_cp *cp, double now)
 		p = &cp->c[cp->nc];
 		memset(p, 0, sizeof *p);
 		p->l = l;
+		/* The agent's own links' liveness: a child node that dies is
+		 * told up (CHILD, lost) within it. */
+		if (mw_link_set_liveness(l, cp->o.liveness_s) < 0)
+			mw_log_limited(&cp_rl, LOG_WARNING, "tree: link liveness %g s: %s", cp->o.liveness_s,
+				       strerror(errno));
 		p->t_conn = now;
 		/* The challenge first, as the collector does: the child's
 		 * credential must name it. */
@@ -211,6 +264,7 @@ static int on_hello(struct mwt_cp *cp, struct child *ch, const struct mw_hb_hell
 	w.u.welcome.ok = 1;
 	ch->hello = 1;
 	snprintf(ch->node, sizeof ch->node, "%s", h->node);
+	lost_forget(cp, ch->node);
 	mw_info("tree: child %s attached from %s", ch->node, mw_link_peer(ch->l));
 	if (mw_link_send(ch->l, &w) < 0)
 		return -1;
@@ -274,6 +328,146 @@ static void schedule_flush(struct mwt_cp *cp, double now)
 		cp->flush_at = now + cp->o.flush_s;
 }
 
+static void probe_send(struct mwt_cp *cp)
+{
+	struct mw_hb_msg m = {0};
+	m.type = MW_HB_PROBESUM;
+	for (size_t k = 0; k < cp->nc; k++)
+		if (cp->c[k].asked == mwt_psum_round(cp->psum) && !cp->c[k].delivered) {
+			mwt_psum_missing(cp->psum, cp->c[k].node);
+			mw_warn("tree: probe round %u: the CP on %s did not deliver its summary in time",
+				mwt_psum_round(cp->psum), cp->c[k].node);
+		}
+	m.u.probesum.json = mwt_psum_to_json(cp->psum);
+	if (!m.u.probesum.json)
+		mw_warn("tree: cannot encode the probe summary: %s", strerror(errno));
+	else if (cp->up(cp->arg, &m) < 0)
+		mw_warn("tree: probe round %u: no parent link for the summary", mwt_psum_round(cp->psum));
+	else
+		mw_info("tree: probe round %u: summary of %zu node(s) sent up (%zu CP(s) missing)",
+			mwt_psum_round(cp->psum), mwt_psum_n(cp->psum), mwt_psum_nmissing(cp->psum));
+	free(m.u.probesum.json);
+	for (size_t k = 0; k < cp->nc; k++)
+		cp->c[k].asked = 0, cp->c[k].delivered = 0;
+	mwt_psum_destroy(cp->psum);
+	cp->psum = NULL;
+}
+
+/* Every child CP asked has answered: the summary goes up now. */
+static void probe_check_done(struct mwt_cp *cp)
+{
+	if (!cp->psum || cp->probe_due <= 0)
+		return; /* not asked yet, or still probing */
+	for (size_t k = 0; k < cp->nc; k++)
+		if (cp->c[k].asked && !cp->c[k].delivered)
+			return;
+	probe_send(cp);
+}
+
+static void on_probesum(struct mwt_cp *cp, struct child *ch, const char *json)
+{
+	char err[200];
+	struct mwt_psum *x = mwt_psum_from_json(json, strlen(json), err, sizeof err);
+	if (!x) {
+		mw_log_limited(&cp_rl, LOG_WARNING, "tree: bad probe summary from %s: %s", ch->node, err);
+		return;
+	}
+	if (!cp->psum || !ch->asked || mwt_psum_round(x) != mwt_psum_round(cp->psum) || ch->delivered ||
+	    strcmp(mwt_psum_from(x), ch->node) != 0) {
+		mw_log_limited(&cp_rl, LOG_WARNING, "tree: probe summary of round %u from %s not asked for: dropped",
+			       mwt_psum_round(x), ch->node);
+		mwt_psum_destroy(x);
+		return;
+	}
+	if (mwt_psum_merge(cp->psum, x) < 0)
+		mw_warn("tree: cannot merge the probe summary of %s: %s", ch->node, strerror(errno));
+	ch->delivered = 1;
+	mwt_psum_destroy(x);
+	probe_check_done(cp);
+}
+
+/* The host part of a peer "ADDR:PORT" into buf. */
+static void peer_host(const char *peer, char *buf, size_t len)
+{
+	const char *colon = strrchr(peer, ':');
+	size_t n = colon ? (size_t)(colon - peer) : strlen(peer);
+	snprintf(buf, len, "%.*s", (int)n, peer);
+}
+
+void mwt_cp_probereq(struct mwt_cp *cp, const struct mw_hb_probereq *r, double now)
+{
+	struct mw_hb_msg fw = {0};
+	const char **names = NULL, **addrs = NULL;
+	char (*hosts)[64] = NULL;
+	struct mw_probe_result *out = NULL;
+	size_t n = 0, asked = 0;
+
+	if (cp->psum) {
+		mw_warn("tree: probe round %u replaces round %u, not finished", r->round, mwt_psum_round(cp->psum));
+		mwt_psum_destroy(cp->psum);
+		cp->psum = NULL;
+	}
+	for (size_t k = 0; k < cp->nc; k++)
+		cp->c[k].asked = 0, cp->c[k].delivered = 0;
+	cp->psum = mwt_psum_create(r->round, cp->node);
+	if (!cp->psum) {
+		mw_warn("tree: probe round %u: %s", r->round, strerror(errno));
+		return;
+	}
+	cp->probe_rounds++;
+	cp->probe_due = 0; /* not before our own probes are in */
+	/* Down first, so that the child CPs probe while we do. */
+	fw.type = MW_HB_PROBEREQ;
+	fw.u.probereq = *r;
+	fw.u.probereq.wait_s = r->wait_s - MWT_PROBE_LEVEL_S;
+	for (size_t k = 0; k < cp->nc; k++) {
+		struct child *ch = &cp->c[k];
+		if (ch->hello <= 0 || !ch->is_cp || fw.u.probereq.wait_s < fw.u.probereq.budget_s)
+			continue;
+		if (mw_link_send(ch->l, &fw) == 0) {
+			ch->asked = r->round;
+			asked++;
+		}
+	}
+	names = calloc(cp->nc + cp->nlost + 1, sizeof *names);
+	addrs = calloc(cp->nc + cp->nlost + 1, sizeof *addrs);
+	hosts = calloc(cp->nc + cp->nlost + 1, sizeof *hosts);
+	out = calloc(cp->nc + cp->nlost + 1, sizeof *out);
+	if (!names || !addrs || !hosts || !out) {
+		mw_warn("tree: probe round %u: out of memory", r->round);
+		goto out;
+	}
+	for (size_t k = 0; k < cp->nc; k++) {
+		if (cp->c[k].hello <= 0)
+			continue;
+		peer_host(mw_link_peer(cp->c[k].l), hosts[n], sizeof hosts[n]);
+		names[n] = cp->c[k].node;
+		addrs[n] = hosts[n][0] ? hosts[n] : NULL;
+		n++;
+	}
+	for (size_t i = 0; i < cp->nlost; i++) {
+		snprintf(hosts[n], sizeof hosts[n], "%s", cp->lost[i].host);
+		names[n] = cp->lost[i].node;
+		addrs[n] = hosts[n][0] ? hosts[n] : NULL;
+		n++;
+	}
+	mw_info("tree: probe round %u: probing %zu child node(s) (%zu of them lost), %zu child CP(s) asked", r->round,
+		n, cp->nlost, asked);
+	if (n && mw_probe_nodes(names, addrs, n, r->port, r->budget_s, r->tries, out) < 0)
+		mw_warn("tree: probe round %u: %s", r->round, strerror(errno));
+	for (size_t i = 0; i < n; i++)
+		if (mwt_psum_add(cp->psum, names[i], cp->node, &out[i]) < 0)
+			mw_warn("tree: probe round %u: result of %s: %s", r->round, names[i], strerror(errno));
+	cp->probed += n;
+out:
+	free(names);
+	free(addrs);
+	free(hosts);
+	free(out);
+	cp->probe_due = now + r->wait_s;
+	probe_check_done(cp);
+}
+
 /* One frame from a welcomed child.  Return -1 to close it, 1 for a goodbye. */
 static int on_frame(struct mwt_cp *cp, struct child *ch, struct mw_hb_msg *m, double now)
 {
@@ -300,6 +494,7 @@ static int on_frame(struct mwt_cp *cp, struct child *ch, struct mw_hb_msg *m, do
 		char err[200];
 		struct mwt_agg *x = mwt_agg_from_json(m->u.agg.json, strlen(m->u.agg.json), err, sizeof err);
 		long n;
+		ch->is_cp = 1;
 		if (!x) {
 			mw_log_limited(&cp_rl, LOG_WARNING, "tree: bad aggregate from %s: %s", ch->node, err);
 			return -1;
@@ -315,6 +510,8 @@ static int on_frame(struct mwt_cp *cp, struct child *ch, struct mw_hb_msg *m, do
 	case MW_HB_CHILD:
 		if (m->u.child.up)
 			note_desc(ch, m->u.child.node);
+		if (strcmp(m->u.child.parent, ch->node) == 0)
+			ch->is_cp = 1; /* a child of its own: a CP, asked to probe its subtree */
 		cp->up(cp->arg, m);
 		return 0;
 	case MW_HB_APOUT:
@@ -328,6 +525,9 @@ static int on_frame(struct mwt_cp *cp, struct child *ch, struct mw_hb_msg *m, do
 		return 0;
 	case MW_HB_DUMP:
 		cp->up(cp->arg, m);
+		return 0;
+	case MW_HB_PROBESUM:
+		on_probesum(cp, ch, m->u.probesum.json);
 		return 0;
 	case MW_HB_BYE:
 		return 1;
@@ -444,6 +644,8 @@ double mwt_cp_tick(struct mwt_cp *cp, double now)
 	for (size_t k = cp->nc; k-- > 0;)
 		if (!cp->c[k].hello && now - cp->c[k].t_conn > CP_HELLO_TIMEOUT)
 			child_close(cp, k, 0, "no hello");
+	if (cp->psum && cp->probe_due > 0 && now >= cp->probe_due)
+		probe_send(cp);
 	if (cp->flush_at > 0 && now >= cp->flush_at) {
 		cp->flush_at = 0;
 		/* Kept first: if the parent is gone, it goes up again after
@@ -454,7 +656,12 @@ double mwt_cp_tick(struct mwt_cp *cp, double now)
 			send_agg(cp, cp->pending);
 		mwt_agg_reset(cp->pending);
 	}
-	return cp->flush_at > 0 ? cp->flush_at : now + 3600;
+	{
+		double next = cp->flush_at > 0 ? cp->flush_at : now + 3600;
+		if (cp->psum && cp->probe_due > 0 && cp->probe_due < next)
+			next = cp->probe_due;
+		return next;
+	}
 }
 
 void mwt_cp_uplink(struct mwt_cp *cp)
@@ -487,6 +694,12 @@ void mwt_cp_uplink(struct mwt_cp *cp)
 			(unsigned long long)mwt_agg_events(cp->all));
 		send_agg(cp, cp->all);
 	}
+}
+
+void mwt_cp_probe_stats(const struct mwt_cp *cp, unsigned long *rounds, unsigned long *probed)
+{
+	*rounds = cp->probe_rounds;
+	*probed = cp->probed;
 }
 
 void mwt_cp_stats(const struct mwt_cp *cp, size_t *children, unsigned long *aggs, unsigned long *events)

@@ -12,7 +12,11 @@
  *     aggregates merged), each event counted once (per-origin numbers);
  *   - a CHILD frame when a child attaches or leaves.
  * It forwards a DUMPREQ to every child, an APREQ down the subtrees that
- * hold the nodes it names, an APOUT up.  What it sent is kept so that after
+ * hold the nodes it names, an APOUT up.  At a PROBEREQ it probes the nodes
+ * of its children (shared/probe.h, the collector's probe code), passes the
+ * request to its child CPs and sends one PROBESUM up (tree/mwt_probe.h).
+ * Its children's links get the liveness setting (mw_link_set_liveness), so
+ * that a dead child node is told up (CHILD, lost) within that time.  What it sent is kept so that after
  * its agent re-attaches to another parent everything is sent again (the
  * receiver drops what it has counted already).  Library code: it logs
  * through shared/log.h and never exits.
@@ -32,6 +36,7 @@ struct mwt_cp_opts {
 	const char *munge_socket; /* NULL or "": MUNGE's default */
 	const char *auth_token;   /* non-empty: children authenticate with this token, not MUNGE */
 	double flush_s;           /* how long a CP gathers before it sends an aggregate up (0.05 s) */
+	double liveness_s;        /* the link liveness setting for its children's links (0: off) */
 };
 
 /* Send one message to the CP's parent.  Return 0 if sent or queued, -1 if
@@ -69,8 +74,24 @@ void mwt_cp_dumpreq(struct mwt_cp *cp, const struct mw_hb_msg *m);
  * the node that ran it, and is dropped (logged) otherwise. */
 void mwt_cp_apreq(struct mwt_cp *cp, const struct mw_hb_msg *m);
 
-/* Flush the aggregate up if it is due (and close children that did not say
- * hello in time).  Return when the next flush is due (monotonic s; a large
+/* A PROBEREQ from above (doc/tree.md, "Probing down the tree"): pass it
+ * to the child CPs (wait_s a level shorter), probe the nodes of every
+ * child (and of every child lost without a goodbye and not back) now (mw_probe_nodes: blocks up to r->budget_s), and send one
+ * PROBESUM up when every child CP asked has answered, or at the latest
+ * r->wait_s after now (mwt_cp_tick; the CPs that did not deliver are
+ * listed as missing).  now: monotonic seconds. */
+void mwt_cp_probereq(struct mwt_cp *cp, const struct mw_hb_probereq *r, double now);
+
+/* How much shorter a child CP's wait_s is than its parent's: the time a
+ * summary may take to go up one level. */
+#define MWT_PROBE_LEVEL_S 0.3
+
+/* Probe counters for the agent's log: rounds, nodes probed. */
+void mwt_cp_probe_stats(const struct mwt_cp *cp, unsigned long *rounds, unsigned long *probed);
+
+/* Flush the aggregate up if it is due, send the probe summary when its
+ * time is up (and close children that did not say hello in time).  Return
+ * when the next flush or summary is due (monotonic s; a large
  * number when nothing waits). */
 double mwt_cp_tick(struct mwt_cp *cp, double now);
 

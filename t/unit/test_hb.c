@@ -84,6 +84,14 @@ static const struct {
 	{"dumpreq ok", MW_HB_MAGIC, 1, MW_HB_DUMPREQ, 0, "{\"ranks\":[0,5,7]}", -1, MW_HB_OK},
 	{"dumpreq bad rank", MW_HB_MAGIC, 1, MW_HB_DUMPREQ, 0, "{\"ranks\":[0,-5]}", -1, MW_HB_E_FIELD},
 	{"dumpreq string", MW_HB_MAGIC, 1, MW_HB_DUMPREQ, 0, "{\"ranks\":[\"0\"]}", -1, MW_HB_E_FIELD},
+	{"probereq ok", MW_HB_MAGIC, 1, MW_HB_PROBEREQ, 0, "{\"round\":2,\"port\":7171,\"tries\":3,\"budget_s\":3,\"wait_s\":3.8}", -1, MW_HB_OK},
+	{"probereq budget > wait", MW_HB_MAGIC, 1, MW_HB_PROBEREQ, 0, "{\"round\":2,\"port\":7171,\"tries\":3,\"budget_s\":4,\"wait_s\":3.8}", -1, MW_HB_E_FIELD},
+	{"probereq port 0", MW_HB_MAGIC, 1, MW_HB_PROBEREQ, 0, "{\"round\":2,\"port\":0,\"tries\":3,\"budget_s\":3,\"wait_s\":3.8}", -1, MW_HB_E_FIELD},
+	{"probereq tries 21", MW_HB_MAGIC, 1, MW_HB_PROBEREQ, 0, "{\"round\":2,\"port\":7171,\"tries\":21,\"budget_s\":3,\"wait_s\":3.8}", -1, MW_HB_E_FIELD},
+	{"probereq wait 601", MW_HB_MAGIC, 1, MW_HB_PROBEREQ, 0, "{\"round\":2,\"port\":7171,\"tries\":3,\"budget_s\":3,\"wait_s\":601}", -1, MW_HB_E_FIELD},
+	{"probereq no round", MW_HB_MAGIC, 1, MW_HB_PROBEREQ, 0, "{\"port\":7171,\"tries\":3,\"budget_s\":3,\"wait_s\":3.8}", -1, MW_HB_E_FIELD},
+	{"probesum carried as JSON", MW_HB_MAGIC, 1, MW_HB_PROBESUM, 0, "{\"round\":1,\"from\":\"n2\",\"results\":[],\"missing\":[]}", -1, MW_HB_OK},
+	{"probesum not an object", MW_HB_MAGIC, 1, MW_HB_PROBESUM, 0, "[]", -1, MW_HB_E_JSON},
 	{"bad magic", 0x4D574843u, 1, MW_HB_BYE, 0, "{\"reason\":\"x\"}", -1, MW_HB_E_MAGIC},
 	{"bad version", MW_HB_MAGIC, 2, MW_HB_BYE, 0, "{\"reason\":\"x\"}", -1, MW_HB_E_VERSION},
 	{"type 0", MW_HB_MAGIC, 1, 0, 0, "{\"reason\":\"x\"}", -1, MW_HB_E_TYPE},
@@ -224,6 +232,40 @@ START_TEST(test_roundtrip)
 }
 END_TEST
 
+/* The tree's probe frames: PROBEREQ's fields, PROBESUM's JSON text. */
+START_TEST(test_roundtrip_probe)
+{
+	struct mw_hb_msg m = {0}, out;
+	uint8_t *buf;
+	size_t len;
+	m.type = MW_HB_PROBEREQ;
+	m.u.probereq.round = 9;
+	m.u.probereq.port = 7171;
+	m.u.probereq.tries = 3;
+	m.u.probereq.budget_s = 1.5;
+	m.u.probereq.wait_s = 2.3;
+	ck_assert_int_eq(mw_hb_encode(&m, &buf, &len), 0);
+	ck_assert_int_eq(mw_hb_decode(buf, len, &out), MW_HB_OK);
+	ck_assert_int_eq(out.type, MW_HB_PROBEREQ);
+	ck_assert_uint_eq(out.u.probereq.round, 9);
+	ck_assert_uint_eq(out.u.probereq.port, 7171);
+	ck_assert_int_eq(out.u.probereq.tries, 3);
+	ck_assert(out.u.probereq.budget_s == 1.5 && out.u.probereq.wait_s == 2.3);
+	free(buf);
+	m.u.probereq.budget_s = 3; /* longer than the wait: refused */
+	ck_assert_int_eq(mw_hb_encode(&m, &buf, &len), -1);
+	memset(&m, 0, sizeof m);
+	m.type = MW_HB_PROBESUM;
+	m.u.probesum.json = "{\"round\":1,\"from\":\"n2\",\"results\":[],\"missing\":[\"n3\"]}";
+	ck_assert_int_eq(mw_hb_encode(&m, &buf, &len), 0);
+	ck_assert_int_eq(mw_hb_decode(buf, len, &out), MW_HB_OK);
+	ck_assert_int_eq(out.type, MW_HB_PROBESUM);
+	ck_assert_str_eq(out.u.probesum.json, m.u.probesum.json);
+	mw_hb_msg_free(&out);
+	free(buf);
+}
+END_TEST
+
 /* Messages that would not decode are refused by the encoder. */
 START_TEST(test_encode_invalid)
 {
@@ -296,6 +338,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_decode_table, 0, sizeof(dec_cases) / sizeof(dec_cases[0]));
 	tcase_add_test(tc, test_beat_fields);
 	tcase_add_test(tc, test_roundtrip);
+	tcase_add_test(tc, test_roundtrip_probe);
 	tcase_add_test(tc, test_encode_invalid);
 	tcase_add_test(tc, test_stream);
 	tcase_add_test(tc, test_names);

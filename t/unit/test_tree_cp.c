@@ -4,8 +4,11 @@
  * collector's), its heartbeats go up as one aggregate each counted once,
  * its RANK frames go up as they are, a DUMPREQ goes down, and after a new
  * parent link everything counted is sent again; APREQ down the subtrees
- * that hold its nodes, APOUT up from them only. */
+ * that hold its nodes, APOUT up from them only; probing down the tree. */
+#include <arpa/inet.h>
 #include <check.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,6 +18,7 @@
 #include "mw_link.h"
 #include "mwt_agg.h"
 #include "mwt_cp.h"
+#include "mwt_probe.h"
 #include "unit.h"
 
 static struct mw_hb_msg up_msgs[64];
@@ -26,7 +30,8 @@ static int up(void *arg, const struct mw_hb_msg *m)
 	(void)arg;
 	if (nup < 64) {
 		up_msgs[nup] = *m;
-		up_json[nup] = m->type == MW_HB_AGG ? strdup(m->u.agg.json) : NULL;
+		up_json[nup] = m->type == MW_HB_AGG ? strdup(m->u.agg.json)
+			       : m->type == MW_HB_PROBESUM ? strdup(m->u.probesum.json) : NULL;
 		nup++;
 	}
 	return 0;
@@ -118,7 +123,7 @@ static struct mw_hb_msg beat_msg(int rank, uint32_t seq)
 
 START_TEST(test_cp_auth_aggregate_resend)
 {
-	struct mwt_cp_opts o = {"77", "cp1", NULL, "abc123", 0.5};
+	struct mwt_cp_opts o = {"77", "cp1", NULL, "abc123", 0.5, 0};
 	uint16_t port = 0;
 	struct mwt_cp *cp = mwt_cp_create(&o, up, NULL, &port);
 	struct mw_link *bad, *kid;
@@ -225,6 +230,171 @@ START_TEST(test_cp_auth_aggregate_resend)
 }
 END_TEST
 
+/* The last PROBESUM that went up, decoded (NULL if none). */
+static struct mwt_psum *last_psum(void)
+{
+	char err[200];
+	for (int i = nup; i-- > 0;)
+		if (up_msgs[i].type == MW_HB_PROBESUM) {
+			struct mwt_psum *x = mwt_psum_from_json(up_json[i], strlen(up_json[i]), err, sizeof err);
+			ck_assert_msg(x != NULL, "%s", err);
+			return x;
+		}
+	return NULL;
+}
+
+static const char *result_of(const struct mwt_psum *x, const char *node, struct mw_probe_result *r)
+{
+	for (size_t i = 0; i < mwt_psum_n(x); i++) {
+		const char *n, *by;
+		mwt_psum_get(x, i, &n, &by, r);
+		if (!strcmp(n, node))
+			return by;
+	}
+	return NULL;
+}
+
+/* A free UDP port on loopback, nobody listening: the probe gets the
+ * kernel's port unreachable (a node up without nodehealthd). */
+static uint16_t closed_udp_port(void)
+{
+	struct sockaddr_in sa = {0};
+	socklen_t sl = sizeof sa;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &sl), 0);
+	close(fd);
+	return ntohs(sa.sin_port);
+}
+
+/* Probing down the tree: the CP probes its children's nodes itself (the
+ * collector's probe code), passes the request to its child CP (known as
+ * one by a CHILD frame naming it parent) with a shorter wait, merges that
+ * CP's summary and sends ONE summary up; a summary not asked for is
+ * dropped; a child CP that does not answer is listed missing when the wait
+ * is over. */
+START_TEST(test_cp_probe_down)
+{
+	struct mwt_cp_opts o = {"77", "cp1", NULL, "abc123", 0.05, 2.0};
+	uint16_t port = 0, uport = closed_udp_port();
+	struct mwt_cp *cp = mwt_cp_create(&o, up, NULL, &port);
+	struct mw_link *be, *sub;
+	struct mw_hb_msg w, m, r;
+	struct mw_hb_probereq req = {1, uport, 2, 0.5, 2.0};
+	struct mw_probe_result res;
+	struct mwt_psum *x, *mine;
+	enum mw_hb_err e;
+	char *json;
+	ck_assert_ptr_nonnull(cp);
+	up_reset();
+	be = attach(cp, port, "n2", "token:abc123", &w);
+	ck_assert_int_eq(w.u.welcome.ok, 1);
+	sub = attach(cp, port, "cp3", "token:abc123", &w);
+	ck_assert_int_eq(w.u.welcome.ok, 1);
+	memset(&m, 0, sizeof m);
+	m.type = MW_HB_CHILD;
+	snprintf(m.u.child.node, sizeof m.u.child.node, "n5");
+	snprintf(m.u.child.parent, sizeof m.u.child.parent, "cp3");
+	m.u.child.up = 1;
+	ck_assert_int_eq(mw_link_send(sub, &m), 0);
+	for (double end = mw_now() + 10; mw_now() < end && count_up(MW_HB_CHILD) < 3;)
+		pump(cp, 0.02);
+	ck_assert_int_eq(count_up(MW_HB_CHILD), 3);
+	up_reset();
+
+	/* Round 1: cp3 is asked (wait 0.3 s shorter), n2 is not. */
+	mwt_cp_probereq(cp, &req, mw_now());
+	ck_assert_int_eq(mw_link_recv_wait(sub, &r, &e, 10.0), 1);
+	ck_assert_int_eq(r.type, MW_HB_PROBEREQ);
+	ck_assert_uint_eq(r.u.probereq.round, 1);
+	ck_assert_uint_eq(r.u.probereq.port, uport);
+	ck_assert(r.u.probereq.wait_s > 1.6 && r.u.probereq.wait_s < 1.8);
+	ck_assert_int_eq(mw_link_recv_wait(be, &r, &e, 0.2), 0);
+	ck_assert_int_eq(count_up(MW_HB_PROBESUM), 0); /* waits for cp3 */
+
+	/* n2 sends a summary nobody asked of it: dropped. */
+	mine = mwt_psum_create(1, "n2");
+	memset(&res, 0, sizeof res);
+	res.state = MW_PROBE_DEAD;
+	res.rtt_ms = -1;
+	ck_assert_int_eq(mwt_psum_add(mine, "n7", "n2", &res), 1);
+	json = mwt_psum_to_json(mine);
+	memset(&m, 0, sizeof m);
+	m.type = MW_HB_PROBESUM;
+	m.u.probesum.json = json;
+	ck_assert_int_eq(mw_link_send(be, &m), 0);
+	free(json);
+	mwt_psum_destroy(mine);
+	pump(cp, 0.2);
+	ck_assert_int_eq(count_up(MW_HB_PROBESUM), 0);
+
+	/* cp3's summary: n5 dead.  The CP's one summary goes up at once. */
+	mine = mwt_psum_create(1, "cp3");
+	ck_assert_int_eq(mwt_psum_add(mine, "n5", "cp3", &res), 1);
+	json = mwt_psum_to_json(mine);
+	m.u.probesum.json = json;
+	ck_assert_int_eq(mw_link_send(sub, &m), 0);
+	free(json);
+	mwt_psum_destroy(mine);
+	for (double end = mw_now() + 10; mw_now() < end && !count_up(MW_HB_PROBESUM);)
+		pump(cp, 0.02);
+	ck_assert_int_eq(count_up(MW_HB_PROBESUM), 1);
+	x = last_psum();
+	ck_assert_uint_eq(mwt_psum_round(x), 1);
+	ck_assert_str_eq(mwt_psum_from(x), "cp1");
+	ck_assert_uint_eq(mwt_psum_n(x), 3);
+	ck_assert_uint_eq(mwt_psum_nmissing(x), 0);
+	ck_assert_str_eq(result_of(x, "n2", &res), "cp1");
+	ck_assert_int_eq(res.state, MW_PROBE_NODAEMON); /* up, nobody on that port */
+	ck_assert_str_eq(result_of(x, "cp3", &res), "cp1");
+	ck_assert_int_eq(res.state, MW_PROBE_NODAEMON);
+	ck_assert_str_eq(result_of(x, "n5", &res), "cp3");
+	ck_assert_int_eq(res.state, MW_PROBE_DEAD);
+	ck_assert_ptr_null(result_of(x, "n7", &res));
+	mwt_psum_destroy(x);
+
+	/* Round 2: cp3 does not answer: listed missing after the wait. */
+	up_reset();
+	req.round = 2;
+	req.wait_s = 1.0;
+	mwt_cp_probereq(cp, &req, mw_now());
+	ck_assert_int_eq(mw_link_recv_wait(sub, &r, &e, 10.0), 1);
+	ck_assert_int_eq(r.type, MW_HB_PROBEREQ);
+	for (double end = mw_now() + 10; mw_now() < end && !count_up(MW_HB_PROBESUM);)
+		pump(cp, 0.02);
+	x = last_psum();
+	ck_assert_ptr_nonnull(x);
+	ck_assert_uint_eq(mwt_psum_round(x), 2);
+	ck_assert_uint_eq(mwt_psum_n(x), 2);
+	ck_assert_uint_eq(mwt_psum_nmissing(x), 1);
+	ck_assert_str_eq(mwt_psum_missing_at(x, 0), "cp3");
+	mwt_psum_destroy(x);
+
+	/* n2 is lost without a goodbye: the next round still probes it. */
+	up_reset();
+	mw_link_close(be);
+	for (double end = mw_now() + 10; mw_now() < end && !count_up(MW_HB_CHILD);)
+		pump(cp, 0.02);
+	ck_assert_int_eq(count_up(MW_HB_CHILD), 1);
+	up_reset();
+	req.round = 3;
+	mwt_cp_probereq(cp, &req, mw_now());
+	for (double end = mw_now() + 10; mw_now() < end && !count_up(MW_HB_PROBESUM);)
+		pump(cp, 0.02);
+	x = last_psum();
+	ck_assert_ptr_nonnull(x);
+	ck_assert_str_eq(result_of(x, "n2", &res), "cp1");
+	ck_assert_uint_eq(mwt_psum_n(x), 2);
+	mwt_psum_destroy(x);
+	up_reset();
+	mw_link_close(sub);
+	mwt_cp_destroy(cp);
+}
+END_TEST
+
+
 /* Auxiliary processes through the CP: an APREQ naming nodes goes only down
  * the subtrees that hold them (the child, or a node its CHILD frames named),
  * one naming none to every child; an APOUT goes up as it is from the
@@ -262,7 +432,7 @@ static int got_apreq(struct mwt_cp *cp, struct mw_link *l, double s)
 
 START_TEST(test_cp_ap)
 {
-	struct mwt_cp_opts o = {"77", "cp1", NULL, "abc123", 0.05};
+	struct mwt_cp_opts o = {"77", "cp1", NULL, "abc123", 0.05, 0};
 	uint16_t port = 0;
 	struct mwt_cp *cp = mwt_cp_create(&o, up, NULL, &port);
 	struct mw_link *be, *sub;
@@ -340,6 +510,7 @@ int main(void)
 	TCase *tc = tcase_create("cp");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_cp_auth_aggregate_resend);
+	tcase_add_test(tc, test_cp_probe_down);
 	tcase_add_test(tc, test_cp_ap);
 	suite_add_tcase(s, tc);
 	return mw_unit_run(s);
