@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "conf.h"
 #include "hostlist.h"
+#include "jobconf.h"
 #include "mwt_counts.h"
 #include "mwt_plan.h"
 
@@ -34,22 +35,6 @@ static void usage(FILE *f)
 		"--json (doc/schemas/topo.schema.json) or --mrnet (an MRNet topology file,\n"
 		"'host:0 => host:1 host:2 ;').  See mpiwatch(1) and doc/tree.md.\n",
 		MWT_FANOUT_DEFAULT);
-}
-
-/* "L,M,C,H,R" -> w[MWT_NF].  Return 0 or -1. */
-static int parse_weights(const char *s, double *w)
-{
-	char buf[256], *save = NULL, *tok;
-	int i = 0;
-	if (strlen(s) >= sizeof(buf))
-		return -1;
-	strcpy(buf, s);
-	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		if (i == MWT_NF || mw_conf_parse_double(tok, 0, 1e6, &w[i]) < 0)
-			return -1;
-		i++;
-	}
-	return i == MWT_NF ? 0 : -1;
 }
 
 static int host_ptr_cmp(const void *a, const void *b)
@@ -182,8 +167,8 @@ static int run_topo(int argc, char **argv)
 			}
 			break;
 		case 'w':
-			if (parse_weights(optarg, w) < 0) {
-				fprintf(stderr, ME ": --weights '%s': expected 5 non-negative numbers L,M,C,H,R\n",
+			if (mw_jobconf_weights(optarg, w, MWT_NF) < 0) {
+				fprintf(stderr, ME ": --weights '%s': expected 5 non-negative numbers L,M,C,H,R, not all 0\n",
 					optarg);
 				return 2;
 			}

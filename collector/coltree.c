@@ -75,11 +75,11 @@ void col_tree_factors(const struct mw_probe_result *r, struct mwt_factors *f)
 }
 
 struct col_tree *col_tree_plan(const struct col_state *s, long threshold, long fanout, long cps,
-			       const struct mwt_factors *factors)
+			       const struct mwt_factors *factors, const double *weights)
 {
 	struct mwt_host *hosts = NULL;
 	struct mwt_plan p = {0};
-	struct mwt_plan_opts po = {factors ? MWT_FUZZY : MWT_AVERAGE, (int)fanout, -1, NULL};
+	struct mwt_plan_opts po = {factors ? MWT_FUZZY : MWT_AVERAGE, (int)fanout, -1, weights};
 	struct col_tree *t = NULL;
 	char err[300];
 	int *be_host = NULL, *ibe_host = NULL, *ibe_cp = NULL, *out = NULL;

@@ -23,10 +23,11 @@ struct col_tree;
  * are more than threshold of them: this fanout, cps CPs (0: as many as the
  * fanout needs; at most one per node), placed by the average strategy, or
  * by the fuzzy one when factors (s->nnodes entries, col_tree_factors) is
- * given.  Return the tree, or NULL for the flat star (at or below the
+ * given, with weights (MWT_NF values, the site's tree_weights; NULL: the
+ * planner's default).  Return the tree, or NULL for the flat star (at or below the
  * threshold, a plan without CP, or an error: logged). */
 struct col_tree *col_tree_plan(const struct col_state *s, long threshold, long fanout, long cps,
-			       const struct mwt_factors *factors);
+			       const struct mwt_factors *factors, const double *weights);
 
 /* One node's factor set for the fuzzy placement from its nodehealthd's
  * probe reply: health (alive ok, degraded), round-trip, and the load, free

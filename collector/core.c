@@ -150,6 +150,8 @@ int col_opts_set_job(struct col_opts *o, const struct mw_jobconf *jc)
 	o->tree_fanout = jc->tree_fanout;
 	o->tree_cps = jc->tree_cps;
 	o->tree_strategy = jc->tree_strategy;
+	o->tree_weights_set = jc->tree_weights && jc->tree_weights[0] &&
+			      mw_jobconf_weights(jc->tree_weights, o->tree_weights, MW_JOBCONF_NWEIGHTS) == 0;
 	o->port = (uint16_t)(jc->port ? jc->port : jc->port_base);
 	o->liveness_s = jc->liveness;
 	return 0;
@@ -1730,7 +1732,8 @@ int col_run(struct col_opts *o)
 		/* Above the threshold: the tree overlay (doc/tree.md). */
 		{
 			struct mwt_factors *f = fuzzy_factors(&c);
-			c.tree = col_tree_plan(&c.s, o->tree_threshold, o->tree_fanout, o->tree_cps, f);
+			c.tree = col_tree_plan(&c.s, o->tree_threshold, o->tree_fanout, o->tree_cps, f,
+					       o->tree_weights_set ? o->tree_weights : NULL);
 			free(f);
 		}
 		c.s.tree = c.tree;

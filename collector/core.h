@@ -47,6 +47,8 @@ struct col_opts {
 	long tree_threshold;       /* tree overlay: more nodes than this (doc/tree.md) */
 	long tree_fanout, tree_cps;
 	int tree_strategy;         /* CP placement: MWT_AVERAGE or MWT_FUZZY (tree_strategy=) */
+	double tree_weights[MW_JOBCONF_NWEIGHTS]; /* the fuzzy weights (tree_weights=) */
+	int tree_weights_set;      /* ... given (0: the planner's default) */
 	double liveness_s;         /* the link liveness setting (jobconf liveness; 0 = off) */
 	char profile[4096];        /* --profile DIR: at the end, the imbalance analysis of
 				    * DIR's profiles (or of each of its step folders) */

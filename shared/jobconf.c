@@ -65,6 +65,32 @@ static const char *check_threshold(const char *v)
 	return mw_jobconf_threshold(v, &n, &pct) == 0 ? NULL : "bad";
 }
 
+int mw_jobconf_weights(const char *s, double *w, size_t n)
+{
+	char buf[256], *save = NULL, *tok;
+	size_t i = 0;
+	double sum = 0;
+	if (n != MW_JOBCONF_NWEIGHTS || strlen(s) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, s);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (i == n || mw_conf_parse_double(tok, 0, 1e6, &w[i]) < 0)
+			goto bad;
+		sum += w[i++];
+	}
+	if (i == n && sum > 0)
+		return 0;
+bad:
+	errno = EINVAL;
+	return -1;
+}
+
+static const char *check_weights(const char *v)
+{
+	double w[MW_JOBCONF_NWEIGHTS];
+	return !*v || mw_jobconf_weights(v, w, MW_JOBCONF_NWEIGHTS) == 0 ? NULL : "bad";
+}
+
 #define F(field) offsetof(struct mw_jobconf, field)
 /* name, type, offset, min, max, choices, default, unit, doc, scope, check */
 const struct mw_conf_key mw_jobconf_keys[] = {
@@ -130,6 +156,11 @@ const struct mw_conf_key mw_jobconf_keys[] = {
 	 "where the tree's communication processes go: average (the same share of processes on every "
 	 "node) or fuzzy (the nodes nodehealthd finds best: load, memory, cores, health, round-trip)",
 	 S | U | J, NULL},
+	{"tree_weights", MW_CONF_STRING, F(tree_weights), 0, 0, NULL, "",
+	 "five numbers L,M,C,H,R (0-1000000, not all 0)",
+	 "the fuzzy placement's weights of load, free memory, cores, health and round-trip "
+	 "(empty: 0.3,0.2,0.1,0.3,0.1)",
+	 S | J, check_weights},
 	{"liveness", MW_CONF_DOUBLE, F(liveness), 0, 600, NULL, "5", "seconds (0 = off)",
 	 "a link (agent-collector) silent for this long while its peer does not answer TCP "
 	 "keepalive probes is lost, and the collector probes that node at once; 0 = off "

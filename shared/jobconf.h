@@ -60,6 +60,7 @@ struct mw_jobconf {
 	long tree_fanout;     /* the tree's fanout */
 	long tree_cps;        /* CPs of the tree (0 = the planner's default) */
 	int tree_strategy;    /* CP placement: 0 average, 1 fuzzy (enum mwt_strategy) */
+	char *tree_weights;   /* the fuzzy placement's weights "L,M,C,H,R" ("" = the planner's default) */
 	double liveness;      /* s of silence before a link is declared lost (0 = off) */
 	double connect_timeout;   /* s for an agent's TCP connect to its collector */
 	double handshake_timeout; /* s for each step of the hello exchange after it */
@@ -131,6 +132,12 @@ void mw_jobconf_summary(const struct mw_jobconf *c, char *buf, size_t len);
 
 /* "N" (1..1000000 ranks) or "P%" (1..100): return 0 and set *n, *pct, or -1. */
 int mw_jobconf_threshold(const char *s, long *n, int *pct);
+
+/* The fuzzy placement's weights (doc/tree.md): "L,M,C,H,R", five numbers
+ * from 0 to 1000000 for load, free memory, cores, health and round-trip,
+ * not all 0, into w[0..n) (n must be 5).  Return 0, or -1 (errno EINVAL). */
+#define MW_JOBCONF_NWEIGHTS 5
+int mw_jobconf_weights(const char *s, double *w, size_t n);
 
 /* The action's name ("report" for an unknown one). */
 const char *mw_jobconf_action_name(int action);

@@ -24,6 +24,7 @@
 #include "apconf.h"
 #include "colstate.h"
 #include "coltree.h"
+#include "jobconf.h"
 #include "jsonschema.h"
 #include "heartbeat.h"
 #include "runcmd.h"
@@ -684,7 +685,7 @@ START_TEST(test_tree_speaks_for)
 	struct mw_hb_child ch = {0};
 	four_nodes(&st);
 	/* 4 nodes, threshold 2, fanout 2: CPs on n1, n2; n3 under n1, n4 under n2. */
-	t = col_tree_plan(&st, 2, 2, 0, NULL);
+	t = col_tree_plan(&st, 2, 2, 0, NULL, NULL);
 	ck_assert_ptr_nonnull(t);
 	ck_assert(col_tree_is_cp(t, 0) && col_tree_is_cp(t, 1) && !col_tree_is_cp(t, 2));
 	ck_assert_int_eq(col_tree_speaks_for(t, &st, 2, 2), 1); /* its own link */
@@ -752,12 +753,34 @@ START_TEST(test_tree_fuzzy_startup)
 	four_nodes(&st);
 	/* 2 CPs: on the two best, n1 and n3, not on the silent n2 (the
 	 * average strategy puts them on n1 and n2). */
-	t = col_tree_plan(&st, 2, 2, 2, f);
+	t = col_tree_plan(&st, 2, 2, 2, f, NULL);
 	ck_assert_ptr_nonnull(t);
 	ck_assert(col_tree_is_cp(t, 0) && col_tree_is_cp(t, 2));
 	ck_assert(!col_tree_is_cp(t, 1) && !col_tree_is_cp(t, 3));
 	col_tree_free(t);
-	t = col_tree_plan(&st, 2, 2, 2, NULL);
+	/* The site's weights (tree_weights=0,0,0,0,1: the round-trip alone):
+	 * n1 and n4 answer in 0.2 ms (x = 1, good), n3 in 0.4 ms (x = 0.5):
+	 * the CPs go to n1 and n4. */
+	{
+		struct mw_jobconf jc;
+		char err[200];
+		double w[MW_JOBCONF_NWEIGHTS];
+		ck_assert_int_eq(mw_jobconf_init(&jc), 0);
+		ck_assert_int_eq(mw_jobconf_set(&jc, MW_JC_SITE, "tree_weights", "0,0,0,0,1", err, sizeof err), 0);
+		ck_assert_int_eq(mw_jobconf_weights(jc.tree_weights, w, MW_JOBCONF_NWEIGHTS), 0);
+		t = col_tree_plan(&st, 2, 2, 2, f, w);
+		ck_assert_ptr_nonnull(t);
+		ck_assert(col_tree_is_cp(t, 0) && col_tree_is_cp(t, 3));
+		ck_assert(!col_tree_is_cp(t, 1) && !col_tree_is_cp(t, 2));
+		col_tree_free(t);
+		/* All 0, too few, negative: refused with the setting's name. */
+		ck_assert_int_ne(mw_jobconf_set(&jc, MW_JC_SITE, "tree_weights", "0,0,0,0,0", err, sizeof err), 0);
+		ck_assert_msg(strstr(err, "tree_weights"), "%s", err);
+		ck_assert_int_ne(mw_jobconf_set(&jc, MW_JC_SITE, "tree_weights", "1,2,3", err, sizeof err), 0);
+		ck_assert_int_ne(mw_jobconf_set(&jc, MW_JC_SITE, "tree_weights", "1,2,3,4,-5", err, sizeof err), 0);
+		mw_jobconf_free(&jc);
+	}
+	t = col_tree_plan(&st, 2, 2, 2, NULL, NULL);
 	ck_assert(col_tree_is_cp(t, 0) && col_tree_is_cp(t, 1));
 	col_tree_free(t);
 	col_state_free(&st);

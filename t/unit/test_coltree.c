@@ -69,7 +69,7 @@ START_TEST(test_probe_round)
 		s.agents[i - 1].hello = s.agents[i - 1].connected = 1;
 	}
 	/* 4 nodes, threshold 2, fanout 2: CPs on n1 and n2, n3 under n1, n4 under n2. */
-	t = col_tree_plan(&s, 2, 2, 0, NULL);
+	t = col_tree_plan(&s, 2, 2, 0, NULL, NULL);
 	ck_assert_ptr_nonnull(t);
 	snprintf(ch.node, sizeof ch.node, "n3");
 	snprintf(ch.parent, sizeof ch.parent, "n1");
