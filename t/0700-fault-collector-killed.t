@@ -15,7 +15,7 @@ cd "$dir" || BAIL_OUT "cd $dir"
 
 col_start_steady "$dir" "n[1-2]" 4 40
 jid=$col_jid
-pid=$(lab_node_procs n1 mpiwatch-collector)
+pid=$(lab_node_procs n1 mpiwatch-collector "$jid")
 like "$pid" '^[0-9]+$' "the job's collector runs on n1 (pid $pid)"
 kill -KILL $pid
 ok $? "collector SIGKILLed 10 s into the job"

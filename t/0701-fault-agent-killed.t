@@ -14,7 +14,7 @@ cd "$dir" || BAIL_OUT "cd $dir"
 
 col_start_steady "$dir" "n[1-3]" 6 30
 jid=$col_jid
-pid=$(lab_node_procs n2 mpiwatch-agent)
+pid=$(lab_node_procs n2 mpiwatch-agent "$jid")
 like "$pid" '^[0-9]+$' "the job's agent runs on n2 (pid $pid)"
 kill -KILL $pid
 ok $? "agent of n2 SIGKILLed"

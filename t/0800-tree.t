@@ -64,7 +64,7 @@ wait_for 180 "grep -q 'steady: running' '$dir/job-c.out'"
 wait_for 60 "jv '$out/report.json' '[n[\"parent\"] for n in d[\"tree\"][\"nodes\"]]' | grep -q \"'n3', 'n4'\\]\""
 is "$(jv "$out/report.json" '" ".join(n["node"] + ">" + n["parent"] for n in d["tree"]["nodes"][6:])')" "n7>n3 n8>n4" \
     "(c) n7 is attached to the CP on n3, n8 to n4"
-pid=$(lab_node_procs n3 mpiwatch-agent)
+pid=$(lab_node_procs n3 mpiwatch-agent "$jid")
 like "$pid" '^[0-9]+$' "(c) the agent of n3 runs (pid $pid)"
 kill -KILL $pid
 ok $? "(c) the agent of n3 (a CP) SIGKILLed"

@@ -40,8 +40,8 @@ is "$(jv "$rep" '" ".join(n["node"] + ">" + n["parent"] for n in d["tree"]["node
     "n1>collector n2>collector n3>n1 n4>n2" "the tree as planned: n4 is served by the CP on n2"
 
 # (b) ---------------------------------------------- a CP that cannot deliver
-cp2=$(lab_node_procs n2 mpiwatch-agent)
-ag3=$(lab_node_procs n3 mpiwatch-agent)
+cp2=$(lab_node_procs n2 mpiwatch-agent "$jid")
+ag3=$(lab_node_procs n3 mpiwatch-agent "$jid")
 like "$cp2 $ag3" '^[0-9]+ [0-9]+$' "(b) the agents of n2 (a CP) and n3 run"
 tap_cleanup "kill -CONT $cp2 2>/dev/null"
 kill -STOP "$cp2"

@@ -90,13 +90,17 @@ col_storm_restore() {
 # NODE, its first node) welcomed so far, from its log in the report folder.
 col_connected() { grep -c 'connected from' "$1/mpiwatch-$2/logs/mpiwatch-collector-$3.log" 2>/dev/null; }
 
-# lab_node_procs NODE PROGRAM: the pids of PROGRAM (the base name of its
+# lab_node_procs NODE PROGRAM [JOB]: the pids of PROGRAM (the base name of its
 # argv[0]) running in NODE's network namespace.
 lab_node_procs() {
     local p c
     for p in $(ip netns pids "mwl${MW_LAB_ID:-0}-$1" 2>/dev/null); do
         c=$(tr '\0' '\n' <"/proc/$p/cmdline" 2>/dev/null | head -n1)
-        [ "${c##*/}" = "$2" ] && echo "$p"
+        [ "${c##*/}" = "$2" ] || continue
+        # JOB given: only that job's helper (its "--job JOB" argument); a
+        # helper of the previous test's job may still be finishing.
+        [ -z "${3:-}" ] || tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null | grep -q -- "--job $3 " || continue
+        echo "$p"
     done
 }
 
