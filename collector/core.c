@@ -965,7 +965,7 @@ static int wait_for_settle(struct collector *c)
 	for (size_t i = 0; i < s->size; i++) {
 		const struct col_rank *x = &s->ranks[i];
 		int ended = x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED;
-		if (ended && killed < 0 && col_killed_from_outside(x))
+		if (killed < 0 && col_killed_from_outside(x)) /* ended, from outside */
 			killed = (long)i;
 		if (!ended && x->state != MW_HB_S_FINALIZED && open < 0)
 			open = (long)i;

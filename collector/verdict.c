@@ -569,8 +569,7 @@ static void cause_c(const struct col_rank *ranks, size_t size, struct waits *w)
 	 * are the fault; those killed from outside while waiting on them were
 	 * ended by the launcher because of it (a cascade). */
 	for (size_t r = 0; r < size; r++)
-		if (failed(&ranks[r]) && !cls[r] && !col_killed_from_outside(&ranks[r]) &&
-		    waits_on_failed(ranks, w, r))
+		if (failed(&ranks[r]) && !cls[r] && !col_killed_from_outside(&ranks[r]))
 			for (size_t i = 0; i < w->g.nadj[r]; i++)
 				if (col_killed_from_outside(&ranks[w->g.adj[r][i]])) {
 					cls[r] = 'B';
