@@ -76,11 +76,14 @@ static int is_comm(int g)
 
 /* Is the waiting in communication group g a consequence of the slow
  * processes slow[0..ns): are its waiters (top processes) all outside them,
- * and is the computation's excess at least half the waiting's excess? */
+ * and is the computation's spread (max - min) at least half the waiting's?
+ * The spreads, not the excesses above the mean: when two ranks share the
+ * slowest computation, the computation's excess is small while the one
+ * rank that waits for both has a large one, and the mirror is the same. */
 static int consequence(const struct imb_analysis *a, int g, const int *slow, size_t ns)
 {
 	const struct imb_stat *c = &a->stat[IMB_G_COMP], *w = &a->stat[g];
-	if (!(w->max > w->mean) || c->max - c->mean < 0.5 * (w->max - w->mean))
+	if (!(w->max > w->mean) || c->max - c->min < 0.5 * (w->max - w->min))
 		return 0;
 	int *top = malloc(a->nproc * sizeof(int));
 	if (!top)

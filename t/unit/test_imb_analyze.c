@@ -276,6 +276,55 @@ START_TEST(test_text_report)
 }
 END_TEST
 
+/* Set computation and communication (collective) per rank, as a profile
+ * would give them, and write the text report. */
+static char *report_with(struct imb_analysis *a, struct imb_job *j, const double comp[4],
+			 const double comm[4])
+{
+	char *buf = NULL;
+	size_t len = 0;
+	for (int r = 0; r < 4; r++) {
+		a->gt[IMB_G_COMP][r] = comp[r];
+		a->gt[IMB_G_COMM][r] = a->gt[IMB_G_COLLECTIVE][r] = comm[r];
+		a->gt[IMB_G_P2P_BLOCKING][r] = 0;
+	}
+	imb_stats(a->gt[IMB_G_COMP], 4, &a->stat[IMB_G_COMP]);
+	imb_stats(a->gt[IMB_G_COMM], 4, &a->stat[IMB_G_COMM]);
+	imb_stats(a->gt[IMB_G_COLLECTIVE], 4, &a->stat[IMB_G_COLLECTIVE]);
+	imb_stats(a->gt[IMB_G_P2P_BLOCKING], 4, &a->stat[IMB_G_P2P_BLOCKING]);
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_int_eq(imb_report_text(f, a, j), 0);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(test_consequence)
+{
+	struct imb_job j;
+	struct imb_analysis a;
+	load_tau4(&j, &a, NULL);
+	/* measured in a full make test (t/0610, Open MPI, 4 ranks on 2 cores):
+	 * ranks 2 and 3 share the slowest computation, rank 0 waits for both.
+	 * Computation: mean 160.5, max - mean 35.5, spread 113; collective: mean
+	 * 70, max - mean 77, spread 112.  Waiting ranks the first by excess,
+	 * but the spreads mirror each other: the waiting is the consequence. */
+	static const double comp[4] = {83e3, 167e3, 196e3, 196e3}, comm[4] = {147e3, 63e3, 35e3, 35e3};
+	char *buf = report_with(&a, &j, comp, comm);
+	ck_assert_msg(strstr(buf, "computation is the most imbalanced group"), "%s", buf);
+	ck_assert_msg(strstr(buf, "they wait for the slow ranks 2-3 of computation"), "%s", buf);
+	free(buf);
+	/* balanced computation (spread 2) and one rank waiting 150 more: the
+	 * communication is the problem, not a consequence */
+	static const double comp2[4] = {100e3, 101e3, 99e3, 100e3}, comm2[4] = {50e3, 200e3, 50e3, 50e3};
+	buf = report_with(&a, &j, comp2, comm2);
+	ck_assert_msg(strstr(buf, "communication is the most imbalanced group"), "%s", buf);
+	ck_assert_msg(!strstr(buf, "a consequence"), "%s", buf);
+	free(buf);
+	imb_analysis_free(&a);
+	imb_job_free(&j);
+}
+END_TEST
+
 START_TEST(test_json_report_matches_schema)
 {
 	struct imb_job j;
@@ -327,6 +376,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_classify, 0, sizeof(class_cases) / sizeof(class_cases[0]));
 	tcase_add_test(tc, test_every_spec_name_is_mpi);
 	tcase_add_test(tc, test_rules);
+	tcase_add_test(tc, test_consequence);
 	tcase_add_loop_test(tc, test_similarity, 0, sizeof(sim_cases) / sizeof(sim_cases[0]));
 	tcase_add_test(tc, test_stats_and_pop);
 	tcase_add_loop_test(tc, test_threshold_parse, 0, sizeof(th_cases) / sizeof(th_cases[0]));
