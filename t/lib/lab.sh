@@ -13,6 +13,9 @@
 MW_LAB_T=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 MW_LAB_ID=${MW_LAB_ID:-0}
 export MW_LAB_ID
+# How often wait_for and lab_job_wait look again, in seconds (each wait
+# cost half a poll on average: 1 s polls cost the suite minutes).
+LAB_POLL=${LAB_POLL:-0.25}
 # shellcheck disable=SC1091
 . "$MW_LAB_T/lab/env"
 
@@ -78,7 +81,8 @@ lab_require() {
     lab_wait_idle 120 || BAIL_OUT "lab $MW_LAB_PREFIX nodes are not idle: $(sinfo -h -o '%t %N' | tr '\n' ' ')"
 }
 
-# wait_for TIMEOUT CMD [ARGS...]: run CMD every second until it succeeds;
+# wait_for TIMEOUT CMD [ARGS...]: run CMD every LAB_POLL seconds (0.25)
+# until it succeeds;
 # return 0 when it did, 1 after TIMEOUT seconds.  CMD is re-run each time,
 # but its arguments are expanded once, by the caller: poll with a function
 # (lab_node_is, lab_job_is, lab_all_idle, ...), not `test "$(...)"`.
@@ -94,7 +98,7 @@ wait_for() {
             "$@" >/dev/null 2>&1 && return 0
         fi
         [ $SECONDS -ge $end ] && return 1
-        sleep 1
+        sleep "$LAB_POLL"
     done
 }
 
@@ -181,7 +185,7 @@ lab_job_wait() {
             '') echo "${last:-GONE}"; return 0;;
             *) echo "$st"; return 0;;
         esac
-        sleep 1
+        sleep "$LAB_POLL"
     done
     echo "${last:-UNKNOWN}"
     return 1
