@@ -39,4 +39,22 @@ int dl_crash_parse(const char *line, struct dl_crash_bt *bt);
  * Return the number of frames written. */
 int dl_crash_text(const struct dl_crash_bt *bt, char *buf, size_t len);
 
+/* Between lines of Open MPI's MPI error block ("*** An error occurred in
+ * MPI_Bcast", "*** reported by process [J,R]", "*** MPI_ERR_COUNT: ..."). */
+struct dl_mpierr_state {
+	char call[64]; /* "" outside a block */
+	int rank;      /* -1 until "reported by process" */
+};
+
+/* Parse one line of the launcher's output (mpiwatch run) or of the job's
+ * output file (the collector under Slurm) for the MPI library's own error
+ * line for a rank it ends (MPI_ERRORS_ARE_FATAL): Open MPI's block (the
+ * three lines above: the message is "MPI_Bcast: MPI_ERR_COUNT: invalid
+ * count argument") or MPICH's "Abort(N) on node X (rank R in comm C): Fatal
+ * error in F: MSG, error stack:" ("Fatal error in F: MSG").  Lines may carry
+ * Open MPI's "[host:pid] " prefix.  Return 1 with the world rank in *rank
+ * and the message in msg when a line completes one, else 0 (*st keeps Open
+ * MPI's block between lines; zero it with rank -1 to start). */
+int dl_mpierr_parse(const char *line, struct dl_mpierr_state *st, int *rank, char *msg, size_t len);
+
 #endif

@@ -400,52 +400,6 @@ int mw_run_parse_death(const char *line, pid_t *state, struct mw_run_death *d)
 	return 0;
 }
 
-int mw_run_parse_mpi_error(const char *line, struct mw_run_mpierr_state *st, int *rank, char *msg,
-			   size_t len)
-{
-	const char *p;
-	long v;
-
-	/* Open MPI: "[host:pid] *** An error occurred in MPI_Bcast" ... */
-	if ((p = strstr(line, "*** An error occurred in "))) {
-		p += strlen("*** An error occurred in ");
-		snprintf(st->call, sizeof st->call, "%.*s", (int)strcspn(p, " \t\r"), p);
-		st->rank = -1;
-		return 0;
-	}
-	if (st->call[0] && (p = strstr(line, "*** reported by process ["))) {
-		p = strchr(p, ',');
-		v = p ? strtol(p + 1, NULL, 10) : -1;
-		st->rank = v >= 0 && v < 0x7fffffff ? (int)v : -1;
-		return 0;
-	}
-	if (st->call[0] && st->rank >= 0 && (p = strstr(line, "*** MPI_ERR"))) {
-		p += 4;
-		*rank = st->rank;
-		snprintf(msg, len, "%s: %.*s", st->call, (int)strcspn(p, "\r"), p);
-		st->call[0] = 0;
-		st->rank = -1;
-		return 1;
-	}
-	if (st->call[0] && strstr(line, "*** MPI_ERRORS_ARE_FATAL"))
-		st->call[0] = 0; /* the block ended without an error class */
-	/* MPICH: "Abort(N) on node X (rank R in comm C): Fatal error in F: MSG, error stack:" */
-	char *end;
-	if (!strncmp(line, "Abort(", 6) && (p = strstr(line, "(rank ")) &&
-	    (v = strtol(p + 6, &end, 10)) >= 0 && end != p + 6 && v < 0x7fffffff &&
-	    (p = strstr(line, "): "))) {
-		size_t n;
-		p += 3;
-		n = strlen(p);
-		if (n >= 14 && !strcmp(p + n - 14, ", error stack:"))
-			n -= 14;
-		*rank = (int)v;
-		snprintf(msg, len, "%.*s", (int)n, p);
-		return 1;
-	}
-	return 0;
-}
-
 struct find_pid {
 	long pid;
 	int rank;
@@ -484,7 +438,7 @@ static void handle_line(struct mw_run_procs *procs, const char *slots, const cha
 	int rank;
 	if (mw_run_parse_death(line, &procs->last_pid, &d))
 		mw_run_record_exit(slots, &d);
-	if (mw_run_parse_mpi_error(line, &procs->mpierr, &rank, msg, sizeof msg))
+	if (dl_mpierr_parse(line, &procs->mpierr, &rank, msg, sizeof msg))
 		record_mpi_error(procs->mpierr_file, rank, msg);
 	if (dl_crash_parse(line, &procs->bt)) {
 		struct find_pid f = {procs->bt.pid, -1};

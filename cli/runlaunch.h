@@ -35,20 +35,13 @@ struct mw_run_spec {
 	int verbose;
 };
 
-/* Between lines of Open MPI's MPI error block ("*** An error occurred in
- * MPI_Bcast", "*** reported by process [J,R]", "*** MPI_ERR_COUNT: ..."). */
-struct mw_run_mpierr_state {
-	char call[64]; /* "" outside a block */
-	int rank;      /* -1 until "reported by process" */
-};
-
 struct mw_run_procs {
 	pid_t nhd, collector, agent, launcher;
 	int err_fd;      /* the launcher's stderr (a pipe), -1 when closed */
 	char line[4096]; /* partial stderr line being assembled */
 	size_t used;
 	pid_t last_pid;  /* MPICH: the PID of the last "BAD TERMINATION" block */
-	struct mw_run_mpierr_state mpierr; /* Open MPI's error block being read */
+	struct dl_mpierr_state mpierr;     /* Open MPI's error block being read */
 	char mpierr_file[4200]; /* where the MPI library's error lines go ("" none) */
 	struct dl_crash_bt bt;    /* Open MPI's crash report being read */
 	char crash_file[4200];  /* where the crashed ranks' stacks go ("" none) */
@@ -82,17 +75,6 @@ void mw_run_end_program(struct mw_run_procs *procs, int *status);
 
 /* SIGTERM the helpers (the collector writes its final report) and reap them. */
 void mw_run_stop_helpers(struct mw_run_procs *procs);
-
-/* Parse one line of output for the MPI library's own error line for a rank
- * it ends (MPI_ERRORS_ARE_FATAL): Open MPI's block (the three lines above:
- * the message is "MPI_Bcast: MPI_ERR_COUNT: invalid count argument") or
- * MPICH's "Abort(N) on node X (rank R in comm C): Fatal error in F: MSG,
- * error stack:" ("Fatal error in F: MSG").  Lines may carry Open MPI's
- * "[host:pid] " prefix.  Return 1 with the world rank in *rank and the
- * message in msg when a line completes one, else 0 (*st keeps Open MPI's
- * block between lines; zero it to start). */
-int mw_run_parse_mpi_error(const char *line, struct mw_run_mpierr_state *st, int *rank, char *msg,
-			   size_t len);
 
 /* A rank the launcher reported dead. */
 struct mw_run_death {

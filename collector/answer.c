@@ -260,7 +260,7 @@ static void hardware_line(const struct col_state *s, struct col_answer *a)
 	if (ns && !r->partition) {
 		size_t used = strlen(a->line[a->n - 1]);
 		snprintf(a->line[a->n - 1] + used, COL_ANSWER_LEN - used, " left waiting for %s",
-			 nl ? "them" : "it");
+			 nl > 1 ? "them" : "it");
 	}
 	free(lr);
 	free(sr);

@@ -905,13 +905,13 @@ static void read_mpi_errors(struct collector *c)
 
 /* Under Slurm, where a crashed rank died: the MPI library's crash report in
  * the batch job's output file (joblog.h), read when a rank ended and has no
- * stack yet.  Not under "mpiwatch run" (it reads the launcher's output
+ * stack yet; the MPI library's own error line for a rank it ended too.  Not under "mpiwatch run" (it reads the launcher's output
  * itself: OUTDIR/mpi-errors.txt exists) nor without Slurm (--job-check 0). */
 static void read_job_output(struct collector *c)
 {
 	struct col_state *s = &c->s;
 	char path[4200], have[8];
-	int need = 0, n;
+	int need = 0, n, nerr = 0;
 	if (c->o->job_check_s <= 0)
 		return;
 	if (c->o->dir[0]) {
@@ -940,10 +940,13 @@ static void read_job_output(struct collector *c)
 	}
 	if (!c->joblog[0])
 		return;
-	n = col_joblog_scan(s, c->joblog);
+	n = col_joblog_scan(s, c->joblog, &nerr);
 	if (n > 0)
 		col_state_event(s, "note", "where %d crashed rank(s) died: read from the MPI library's "
 					   "crash report in %.300s", n, c->joblog);
+	if (nerr > 0)
+		col_state_event(s, "note", "the MPI library's own error line for %d rank(s) it ended: read "
+					   "from %.300s", nerr, c->joblog);
 }
 
 /* Whether the verdict waits a moment for the other ranks' ends: a rank was
@@ -981,8 +984,10 @@ static int wait_for_settle(struct collector *c)
 
 /* Whether the verdict waits a moment for the MPI library's own error line:
  * the launcher's output is read beside the report (OUTDIR/mpi-errors.txt
- * exists: "mpiwatch run"), a rank ended inside an MPI call without a signal
- * (so the library may have ended it) and no line of it was read yet.  The
+ * exists: "mpiwatch run") or the job's output file is (under Slurm), a rank
+ * ended inside an MPI call without a signal (so the library may have ended
+ * it) and no line of it was read yet.  Under Slurm, a rank killed by a
+ * signal without a stack yet waits the same for its crash report.  The
  * line and the rank's end race each other through different paths; the wait
  * is once and bounded (MPIERR_GRACE_S). */
 #define MPIERR_GRACE_S 1.0
@@ -1003,13 +1008,13 @@ static int wait_for_mpi_error(struct collector *c)
 						i, s->ranks[i].exit_signal, MPIERR_GRACE_S);
 				return 1;
 			}
-		return 0;
+	} else {
+		if (!c->o->dir[0])
+			return 0;
+		snprintf(path, sizeof path, "%s/mpi-errors.txt", c->o->dir);
+		if (access(path, F_OK) != 0)
+			return 0;
 	}
-	if (!c->o->dir[0])
-		return 0;
-	snprintf(path, sizeof path, "%s/mpi-errors.txt", c->o->dir);
-	if (access(path, F_OK) != 0)
-		return 0;
 	long first = -1;
 	for (size_t i = 0; i < s->size; i++)
 		if (s->ranks[i].exit_signal > 0 && !col_killed_from_outside(&s->ranks[i]))
@@ -1028,7 +1033,8 @@ static int wait_for_mpi_error(struct collector *c)
 		return 0;
 	c->mpierr_grace_until = now + MPIERR_GRACE_S;
 	col_state_event(s, "note", "rank %ld ended inside %s: waiting up to %.0f s for the MPI library's own "
-				   "message", first, s->ranks[first].call, MPIERR_GRACE_S);
+				   "message%s", first, s->ranks[first].call, MPIERR_GRACE_S,
+			c->joblog[0] ? " in the job's output" : "");
 	return 1;
 }
 

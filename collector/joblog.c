@@ -84,21 +84,27 @@ static int rank_of(const struct col_state *s, long pid, const char *host)
 	return found;
 }
 
-/* Append "RANK<TAB>STACK\n" to s->crash_stacks. */
-static int add_stack(struct col_state *s, int rank, const char *stack)
+/* Append "RANK<TAB>LINE\n" to *text (s->crash_stacks, s->mpi_errors), the
+ * line's control characters but TAB made spaces. */
+static int add_line(char **text, int rank, const char *line)
 {
-	size_t old = s->crash_stacks ? strlen(s->crash_stacks) : 0, n = strlen(stack);
-	char *t = realloc(s->crash_stacks, old + n + 16);
+	size_t old = *text ? strlen(*text) : 0, n = strlen(line);
+	char *t = realloc(*text, old + n + 16);
 	if (!t)
 		return -1;
-	snprintf(t + old, n + 16, "%d\t%s\n", rank, stack);
-	s->crash_stacks = t;
+	old += (size_t)snprintf(t + old, 16, "%d\t", rank);
+	for (size_t i = 0; i < n; i++)
+		t[old + i] = (unsigned char)line[i] < 0x20 && line[i] != '\t' ? ' ' : line[i];
+	memcpy(t + old + n, "\n", 2);
+	*text = t;
 	return 0;
 }
 
-int col_joblog_scan(struct col_state *s, const char *path)
+int col_joblog_scan(struct col_state *s, const char *path, int *nerr)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), added = 0;
+	struct dl_mpierr_state est = {"", -1};
+	*nerr = 0;
 	struct stat st;
 	char *text, *line, *next;
 	ssize_t got;
@@ -131,15 +137,19 @@ int col_joblog_scan(struct col_state *s, const char *path)
 	text[got] = 0;
 	for (line = text; line && *line; line = next) {
 		char stack[2048], have[8];
+		int r;
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = 0;
 		line[strcspn(line, "\r")] = 0;
+		if (dl_mpierr_parse(line, &est, &r, stack, sizeof stack) && r >= 0 && (size_t)r < s->size &&
+		    !col_rank_line(s->mpi_errors, r, have, sizeof have) && add_line(&s->mpi_errors, r, stack) == 0)
+			(*nerr)++;
 		if (!dl_crash_parse(line, bt))
 			continue;
-		int r = rank_of(s, bt->pid, bt->host);
+		r = rank_of(s, bt->pid, bt->host);
 		if (r >= 0 && !col_rank_line(s->crash_stacks, r, have, sizeof have) &&
-		    dl_crash_text(bt, stack, sizeof stack) > 0 && add_stack(s, r, stack) == 0)
+		    dl_crash_text(bt, stack, sizeof stack) > 0 && add_line(&s->crash_stacks, r, stack) == 0)
 			added++;
 		bt->pid = 0;
 	}

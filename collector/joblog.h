@@ -29,8 +29,11 @@ int col_joblog_path(const struct mw_slurm_job *j, const char *jobid, char *buf, 
  * ("RANK<TAB>FRAME..." lines) the stack of each crash report in it whose
  * process is a rank of s with no stack yet: same pid, and same host (or a
  * host name that starts with the node's name and a dot) when the report
- * names one.  Return the number of stacks added, or -1 if path cannot be
- * read (errno set). */
-int col_joblog_scan(struct col_state *s, const char *path);
+ * names one; and to s->mpi_errors ("RANK<TAB>LINE" lines) the MPI
+ * library's own error line for each rank of s it ended that has none yet
+ * (dl_mpierr_parse: the line names the rank).  Return the number of stacks
+ * added, with the number of error lines added in *nerr, or -1 if path
+ * cannot be read (errno set). */
+int col_joblog_scan(struct col_state *s, const char *path, int *nerr);
 
 #endif

@@ -1,7 +1,8 @@
 /* libFuzzer target for the collector's reading of a Slurm job's output
  * file (collector/joblog.c): the first line of the input is the job's
  * standard_output pattern (col_joblog_path), the rest the file's content,
- * scanned for the MPI library's crash reports (col_joblog_scan). */
+ * scanned for the MPI library's crash reports and error lines
+ * (col_joblog_scan). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +35,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		s.ranks[1].node = 0;
 		s.ranks[2].pid = 7;
 		snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-		col_joblog_scan(&s, path);
+		int nerr;
+		col_joblog_scan(&s, path, &nerr);
 		col_state_free(&s);
 	}
 	close(fd);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "answer.h"
 #include "colstate.h"
 #include "html.h"
 #include "joblog.h"
@@ -191,6 +192,95 @@ START_TEST(test_text_and_comment)
 }
 END_TEST
 
+/* The answer's first line for what is not a deadlock: a crash by a signal
+ * (where it died, from the stack "mpiwatch run" or the job's output gives),
+ * abort() (the program's frame, not libc's), a rank the MPI library ended,
+ * a killed launcher, a node failure.  3 ranks, ranks 0-1 on n1, rank 2 on n2. */
+static const struct {
+	const char *name;
+	int scenario;
+	const char *first;
+} answer_cases[] = {
+	{"SIGSEGV", 0,
+	 "crash: rank 1 killed by signal 11 (SIGSEGV) in fill_halo (run_crash.c:15), without MPI_Finalize; "
+	 "ranks 0,2 were blocked on it (cause C: blocked by a failed or stuck peer)"},
+	{"abort()", 1,
+	 "crash: rank 1 killed by signal 6 (SIGABRT) in check_input (run_crash.c:23), without MPI_Finalize; "
+	 "ranks 0,2 were blocked on it (cause C: blocked by a failed or stuck peer)"},
+	{"SIGSEGV, no debug info", 2,
+	 "crash: rank 1 killed by signal 11 (SIGSEGV) in fill_halo (in prog, no source line: no debug info), "
+	 "without MPI_Finalize; ranks 0,2 were blocked on it (cause C: blocked by a failed or stuck peer)"},
+	{"MPI error", 3,
+	 "crash: rank 1 ended by the MPI library in MPI_Bcast (exit status unknown): MPI_Bcast: MPI_ERR_COUNT: "
+	 "invalid count argument; ranks 0,2 were blocked on it (cause C: blocked by a failed or stuck peer)"},
+	{"killed launcher", 4,
+	 "the launcher was killed: ranks 0-2 ended all at once with no exit status of their own (mpirun or srun "
+	 "was killed, or the job was ended from outside); not a failure of the program or of a node"},
+	{"node failure", 5,
+	 "hardware: node n2 dead (no answer to the probes): rank 2 lost with it, ranks 0-1 left waiting for it"},
+};
+
+START_TEST(test_answer_cases)
+{
+	struct col_state s;
+	struct col_answer a;
+	int sc = answer_cases[_i].scenario;
+
+	col_state_init(&s, "77");
+	col_state_node(&s, "n1");
+	col_state_node(&s, "n2");
+	beat(&s, 0, 0, MW_HB_S_IN_MPI, "MPI_Recv", "recv", 1, -1, 0);
+	beat(&s, 2, 1, MW_HB_S_IN_MPI, "MPI_Barrier", "collective", -1, -1, 0);
+	switch (sc) {
+	case 0:
+	case 2:
+		beat(&s, 1, 0, MW_HB_S_EXITED, "", "", -1, -1, 11);
+		s.crash_stacks = strdup(sc == 0 ? "1\tfill_halo (run_crash.c:15)\tmain (run_crash.c:36)\n"
+						: "1\tfill_halo (in prog, no source line: no debug info)\t"
+						  "main (in prog, no source line: no debug info)\n");
+		break;
+	case 1: /* the innermost frames are the C library's: the program's is named */
+		beat(&s, 1, 0, MW_HB_S_EXITED, "", "", -1, -1, 6);
+		s.crash_stacks = strdup("1\traise (in libc.so.6)\tabort (in libc.so.6)\t"
+					"check_input (run_crash.c:23)\tmain (run_crash.c:40)\n");
+		break;
+	case 3:
+		beat(&s, 1, 0, MW_HB_S_VANISHED, "MPI_Bcast", "collective", -1, -1, 0);
+		s.mpi_errors = strdup("1\tMPI_Bcast: MPI_ERR_COUNT: invalid count argument\n");
+		break;
+	case 4:
+		for (int r = 0; r < 3; r++)
+			beat(&s, r, r / 2, MW_HB_S_VANISHED, "", "", -1, -1, 0);
+		break;
+	case 5:
+		beat(&s, 1, 0, MW_HB_S_IN_MPI, "MPI_Recv", "recv", 2, -1, 0);
+		break;
+	}
+	for (size_t n = 0; n < s.nnodes; n++) {
+		s.nodes[n].probed = 1;
+		s.nodes[n].state = sc == 5 && n == 1 ? MW_PROBE_DEAD : MW_PROBE_ALIVE;
+	}
+	ck_assert_int_eq(col_classify(s.ranks, s.size, s.nodes, s.nnodes, &s.res), 0);
+	s.have_res = 1;
+	col_answer(&s, &a);
+	ck_assert_uint_ge(a.n, 1);
+	ck_assert_str_eq(a.line[0], answer_cases[_i].first);
+	/* and it is report.txt's first line */
+	{
+		char *txt = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&txt, &len);
+		col_report_text(&s, f);
+		fclose(f);
+		ck_assert_msg(!strncmp(txt, answer_cases[_i].first, strlen(answer_cases[_i].first)) &&
+				      txt[strlen(answer_cases[_i].first)] == '\n',
+			      "%s", txt);
+		free(txt);
+	}
+	col_state_free(&s);
+}
+END_TEST
+
 /* Files written through temp + rename, and the report is valid JSON. */
 START_TEST(test_report_write)
 {
@@ -300,7 +390,7 @@ START_TEST(test_joblog_scan)
 {
 	struct col_state s;
 	char path[] = "/tmp/mwjoblogXXXXXX", st[512];
-	int fd = mkstemp(path);
+	int fd = mkstemp(path), nerr = -1;
 	FILE *f;
 	ck_assert(fd >= 0);
 	f = fdopen(fd, "w");
@@ -320,7 +410,15 @@ START_TEST(test_joblog_scan)
 	      "[n3.cluster:04242] *** Process received signal ***\n"
 	      "[n3.cluster:04242] [ 0] /lib/x86_64-linux-gnu/libc.so.6(+0x3bfd0)[0x7f0]\n"
 	      "[n3.cluster:04242] [ 1] /nonexistent/prog(solve+0x12)[0x55d]\n"
-	      "[n3.cluster:04242] *** End of error message ***\n",
+	      "[n3.cluster:04242] *** End of error message ***\n"
+	      /* Open MPI's error block for rank 3 it ended, MPICH's line for
+	       * rank 4, and one for a rank the job does not have */
+	      "[n1:00009] *** An error occurred in MPI_Bcast\n"
+	      "[n1:00009] *** reported by process [711524353,3]\n"
+	      "[n1:00009] *** on communicator MPI_COMM_WORLD\n"
+	      "[n1:00009] *** MPI_ERR_COUNT: invalid count argument\n"
+	      "Abort(738796802) on node 4 (rank 4 in comm 0): Fatal error in internal_Bcast: Invalid count, error stack:\n"
+	      "Abort(738796802) on node 9 (rank 9 in comm 0): Fatal error in internal_Bcast: Invalid count, error stack:\n",
 	      f);
 	fclose(f);
 	col_state_init(&s, "42");
@@ -333,15 +431,24 @@ START_TEST(test_joblog_scan)
 	s.ranks[0].pid = 8;
 	s.ranks[1].pid = 4242;
 	s.ranks[2].pid = 4242;
-	ck_assert_int_eq(col_joblog_scan(&s, path), 2);
+	beat(&s, 3, 0, MW_HB_S_VANISHED, "MPI_Bcast", "collective", -1, -1, 0);
+	beat(&s, 4, 0, MW_HB_S_VANISHED, "MPI_Bcast", "collective", -1, -1, 0);
+	ck_assert_int_eq(col_joblog_scan(&s, path, &nerr), 2);
+	ck_assert_int_eq(nerr, 2);
+	ck_assert(col_mpi_error(&s, 3, st, sizeof st));
+	ck_assert_str_eq(st, "MPI_Bcast: MPI_ERR_COUNT: invalid count argument");
+	ck_assert(col_mpi_error(&s, 4, st, sizeof st));
+	ck_assert_str_eq(st, "Fatal error in internal_Bcast: Invalid count");
+	ck_assert(!col_mpi_error(&s, 9, st, sizeof st));
 	ck_assert(col_rank_line(s.crash_stacks, 1, st, sizeof st));
 	ck_assert_str_eq(st, "fill_halo (in prog, no source line: no debug info)\tmain (in prog, no source line: no debug info)");
 	ck_assert(col_rank_line(s.crash_stacks, 2, st, sizeof st));
 	ck_assert_str_eq(st, "solve (in prog, no source line: no debug info)");
 	ck_assert(!col_rank_line(s.crash_stacks, 0, st, sizeof st));
-	ck_assert_int_eq(col_joblog_scan(&s, path), 0); /* known already: not added twice */
+	ck_assert_int_eq(col_joblog_scan(&s, path, &nerr), 0); /* known already: not added twice */
+	ck_assert_int_eq(nerr, 0);
 	unlink(path);
-	ck_assert_int_eq(col_joblog_scan(&s, path), -1);
+	ck_assert_int_eq(col_joblog_scan(&s, path, &nerr), -1);
 	col_state_free(&s);
 }
 END_TEST
@@ -459,6 +566,7 @@ int main(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_loop_test(tc, test_report_schema, 0, sizeof(rep_cases) / sizeof(rep_cases[0]));
 	tcase_add_test(tc, test_text_and_comment);
+	tcase_add_loop_test(tc, test_answer_cases, 0, sizeof answer_cases / sizeof answer_cases[0]);
 	tcase_add_test(tc, test_report_write);
 	tcase_add_test(tc, test_report_html_escapes);
 	tcase_add_loop_test(tc, test_joblog_path, 0, sizeof joblog_cases / sizeof joblog_cases[0]);

@@ -54,24 +54,24 @@ END_TEST
 /* The MPI library's own error line for a rank it ends. */
 START_TEST(test_parse_mpi_error)
 {
-	struct mw_run_mpierr_state st = {"", -1};
+	struct dl_mpierr_state st = {"", -1};
 	char msg[256];
 	int rank = -9;
-	ck_assert(!mw_run_parse_mpi_error("[vm:18088] *** An error occurred in MPI_Bcast", &st, &rank, msg, sizeof msg));
-	ck_assert(!mw_run_parse_mpi_error("[vm:18088] *** reported by process [711524353,1]", &st, &rank, msg, sizeof msg));
-	ck_assert(!mw_run_parse_mpi_error("[vm:18088] *** on communicator MPI_COMM_WORLD", &st, &rank, msg, sizeof msg));
-	ck_assert(mw_run_parse_mpi_error("[vm:18088] *** MPI_ERR_COUNT: invalid count argument", &st, &rank, msg, sizeof msg));
+	ck_assert(!dl_mpierr_parse("[vm:18088] *** An error occurred in MPI_Bcast", &st, &rank, msg, sizeof msg));
+	ck_assert(!dl_mpierr_parse("[vm:18088] *** reported by process [711524353,1]", &st, &rank, msg, sizeof msg));
+	ck_assert(!dl_mpierr_parse("[vm:18088] *** on communicator MPI_COMM_WORLD", &st, &rank, msg, sizeof msg));
+	ck_assert(dl_mpierr_parse("[vm:18088] *** MPI_ERR_COUNT: invalid count argument", &st, &rank, msg, sizeof msg));
 	ck_assert_int_eq(rank, 1);
 	ck_assert_str_eq(msg, "MPI_Bcast: MPI_ERR_COUNT: invalid count argument");
 	/* the block is over: a stray line does not complete another */
-	ck_assert(!mw_run_parse_mpi_error("[vm:18088] *** MPI_ERR_COUNT: again", &st, &rank, msg, sizeof msg));
-	ck_assert(mw_run_parse_mpi_error("Abort(738796802) on node 1 (rank 1 in comm 0): Fatal error in internal_Bcast: "
+	ck_assert(!dl_mpierr_parse("[vm:18088] *** MPI_ERR_COUNT: again", &st, &rank, msg, sizeof msg));
+	ck_assert(dl_mpierr_parse("Abort(738796802) on node 1 (rank 1 in comm 0): Fatal error in internal_Bcast: "
 					 "Invalid count, error stack:", &st, &rank, msg, sizeof msg));
 	ck_assert_int_eq(rank, 1);
 	ck_assert_str_eq(msg, "Fatal error in internal_Bcast: Invalid count");
-	ck_assert(!mw_run_parse_mpi_error("Abort(1) on node x (rank y in comm 0): z", &st, &rank, msg, sizeof msg));
-	ck_assert(!mw_run_parse_mpi_error("just output", &st, &rank, msg, sizeof msg));
-	ck_assert(!mw_run_parse_mpi_error("*** reported by process [1,2]", &st, &rank, msg, sizeof msg));
+	ck_assert(!dl_mpierr_parse("Abort(1) on node x (rank y in comm 0): z", &st, &rank, msg, sizeof msg));
+	ck_assert(!dl_mpierr_parse("just output", &st, &rank, msg, sizeof msg));
+	ck_assert(!dl_mpierr_parse("*** reported by process [1,2]", &st, &rank, msg, sizeof msg));
 }
 END_TEST
 
