@@ -158,12 +158,19 @@ static int mpi_error_line(const struct col_state *s, const struct col_cause *c, 
 		}
 	}
 	if (ne) {
+		char how[96];
+		if (x->exit_signal > 0) /* after the library's abort: its launcher's kill */
+			snprintf(how, sizeof how, "then killed by signal %d (SIG%s) as its step was ended",
+				 x->exit_signal, sigabbrev_np(x->exit_signal) ? sigabbrev_np(x->exit_signal) : "?");
+		else if (x->exit_code >= 0)
+			snprintf(how, sizeof how, "exit status %d", x->exit_code);
+		else
+			snprintf(how, sizeof how, "exit status unknown");
 		if (no)
 			snprintf(rest, sizeof rest, "; %s ended with %s", ranks_text(o, no, tmp, sizeof tmp),
 				 ne > 1 ? "them" : "it");
 		add(a, "crash: %s ended by the MPI library in %s (%s): %s%s", ranks_text(e, ne, rk, sizeof rk),
-		    x->call, x->exit_signal > 0 || x->exit_code >= 0 ? c->detail : "exit status unknown", line,
-		    rest);
+		    x->call, how, line, rest);
 	}
 	free(e);
 	free(o);

@@ -37,6 +37,7 @@
 #include "fsutil.h"
 #include "hostlist.h"
 #include "joblog.h"
+#include "jobconf.h"
 #include "imb.h"
 #include "imb_phases.h"
 #include "mw_link.h"
@@ -177,6 +178,20 @@ void col_opts_default(struct col_opts *o)
 
 static void read_link_errors(struct collector *c);
 
+/* The plugin's mark that a watched task ended badly (MW_PENDING_FILE): srun
+ * waits for it to go before it prints the answer.  Removed once the report
+ * tells what happened (a verdict, or nothing is suspicious). */
+static void pending_clear(const struct collector *c)
+{
+	char path[4200];
+	if (!c->o->dir[0])
+		return;
+	snprintf(path, sizeof path, "%s/%s", c->o->dir, MW_PENDING_FILE);
+	unlink(path);
+}
+
+static long suspicious_count(const struct col_state *s);
+
 static void write_reports(struct collector *c)
 {
 	static double read_at;
@@ -187,6 +202,8 @@ static void write_reports(struct collector *c)
 	if (col_report_write(&c->s, c->o->dir, c->o->report) < 0)
 		mw_log_limited(&report_rl, LOG_ERR, "cannot write the report in %s: %s",
 			       c->o->report[0] ? c->o->report : c->o->dir, strerror(errno));
+	else if (c->s.decided || c->stop || !suspicious_count(&c->s))
+		pending_clear(c);
 }
 
 /* ------------------------------------------------------------ evaluation */
@@ -1022,7 +1039,7 @@ static int wait_for_mpi_error(struct collector *c)
 	for (size_t i = 0; i < s->size; i++) {
 		const struct col_rank *x = &s->ranks[i];
 		if ((x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED) && x->call[0] &&
-		    x->exit_signal <= 0) {
+		    (x->exit_signal <= 0 || col_killed_from_outside(x))) {
 			if (col_mpi_error(s, (int)i, line, sizeof line))
 				return 0; /* one line tells it */
 			if (first < 0)
@@ -1085,6 +1102,10 @@ static void evaluate(struct collector *c)
 	probe_nodes(c);
 	read_mpi_errors(c);
 	read_job_output(c);
+	for (size_t i = 0; i < s->size; i++) {
+		char line[8];
+		s->ranks[i].lib_error = col_mpi_error(s, (int)i, line, sizeof line);
+	}
 	if (col_classify(s->ranks, s->size, s->nodes, s->nnodes, &res) < 0) {
 		mw_err("classification failed: %s", strerror(errno));
 		return;
@@ -1113,7 +1134,7 @@ static void evaluate(struct collector *c)
 		schedule(c, c->settle_until - mw_now() + 0.05);
 		return;
 	}
-	if (res.verdict == COL_V_SOFTWARE && wait_for_mpi_error(c)) {
+	if ((res.verdict == COL_V_SOFTWARE || res.launcher_killed) && wait_for_mpi_error(c)) {
 		schedule(c, c->mpierr_grace_until - mw_now() + 0.05);
 		return;
 	}
@@ -1390,7 +1411,8 @@ static void on_beat(struct collector *c, int node, const struct mw_hb_beat *b)
 	if (s->decided) {
 		/* The verdict describes the failure as it was found; state
 		 * changes after it (the launcher killing the stuck ranks...)
-		 * are only noted. */
+		 * are only noted.  Their tasks' marks are answered by it. */
+		pending_clear(c);
 		if (c->after_notes++ < 32) {
 			char how[48] = "";
 			if (b->exit_signal > 0)
@@ -1409,6 +1431,10 @@ static void on_beat(struct collector *c, int node, const struct mw_hb_beat *b)
 		x->pid = b->pid;
 	was = col_state_suspicious(x->state);
 	x->state = b->state;
+	if (b->state == MW_HB_S_IN_MPI)
+		x->stuck_seen = 1;
+	else if (b->state == MW_HB_S_RESUMED || b->state == MW_HB_S_FINALIZED)
+		x->stuck_seen = 0;
 	snprintf(x->call, sizeof x->call, "%s", b->call);
 	snprintf(x->kind, sizeof x->kind, "%s", b->kind);
 	snprintf(x->comm, sizeof x->comm, "%s", b->comm);

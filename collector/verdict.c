@@ -323,6 +323,17 @@ static int cmp_cause(const void *a, const void *b)
 static void exit_text(const struct col_rank *x, char *buf, size_t len)
 {
 	char in[64] = "";
+	if (!strcmp(x->call, "MPI_Finalize")) {
+		/* it had called MPI_Finalize, which had not returned */
+		if (x->exit_signal > 0)
+			snprintf(buf, len, "killed by signal %d (%s) inside MPI_Finalize", x->exit_signal,
+				 signame(x->exit_signal));
+		else if (x->exit_code >= 0)
+			snprintf(buf, len, "exited with status %d inside MPI_Finalize", x->exit_code);
+		else
+			snprintf(buf, len, "vanished inside MPI_Finalize (exit status unknown)");
+		return;
+	}
 	if (x->call[0])
 		snprintf(in, sizeof in, " inside %.40s,", x->call);
 	if (x->exit_signal > 0)
@@ -389,6 +400,8 @@ static size_t culprits(const struct graph *g, const char *cls, size_t r, char *s
  *   'd' B: stuck in the deadlock the analysis of the dumps found
  *   'b' B: stuck in a cycle of waits
  *   'f' C: ended while blocked on a failed rank (a cascade)
+ *   'k' C: killed from outside, blocked on nobody, after the MPI library
+ *       ended a rank (the library aborted the step: a cascade)
  *   'C' C: stuck waiting (transitively) for a failed or B or C rank
  *   'A' A: computing outside MPI;   'S' A: slow (its transfer moves)
  *   'a' A: waiting for computing ranks;  's' A: waiting for slow ranks
@@ -540,6 +553,18 @@ static int cause_d(const struct col_rank *ranks, size_t size, const struct col_n
 static void cause_b(const struct col_rank *ranks, size_t size, struct waits *w,
 		    struct col_result *res)
 {
+	int lib = 0;
+	/* The MPI library ended it (its own error line): its fault, whatever it
+	 * waited for; the ranks killed with the step, waiting on nobody (in
+	 * MPI_Finalize, or computing), are its cascade. */
+	for (size_t r = 0; r < size; r++)
+		if (!w->cls[r] && failed(&ranks[r]) && ranks[r].lib_error) {
+			w->cls[r] = 'B';
+			lib = 1;
+		}
+	for (size_t r = 0; lib && r < size; r++)
+		if (!w->cls[r] && col_killed_from_outside(&ranks[r]) && !w->g.nadj[r])
+			w->cls[r] = 'k';
 	for (size_t r = 0; r < size; r++) {
 		if (w->cls[r])
 			continue;
@@ -665,6 +690,19 @@ static char rank_detail(const struct col_rank *ranks, size_t r, char c, struct w
 		else
 			exit_text(x, detail, len);
 		break;
+	case 'k': {
+		size_t nb = 0;
+		for (size_t i = 0; i < w->g.n && nb < 64; i++)
+			if (ranks[i].lib_error)
+				bad[nb++] = (int)i;
+		mw_ranges_format(bad, nb, buf, sizeof buf);
+		exit_text(x, detail, len);
+		size_t used = strlen(detail);
+		snprintf(detail + used, len - used, ", with the step the MPI library ended for rank(s) %.100s (cascade)",
+			 buf);
+		c = 'C';
+		break;
+	}
 	case 'C':
 	case 'f': {
 		/* Name the culprits: the B ranks this one (transitively) waits for. */
@@ -717,26 +755,28 @@ static int group_causes(const struct col_rank *ranks, size_t size, struct waits 
 
 int col_killed_from_outside(const struct col_rank *x)
 {
-	return (x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED) &&
+	return !x->lib_error && (x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED) &&
 	       (x->exit_signal == SIGKILL || x->exit_signal == SIGTERM);
 }
 
 /* Every rank ended from outside: vanished with no exit status, or killed
- * by a signal a launcher or Slurm sends first to end a job (SIGTERM,
- * SIGINT, SIGHUP), none with an exit code or a signal of its own (SIGSEGV,
- * SIGABRT...; SIGKILL is left to the other rules: ranks killed while
- * blocked on each other stay B): the launcher was killed or the job
- * ended, not a failure. */
+ * by a signal a launcher or Slurm sends to end a job (SIGTERM, SIGINT,
+ * SIGHUP; SIGKILL too, from a rank never seen stuck: slurmstepd kills the
+ * tasks of an srun that was killed so), none with an exit code or a signal
+ * of its own (SIGSEGV, SIGABRT...): the launcher was killed or the job
+ * ended, not a failure.  Ranks killed by SIGKILL while stuck (blocked on
+ * each other) are left to the other rules: they stay B. */
 static int all_vanished(const struct col_rank *ranks, size_t size)
 {
 	for (size_t r = 0; r < size; r++) {
 		const struct col_rank *x = &ranks[r];
 		int sig = x->exit_signal;
-		if (x->state != MW_HB_S_VANISHED && x->state != MW_HB_S_EXITED)
+		if ((x->state != MW_HB_S_VANISHED && x->state != MW_HB_S_EXITED) || x->lib_error)
 			return 0;
 		if (x->exit_code >= 0)
 			return 0;
-		if (sig > 0 && sig != SIGTERM && sig != SIGINT && sig != SIGHUP)
+		if (sig > 0 && sig != SIGTERM && sig != SIGINT && sig != SIGHUP &&
+		    !(sig == SIGKILL && !x->stuck_seen))
 			return 0;
 		if (x->state == MW_HB_S_EXITED && sig <= 0)
 			return 0;

@@ -38,6 +38,10 @@ struct col_rank {
 	int waits_known;        /* waits[] is meaningful (even if empty) */
 	int has_dump;
 	int pid;                /* its process id on its node (RANK, heartbeat), 0 unknown */
+	int stuck_seen;         /* a heartbeat said it was stuck in MPI (IN_MPI) and no
+				 * later one that it moved on (RESUMED, FINALIZED) */
+	int lib_error;          /* the MPI library printed its own error line for it:
+				 * the library ended it, whatever signal followed */
 };
 
 struct col_node {
@@ -140,7 +144,8 @@ long col_threshold_need(const struct col_threshold *t, long nranks);
 
 /* Return 1 if rank x ended killed by a signal a launcher or Slurm sends to
  * the remaining ranks of a job once one rank failed (SIGKILL, SIGTERM): most
- * often not the first failure; 0 otherwise. */
+ * often not the first failure; 0 otherwise, and 0 for a rank the MPI
+ * library ended (x->lib_error: the kill followed the library's abort). */
 int col_killed_from_outside(const struct col_rank *x);
 
 /* Return 1 if a rank in this heartbeat state counts towards the threshold

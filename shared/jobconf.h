@@ -35,6 +35,13 @@
 
 /* The settings file in a job's run directory. */
 #define MW_JOBCONF_FILE "settings"
+/* In the job's report folder: a watched task of the step ended badly and
+ * the collector has not told its verdict yet.  Made (as the job's user) by
+ * the plugin's task_exit, removed by the collector once its report says
+ * what happened; srun's exit waits for it to go (MW_PENDING_WAIT_S at
+ * most) before it prints the answer. */
+#define MW_PENDING_FILE "verdict-pending"
+#define MW_PENDING_WAIT_S 10
 /* The environment variable that names it for the monitor. */
 #define MW_JOBCONF_ENV "MPIWATCH_SETTINGS"
 

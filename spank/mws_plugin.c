@@ -55,6 +55,7 @@ static unsigned collector_port;
 
 /* srun: when the step started, to show only a verdict reached during it. */
 static time_t step_start;
+static uint32_t step_job; /* srun: the job, from local_user_init (exit has no S_JOB_ID) */
 
 static int opt_cb(int val, const char *optarg, int remote);
 
@@ -419,7 +420,7 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 	(void)av;
 	if (spank_context() != S_CTX_REMOTE || !watch_ok)
 		return 0;
-	return mws_task_exit_record(sp, rundir);
+	return mws_task_exit_record(sp, rundir, outdir);
 }
 
 int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
@@ -451,32 +452,47 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 
 int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
 {
-	(void)sp;
 	(void)ac;
 	(void)av;
 	step_start = time(NULL);
+	if (spank_get_item(sp, S_JOB_ID, &step_job) != ESPANK_SUCCESS)
+		step_job = 0;
 	return 0;
 }
 
-/* srun: print the verdict if the collector reached one during this step. */
+/* srun: whether path was written during this step. */
+static int this_step(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && st.st_mtime + 1 >= step_start;
+}
+
+/* srun: print the answer if the collector reached a verdict during this
+ * step: the first lines of report.txt (one sentence per finding, up to its
+ * first empty line) and its path.  A watched task that ended badly left
+ * MW_PENDING_FILE: wait for the collector to tell (MW_PENDING_WAIT_S at
+ * most) so that the answer is in srun's output, not only in the report. */
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
-	uint32_t jobid = 0;
-	char cwd[PATH_MAX], path[PATH_MAX + 16], line[1024];
-	struct stat st;
+	char cwd[PATH_MAX], path[PATH_MAX + 16], pending[PATH_MAX + 32], line[1024];
 	FILE *f;
 
-	if (spank_context() != S_CTX_LOCAL || !step_start)
+	(void)sp;
+	if (spank_context() != S_CTX_LOCAL || !step_start || !step_job)
 		return 0;
 	load_conf(ac, av, 0);
-	if (conf_bad || !conf.on || spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS ||
-	    !getcwd(cwd, sizeof(cwd)) || mw_jobconf_resolve(&conf, jobid, cwd) < 0)
+	if (conf_bad || !conf.on || !getcwd(cwd, sizeof(cwd)) || mw_jobconf_resolve(&conf, step_job, cwd) < 0)
 		return 0;
 	snprintf(path, sizeof(path), "%s/report.txt", conf.dir);
-	if (stat(path, &st) < 0 || st.st_mtime + 1 < step_start || !(f = fopen(path, "r")))
+	snprintf(pending, sizeof(pending), "%s/%s", conf.dir, MW_PENDING_FILE);
+	for (int i = 0; i < MW_PENDING_WAIT_S * 10 && this_step(pending); i++) {
+		struct timespec ts = {0, 100000000L};
+		nanosleep(&ts, NULL);
+	}
+	if (!this_step(path) || !(f = fopen(path, "r")))
 		return 0;
-	while (fgets(line, sizeof(line), f))
-		fprintf(stderr, "mpiwatch: %s", line);
+	while (fgets(line, sizeof(line), f) && line[0] != '\n')
+		fprintf(stderr, "mpiwatch: %s%s", line, strchr(line, '\n') ? "" : "\n");
 	fclose(f);
 	fprintf(stderr, "mpiwatch: report %s\n", path);
 	return 0;

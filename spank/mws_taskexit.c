@@ -1,17 +1,44 @@
 /* mws_taskexit.c - record a task's exit status in its monitor slot. */
+#include <fcntl.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/fsuid.h>
+#include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "jobconf.h"
 #include "mw_slot.h"
 #include "mws_taskexit.h"
 
-int mws_task_exit_record(spank_t sp, const char *rundir)
+/* outdir/MW_PENDING_FILE made (or its time renewed) with the file-system
+ * identity of uid:gid (this thread only: slurmstepd is threaded). */
+static void mark_pending(const char *outdir, uid_t uid, gid_t gid)
+{
+	char path[PATH_MAX + 32];
+	int fd;
+	if (!outdir[0] || snprintf(path, sizeof(path), "%s/%s", outdir, MW_PENDING_FILE) >= (int)sizeof(path))
+		return;
+	setfsgid(gid);
+	setfsuid(uid);
+	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		futimens(fd, NULL);
+		close(fd);
+	}
+	setfsuid(0);
+	setfsgid(0);
+}
+
+int mws_task_exit_record(spank_t sp, const char *rundir, const char *outdir)
 {
 	uint32_t rank = 0;
-	int status = 0;
+	int status = 0, watched = 0;
 	pid_t pid = 0;
+	uid_t uid;
+	gid_t gid;
 	char path[PATH_MAX + 32];
 	struct mw_slot *slot;
 
@@ -23,8 +50,15 @@ int mws_task_exit_record(spank_t sp, const char *rundir)
 	slot = mw_slot_map(path, 1);
 	if (!slot)
 		return 0;
-	/* The world rank is the task id under srun; the pid proves it. */
-	if (slot->pid == (int32_t)pid)
+	/* The world rank is the task id under srun; the pid proves it.
+	 * The mark first: the agent tells the collector once the exit is
+	 * recorded, and the collector's verdict removes the mark. */
+	watched = slot->pid == (int32_t)pid;
+	if (watched && (WIFSIGNALED(status) || (WIFEXITED(status) && WEXITSTATUS(status) != 0)) &&
+	    spank_get_item(sp, S_JOB_UID, &uid) == ESPANK_SUCCESS &&
+	    spank_get_item(sp, S_JOB_GID, &gid) == ESPANK_SUCCESS)
+		mark_pending(outdir, uid, gid);
+	if (watched)
 		mw_slot_set_exit(slot, status);
 	mw_slot_unmap(slot);
 	return 0;

@@ -7,8 +7,12 @@
 #include <slurm/spank.h>
 
 /* In task_exit (remote, root): find the slot of the task that ended, in
- * rundir, and record its wait status.  Always return 0: a task without a
- * slot (not an MPI program) is normal. */
-int mws_task_exit_record(spank_t sp, const char *rundir);
+ * rundir, and record its wait status.  When the task was watched (it has
+ * its slot) and ended badly (a signal, or a status other than 0), make
+ * outdir/MW_PENDING_FILE as the job's user (its file-system identity:
+ * the user's own permissions, no symbolic link followed), so that srun
+ * waits for the collector's verdict before it ends.  Always return 0: a
+ * task without a slot (not an MPI program) is normal. */
+int mws_task_exit_record(spank_t sp, const char *rundir, const char *outdir);
 
 #endif

@@ -57,7 +57,9 @@ END_TEST
 
 /* A rank spec: "node:state:call:kind:peer[:exit:signal]" with state one of
  * - (no heartbeat), M (in_mpi), P (computing), X (exited), V (vanished),
- * S (slow: in MPI, its transfer moves). */
+ * S (slow: in MPI, its transfer moves), k (exited, never seen stuck).  M,
+ * and X or V with a call, were seen stuck in MPI (stuck_seen).  An eighth
+ * field "e": the MPI library printed its error line for it (lib_error). */
 struct fake {
 	const char *name;
 	int nnodes;
@@ -151,6 +153,21 @@ static const struct fake cases[] = {
 	{"killed from outside inside a collective, none on its own: all B", 1, "", "", 2,
 	 {"0:X:MPI_Bcast:collective:-1:-1:9", "0:X:MPI_Bcast:collective:-1:-1:9"}, {0},
 	 COL_V_SOFTWARE, "B:0-1", 0, ""},
+	/* srun killed: slurmstepd kills its tasks with SIGKILL, while they run */
+	{"srun killed: every rank SIGKILL, none seen stuck", 2, "", "", 3,
+	 {"0:k:::-1:-1:9", "0:k:MPI_Allreduce:collective:-1:-1:9", "1:k:::-1:-1:9"}, {0},
+	 COL_V_NONE, "", 0, ""},
+	{"not the launcher: SIGKILL while some were stuck", 1, "", "", 2,
+	 {"0:k:::-1:-1:9", "0:X:MPI_Recv:recv:0:-1:9"}, {0},
+	 COL_V_SOFTWARE, "B:0;C:1", 0, ""},
+	/* MPICH under srun: the library's abort makes srun kill every task */
+	{"not the launcher: the MPI library ended rank 1, then all SIGKILL", 2, "", "", 2,
+	 {"0:k:MPI_Bcast:collective:-1:-1:9", "1:k:MPI_Bcast:collective:-1:-1:9:e"}, {0},
+	 COL_V_SOFTWARE, "B:1;C:0", 0, ""},
+	/* the same, rank 0 (the root) had gone on to MPI_Finalize (t/0605) */
+	{"the MPI library ended rank 1; rank 0 killed in MPI_Finalize", 2, "", "", 2,
+	 {"0:k:MPI_Finalize::-1:-1:9", "1:k:MPI_Bcast:collective:0:-1:9:e"}, {0},
+	 COL_V_SOFTWARE, "B:1;C:0", 0, ""},
 	{"not the launcher: one rank exited with a status", 1, "", "", 2,
 	 {"0:X:::-1:1:0", "0:V"}, {0},
 	 COL_V_SOFTWARE, "B:0;B:1", 0, ""},
@@ -176,6 +193,7 @@ static void set_rank(struct col_rank *r, const char *spec, const char *waits)
 	case 'M': r->state = MW_HB_S_IN_MPI; break;
 	case 'P': r->state = MW_HB_S_COMPUTING; break;
 	case 'X': r->state = MW_HB_S_EXITED; break;
+	case 'k': r->state = MW_HB_S_EXITED; break;
 	case 'V': r->state = MW_HB_S_VANISHED; break;
 	case 'S': r->state = MW_HB_S_SLOW; break;
 	default: r->state = 0;
@@ -190,6 +208,9 @@ static void set_rank(struct col_rank *r, const char *spec, const char *waits)
 		r->exit_code = atoi(f[5]);
 	if (n > 6 && f[6] && *f[6])
 		r->exit_signal = atoi(f[6]);
+	r->lib_error = n > 7 && f[7] && !strcmp(f[7], "e");
+	r->stuck_seen = r->state == MW_HB_S_IN_MPI ||
+			((r->state == MW_HB_S_EXITED || r->state == MW_HB_S_VANISHED) && f[1][0] != 'k' && r->call[0]);
 	snprintf(r->comm, sizeof r->comm, "world");
 	if (waits) {
 		int *v = NULL;
