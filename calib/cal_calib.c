@@ -101,11 +101,17 @@ static int over_budget(const struct cal_opts *o, double t0, double c0)
 	       (o->budget_cpu_s > 0 && now_s(CLOCK_THREAD_CPUTIME_ID) - c0 > o->budget_cpu_s);
 }
 
+/* The base round measured again among the resolution steps (every
+ * CAL_DRIFT_EVERY steps) and after them, for the drift (cal_resolution_drift). */
+#define CAL_DRIFT_EVERY 10
+#define CAL_DRIFT_MAX 8
+
 int cal_run(const struct cal_opts *o, struct cal_result *r)
 {
 	struct cal_opts def;
 	struct cal_flush *fl = NULL;
-	struct cal_round *rs = NULL;
+	struct cal_round *rs = NULL, bases[CAL_DRIFT_MAX];
+	size_t nb = 0;
 	size_t cap = 0;
 	unsigned done = 0;
 	char err[128];
@@ -185,6 +191,7 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 			if (cal_round_init(&rs[k], r->base_adds + k * r->step_adds, o->samples,
 					   r->timer.have_cycles) < 0)
 				goto fail;
+		bases[nb++] = rs[0]; /* the same buffers: freed with rs */
 		if (o->interleave)
 			cal_measure_interleaved(rs, o->steps + 1, &r->timer, fl);
 		else
@@ -197,14 +204,38 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 				}
 				for (size_t i = 0; i < o->samples; i++)
 					cal_measure(&rs[k], i, &r->timer, fl);
+				/* a copy of the base every CAL_DRIFT_EVERY steps */
+				if (k > 0 && k % CAL_DRIFT_EVERY == 0 && k < o->steps && nb < CAL_DRIFT_MAX - 1) {
+					if (cal_round_init(&bases[nb], r->base_adds, o->samples,
+							   r->timer.have_cycles) < 0)
+						goto fail;
+					for (size_t i = 0; i < o->samples; i++)
+						cal_measure(&bases[nb], i, &r->timer, fl);
+					nb++;
+				}
 			}
 		if (cal_find_resolution(&rs[0], rs + 1, done, &o->search, &r->resolution) < 0)
+			goto fail;
+		/* The base once more after the steps: what the same workload
+		 * moves within the run bounds the resolution from below (two
+		 * runs differ by at least that much).  With the copies measured
+		 * among the steps (nb so far), the drift spans the whole run. */
+		if (r->resolution.found && !over_budget(o, t0, c0) && nb < CAL_DRIFT_MAX) {
+			if (cal_round_init(&bases[nb], r->base_adds, o->samples, r->timer.have_cycles) < 0)
+				goto fail;
+			for (size_t i = 0; i < o->samples; i++)
+				cal_measure(&bases[nb], i, &r->timer, fl);
+			nb++;
+		}
+		if (cal_resolution_drift(&r->resolution, bases, nb) < 0)
 			goto fail;
 	}
 	r->seconds = now_s(CLOCK_MONOTONIC) - t0;
 	r->cpu_seconds = now_s(CLOCK_THREAD_CPUTIME_ID) - c0;
 	rv = 0;
 fail:
+	for (size_t i = 1; i < nb; i++)
+		cal_round_free(&bases[i]);
 	if (rs)
 		for (unsigned k = 0; k <= o->steps; k++)
 			cal_round_free(&rs[k]);

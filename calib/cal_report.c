@@ -119,6 +119,9 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	add(x, "relative", num_or_null(res, rs->rel));
 	add(x, "p_ns", num_or_null(res, rs->p_ns));
 	add(x, "p_cy", num_or_null(res && cy, rs->p_cy));
+	add(x, "drift_ns", num_or_null(res, rs->drift_ns));
+	add(x, "drift_cy", num_or_null(res && cy, rs->drift_cy));
+	add(x, "drift_bound", json_object_new_boolean(res && rs->drift_bound));
 	add(j, "resolution", x);
 
 	x = json_object_new_object();
@@ -185,8 +188,14 @@ int cal_report_text(FILE *f, const struct cal_result *r)
 		fprintf(f, "resolution: %.1f ns", r->resolution.d_ns);
 		if (cy)
 			fprintf(f, " / %.1f cycles", r->resolution.d_cy);
-		fprintf(f, " (%.2f%% of the interval; rank-sum p = %.3g)\n", r->resolution.rel * 100,
-			r->resolution.p_ns);
+		if (r->resolution.drift_bound)
+			fprintf(f, " (%.2f%% of the interval: the base round moved that much between the "
+				   "start and the end of the run, more than the smallest significant step)\n",
+				r->resolution.rel * 100);
+		else
+			fprintf(f, " (%.2f%% of the interval; rank-sum p = %.3g; the base round moved %.1f ns "
+				   "within the run)\n",
+				r->resolution.rel * 100, r->resolution.p_ns, r->resolution.drift_ns);
 	} else if (r->interval.found) {
 		fprintf(f, "resolution: not resolved within %u steps of %llu additions (%.0f%%)\n", o->steps,
 			(unsigned long long)r->step_adds, o->step * o->steps * 100);

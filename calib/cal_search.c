@@ -1,6 +1,7 @@
 /* cal_search.c - the shortest trustworthy interval and the resolution
  * (cal_search.h). */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +138,39 @@ int cal_find_resolution(const struct cal_round *base, const struct cal_round *st
 		out->rel = mb_ns > 0 ? out->d_ns / mb_ns : 0;
 		out->p_ns = p_ns;
 		out->p_cy = p_cy;
+	}
+	return 0;
+}
+
+int cal_resolution_drift(struct cal_resolution *r, const struct cal_round *bases, size_t nb)
+{
+	double lo_ns = 0, hi_ns = 0, lo_cy = 0, hi_cy = 0, b0 = 0;
+	int cy = 1;
+	if (!r->found || nb < 2)
+		return 0;
+	for (size_t i = 0; i < nb; i++) {
+		double m_ns, m_cy = 0;
+		if (bases[i].n == 0) {
+			errno = EINVAL;
+			return -1;
+		}
+		cy = cy && bases[i].cy;
+		if (cal_median(bases[i].ns, bases[i].n, &m_ns) < 0 ||
+		    (cy && cal_median(bases[i].cy, bases[i].n, &m_cy) < 0))
+			return -1;
+		if (i == 0)
+			b0 = lo_ns = hi_ns = m_ns, lo_cy = hi_cy = m_cy;
+		lo_ns = fmin(lo_ns, m_ns), hi_ns = fmax(hi_ns, m_ns);
+		lo_cy = fmin(lo_cy, m_cy), hi_cy = fmax(hi_cy, m_cy);
+	}
+	r->drift_ns = hi_ns - lo_ns;
+	r->drift_cy = cy ? hi_cy - lo_cy : 0;
+	if (r->drift_ns > r->d_ns) {
+		r->drift_bound = 1;
+		r->d_ns = r->drift_ns;
+		if (r->drift_cy > r->d_cy)
+			r->d_cy = r->drift_cy;
+		r->rel = b0 > 0 ? r->d_ns / b0 : 0;
 	}
 	return 0;
 }

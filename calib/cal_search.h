@@ -70,6 +70,12 @@ struct cal_resolution {
 	double d_cy, d_ns; /* difference of medians, steps[step] - base */
 	double rel;       /* d_ns / median(base ns) */
 	double p_ns, p_cy; /* two-sided rank-sum p-values of that step (p_cy 0 without cycles) */
+	double drift_ns, drift_cy; /* the base round measured again during and after the
+				      steps: the largest minus the smallest of its medians,
+				      what the same workload moves within one run; 0 when
+				      not measured */
+	int drift_bound;  /* 1: the drift was larger than the step's difference and
+			     is the resolution (d_ns, d_cy, rel) */
 };
 
 /* The resolution: steps[0..ns-1] are rounds with more additions than base,
@@ -81,5 +87,15 @@ struct cal_resolution {
  * 0 (found may be 0: no step is resolved), or -1 with errno set. */
 int cal_find_resolution(const struct cal_round *base, const struct cal_round *steps, size_t ns,
 			const struct cal_search_opts *o, struct cal_resolution *out);
+
+/* Bound a found resolution r by the drift: bases[0..nb) are the same round
+ * (the base's additions) measured at times spread over the run, bases[0]
+ * the base the steps were tested against.  A difference of medians smaller
+ * than what the same workload moves within one run (the largest minus the
+ * smallest of their medians) is not resolved: the resolution becomes that
+ * drift when it is larger (r->drift_bound; r->rel relative to bases[0]).
+ * Nothing changes when r->found is 0 or nb < 2.  Return 0, or -1 with errno
+ * set (an empty round). */
+int cal_resolution_drift(struct cal_resolution *r, const struct cal_round *bases, size_t nb);
 
 #endif

@@ -134,6 +134,60 @@ START_TEST(test_resolution)
 }
 END_TEST
 
+/* The drift bound: the smallest significant step is 20 ns (above); the base
+ * measured again with its median 35 ns higher makes 35 ns the resolution
+ * (3.5 % of the base's 1000 ns; cycles 70); with a third copy 10 ns lower,
+ * 45 ns; 5 ns lower alone leaves 20 ns, with the drift told; an unresolved
+ * run stays unresolved. */
+START_TEST(test_resolution_drift)
+{
+	struct cal_round base, again[2], bases[3], st[6];
+	struct cal_resolution res;
+	struct cal_search_opts o;
+	static const double shift[6] = {0, 0, 0, 20, 25, 30};
+	cal_search_defaults(&o);
+	synth(&base, 1000, 1000, 10, 0);
+	for (int k = 0; k < 6; k++)
+		synth(&st[k], 1010 + k, 1000 + shift[k], 10, 0);
+	ck_assert_int_eq(cal_find_resolution(&base, st, 6, &o, &res), 0);
+	synth(&again[0], 1000, 1035, 10, 0);
+	synth(&again[1], 1000, 990, 10, 0);
+	bases[0] = base, bases[1] = again[0];
+	ck_assert_int_eq(cal_resolution_drift(&res, bases, 2), 0);
+	ck_assert_int_eq(res.drift_bound, 1);
+	ck_assert(fabs(res.drift_ns - 35) < 1e-9 && fabs(res.d_ns - 35) < 1e-9);
+	ck_assert(fabs(res.drift_cy - 70) < 1e-9 && fabs(res.d_cy - 70) < 1e-9);
+	ck_assert(fabs(res.rel - 0.035) < 1e-12);
+	/* three copies: the largest minus the smallest median, 1035 - 990 */
+	ck_assert_int_eq(cal_find_resolution(&base, st, 6, &o, &res), 0);
+	bases[2] = again[1];
+	ck_assert_int_eq(cal_resolution_drift(&res, bases, 3), 0);
+	ck_assert(fabs(res.drift_ns - 45) < 1e-9 && fabs(res.d_ns - 45) < 1e-9);
+	ck_assert(fabs(res.rel - 0.045) < 1e-12);
+	/* one copy alone measures nothing */
+	ck_assert_int_eq(cal_find_resolution(&base, st, 6, &o, &res), 0);
+	ck_assert_int_eq(cal_resolution_drift(&res, bases, 1), 0);
+	ck_assert(res.drift_ns == 0 && fabs(res.d_ns - 20) < 1e-9);
+	cal_round_free(&again[0]);
+	ck_assert_int_eq(cal_find_resolution(&base, st, 6, &o, &res), 0);
+	synth(&again[0], 1000, 995, 10, 0);
+	bases[1] = again[0];
+	ck_assert_int_eq(cal_resolution_drift(&res, bases, 2), 0);
+	ck_assert_int_eq(res.drift_bound, 0);
+	ck_assert(fabs(res.drift_ns - 5) < 1e-9 && fabs(res.d_ns - 20) < 1e-9);
+	ck_assert(fabs(res.rel - 0.02) < 1e-12);
+	ck_assert_int_eq(cal_find_resolution(&base, st, 3, &o, &res), 0);
+	ck_assert_int_eq(cal_resolution_drift(&res, bases, 2), 0);
+	ck_assert_int_eq(res.found, 0);
+	ck_assert(res.d_ns == 0 && res.drift_ns == 0);
+	cal_round_free(&again[0]);
+	cal_round_free(&again[1]);
+	cal_round_free(&base);
+	for (int k = 0; k < 6; k++)
+		cal_round_free(&st[k]);
+}
+END_TEST
+
 /* A real (tiny) calibration: its JSON matches the schema, the criterion
  * reads back, and a file that is not a calibration is refused. */
 START_TEST(test_report_schema_and_load)
@@ -222,6 +276,7 @@ int main(void)
 	tcase_add_test(tc, test_interval_found);
 	tcase_add_test(tc, test_interval_unable);
 	tcase_add_test(tc, test_resolution);
+	tcase_add_test(tc, test_resolution_drift);
 	tcase_add_test(tc, test_report_schema_and_load);
 	tcase_add_test(tc, test_opts_check);
 	tcase_add_test(tc, test_chain);
