@@ -42,6 +42,9 @@
  * most) before it prints the answer. */
 #define MW_PENDING_FILE "verdict-pending"
 #define MW_PENDING_WAIT_S 10
+/* The answer's first words when nothing failed (collector/answer.c): srun
+ * prints no answer then. */
+#define MW_ANSWER_NOTHING "no failure detected"
 /* The environment variable that names it for the monitor. */
 #define MW_JOBCONF_ENV "MPIWATCH_SETTINGS"
 

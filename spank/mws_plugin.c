@@ -469,7 +469,8 @@ static int this_step(const char *path)
 
 /* srun: print the answer if the collector reached a verdict during this
  * step: the first lines of report.txt (one sentence per finding, up to its
- * first empty line) and its path.  A watched task that ended badly left
+ * first empty line) and its path; nothing when the answer is that nothing
+ * failed.  A watched task that ended badly left
  * MW_PENDING_FILE: wait for the collector to tell (MW_PENDING_WAIT_S at
  * most) so that the answer is in srun's output, not only in the report. */
 int slurm_spank_exit(spank_t sp, int ac, char **av)
@@ -491,8 +492,16 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	}
 	if (!this_step(path) || !(f = fopen(path, "r")))
 		return 0;
-	while (fgets(line, sizeof(line), f) && line[0] != '\n')
+	/* Nothing to tell (a healthy step, or a report of nothing): nothing is
+	 * added to the step's output. */
+	if (!fgets(line, sizeof(line), f) || line[0] == '\n' ||
+	    !strncmp(line, MW_ANSWER_NOTHING, strlen(MW_ANSWER_NOTHING))) {
+		fclose(f);
+		return 0;
+	}
+	do
 		fprintf(stderr, "mpiwatch: %s%s", line, strchr(line, '\n') ? "" : "\n");
+	while (fgets(line, sizeof(line), f) && line[0] != '\n');
 	fclose(f);
 	fprintf(stderr, "mpiwatch: report %s\n", path);
 	return 0;
