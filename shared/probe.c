@@ -478,31 +478,85 @@ static size_t read_all(int fd4, int fd6, struct target *t, size_t n, uint16_t po
 	return got;
 }
 
-int mw_probe_nodes(const char *const *names, const char *const *addrs, size_t n, uint16_t port,
-		   double budget_s, int tries, struct mw_probe_result *out)
-{
-	struct target *t = NULL;
-	struct nonce_idx idx = {NULL, 0};
-	int fd4 = -1, fd6 = -1, rv = -1;
-	size_t pending = 0, answered = 0;
-	double start, end, interval;
+struct mw_probe_round {
+	struct target *t;
+	struct nonce_idx idx;
+	struct mw_probe_result *out;
+	size_t n, pending, answered;
+	int fd4, fd6, tries, round; /* round: the tries sent so far to each target */
+	uint16_t port;
+	double budget_s, start, end, interval, round_end;
+	int done, failed;            /* failed: a local error (errno in err) */
+	int err;
+};
 
-	if (n == 0)
-		return 0;
-	if (!names || !out || port == 0 || n > 0xffffffu) {
-		errno = EINVAL;
-		return -1;
+/* Every result a local error (errno e). */
+static void round_fail(struct mw_probe_round *r, int e)
+{
+	r->failed = 1;
+	r->done = 1;
+	r->err = e;
+	for (size_t i = 0; i < r->n; i++) {
+		r->out[i].state = MW_PROBE_ERROR;
+		snprintf(r->out[i].summary, sizeof(r->out[i].summary), "local error: %s", strerror(e));
 	}
-	if (tries < 1)
-		tries = 1;
-	if (tries > MW_PROBE_MAX_TRIES)
-		tries = MW_PROBE_MAX_TRIES;
-	if (!(budget_s > 0))
-		budget_s = 1.0;
+}
+
+/* Send try r->round to every target not answered yet, reading what came
+ * after each send; then r->round_end for it.  Return 0, or -1 (errno). */
+static int round_send(struct mw_probe_round *r)
+{
+	r->round_end = r->round == r->tries - 1 ? r->end : r->start + r->interval * (r->round + 1);
+	for (size_t i = 0; i < r->n; i++) {
+		uint8_t pkt[MW_PROBE_MIN_SIZE];
+		struct target *x = &r->t[i];
+		if (!x->ok || x->done)
+			continue;
+		if (mw_probe_nonce(x->nonce[x->sent]) < 0)
+			return -1;
+		mw_probe_encode_probe(pkt, sizeof(pkt), x->nonce[x->sent]);
+		nonce_add(&r->idx, x->nonce[x->sent], i, x->sent);
+		x->t_sent[x->sent] = mw_now();
+		/* Count the try even when sendto fails (EHOSTUNREACH...): it
+		 * still used its share of the budget. */
+		sendto(x->sa.ss_family == AF_INET ? r->fd4 : r->fd6, pkt, sizeof(pkt), MSG_NOSIGNAL,
+		       (struct sockaddr *)&x->sa, x->salen);
+		x->sent++;
+		r->out[i].tries = x->sent;
+		r->answered += read_all(r->fd4, r->fd6, r->t, r->n, r->port, &r->idx, r->out);
+	}
+	r->round++;
+	return 0;
+}
+
+struct mw_probe_round *mw_probe_round_start(const char *const *names, const char *const *addrs, size_t n,
+					    uint16_t port, double budget_s, int tries,
+					    struct mw_probe_result *out)
+{
+	struct mw_probe_round *r;
+
+	if (!out || (n && !names) || port == 0 || n > 0xffffffu) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!(r = calloc(1, sizeof(*r))))
+		return NULL;
+	r->fd4 = r->fd6 = -1;
+	r->out = out;
+	r->n = n;
+	r->port = port;
+	r->tries = tries < 1 ? 1 : tries > MW_PROBE_MAX_TRIES ? MW_PROBE_MAX_TRIES : tries;
+	r->budget_s = budget_s > 0 ? budget_s : 1.0;
+	if (n == 0) {
+		r->done = 1;
+		return r;
+	}
 	memset(out, 0, n * sizeof(*out));
-	t = calloc(n, sizeof(*t));
-	if (!t)
-		goto fail;
+	r->t = calloc(n, sizeof(*r->t));
+	if (!r->t) {
+		free(r);
+		return NULL;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const char *a = (addrs && addrs[i] && addrs[i][0]) ? addrs[i] : names[i];
 		out[i].rtt_ms = -1;
@@ -511,88 +565,125 @@ int mw_probe_nodes(const char *const *names, const char *const *addrs, size_t n,
 			snprintf(out[i].summary, sizeof(out[i].summary), "no name or address");
 			continue;
 		}
-		if (resolve(a, port, &t[i], out[i].addr, sizeof(out[i].addr), out[i].summary,
+		if (resolve(a, port, &r->t[i], out[i].addr, sizeof(out[i].addr), out[i].summary,
 			    sizeof(out[i].summary)) < 0) {
 			out[i].state = MW_PROBE_ERROR;
 			continue;
 		}
-		if (t[i].sa.ss_family == AF_INET && fd4 < 0 && (fd4 = open_sock(AF_INET)) < 0)
-			goto fail;
-		if (t[i].sa.ss_family == AF_INET6 && fd6 < 0 && (fd6 = open_sock(AF_INET6)) < 0)
-			goto fail;
+		if ((r->t[i].sa.ss_family == AF_INET && r->fd4 < 0 && (r->fd4 = open_sock(AF_INET)) < 0) ||
+		    (r->t[i].sa.ss_family == AF_INET6 && r->fd6 < 0 && (r->fd6 = open_sock(AF_INET6)) < 0)) {
+			round_fail(r, errno);
+			return r;
+		}
 		out[i].state = MW_PROBE_DEAD;
-		pending++;
+		r->pending++;
 	}
-
 	{
 		size_t cap = 16;
-		while (cap < 2 * pending * (size_t)tries + 1)
+		while (cap < 2 * r->pending * (size_t)r->tries + 1)
 			cap <<= 1;
-		idx.e = calloc(cap, sizeof(*idx.e));
-		if (!idx.e)
-			goto fail;
-		idx.mask = cap - 1;
-	}
-	start = mw_now();
-	end = start + budget_s;
-	interval = budget_s / tries;
-	for (int round = 0; round < tries && answered < pending; round++) {
-		double round_end = round == tries - 1 ? end : start + interval * (round + 1);
-		for (size_t i = 0; i < n; i++) {
-			uint8_t pkt[MW_PROBE_MIN_SIZE];
-			struct target *x = &t[i];
-			if (!x->ok || x->done)
-				continue;
-			if (mw_probe_nonce(x->nonce[x->sent]) < 0)
-				goto fail;
-			mw_probe_encode_probe(pkt, sizeof(pkt), x->nonce[x->sent]);
-			nonce_add(&idx, x->nonce[x->sent], i, x->sent);
-			x->t_sent[x->sent] = mw_now();
-			/* Count the try even when sendto fails (EHOSTUNREACH...): it
-			 * still used its share of the budget. */
-			sendto(x->sa.ss_family == AF_INET ? fd4 : fd6, pkt, sizeof(pkt), MSG_NOSIGNAL,
-			       (struct sockaddr *)&x->sa, x->salen);
-			x->sent++;
-			out[i].tries = x->sent;
-			answered += read_all(fd4, fd6, t, n, port, &idx, out);
+		r->idx.e = calloc(cap, sizeof(*r->idx.e));
+		if (!r->idx.e) {
+			round_fail(r, ENOMEM);
+			return r;
 		}
-		for (;;) {
-			struct pollfd pfd[2];
-			int np = 0, ms;
-			double now = mw_now();
-			if (answered >= pending || now >= round_end)
-				break;
-			if (fd4 >= 0)
-				pfd[np++] = (struct pollfd){.fd = fd4, .events = POLLIN};
-			if (fd6 >= 0)
-				pfd[np++] = (struct pollfd){.fd = fd6, .events = POLLIN};
-			ms = (int)((round_end - now) * 1e3) + 1;
-			if (poll(pfd, (nfds_t)np, ms) < 0 && errno != EINTR)
-				goto fail;
-			answered += read_all(fd4, fd6, t, n, port, &idx, out);
+		r->idx.mask = cap - 1;
+	}
+	r->start = mw_now();
+	r->end = r->start + r->budget_s;
+	r->interval = r->budget_s / r->tries;
+	if (r->pending == 0)
+		r->done = 1;
+	else if (round_send(r) < 0)
+		round_fail(r, errno);
+	return r;
+}
+
+int mw_probe_round_fds(const struct mw_probe_round *r, struct pollfd *pfd, int max)
+{
+	int np = 0;
+	if (r->done)
+		return 0;
+	if (r->fd4 >= 0 && np < max)
+		pfd[np++] = (struct pollfd){.fd = r->fd4, .events = POLLIN};
+	if (r->fd6 >= 0 && np < max)
+		pfd[np++] = (struct pollfd){.fd = r->fd6, .events = POLLIN};
+	return np;
+}
+
+int mw_probe_round_timeout_ms(const struct mw_probe_round *r)
+{
+	double left;
+	if (r->done || r->answered >= r->pending)
+		return 0;
+	left = r->round_end - mw_now();
+	return left <= 0 ? 0 : (int)(left * 1e3) + 1;
+}
+
+int mw_probe_round_step(struct mw_probe_round *r)
+{
+	if (r->done)
+		return r->failed ? -1 : 1;
+	r->answered += read_all(r->fd4, r->fd6, r->t, r->n, r->port, &r->idx, r->out);
+	while (r->answered < r->pending && mw_now() >= r->round_end) {
+		if (r->round >= r->tries) {
+			r->done = 1;
+			return 1;
+		}
+		if (round_send(r) < 0) {
+			round_fail(r, errno);
+			return -1;
 		}
 	}
-	for (size_t i = 0; i < n; i++)
-		if (t[i].ok && !t[i].done)
-			snprintf(out[i].summary, sizeof(out[i].summary), "no reply to %d probe%s in %.1fs",
-				 t[i].sent, t[i].sent == 1 ? "" : "s", budget_s);
-	rv = 0;
-	for (size_t i = 0; i < n; i++)
-		rv += out[i].state == MW_PROBE_ALIVE || out[i].state == MW_PROBE_DEGRADED;
-fail:
-	if (rv < 0) {
-		int e = errno;
-		for (size_t i = 0; i < n; i++) {
-			out[i].state = MW_PROBE_ERROR;
-			snprintf(out[i].summary, sizeof(out[i].summary), "local error: %s", strerror(e));
-		}
-		errno = e;
+	if (r->answered >= r->pending)
+		r->done = 1;
+	return r->done;
+}
+
+int mw_probe_round_finish(struct mw_probe_round *r)
+{
+	int rv = 0;
+	if (!r)
+		return -1;
+	if (r->failed) {
+		rv = -1;
+	} else {
+		for (size_t i = 0; i < r->n; i++)
+			if (r->t && r->t[i].ok && !r->t[i].done)
+				snprintf(r->out[i].summary, sizeof(r->out[i].summary), "no reply to %d probe%s in %.1fs",
+					 r->t[i].sent, r->t[i].sent == 1 ? "" : "s", r->budget_s);
+		for (size_t i = 0; i < r->n; i++)
+			rv += r->out[i].state == MW_PROBE_ALIVE || r->out[i].state == MW_PROBE_DEGRADED;
 	}
-	if (fd4 >= 0)
-		close(fd4);
-	if (fd6 >= 0)
-		close(fd6);
-	free(idx.e);
-	free(t);
+	if (r->fd4 >= 0)
+		close(r->fd4);
+	if (r->fd6 >= 0)
+		close(r->fd6);
+	free(r->idx.e);
+	free(r->t);
+	if (rv < 0)
+		errno = r->err;
+	free(r);
 	return rv;
+}
+
+int mw_probe_nodes(const char *const *names, const char *const *addrs, size_t n, uint16_t port,
+		   double budget_s, int tries, struct mw_probe_result *out)
+{
+	struct mw_probe_round *r;
+	int rc;
+
+	if (n == 0)
+		return 0;
+	if (!(r = mw_probe_round_start(names, addrs, n, port, budget_s, tries, out)))
+		return -1;
+	while ((rc = mw_probe_round_step(r)) == 0) {
+		struct pollfd pfd[2];
+		int np = mw_probe_round_fds(r, pfd, 2);
+		if (poll(pfd, (nfds_t)np, mw_probe_round_timeout_ms(r)) < 0 && errno != EINTR) {
+			round_fail(r, errno);
+			break;
+		}
+	}
+	return mw_probe_round_finish(r);
 }

@@ -155,4 +155,37 @@ int mw_probe_nonce(uint8_t nonce[MW_PROBE_NONCE_LEN]);
 int mw_probe_nodes(const char *const *names, const char *const *addrs, size_t n, uint16_t port,
 		   double budget_s, int tries, struct mw_probe_result *out);
 
+/* The same probe round without blocking, for an event loop (the collector,
+ * a CP): mw_probe_nodes() is start, then step after each poll of the fds
+ * for POLLIN with the timeout, until step says done, then finish. */
+struct mw_probe_round;
+struct pollfd;
+
+/* Resolve the n nodes (as mw_probe_nodes), open the sockets and send the
+ * first tries; out[] (n entries, the caller's, kept until finish) fills as
+ * replies come.  Return the round, or NULL with errno set (EINVAL: bad
+ * arguments; ENOMEM).  A local error after the arguments are taken (no
+ * socket) gives a round that is done, whose finish returns -1. */
+struct mw_probe_round *mw_probe_round_start(const char *const *names, const char *const *addrs, size_t n,
+					    uint16_t port, double budget_s, int tries,
+					    struct mw_probe_result *out);
+
+/* The round's sockets to poll for POLLIN into pfd (at most max); 0 when done. */
+int mw_probe_round_fds(const struct mw_probe_round *r, struct pollfd *pfd, int max);
+
+/* Milliseconds until the round must be stepped even if nothing came (the
+ * next tries, or its end); 0 when it should be stepped now. */
+int mw_probe_round_timeout_ms(const struct mw_probe_round *r);
+
+/* Read what came, send the next tries when their time has come.  Return 1
+ * when the round is over (every node answered, or the budget is spent), 0
+ * while it goes on, -1 after a local error (finish tells). */
+int mw_probe_round_step(struct mw_probe_round *r);
+
+/* End the round (done or not: the nodes not answered are dead, with "no
+ * reply to N probes"), free it.  Return the number of nodes that answered
+ * (alive or degraded), or -1 after a local error (errno set; out[] then all
+ * MW_PROBE_ERROR). */
+int mw_probe_round_finish(struct mw_probe_round *r);
+
 #endif

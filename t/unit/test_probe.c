@@ -301,6 +301,66 @@ START_TEST(test_client)
 }
 END_TEST
 
+/* The round in the caller's own event loop: another fd (a pipe, written
+ * before the round starts) is served while the round waits for the retry
+ * (the fake ignores the first probe); the round ends alive on its second
+ * try.  Then a round nobody answers properly ends dead after its tries. */
+START_TEST(test_round_in_event_loop)
+{
+	struct fake f;
+	pthread_t t = fake_start(&f, FAKE_SILENT_FIRST);
+	const char *names[1] = {"127.0.0.1"};
+	struct mw_probe_result r;
+	int pp[2], rc, steps = 0, served_while_probing = 0;
+	char c = 'x';
+	ck_assert_int_eq(pipe(pp), 0);
+	ck_assert_int_eq(write(pp[1], &c, 1), 1);
+	struct mw_probe_round *round = mw_probe_round_start(names, NULL, 1, f.port, 0.6, 3, &r);
+	ck_assert_ptr_nonnull(round);
+	while ((rc = mw_probe_round_step(round)) == 0) {
+		struct pollfd pfd[3];
+		int np = mw_probe_round_fds(round, pfd, 2);
+		ck_assert_int_ge(np, 1);
+		pfd[np++] = (struct pollfd){.fd = pp[0], .events = POLLIN};
+		ck_assert_int_ge(poll(pfd, (nfds_t)np, mw_probe_round_timeout_ms(round)), 0);
+		if (pfd[np - 1].revents & POLLIN) {
+			ck_assert_int_eq(read(pp[0], &c, 1), 1);
+			served_while_probing++;
+		}
+		steps++;
+	}
+	ck_assert_int_eq(rc, 1);
+	ck_assert_int_eq(mw_probe_round_finish(round), 1);
+	fake_stop(&f, t);
+	ck_assert_int_eq(served_while_probing, 1);
+	ck_assert_int_ge(steps, 2);
+	ck_assert_int_eq(r.state, MW_PROBE_ALIVE);
+	ck_assert_int_eq(r.tries, 2);
+
+	t = fake_start(&f, FAKE_WRONG_NONCE);
+	round = mw_probe_round_start(names, NULL, 1, f.port, 0.3, 2, &r);
+	ck_assert_ptr_nonnull(round);
+	while ((rc = mw_probe_round_step(round)) == 0) {
+		struct pollfd pfd[2];
+		int np = mw_probe_round_fds(round, pfd, 2);
+		ck_assert_int_ge(poll(pfd, (nfds_t)np, mw_probe_round_timeout_ms(round)), 0);
+	}
+	ck_assert_int_eq(rc, 1);
+	ck_assert_int_eq(mw_probe_round_finish(round), 0);
+	fake_stop(&f, t);
+	ck_assert_int_eq(r.state, MW_PROBE_DEAD);
+	ck_assert_int_eq(r.tries, 2);
+	ck_assert_str_eq(r.summary, "no reply to 2 probes in 0.3s");
+	/* nothing to probe: done at once */
+	round = mw_probe_round_start(names, NULL, 0, f.port, 0.3, 2, &r);
+	ck_assert_ptr_nonnull(round);
+	ck_assert_int_eq(mw_probe_round_step(round), 1);
+	ck_assert_int_eq(mw_probe_round_finish(round), 0);
+	close(pp[0]);
+	close(pp[1]);
+}
+END_TEST
+
 START_TEST(test_client_many_and_unresolvable)
 {
 	struct fake f;
@@ -371,6 +431,7 @@ int main(void)
 	tcase_add_test(tc, test_reply_factors);
 	tcase_add_test(tc, test_nonce_random);
 	tcase_add_loop_test(tc, test_client, 0, sizeof(client_cases) / sizeof(client_cases[0]));
+	tcase_add_test(tc, test_round_in_event_loop);
 	tcase_add_test(tc, test_client_many_and_unresolvable);
 	tcase_add_test(tc, test_client_empty_and_invalid);
 	tcase_add_test(tc, test_client_nodaemon);
