@@ -65,6 +65,21 @@ struct client {
 
 struct col_retry;
 
+/* Our own probe round of the nodes the CPs did not report on, under way
+ * while the event loop goes on (agents attach, heartbeats count): begun by
+ * an evaluation, which resumes when it is over (own_probe_ready). */
+struct own_probe {
+	int active;
+	struct mw_probe_round *round; /* NULL: nothing to probe, or it could not start */
+	int start_errno;
+	size_t nn, nown, ncp;
+	const char **names, **addrs;
+	struct mw_probe_result *out, *own;
+	char *covered;
+	char (*by)[MW_HB_STR_MAX + 1];
+	size_t *idx;
+};
+
 struct collector {
 	struct col_opts *o;
 	struct col_state s;
@@ -95,6 +110,7 @@ struct collector {
 	int final_eval;         /* the last evaluation at shutdown: no waiting for CPs */
 	char joblog[4200];    /* the batch job's output file (joblog.h), "" not known */
 	int joblog_asked;     /* Slurm was asked for it */
+	struct own_probe pr;  /* our probe round, when one is under way */
 };
 
 /* A report left by an earlier collector of the same job (the job was
@@ -422,64 +438,115 @@ static int tree_probe_ready(struct collector *c)
 	return 1;
 }
 
-static void probe_nodes(struct collector *c)
+static void probe_free(struct own_probe *pr)
+{
+	if (pr->round)
+		mw_probe_round_finish(pr->round);
+	free(pr->names);
+	free(pr->addrs);
+	free(pr->out);
+	free(pr->own);
+	free(pr->covered);
+	free(pr->by);
+	free(pr->idx);
+	memset(pr, 0, sizeof *pr);
+}
+
+/* Begin probing the job's nodes: the CPs' summaries first, our own round
+ * for the rest.  Return 0, or -1 (no memory: nothing probed). */
+static int probe_begin(struct collector *c)
 {
 	struct col_state *s = &c->s;
-	size_t nn = s->nnodes ? s->nnodes : 1, nown = 0, ncp = 0;
-	const char **names = calloc(nn, sizeof *names);
-	const char **addrs = calloc(nn, sizeof *addrs);
-	struct mw_probe_result *out = calloc(nn, sizeof *out), *own = calloc(nn, sizeof *own);
-	char *covered = calloc(nn, 1);
-	char(*by)[MW_HB_STR_MAX + 1] = calloc(nn, sizeof *by);
-	size_t *idx = calloc(nn, sizeof *idx);
-	int alive = 0, dead = 0, degraded = 0, nodaemon = 0, own_alive = 0;
+	struct own_probe *pr = &c->pr;
+	size_t nn = s->nnodes ? s->nnodes : 1;
 
-	if (!names || !addrs || !out || !own || !covered || !by || !idx)
-		goto out;
+	memset(pr, 0, sizeof *pr);
+	pr->nn = s->nnodes;
+	pr->names = calloc(nn, sizeof *pr->names);
+	pr->addrs = calloc(nn, sizeof *pr->addrs);
+	pr->out = calloc(nn, sizeof *pr->out);
+	pr->own = calloc(nn, sizeof *pr->own);
+	pr->covered = calloc(nn, 1);
+	pr->by = calloc(nn, sizeof *pr->by);
+	pr->idx = calloc(nn, sizeof *pr->idx);
+	if (!pr->names || !pr->addrs || !pr->out || !pr->own || !pr->covered || !pr->by || !pr->idx) {
+		probe_free(pr);
+		return -1;
+	}
+	pr->active = 1;
 	s->st.probe_rounds++;
 	/* The CPs' summaries first: the same results as our own probes. */
 	if (c->tprobe_round) {
-		ncp = col_tree_probe_take(c->tree, s, out, covered, by);
+		pr->ncp = col_tree_probe_take(c->tree, s, pr->out, pr->covered, pr->by);
 		c->tprobe_round = 0;
 	}
-	for (size_t i = 0; i < s->nnodes; i++) {
-		if (covered[i])
+	for (size_t i = 0; i < pr->nn; i++) {
+		if (pr->covered[i])
 			continue;
-		idx[nown] = i;
-		names[nown] = s->nodes[i].name;
-		addrs[nown++] = s->agents[i].addr[0] ? s->agents[i].addr : NULL;
+		pr->idx[pr->nown] = i;
+		pr->names[pr->nown] = s->nodes[i].name;
+		pr->addrs[pr->nown++] = s->agents[i].addr[0] ? s->agents[i].addr : NULL;
 	}
 	col_state_event(s, "probe_start", "probing %zu node(s) on udp port %u (%d tries, %.1f s budget)%s",
-			nown, c->o->probe_port, c->o->probe_tries, c->o->probe_budget_s,
-			ncp ? ": those the CPs did not report on" : "");
-	own_alive = nown ? mw_probe_nodes(names, addrs, nown, c->o->probe_port, c->o->probe_budget_s,
-					  c->o->probe_tries, own)
-			 : 0;
-	for (size_t k = 0; k < nown; k++) {
-		out[idx[k]] = own[k];
-		s->st.probes_sent += (unsigned long)(own[k].tries > 0 ? own[k].tries : 0);
-		s->st.probe_answers += own[k].state == MW_PROBE_ALIVE || own[k].state == MW_PROBE_DEGRADED ||
-				       own[k].state == MW_PROBE_NODAEMON;
+			pr->nown, c->o->probe_port, c->o->probe_tries, c->o->probe_budget_s,
+			pr->ncp ? ": those the CPs did not report on" : "");
+	if (pr->nown) {
+		pr->round = mw_probe_round_start(pr->names, pr->addrs, pr->nown, c->o->probe_port,
+						 c->o->probe_budget_s, c->o->probe_tries, pr->own);
+		if (!pr->round)
+			pr->start_errno = errno;
 	}
-	for (size_t i = 0; i < s->nnodes; i++)
-		names[i] = s->nodes[i].name;
-	nodaemon_rule(out, s->nnodes, names);
-	for (size_t i = 0; i < s->nnodes; i++) {
+	return 0;
+}
+
+/* The round is over: the nodes' states from the CPs' summaries and our own
+ * results, the report's probe events; free the round. */
+static void probe_end(struct collector *c)
+{
+	struct col_state *s = &c->s;
+	struct own_probe *pr = &c->pr;
+	size_t nn = pr->nn < s->nnodes ? pr->nn : s->nnodes; /* nodes that joined since: not probed */
+	int alive = 0, dead = 0, degraded = 0, nodaemon = 0, own_alive = 0;
+	struct mw_probe_result *out = pr->out;
+
+	if (pr->round) {
+		own_alive = mw_probe_round_finish(pr->round);
+		pr->round = NULL;
+	} else if (pr->nown) {
+		own_alive = -1;
+		errno = pr->start_errno;
+		for (size_t k = 0; k < pr->nown; k++) {
+			pr->own[k].state = MW_PROBE_ERROR;
+			snprintf(pr->own[k].summary, sizeof pr->own[k].summary, "local error: %s",
+				 strerror(pr->start_errno));
+		}
+	}
+	int saved = errno;
+	for (size_t k = 0; k < pr->nown; k++) {
+		out[pr->idx[k]] = pr->own[k];
+		s->st.probes_sent += (unsigned long)(pr->own[k].tries > 0 ? pr->own[k].tries : 0);
+		s->st.probe_answers += pr->own[k].state == MW_PROBE_ALIVE || pr->own[k].state == MW_PROBE_DEGRADED ||
+				       pr->own[k].state == MW_PROBE_NODAEMON;
+	}
+	for (size_t i = 0; i < nn; i++)
+		pr->names[i] = s->nodes[i].name;
+	nodaemon_rule(out, nn, pr->names);
+	for (size_t i = 0; i < nn; i++) {
 		struct col_node *n = &s->nodes[i];
 		n->probed = 1;
 		n->state = out[i].state;
 		n->rtt_ms = out[i].rtt_ms;
 		snprintf(n->summary, sizeof n->summary, "%s", out[i].summary);
-		snprintf(n->probed_by, sizeof n->probed_by, "%s", covered[i] ? by[i] : "");
+		snprintf(n->probed_by, sizeof n->probed_by, "%s", pr->covered[i] ? pr->by[i] : "");
 		if (out[i].addr[0])
 			snprintf(n->addr, sizeof n->addr, "%s", out[i].addr);
 		alive += n->state == MW_PROBE_ALIVE || n->state == MW_PROBE_DEGRADED;
 		dead += n->state == MW_PROBE_DEAD;
 		degraded += n->state == MW_PROBE_DEGRADED;
 		nodaemon += n->state == MW_PROBE_NODAEMON;
-		if (covered[i] && n->state != MW_PROBE_ALIVE)
+		if (pr->covered[i] && n->state != MW_PROBE_ALIVE)
 			col_state_event(s, "probe", "node %s: %s, probed by CP on %s (%d tries%s%s)", n->name,
-					mw_probe_state_name(n->state), by[i], out[i].tries, n->summary[0] ? ": " : "",
+					mw_probe_state_name(n->state), pr->by[i], out[i].tries, n->summary[0] ? ": " : "",
 					n->summary);
 	}
 	if (own_alive < 0)
@@ -488,7 +555,7 @@ static void probe_nodes(struct collector *c)
 		/* Not even our own node answered: the probe itself is broken
 		 * (no nodehealthd, wrong port, firewall).  Judging every node
 		 * dead would drain the job's nodes for nothing. */
-		for (size_t i = 0; i < s->nnodes; i++) {
+		for (size_t i = 0; i < nn; i++) {
 			if (s->nodes[i].state != MW_PROBE_DEAD)
 				continue;
 			s->nodes[i].state = MW_PROBE_ERROR;
@@ -501,20 +568,38 @@ static void probe_nodes(struct collector *c)
 				dead);
 	} else if (alive < 0)
 		col_state_event(s, "probe_end", "probe failed locally: %s (no node judged dead)",
-				strerror(errno));
+				strerror(saved));
 	else
 		col_state_event(s, "probe_end", "%d alive, %d degraded, %d dead, %d up without nodehealthd, "
 				"%zu unprobeable; %zu node(s) probed by CPs, %zu by the collector",
 				alive - degraded, degraded, dead, nodaemon,
-				s->nnodes - (size_t)alive - (size_t)dead - (size_t)nodaemon, ncp, nown);
-out:
-	free(names);
-	free(addrs);
-	free(out);
-	free(own);
-	free(covered);
-	free(by);
-	free(idx);
+				nn - (size_t)alive - (size_t)dead - (size_t)nodaemon, pr->ncp, pr->nown);
+	probe_free(pr);
+}
+
+/* Our own probe round for the evaluation: begun on the first call, over on
+ * a later one (the event loop steps it meanwhile: agents attach and
+ * heartbeats count while it waits for replies).  At the last evaluation
+ * (shutdown) it runs to its end here.  Return 1 when the nodes' states are
+ * in, 0 while it goes on (the evaluation is scheduled again). */
+static int own_probe_ready(struct collector *c)
+{
+	struct own_probe *pr = &c->pr;
+	if (!pr->active && probe_begin(c) < 0)
+		return 1; /* no memory: judged without probing */
+	if (pr->round && c->final_eval) {
+		while (mw_probe_round_step(pr->round) == 0) {
+			struct pollfd pfd[2];
+			int np = mw_probe_round_fds(pr->round, pfd, 2);
+			if (poll(pfd, (nfds_t)np, mw_probe_round_timeout_ms(pr->round)) < 0 && errno != EINTR)
+				break;
+		}
+	} else if (pr->round && mw_probe_round_step(pr->round) == 0) {
+		schedule(c, mw_probe_round_timeout_ms(pr->round) / 1e3);
+		return 0;
+	}
+	probe_end(c);
+	return 1;
 }
 
 /* An action on Slurm that failed while Slurm did not answer (slurmctld
@@ -1095,11 +1180,12 @@ static void evaluate(struct collector *c)
 	struct col_result res;
 
 	c->pending = 0;
-	if (!tree_probe_ready(c))
+	if (!c->pr.active && !tree_probe_ready(c))
 		return; /* the CPs probe: back here when their summaries are in */
+	if (!own_probe_ready(c))
+		return; /* our own round: back here when it is over */
 	c->eval_gen = c->gen;
 	s->st.evaluations++;
-	probe_nodes(c);
 	read_mpi_errors(c);
 	read_job_output(c);
 	for (size_t i = 0; i < s->size; i++) {
@@ -1798,8 +1884,9 @@ int col_run(struct col_opts *o)
 	next_job_check = mw_now() + (o->job_check_s > 0 ? o->job_check_s : 1e18);
 
 	while (!c.stop) {
-		struct pollfd *p = calloc(c.nc + 2, sizeof *p);
-		size_t np = 2, nc = c.nc;
+		struct pollfd *p = calloc(c.nc + 4, sizeof *p);
+		size_t np = 2, nc = c.nc, pp = 0;
+		int npr = 0;
 		double now = mw_now(), wake = now + 1.0;
 		if (!p) {
 			mw_err("out of memory");
@@ -1813,6 +1900,13 @@ int col_run(struct col_opts *o)
 			p[np].fd = mw_link_fd(c.c[k].l);
 			p[np].events = POLLIN | (mw_link_pending(c.c[k].l) ? POLLOUT : 0);
 			np++;
+		}
+		if (c.pr.round) { /* our probe round: its replies and its next tries */
+			pp = np;
+			npr = mw_probe_round_fds(c.pr.round, p + np, 2);
+			np += (size_t)npr;
+			if (now + mw_probe_round_timeout_ms(c.pr.round) / 1e3 < wake)
+				wake = now + mw_probe_round_timeout_ms(c.pr.round) / 1e3;
 		}
 		if (c.pending && c.eval_at < wake)
 			wake = c.eval_at;
@@ -1849,6 +1943,10 @@ int col_run(struct col_opts *o)
 				serve_client(&c, k, p[2 + k].revents);
 		if (p[1].revents & POLLIN)
 			accept_clients(&c);
+		if (c.pr.round && (npr == 0 || (p[pp].revents | (npr > 1 ? p[pp + 1].revents : 0)) ||
+				   mw_probe_round_timeout_ms(c.pr.round) == 0) &&
+		    mw_probe_round_step(c.pr.round) != 0)
+			schedule(&c, 0); /* over: the evaluation goes on */
 		free(p);
 		if (c.dumpreq_due) {
 			c.dumpreq_due = 0;
@@ -1916,6 +2014,7 @@ int col_run(struct col_opts *o)
 	write_reports(&c);
 	rv = 0;
 out:
+	probe_free(&c.pr);
 	for (size_t k = 0; k < c.nc; k++)
 		mw_link_close(c.c[k].l);
 	free(c.c);
