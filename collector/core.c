@@ -74,6 +74,8 @@ struct own_probe {
 	int start_errno;
 	size_t nn, nown, ncp;
 	const char **names, **addrs;
+	char (*nodes)[64], (*hosts)[64]; /* what names and addrs point to: the node
+					   table may grow while the round goes on */
 	struct mw_probe_result *out, *own;
 	char *covered;
 	char (*by)[MW_HB_STR_MAX + 1];
@@ -444,6 +446,8 @@ static void probe_free(struct own_probe *pr)
 		mw_probe_round_finish(pr->round);
 	free(pr->names);
 	free(pr->addrs);
+	free(pr->nodes);
+	free(pr->hosts);
 	free(pr->out);
 	free(pr->own);
 	free(pr->covered);
@@ -464,12 +468,15 @@ static int probe_begin(struct collector *c)
 	pr->nn = s->nnodes;
 	pr->names = calloc(nn, sizeof *pr->names);
 	pr->addrs = calloc(nn, sizeof *pr->addrs);
+	pr->nodes = calloc(nn, sizeof *pr->nodes);
+	pr->hosts = calloc(nn, sizeof *pr->hosts);
 	pr->out = calloc(nn, sizeof *pr->out);
 	pr->own = calloc(nn, sizeof *pr->own);
 	pr->covered = calloc(nn, 1);
 	pr->by = calloc(nn, sizeof *pr->by);
 	pr->idx = calloc(nn, sizeof *pr->idx);
-	if (!pr->names || !pr->addrs || !pr->out || !pr->own || !pr->covered || !pr->by || !pr->idx) {
+	if (!pr->names || !pr->addrs || !pr->nodes || !pr->hosts || !pr->out || !pr->own || !pr->covered ||
+	    !pr->by || !pr->idx) {
 		probe_free(pr);
 		return -1;
 	}
@@ -484,8 +491,11 @@ static int probe_begin(struct collector *c)
 		if (pr->covered[i])
 			continue;
 		pr->idx[pr->nown] = i;
-		pr->names[pr->nown] = s->nodes[i].name;
-		pr->addrs[pr->nown++] = s->agents[i].addr[0] ? s->agents[i].addr : NULL;
+		snprintf(pr->nodes[pr->nown], sizeof pr->nodes[pr->nown], "%s", s->nodes[i].name);
+		snprintf(pr->hosts[pr->nown], sizeof pr->hosts[pr->nown], "%s", s->agents[i].addr);
+		pr->names[pr->nown] = pr->nodes[pr->nown];
+		pr->addrs[pr->nown] = pr->hosts[pr->nown][0] ? pr->hosts[pr->nown] : NULL;
+		pr->nown++;
 	}
 	col_state_event(s, "probe_start", "probing %zu node(s) on udp port %u (%d tries, %.1f s budget)%s",
 			pr->nown, c->o->probe_port, c->o->probe_tries, c->o->probe_budget_s,

@@ -67,10 +67,58 @@ struct mwt_cp {
 	size_t nlost;
 	double probe_due;        /* when its summary goes up at the latest */
 	unsigned long probe_rounds, probed;
+	/* Our own probe of the child nodes, under way in the agent's loop
+	 * (mw_probe_round_*): NULL none.  Its nodes, addresses and results
+	 * live until it is over (probe_round_poll). */
+	struct mw_probe_round *pround;
+	const char **pnames, **paddrs;
+	char (*phosts)[64];
+	char (*pnodes)[MW_HB_STR_MAX + 1]; /* the names pnames point to (children may come and go) */
+	struct mw_probe_result *pout;
+	size_t pn;
+	double pdue;             /* probe_due once our own results are in */
 };
 
 static void probe_check_done(struct mwt_cp *cp);
 static void peer_host(const char *peer, char *buf, size_t len);
+
+/* Our own probe round given up (or over) and its buffers freed. */
+static void probe_round_free(struct mwt_cp *cp)
+{
+	if (cp->pround)
+		mw_probe_round_finish(cp->pround);
+	cp->pround = NULL;
+	free(cp->pnames);
+	free(cp->paddrs);
+	free(cp->phosts);
+	free(cp->pnodes);
+	free(cp->pout);
+	cp->pnames = cp->paddrs = NULL;
+	cp->phosts = NULL;
+	cp->pnodes = NULL;
+	cp->pout = NULL;
+	cp->pn = 0;
+}
+
+/* Step our own probe round; when it is over, its results go into the
+ * round's summary, which may then go up (probe_check_done). */
+static void probe_round_poll(struct mwt_cp *cp)
+{
+	int rc;
+	if (!cp->pround || (rc = mw_probe_round_step(cp->pround)) == 0)
+		return;
+	if (mw_probe_round_finish(cp->pround) < 0)
+		mw_warn("tree: probe round %u: %s", cp->psum ? mwt_psum_round(cp->psum) : 0, strerror(errno));
+	cp->pround = NULL;
+	for (size_t i = 0; cp->psum && i < cp->pn; i++)
+		if (mwt_psum_add(cp->psum, cp->pnames[i], cp->node, &cp->pout[i]) < 0)
+			mw_warn("tree: probe round %u: result of %s: %s", mwt_psum_round(cp->psum), cp->pnames[i],
+				strerror(errno));
+	cp->probed += cp->pn;
+	probe_round_free(cp);
+	cp->probe_due = cp->pdue;
+	probe_check_done(cp);
+}
 
 static void lost_forget(struct mwt_cp *cp, const char *node)
 {
@@ -175,6 +223,7 @@ void mwt_cp_destroy(struct mwt_cp *cp)
 	mwt_seq_destroy(cp->seen);
 	mwt_seq_destroy(cp->allseen);
 	mwt_psum_destroy(cp->psum);
+	probe_round_free(cp);
 	free(cp->lost);
 	free(cp->ranks);
 	free(cp);
@@ -193,6 +242,9 @@ size_t mwt_cp_pollfds(struct mwt_cp *cp, struct pollfd *p, size_t max)
 		p[n].events = POLLIN | (mw_link_pending(cp->c[k].l) ? POLLOUT : 0);
 		p[n++].revents = 0;
 	}
+	/* Our probe round's sockets last: mwt_cp_serve steps it. */
+	if (cp->pround && n + 2 <= max)
+		n += (size_t)mw_probe_round_fds(cp->pround, p + n, 2);
 	return n;
 }
 
@@ -399,9 +451,11 @@ void mwt_cp_probereq(struct mwt_cp *cp, const struct mw_hb_probereq *r, double n
 	struct mw_hb_msg fw = {0};
 	const char **names = NULL, **addrs = NULL;
 	char (*hosts)[64] = NULL;
+	char (*nodes)[MW_HB_STR_MAX + 1] = NULL;
 	struct mw_probe_result *out = NULL;
 	size_t n = 0, asked = 0;
 
+	probe_round_free(cp); /* a round of ours still under way: the new one replaces it */
 	if (cp->psum) {
 		mw_warn("tree: probe round %u replaces round %u, not finished", r->round, mwt_psum_round(cp->psum));
 		mwt_psum_destroy(cp->psum);
@@ -432,8 +486,9 @@ void mwt_cp_probereq(struct mwt_cp *cp, const struct mw_hb_probereq *r, double n
 	names = calloc(cp->nc + cp->nlost + 1, sizeof *names);
 	addrs = calloc(cp->nc + cp->nlost + 1, sizeof *addrs);
 	hosts = calloc(cp->nc + cp->nlost + 1, sizeof *hosts);
+	nodes = calloc(cp->nc + cp->nlost + 1, sizeof *nodes);
 	out = calloc(cp->nc + cp->nlost + 1, sizeof *out);
-	if (!names || !addrs || !hosts || !out) {
+	if (!names || !addrs || !hosts || !nodes || !out) {
 		mw_warn("tree: probe round %u: out of memory", r->round);
 		goto out;
 	}
@@ -441,28 +496,45 @@ void mwt_cp_probereq(struct mwt_cp *cp, const struct mw_hb_probereq *r, double n
 		if (cp->c[k].hello <= 0)
 			continue;
 		peer_host(mw_link_peer(cp->c[k].l), hosts[n], sizeof hosts[n]);
-		names[n] = cp->c[k].node;
+		snprintf(nodes[n], sizeof nodes[n], "%s", cp->c[k].node);
+		names[n] = nodes[n];
 		addrs[n] = hosts[n][0] ? hosts[n] : NULL;
 		n++;
 	}
 	for (size_t i = 0; i < cp->nlost; i++) {
 		snprintf(hosts[n], sizeof hosts[n], "%s", cp->lost[i].host);
-		names[n] = cp->lost[i].node;
+		snprintf(nodes[n], sizeof nodes[n], "%s", cp->lost[i].node);
+		names[n] = nodes[n];
 		addrs[n] = hosts[n][0] ? hosts[n] : NULL;
 		n++;
 	}
 	mw_info("tree: probe round %u: probing %zu child node(s) (%zu of them lost), %zu child CP(s) asked", r->round,
 		n, cp->nlost, asked);
-	if (n && mw_probe_nodes(names, addrs, n, r->port, r->budget_s, r->tries, out) < 0)
+	/* Our own round runs in the agent's loop (mwt_cp_serve, mwt_cp_tick
+	 * step it): children keep attaching and sending meanwhile. */
+	cp->pnames = names, cp->paddrs = addrs, cp->phosts = hosts, cp->pnodes = nodes, cp->pout = out;
+	cp->pn = n;
+	names = addrs = NULL, hosts = NULL, nodes = NULL, out = NULL;
+	cp->pdue = now + r->wait_s;
+	if (n && !(cp->pround = mw_probe_round_start(cp->pnames, cp->paddrs, n, r->port, r->budget_s, r->tries,
+						      cp->pout)))
 		mw_warn("tree: probe round %u: %s", r->round, strerror(errno));
-	for (size_t i = 0; i < n; i++)
-		if (mwt_psum_add(cp->psum, names[i], cp->node, &out[i]) < 0)
-			mw_warn("tree: probe round %u: result of %s: %s", r->round, names[i], strerror(errno));
-	cp->probed += n;
+	if (cp->pround) {
+		probe_round_poll(cp);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) { /* could not start: every node an error */
+		cp->pout[i].state = MW_PROBE_ERROR;
+		snprintf(cp->pout[i].summary, sizeof cp->pout[i].summary, "local error: %s", strerror(errno));
+		if (mwt_psum_add(cp->psum, cp->pnames[i], cp->node, &cp->pout[i]) < 0)
+			mw_warn("tree: probe round %u: result of %s: %s", r->round, cp->pnames[i], strerror(errno));
+	}
+	probe_round_free(cp);
 out:
 	free(names);
 	free(addrs);
 	free(hosts);
+	free(nodes);
 	free(out);
 	cp->probe_due = now + r->wait_s;
 	probe_check_done(cp);
@@ -543,6 +615,7 @@ static int on_frame(struct mwt_cp *cp, struct child *ch, struct mw_hb_msg *m, do
 void mwt_cp_serve(struct mwt_cp *cp, const struct pollfd *p, size_t n, double now)
 {
 	int accept_now = n > 0 && (p[0].revents & POLLIN);
+	probe_round_poll(cp); /* its replies (its sockets are the last entries) */
 	/* Children in reverse order of their poll entries: closing one moves
 	 * the last child into its place.  p[1 + k] is child k as it was. */
 	for (size_t k = n > 1 ? n - 1 : 0; k-- > 0;) {
@@ -644,6 +717,7 @@ double mwt_cp_tick(struct mwt_cp *cp, double now)
 	for (size_t k = cp->nc; k-- > 0;)
 		if (!cp->c[k].hello && now - cp->c[k].t_conn > CP_HELLO_TIMEOUT)
 			child_close(cp, k, 0, "no hello");
+	probe_round_poll(cp); /* its next tries, or its end */
 	if (cp->psum && cp->probe_due > 0 && now >= cp->probe_due)
 		probe_send(cp);
 	if (cp->flush_at > 0 && now >= cp->flush_at) {
@@ -660,6 +734,8 @@ double mwt_cp_tick(struct mwt_cp *cp, double now)
 		double next = cp->flush_at > 0 ? cp->flush_at : now + 3600;
 		if (cp->psum && cp->probe_due > 0 && cp->probe_due < next)
 			next = cp->probe_due;
+		if (cp->pround && now + mw_probe_round_timeout_ms(cp->pround) / 1e3 < next)
+			next = now + mw_probe_round_timeout_ms(cp->pround) / 1e3;
 		return next;
 	}
 }

@@ -269,6 +269,62 @@ static uint16_t closed_udp_port(void)
 	return ntohs(sa.sin_port);
 }
 
+/* The CP's own probe round does not hold the agent's loop: the child's
+ * node is probed on a port that takes the probes and never answers (a dead
+ * node: the round lasts its whole 1 s budget); meanwhile a new child
+ * attaches and is welcomed, and a heartbeat of the first child goes up;
+ * the summary (n2 dead) goes up only after the round. */
+START_TEST(test_cp_probe_does_not_block)
+{
+	struct mwt_cp_opts o = {"77", "cp1", NULL, "abc123", 0.05, 2.0};
+	uint16_t port = 0;
+	struct sockaddr_in sa = {0};
+	socklen_t sl = sizeof sa;
+	int silent = socket(AF_INET, SOCK_DGRAM, 0);
+	struct mwt_cp *cp = mwt_cp_create(&o, up, NULL, &port);
+	struct mw_link *be, *late;
+	struct mw_hb_msg w, m;
+	struct mw_probe_result res;
+	struct mwt_psum *x;
+	double t0;
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(silent, (struct sockaddr *)&sa, sizeof sa), 0);
+	ck_assert_int_eq(getsockname(silent, (struct sockaddr *)&sa, &sl), 0);
+	struct mw_hb_probereq req = {1, ntohs(sa.sin_port), 2, 1.0, 3.0};
+	ck_assert_ptr_nonnull(cp);
+	up_reset();
+	be = attach(cp, port, "n2", "token:abc123", &w);
+	ck_assert_int_eq(w.u.welcome.ok, 1);
+	pump(cp, 0.1);
+	up_reset();
+	t0 = mw_now();
+	mwt_cp_probereq(cp, &req, t0);
+	ck_assert(mw_now() - t0 < 0.5); /* returned with the round under way */
+	late = attach(cp, port, "n9", "token:abc123", &w);
+	ck_assert_int_eq(w.u.welcome.ok, 1);
+	m = beat_msg(3, 1);
+	ck_assert_int_eq(mw_link_send(be, &m), 0);
+	for (double end = mw_now() + 10; mw_now() < end && !count_up(MW_HB_AGG) && !count_up(MW_HB_HEARTBEAT);)
+		pump(cp, 0.02);
+	ck_assert_int_eq(count_up(MW_HB_PROBESUM), 0); /* the round is still under way */
+	ck_assert_int_ge(count_up(MW_HB_AGG) + count_up(MW_HB_HEARTBEAT), 1);
+	for (double end = mw_now() + 10; mw_now() < end && !count_up(MW_HB_PROBESUM);)
+		pump(cp, 0.02);
+	x = last_psum();
+	ck_assert_ptr_nonnull(x);
+	ck_assert_str_eq(result_of(x, "n2", &res), "cp1");
+	ck_assert_int_eq(res.state, MW_PROBE_DEAD);
+	ck_assert_int_eq(res.tries, 2);
+	mwt_psum_destroy(x);
+	up_reset();
+	mw_link_close(be);
+	mw_link_close(late);
+	close(silent);
+	mwt_cp_destroy(cp);
+}
+END_TEST
+
 /* Probing down the tree: the CP probes its children's nodes itself (the
  * collector's probe code), passes the request to its child CP (known as
  * one by a CHILD frame naming it parent) with a shorter wait, merges that
@@ -510,6 +566,7 @@ int main(void)
 	TCase *tc = tcase_create("cp");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_cp_auth_aggregate_resend);
+	tcase_add_test(tc, test_cp_probe_does_not_block);
 	tcase_add_test(tc, test_cp_probe_down);
 	tcase_add_test(tc, test_cp_ap);
 	suite_add_tcase(s, tc);
