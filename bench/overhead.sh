@@ -14,9 +14,9 @@
 #         mode, a timestamp on every call) against no preload; profile-on:
 #         the profile mode against the monitor alone
 #
-# Each run is timed by /usr/bin/time: wall seconds, and CPU seconds (user +
-# system of mpirun and every rank it waited for).  The two samples of each
-# figure are judged by bench/overhead-stats (the Mann-Whitney U test of
+# Each run is timed by bash's time to the millisecond: wall seconds, and CPU
+# seconds (user + system of mpirun and every rank it waited for).  The two
+# samples of each figure are judged by bench/overhead-stats (the Mann-Whitney U test of
 # calib/cal_stats, the Hodges-Lehmann shift with its 95 % interval).  Run it
 # under /tmp/mw-heavy.lock, in chunks of about 10 minutes: OUT (default
 # /tmp/mpiwatch-overhead-APP-MODE) keeps the samples, so a second call with
@@ -61,15 +61,16 @@ run() { # run off|on: append "wall cpu [instructions]" to $OUT/<which>
     local which=$1 extra
     if [ "$which" = off ]; then extra=("${a[@]}"); else extra=("${b[@]}"); fi
     rm -rf prof hpccoutf.txt
-    /usr/bin/time -f '%e %U %S' -o time.txt "${perf[@]}" \
-        mpirun.openmpi --allow-run-as-root -np 2 "${extra[@]}" "${cmd[@]}" >/dev/null 2>run.err ||
+    local TIMEFORMAT='%3R %3U %3S'
+    { time "${perf[@]}" mpirun.openmpi --allow-run-as-root -np 2 "${extra[@]}" "${cmd[@]}" \
+        >/dev/null 2>run.err; } 2>time.txt ||
         { echo "run failed: $(tail -3 run.err)" >&2; exit 1; }
     read -r w u s <time.txt
     ins=$( [ ${#perf[@]} -gt 0 ] && awk -F, '/instructions/ {print $1}' perf)
     awk -v w="$w" -v u="$u" -v s="$s" 'BEGIN {printf "%.3f\n", w}' >>"$OUT/$which.wall"
     awk -v w="$w" -v u="$u" -v s="$s" 'BEGIN {printf "%.3f\n", u + s}' >>"$OUT/$which.cpu"
     [ -n "$ins" ] && echo "$ins" >>"$OUT/$which.ins"
-    echo "$w $(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.2f", u + s}') $ins"
+    echo "$w $(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.3f", u + s}') $ins"
 }
 start=$(cat "$OUT/off.wall" 2>/dev/null | wc -l)
 for ((i = start + 1; i <= start + PAIRS; i++)); do

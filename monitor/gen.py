@@ -176,9 +176,14 @@ def req_array_head(L, f, lang, xcall):
     cnt_e = cnt if lang == 'c' else '(int)*(MPI_Fint *)%s' % cnt
     L.append('\tuint64_t *mw_heap = NULL, *mw_before = mwm.x.reqs;')
     L.append('\tint mw_n = %s;' % cnt_e)
-    if xcall:
+    if xcall and lang == 'c':
         L.append('\tif (__builtin_expect(mw_n > MWM_MAX_WAIT, 0))')
         L.append('\t\treturn %s;' % xcall)
+    elif xcall:
+        L.append('\tif (__builtin_expect(mw_n > MWM_MAX_WAIT, 0)) {')
+        L.append('\t\t%s;' % xcall)
+        L.append('\t\treturn;')
+        L.append('\t}')
     return ('MWH(%s[i])' % arr) if lang == 'c' else 'MWH(PMPI_Request_f2c(((MPI_Fint *)%s)[i]))' % arr
 
 
@@ -406,7 +411,8 @@ def gen_wrappers(fns):
         o.append('\treturn rc;')
         o.append('}')
         o.append('')
-    # Fortran (Open MPI only): pass through to the real pmpi_xxx_ with the same pointers
+    # Fortran (Open MPI only): the same two bodies around the real
+    # pmpi_xxx_, called with the same pointers
     o.append('#ifdef MWM_FORTRAN')
     for f in fns:
         if 'manual' in f.flags or 'nofortran' in f.flags:
@@ -417,15 +423,32 @@ def gen_wrappers(fns):
         pdecl = ', '.join(['void *%s' % p[1] for p in f.params] + ['MPI_Fint *ierr'])
         pargs = ', '.join([p[1] for p in f.params] + ['ierr'])
         o.append('static void (*real_f_%s)(%s);' % (low, ptypes))
-        o.append('void mwv_f_%s(%s);' % (low, pdecl))
-        o.append('void mwv_f_%s(%s)' % (low, pdecl))
+        # the general wrapper: off, MPI_THREAD_MULTIPLE or profile mode
+        xdecl = pdecl + ', void *mw_site, void *mw_frame'
+        o.append('static void mwx_f_%s(%s) __attribute__((noinline));' % (low, xdecl))
+        o.append('static void mwx_f_%s(%s)' % (low, xdecl))
         o.append('{')
         o.append('\tif (!mwm_active()) {')
         o.append('\t\treal_f_%s(%s);' % (low, pargs))
         o.append('\t\treturn;')
         o.append('\t}')
-        o.append('\tvoid *mw_site = __builtin_return_address(0), *mw_frame = __builtin_frame_address(0);')
         o += gen_body(f, 'f', '\treal_f_%s(%s);' % (low, pargs))
+        o.append('}')
+        # the exported one: the plain fast path (mwm.plain), else the above
+        o.append('void mwv_f_%s(%s);' % (low, pdecl))
+        o.append('void mwv_f_%s(%s)' % (low, pdecl))
+        o.append('{')
+        o.append('\tif (__builtin_expect(!mwm.plain, 0)) {')
+        o.append('\t\tif (!mwm.on)')
+        o.append('\t\t\treal_f_%s(%s);' % (low, pargs))
+        o.append('\t\telse')
+        o.append('\t\t\tmwx_f_%s(%s, __builtin_return_address(0), __builtin_frame_address(0));'
+                 % (low, pargs))
+        o.append('\t\treturn;')
+        o.append('\t}')
+        o.append('\tvoid *mw_site = __builtin_return_address(0), *mw_frame = __builtin_frame_address(0);')
+        o += gen_body(f, 'f', '\treal_f_%s(%s);' % (low, pargs), prof=False,
+                      xcall='mwx_f_%s(%s, mw_site, mw_frame)' % (low, pargs))
         o.append('}')
         o.append('')
     o.append('const struct mwm_fsym mwm_fsyms[] = {')

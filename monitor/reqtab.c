@@ -128,24 +128,34 @@ struct mwm_req *mwm_reqtab_put(struct mwm_reqtab *t, const struct mwm_req *tmpl)
 	return r;
 }
 
+static void set_used(struct mwm_req *r, uint8_t used)
+{
+	gen_begin(&r->gen);
+	r->used = used;
+	gen_end(&r->gen);
+}
+
+/* A lookup probes from the handle's hash to the first free entry, so an
+ * entry whose successor is free ends its run: it, and the tombstones right
+ * before it, can be freed instead of left as tombstones.  So no tombstone
+ * is ever followed by a free entry, a rank with one request pending at a
+ * time leaves none, and an empty table has none (no scan of the table). */
 void mwm_reqtab_del(struct mwm_reqtab *t, struct mwm_req *r)
 {
+	uint32_t mask = t->cap - 1, i;
 	if (!r || r->used != MWM_REQ_USED)
 		return;
-	gen_begin(&r->gen);
-	r->used = MWM_REQ_TOMB;
-	gen_end(&r->gen);
+	i = (uint32_t)(r - t->e);
 	t->nused--;
-	t->ntomb++;
-	if (t->nused == 0 && t->ntomb > 0) {
-		/* empty table: all tombstones can go */
-		for (uint32_t i = 0; i < t->cap && t->ntomb; i++)
-			if (t->e[i].used == MWM_REQ_TOMB) {
-				gen_begin(&t->e[i].gen);
-				t->e[i].used = MWM_REQ_FREE;
-				gen_end(&t->e[i].gen);
-				t->ntomb--;
-			}
+	if (t->e[(i + 1) & mask].used != MWM_REQ_FREE) {
+		set_used(r, MWM_REQ_TOMB);
+		t->ntomb++;
+		return;
+	}
+	set_used(r, MWM_REQ_FREE);
+	for (i = (i - 1) & mask; t->ntomb && t->e[i].used == MWM_REQ_TOMB; i = (i - 1) & mask) {
+		set_used(&t->e[i], MWM_REQ_FREE);
+		t->ntomb--;
 	}
 }
 

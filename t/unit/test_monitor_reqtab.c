@@ -152,6 +152,54 @@ START_TEST(test_ring)
 }
 END_TEST
 
+/* Deletion frees the end of a probe run instead of leaving tombstones: one
+ * request at a time leaves none; after any mix of puts and deletes on
+ * colliding handles, every handle still in a reference set is found, none
+ * deleted is, no tombstone is followed by a free entry and an emptied table
+ * has no tombstone. */
+static uint64_t handle_of(unsigned k) /* half of them collide in a 64-entry table */
+{
+	return k % 2 ? 0x1000 + (uint64_t)k : (uint64_t)k * 64 + 64;
+}
+
+START_TEST(test_del_frees_run_end)
+{
+	struct mwm_reqtab t;
+	uint8_t in[40] = {0};
+	uint32_t seed = 12345;
+	ck_assert_int_eq(mwm_reqtab_init(&t, 64), 0);
+	for (uint64_t h = 1; h <= 1000; h++) {
+		struct mwm_req r = mk(h, MWM_TABLE_SEND, 0, 0);
+		ck_assert_ptr_nonnull(mwm_reqtab_put(&t, &r));
+		mwm_reqtab_del(&t, mwm_reqtab_find(&t, h));
+		ck_assert_int_eq((int)t.ntomb, 0);
+	}
+	for (int round = 0; round < 20000; round++) {
+		unsigned k;
+		seed = seed * 1103515245u + 12345u;
+		k = (seed >> 16) % 40;
+		if (in[k] && (seed & 0x100)) {
+			mwm_reqtab_del(&t, mwm_reqtab_find(&t, handle_of(k)));
+			in[k] = 0;
+		} else if (!in[k]) {
+			struct mwm_req r = mk(handle_of(k), MWM_TABLE_SEND, 0, 0);
+			ck_assert_ptr_nonnull(mwm_reqtab_put(&t, &r));
+			in[k] = 1;
+		}
+		for (unsigned j = 0; j < 40; j++)
+			ck_assert_msg((mwm_reqtab_find(&t, handle_of(j)) != NULL) == in[j], "round %d handle %llu", round,
+				      (unsigned long long)handle_of(j));
+		for (uint32_t i = 0; i < t.cap; i++)
+			ck_assert(!(t.e[i].used == MWM_REQ_TOMB && t.e[(i + 1) % t.cap].used == MWM_REQ_FREE));
+	}
+	for (unsigned j = 0; j < 40; j++)
+		mwm_reqtab_del(&t, mwm_reqtab_find(&t, handle_of(j)));
+	ck_assert_int_eq((int)t.nused, 0);
+	ck_assert_int_eq((int)t.ntomb, 0);
+	mwm_reqtab_destroy(&t);
+}
+END_TEST
+
 /* A reader thread copies the table while the writer churns: every copy
  * must be an entry that was really written (peer == tag). */
 #include <pthread.h>
@@ -208,6 +256,7 @@ int main(void)
 	tcase_add_test(tc, test_full_and_churn);
 	tcase_add_test(tc, test_persistent);
 	tcase_add_test(tc, test_ring);
+	tcase_add_test(tc, test_del_frees_run_end);
 	tcase_add_test(tc, test_concurrent_snapshot);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
