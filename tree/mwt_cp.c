@@ -77,10 +77,43 @@ struct mwt_cp {
 	struct mw_probe_result *pout;
 	size_t pn;
 	double pdue;             /* probe_due once our own results are in */
+	/* Auxiliary output from the children that could not go up (no parent
+	 * link: ours was lost and we are attaching again), sent after the
+	 * re-attachment (mwt_cp_uplink); CP_APOUT_KEEP at most. */
+	struct mw_hb_msg *apq;
+	size_t napq;
 };
+
+#define CP_APOUT_KEEP 64
 
 static void probe_check_done(struct mwt_cp *cp);
 static void peer_host(const char *peer, char *buf, size_t len);
+
+/* Keep an APOUT that could not go up (a copy: its output is the caller's). */
+static void apout_keep(struct mwt_cp *cp, const struct mw_hb_msg *m)
+{
+	struct mw_hb_msg *q;
+	char *out = NULL;
+	if (cp->napq >= CP_APOUT_KEEP || !(q = realloc(cp->apq, (cp->napq + 1) * sizeof *q)) ||
+	    (m->u.apout.output && !(out = strdup(m->u.apout.output)))) {
+		mw_log_limited(&cp_rl, LOG_WARNING, "tree: auxiliary output of %s while no parent link: "
+			       "more than %d kept, dropped", m->u.apout.node, CP_APOUT_KEEP);
+		return;
+	}
+	cp->apq = q;
+	q[cp->napq] = *m;
+	q[cp->napq++].u.apout.output = out;
+}
+
+/* Send the kept APOUTs up, in order; those that still cannot go stay. */
+static void apout_flush(struct mwt_cp *cp)
+{
+	size_t sent = 0;
+	while (sent < cp->napq && cp->up(cp->arg, &cp->apq[sent]) == 0)
+		free(cp->apq[sent++].u.apout.output);
+	memmove(cp->apq, cp->apq + sent, (cp->napq - sent) * sizeof *cp->apq);
+	cp->napq -= sent;
+}
 
 /* Our own probe round given up (or over) and its buffers freed. */
 static void probe_round_free(struct mwt_cp *cp)
@@ -224,6 +257,9 @@ void mwt_cp_destroy(struct mwt_cp *cp)
 	mwt_seq_destroy(cp->allseen);
 	mwt_psum_destroy(cp->psum);
 	probe_round_free(cp);
+	for (size_t i = 0; i < cp->napq; i++)
+		free(cp->apq[i].u.apout.output);
+	free(cp->apq);
 	free(cp->lost);
 	free(cp->ranks);
 	free(cp);
@@ -593,7 +629,8 @@ static int on_frame(struct mwt_cp *cp, struct child *ch, struct mw_hb_msg *m, do
 				       "whose subtree does not hold it: dropped", m->u.apout.node, ch->node);
 			return 0;
 		}
-		cp->up(cp->arg, m);
+		if (cp->up(cp->arg, m) < 0)
+			apout_keep(cp, m); /* no parent link now: after the re-attachment */
 		return 0;
 	case MW_HB_DUMP:
 		cp->up(cp->arg, m);
@@ -761,6 +798,7 @@ void mwt_cp_uplink(struct mwt_cp *cp)
 		if (cp->up(cp->arg, &m) < 0)
 			return;
 	}
+	apout_flush(cp);
 	if (mwt_agg_merge(cp->all, cp->allseen, cp->pending) < 0)
 		mw_warn("tree: out of memory keeping the aggregate");
 	mwt_agg_reset(cp->pending);

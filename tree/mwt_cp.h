@@ -96,8 +96,9 @@ void mwt_cp_probe_stats(const struct mwt_cp *cp, unsigned long *rounds, unsigned
 double mwt_cp_tick(struct mwt_cp *cp, double now);
 
 /* The CP's agent has a new parent link: send again every RANK of its
- * children, a CHILD frame per attached child, and the aggregate of every
- * event it has counted. */
+ * children, a CHILD frame per attached child, the auxiliary output its
+ * children sent while it had no parent link (64 at most, kept in order),
+ * and the aggregate of every event it has counted. */
 void mwt_cp_uplink(struct mwt_cp *cp);
 
 /* Counters for the agent's log: children attached now, aggregates sent,

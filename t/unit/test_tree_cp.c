@@ -24,14 +24,18 @@
 static struct mw_hb_msg up_msgs[64];
 static char *up_json[64];
 static int nup;
+static int up_down; /* 1: the parent link is gone (up fails) */
 
 static int up(void *arg, const struct mw_hb_msg *m)
 {
 	(void)arg;
+	if (up_down)
+		return -1;
 	if (nup < 64) {
 		up_msgs[nup] = *m;
 		up_json[nup] = m->type == MW_HB_AGG ? strdup(m->u.agg.json)
-			       : m->type == MW_HB_PROBESUM ? strdup(m->u.probesum.json) : NULL;
+			       : m->type == MW_HB_PROBESUM ? strdup(m->u.probesum.json)
+			       : m->type == MW_HB_APOUT && m->u.apout.output ? strdup(m->u.apout.output) : NULL;
 		nup++;
 	}
 	return 0;
@@ -466,6 +470,44 @@ static void send_apout(struct mw_link *l, const char *node)
 	ck_assert_int_eq(mw_link_send(l, &m), 0);
 }
 
+/* An APOUT from a child while the CP has no parent link (its own was lost)
+ * is kept and goes up after the re-attachment (mwt_cp_uplink), output and
+ * all, once. */
+START_TEST(test_cp_apout_kept_without_parent)
+{
+	struct mwt_cp_opts o = {"77", "cp1", NULL, "abc123", 0.05, 2.0};
+	uint16_t port = 0;
+	struct mwt_cp *cp = mwt_cp_create(&o, up, NULL, &port);
+	struct mw_link *be;
+	struct mw_hb_msg w;
+	int seen = 0;
+	ck_assert_ptr_nonnull(cp);
+	up_reset();
+	be = attach(cp, port, "n2", "token:abc123", &w);
+	ck_assert_int_eq(w.u.welcome.ok, 1);
+	pump(cp, 0.1);
+	up_reset();
+	up_down = 1;
+	send_apout(be, "n2");
+	pump(cp, 0.3);
+	ck_assert_int_eq(count_up(MW_HB_APOUT), 0);
+	up_down = 0;
+	mwt_cp_uplink(cp);
+	for (int i = 0; i < nup; i++)
+		if (up_msgs[i].type == MW_HB_APOUT) {
+			seen++;
+			ck_assert_str_eq(up_msgs[i].u.apout.node, "n2");
+			ck_assert_str_eq(up_json[i], "out\n");
+		}
+	ck_assert_int_eq(seen, 1);
+	mwt_cp_uplink(cp); /* sent once */
+	ck_assert_int_eq(count_up(MW_HB_APOUT), 1);
+	up_reset();
+	mw_link_close(be);
+	mwt_cp_destroy(cp);
+}
+END_TEST
+
 /* Whether l gets an APREQ within s seconds (pumping the CP). */
 static int got_apreq(struct mwt_cp *cp, struct mw_link *l, double s)
 {
@@ -567,6 +609,7 @@ int main(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_cp_auth_aggregate_resend);
 	tcase_add_test(tc, test_cp_probe_does_not_block);
+	tcase_add_test(tc, test_cp_apout_kept_without_parent);
 	tcase_add_test(tc, test_cp_probe_down);
 	tcase_add_test(tc, test_cp_ap);
 	suite_add_tcase(s, tc);
