@@ -109,6 +109,8 @@ static void apout_keep(struct mwt_cp *cp, const struct mw_hb_msg *m)
 static void apout_flush(struct mwt_cp *cp)
 {
 	size_t sent = 0;
+	if (!cp->napq)
+		return;
 	while (sent < cp->napq && cp->up(cp->arg, &cp->apq[sent]) == 0)
 		free(cp->apq[sent++].u.apout.output);
 	memmove(cp->apq, cp->apq + sent, (cp->napq - sent) * sizeof *cp->apq);
