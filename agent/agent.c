@@ -92,6 +92,7 @@ struct agent {
 	int rundir_seen;
 	int last_look; /* stopping: a rank found gone is told at once */
 	double started;
+	double beat_tol; /* the beats' clocks may disagree by this (tick/100) */
 	unsigned long beats_sent, connects, connect_failures;
 	struct ag_ap *ap; /* auxiliary processes (ap.h) */
 	uint32_t seq;          /* the last heartbeat's sequence number (per origin: this node) */
@@ -115,6 +116,25 @@ static int send_up(void *arg, const struct mw_hb_msg *m)
 static double mono(void)
 {
 	return mw_now();
+}
+
+/* The next look, on a beat common to every agent of the job: the next
+ * multiple of tick_s on the wall clock (which NTP keeps within
+ * milliseconds across a cluster's nodes), returned on the monotonic clock.
+ * Ranks that get stuck together are then seen stuck by every agent at the
+ * same look, so a CP of the tree gathers one stall into one aggregate
+ * instead of one per agent phase (doc/tree.md). */
+static double next_beat(double now, double tick_s)
+{
+	struct timespec ts;
+	double rt, next;
+	if (clock_gettime(CLOCK_REALTIME, &ts) != 0)
+		return now + tick_s;
+	rt = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	next = (double)((long long)(rt / tick_s) + 1) * tick_s;
+	if (next - rt < tick_s / 10) /* too close: the one after */
+		next += tick_s;
+	return now + (next - rt);
 }
 
 static struct ag_rank *find_rank(struct agent *a, int rank)
@@ -692,7 +712,7 @@ static void watch_rank(struct agent *a, struct ag_rank *x, double now)
 	}
 	/* The one stall rule (shared/stall.c); it also keeps when the
 	 * completions and the calls last moved, for the idle times told. */
-	cls = mw_stall_rule(&x->rule, s, now, T);
+	cls = mw_stall_rule(&x->rule, s, now, T - a->beat_tol);
 	idle_c = now - x->rule.t_completion;
 	idle_k = now - x->rule.t_call;
 	finalized = s->state == MW_STATE_FINALIZED || strcmp(s->call.name, "MPI_Finalize") == 0;
@@ -858,6 +878,11 @@ int ag_run(const struct ag_opts *o)
 		tick_s = 0.1;
 	if (tick_s > 0.5)
 		tick_s = 0.5;
+	/* Two beats T apart are T apart on the wall clock; on the monotonic
+	 * clock that the rule uses they may differ by NTP's slew and the
+	 * rounding of the two readings: a stall of T seen at the beat T after
+	 * it is stuck, not one beat later. */
+	a.beat_tol = tick_s / 100;
 	mw_info("agent for job %s on %s: rundir %s, collector %s:%u, timeout %g s", o->job, o->node,
 		o->rundir, o->host, o->port, o->timeout_s);
 	mw_ready_notify(); /* started: whoever launched us may stop waiting */
@@ -876,8 +901,11 @@ int ag_run(const struct ag_opts *o)
 			tree_move(&a);
 		}
 		if (now >= next_tick) {
-			tick(&a, now);
-			next_tick = now + tick_s;
+			/* Judged at the beat, not at the moment this loop woke
+			 * up: a late wake-up does not push a stall to the
+			 * next beat. */
+			tick(&a, now - next_tick < tick_s ? next_tick : now);
+			next_tick = next_beat(mono(), tick_s);
 		}
 		if (a.link)
 			for (size_t i = 0; i < a.nr && a.link; i++)

@@ -18,18 +18,18 @@
 static void mark_pending(const char *outdir, uid_t uid, gid_t gid)
 {
 	char path[PATH_MAX + 32];
-	int fd;
+	int fd, old_uid, old_gid;
 	if (!outdir[0] || snprintf(path, sizeof(path), "%s/%s", outdir, MW_PENDING_FILE) >= (int)sizeof(path))
 		return;
-	setfsgid(gid);
-	setfsuid(uid);
+	old_gid = setfsgid(gid); /* both return the previous identity */
+	old_uid = setfsuid(uid);
 	fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
 	if (fd >= 0) {
 		futimens(fd, NULL);
 		close(fd);
 	}
-	setfsuid(0);
-	setfsgid(0);
+	setfsuid((uid_t)old_uid); /* whatever slurmstepd's thread had */
+	setfsgid((gid_t)old_gid);
 }
 
 int mws_task_exit_record(spank_t sp, const char *rundir, const char *outdir)

@@ -30,6 +30,8 @@ struct child {
 	double t_conn;
 	char (*desc)[MW_HB_STR_MAX + 1]; /* nodes below it, from the CHILD frames it sent up */
 	size_t ndesc;
+	unsigned char *ddep; /* each desc's depth below it (1: a child of its own) */
+	unsigned levels;     /* CP levels at and below it: its deepest desc's depth (0: a BE) */
 	int is_cp;          /* it has children of its own (a CHILD naming it, an AGG from it) */
 	uint32_t asked;     /* the probe round it was asked to probe (0 none) */
 	int delivered;      /* ... and its summary came */
@@ -198,6 +200,7 @@ static void child_close(struct mwt_cp *cp, size_t k, int bye, const char *why)
 	}
 	mw_link_close(ch->l);
 	free(ch->desc);
+	free(ch->ddep);
 	cp->c[k] = cp->c[--cp->nc];
 	probe_check_done(cp);
 }
@@ -249,6 +252,7 @@ void mwt_cp_destroy(struct mwt_cp *cp)
 	for (size_t k = 0; k < cp->nc; k++) {
 		mw_link_close(cp->c[k].l);
 		free(cp->c[k].desc);
+		free(cp->c[k].ddep);
 	}
 	free(cp->c);
 	if (cp->lfd >= 0)
@@ -398,24 +402,60 @@ static int child_holds(const struct child *ch, const char *node)
 	return 0;
 }
 
-/* ch told of node attached below it (kept for APREQ routing; a node that
- * moved away stays listed: a request sent there too is ignored). */
-static void note_desc(struct child *ch, const char *node)
+/* How deep below ch the node is (0: ch itself or not known). */
+static unsigned desc_depth(const struct child *ch, const char *node)
+{
+	for (size_t i = 0; i < ch->ndesc; i++)
+		if (strcmp(ch->desc[i], node) == 0)
+			return ch->ddep[i];
+	return 0;
+}
+
+/* ch told of node attached below it to parent (kept for APREQ routing and
+ * the gathering window; a node that moved away stays listed: a request
+ * sent there too is ignored). */
+static void note_desc(struct child *ch, const char *node, const char *parent)
 {
 	char(*d)[MW_HB_STR_MAX + 1];
-	if (child_holds(ch, node) || ch->ndesc >= CP_MAX_CHILDREN * 16)
+	unsigned char *dd;
+	unsigned depth = desc_depth(ch, parent) + 1;
+	if (depth > 255)
+		depth = 255;
+	if (depth > ch->levels)
+		ch->levels = depth;
+	for (size_t i = 0; i < ch->ndesc; i++)
+		if (strcmp(ch->desc[i], node) == 0) {
+			ch->ddep[i] = (unsigned char)depth;
+			return;
+		}
+	if (strcmp(ch->node, node) == 0 || ch->ndesc >= CP_MAX_CHILDREN * 16)
 		return;
 	d = realloc(ch->desc, (ch->ndesc + 1) * sizeof *d);
 	if (!d)
 		return;
 	ch->desc = d;
+	dd = realloc(ch->ddep, ch->ndesc + 1);
+	if (!dd)
+		return;
+	ch->ddep = dd;
+	dd[ch->ndesc] = (unsigned char)depth;
 	snprintf(d[ch->ndesc++], sizeof *d, "%s", node);
 }
 
+/* The first new event opens the gathering window: flush_s for each level
+ * of CPs at and below this one (the CHILD frames tell how deep the
+ * subtree is), so that the aggregates of the child CPs, which gather for
+ * a level less, come in before it closes: one stall, seen by every agent
+ * at the same beat, goes up as one aggregate per CP. */
 static void schedule_flush(struct mwt_cp *cp, double now)
 {
-	if (cp->flush_at <= 0)
-		cp->flush_at = now + cp->o.flush_s;
+	unsigned levels = 0;
+	if (cp->flush_at > 0)
+		return;
+	for (size_t k = 0; k < cp->nc; k++)
+		if (cp->c[k].levels > levels)
+			levels = cp->c[k].levels;
+	cp->flush_at = now + cp->o.flush_s * (1 + levels);
 }
 
 static void probe_send(struct mwt_cp *cp)
@@ -619,7 +659,7 @@ static int on_frame(struct mwt_cp *cp, struct child *ch, struct mw_hb_msg *m, do
 	}
 	case MW_HB_CHILD:
 		if (m->u.child.up)
-			note_desc(ch, m->u.child.node);
+			note_desc(ch, m->u.child.node, m->u.child.parent);
 		if (strcmp(m->u.child.parent, ch->node) == 0)
 			ch->is_cp = 1; /* a child of its own: a CP, asked to probe its subtree */
 		cp->up(cp->arg, m);

@@ -602,6 +602,65 @@ START_TEST(test_cp_ap)
 }
 END_TEST
 
+/* The gathering window grows with the CP levels below: a CP whose child
+ * n2 is itself a CP with a CP (g1) under it gathers for 3 windows, so
+ * that the aggregates of n2 (2 windows) and of g1 (1) come in before it
+ * sends one; a CP with a BE only gathers for one.  The window is 5 s
+ * here: the deadlines tell, nothing waits for them. */
+static double window_after_beat(const char *subtree[][2], int n, double *t0, double *t1)
+{
+	struct mwt_cp_opts o = {"77", "cp1", NULL, "abc123", 5.0, 0};
+	uint16_t port = 0;
+	struct mwt_cp *cp = mwt_cp_create(&o, up, NULL, &port);
+	struct mw_link *kid;
+	struct mw_hb_msg w, m = {0};
+	size_t ch;
+	unsigned long aggs, events = 0;
+	double next;
+	ck_assert_ptr_nonnull(cp);
+	up_reset();
+	kid = attach(cp, port, "n2", "token:abc123", &w);
+	ck_assert_int_eq(w.u.welcome.ok, 1);
+	for (int i = 0; i < n; i++) {
+		memset(&m, 0, sizeof m);
+		m.type = MW_HB_CHILD;
+		snprintf(m.u.child.node, sizeof m.u.child.node, "%s", subtree[i][0]);
+		snprintf(m.u.child.parent, sizeof m.u.child.parent, "%s", subtree[i][1]);
+		m.u.child.up = 1;
+		ck_assert_int_eq(mw_link_send(kid, &m), 0);
+	}
+	for (double end = mw_now() + 10; mw_now() < end && count_up(MW_HB_CHILD) < 1 + n;)
+		pump(cp, 0.01);
+	ck_assert_int_eq(count_up(MW_HB_CHILD), 1 + n);
+	*t0 = mw_now();
+	m = beat_msg(3, 100);
+	ck_assert_int_eq(mw_link_send(kid, &m), 0);
+	for (double end = mw_now() + 10; mw_now() < end && events < 1;) {
+		pump(cp, 0.01);
+		mwt_cp_stats(cp, &ch, &aggs, &events);
+	}
+	ck_assert_uint_eq(events, 1);
+	ck_assert_uint_eq(aggs, 0); /* gathering */
+	*t1 = mw_now();
+	next = mwt_cp_tick(cp, *t1);
+	mw_link_close(kid);
+	up_reset();
+	mwt_cp_destroy(cp);
+	return next;
+}
+
+START_TEST(test_cp_window_per_level)
+{
+	const char *deep[][2] = {{"g1", "n2"}, {"g2", "g1"}, {"g3", "n2"}};
+	double t0, t1, next;
+	next = window_after_beat(NULL, 0, &t0, &t1);
+	ck_assert_msg(next >= t0 + 5.0 - 1e-6 && next <= t1 + 5.0 + 1e-6, "BE only: %g s after", next - t0);
+	next = window_after_beat(deep, 3, &t0, &t1);
+	ck_assert_msg(next >= t0 + 15.0 - 1e-6 && next <= t1 + 15.0 + 1e-6, "2 CP levels below: %g s after",
+		      next - t0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("tree_cp");
@@ -612,6 +671,7 @@ int main(void)
 	tcase_add_test(tc, test_cp_apout_kept_without_parent);
 	tcase_add_test(tc, test_cp_probe_down);
 	tcase_add_test(tc, test_cp_ap);
+	tcase_add_test(tc, test_cp_window_per_level);
 	suite_add_tcase(s, tc);
 	return mw_unit_run(s);
 }
