@@ -30,8 +30,13 @@ cmp_ok "$(connected)" -ge 3 "the agents of the 3 nodes are connected"
 wait_for 180 "grep -q 'steady: running' '$dir/job.out'"
 like "$(cat "$dir/job.out")" "steady: running on 6 ranks" "the 6 ranks are running"
 
-ok_cmd "t/lab/kill-node $node" lab_kill_node $node
 out=$dir/mpiwatch-$jid
+# ... and their agents have told the collector where each rank runs (an
+# agent looks every 0.5 s: killed before that, the node's ranks are not
+# known to be on it).
+announced() { jv "$out/report.json" 'd["stats"]["rank_announcements"]' 2>/dev/null; }
+wait_for 30 "test \"\$(announced)\" -ge 6 2>/dev/null"
+ok_cmd "t/lab/kill-node $node" lab_kill_node $node
 wait_for 180 "grep -q '\"verdict\": *\"hardware\"' '$out/report.json'"
 is "$(jv "$out/report.json" 'd["verdict"]')" hardware "verdict hardware"
 ok_cmd "report.json is valid against the schema" "$coll" --check-report "$out/report.json" --schema "$schema"
