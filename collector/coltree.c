@@ -34,6 +34,7 @@ struct tnode {
 	int delivered;   /* ... its summary came (1) or it is lost (2) */
 	char via[MW_HB_STR_MAX + 1]; /* the CP serving it now ("" = the collector or none) */
 	char first[MW_HB_STR_MAX + 1]; /* the first CP that served it */
+	char last[MW_HB_STR_MAX + 1];  /* the last CP that served it (kept after it left) */
 };
 
 struct tmove {
@@ -364,6 +365,7 @@ int col_tree_child(struct col_tree *t, struct col_state *s, const struct mw_hb_c
 		if (!n->first[0])
 			snprintf(n->first, sizeof n->first, "%s", c->parent);
 		snprintf(n->via, sizeof n->via, "%s", c->parent);
+		snprintf(n->last, sizeof n->last, "%s", c->parent);
 		n->moved = 1;
 		s->agents[node].hello = s->agents[node].connected = 1;
 		s->agents[node].bye = 0;
@@ -683,6 +685,8 @@ json_object *col_tree_json(const struct col_tree *t, const struct col_state *s)
 		json_object_object_add(x, "parent",
 				       json_object_new_string(n->via[0] ? n->via
 							      : s->agents[i].connected ? "collector" : ""));
+		json_object_object_add(x, "served_by",
+				       json_object_new_string(n->last[0] ? n->last : s->agents[i].hello ? "collector" : ""));
 		json_object_object_add(x, "reattached", json_object_new_int(n->reattached));
 		json_object_array_add(nodes, x);
 	}
@@ -715,7 +719,13 @@ void col_tree_text(const struct col_tree *t, const struct col_state *s, FILE *f)
 	for (size_t i = 0; i < t->nnodes; i++) {
 		const struct tnode *n = &t->n[i];
 		const char *now = n->via[0] ? n->via : s->agents[i].connected ? "collector" : "(none)";
-		fprintf(f, "  %-16s %s, served by %s", s->nodes[i].name, n->cp >= 0 ? "CP" : "BE", now);
+		/* After the job (or a loss) nobody serves it now: who did. */
+		if (!strcmp(now, "(none)") && (n->last[0] || s->agents[i].hello)) {
+			now = n->last[0] ? n->last : "collector";
+			fprintf(f, "  %-16s %s, served by %s (until it left)", s->nodes[i].name,
+				n->cp >= 0 ? "CP" : "BE", now);
+		} else
+			fprintf(f, "  %-16s %s, served by %s", s->nodes[i].name, n->cp >= 0 ? "CP" : "BE", now);
 		if (strcmp(now, name_or(s, n->up, "collector")) != 0)
 			fprintf(f, " (planned: %s)", name_or(s, n->up, "collector"));
 		if (n->reattached)

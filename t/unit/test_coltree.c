@@ -5,6 +5,7 @@
  * is left to the collector's own probes, and a CP that does not deliver is
  * named in the timeline. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -132,11 +133,65 @@ START_TEST(test_probe_round)
 }
 END_TEST
 
+/* The report after the job says who served each node: a BE that left its
+ * CP at the end (BYE) is served by nobody now, by that CP until it left. */
+START_TEST(test_served_by_after_leaving)
+{
+	struct col_state s;
+	struct col_tree *t;
+	struct mw_hb_child ch = {0};
+	json_object *o, *nodes, *x, *v;
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	col_state_init(&s, "77");
+	for (int i = 1; i <= 4; i++) {
+		char name[8];
+		snprintf(name, sizeof name, "n%d", i);
+		ck_assert_int_eq(col_state_node(&s, name), i - 1);
+		s.agents[i - 1].hello = s.agents[i - 1].connected = 1;
+	}
+	t = col_tree_plan(&s, 2, 2, 0, NULL, NULL);
+	ck_assert_ptr_nonnull(t);
+	snprintf(ch.node, sizeof ch.node, "n3");
+	snprintf(ch.parent, sizeof ch.parent, "n1");
+	ch.up = 1;
+	col_tree_child(t, &s, &ch);
+	ch.up = 0;
+	ch.bye = 1; /* the job is over: its agent says goodbye */
+	ck_assert_int_eq(col_tree_child(t, &s, &ch), -1);
+
+	o = col_tree_json(t, &s);
+	ck_assert(json_object_object_get_ex(o, "nodes", &nodes));
+	x = json_object_array_get_idx(nodes, 2);
+	ck_assert(json_object_object_get_ex(x, "node", &v));
+	ck_assert_str_eq(json_object_get_string(v), "n3");
+	ck_assert(json_object_object_get_ex(x, "parent", &v));
+	ck_assert_str_eq(json_object_get_string(v), "");
+	ck_assert(json_object_object_get_ex(x, "served_by", &v));
+	ck_assert_str_eq(json_object_get_string(v), "n1");
+	x = json_object_array_get_idx(nodes, 0); /* n1: a CP on its direct link */
+	ck_assert(json_object_object_get_ex(x, "served_by", &v));
+	ck_assert_str_eq(json_object_get_string(v), "collector");
+	json_object_put(o);
+
+	f = open_memstream(&txt, &len);
+	col_tree_text(t, &s, f);
+	fclose(f);
+	ck_assert_msg(strstr(txt, "n3               BE, served by n1 (until it left)\n"), "%s", txt);
+	free(txt);
+	col_tree_free(t);
+	col_state_free(&s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("coltree");
 	TCase *tc = tcase_create("probe");
 	tcase_add_test(tc, test_probe_round);
+	tcase_add_test(tc, test_served_by_after_leaving);
 	suite_add_tcase(s, tc);
 	return mw_unit_run(s);
 }
