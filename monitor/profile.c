@@ -59,13 +59,60 @@ struct mwm_phase {
 	double ns[MWM_PHASE_SAMPLES];
 };
 
+/* The pairs are found through a small open-addressed index (a pair's
+ * slot is a hash of its two sites), so that a call costs the same few
+ * instructions however many pairs the program has; a linear scan cost up
+ * to MWM_PHASES comparisons (and as many divisions) on every call once the
+ * table was full (hpcc: doc/benchmarks.md). */
+#define MWM_PHASE_IDX 64 /* a power of two, at least 2 * MWM_PHASES */
+
 static struct {
 	struct mwm_phase *p; /* [MWM_PHASES] */
-	int n, last;         /* pairs in use; the last one found (loops repeat) */
+	int n;               /* pairs in use */
+	uint8_t idx[MWM_PHASE_IDX]; /* 1 + index into p, 0 empty */
 	uint64_t dropped;    /* intervals of pairs beyond MWM_PHASES */
 	uint64_t last_end, last_site, rng;
 	int last_op;
 } ph;
+
+static unsigned phase_hash(uint64_t prev_site, uint64_t site)
+{
+	uint64_t h = (site ^ (prev_site * 0x9e3779b97f4a7c15ull)) * 0xbf58476d1ce4e5b9ull;
+	return (unsigned)(h >> 58) & (MWM_PHASE_IDX - 1);
+}
+
+/* The pair (prev_site, site), added if there is room: NULL if the table is
+ * full.  Every index is read once and checked before use: should threads
+ * call MPI at once, a sample may be lost, never written outside. */
+static struct mwm_phase *phase_find(uint64_t prev_site, uint64_t site, int op)
+{
+	unsigned h = phase_hash(prev_site, site);
+	for (int probe = 0; probe < MWM_PHASE_IDX; probe++, h = (h + 1) & (MWM_PHASE_IDX - 1)) {
+		unsigned e = ph.idx[h];
+		struct mwm_phase *p;
+		int np;
+		if (e) {
+			if (e > MWM_PHASES)
+				return NULL;
+			p = &ph.p[e - 1];
+			if (p->site == site && p->prev_site == prev_site)
+				return p;
+			continue;
+		}
+		np = ph.n;
+		if (np < 0 || np >= MWM_PHASES)
+			return NULL;
+		p = &ph.p[np];
+		p->prev_site = prev_site;
+		p->site = site;
+		p->prev_op = ph.last_op;
+		p->op = op;
+		ph.n = np + 1;
+		ph.idx[h] = (uint8_t)(np + 1);
+		return p;
+	}
+	return NULL;
+}
 
 void mwm_phase_scale(double r)
 {
@@ -81,26 +128,7 @@ void mwm_phase_add(int op, uint64_t t0, uint64_t t1)
 		struct mwm_phase *p = NULL;
 		if (!ph.p && !(ph.p = calloc(MWM_PHASES, sizeof(*ph.p))))
 			goto out;
-		/* Every index is read once and checked before use: should threads
-		 * call MPI at once, a sample may be lost, never written outside. */
-		int np = ph.n, last = ph.last;
-		for (int k = 0; k < np; k++) {
-			int i = (last + k) % np;
-			if (ph.p[i].site == site && ph.p[i].prev_site == ph.last_site) {
-				p = &ph.p[i];
-				ph.last = i;
-				break;
-			}
-		}
-		if (!p && np < MWM_PHASES) {
-			p = &ph.p[np];
-			p->prev_site = ph.last_site;
-			p->site = site;
-			p->prev_op = ph.last_op;
-			p->op = op;
-			ph.last = np;
-			ph.n = np + 1;
-		}
+		p = phase_find(ph.last_site, site, op);
 		if (!p) {
 			ph.dropped++;
 		} else {
@@ -116,7 +144,8 @@ void mwm_phase_add(int op, uint64_t t0, uint64_t t1)
 				ph.rng ^= ph.rng << 13;
 				ph.rng ^= ph.rng >> 7;
 				ph.rng ^= ph.rng << 17;
-				j = ph.rng % p->count;
+				/* uniform in [0, count) without a division */
+				j = (uint64_t)(((unsigned __int128)ph.rng * p->count) >> 64);
 				if (j < MWM_PHASE_SAMPLES)
 					p->ns[j] = v;
 			}
