@@ -49,6 +49,27 @@ static int timeline_has(const struct col_state *s, const char *what)
 	return 0;
 }
 
+/* 4 nodes with agents, threshold 2, fanout 2: CPs on n1 and n2, n3 under
+ * n1 (attached: *ch is its CHILD frame), n4 planned under n2. */
+static struct col_tree *four_nodes(struct col_state *s, struct mw_hb_child *ch)
+{
+	struct col_tree *t;
+	col_state_init(s, "77");
+	for (int i = 1; i <= 4; i++) {
+		char name[8];
+		snprintf(name, sizeof name, "n%d", i);
+		ck_assert_int_eq(col_state_node(s, name), i - 1);
+		s->agents[i - 1].hello = s->agents[i - 1].connected = 1;
+	}
+	t = col_tree_plan(s, 2, 2, 0, NULL, NULL);
+	ck_assert_ptr_nonnull(t);
+	snprintf(ch->node, sizeof ch->node, "n3");
+	snprintf(ch->parent, sizeof ch->parent, "n1");
+	ch->up = 1;
+	col_tree_child(t, s, ch);
+	return t;
+}
+
 START_TEST(test_probe_round)
 {
 	struct col_state s;
@@ -62,20 +83,7 @@ START_TEST(test_probe_round)
 	char *j;
 	json_object *o, *st, *v;
 
-	col_state_init(&s, "77");
-	for (int i = 1; i <= 4; i++) {
-		char name[8];
-		snprintf(name, sizeof name, "n%d", i);
-		ck_assert_int_eq(col_state_node(&s, name), i - 1);
-		s.agents[i - 1].hello = s.agents[i - 1].connected = 1;
-	}
-	/* 4 nodes, threshold 2, fanout 2: CPs on n1 and n2, n3 under n1, n4 under n2. */
-	t = col_tree_plan(&s, 2, 2, 0, NULL, NULL);
-	ck_assert_ptr_nonnull(t);
-	snprintf(ch.node, sizeof ch.node, "n3");
-	snprintf(ch.parent, sizeof ch.parent, "n1");
-	ch.up = 1;
-	col_tree_child(t, &s, &ch);
+	t = four_nodes(&s, &ch);
 	snprintf(ch.node, sizeof ch.node, "n4");
 	snprintf(ch.parent, sizeof ch.parent, "n2");
 	col_tree_child(t, &s, &ch);
@@ -145,19 +153,7 @@ START_TEST(test_served_by_after_leaving)
 	size_t len = 0;
 	FILE *f;
 
-	col_state_init(&s, "77");
-	for (int i = 1; i <= 4; i++) {
-		char name[8];
-		snprintf(name, sizeof name, "n%d", i);
-		ck_assert_int_eq(col_state_node(&s, name), i - 1);
-		s.agents[i - 1].hello = s.agents[i - 1].connected = 1;
-	}
-	t = col_tree_plan(&s, 2, 2, 0, NULL, NULL);
-	ck_assert_ptr_nonnull(t);
-	snprintf(ch.node, sizeof ch.node, "n3");
-	snprintf(ch.parent, sizeof ch.parent, "n1");
-	ch.up = 1;
-	col_tree_child(t, &s, &ch);
+	t = four_nodes(&s, &ch);
 	ch.up = 0;
 	ch.bye = 1; /* the job is over: its agent says goodbye */
 	ck_assert_int_eq(col_tree_child(t, &s, &ch), -1);
