@@ -28,6 +28,25 @@ for mpi in openmpi mpich; do
         like "$(tail -n +3 "$f" | grep -c 'GROUP="MPI|')" '^[1-9][0-9]*$' "$mpi rank $r: MPI functions listed"
     done
 done
+# More pairs of call sites than the compute-phase table keeps (32): 40
+# barriers, each from its own site, 50 rounds.  The first 32 pairs are kept
+# whole, the intervals of the others are counted as dropped: at least 7 pairs
+# of 50 and the round-to-round pair, 49.
+for mpi in openmpi mpich; do
+    d=$work/sites-$mpi
+    mon_cmd $mpi 2 "MPIWATCH_PROFILE=$d" -- "$MON_TOP/build/progs/$mpi/mon_sites" 50
+    out=$(timeout 300 "${MON_CMD[@]}" 2>&1)
+    ok $? "$mpi: mon_sites (40 call sites) exits 0"
+    like "$out" "sites: done 50" "$mpi: mon_sites's output is intact"
+    f=$d/phases.0
+    is "$(grep -c '^phase ' "$f")" 32 "$mpi: the phase table keeps 32 pairs of sites"
+    dropped=$(sed -n 's/^rank 0 node [^ ]* dropped \([0-9]*\)$/\1/p' "$f")
+    cmp_ok "${dropped:-0}" -ge 399 "$mpi: the intervals of the pairs beyond them are counted as dropped (${dropped:-none})"
+    cmp_ok "$(grep -c '^phase MPI_Barrier@[^ ]*>MPI_Barrier@[^ ]* 50 50$' "$f")" -ge 29 \
+        "$mpi: each kept pair of consecutive barriers has its 50 intervals and 50 samples"
+    is "$(awk '/^phase / && ($3 > 50 || $4 > $3)' "$f" | wc -l | tr -d ' ')" 0 \
+        "$mpi: no pair has more intervals than rounds, nor more samples than intervals"
+done
 # without MPIWATCH_PROFILE nothing is written
 mon_cmd openmpi 2 -- "$MON_TOP/build/progs/openmpi/mon_correct"
 (cd "$work" && timeout 300 "${MON_CMD[@]}" >/dev/null 2>&1)
