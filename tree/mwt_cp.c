@@ -19,6 +19,7 @@
 
 #define CP_MAX_CHILDREN 4096
 #define CP_HELLO_TIMEOUT 15.0
+#define CP_WINDOW_LEVELS 16 /* the gathering window counts at most this many levels below */
 
 static struct mw_ratelimit cp_rl = MW_RATELIMIT_INIT(1, 10);
 
@@ -455,6 +456,8 @@ static void schedule_flush(struct mwt_cp *cp, double now)
 	for (size_t k = 0; k < cp->nc; k++)
 		if (cp->c[k].levels > levels)
 			levels = cp->c[k].levels;
+	if (levels > CP_WINDOW_LEVELS) /* a child telling of a deeper tree cannot hold us longer */
+		levels = CP_WINDOW_LEVELS;
 	cp->flush_at = now + cp->o.flush_s * (1 + levels);
 }
 
