@@ -667,6 +667,13 @@ static const char *name_or(const struct col_state *s, int node, const char *none
 	return node >= 0 ? s->nodes[node].name : none;
 }
 
+/* Who served node i last: its last CP, "collector" if only the collector
+ * did, "" if its agent never said hello. */
+static const char *last_server(const struct col_tree *t, const struct col_state *s, size_t i)
+{
+	return t->n[i].last[0] ? t->n[i].last : s->agents[i].hello ? "collector" : "";
+}
+
 json_object *col_tree_json(const struct col_tree *t, const struct col_state *s)
 {
 	json_object *o = json_object_new_object(), *nodes = json_object_new_array(),
@@ -686,7 +693,7 @@ json_object *col_tree_json(const struct col_tree *t, const struct col_state *s)
 				       json_object_new_string(n->via[0] ? n->via
 							      : s->agents[i].connected ? "collector" : ""));
 		json_object_object_add(x, "served_by",
-				       json_object_new_string(n->last[0] ? n->last : s->agents[i].hello ? "collector" : ""));
+				       json_object_new_string(last_server(t, s, i)));
 		json_object_object_add(x, "reattached", json_object_new_int(n->reattached));
 		json_object_array_add(nodes, x);
 	}
@@ -718,14 +725,15 @@ void col_tree_text(const struct col_tree *t, const struct col_state *s, FILE *f)
 		t->threshold, t->ncp, t->fanout, t->depth);
 	for (size_t i = 0; i < t->nnodes; i++) {
 		const struct tnode *n = &t->n[i];
-		const char *now = n->via[0] ? n->via : s->agents[i].connected ? "collector" : "(none)";
-		/* After the job (or a loss) nobody serves it now: who did. */
-		if (!strcmp(now, "(none)") && (n->last[0] || s->agents[i].hello)) {
-			now = n->last[0] ? n->last : "collector";
-			fprintf(f, "  %-16s %s, served by %s (until it left)", s->nodes[i].name,
-				n->cp >= 0 ? "CP" : "BE", now);
-		} else
-			fprintf(f, "  %-16s %s, served by %s", s->nodes[i].name, n->cp >= 0 ? "CP" : "BE", now);
+		const char *now = n->via[0] ? n->via : s->agents[i].connected ? "collector" : "", *until = "";
+		if (!now[0]) { /* after the job (or a loss) nobody serves it now: who did */
+			now = last_server(t, s, i);
+			if (now[0])
+				until = " (until it left)";
+			else
+				now = "(none)";
+		}
+		fprintf(f, "  %-16s %s, served by %s%s", s->nodes[i].name, n->cp >= 0 ? "CP" : "BE", now, until);
 		if (strcmp(now, name_or(s, n->up, "collector")) != 0)
 			fprintf(f, " (planned: %s)", name_or(s, n->up, "collector"));
 		if (n->reattached)

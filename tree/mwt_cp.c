@@ -392,24 +392,20 @@ static void keep_rank(struct mwt_cp *cp, const struct mw_hb_rank *r)
 	cp->ranks[cp->nranks++].r = *r;
 }
 
-/* Whether node is ch's own or below it (per the CHILD frames ch sent). */
-static int child_holds(const struct child *ch, const char *node)
+/* The index of node among the nodes below ch (per the CHILD frames ch
+ * sent), or -1. */
+static long desc_find(const struct child *ch, const char *node)
 {
-	if (strcmp(ch->node, node) == 0)
-		return 1;
 	for (size_t i = 0; i < ch->ndesc; i++)
 		if (strcmp(ch->desc[i], node) == 0)
-			return 1;
-	return 0;
+			return (long)i;
+	return -1;
 }
 
-/* How deep below ch the node is (0: ch itself or not known). */
-static unsigned desc_depth(const struct child *ch, const char *node)
+/* Whether node is ch's own or below it. */
+static int child_holds(const struct child *ch, const char *node)
 {
-	for (size_t i = 0; i < ch->ndesc; i++)
-		if (strcmp(ch->desc[i], node) == 0)
-			return ch->ddep[i];
-	return 0;
+	return strcmp(ch->node, node) == 0 || desc_find(ch, node) >= 0;
 }
 
 /* ch told of node attached below it to parent (kept for APREQ routing and
@@ -419,16 +415,16 @@ static void note_desc(struct child *ch, const char *node, const char *parent)
 {
 	char(*d)[MW_HB_STR_MAX + 1];
 	unsigned char *dd;
-	unsigned depth = desc_depth(ch, parent) + 1;
+	long i = desc_find(ch, parent);
+	unsigned depth = (i >= 0 ? ch->ddep[i] : 0) + 1; /* ch itself or not known: 0 */
 	if (depth > 255)
 		depth = 255;
 	if (depth > ch->levels)
 		ch->levels = depth;
-	for (size_t i = 0; i < ch->ndesc; i++)
-		if (strcmp(ch->desc[i], node) == 0) {
-			ch->ddep[i] = (unsigned char)depth;
-			return;
-		}
+	if ((i = desc_find(ch, node)) >= 0) {
+		ch->ddep[i] = (unsigned char)depth;
+		return;
+	}
 	if (strcmp(ch->node, node) == 0 || ch->ndesc >= CP_MAX_CHILDREN * 16)
 		return;
 	d = realloc(ch->desc, (ch->ndesc + 1) * sizeof *d);
