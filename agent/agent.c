@@ -714,7 +714,7 @@ static void watch_rank(struct agent *a, struct ag_rank *x, double now)
 	 * completions and the calls last moved, for the idle times told. */
 	cls = mw_stall_rule(&x->rule, s, now, T - a->beat_tol);
 	idle_c = now - x->rule.t_completion;
-	idle_k = now - x->rule.t_call;
+	idle_k = now - mw_stall_t_outside(&x->rule);
 	finalized = s->state == MW_STATE_FINALIZED || strcmp(s->call.name, "MPI_Finalize") == 0;
 	exited = (s->exit_flags & MW_SLOT_EXIT_VALID) != 0;
 

@@ -296,7 +296,7 @@ void col_answer(const struct col_state *s, struct col_answer *a)
 		int n = 0;
 		for (size_t i = 0; s->have_res && i < r->ncauses; i++)
 			n += r->causes[i].cause == 'A';
-		add(a, MW_ANSWER_NOTHING "%s", n ? " (a long computation or slow transfer noted: cause A)" : "");
+		add(a, MW_ANSWER_NOTHING "%s", n ? MW_ANSWER_CAUSE_A : "");
 	}
 }
 

@@ -1541,6 +1541,12 @@ static void on_beat(struct collector *c, int node, const struct mw_hb_beat *b)
 	x->exit_signal = b->exit_signal;
 	x->idle_s = b->idle_s;
 	snprintf(x->moving, sizeof x->moving, "%s", b->moving);
+	/* A slow transfer tells more than the computation after it. */
+	if (b->state == MW_HB_S_SLOW || (b->state == MW_HB_S_COMPUTING && x->was_state != MW_HB_S_SLOW)) {
+		x->was_state = b->state;
+		snprintf(x->was_call, sizeof x->was_call, "%s", b->call);
+		snprintf(x->was_moving, sizeof x->was_moving, "%s", b->moving);
+	}
 	if (b->state == MW_HB_S_RESUMED || b->state == MW_HB_S_FINALIZED) {
 		/* A later dump would describe a new stall. */
 		x->has_dump = 0;

@@ -5,6 +5,7 @@
 #include "answer.h"
 #include "ap.h"
 #include "html.h"
+#include "jobconf.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -64,8 +65,7 @@ static const char *summary_line(const struct col_state *s, char *buf, size_t len
 		int a = 0;
 		for (size_t i = 0; s->have_res && i < r->ncauses; i++)
 			a += r->causes[i].cause == 'A';
-		snprintf(buf, len, "no failure detected%s",
-			 a ? " (long computation noted: cause A)" : "");
+		snprintf(buf, len, MW_ANSWER_NOTHING "%s", a ? MW_ANSWER_CAUSE_A : "");
 	} else if (r->verdict == COL_V_HARDWARE) {
 		char names[256] = "";
 		struct mw_hostlist hl = {0};

@@ -144,13 +144,18 @@ static int failed_in_mpi(const struct col_rank *x)
 
 /* What a slow rank is doing: "in MPI_Wait, its transfer moves (receive
  * buffer filling): slow, not stuck". */
-static void slow_text(const struct col_rank *x, char *buf, size_t len)
+static void slow_text_of(const char *call, const char *how, const char *then, char *buf, size_t len)
 {
-	const char *how = x->moving[0] ? x->moving : "";
-	snprintf(buf, len, "in %s, its transfer moves (%s): slow, not stuck", x->call[0] ? x->call : "MPI",
+	snprintf(buf, len, "in %s, its transfer moves (%s): slow, not stuck%s", call[0] ? call : "MPI",
 		 !strncmp(how, "recv_buffer", 11) ? "its receive buffer is filling"
 		 : !strncmp(how, "io", 2)	 ? "it reads or writes data"
-						 : "data moving");
+						 : "data moving",
+		 then);
+}
+
+static void slow_text(const struct col_rank *x, char *buf, size_t len)
+{
+	slow_text_of(x->call, x->moving, "", buf, len);
 }
 
 /* Blockers of a stuck rank r: edges r -> blocker. */
@@ -725,6 +730,31 @@ static char rank_detail(const struct col_rank *ranks, size_t r, char c, struct w
 
 /* Group the classified ranks into res's causes; set the verdict.  Return 0,
  * or -1 (ENOMEM). */
+/* No failure: a rank that was slow or computing (cause A) and has moved on
+ * since keeps its cause A, in the past tense, so that the answer says what
+ * the suspected hang was even when it was over before the evaluation.
+ * Return 0, or -1 (ENOMEM). */
+static int moved_on_causes(const struct col_rank *ranks, size_t size, struct col_result *res)
+{
+	char detail[256];
+	for (size_t r = 0; r < size; r++) {
+		const struct col_rank *x = &ranks[r];
+		if (res->rank_cause[r] || !x->was_state ||
+		    (x->state != MW_HB_S_RESUMED && x->state != MW_HB_S_FINALIZED))
+			continue;
+		if (x->was_state == MW_HB_S_SLOW)
+			slow_text_of(x->was_call, x->was_moving, "; the transfer completed", detail,
+				     sizeof detail);
+		else
+			snprintf(detail, sizeof detail,
+				 "computed outside MPI for a long time (not an error); then it went on");
+		res->rank_cause[r] = 'A';
+		if (add_rank_to_cause(res, 'A', detail, (int)r))
+			return -1;
+	}
+	return 0;
+}
+
 static int group_causes(const struct col_rank *ranks, size_t size, struct waits *w,
 			struct col_result *res)
 {
@@ -750,7 +780,7 @@ static int group_causes(const struct col_rank *ranks, size_t size, struct waits 
 	for (size_t i = 0; i < res->ncauses; i++)
 		if (res->causes[i].cause == 'B' || res->causes[i].cause == 'C')
 			res->verdict = COL_V_SOFTWARE;
-	return 0;
+	return res->verdict == COL_V_NONE ? moved_on_causes(ranks, size, res) : 0;
 }
 
 int col_killed_from_outside(const struct col_rank *x)

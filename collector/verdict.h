@@ -42,6 +42,13 @@ struct col_rank {
 				 * later one that it moved on (RESUMED, FINALIZED) */
 	int lib_error;          /* the MPI library printed its own error line for it:
 				 * the library ended it, whatever signal followed */
+	/* The cause-A state a heartbeat told of (MW_HB_S_SLOW, else the last
+	 * MW_HB_S_COMPUTING; 0 none) and the call and movement it told: a rank
+	 * that has moved on since keeps its cause A in a verdict of no failure
+	 * (the suspected hang was its slow transfer). */
+	int was_state;
+	char was_call[MW_HB_STR_MAX + 1];
+	char was_moving[32];
 };
 
 struct col_node {

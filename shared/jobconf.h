@@ -45,6 +45,8 @@
 /* The answer's first words when nothing failed (collector/answer.c): srun
  * prints no answer then. */
 #define MW_ANSWER_NOTHING "no failure detected"
+/* ...and what follows it when a rank was slow or computing (cause A). */
+#define MW_ANSWER_CAUSE_A " (a long computation or slow transfer noted: cause A)"
 /* The environment variable that names it for the monitor. */
 #define MW_JOBCONF_ENV "MPIWATCH_SETTINGS"
 

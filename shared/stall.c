@@ -41,9 +41,16 @@ enum mw_stall_class mw_stall_rule(struct mw_stall *st, const struct mw_slot *s, 
 		  now - st->t_call < T;
 	if (stuck || polling)
 		return now - st->t_motion < T ? MW_STALL_SLOW : stuck ? MW_STALL_STUCK : MW_STALL_POLLING;
-	if (s->state == MW_STATE_COMPUTING && now - st->t_call >= T)
+	if (s->state == MW_STATE_COMPUTING && now - mw_stall_t_outside(st) >= T)
 		return MW_STALL_COMPUTING;
 	return MW_STALL_FINE;
+}
+
+double mw_stall_t_outside(const struct mw_stall *st)
+{
+	/* A blocking call's return counts as a completion; any other call
+	 * returns about when it starts. */
+	return st->t_call > st->t_completion ? st->t_call : st->t_completion;
 }
 
 const char *mw_stall_name(int cls)

@@ -48,6 +48,11 @@ struct mw_stall {
 enum mw_stall_class mw_stall_rule(struct mw_stall *st, const struct mw_slot *s, double now,
 				  double timeout_s);
 
+/* When the rank was last seen leaving MPI (the later of its last call and
+ * its last completion, on st's clock): a computing rank has been outside MPI
+ * since then. */
+double mw_stall_t_outside(const struct mw_stall *st);
+
 /* "fine", "stuck", "polling", "slow", "computing" ("?" if out of range). */
 const char *mw_stall_name(int cls);
 

@@ -9,16 +9,16 @@
 plan 30
 run_setup mw-run
 
-# --- one slow transfer (384 MB of one-byte blocks: several seconds on a
+# --- one slow transfer (768 MB of one-byte blocks: several seconds on a
 # 2-core machine, so each rank sits in MPI_Wait for more than the 1 s timeout;
 # the hang limit is set well above the transfer, which a busy machine slows)
 for mpi in openmpi mpich; do
     n=slow-$mpi
-    timeout 300 "$mw" run -n 2 --timeout 1 --hang-limit 120 --dir "$work/$n" -- "$build/progs/$mpi/run_slowxfer" 384 \
+    timeout 300 "$mw" run -n 2 --timeout 1 --hang-limit 120 --dir "$work/$n" -- "$build/progs/$mpi/run_slowxfer" 768 \
         >"$work/$n.out" 2>"$work/$n.err"
     st=$?
     is "$st" 0 "slow transfer ($mpi): the program's own exit status 0, not ended"
-    like "$(cat "$work/$n.out")" "slowxfer done: 402653184 bytes" "slow transfer ($mpi): its output is complete"
+    like "$(cat "$work/$n.out")" "slowxfer done: 805306368 bytes" "slow transfer ($mpi): its output is complete"
     r=$work/$n/report.json
     like "$(field "$r" '" | ".join(e["detail"] for e in r["timeline"])')" \
         "rank 1 slow, not stuck: in MPI_Wait .*its transfer moves \\(recv_buffer" \

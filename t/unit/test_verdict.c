@@ -315,6 +315,53 @@ START_TEST(test_details)
 }
 END_TEST
 
+/* A rank seen slow that has moved on (finalized) keeps its cause A in a
+ * verdict of no failure, saying the transfer completed; one that is stuck
+ * now takes its present cause; with a failure, past slowness is not listed. */
+START_TEST(test_moved_on_keeps_cause_a)
+{
+	struct col_rank ranks[3];
+	struct col_node node = {.name = "n1", .probed = 1, .state = MW_PROBE_ALIVE};
+	struct col_result res;
+
+	set_rank(&ranks[0], "0:-", NULL);
+	ranks[0].state = MW_HB_S_RESUMED;
+	set_rank(&ranks[1], "0:-", NULL);
+	ranks[1].state = MW_HB_S_FINALIZED;
+	ranks[1].was_state = MW_HB_S_SLOW;
+	snprintf(ranks[1].was_call, sizeof ranks[1].was_call, "MPI_Wait");
+	snprintf(ranks[1].was_moving, sizeof ranks[1].was_moving, "recv_buffer");
+	set_rank(&ranks[2], "0:-", NULL);
+	ranks[2].state = MW_HB_S_FINALIZED;
+	ranks[2].was_state = MW_HB_S_COMPUTING;
+	ck_assert_int_eq(col_classify(ranks, 3, &node, 1, &res), 0);
+	ck_assert_int_eq(res.verdict, COL_V_NONE);
+	ck_assert_uint_eq(res.ncauses, 2);
+	ck_assert_int_eq(res.rank_cause[0], 0);
+	ck_assert_int_eq(res.rank_cause[1], 'A');
+	ck_assert_int_eq(res.rank_cause[2], 'A');
+	for (size_t i = 0; i < 2; i++) {
+		ck_assert_int_eq(res.causes[i].cause, 'A');
+		ck_assert_uint_eq(res.causes[i].n, 1);
+		if (res.causes[i].ranks[0] == 1)
+			ck_assert_str_eq(res.causes[i].detail,
+					 "in MPI_Wait, its transfer moves (its receive buffer is filling): "
+					 "slow, not stuck; the transfer completed");
+		else
+			ck_assert_msg(strstr(res.causes[i].detail, "computed outside MPI"), "%s",
+				      res.causes[i].detail);
+	}
+	col_result_free(&res);
+
+	/* Rank 0 ended by a signal: a failure; the past slowness is not a cause. */
+	set_rank(&ranks[0], "0:X:::-1:-1:11", NULL);
+	ck_assert_int_eq(col_classify(ranks, 3, &node, 1, &res), 0);
+	ck_assert_int_eq(res.verdict, COL_V_SOFTWARE);
+	ck_assert_int_eq(res.rank_cause[1], 0);
+	col_result_free(&res);
+}
+END_TEST
+
 /* One classification: the deadlock the analysis found (here a wrong tag:
  * rank 0 in MPI_Recv from 1, ranks 1-2 in a barrier) makes all its ranks B,
  * deadlocked (wrong tag): ranks in the same barrier are not split into B and
@@ -385,6 +432,7 @@ int main(void)
 	tcase_add_test(tc, test_details);
 	tcase_add_test(tc, test_large_ring);
 	tcase_add_test(tc, test_classify_with_analysis);
+	tcase_add_test(tc, test_moved_on_keeps_cause_a);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
