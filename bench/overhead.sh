@@ -8,6 +8,8 @@
 #         hpcc    HPC Challenge (Debian's hpcc, Open MPI): HPL N=HPCC_N
 #                 (default 1000), PTRANS, MPIRandomAccess, MPIFFT and the
 #                 latency/bandwidth tests, 2 ranks (P=1, Q=2)
+#         startup bench/mpi-startup.c (MPI_Init, MPI_Barrier, MPI_Finalize):
+#                 the fixed cost of a run, 2 ranks
 #   PAIRS number of off/on pairs; the order inside a pair alternates
 #   MODE  on (default): LD_PRELOAD=build/lib/libmpiwatch.so against no
 #         preload; profile: the same with MPIWATCH_PROFILE (the profile
@@ -20,12 +22,16 @@
 # calib/cal_stats, the Hodges-Lehmann shift with its 95 % interval).  Run it
 # under /tmp/mw-heavy.lock, in chunks of about 10 minutes: OUT (default
 # /tmp/mpiwatch-overhead-APP-MODE) keeps the samples, so a second call with
-# the same OUT adds pairs to the first.  Instructions retired are counted with
+# the same OUT adds pairs to the first.  For hpcc, each kernel's own time
+# (hpccoutf.txt: HPL_time, PTRANS_time, MPIRandomAccess_time,
+# MPIRandomAccess_LCG_time; MPIFFT_Gflops, higher is faster) is judged the
+# same way, so the cost is placed in the kernel that pays it.  Instructions
+# retired are counted with
 # `perf stat -e instructions:u` when the machine's PMU allows it.
 set -u
 cd "$(dirname "$0")/.." || exit 1
-APP=${1:?usage: bench/overhead.sh lammps|hpcc PAIRS [on|profile|profile-on]}
-PAIRS=${2:?usage: bench/overhead.sh lammps|hpcc PAIRS [on|profile|profile-on]}
+APP=${1:?usage: bench/overhead.sh lammps|hpcc|startup PAIRS [on|profile|profile-on]}
+PAIRS=${2:?usage: bench/overhead.sh lammps|hpcc|startup PAIRS [on|profile|profile-on]}
 MODE=${3:-on}
 LIB=${MPIWATCH_BENCH_LIB:-$PWD/build/lib/libmpiwatch.so}
 STATS=$PWD/build/bench/overhead-stats
@@ -41,7 +47,10 @@ hpcc)
     sed -e "s/^1000 *Ns/${HPCC_N:-1000}         Ns/" -e 's/^2 *Ps/1            Ps/' \
         /usr/share/doc/hpcc/examples/_hpccinf.txt >"$work/hpccinf.txt"
     cmd=(hpcc) ;;
-*) echo "unknown APP $APP (lammps or hpcc)" >&2; exit 1 ;;
+startup)
+    mpicc.openmpi -O2 -o "$work/mpi-startup" bench/mpi-startup.c || exit 1
+    cmd=(./mpi-startup) ;;
+*) echo "unknown APP $APP (lammps, hpcc or startup)" >&2; exit 1 ;;
 esac
 case $MODE in
 on) a=() b=(-x "LD_PRELOAD=$LIB") ;;
@@ -70,14 +79,31 @@ run() { # run off|on: append "wall cpu [instructions]" to $OUT/<which>
     awk -v w="$w" -v u="$u" -v s="$s" 'BEGIN {printf "%.3f\n", w}' >>"$OUT/$which.wall"
     awk -v w="$w" -v u="$u" -v s="$s" 'BEGIN {printf "%.3f\n", u + s}' >>"$OUT/$which.cpu"
     [ -n "$ins" ] && echo "$ins" >>"$OUT/$which.ins"
+    if [ "$APP" = hpcc ]; then
+        for k in $KERNELS; do
+            v=$(sed -n "s/^$k=//p" hpccoutf.txt)
+            [ -n "$v" ] || { echo "run failed: no $k in hpccoutf.txt" >&2; exit 1; }
+            echo "$v" >>"$OUT/$which.k.$k"
+        done
+    fi
     echo "$w $(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.3f", u + s}') $ins"
 }
+KERNELS="HPL_time PTRANS_time MPIRandomAccess_time MPIRandomAccess_LCG_time MPIFFT_Gflops"
 start=$(cat "$OUT/off.wall" 2>/dev/null | wc -l)
 for ((i = start + 1; i <= start + PAIRS; i++)); do
-    if ((i % 2)); then p=$(run off); m=$(run on); else m=$(run on); p=$(run off); fi
+    if ((i % 2)); then
+        p=$(run off) || exit 1; m=$(run on) || exit 1
+    else
+        m=$(run on) || exit 1; p=$(run off) || exit 1
+    fi
     echo "$APP $MODE pair $i: off wall/cpu $p; on wall/cpu $m"
 done
 "$STATS" --label "$APP $MODE wall s" "$OUT/off.wall" "$OUT/on.wall"
 "$STATS" --label "$APP $MODE cpu s" "$OUT/off.cpu" "$OUT/on.cpu"
 [ -s "$OUT/off.ins" ] && "$STATS" --label "$APP $MODE instructions" "$OUT/off.ins" "$OUT/on.ins"
+if [ "$APP" = hpcc ]; then
+    for k in $KERNELS; do
+        [ -s "$OUT/off.k.$k" ] && "$STATS" --label "$APP $MODE $k" "$OUT/off.k.$k" "$OUT/on.k.$k"
+    done
+fi
 exit 0

@@ -27,3 +27,11 @@ FUZZ_EXTRA_fuzz_launcher_output := cli/runlaunch.c analyze/dl_crash.c analyze/dl
 FUZZERS += $(B)/fuzz/fuzz_options
 FUZZ_EXTRA_fuzz_options = collector/verdict.c $(IMB_FUZZ_SRCS) $(IMB_GEN) -Icollector -Iimbalance -Ianalyze
 $(B)/fuzz/fuzz_options: collector/verdict.c collector/verdict.h
+
+# What "mpiwatch status" prints from a status object (cli/statusprint.c):
+# its unit test and fuzz target (a job's report.json is the user's file).
+UNIT_TESTS += $(B)/t/test_statusprint
+$(B)/t/test_statusprint: CPPFLAGS += -Icli
+$(B)/t/test_statusprint: $(B)/obj/cli/statusprint.o
+FUZZERS += $(B)/fuzz/fuzz_status
+FUZZ_EXTRA_fuzz_status := cli/statusprint.c -Icli

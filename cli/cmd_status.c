@@ -12,10 +12,10 @@
 #include "cli.h"
 #include "conf.h"
 #include "drainreq.h"
-#include "hostlist.h"
 #include "jsonschema.h"
 #include "probe.h"
 #include "slurm.h"
+#include "statusprint.h"
 
 static void status_usage(FILE *f)
 {
@@ -38,63 +38,14 @@ static void status_usage(FILE *f)
 		MW_DRAIN_DEFAULT_SOCKET, MW_PROBE_DEFAULT_PORT);
 }
 
-static const char *jstr(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-	if (!json_object_object_get_ex(o, k, &v))
-		return "?";
-	return v ? json_object_get_string(v) : "-";
-}
-
-/* The live tree of report.json's "tree": who serves whom now. */
-static void print_tree(struct json_object *t)
-{
-	struct json_object *nodes, *mv;
-	printf("tree:        %s CP(s), fanout %s, depth %s\n", jstr(t, "cps"), jstr(t, "fanout"), jstr(t, "depth"));
-	if (json_object_object_get_ex(t, "nodes", &nodes) && json_object_is_type(nodes, json_type_array))
-		for (size_t i = 0; i < json_object_array_length(nodes); i++) {
-			struct json_object *e = json_object_array_get_idx(nodes, i);
-			const char *now = jstr(e, "parent"), *plan = jstr(e, "planned_parent");
-			printf("  %-16s %s, served by %s", jstr(e, "node"), jstr(e, "role"), *now ? now : "(none)");
-			if (strcmp(now, plan))
-				printf(" (planned: %s)", plan);
-			putchar('\n');
-		}
-	if (json_object_object_get_ex(t, "reattachments", &mv) && json_object_is_type(mv, json_type_array))
-		for (size_t i = 0; i < json_object_array_length(mv); i++) {
-			struct json_object *e = json_object_array_get_idx(mv, i);
-			printf("  re-attachment: %s from %s to %s\n", jstr(e, "node"), jstr(e, "from"), jstr(e, "to"));
-		}
-}
-
-/* Node names of the report's nodes whose agent is in state want, as a host
- * list ("-" if none); *n gets their count. */
-static void agents_in(struct json_object *nodes, const char *want, char *buf, size_t len, int *n)
-{
-	size_t total = json_object_array_length(nodes);
-	char **names = calloc(total ? total : 1, sizeof(*names));
-	struct mw_hostlist hl = {names, 0};
-	*n = 0;
-	for (size_t i = 0; names && i < total; i++) {
-		struct json_object *e = json_object_array_get_idx(nodes, i);
-		if (!strcmp(jstr(e, "agent"), want))
-			names[hl.n++] = (char *)jstr(e, "name");
-	}
-	*n = (int)hl.n;
-	if (!hl.n || mw_hostlist_compress(&hl, buf, len) >= len)
-		snprintf(buf, len, "%s", hl.n ? "(too many to list)" : "-");
-	free(names);
-}
-
 /* mpiwatch status --job JOB [--dir DIR]. */
 static int job_status(const char *job, const char *dir_opt, int json)
 {
 	struct mw_slurm_job j;
-	char dir[4200], path[4300], err[512], list[1024];
+	char dir[4200], path[4300], err[512];
 	int have_job = mw_slurm_job(NULL, job, &j, err, sizeof err) == 0;
-	struct json_object *r, *nodes, *tl, *stats, *v;
+	struct json_object *r;
 	struct stat st;
-	int n;
 
 	if (dir_opt)
 		snprintf(dir, sizeof dir, "%s", dir_opt);
@@ -123,60 +74,12 @@ static int job_status(const char *job, const char *dir_opt, int json)
 	printf("report:      %s", path);
 	if (stat(path, &st) == 0)
 		printf(" (updated %lds ago)", (long)(time(NULL) - st.st_mtime));
-	printf("\nverdict:     %s%s\n", jstr(r, "summary"),
-	       json_object_object_get_ex(r, "confirmed", &v) && json_object_get_boolean(v) ? " (confirmed)" : "");
-	if (json_object_object_get_ex(r, "nodes", &nodes) && json_object_is_type(nodes, json_type_array)) {
-		int total = (int)json_object_array_length(nodes);
-		agents_in(nodes, "connected", list, sizeof list, &n);
-		printf("agents:      %d of %d connected: %s\n", n, total, list);
-		agents_in(nodes, "never", list, sizeof list, &n);
-		if (n)
-			printf("             %d never connected: %s\n", n, list);
-		agents_in(nodes, "lost", list, sizeof list, &n);
-		if (n)
-			printf("             %d lost: %s\n", n, list);
-	}
-	if (json_object_object_get_ex(r, "tree", &v)) /* the tree overlay (doc/tree.md) */
-		print_tree(v);
-	if (json_object_object_get_ex(r, "stats", &stats))
-		printf("ranks seen:  %s of %s; heartbeats %s\n", jstr(stats, "rank_announcements"),
-		       jstr(r, "ranks_total"), jstr(stats, "heartbeats"));
-	if (json_object_object_get_ex(r, "timeline", &tl) && json_object_is_type(tl, json_type_array)) {
-		size_t len = json_object_array_length(tl);
-		printf("last events:\n");
-		for (size_t i = len > 5 ? len - 5 : 0; i < len; i++) {
-			struct json_object *e = json_object_array_get_idx(tl, i);
-			printf("  %s  %-16s %s\n", jstr(e, "time"), jstr(e, "event"), jstr(e, "detail"));
-		}
-	}
+	putchar('\n');
+	mw_status_print_job(r, stdout);
 	json_object_put(r);
 	if (have_job)
 		mw_slurm_job_free(&j);
 	return 0;
-}
-
-/* The status object's "calibration" member, in one or two lines. */
-static void print_calibration(struct json_object *k)
-{
-	struct json_object *v;
-	if (json_object_object_get_ex(k, "state", &v)) {
-		printf("calibration: %s: %s\n", jstr(k, "state"), jstr(k, "detail"));
-		printf("             R0 %s ns, resolution %s ns, TSC %.4f GHz (rate change %.2g %%), "
-		       "%s backward steps; %.2f s, %.2f CPU-s%s, %s s ago\n",
-		       jstr(k, "interval_ns"), jstr(k, "resolution_ns"),
-		       json_object_object_get_ex(k, "tsc_ghz", &v) ? json_object_get_double(v) : 0,
-		       json_object_object_get_ex(k, "rate_diff", &v) ? json_object_get_double(v) * 100 : 0,
-		       jstr(k, "backward_steps"),
-		       json_object_object_get_ex(k, "seconds", &v) ? json_object_get_double(v) : 0,
-		       json_object_object_get_ex(k, "cpu_seconds", &v) ? json_object_get_double(v) : 0,
-		       json_object_object_get_ex(k, "truncated", &v) && json_object_get_boolean(v)
-			       ? " (budget ran out)" : "",
-		       jstr(k, "age_s"));
-	} else {
-		printf("calibration: none yet\n");
-	}
-	if (json_object_object_get_ex(k, "skipped", &v))
-		printf("             last request: %s\n", json_object_get_string(v));
 }
 
 static int cmd_status(int argc, char **argv)
@@ -248,42 +151,12 @@ static int cmd_status(int argc, char **argv)
 		free(text);
 		return 1;
 	}
-	rv = strcmp(jstr(st, "state"), "alive") ? 1 : 0;
-	if (json) {
+	rv = !json_object_object_get_ex(st, "state", &v) || !json_object_is_type(v, json_type_string) ||
+	     strcmp(json_object_get_string(v), "alive");
+	if (json)
 		printf("%s\n", text);
-	} else {
-		struct json_object *c, *m;
-		printf("node:        %s\nstate:       %s\nsummary:     %s\n", jstr(st, "node"), jstr(st, "state"),
-		       jstr(st, "summary"));
-		printf("daemon:      pid %s, version %s, up %s s, udp port %s, socket %s\n", jstr(st, "pid"),
-		       jstr(st, "version"), jstr(st, "uptime_s"), jstr(st, "port"), jstr(st, "socket"));
-		printf("config:      %s\nhealth age:  %s s\n", jstr(st, "config"), jstr(st, "health_age_s"));
-		if (json_object_object_get_ex(st, "checks", &v)) {
-			printf("checks:\n");
-			for (size_t i = 0; i < json_object_array_length(v); i++) {
-				struct json_object *r = json_object_array_get_idx(v, i), *ok;
-				json_object_object_get_ex(r, "ok", &ok);
-				printf("  %-4s %-8s %s\n", json_object_get_boolean(ok) ? "ok" : "FAIL", jstr(r, "check"),
-				       jstr(r, "detail"));
-			}
-		}
-		if (json_object_object_get_ex(st, "calibration", &v))
-			print_calibration(v);
-		if (json_object_object_get_ex(st, "counters", &c)) {
-			printf("counters:\n");
-			json_object_object_foreach(c, key, val) {
-				if (!strcmp(key, "malformed_by_reason"))
-					continue;
-				printf("  %-18s %s\n", key, json_object_get_string(val));
-			}
-			if (json_object_object_get_ex(c, "malformed_by_reason", &m)) {
-				printf("  malformed by reason:");
-				json_object_object_foreach(m, k2, v2) printf(" %s=%s", k2, json_object_get_string(v2));
-				printf("\n");
-			}
-		}
-		printf("drains in window: %s\n", jstr(st, "drains_in_window"));
-	}
+	else
+		mw_status_print_node(st, stdout);
 	json_object_put(st);
 	free(text);
 	return rv;
