@@ -73,6 +73,7 @@ static struct {
 	uint64_t dropped;    /* intervals of pairs beyond MWM_PHASES */
 	uint64_t last_end, last_site, rng;
 	int last_op;
+	struct mwm_phase *last_p; /* the pair found last: a polling loop repeats it */
 } ph;
 
 static unsigned phase_hash(uint64_t prev_site, uint64_t site)
@@ -121,14 +122,27 @@ void mwm_phase_scale(double r)
 			ph.p[i].ns[k] *= r;
 }
 
+/* The pair (ph.last_site, site) when it is not the one found last: the
+ * table allocated at the first interval, the pair looked up (added if
+ * there is room).  Out of line, so that the common call, a loop repeating
+ * its pair, saves no registers. */
+static __attribute__((noinline, cold)) struct mwm_phase *phase_lookup(uint64_t site, int op)
+{
+	if (!ph.p) {
+		if (!(ph.p = calloc(MWM_PHASES, sizeof(*ph.p))))
+			return NULL;
+		ph.rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)mwm.slot->world_rank;
+	}
+	return ph.last_p = phase_find(ph.last_site, site, op);
+}
+
 void mwm_phase_add(int op, uint64_t t0, uint64_t t1)
 {
 	uint64_t site = mwm.slot->call.site;
 	if (ph.last_end && t0 >= ph.last_end) {
-		struct mwm_phase *p = NULL;
-		if (!ph.p && !(ph.p = calloc(MWM_PHASES, sizeof(*ph.p))))
-			goto out;
-		p = phase_find(ph.last_site, site, op);
+		struct mwm_phase *p = ph.last_p;
+		if (!p || p->site != site || p->prev_site != ph.last_site)
+			p = phase_lookup(site, op);
 		if (!p) {
 			ph.dropped++;
 		} else {
@@ -140,20 +154,18 @@ void mwm_phase_add(int op, uint64_t t0, uint64_t t1)
 				p->n = k + 1;
 			} else {
 				/* xorshift64: keep each interval with probability K / count */
-				uint64_t j;
-				ph.rng ^= ph.rng << 13;
-				ph.rng ^= ph.rng >> 7;
-				ph.rng ^= ph.rng << 17;
+				uint64_t j, r = ph.rng;
+				r ^= r << 13;
+				r ^= r >> 7;
+				r ^= r << 17;
+				ph.rng = r;
 				/* uniform in [0, count) without a division */
-				j = (uint64_t)(((unsigned __int128)ph.rng * p->count) >> 64);
+				j = (uint64_t)(((unsigned __int128)r * p->count) >> 64);
 				if (j < MWM_PHASE_SAMPLES)
 					p->ns[j] = v;
 			}
 		}
 	}
-out:
-	if (!ph.rng)
-		ph.rng = 0x9e3779b97f4a7c15ull ^ (uint64_t)mwm.slot->world_rank;
 	ph.last_end = t1;
 	ph.last_site = site;
 	ph.last_op = op;

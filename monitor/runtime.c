@@ -255,7 +255,6 @@ void mwm_prof_add(int op, uint64_t t0, uint64_t bytes)
 	if (!mwm.prof || op < 0 || op >= mwm_nops)
 		return;
 	dt = mwm_prof_now() - t0; /* TSC ticks or ns: see prof_ticks_to_ns() */
-	mwm_phase_add(op, t0, t0 + dt);
 	p = &mwm.prof[op];
 	p->calls++;
 	p->ns += dt;
@@ -268,6 +267,8 @@ void mwm_prof_add(int op, uint64_t t0, uint64_t bytes)
 		p->bytes += bytes;
 		p->bsumsq += (double)bytes * (double)bytes;
 	}
+	/* last: a tail call, so this function saves no registers */
+	mwm_phase_add(op, t0, t0 + dt);
 }
 
 /* ---- paths ---- */
