@@ -1,6 +1,8 @@
 /* libFuzzer target for the TAU profile parser and the group rules parser
- * (imbalance/imb_profile.c, imb_group.c), then the analysis on the result. */
+ * (imbalance/imb_profile.c, imb_group.c), then the analysis on the result;
+ * and the profile file-name reader (imb_load.c imb_profile_name). */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +26,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (strlen(err) >= sizeof(err))
 		abort();
+	{
+		char name[64];
+		int n, c, t;
+		snprintf(name, sizeof name, "%.*s", (int)(size < 63 ? size : 63), (const char *)data);
+		if (imb_profile_name(name, &n, &c, &t) == 0 && (n < 0 || c < 0 || t < 0))
+			abort();
+	}
 	if (imb_rules_parse((const char *)data, size, "rules", &r, err, sizeof(err)) == 0) {
 		imb_classify("MPI_Allreduce()", "MPI", &r);
 		imb_rules_free(&r);

@@ -69,6 +69,10 @@ int imb_job_load(const char *dir, struct imb_job *job, char *err, size_t errlen)
 int imb_job_load_progress(const char *dir, struct imb_job *job, char *err, size_t errlen,
 			  void (*progress)(size_t done, size_t total, void *arg), void *arg);
 
+/* A TAU profile's file name "profile.N.C.T" (node, context, thread: digits
+ * only, each at most INT_MAX): 0 with the numbers in *n, *c, *t, else -1. */
+int imb_profile_name(const char *s, int *n, int *c, int *t);
+
 /* The whole of the text file path (a profile or a rules file, at most 256 MiB)
  * into *buf (malloc'd, *len bytes, not NUL-terminated).  Return 0, or -1 with
  * errno (EFBIG when larger). */

@@ -2,6 +2,7 @@
  * TIME metric when the directory holds MULTI__<metric> subdirectories. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,18 +13,25 @@
 #define IMB_MAX_NODE (1 << 24) /* as --expect-size of the deadlock analysis */
 #define IMB_MAX_FILE (256L << 20) /* a text profile larger than this is not one */
 
-/* "profile.N.C.T" -> 0 with the numbers, else -1. */
-static int profile_name(const char *s, int *n, int *c, int *t)
+int imb_profile_name(const char *s, int *n, int *c, int *t)
 {
-	char tail;
+	int *v[3] = {n, c, t};
+	const char *p;
 	if (strncmp(s, "profile.", 8))
 		return -1;
-	if (sscanf(s + 8, "%d.%d.%d%c", n, c, t, &tail) != 3 || *n < 0 || *c < 0 || *t < 0)
-		return -1;
-	for (const char *p = s + 8; *p; p++) /* no signs, blanks or other text */
-		if (*p != '.' && (*p < '0' || *p > '9'))
+	p = s + 8;
+	for (int i = 0; i < 3; i++) { /* digits only: no sign, blank or overflow */
+		long x = 0;
+		if (*p < '0' || *p > '9')
 			return -1;
-	return 0;
+		while (*p >= '0' && *p <= '9')
+			if ((x = x * 10 + (*p++ - '0')) > INT_MAX)
+				return -1;
+		*v[i] = (int)x;
+		if (i < 2 && *p++ != '.')
+			return -1;
+	}
+	return *p ? -1 : 0;
 }
 
 static int is_dir(const char *path)
@@ -149,7 +157,7 @@ int imb_job_load_progress(const char *dir, struct imb_job *job, char *err, size_
 	}
 	for (int i = 0; i < n; i++) {
 		int pn, pc, pt;
-		if (profile_name(ent[i]->d_name, &pn, &pc, &pt) < 0)
+		if (imb_profile_name(ent[i]->d_name, &pn, &pc, &pt) < 0)
 			continue;
 		char *path = NULL, *buf = NULL;
 		size_t len;

@@ -22,6 +22,25 @@ static const char good[] =
 	"# eventname numevents max min mean sumsqr\n"
 	"\"Message size for MPI_Send()\" 200 4 4 4.000 3.2E+03\n";
 
+/* File names: profile.N.C.T with digits only, each within an int. */
+START_TEST(test_profile_name)
+{
+	int n = -1, c = -1, t = -1;
+	ck_assert_int_eq(imb_profile_name("profile.12.0.3", &n, &c, &t), 0);
+	ck_assert_int_eq(n, 12);
+	ck_assert_int_eq(c, 0);
+	ck_assert_int_eq(t, 3);
+	ck_assert_int_eq(imb_profile_name("profile.2147483647.0.0", &n, &c, &t), 0);
+	ck_assert_int_eq(n, 2147483647);
+	static const char *const bad[] = {"profile.2147483648.0.0", "profile.99999999999999999999.0.0",
+					  "profile.-1.0.0", "profile.+1.0.0", "profile. 1.0.0", "profile.1.0",
+					  "profile.1.0.0.", "profile.1.0.0x", "profile.1..0", "profile.",
+					  "Profile.1.0.0", "profile.1.0.0.0", ""};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+		ck_assert_msg(imb_profile_name(bad[i], &n, &c, &t) == -1, "%s accepted", bad[i]);
+}
+END_TEST
+
 START_TEST(test_parse_good)
 {
 	struct imb_profile p;
@@ -195,6 +214,7 @@ int main(void)
 	tcase_add_test(tc, test_load_multi_takes_time);
 	tcase_add_test(tc, test_load_gap_reported);
 	tcase_add_test(tc, test_load_bad_file_names_file_and_line);
+	tcase_add_test(tc, test_profile_name);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
