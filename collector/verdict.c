@@ -728,8 +728,6 @@ static char rank_detail(const struct col_rank *ranks, size_t r, char c, struct w
 	return c;
 }
 
-/* Group the classified ranks into res's causes; set the verdict.  Return 0,
- * or -1 (ENOMEM). */
 /* No failure: a rank that was slow or computing (cause A) and has moved on
  * since keeps its cause A, in the past tense, so that the answer says what
  * the suspected hang was even when it was over before the evaluation.
@@ -755,6 +753,8 @@ static int moved_on_causes(const struct col_rank *ranks, size_t size, struct col
 	return 0;
 }
 
+/* Group the classified ranks into res's causes; set the verdict.  Return 0,
+ * or -1 (ENOMEM). */
 static int group_causes(const struct col_rank *ranks, size_t size, struct waits *w,
 			struct col_result *res)
 {
