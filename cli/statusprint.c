@@ -6,16 +6,13 @@
 
 #include "hostlist.h"
 
-/* k's value in o as text with control characters as '?' ("?" if o has no
- * k, "-" for null), in one of 8 rotating buffers: a printf may take up to 8. */
-static const char *jstr(struct json_object *o, const char *k)
+/* v as text with control characters as '?' ("-" for null), in one of 8
+ * rotating buffers: a printf may take up to 8. */
+static const char *jtext(struct json_object *v)
 {
 	static char ring[8][1024];
 	static unsigned next;
-	struct json_object *v;
 	char *b;
-	if (!json_object_object_get_ex(o, k, &v))
-		return "?";
 	if (!v)
 		return "-";
 	b = ring[next++ % 8];
@@ -24,6 +21,19 @@ static const char *jstr(struct json_object *o, const char *k)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			*p = '?';
 	return b;
+}
+
+/* k's value in o as jtext() gives it, "?" if o has no k. */
+static const char *jstr(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+	return json_object_object_get_ex(o, k, &v) ? jtext(v) : "?";
+}
+
+/* A counter's name is printed only if it is a plain word (no escapes). */
+static int plain_key(const char *k)
+{
+	return strspn(k, "abcdefghijklmnopqrstuvwxyz_0123456789") == strlen(k);
 }
 
 /* o's member k if it is an array, else NULL. */
@@ -61,7 +71,7 @@ static void print_calibration(struct json_object *k, FILE *out)
 		fprintf(out, "calibration: none yet\n");
 	}
 	if (json_object_object_get_ex(k, "skipped", &v))
-		fprintf(out, "             last request: %s\n", jstr(k, "skipped"));
+		fprintf(out, "             last request: %s\n", jtext(v));
 }
 
 void mw_status_print_node(struct json_object *st, FILE *out)
@@ -85,17 +95,14 @@ void mw_status_print_node(struct json_object *st, FILE *out)
 	if (json_object_object_get_ex(st, "counters", &c) && json_object_is_type(c, json_type_object)) {
 		fprintf(out, "counters:\n");
 		json_object_object_foreach(c, key, val) {
-			(void)val;
-			if (!strcmp(key, "malformed_by_reason") || strspn(key, "abcdefghijklmnopqrstuvwxyz_0123456789") != strlen(key))
-				continue;
-			fprintf(out, "  %-18s %s\n", key, jstr(c, key));
+			if (strcmp(key, "malformed_by_reason") && plain_key(key))
+				fprintf(out, "  %-18s %s\n", key, jtext(val));
 		}
 		if (json_object_object_get_ex(c, "malformed_by_reason", &m) && json_object_is_type(m, json_type_object)) {
 			fprintf(out, "  malformed by reason:");
 			json_object_object_foreach(m, k2, v2) {
-				(void)v2;
-				if (strspn(k2, "abcdefghijklmnopqrstuvwxyz_0123456789") == strlen(k2))
-					fprintf(out, " %s=%s", k2, jstr(m, k2));
+				if (plain_key(k2))
+					fprintf(out, " %s=%s", k2, jtext(v2));
 			}
 			fprintf(out, "\n");
 		}
