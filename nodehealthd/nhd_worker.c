@@ -198,6 +198,8 @@ char *nhd_status_json(struct nhd *d)
 	add_u64(cnt, "malformed", mal_total);
 	json_object_object_add(cnt, "malformed_by_reason", mal);
 	add_u64(cnt, "rate_limited", NHD_GET(d, rate_limited));
+	add_u64(cnt, "privileged_probes", NHD_GET(d, privileged));
+	add_u64(cnt, "privileged_rate_limited", NHD_GET(d, privileged_rate_limited));
 	add_u64(cnt, "send_errors", NHD_GET(d, send_errors));
 	add_u64(cnt, "drain_requests", NHD_GET(d, drain_requests));
 	add_u64(cnt, "drains", NHD_GET(d, drains));

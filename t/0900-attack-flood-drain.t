@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/lab.sh"
 
-plan 12
+plan 13
 lab_require 4
 M=$MW_LAB_REPO/build/bin/mpiwatch
 A=$MW_LAB_T/lib/nhd_attack.py
@@ -39,6 +39,7 @@ is "$(lab_job_state "$job")" RUNNING "a 2-node job of mwuser1 runs on n1, n2"
 
 # ---------------------------------------------------------------- flood
 rl0=$(counter n2 rate_limited)
+pr0=$(counter n2 privileged_probes)
 lab_exec -u mwuser1 n1 "$A" flood "$n2addr" "$port" 10000 40 >"$dir/flood.out" 2>&1 &
 fpid=$!
 tap_cleanup "kill $fpid 2>/dev/null"
@@ -55,6 +56,8 @@ like "$out" "node n2 answered our probe" "... because n2 answered the daemon's r
 unlike "$(scontrol -o show node n2)" 'State=[A-Z+]*DRAIN' "slurmctld: n2 is not drained"
 like "$(grep "refused drain of n2 for job $job" "$MW_LAB_DIR/log/nodehealthd-n1.log" | tail -n1)" 'answered our probe' \
     "n1's daemon logs the refusal and its reason"
+pr1=$(counter n2 privileged_probes)
+cmp_ok "${pr1:-0}" -gt "${pr0:-0}" "n2 got the re-probes from a privileged source port ($pr0 -> $pr1)"
 kill "$fpid" 2>/dev/null
 wait "$fpid" 2>/dev/null
 "$M" resume n2 >/dev/null 2>&1
