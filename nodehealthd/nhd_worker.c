@@ -1,6 +1,7 @@
 /* nhd_worker.c - the unix socket: drain and status requests, served one at a
  * time by a worker thread so the probe loop never waits for Slurm. */
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <poll.h>
 #include <stdio.h>
@@ -60,7 +61,7 @@ int nhd_unix_open(const char *path)
 		return -1;
 	unlink(path);
 	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 || chmod(path, 0666) < 0 ||
-	    listen(fd, 64) < 0) {
+	    listen(fd, SOMAXCONN) < 0) {
 		int e = errno;
 		close(fd);
 		errno = e;
@@ -94,15 +95,43 @@ static void reply(int fd, int ok, const char *result, const char *text)
 	json_object_put(o);
 }
 
+/* Connections of uid queued or being served (under q_mu). */
+static int uid_load(const struct nhd *d, uid_t uid)
+{
+	int k = d->serving && d->serving_uid == uid;
+	for (int i = 0; i < d->q_len; i++)
+		k += d->q_uid[(d->q_head + i) % NHD_QUEUE] == uid;
+	return k;
+}
+
+static void reply_busy(int fd)
+{
+	send_all(fd, "{\"ok\":false,\"error\":\"nodehealthd is busy, try again later\",\"retry\":true}\n");
+}
+
+/* Accept what waits, at most 64 connections a call.  Fairness: one uid has
+ * at most NHD_UID_SHARE connections queued or served at once; one more is
+ * answered "busy" (retry) and closed at once, so a user holding silent
+ * connections holds no more than its share of the queue and none of our
+ * descriptors, and delays another user's request by at most
+ * NHD_UID_SHARE x NHD_READ_TIMEOUT seconds. */
 void nhd_unix_accept(struct nhd *d)
 {
 	for (int i = 0; i < 64; i++) {
-		int fd = accept4(d->unix_fd, NULL, NULL, SOCK_CLOEXEC);
+		int fd = accept4(d->unix_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		struct ucred cred;
+		socklen_t clen = sizeof(cred);
 		if (fd < 0)
 			return;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0) {
+			close(fd);
+			continue;
+		}
 		pthread_mutex_lock(&d->q_mu);
-		if (d->q_len < NHD_QUEUE) {
-			d->q[(d->q_head + d->q_len) % NHD_QUEUE] = fd;
+		if (d->q_len < NHD_QUEUE && uid_load(d, cred.uid) < NHD_UID_SHARE) {
+			int at = (d->q_head + d->q_len) % NHD_QUEUE;
+			d->q[at] = fd;
+			d->q_uid[at] = cred.uid;
 			d->q_len++;
 			fd = -1;
 			pthread_cond_signal(&d->q_cv);
@@ -110,7 +139,7 @@ void nhd_unix_accept(struct nhd *d)
 		pthread_mutex_unlock(&d->q_mu);
 		if (fd >= 0) {
 			NHD_INC(d, busy);
-			reply(fd, 0, NULL, "nodehealthd is busy, try again later");
+			reply_busy(fd);
 			close(fd);
 		}
 	}
@@ -220,11 +249,12 @@ char *nhd_status_json(struct nhd *d)
 }
 
 /* Read one request: up to a newline or EOF, at most MW_DRAINREQ_MAX + 1
- * bytes, within 5 s in total (a client trickling bytes cannot hold the
- * worker longer). */
+ * bytes, within NHD_READ_TIMEOUT s in total (a client trickling bytes, or
+ * silent, cannot hold the worker longer; a real client writes its request
+ * as soon as it is connected). */
 static ssize_t read_request(int fd, char *buf, size_t cap)
 {
-	double deadline = mw_now() + 5.0;
+	double deadline = mw_now() + NHD_READ_TIMEOUT;
 	size_t got = 0;
 	while (got < cap) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -281,12 +311,15 @@ static void wait_calibration(struct nhd *d, int req)
 static void serve(struct nhd *d, int fd, char *buf)
 {
 	struct timeval tv = {.tv_sec = 5};
+	int fl = fcntl(fd, F_GETFL);
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
 	struct mw_drainreq req;
 	char err[256], msg[1024];
 	ssize_t len;
 
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK); /* accepted non-blocking for the busy reply */
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0) {
@@ -370,6 +403,8 @@ void *nhd_worker_main(void *arg)
 			break;
 		}
 		fd = d->q[d->q_head];
+		d->serving = 1;
+		d->serving_uid = d->q_uid[d->q_head];
 		d->q_head = (d->q_head + 1) % NHD_QUEUE;
 		d->q_len--;
 		pthread_mutex_unlock(&d->q_mu);
@@ -378,6 +413,9 @@ void *nhd_worker_main(void *arg)
 		else
 			reply(fd, 0, NULL, "out of memory");
 		close(fd);
+		pthread_mutex_lock(&d->q_mu);
+		d->serving = 0;
+		pthread_mutex_unlock(&d->q_mu);
 	}
 	free(buf);
 	return NULL;
