@@ -40,9 +40,9 @@ is "$(lab_job_state "$job")" RUNNING "a 2-node job of mwuser1 runs on n1, n2"
 # ---------------------------------------------------------------- flood
 rl0=$(counter n2 rate_limited)
 pr0=$(counter n2 privileged_probes)
-lab_exec -u mwuser1 n1 "$A" flood "$n2addr" "$port" 10000 40 >"$dir/flood.out" 2>&1 &
+NHD_ATTACK_PIDFILE=$dir/attack.pid lab_exec -u mwuser1 n1 "$A" flood "$n2addr" "$port" 10000 40 >"$dir/flood.out" 2>&1 &
 fpid=$!
-tap_cleanup "kill $fpid 2>/dev/null"
+tap_cleanup "kill $fpid \$(cat $dir/attack.pid 2>/dev/null) 2>/dev/null"
 sleep 2
 # The flood wins most of the tokens, not all: three requests, each refused.
 for i in 1 2 3; do
@@ -58,7 +58,7 @@ like "$(grep "refused drain of n2 for job $job" "$MW_LAB_DIR/log/nodehealthd-n1.
     "n1's daemon logs the refusal and its reason"
 pr1=$(counter n2 privileged_probes)
 cmp_ok "${pr1:-0}" -gt "${pr0:-0}" "n2 got the re-probes from a privileged source port ($pr0 -> $pr1)"
-kill "$fpid" 2>/dev/null
+kill "$(cat "$dir/attack.pid")" "$fpid" 2>/dev/null
 wait "$fpid" 2>/dev/null
 "$M" resume n2 >/dev/null 2>&1
 

@@ -6,11 +6,12 @@
 # descriptors.  Item 10: the drain hook runs with a clean environment (the
 # daemon was started with a marker variable, the hook must not see it, and
 # its PATH is the fixed one); the socket is 0666 in a root-owned 0755
-# directory.
+# directory, and a directory others may write is refused.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/lab.sh"
+. "$(dirname "$0")/lib/nhd.sh"
 
-plan 13
+plan 14
 lab_require 4
 M=$MW_LAB_REPO/build/bin/mpiwatch
 A=$MW_LAB_T/lib/nhd_attack.py
@@ -38,6 +39,19 @@ sock=/run/mpiwatch/nodehealthd.sock
 like "$(lab_exec n1 stat -c '%a %U' "$sock")" '^666 root$' "the socket is 0666, owned by root"
 like "$(lab_exec n1 stat -c '%a %U' /run/mpiwatch)" '^755 root$' "... in a root-owned 0755 directory"
 
+# A socket directory that others may write (where our socket could be
+# swapped between bind and chmod) is refused (root namespace, loopback).
+D=$MW_LAB_REPO/build/bin/mpiwatch-nodehealthd
+wtmp=$(mktemp -d /tmp/t0902.XXXXXX)
+tap_cleanup "rm -rf '$wtmp'"
+mkdir -m 0777 "$wtmp/open"
+chmod 0777 "$wtmp/open"
+nhd_free_port
+nhd_write_conf "$wtmp/nhd.conf" "$wtmp/open"
+out=$(timeout 20 "$D" -f -c "$wtmp/nhd.conf" 2>&1); st=$?
+ok_cmd "a daemon whose socket directory is world-writable refuses to start (status $st)" \
+    bash -c "[ $st != 0 ] && [ $st != 124 ] && grep -q 'writable by no one else' <<<'$out'"
+
 dir=$(lab_tmpdir mwuser1)
 job=$(cd "$dir" && lab_sbatch mwuser1 --no-requeue -N2 -w 'n[1-2]' -o /dev/null --wrap "sleep 3000")
 tap_cleanup "scancel $job 2>/dev/null"
@@ -45,9 +59,10 @@ wait_for 120 lab_job_is "$job" RUNNING
 is "$(lab_job_state "$job")" RUNNING "a 2-node job of mwuser1 runs on n1, n2"
 
 # ---------------------------------------------------------------- 1000 silent connections
-lab_exec -u mwuser2 n1 "$A" hold "$sock" 1000 120 >"$dir/hold.out" 2>&1 &
+dir2=$(lab_tmpdir mwuser2)
+NHD_ATTACK_PIDFILE=$dir2/attack.pid lab_exec -u mwuser2 n1 "$A" hold "$sock" 1000 120 >"$dir/hold.out" 2>&1 &
 hpid=$!
-tap_cleanup "kill $hpid 2>/dev/null"
+tap_cleanup "kill $hpid \$(cat $dir2/attack.pid 2>/dev/null) 2>/dev/null"
 sleep 3
 tap_cleanup "'$MW_LAB_T/lab/revive-node' n2 >/dev/null 2>&1; '$M' resume n2 >/dev/null 2>&1"
 lab_kill_node n2 >/dev/null 2>&1
@@ -57,7 +72,7 @@ like "$out" 'drained' "... and says drained"
 like "$(scontrol -o show node n2)" 'State=[A-Z+*]*DRAIN.*Reason=mpiwatch' "slurmctld: n2 is drained by mpiwatch"
 nfd=$(ls /proc/"$npid"/fd | wc -l)
 cmp_ok "$nfd" -lt 200 "the daemon holds few descriptors meanwhile ($nfd)"
-kill "$hpid" 2>/dev/null
+kill "$(cat "$dir2/attack.pid")" "$hpid" 2>/dev/null
 wait "$hpid" 2>/dev/null
 
 # ---------------------------------------------------------------- hook environment

@@ -12,6 +12,10 @@
 #                                    send nothing; a connection the daemon
 #                                    closes is opened again; prints how many
 #                                    were open at the end
+#
+# With NHD_ATTACK_PIDFILE set, the process writes its pid there first (the
+# test stops it by that pid: it runs under runuser, which does not pass
+# signals on).
 import errno
 import os
 import resource
@@ -99,6 +103,9 @@ def hold(path, n, seconds):
 
 
 def main(argv):
+    if os.environ.get("NHD_ATTACK_PIDFILE"):
+        with open(os.environ["NHD_ATTACK_PIDFILE"], "w") as f:
+            f.write("%d\n" % os.getpid())
     if len(argv) == 6 and argv[1] == "flood":
         flood(*argv[2:])
         return 0
