@@ -345,26 +345,40 @@ out:
 
 void nhd_drain_run_hooks(const struct nhd_conf *c, const char *verdict)
 {
+	/* A clean environment: nothing of the daemon's (nor of whoever
+	 * started it) reaches a program that runs as root; the verdict,
+	 * with the user's evidence, is data on stdin only. */
+	static char *const clean_env[] = {NHD_HOOK_PATH, "LC_ALL=C", NULL};
+	struct mw_runcmd_opts o = {.timeout_s = c->hook_timeout, .max_output = 64 * 1024, .envp = clean_env};
+
 	for (size_t i = 0; i < c->hook.n; i++) {
-		char *argv[2] = {c->hook.v[i], NULL}, *out = NULL, *line, *save = NULL;
+		char *argv[2] = {c->hook.v[i], NULL}, *line, *save = NULL;
+		struct mw_runcmd_result r;
 		char *input;
-		int rc;
 		if (asprintf(&input, "%s\n", verdict) < 0)
 			return;
-		rc = mw_run_command(argv, input, c->hook_timeout, &out);
+		if (mw_run_command_ex(argv, input, &o, &r) < 0) {
+			mw_warn("hook %s: %s", c->hook.v[i], strerror(errno));
+			free(input);
+			continue;
+		}
 		free(input);
-		if (rc < 0)
-			mw_warn("hook %s: %s", c->hook.v[i],
-				errno == ETIMEDOUT ? "killed after hook_timeout" : strerror(errno));
-		else if (rc != 0)
-			mw_warn("hook %s exited with status %d", c->hook.v[i], rc);
+		if (r.exec_errno)
+			mw_warn("hook %s: %s", c->hook.v[i], strerror(r.exec_errno));
+		else if (r.timed_out)
+			mw_warn("hook %s: killed after hook_timeout", c->hook.v[i]);
+		else if (r.signal)
+			mw_warn("hook %s killed by signal %d", c->hook.v[i], r.signal);
+		else if (r.status != 0)
+			mw_warn("hook %s exited with status %d", c->hook.v[i], r.status);
 		else
 			mw_info("hook %s ran", c->hook.v[i]);
-		if (out) {
+		if (r.output) {
 			int lines = 0;
-			for (line = strtok_r(out, "\n", &save); line && lines < 20; line = strtok_r(NULL, "\n", &save))
+			for (line = strtok_r(r.output, "\n", &save); line && lines < 20;
+			     line = strtok_r(NULL, "\n", &save))
 				mw_info("hook %s: %.300s", c->hook.v[i], line), lines++;
 		}
-		free(out);
+		free(r.output);
 	}
 }

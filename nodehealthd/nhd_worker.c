@@ -18,11 +18,50 @@
 #include "log.h"
 #include "nhd.h"
 
+/* Open path's directory (created 0755 if missing) and check it: a
+ * directory, not a symlink, owned by us or root, and writable by nobody
+ * else (or sticky: then no one else can move our entry).  Return its fd
+ * (O_PATH), or -1 (errno; EPERM for a directory others could swap our
+ * socket in). */
+static int open_socket_dir(const char *path, const char **base)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	int dfd;
+
+	if (!slash) {
+		snprintf(dir, sizeof(dir), ".");
+		*base = path;
+	} else {
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+		*base = slash + 1;
+		if (slash != path && mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return -1;
+	}
+	if (!**base) {
+		errno = EINVAL;
+		return -1;
+	}
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	if (fstat(dfd, &st) < 0 || (st.st_uid != geteuid() && st.st_uid != 0) ||
+	    ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
+		mw_err("socket directory %s must be owned by root (or us) and writable by no one else", dir);
+		close(dfd);
+		errno = EPERM;
+		return -1;
+	}
+	return dfd;
+}
+
 int nhd_unix_open(const char *path)
 {
 	struct sockaddr_un sun;
-	char dir[sizeof(sun.sun_path)], *slash;
-	int fd;
+	const char *base;
+	struct stat st;
+	int fd, dfd, e;
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
@@ -31,43 +70,52 @@ int nhd_unix_open(const char *path)
 		return -1;
 	}
 	strcpy(sun.sun_path, path);
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = 0;
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-			return -1;
-	}
+	dfd = open_socket_dir(path, &base);
+	if (dfd < 0)
+		return -1;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
-		return -1;
+		goto fail;
 	/* A socket file left by a dead daemon: remove it (but never a live one). */
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0) {
 		close(fd);
 		errno = EADDRINUSE;
-		return -1;
+		goto fail;
 	}
 	close(fd);
-	{
-		/* Only ever remove a socket: a mistyped path must not delete a file. */
-		struct stat st;
-		if (lstat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
-			errno = EEXIST;
-			return -1;
-		}
+	/* Only ever remove a socket: a mistyped path must not delete a file. */
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISSOCK(st.st_mode)) {
+		errno = EEXIST;
+		goto fail;
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
-		return -1;
-	unlink(path);
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 || chmod(path, 0666) < 0 ||
-	    listen(fd, SOMAXCONN) < 0) {
-		int e = errno;
-		close(fd);
-		errno = e;
-		return -1;
+		goto fail;
+	unlinkat(dfd, base, 0);
+	/* Bound through the checked directory's fd when /proc allows (no
+	 * component of the path can be swapped in between), and made 0666
+	 * there, by name in a directory no one else can write. */
+	{
+		struct sockaddr_un via = sun;
+		int n = snprintf(via.sun_path, sizeof(via.sun_path), "/proc/self/fd/%d/%s", dfd, base);
+		if (n <= 0 || (size_t)n >= sizeof(via.sun_path) || access("/proc/self/fd", X_OK) < 0)
+			via = sun;
+		if (bind(fd, (struct sockaddr *)&via, sizeof(via)) < 0 || fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISSOCK(st.st_mode) || fchmodat(dfd, base, 0666, 0) < 0 || listen(fd, SOMAXCONN) < 0) {
+			e = errno;
+			close(fd);
+			close(dfd);
+			errno = e;
+			return -1;
+		}
 	}
+	close(dfd);
 	return fd;
+fail:
+	e = errno;
+	close(dfd);
+	errno = e;
+	return -1;
 }
 
 static void send_all(int fd, const char *s)
