@@ -162,6 +162,24 @@ static void drop_privileges(void)
 		mw_warn("cannot drop capabilities: %s", strerror(errno));
 }
 
+/* Privileged ports mean root only while net.ipv4.ip_unprivileged_port_start
+ * is 1024: say so if a site lowered it (the re-probes' own rate limit and
+ * the probe port rest on it, doc/security.md). */
+static void check_unprivileged_port_start(void)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_unprivileged_port_start", "re");
+	long v = 1024;
+	if (!f)
+		return;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = 1024;
+	fclose(f);
+	if (v < 1024)
+		mw_warn("net.ipv4.ip_unprivileged_port_start is %ld: users can bind ports %ld-1023, so they can "
+			"take a privileged probe port and send probes that look like re-probes; set it to 1024",
+			v, v);
+}
+
 static void sanitize_process(void)
 {
 	int fd;
@@ -398,6 +416,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(d.unix_path, sizeof(d.unix_path), "%s", d.conf->socket);
+	check_unprivileged_port_start();
 	drop_privileges();
 
 	/* First health result before the first probe is answered. */

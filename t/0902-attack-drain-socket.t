@@ -11,7 +11,7 @@
 . "$(dirname "$0")/lib/lab.sh"
 . "$(dirname "$0")/lib/nhd.sh"
 
-plan 14
+plan 15
 lab_require 4
 M=$MW_LAB_REPO/build/bin/mpiwatch
 A=$MW_LAB_T/lib/nhd_attack.py
@@ -70,6 +70,8 @@ out=$(lab_exec -u mwuser1 n1 "$M" drain -e "$ev" "$job" n2 2>&1); st=$?
 is "$st" 0 "while mwuser2 holds 1000 connections, the drain of dead n2 goes through" || diag "$out"
 like "$out" 'drained' "... and says drained"
 like "$(scontrol -o show node n2)" 'State=[A-Z+*]*DRAIN.*Reason=mpiwatch' "slurmctld: n2 is drained by mpiwatch"
+busy=$(lab_exec n1 "$M" status -j 2>/dev/null | sed -n 's/.*"busy": \([0-9]*\).*/\1/p' | head -n1)
+cmp_ok "${busy:-0}" -gt 0 "the attack was on: the daemon answered mwuser2's connections busy ($busy times)"
 nfd=$(ls /proc/"$npid"/fd | wc -l)
 cmp_ok "$nfd" -lt 200 "the daemon holds few descriptors meanwhile ($nfd)"
 kill "$(cat "$dir2/attack.pid")" "$hpid" 2>/dev/null
