@@ -147,8 +147,14 @@ static void *busyd_main(void *arg)
 		const char *rep;
 		if (fd < 0)
 			return NULL;
-		if (read(fd, buf, sizeof(buf)) < 0)
-			perror("read");
+		size_t got = 0;
+		ssize_t r;
+		/* the whole request, as the daemon reads it (up to its newline) */
+		while (got < sizeof(buf) && (r = read(fd, buf + got, sizeof(buf) - got)) > 0) {
+			got += (size_t)r;
+			if (memchr(buf, '\n', got))
+				break;
+		}
 		b->seen++;
 		rep = b->seen <= b->busy ? "{\"ok\":false,\"error\":\"nodehealthd is busy, try again later\",\"retry\":true}\n"
 					 : "{\"ok\":true,\"result\":\"drained\",\"message\":\"node n2 drained\"}\n";
