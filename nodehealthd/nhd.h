@@ -14,6 +14,8 @@
 #include "probe.h"
 
 #define NHD_QUEUE 32
+#define NHD_UID_SHARE 4    /* connections of one uid queued or served at once */
+#define NHD_READ_TIMEOUT 2 /* seconds a client has to send its request */
 
 /* Counters, written by one thread each, read by the status reply
  * (relaxed atomics: a status may be a few packets stale). */
@@ -22,6 +24,8 @@ struct nhd_counters {
 	uint64_t replies;                    /* replies sent */
 	uint64_t malformed[MW_PROBE_E_NCODES]; /* by reason; [0] unused */
 	uint64_t rate_limited;
+	uint64_t privileged;                 /* probes from source ports < 1024 */
+	uint64_t privileged_rate_limited;
 	uint64_t send_errors;
 	uint64_t drain_requests;
 	uint64_t drains;
@@ -52,7 +56,9 @@ struct nhd {
 	pthread_cond_t calib_cv;  /* broadcast when calib.gen changes */
 
 	struct nhd_counters cnt;
-	struct nhd_rl rl;
+	struct nhd_rl rl;         /* users' probes: per source address */
+	struct nhd_rl rl_priv;    /* probes from privileged source ports (root:
+				   * other daemons' re-probes), their own buckets */
 	struct nhd_storm storm;   /* used by the worker thread only */
 
 	int udp_fd, unix_fd, sig_fd;
@@ -61,7 +67,10 @@ struct nhd {
 	pthread_mutex_t q_mu;
 	pthread_cond_t q_cv;
 	int q[NHD_QUEUE];
+	uid_t q_uid[NHD_QUEUE];   /* peer uid of each queued connection */
 	int q_head, q_len;
+	int serving;              /* the worker serves a connection of serving_uid */
+	uid_t serving_uid;
 
 	int stop;                 /* set under both health_mu and q_mu */
 	pthread_t checker, worker;

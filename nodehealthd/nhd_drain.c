@@ -12,6 +12,8 @@
 #include "probe.h"
 #include "runcmd.h"
 
+#define NHD_PARTITION_MIN 2 /* nodes the partition guard probes, when it can */
+
 size_t nhd_storm_recent(struct nhd_storm *s, double now, double window)
 {
 	size_t j = 0;
@@ -109,8 +111,17 @@ static int state_has(const char *state, const char *flag)
 	return strstr(state, flag) != NULL;
 }
 
-/* Probe every other node of the job (not target, not us).  Return 0 if the
- * view looks sane; -1 (why set) if too many are dead to trust our own probes. */
+/* Is node k one that Slurm says is up and usable (not down, not drained)? */
+static int slurm_up(const struct mw_slurm_node *x)
+{
+	return !mw_slurm_node_down(x) && !state_has(x->state, "DRAIN") && !state_has(x->state, "NOT_RESPONDING");
+}
+
+/* Probe every other node of the job (not target, not us); when the job has
+ * fewer than NHD_PARTITION_MIN such nodes (a 2-node job has none), other
+ * nodes of the cluster that Slurm lists as up, to make NHD_PARTITION_MIN.
+ * Return 0 if the view looks sane (or the cluster is too small to tell); -1
+ * (why set) if too many are dead to trust our own probes. */
 static int partition_check(struct nhd_drain_ctx *ctx, const char *nodelist, const char *target,
 			   const struct mw_slurm_node *nodes, long nn, char *why, size_t whylen)
 {
@@ -118,7 +129,7 @@ static int partition_check(struct nhd_drain_ctx *ctx, const char *nodelist, cons
 	struct mw_hostlist hl = {0};
 	const char **names = NULL, **addrs = NULL;
 	struct mw_probe_result *res = NULL;
-	size_t n = 0, dead = 0;
+	size_t n = 0, dead = 0, extra = 0;
 	int rv = 0;
 
 	if (mw_hostlist_expand(nodelist, 65536, &hl) < 0)
@@ -138,19 +149,43 @@ static int partition_check(struct nhd_drain_ctx *ctx, const char *nodelist, cons
 				addrs[n] = nodes[k].addr;
 		n++;
 	}
+	if (n < NHD_PARTITION_MIN) {
+		const char **nn_names = realloc(names, (n + NHD_PARTITION_MIN + 1) * sizeof(*names));
+		const char **nn_addrs = nn_names ? realloc(addrs, (n + NHD_PARTITION_MIN + 1) * sizeof(*addrs)) : NULL;
+		struct mw_probe_result *nres = nn_addrs ? realloc(res, (n + NHD_PARTITION_MIN + 1) * sizeof(*res)) : NULL;
+		if (nn_names)
+			names = nn_names;
+		if (nn_addrs)
+			addrs = nn_addrs;
+		if (nres)
+			res = nres;
+		if (!nres)
+			goto out;
+		for (long k = 0; k < nn && n < NHD_PARTITION_MIN; k++) {
+			int have = !strcmp(nodes[k].name, target) || !strcmp(nodes[k].name, ctx->self);
+			for (size_t i = 0; i < n && !have; i++)
+				have = !strcmp(names[i], nodes[k].name);
+			if (have || !slurm_up(&nodes[k]))
+				continue;
+			names[n] = nodes[k].name;
+			addrs[n] = nodes[k].addr;
+			n++;
+			extra++;
+		}
+	}
 	if (n < 2)
 		goto out; /* too few to tell a partition from a real failure */
-	if (mw_probe_nodes(names, addrs, n, (uint16_t)c->port, c->reprobe_timeout, (int)c->reprobe_tries,
-			   res) < 0)
+	if (mw_probe_nodes_ex(names, addrs, n, (uint16_t)c->port, c->reprobe_timeout, (int)c->reprobe_tries,
+			      MW_PROBE_F_PRIVSRC, res) < 0)
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		if (res[i].state == MW_PROBE_DEAD || res[i].state == MW_PROBE_ERROR)
 			dead++;
 	if ((double)dead / (double)n > c->partition_max_dead_fraction) {
 		snprintf(why, whylen,
-			 "partition guard: %zu of the job's %zu other nodes do not answer us either; "
+			 "partition guard: %zu of the %s%zu other nodes do not answer us either; "
 			 "this node may be cut off (partition_max_dead_fraction = %g)",
-			 dead, n, c->partition_max_dead_fraction);
+			 dead, extra ? "job's and cluster's " : "job's ", n, c->partition_max_dead_fraction);
 		rv = -1;
 	}
 out:
@@ -260,8 +295,10 @@ int nhd_drain_handle(struct nhd_drain_ctx *ctx, uid_t uid, const struct mw_drain
 	/* 4. our own re-probes */
 	{
 		const char *names[1] = {x->name}, *addrs[1] = {x->addr};
-		if (mw_probe_nodes(names, addrs, 1, (uint16_t)c->port, c->reprobe_timeout, (int)c->reprobe_tries,
-				   &pr) < 0) {
+		/* From a privileged source port: the target answers it from
+		 * buckets no user's flood can empty (doc/security.md). */
+		if (mw_probe_nodes_ex(names, addrs, 1, (uint16_t)c->port, c->reprobe_timeout, (int)c->reprobe_tries,
+				      MW_PROBE_F_PRIVSRC, &pr) < 0) {
 			snprintf(msg, msglen, "cannot probe node %s: %s", x->name, strerror(errno));
 			goto out;
 		}
@@ -308,26 +345,40 @@ out:
 
 void nhd_drain_run_hooks(const struct nhd_conf *c, const char *verdict)
 {
+	/* A clean environment: nothing of the daemon's (nor of whoever
+	 * started it) reaches a program that runs as root; the verdict,
+	 * with the user's evidence, is data on stdin only. */
+	static char *const clean_env[] = {NHD_HOOK_PATH, "LC_ALL=C", NULL};
+	struct mw_runcmd_opts o = {.timeout_s = c->hook_timeout, .max_output = 64 * 1024, .envp = clean_env};
+
 	for (size_t i = 0; i < c->hook.n; i++) {
-		char *argv[2] = {c->hook.v[i], NULL}, *out = NULL, *line, *save = NULL;
+		char *argv[2] = {c->hook.v[i], NULL}, *line, *save = NULL;
+		struct mw_runcmd_result r;
 		char *input;
-		int rc;
 		if (asprintf(&input, "%s\n", verdict) < 0)
 			return;
-		rc = mw_run_command(argv, input, c->hook_timeout, &out);
+		if (mw_run_command_ex(argv, input, &o, &r) < 0) {
+			mw_warn("hook %s: %s", c->hook.v[i], strerror(errno));
+			free(input);
+			continue;
+		}
 		free(input);
-		if (rc < 0)
-			mw_warn("hook %s: %s", c->hook.v[i],
-				errno == ETIMEDOUT ? "killed after hook_timeout" : strerror(errno));
-		else if (rc != 0)
-			mw_warn("hook %s exited with status %d", c->hook.v[i], rc);
+		if (r.exec_errno)
+			mw_warn("hook %s: %s", c->hook.v[i], strerror(r.exec_errno));
+		else if (r.timed_out)
+			mw_warn("hook %s: killed after hook_timeout", c->hook.v[i]);
+		else if (r.signal)
+			mw_warn("hook %s killed by signal %d", c->hook.v[i], r.signal);
+		else if (r.status != 0)
+			mw_warn("hook %s exited with status %d", c->hook.v[i], r.status);
 		else
 			mw_info("hook %s ran", c->hook.v[i]);
-		if (out) {
+		if (r.output) {
 			int lines = 0;
-			for (line = strtok_r(out, "\n", &save); line && lines < 20; line = strtok_r(NULL, "\n", &save))
+			for (line = strtok_r(r.output, "\n", &save); line && lines < 20;
+			     line = strtok_r(NULL, "\n", &save))
 				mw_info("hook %s: %.300s", c->hook.v[i], line), lines++;
 		}
-		free(out);
+		free(r.output);
 	}
 }

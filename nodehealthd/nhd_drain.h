@@ -59,8 +59,12 @@ struct nhd_drain_ctx {
 int nhd_drain_handle(struct nhd_drain_ctx *ctx, uid_t uid, const struct mw_drainreq *req, char *msg,
 		     size_t msglen, char **verdict);
 
-/* Run every configured hook with verdict on stdin, each bounded by
- * hook_timeout; log their exit status and output. */
+/* The whole PATH a hook gets (its environment is this and LC_ALL=C). */
+#define NHD_HOOK_PATH "PATH=/usr/sbin:/usr/bin:/sbin:/bin"
+
+/* Run every configured hook with verdict on stdin (data only), each
+ * bounded by hook_timeout, with a clean environment (NHD_HOOK_PATH and
+ * LC_ALL=C, nothing inherited); log their exit status and output. */
 void nhd_drain_run_hooks(const struct nhd_conf *c, const char *verdict);
 
 #endif

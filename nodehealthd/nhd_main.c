@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <linux/capability.h>
+#include <linux/securebits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -131,8 +132,13 @@ void *nhd_checker_main(void *arg)
 	return NULL;
 }
 
-/* Keep uid 0 (Slurm authorises "scontrol update" by the munge uid) but give
- * up every capability, for this process and anything it executes. */
+/* Keep uid 0 (Slurm authorises "scontrol update" by the munge uid) and one
+ * capability, CAP_NET_BIND_SERVICE: re-probes go out from a privileged
+ * source port (mw_probe_nodes_ex, MW_PROBE_F_PRIVSRC), and a reload can bind
+ * a privileged probe port.  Every other capability is given up.  With
+ * SECBIT_NOROOT what we execute (scontrol, hooks) gets no capability for
+ * being root (set while we may still: CAP_SETPCAP; systemd sets the same
+ * bits in the unit). */
 static void drop_privileges(void)
 {
 	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
@@ -142,13 +148,36 @@ static void drop_privileges(void)
 		mw_warn("cannot set no_new_privs: %s", strerror(errno));
 	if (geteuid() != 0)
 		return;
+	if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT | SECBIT_NOROOT_LOCKED, 0, 0, 0) < 0 &&
+	    prctl(PR_GET_SECUREBITS, 0, 0, 0, 0) != (SECBIT_NOROOT | SECBIT_NOROOT_LOCKED))
+		mw_debug("securebits not set (%s): children of root keep CAP_NET_BIND_SERVICE at most",
+			 strerror(errno));
 	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
 	for (int cap = 0; cap <= 63; cap++)
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno == EINVAL)
+		if (cap != CAP_NET_BIND_SERVICE && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno == EINVAL)
 			break;
 	memset(data, 0, sizeof(data));
+	data[0].effective = data[0].permitted = 1u << CAP_NET_BIND_SERVICE;
 	if (syscall(SYS_capset, &hdr, data) < 0)
 		mw_warn("cannot drop capabilities: %s", strerror(errno));
+}
+
+/* Privileged ports mean root only while net.ipv4.ip_unprivileged_port_start
+ * is 1024: say so if a site lowered it (the re-probes' own rate limit and
+ * the probe port rest on it, doc/security.md). */
+static void check_unprivileged_port_start(void)
+{
+	FILE *f = fopen("/proc/sys/net/ipv4/ip_unprivileged_port_start", "re");
+	long v = 1024;
+	if (!f)
+		return;
+	if (fscanf(f, "%ld", &v) != 1)
+		v = 1024;
+	fclose(f);
+	if (v < 1024)
+		mw_warn("net.ipv4.ip_unprivileged_port_start is %ld: users can bind ports %ld-1023, so they can "
+			"take a privileged probe port and send probes that look like re-probes; set it to 1024",
+			v, v);
 }
 
 static void sanitize_process(void)
@@ -262,6 +291,7 @@ static void reload(struct nhd *d, int force_stderr)
 	nhd_conf_put(d, old);
 	apply_logging(nc, force_stderr);
 	nhd_rl_set(&d->rl, nc->rate_limit, nc->rate_burst);
+	nhd_rl_set(&d->rl_priv, nc->rate_limit, nc->rate_burst);
 	pthread_mutex_lock(&d->conf_mu);
 	old = d->conf;
 	d->conf = nc;
@@ -372,7 +402,8 @@ int main(int argc, char **argv)
 		mw_err("signalfd: %s", strerror(errno));
 		return 1;
 	}
-	if (nhd_rl_init(&d.rl, 1024, d.conf->rate_limit, d.conf->rate_burst) < 0) {
+	if (nhd_rl_init(&d.rl, 1024, d.conf->rate_limit, d.conf->rate_burst) < 0 ||
+	    nhd_rl_init(&d.rl_priv, 1024, d.conf->rate_limit, d.conf->rate_burst) < 0) {
 		mw_err("out of memory");
 		return 1;
 	}
@@ -385,6 +416,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	snprintf(d.unix_path, sizeof(d.unix_path), "%s", d.conf->socket);
+	check_unprivileged_port_start();
 	drop_privileges();
 
 	/* First health result before the first probe is answered. */
@@ -462,6 +494,7 @@ int main(int argc, char **argv)
 	close(d.udp_fd);
 	close(d.sig_fd);
 	nhd_rl_destroy(&d.rl);
+	nhd_rl_destroy(&d.rl_priv);
 	nhd_conf_put(&d, d.conf);
 	mw_info("stopped");
 	mw_log_close();

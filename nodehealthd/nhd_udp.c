@@ -17,7 +17,7 @@ int nhd_udp_open(const struct nhd_conf *c)
 {
 	struct addrinfo hints, *res = NULL;
 	char port[8];
-	int fd = -1, rc, on = 1, sz = 4 << 20;
+	int fd = -1, rc, sz = 4 << 20;
 
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_family = AF_UNSPEC;
@@ -44,7 +44,8 @@ int nhd_udp_open(const struct nhd_conf *c)
 		int off = 0; /* "::" also takes IPv4 */
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &off, sizeof(off));
 	}
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+	/* No SO_REUSEADDR (nor SO_REUSEPORT): with it, any local user could
+	 * bind the node's own address on this port and receive the probes. */
 	if (bind(fd, res->ai_addr, res->ai_addrlen) < 0)
 		goto fail;
 	freeaddrinfo(res);
@@ -58,6 +59,16 @@ fail: {
 	errno = e;
 	return -1;
 }
+}
+
+/* The source port of a datagram (host order), 0 if not IP. */
+static unsigned src_port(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return ntohs(((const struct sockaddr_in *)(const void *)ss)->sin_port);
+	if (ss->ss_family == AF_INET6)
+		return ntohs(((const struct sockaddr_in6 *)(const void *)ss)->sin6_port);
+	return 0;
 }
 
 /* Buffers live outside the stack: 64 x 1.5 KiB each way. */
@@ -136,7 +147,16 @@ void nhd_udp_serve(struct nhd *d)
 					       mw_probe_err_name(e), len);
 				continue;
 			}
-			if (!nhd_rl_allow(&d->rl, (struct sockaddr *)&from[i], now)) {
+			/* A privileged source port is a root process (another
+			 * daemon's re-probe): its own buckets, which no user's
+			 * flood from the same address can empty. */
+			if (src_port(&from[i]) > 0 && src_port(&from[i]) < 1024) {
+				NHD_INC(d, privileged);
+				if (!nhd_rl_allow(&d->rl_priv, (struct sockaddr *)&from[i], now)) {
+					NHD_INC(d, privileged_rate_limited);
+					continue;
+				}
+			} else if (!nhd_rl_allow(&d->rl, (struct sockaddr *)&from[i], now)) {
 				NHD_INC(d, rate_limited);
 				continue;
 			}

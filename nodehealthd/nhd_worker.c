@@ -1,6 +1,7 @@
 /* nhd_worker.c - the unix socket: drain and status requests, served one at a
  * time by a worker thread so the probe loop never waits for Slurm. */
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
 #include <poll.h>
 #include <stdio.h>
@@ -17,11 +18,50 @@
 #include "log.h"
 #include "nhd.h"
 
+/* Open path's directory (created 0755 if missing) and check it: a
+ * directory, not a symlink, owned by us or root, and writable by nobody
+ * else (or sticky: then no one else can move our entry).  Return its fd
+ * (O_PATH), or -1 (errno; EPERM for a directory others could swap our
+ * socket in). */
+static int open_socket_dir(const char *path, const char **base)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+	int dfd;
+
+	if (!slash) {
+		snprintf(dir, sizeof(dir), ".");
+		*base = path;
+	} else {
+		snprintf(dir, sizeof(dir), "%.*s", slash == path ? 1 : (int)(slash - path), path);
+		*base = slash + 1;
+		if (slash != path && mkdir(dir, 0755) < 0 && errno != EEXIST)
+			return -1;
+	}
+	if (!**base) {
+		errno = EINVAL;
+		return -1;
+	}
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	if (fstat(dfd, &st) < 0 || (st.st_uid != geteuid() && st.st_uid != 0) ||
+	    ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))) {
+		mw_err("socket directory %s must be owned by root (or us) and writable by no one else", dir);
+		close(dfd);
+		errno = EPERM;
+		return -1;
+	}
+	return dfd;
+}
+
 int nhd_unix_open(const char *path)
 {
 	struct sockaddr_un sun;
-	char dir[sizeof(sun.sun_path)], *slash;
-	int fd;
+	const char *base;
+	struct stat st;
+	int fd, dfd, e;
 
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
@@ -30,43 +70,52 @@ int nhd_unix_open(const char *path)
 		return -1;
 	}
 	strcpy(sun.sun_path, path);
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash && slash != dir) {
-		*slash = 0;
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-			return -1;
-	}
+	dfd = open_socket_dir(path, &base);
+	if (dfd < 0)
+		return -1;
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
-		return -1;
+		goto fail;
 	/* A socket file left by a dead daemon: remove it (but never a live one). */
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0) {
 		close(fd);
 		errno = EADDRINUSE;
-		return -1;
+		goto fail;
 	}
 	close(fd);
-	{
-		/* Only ever remove a socket: a mistyped path must not delete a file. */
-		struct stat st;
-		if (lstat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
-			errno = EEXIST;
-			return -1;
-		}
+	/* Only ever remove a socket: a mistyped path must not delete a file. */
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISSOCK(st.st_mode)) {
+		errno = EEXIST;
+		goto fail;
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
-		return -1;
-	unlink(path);
-	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 || chmod(path, 0666) < 0 ||
-	    listen(fd, 64) < 0) {
-		int e = errno;
-		close(fd);
-		errno = e;
-		return -1;
+		goto fail;
+	unlinkat(dfd, base, 0);
+	/* Bound through the checked directory's fd when /proc allows (no
+	 * component of the path can be swapped in between), and made 0666
+	 * there, by name in a directory no one else can write. */
+	{
+		struct sockaddr_un via = sun;
+		int n = snprintf(via.sun_path, sizeof(via.sun_path), "/proc/self/fd/%d/%s", dfd, base);
+		if (n <= 0 || (size_t)n >= sizeof(via.sun_path) || access("/proc/self/fd", X_OK) < 0)
+			via = sun;
+		if (bind(fd, (struct sockaddr *)&via, sizeof(via)) < 0 || fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISSOCK(st.st_mode) || fchmodat(dfd, base, 0666, 0) < 0 || listen(fd, SOMAXCONN) < 0) {
+			e = errno;
+			close(fd);
+			close(dfd);
+			errno = e;
+			return -1;
+		}
 	}
+	close(dfd);
 	return fd;
+fail:
+	e = errno;
+	close(dfd);
+	errno = e;
+	return -1;
 }
 
 static void send_all(int fd, const char *s)
@@ -94,15 +143,43 @@ static void reply(int fd, int ok, const char *result, const char *text)
 	json_object_put(o);
 }
 
+/* Connections of uid queued or being served (under q_mu). */
+static int uid_load(const struct nhd *d, uid_t uid)
+{
+	int k = d->serving && d->serving_uid == uid;
+	for (int i = 0; i < d->q_len; i++)
+		k += d->q_uid[(d->q_head + i) % NHD_QUEUE] == uid;
+	return k;
+}
+
+static void reply_busy(int fd)
+{
+	send_all(fd, "{\"ok\":false,\"error\":\"nodehealthd is busy, try again later\",\"retry\":true}\n");
+}
+
+/* Accept what waits, at most 64 connections a call.  Fairness: one uid has
+ * at most NHD_UID_SHARE connections queued or served at once; one more is
+ * answered "busy" (retry) and closed at once, so a user holding silent
+ * connections holds no more than its share of the queue and none of our
+ * descriptors, and delays another user's request by at most
+ * NHD_UID_SHARE x NHD_READ_TIMEOUT seconds. */
 void nhd_unix_accept(struct nhd *d)
 {
 	for (int i = 0; i < 64; i++) {
-		int fd = accept4(d->unix_fd, NULL, NULL, SOCK_CLOEXEC);
+		int fd = accept4(d->unix_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		struct ucred cred;
+		socklen_t clen = sizeof(cred);
 		if (fd < 0)
 			return;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0) {
+			close(fd);
+			continue;
+		}
 		pthread_mutex_lock(&d->q_mu);
-		if (d->q_len < NHD_QUEUE) {
-			d->q[(d->q_head + d->q_len) % NHD_QUEUE] = fd;
+		if (d->q_len < NHD_QUEUE && uid_load(d, cred.uid) < NHD_UID_SHARE) {
+			int at = (d->q_head + d->q_len) % NHD_QUEUE;
+			d->q[at] = fd;
+			d->q_uid[at] = cred.uid;
 			d->q_len++;
 			fd = -1;
 			pthread_cond_signal(&d->q_cv);
@@ -110,7 +187,7 @@ void nhd_unix_accept(struct nhd *d)
 		pthread_mutex_unlock(&d->q_mu);
 		if (fd >= 0) {
 			NHD_INC(d, busy);
-			reply(fd, 0, NULL, "nodehealthd is busy, try again later");
+			reply_busy(fd);
 			close(fd);
 		}
 	}
@@ -198,6 +275,8 @@ char *nhd_status_json(struct nhd *d)
 	add_u64(cnt, "malformed", mal_total);
 	json_object_object_add(cnt, "malformed_by_reason", mal);
 	add_u64(cnt, "rate_limited", NHD_GET(d, rate_limited));
+	add_u64(cnt, "privileged_probes", NHD_GET(d, privileged));
+	add_u64(cnt, "privileged_rate_limited", NHD_GET(d, privileged_rate_limited));
 	add_u64(cnt, "send_errors", NHD_GET(d, send_errors));
 	add_u64(cnt, "drain_requests", NHD_GET(d, drain_requests));
 	add_u64(cnt, "drains", NHD_GET(d, drains));
@@ -218,11 +297,12 @@ char *nhd_status_json(struct nhd *d)
 }
 
 /* Read one request: up to a newline or EOF, at most MW_DRAINREQ_MAX + 1
- * bytes, within 5 s in total (a client trickling bytes cannot hold the
- * worker longer). */
+ * bytes, within NHD_READ_TIMEOUT s in total (a client trickling bytes, or
+ * silent, cannot hold the worker longer; a real client writes its request
+ * as soon as it is connected). */
 static ssize_t read_request(int fd, char *buf, size_t cap)
 {
-	double deadline = mw_now() + 5.0;
+	double deadline = mw_now() + NHD_READ_TIMEOUT;
 	size_t got = 0;
 	while (got < cap) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
@@ -279,12 +359,15 @@ static void wait_calibration(struct nhd *d, int req)
 static void serve(struct nhd *d, int fd, char *buf)
 {
 	struct timeval tv = {.tv_sec = 5};
+	int fl = fcntl(fd, F_GETFL);
 	struct ucred cred;
 	socklen_t clen = sizeof(cred);
 	struct mw_drainreq req;
 	char err[256], msg[1024];
 	ssize_t len;
 
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK); /* accepted non-blocking for the busy reply */
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0) {
@@ -368,6 +451,8 @@ void *nhd_worker_main(void *arg)
 			break;
 		}
 		fd = d->q[d->q_head];
+		d->serving = 1;
+		d->serving_uid = d->q_uid[d->q_head];
 		d->q_head = (d->q_head + 1) % NHD_QUEUE;
 		d->q_len--;
 		pthread_mutex_unlock(&d->q_mu);
@@ -376,6 +461,9 @@ void *nhd_worker_main(void *arg)
 		else
 			reply(fd, 0, NULL, "out of memory");
 		close(fd);
+		pthread_mutex_lock(&d->q_mu);
+		d->serving = 0;
+		pthread_mutex_unlock(&d->q_mu);
 	}
 	free(buf);
 	return NULL;

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -249,7 +251,9 @@ int mw_drainreq_call(const char *sockpath, const char *request, double timeout_s
 	if (fd < 0)
 		return -1;
 	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0) {
-		if (errno != EINPROGRESS && errno != EAGAIN)
+		/* EAGAIN: the listen backlog is full; a unix socket is then not
+		 * connected at all (the caller may try again). */
+		if (errno != EINPROGRESS)
 			goto fail;
 		if (wait_fd(fd, POLLOUT, deadline) < 0)
 			goto fail;
@@ -340,6 +344,52 @@ static int parse_reply(const char *reply, struct json_object **objp, char *msg, 
 	return ok;
 }
 
+/* Is this reply the daemon's "busy, try again" (ok false, retry true)? */
+static int reply_is_busy(const char *reply)
+{
+	struct json_object *obj = json_tokener_parse(reply), *v;
+	int busy = obj && json_object_is_type(obj, json_type_object) &&
+		   json_object_object_get_ex(obj, "retry", &v) && json_object_get_boolean(v);
+	if (obj)
+		json_object_put(obj);
+	return busy;
+}
+
+int mw_drainreq_call_retry(const char *sockpath, const char *request, double timeout_s, char **reply)
+{
+	double deadline = mw_now() + timeout_s, wait = 0.05;
+	uint32_t jitter;
+
+	for (;;) {
+		double left = deadline - mw_now();
+		int rc = mw_drainreq_call(sockpath, request, left > 0.01 ? left : 0.01, reply);
+		if (rc == 0 && !reply_is_busy(*reply))
+			return 0;
+		if (rc < 0 && errno != EAGAIN)
+			return -1;
+		/* busy, or the backlog full: again after a pause, while the
+		 * budget lasts (the last busy answer is the answer then) */
+		if (mw_now() + wait >= deadline) {
+			if (rc == 0)
+				return 0;
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		if (rc == 0) {
+			free(*reply);
+			*reply = NULL;
+		}
+		if (getrandom(&jitter, sizeof(jitter), GRND_NONBLOCK) != sizeof(jitter))
+			jitter = (uint32_t)getpid();
+		{
+			double w = wait * (0.5 + (jitter % 1000) / 1000.0);
+			struct timespec ts = {(time_t)w, (long)((w - (double)(time_t)w) * 1e9)};
+			nanosleep(&ts, NULL);
+		}
+		wait = wait * 2 > 1.0 ? 1.0 : wait * 2;
+	}
+}
+
 int mw_drain_request(const char *sockpath, const char *jobid, const char *node,
 		     const char *evidence_json, char *msg, size_t msglen)
 {
@@ -366,8 +416,8 @@ int mw_drain_request(const char *sockpath, const char *jobid, const char *node,
 	json_object_object_add(req, "job", json_object_new_string(jobid));
 	json_object_object_add(req, "node", json_object_new_string(node));
 	json_object_object_add(req, "evidence", ev);
-	if (mw_drainreq_call(sockpath, json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN), 60.0,
-			     &reply) < 0) {
+	if (mw_drainreq_call_retry(sockpath, json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN), 60.0,
+				   &reply) < 0) {
 		int e = errno;
 		if (msg && msglen)
 			snprintf(msg, msglen, "cannot reach nodehealthd at %s: %s",
@@ -407,7 +457,7 @@ int mw_drain_status(const char *sockpath, int calibrate, char **json, char *msg,
 	int rv = -1, ok;
 
 	*json = NULL;
-	if (mw_drainreq_call(sockpath, req, 10.0, &reply) < 0) {
+	if (mw_drainreq_call_retry(sockpath, req, 10.0, &reply) < 0) {
 		int e = errno;
 		if (msg && msglen)
 			snprintf(msg, msglen, "cannot reach nodehealthd at %s: %s",

@@ -9,6 +9,7 @@
  *   {"version":1,"op":"status","calibrate":true[,"force":true]}
  *   -> {"ok":true,"result":"drained","message":"..."}
  *   -> {"ok":false,"error":"node n2 answered our probe: it is alive"}
+ *   -> {"ok":false,"error":"nodehealthd is busy, try again later","retry":true}
  *   -> {"ok":true,"status":{...counters...}}
  *
  * See doc/protocol.md.
@@ -55,10 +56,18 @@ int mw_drainreq_valid_node(const char *s);
  * ENOENT/ECONNREFUSED no daemon, ETIMEDOUT, EPROTO bad reply). */
 int mw_drainreq_call(const char *sockpath, const char *request, double timeout_s, char **reply);
 
+/* mw_drainreq_call, again after a pause (50 ms doubling to 1 s, jittered)
+ * while the daemon answers "busy" ({"ok":false,...,"retry":true}) or its
+ * listen backlog is full, all within timeout_s.  Return 0 with the reply
+ * (the last busy one if the time ran out), or -1 (errno as
+ * mw_drainreq_call; ETIMEDOUT when the backlog stayed full). */
+int mw_drainreq_call_retry(const char *sockpath, const char *request, double timeout_s, char **reply);
+
 /* Ask the daemon at sockpath (NULL = default) to drain node for job jobid,
  * with evidence_json (a JSON value, or NULL).  The daemon checks that the
  * caller owns the job, that node belongs to it and that node fails its own
- * probes before draining.  Waits up to 60 s.
+ * probes before draining.  Waits up to 60 s, asking again while the
+ * daemon is busy (mw_drainreq_call_retry).
  * Return 0 if node is drained (msg says so), or -1 with the reason in msg:
  * errno EPERM when the daemon refused, another errno when it could not be
  * asked. */

@@ -9,6 +9,7 @@
 
 #include "fsutil.h"
 #include "jobconf.h"
+#include "probe.h"
 
 #define S MW_JC_SITE
 #define U MW_JC_USER
@@ -136,7 +137,7 @@ const struct mw_conf_key mw_jobconf_keys[] = {
 	{"off_partitions", MW_CONF_STRING, F(off_partitions), 0, 0, NULL, "",
 	 "a comma-separated list of partition names",
 	 "partitions whose jobs are never watched", S, check_partitions},
-	{"probe_port", MW_CONF_INT, F(probe_port), 1, 65535, NULL, "7171", "a UDP port",
+	{"probe_port", MW_CONF_INT, F(probe_port), 1, 65535, NULL, MW_PROBE_DEFAULT_PORT_STR, "a UDP port",
 	 "nodehealthd's probe port", S | J, NULL},
 	{"port_base", MW_CONF_INT, F(port_base), 1024, 65535 - 505, NULL, "7300", "a TCP port",
 	 "the collector listens on port_base + JOBID % 500", S, NULL},

@@ -320,7 +320,45 @@ static int same_addr(const struct sockaddr_storage *a, const struct sockaddr_sto
 	return 0;
 }
 
-static int open_sock(int family)
+/* Bind fd to a random free privileged port (MW_PROBE_PRIV_PORT_MIN..1023,
+ * except avoid, the probe port).  Return 0, or -1 (errno: EACCES or
+ * EPERM without CAP_NET_BIND_SERVICE, EADDRINUSE if no port was free). */
+static int bind_privileged(int fd, int family, uint16_t avoid)
+{
+	const unsigned span = 1024 - MW_PROBE_PRIV_PORT_MIN;
+	uint16_t start;
+	if (getrandom(&start, sizeof(start), GRND_NONBLOCK) != sizeof(start))
+		start = (uint16_t)getpid();
+	for (unsigned k = 0; k < span; k++) {
+		uint16_t port = (uint16_t)(MW_PROBE_PRIV_PORT_MIN + (start + k) % span);
+		struct sockaddr_storage ss;
+		socklen_t len;
+		if (port == avoid)
+			continue;
+		memset(&ss, 0, sizeof(ss));
+		if (family == AF_INET6) {
+			struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+			a->sin6_family = AF_INET6;
+			a->sin6_addr = in6addr_any;
+			a->sin6_port = htons(port);
+			len = sizeof(*a);
+		} else {
+			struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+			a->sin_family = AF_INET;
+			a->sin_addr.s_addr = htonl(INADDR_ANY);
+			a->sin_port = htons(port);
+			len = sizeof(*a);
+		}
+		if (bind(fd, (struct sockaddr *)&ss, len) == 0)
+			return 0;
+		if (errno != EADDRINUSE)
+			return -1;
+	}
+	errno = EADDRINUSE;
+	return -1;
+}
+
+static int open_sock(int family, unsigned flags, uint16_t port)
 {
 	int fd = socket(family, SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	int sz = 1 << 20;
@@ -328,10 +366,20 @@ static int open_sock(int family)
 	if (fd < 0)
 		return -1;
 	setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sz, sizeof(sz));
+	if (family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on));
+	/* A source port below 1024: the answering daemon tells a root
+	 * process's probe from a user's by it (doc/security.md).  Without the
+	 * capability (a daemon run by a user, "mpiwatch run") an ephemeral port. */
+	if ((flags & MW_PROBE_F_PRIVSRC) && bind_privileged(fd, family, port) < 0) {
+		static int told;
+		if (!told++)
+			mw_warn("probes go out from an unprivileged port: cannot bind one below 1024 (%s)",
+				strerror(errno));
+	}
 	/* ICMP errors on the error queue: a node whose kernel says "port
 	 * unreachable" is up without a daemon, not dead. */
 	if (family == AF_INET6) {
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &on, sizeof(on));
 		setsockopt(fd, IPPROTO_IPV6, IPV6_RECVERR, &on, sizeof(on));
 	} else {
 		setsockopt(fd, IPPROTO_IP, IP_RECVERR, &on, sizeof(on));
@@ -484,6 +532,7 @@ struct mw_probe_round {
 	struct mw_probe_result *out;
 	size_t n, pending, answered;
 	int fd4, fd6, tries, round; /* round: the tries sent so far to each target */
+	unsigned flags;              /* MW_PROBE_F_* */
 	uint16_t port;
 	double budget_s, start, end, interval, round_end;
 	int done, failed;            /* failed: a local error (errno in err) */
@@ -533,6 +582,13 @@ struct mw_probe_round *mw_probe_round_start(const char *const *names, const char
 					    uint16_t port, double budget_s, int tries,
 					    struct mw_probe_result *out)
 {
+	return mw_probe_round_start_ex(names, addrs, n, port, budget_s, tries, 0, out);
+}
+
+struct mw_probe_round *mw_probe_round_start_ex(const char *const *names, const char *const *addrs, size_t n,
+					       uint16_t port, double budget_s, int tries, unsigned flags,
+					       struct mw_probe_result *out)
+{
 	struct mw_probe_round *r;
 
 	if (!out || (n && !names) || port == 0 || n > 0xffffffu) {
@@ -545,6 +601,7 @@ struct mw_probe_round *mw_probe_round_start(const char *const *names, const char
 	r->out = out;
 	r->n = n;
 	r->port = port;
+	r->flags = flags;
 	r->tries = tries < 1 ? 1 : tries > MW_PROBE_MAX_TRIES ? MW_PROBE_MAX_TRIES : tries;
 	r->budget_s = budget_s > 0 ? budget_s : 1.0;
 	if (n == 0) {
@@ -570,8 +627,8 @@ struct mw_probe_round *mw_probe_round_start(const char *const *names, const char
 			out[i].state = MW_PROBE_ERROR;
 			continue;
 		}
-		if ((r->t[i].sa.ss_family == AF_INET && r->fd4 < 0 && (r->fd4 = open_sock(AF_INET)) < 0) ||
-		    (r->t[i].sa.ss_family == AF_INET6 && r->fd6 < 0 && (r->fd6 = open_sock(AF_INET6)) < 0)) {
+		if ((r->t[i].sa.ss_family == AF_INET && r->fd4 < 0 && (r->fd4 = open_sock(AF_INET, flags, port)) < 0) ||
+		    (r->t[i].sa.ss_family == AF_INET6 && r->fd6 < 0 && (r->fd6 = open_sock(AF_INET6, flags, port)) < 0)) {
 			round_fail(r, errno);
 			return r;
 		}
@@ -670,12 +727,18 @@ int mw_probe_round_finish(struct mw_probe_round *r)
 int mw_probe_nodes(const char *const *names, const char *const *addrs, size_t n, uint16_t port,
 		   double budget_s, int tries, struct mw_probe_result *out)
 {
+	return mw_probe_nodes_ex(names, addrs, n, port, budget_s, tries, 0, out);
+}
+
+int mw_probe_nodes_ex(const char *const *names, const char *const *addrs, size_t n, uint16_t port,
+		      double budget_s, int tries, unsigned flags, struct mw_probe_result *out)
+{
 	struct mw_probe_round *r;
 	int rc;
 
 	if (n == 0)
 		return 0;
-	if (!(r = mw_probe_round_start(names, addrs, n, port, budget_s, tries, out)))
+	if (!(r = mw_probe_round_start_ex(names, addrs, n, port, budget_s, tries, flags, out)))
 		return -1;
 	while ((rc = mw_probe_round_step(r)) == 0) {
 		struct pollfd pfd[2];

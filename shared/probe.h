@@ -34,7 +34,10 @@
 #define MW_PROBE_REPLY_HDR_LEN 36
 #define MW_PROBE_MIN_SIZE 256  /* probes are padded to this; replies fit in it */
 #define MW_PROBE_MAX_SIZE 1472 /* larger datagrams are malformed */
-#define MW_PROBE_DEFAULT_PORT 7171
+#define MW_PROBE_DEFAULT_PORT 717 /* privileged: no user can bind it (doc/security.md) */
+#define MW_PROBE_DEFAULT_PORT_STR "717" /* the same, for settings tables */
+#define MW_PROBE_PRIV_PORT_MIN 512   /* source ports of MW_PROBE_F_PRIVSRC probes: 512..1023 */
+#define MW_PROBE_F_PRIVSRC 0x1u     /* probes go out from a privileged source port */
 #define MW_PROBE_NAME_MAX 63
 #define MW_PROBE_SUMMARY_MAX (MW_PROBE_MIN_SIZE - MW_PROBE_REPLY_HDR_LEN)
 #define MW_PROBE_FLAG_TRUNCATED 0x0001
@@ -155,6 +158,15 @@ int mw_probe_nonce(uint8_t nonce[MW_PROBE_NONCE_LEN]);
 int mw_probe_nodes(const char *const *names, const char *const *addrs, size_t n, uint16_t port,
 		   double budget_s, int tries, struct mw_probe_result *out);
 
+/* mw_probe_nodes with flags: MW_PROBE_F_PRIVSRC sends the probes from a
+ * random free source port in MW_PROBE_PRIV_PORT_MIN..1023 (never port
+ * itself), which only a process with CAP_NET_BIND_SERVICE can bind: the
+ * answering daemon gives such probes their own rate limit, out of reach of
+ * any user's flood (nodehealthd's re-probes, doc/security.md).  Without
+ * the capability the probes go out from an ephemeral port (warned once). */
+int mw_probe_nodes_ex(const char *const *names, const char *const *addrs, size_t n, uint16_t port,
+		      double budget_s, int tries, unsigned flags, struct mw_probe_result *out);
+
 /* The same probe round without blocking, for an event loop (the collector,
  * a CP): mw_probe_nodes() is start, then step after each poll of the fds
  * for POLLIN with the timeout, until step says done, then finish. */
@@ -169,6 +181,11 @@ struct pollfd;
 struct mw_probe_round *mw_probe_round_start(const char *const *names, const char *const *addrs, size_t n,
 					    uint16_t port, double budget_s, int tries,
 					    struct mw_probe_result *out);
+
+/* mw_probe_round_start with flags (MW_PROBE_F_*, as mw_probe_nodes_ex). */
+struct mw_probe_round *mw_probe_round_start_ex(const char *const *names, const char *const *addrs, size_t n,
+					       uint16_t port, double budget_s, int tries, unsigned flags,
+					       struct mw_probe_result *out);
 
 /* The round's sockets to poll for POLLIN into pfd (at most max); 0 when done. */
 int mw_probe_round_fds(const struct mw_probe_round *r, struct pollfd *pfd, int max);

@@ -40,7 +40,10 @@ static void child(char *const argv[], int in, int out, int errfd, const struct m
 	for (int fd = 3; fd < 1024; fd++)
 		if (fd != errfd)
 			close(fd);
-	execv(argv[0], argv);
+	if (o->envp)
+		execve(argv[0], argv, o->envp);
+	else
+		execv(argv[0], argv);
 	e = errno;
 	if (write(errfd, &e, sizeof e) < 0) {
 		/* nothing left to tell it with */

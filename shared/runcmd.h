@@ -23,6 +23,8 @@ struct mw_runcmd_opts {
 	int own_group;     /* 1: in a new process group (setpgid), and the whole
 			      group is killed at a bound and when it ends */
 	int nice;          /* niceness added to ours in the child (0 = none) */
+	char *const *envp; /* the child's whole environment (NULL: ours);
+			      nodehealthd's hooks get a fixed one */
 };
 
 /* What happened to it. */

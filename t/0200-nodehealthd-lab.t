@@ -65,7 +65,7 @@ is "$(grep -c "refused drain of n[24] for job $job " "$(nhd_log n1)")" 3 "the th
 unlike "$(scontrol -o show node n2)" 'Reason=mpiwatch' "n2 has no mpiwatch reason after the refusals"
 
 # ---------------------------------------------------------------- admin hook
-# The daemon keeps uid 0 but no capabilities: its hooks write where root may.
+# The daemon keeps uid 0 and only CAP_NET_BIND_SERVICE: its hooks write where root may.
 hookdir=$(mktemp -d "$MW_LAB_DIR/work/nhd-hook.XXXXXX")
 tap_cleanup "rm -rf '$hookdir'"
 cat >"$hookdir/hook" <<EOF

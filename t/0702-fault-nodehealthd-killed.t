@@ -15,7 +15,7 @@ prog=$(lab_prog openmpi col_deadlock)
 dir=$(lab_tmpdir mwuser1)
 cd "$dir" || BAIL_OUT "cd $dir"
 lab_nhd_kill n2
-"$MW_LAB_REPO/build/bin/mpiwatch" probe --port 7171 n2 >"$dir/probe.txt" 2>&1
+"$MW_LAB_REPO/build/bin/mpiwatch" probe n2 >"$dir/probe.txt" 2>&1
 like "$(cat "$dir/probe.txt")" "n2 +no daemon .*no mpiwatch-nodehealthd listens" "mpiwatch probe n2: no daemon"
 
 jid=$(lab_sbatch mwuser1 -N2 -n4 -w "n[1-2]" --mpiwatch=timeout=2 -o "$dir/job.out" --wrap "srun --mpi=pmix $prog")
@@ -33,6 +33,6 @@ is "$(lab_reasoned_nodes)" "" "no node is drained"
 scancel "$jid"
 lab_job_wait "$jid" 120 >/dev/null
 lab_exec n2 "$MW_LAB_T/lab/node.d/50-nodehealthd" start n2 >/dev/null 2>&1
-wait_for 20 "'$MW_LAB_REPO/build/bin/mpiwatch' probe --port 7171 n2 | grep -q alive"
-like "$("$MW_LAB_REPO/build/bin/mpiwatch" probe --port 7171 n2 2>&1)" "n2 +alive" "nodehealthd restarted: n2 alive again"
+wait_for 20 "'$MW_LAB_REPO/build/bin/mpiwatch' probe n2 | grep -q alive"
+like "$("$MW_LAB_REPO/build/bin/mpiwatch" probe n2 2>&1)" "n2 +alive" "nodehealthd restarted: n2 alive again"
 done_testing

@@ -1,8 +1,13 @@
 /* Unit tests for shared/drainreq.c: the drain-request parser and client. */
 #include <check.h>
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include "drainreq.h"
 #include "unit.h"
@@ -126,6 +131,64 @@ START_TEST(test_client_no_daemon)
 }
 END_TEST
 
+/* A daemon that answers "busy" to its first `busy` connections, then
+ * "drained"; counts the connections. */
+struct busyd {
+	int lfd, busy, seen;
+	char path[108];
+};
+
+static void *busyd_main(void *arg)
+{
+	struct busyd *b = arg;
+	for (;;) {
+		char buf[4096];
+		int fd = accept(b->lfd, NULL, NULL);
+		const char *rep;
+		if (fd < 0)
+			return NULL;
+		size_t got = 0;
+		ssize_t r;
+		/* the whole request, as the daemon reads it (up to its newline) */
+		while (got < sizeof(buf) && (r = read(fd, buf + got, sizeof(buf) - got)) > 0) {
+			got += (size_t)r;
+			if (memchr(buf, '\n', got))
+				break;
+		}
+		b->seen++;
+		rep = b->seen <= b->busy ? "{\"ok\":false,\"error\":\"nodehealthd is busy, try again later\",\"retry\":true}\n"
+					 : "{\"ok\":true,\"result\":\"drained\",\"message\":\"node n2 drained\"}\n";
+		if (write(fd, rep, strlen(rep)) < 0)
+			perror("write");
+		close(fd);
+		if (b->seen > b->busy)
+			return NULL;
+	}
+}
+
+START_TEST(test_client_busy_retry)
+{
+	struct busyd b = {.busy = 3};
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	pthread_t t;
+	char msg[256];
+	snprintf(b.path, sizeof(b.path), "/tmp/test_drainreq.%d.sock", (int)getpid());
+	unlink(b.path);
+	strcpy(sun.sun_path, b.path);
+	b.lfd = socket(AF_UNIX, SOCK_STREAM, 0);
+	ck_assert_int_eq(bind(b.lfd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	ck_assert_int_eq(listen(b.lfd, 4), 0);
+	pthread_create(&t, NULL, busyd_main, &b);
+	/* busy three times, then drained: the client asks again each time */
+	ck_assert_int_eq(mw_drain_request(b.path, "5", "n2", NULL, msg, sizeof(msg)), 0);
+	ck_assert_str_eq(msg, "node n2 drained");
+	pthread_join(t, NULL);
+	ck_assert_int_eq(b.seen, 4);
+	close(b.lfd);
+	unlink(b.path);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("drainreq");
@@ -134,6 +197,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_parse, 0, sizeof(parse_cases) / sizeof(parse_cases[0]));
 	tcase_add_test(tc, test_parse_limits);
 	tcase_add_test(tc, test_client_no_daemon);
+	tcase_add_test(tc, test_client_busy_retry);
 	suite_add_tcase(s, tc);
 	return mw_unit_run(s);
 }

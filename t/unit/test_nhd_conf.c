@@ -5,6 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "probe.h"
+
 #include "nhd_conf.h"
 
 static const struct {
@@ -70,7 +72,7 @@ START_TEST(test_defaults)
 	struct nhd_conf c;
 	struct mw_conf_errors errs = {0};
 	ck_assert_int_eq(nhd_conf_defaults(&c), 0);
-	ck_assert_int_eq(c.port, 7171);
+	ck_assert_int_eq(c.port, MW_PROBE_DEFAULT_PORT);
 	ck_assert_str_eq(c.socket, "/run/mpiwatch/nodehealthd.sock");
 	ck_assert_str_eq(c.listen, "0.0.0.0");
 	ck_assert_int_eq(c.drain, 1);

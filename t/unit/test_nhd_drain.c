@@ -71,10 +71,12 @@ static void teardown(void)
 	"\"state_flags\": [" flags "], \"reason\": \"" reason "\"}"
 #define NODES(...) "{\"meta\": {}, \"errors\": [], \"nodes\": [" __VA_ARGS__ "]}"
 
+/* n4 is down: the partition guard of a 3-node job on n[1-3] (one other
+ * node, n3) finds no up node of the cluster to add, and is skipped. */
 static const char *NODES4 = NODES(NODE("n1", "127.0.0.1", "mixed", "", "") ","
 				  NODE("n2", "127.0.0.1", "mixed", "", "") ","
 				  NODE("n3", "127.0.0.1", "mixed", "", "") ","
-				  NODE("n4", "127.0.0.1", "idle", "", ""));
+				  NODE("n4", "127.0.0.1", "down", "\"NOT_RESPONDING\"", ""));
 
 /* squeue --json -j 5; end is seconds since the epoch ("%END%": now - 10 s).
  * The job name tries to pass for Slurm's own fields: it must not. */
@@ -126,10 +128,15 @@ static const struct {
 	 2901, "n2", 2, 0, 0, -1, "storm guard: 2 node(s) are already drained", NULL, 0},
 	{"storm: fraction", JOB("RUNNING", "n[1-3]", "0"),
 	 NODES(NODE("n2", "127.0.0.1", "mixed", "", "") "," NODE("n7", "127.0.0.1", "idle", "\"DRAIN\"", "mpiwatch: job 1: x") ","
-	       NODE("n8", "", "idle", "", "") "," NODE("n9", "", "idle", "", "")),
+	       NODE("n8", "", "down", "", "") "," NODE("n9", "", "down", "", "")),
 	 2901, "n2", 8, 0, 0, -1, "storm_max_fraction", NULL, 0},
 	{"partition: the other nodes are silent too", JOB("RUNNING", "n[1-5]", "0"), NULL, 2901, "n2", 8, 0, 0,
 	 -1, "partition guard: 3 of the job's 3 other nodes", NULL, 0},
+	{"partition: a 2-node job, the cluster's up nodes silent too", JOB("RUNNING", "n[1-2]", "0"),
+	 NODES(NODE("n1", "127.0.0.1", "mixed", "", "") "," NODE("n2", "127.0.0.1", "mixed", "", "") ","
+	       NODE("n3", "127.0.0.1", "idle", "", "") "," NODE("n4", "127.0.0.1", "idle", "", "") ","
+	       NODE("n5", "127.0.0.1", "idle", "\"DRAIN\"", "admin: x")),
+	 2901, "n2", 8, 0, 0, -1, "partition guard: 2 of the job's and cluster's 2 other nodes", NULL, 0},
 	{"scontrol update fails", JOB("RUNNING", "n[1-3]", "0"), NULL, 2901, "n2", 8, 1, 0, -1,
 	 "Access/permission denied", "update|NodeName=n2|State=DRAIN|Reason=mpiwatch: job 5: node silent|", 0},
 	{"drains disabled", JOB("RUNNING", "n[1-3]", "0"), NULL, 2901, "n2", 8, 0, 1, -1, "disabled", NULL, 0},
@@ -301,7 +308,7 @@ START_TEST(test_parse_records)
 	ck_assert_int_eq(mw_slurm_nodes_parse(NODES4, &nodes), 4);
 	ck_assert_str_eq(nodes[0].addr, "127.0.0.1");
 	ck_assert_str_eq(nodes[0].reason, "");
-	ck_assert_str_eq(nodes[3].state, "IDLE");
+	ck_assert_str_eq(nodes[3].state, "DOWN+NOT_RESPONDING");
 	free(nodes);
 	ck_assert_int_eq(mw_slurm_nodes_parse(NODES(NODE("x", "", "down", "\"DRAIN\", \"NOT_RESPONDING\"", "r")),
 						&nodes), 1);

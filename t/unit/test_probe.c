@@ -211,6 +211,7 @@ struct fake {
 	uint16_t port;
 	enum fake_mode mode;
 	int seen;
+	unsigned from_port; /* source port of the last probe */
 	volatile int stop;
 };
 
@@ -230,6 +231,7 @@ static void *fake_main(void *arg)
 		if (n < 0 || mw_probe_decode_probe(buf, (size_t)n, nonce) != MW_PROBE_OK)
 			continue;
 		f->seen++;
+		f->from_port = ntohs(((struct sockaddr_in *)&from)->sin_port);
 		if (f->mode == FAKE_SILENT_FIRST && f->seen == 1)
 			continue;
 		if (f->mode == FAKE_WRONG_NONCE)
@@ -298,6 +300,31 @@ START_TEST(test_client)
 	}
 	if (r.state == MW_PROBE_DEGRADED)
 		ck_assert_str_eq(r.summary, "load high");
+}
+END_TEST
+
+/* MW_PROBE_F_PRIVSRC: the probes go out from a port in 512..1023 when we
+ * may bind one (root with CAP_NET_BIND_SERVICE), else from an ephemeral
+ * one; the node answers alike.  Without the flag: ephemeral. */
+START_TEST(test_client_privsrc)
+{
+	struct fake f;
+	pthread_t t = fake_start(&f, FAKE_GOOD);
+	const char *names[1] = {"127.0.0.1"};
+	struct mw_probe_result r;
+	int s = socket(AF_INET, SOCK_DGRAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(1023)};
+	int can = bind(s, (struct sockaddr *)&a, sizeof(a)) == 0 || errno == EADDRINUSE;
+	close(s);
+	ck_assert_int_eq(mw_probe_nodes_ex(names, NULL, 1, f.port, 0.6, 2, MW_PROBE_F_PRIVSRC, &r), 1);
+	ck_assert_int_eq(r.state, MW_PROBE_ALIVE);
+	if (can)
+		ck_assert_msg(f.from_port >= MW_PROBE_PRIV_PORT_MIN && f.from_port < 1024, "from port %u", f.from_port);
+	else
+		ck_assert_uint_ge(f.from_port, 1024);
+	ck_assert_int_eq(mw_probe_nodes_ex(names, NULL, 1, f.port, 0.6, 2, 0, &r), 1);
+	ck_assert_uint_ge(f.from_port, 1024);
+	fake_stop(&f, t);
 }
 END_TEST
 
@@ -432,6 +459,7 @@ int main(void)
 	tcase_add_test(tc, test_nonce_random);
 	tcase_add_loop_test(tc, test_client, 0, sizeof(client_cases) / sizeof(client_cases[0]));
 	tcase_add_test(tc, test_round_in_event_loop);
+	tcase_add_test(tc, test_client_privsrc);
 	tcase_add_test(tc, test_client_many_and_unresolvable);
 	tcase_add_test(tc, test_client_empty_and_invalid);
 	tcase_add_test(tc, test_client_nodaemon);
