@@ -255,10 +255,12 @@ int mws_wait_ready(int fd, double timeout_s)
 	return rc;
 }
 
-const char *mws_last_line(const char *path, char *buf, size_t len)
+const char *mws_last_line(const char *path, uid_t uid, gid_t gid, char *buf, size_t len)
 {
 	char tail[4097];
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	(void)uid;
+	(void)gid;
 	off_t end;
 	ssize_t n = 0;
 
@@ -349,30 +351,6 @@ int mws_pidfile_stop(const char *pidfile, uid_t uid, const char *name, double gr
 	}
 	kill(pid, SIGKILL);
 	return 1;
-}
-
-int mws_mkdir_owned(const char *dir, uid_t uid, gid_t gid)
-{
-	struct stat st;
-
-	if (mkdir(dir, 0700) == 0) {
-		if (chown(dir, uid, gid) < 0 && geteuid() == 0) {
-			int e = errno;
-			rmdir(dir);
-			errno = e;
-			return -1;
-		}
-		return 0;
-	}
-	if (errno != EEXIST)
-		return -1;
-	if (lstat(dir, &st) < 0)
-		return -1;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != uid) {
-		errno = EPERM;
-		return -1;
-	}
-	return 0;
 }
 
 int mws_rundir_remove(const char *dir, uid_t uid)

@@ -30,6 +30,7 @@
 #include "heartbeat.h"
 #include "mws_launch.h"
 #include "mws_opts.h"
+#include "mws_rundir.h"
 #include "mw_slot.h"
 #include "mws_taskexit.h"
 
@@ -200,11 +201,11 @@ static int ensure_running(const char *name, const char *host, char *const *argv,
 		start_fail("%s", err);
 		return -1;
 	}
-	if (mw_pidfile_write(pidfile, pid, uid, gid) < 0)
+	if (mws_rundir_pidfile(rundir, name, pid, uid, gid) < 0)
 		slurm_error("mpiwatch: cannot write %s: %s", pidfile, strerror(errno));
 	if (mws_wait_ready(ready, MWS_READY_WAIT_S) == 0) {
-		if (!mws_last_line(log, why, sizeof(why))[0])
-			mws_last_line(fallback, why, sizeof(why));
+		if (!mws_last_line(log, uid, gid, why, sizeof(why))[0])
+			mws_last_line(fallback, uid, gid, why, sizeof(why));
 		start_fail("%s exited at start-up: %s", name, why[0] ? why : "(no message; see its log)");
 		return -1;
 	}
@@ -216,7 +217,7 @@ static int start_helpers(spank_t sp)
 	uint32_t jobid = 0;
 	uid_t uid;
 	gid_t gid;
-	char host[256], nodelist[4096], cwd[PATH_MAX], dumps[PATH_MAX + 8], lock[PATH_MAX + 16];
+	char host[256], nodelist[4096], cwd[PATH_MAX], err[PATH_MAX + 300];
 	char prog_agent[PATH_MAX + 32], prog_coll[PATH_MAX + 32], scoll[300], sjob[16];
 	char settings[PATH_MAX + 16];
 	struct mw_hostlist hl = {0};
@@ -251,13 +252,8 @@ static int start_helpers(spank_t sp)
 	mw_node_name(host, sizeof(host));
 	if (mws_rundir(conf.rundir, uid, jobid, host, rundir, sizeof(rundir)) < 0 ||
 	    mws_rundir(conf.rundir, uid, jobid, "%h", env_rundir, sizeof(env_rundir)) < 0 ||
-	    mws_mkdir_owned(rundir, uid, gid) < 0) {
+	    mws_rundir_claim(rundir, uid, gid) < 0) {
 		start_fail("run directory %s: %s", rundir, strerror(errno));
-		return -1;
-	}
-	snprintf(dumps, sizeof(dumps), "%s/dumps", rundir);
-	if (mws_mkdir_owned(dumps, uid, gid) < 0) {
-		start_fail("%s: %s", dumps, strerror(errno));
 		return -1;
 	}
 	if (get_env(sp, "SLURM_JOB_NODELIST", nodelist, sizeof(nodelist)) < 0 ||
@@ -279,18 +275,13 @@ static int start_helpers(spank_t sp)
 	snprintf(outdir, sizeof(outdir), "%s", conf.dir);
 	collector_port = (unsigned)conf.port;
 
-	/* One launcher at a time per job and node (steps may start together). */
-	snprintf(lock, sizeof(lock), "%s/launch.lock", rundir);
-	lockfd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (lockfd < 0 || flock(lockfd, LOCK_EX) < 0) {
-		start_fail("%s: %s", lock, strerror(errno));
+	/* dumps/, the launch lock (one launcher at a time per job and node:
+	 * steps may start together) and the settings. */
+	if (mws_rundir_fill(rundir, &conf, uid, gid, &lockfd, err, sizeof(err)) < 0) {
+		start_fail("%s", err);
 		goto out;
 	}
 	snprintf(settings, sizeof(settings), "%s/%s", rundir, MW_JOBCONF_FILE);
-	if (mw_jobconf_write(&conf, settings, uid, gid) < 0) {
-		start_fail("%s: %s", settings, strerror(errno));
-		goto out;
-	}
 	snprintf(sjob, sizeof(sjob), "%u", jobid);
 	snprintf(scoll, sizeof(scoll), "%s:%u", collector_host, collector_port);
 	if (!strcmp(host, collector_host)) {

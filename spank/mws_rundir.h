@@ -1,0 +1,28 @@
+/* mws_rundir.h - the job's run folder on a node (shared/fsutil.h:
+ * mw_rundir_path), as root in slurmstepd and the epilog: claimed for the job
+ * user, then filled (dumps/, launch.lock, the settings, the helpers' pid
+ * files).  The folder belongs to the job user, who may rename or replace it
+ * at any time: see doc/security.md, "The run folder". */
+#ifndef MWS_RUNDIR_H
+#define MWS_RUNDIR_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "jobconf.h"
+
+/* Make dir the job's run folder: a real directory (not a link) owned by
+ * uid:gid.  Return 0, or -1 with errno set. */
+int mws_rundir_claim(const char *dir, uid_t uid, gid_t gid);
+
+/* Fill a claimed run folder for a step: the dumps/ folder, the launch lock
+ * (taken: its fd, held until closed, in *lockfd) and the job's settings
+ * file (MW_JOBCONF_FILE).  Return 0, or -1 with what failed in err (errno
+ * set). */
+int mws_rundir_fill(const char *dir, const struct mw_jobconf *conf, uid_t uid, gid_t gid, int *lockfd,
+		    char *err, size_t errlen);
+
+/* Write a helper's pid file, dir/NAME.pid.  Return 0, or -1 with errno. */
+int mws_rundir_pidfile(const char *dir, const char *name, pid_t pid, uid_t uid, gid_t gid);
+
+#endif
