@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -220,4 +221,18 @@ int mw_pidfile_write(const char *path, pid_t pid, uid_t owner, gid_t group)
 	int len = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
 
 	return mw_write_atomic(path, buf, (size_t)len, 0644, owner, group);
+}
+
+void mw_fsid_enter(struct mw_fsid *old, uid_t uid, gid_t gid)
+{
+	/* Both calls return the previous identity.  The group first: it is
+	 * set while we still have every right. */
+	old->gid = (gid_t)setfsgid(gid);
+	old->uid = (uid_t)setfsuid(uid);
+}
+
+void mw_fsid_leave(const struct mw_fsid *old)
+{
+	setfsuid(old->uid);
+	setfsgid(old->gid);
 }

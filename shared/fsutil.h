@@ -62,4 +62,23 @@ int mw_atomic_close(struct mw_atomic_file *a, int ok);
  * -1 with errno set. */
 int mw_pidfile_write(const char *path, pid_t pid, uid_t owner, gid_t group);
 
+/* A thread's file-system identity (setfsuid(2), setfsgid(2)): the uid and
+ * gid the kernel checks when the thread opens, creates, renames or removes
+ * a file.  Root uses it to act in a user's folder with that user's rights
+ * only (a link the user planted then leads nowhere the user could not go);
+ * the kernel also ignores root's file capabilities meanwhile.  Supplementary
+ * groups are the caller's. */
+struct mw_fsid {
+	uid_t uid;
+	gid_t gid;
+};
+
+/* Take uid:gid as this thread's (only this thread's: slurmstepd is
+ * threaded) file-system identity, keeping the one it had in old.  Never
+ * fails for root; for others the kernel keeps what it does not allow. */
+void mw_fsid_enter(struct mw_fsid *old, uid_t uid, gid_t gid);
+
+/* Go back to the identity mw_fsid_enter kept in old. */
+void mw_fsid_leave(const struct mw_fsid *old);
+
 #endif

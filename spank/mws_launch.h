@@ -35,10 +35,13 @@ int mws_spawn_detached(const struct mws_spawn *sp, pid_t *pid, char *err, size_t
 int mws_wait_ready(int fd, double timeout_s);
 
 /* The last non-empty line of a text file of uid:gid (at most its last 4 KiB)
- * in buf without its newline; "" if there is none.  Return buf. */
+ * in buf without its newline; "" if there is none, or if the file is not a
+ * regular file uid:gid may read (opened with that file-system identity,
+ * without following a link, never blocking).  Return buf. */
 const char *mws_last_line(const char *path, uid_t uid, gid_t gid, char *buf, size_t len);
 
-/* Read a pid file and tell whether that process is alive, belongs to uid and
+/* Read a pid file (a regular file, not through a link, never blocking) and
+ * tell whether that process is alive, belongs to uid and
  * runs a program whose command line contains name.  Return the pid, or 0. */
 pid_t mws_pidfile_alive(const char *pidfile, uid_t uid, const char *name);
 

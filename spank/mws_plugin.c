@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -418,15 +419,22 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 {
 	uint32_t jobid = 0;
 	uid_t uid;
+	gid_t gid;
 	char host[256], dir[PATH_MAX], pidfile[PATH_MAX + 32];
+	struct mw_fsid old;
+	struct passwd *pw;
 
 	load_conf(ac, av, 0);
 	if (spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS)
 		return 0;
+	if (spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
+		gid = (pw = getpwuid(uid)) ? pw->pw_gid : (gid_t)uid;
 	mw_node_name(host, sizeof(host));
 	if (mws_rundir(conf.rundir, uid, jobid, host, dir, sizeof(dir)) < 0 || access(dir, F_OK) < 0)
 		return 0;
+	/* Everything in the run folder as the job user (mws_rundir.h). */
+	mw_fsid_enter(&old, uid, gid);
 	/* The agent first, so the heartbeats it sends on its way out (ranks
 	 * that died in the job's teardown) still reach the collector; then the
 	 * collector, which writes its final report on SIGTERM. */
@@ -438,6 +446,7 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 	mws_pidfile_stop(pidfile, uid, "mpiwatch-collector", 30.0);
 	if (mws_rundir_remove(dir, uid) < 0)
 		slurm_error("mpiwatch: job %u: cannot remove %s: %s", jobid, dir, strerror(errno));
+	mw_fsid_leave(&old);
 	return 0;
 }
 
