@@ -57,16 +57,17 @@ int mws_rundir_claim(const char *dir, uid_t uid, gid_t gid)
 {
 	for (int attempt = 0; attempt < MWS_CLAIM_TRIES; attempt++) {
 		struct stat st;
-		int created, fd, ok = 0;
+		int fd, ok = 0;
 
-		created = mkdir(dir, 0700) == 0;
-		if (!created && errno != EEXIST)
+		if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 			return -1;
 		fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISDIR(st.st_mode) &&
-		    (st.st_uid == uid || (created && st.st_uid == geteuid()))) {
-			/* Ours (just made, by root: no one else can rename it in a
-			 * sticky folder) or the job user's own (an earlier step). */
+		    (st.st_uid == uid || st.st_uid == geteuid())) {
+			/* The job user's own (an earlier step), or ours: made by
+			 * root, here or by a step starting beside this one (no one
+			 * else makes a folder of root, or renames one in a sticky
+			 * folder). */
 			ok = (st.st_uid == uid || fchown(fd, uid, gid) == 0) &&
 			     ((st.st_mode & 07777) == 0700 || fchmod(fd, 0700) == 0);
 			close(fd);

@@ -217,6 +217,20 @@ START_TEST(test_squatted)
 }
 END_TEST
 
+/* Two steps starting together: one finds the folder the other just made
+ * (still root's, before its chown) and keeps it. */
+START_TEST(test_beside_another_step)
+{
+	struct stat st;
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	mw_unit_put(dir, "launch.lock", "");
+	ck_assert_int_eq(mws_rundir_claim(dir, JOB_UID, JOB_UID), 0);
+	ck_assert_int_eq(lstat(dir, &st), 0);
+	ck_assert_uint_eq(st.st_uid, JOB_UID);
+	ck_assert_str_eq(listing(dir), "launch.lock");
+}
+END_TEST
+
 /* Item 9: root reads the last line of a helper's log, which is in the job
  * user's report folder: not through a link to a root-only file. */
 START_TEST(test_last_line_through_link)
@@ -265,6 +279,7 @@ int main(void)
 	tcase_add_test(tc, test_swap_after_claim);
 	tcase_add_test(tc, test_fill_normal);
 	tcase_add_loop_test(tc, test_squatted, SQ_FILE, SQ_JOBUSER_LINK + 1);
+	tcase_add_test(tc, test_beside_another_step);
 	tcase_add_test(tc, test_last_line_through_link);
 	tcase_add_test(tc, test_fifo_no_hang);
 	tcase_set_timeout(tc, 10);
