@@ -19,6 +19,10 @@ UNIT_LIBS_test_runlaunch := $(ANALYZE_LIB) $(DW_LIBS)
 $(B)/obj/cli/runlaunch.o $(B)/obj/cli/cmd_run.o: CPPFLAGS += -Ianalyze
 FUZZERS += $(B)/fuzz/fuzz_launcher_output
 FUZZ_EXTRA_fuzz_launcher_output := cli/runlaunch.c analyze/dl_crash.c analyze/dl_symbols.c analyze/dl_pool.c -Ianalyze $(DW_LIBS)
+# ... and of its reading of the verdict in report.json (read_verdict).
+FUZZERS += $(B)/fuzz/fuzz_run_verdict
+FUZZ_EXTRA_fuzz_run_verdict := cli/runlaunch.c analyze/dl_crash.c analyze/dl_symbols.c analyze/dl_pool.c -Icli -Ianalyze $(DW_LIBS)
+$(B)/fuzz/fuzz_run_verdict: cli/runlaunch.c cli/runlaunch.h
 
 # Fuzz target: the option values parsed by hand (--collector HOST:PORT,
 # the collector's and "analyze imbalance"'s --threshold, the settings files'

@@ -169,18 +169,16 @@ static int free_port(int type)
  * verdict the collector confirmed (a suspected hang is only reported). */
 static int read_verdict(const char *path, char *buf, size_t len)
 {
-	struct json_object *root, *v;
-	int end = 0;
+	char *text;
+	size_t n;
+	int end;
 
 	buf[0] = '\0';
-	root = json_object_from_file(path);
-	if (!root)
+	/* A regular file only, never blocking (runlaunch.h: the parser). */
+	if (mw_read_regular(path, 256u << 20, &text, &n) < 0)
 		return 0;
-	if (json_object_object_get_ex(root, "verdict", &v) && json_object_is_type(v, json_type_string))
-		snprintf(buf, len, "%s", json_object_get_string(v));
-	if (buf[0] && strcmp(buf, "none") && json_object_object_get_ex(root, "confirmed", &v))
-		end = json_object_get_boolean(v);
-	json_object_put(root);
+	end = mw_run_verdict_parse(text, n, buf, len);
+	free(text);
 	return end;
 }
 

@@ -1,6 +1,9 @@
 /* cmd_status.c - "mpiwatch status": this node's nodehealthd state and
  * counters; with --job, a running job's watch (its collector's report). */
 #include <errno.h>
+#include <pwd.h>
+#include <stdint.h>
+#include <unistd.h>
 #include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
@@ -12,6 +15,7 @@
 #include "cli.h"
 #include "conf.h"
 #include "drainreq.h"
+#include "fsutil.h"
 #include "jsonschema.h"
 #include "probe.h"
 #include "slurm.h"
@@ -38,11 +42,60 @@ static void status_usage(FILE *f)
 		MW_DRAIN_DEFAULT_SOCKET, MW_PROBE_DEFAULT_PORT);
 }
 
+/* A report.json larger than this is not read (10,000 ranks make ~10 MB). */
+#define STATUS_REPORT_MAX (256u << 20)
+
+/* The job's report.json: the job user's file, which root may be reading.  So
+ * it is read with the job owner's file-system identity when we are root (a
+ * link to a root-only file leads nowhere), never through a link at its last
+ * component, never blocking (a FIFO), a regular file of bounded size
+ * (shared/fsutil.h: mw_read_regular).  Return the object, or NULL with
+ * errno set and the reason in err. */
+static struct json_object *read_report(const char *path, long owner, char *err, size_t errlen)
+{
+	struct json_object *r = NULL;
+	struct json_tokener *tok;
+	struct mw_fsid old;
+	char *text;
+	size_t len;
+	int rc, e;
+
+	if (geteuid() == 0 && owner > 0) {
+		struct passwd *pw = getpwuid((uid_t)owner);
+		mw_fsid_enter(&old, (uid_t)owner, pw ? pw->pw_gid : (gid_t)owner);
+		rc = mw_read_regular(path, STATUS_REPORT_MAX, &text, &len);
+		e = errno;
+		mw_fsid_leave(&old);
+	} else {
+		rc = mw_read_regular(path, STATUS_REPORT_MAX, &text, &len);
+		e = errno;
+	}
+	if (rc < 0) {
+		snprintf(err, errlen, "%s: %s", path, mw_read_regular_why(e));
+		errno = e;
+		return NULL;
+	}
+	if ((tok = json_tokener_new())) {
+		r = json_tokener_parse_ex(tok, text, (int)(len > INT32_MAX ? INT32_MAX : len));
+		if (!r)
+			snprintf(err, errlen, "%s: not JSON: %s", path,
+				 json_tokener_error_desc(json_tokener_get_error(tok)));
+		json_tokener_free(tok);
+	}
+	free(text);
+	if (!r) {
+		if (!tok)
+			snprintf(err, errlen, "%s: out of memory", path);
+		errno = EINVAL;
+	}
+	return r;
+}
+
 /* mpiwatch status --job JOB [--dir DIR]. */
 static int job_status(const char *job, const char *dir_opt, int json)
 {
 	struct mw_slurm_job j;
-	char dir[4200], path[4300], err[512];
+	char dir[4200], path[4300], err[4600];
 	int have_job = mw_slurm_job(NULL, job, &j, err, sizeof err) == 0;
 	struct json_object *r;
 	struct stat st;
@@ -54,7 +107,7 @@ static int job_status(const char *job, const char *dir_opt, int json)
 	else
 		snprintf(dir, sizeof dir, "mpiwatch-%s", job);
 	snprintf(path, sizeof path, "%s/report.json", dir);
-	r = mw_json_read_file(path, err, sizeof err);
+	r = read_report(path, have_job ? j.uid : -1, err, sizeof err);
 	if (!r) {
 		printf("job %s: %s; no watch report at %s (%s)\n", job,
 		       have_job ? j.state : "unknown to squeue", path,

@@ -1,6 +1,8 @@
 /* runlaunch.c - processes of "mpiwatch run". */
 #include <errno.h>
 #include <fcntl.h>
+#include <json-c/json.h>
+#include <limits.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -558,4 +560,27 @@ int mw_run_copy_file(const char *from, const char *to)
 	close(in);
 	close(out);
 	return n < 0 ? -1 : 0;
+}
+
+int mw_run_verdict_parse(const char *text, size_t textlen, char *buf, size_t len)
+{
+	struct json_tokener *tok = json_tokener_new();
+	struct json_object *root = NULL, *v;
+	int end = 0;
+
+	if (len)
+		buf[0] = '\0';
+	if (!tok)
+		return 0;
+	root = json_tokener_parse_ex(tok, text, textlen > INT_MAX ? INT_MAX : (int)textlen);
+	json_tokener_free(tok);
+	if (!root)
+		return 0;
+	if (len && json_object_object_get_ex(root, "verdict", &v) && json_object_is_type(v, json_type_string))
+		snprintf(buf, len, "%s", json_object_get_string(v));
+	if (len && buf[0] && strcmp(buf, "none") && json_object_object_get_ex(root, "confirmed", &v) &&
+	    json_object_is_type(v, json_type_boolean))
+		end = json_object_get_boolean(v);
+	json_object_put(root);
+	return end;
 }

@@ -70,6 +70,13 @@ int mw_run_start_program(const struct mw_run_paths *p, const struct mw_run_spec 
  * dead.  Return 0, or -1 once the stream has ended. */
 int mw_run_pump_stderr(struct mw_run_procs *procs, const char *slots, int ms);
 
+/* The verdict in the text of a report.json (len bytes, any bytes: the
+ * collector's file, which the user may replace): its "verdict" string into
+ * buf (cut to len - 1 bytes; "" if there is none or the text is not a JSON
+ * object).  Return 1 if the run is over for "mpiwatch run": a verdict other
+ * than "none" with "confirmed": true; else 0. */
+int mw_run_verdict_parse(const char *text, size_t textlen, char *buf, size_t len);
+
 /* End the launcher's process group (SIGTERM, then SIGKILL) and reap it. */
 void mw_run_end_program(struct mw_run_procs *procs, int *status);
 

@@ -40,6 +40,10 @@ FUZZERS += $(B)/fuzz/fuzz_joblog
 FUZZERS += $(B)/fuzz/fuzz_restd_version
 FUZZ_EXTRA_fuzz_restd_version := collector/restd.c -Icollector $(CURL_LIBS)
 $(B)/fuzz/fuzz_restd_version: collector/restd.c collector/restd.h
+# slurmrestd's reply to the comment's POST (does it list errors?).
+FUZZERS += $(B)/fuzz/fuzz_restd_reply
+FUZZ_EXTRA_fuzz_restd_reply := collector/restd.c -Icollector $(CURL_LIBS)
+$(B)/fuzz/fuzz_restd_reply: collector/restd.c collector/restd.h
 FUZZ_EXTRA_fuzz_joblog := collector/joblog.c collector/colstate.c collector/verdict.c analyze/dl_crash.c analyze/dl_symbols.c analyze/dl_pool.c -Icollector -Ianalyze -Iimbalance $(DW_LIBS)
 $(B)/fuzz/fuzz_joblog: collector/joblog.c analyze/dl_crash.c $(wildcard collector/*.h)
 # Unit test of the auxiliary processes (issue 13): frames, bounds, the site

@@ -1157,29 +1157,16 @@ static void read_link_errors(struct collector *c)
 	char dir[4200];
 	DIR *d;
 	struct dirent *e;
-	const size_t pl = strlen(MW_LINK_ERROR_PREFIX), sl = strlen(MW_LINK_ERROR_SUFFIX);
 	if (!c->o->dir[0])
 		return;
 	snprintf(dir, sizeof dir, "%s/logs", c->o->dir);
 	if (!(d = opendir(dir)))
 		return;
 	while ((e = readdir(d))) {
-		size_t n = strlen(e->d_name);
-		char node[64], path[4600], line[400] = "";
-		FILE *f;
-		if (n <= pl + sl || n - pl - sl >= sizeof node || strncmp(e->d_name, MW_LINK_ERROR_PREFIX, pl) ||
-		    strcmp(e->d_name + n - sl, MW_LINK_ERROR_SUFFIX))
-			continue;
-		snprintf(node, sizeof node, "%.*s", (int)(n - pl - sl), e->d_name + pl);
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-		if (!(f = fopen(path, "re")))
-			continue;
-		if (fgets(line, sizeof line, f)) {
-			line[strcspn(line, "\n")] = 0;
-			if (line[0])
-				col_state_link_error(&c->s, node, "agent", line);
-		}
-		fclose(f);
+		char node[64], line[400];
+		/* shared/mw_link.h: the name's node, the file's first line */
+		if (mw_link_error_read(dir, e->d_name, node, sizeof node, line, sizeof line) == 0)
+			col_state_link_error(&c->s, node, "agent", line);
 	}
 	closedir(d);
 }

@@ -97,6 +97,17 @@ out:
 	return 0;
 }
 
+int col_restd_reply_errors(const char *body, char *msg, size_t msglen)
+{
+	json_object *r = body ? json_tokener_parse(body) : NULL, *errs;
+	int bad = r && json_object_is_type(r, json_type_object) && json_object_object_get_ex(r, "errors", &errs) &&
+		  json_object_is_type(errs, json_type_array) && json_object_array_length(errs) > 0;
+	if (bad)
+		snprintf(msg, msglen, "slurmrestd: %.200s", json_object_to_json_string(errs));
+	json_object_put(r);
+	return bad;
+}
+
 /* Ask slurmrestd which job API it serves (see col_restd_version). */
 static void restd_discover(const char *url, size_t ul, struct curl_slist *h, char *ver, size_t len)
 {
@@ -186,16 +197,8 @@ static int post_restd(const char *url, const char *job, const char *text, char *
 		snprintf(msg, msglen, "slurmrestd %.200s: HTTP %ld: %.200s", full, code, resp.buf);
 		goto fail;
 	}
-	{
-		json_object *r = json_tokener_parse(resp.buf), *errs;
-		if (r && json_object_object_get_ex(r, "errors", &errs) &&
-		    json_object_is_type(errs, json_type_array) && json_object_array_length(errs) > 0) {
-			snprintf(msg, msglen, "slurmrestd: %.200s", json_object_to_json_string(errs));
-			json_object_put(r);
-			goto fail;
-		}
-		json_object_put(r);
-	}
+	if (col_restd_reply_errors(resp.buf, msg, msglen))
+		goto fail;
 	snprintf(msg, msglen, "posted through %.200s", full);
 	rv = 0;
 fail:

@@ -12,6 +12,12 @@
  * JSON, no such path). */
 int col_restd_version(const char *doc, char *ver, size_t len);
 
+/* Read slurmrestd's reply to the comment's POST (its body, as received;
+ * NULL or not JSON is no error list): whether it lists errors (a non-empty
+ * "errors" array), then said as "slurmrestd: [...]" (at most 200 bytes of
+ * the list) in msg.  Return 1 if it does, else 0 (msg untouched). */
+int col_restd_reply_errors(const char *body, char *msg, size_t msglen);
+
 /* Post text as the job's comment: through slurmrestd at restd_url (NULL or
  * "" = skip) with JWT auth (env SLURM_JWT, else "scontrol token"), falling
  * back to "scontrol update JobId=JOB Comment=...".  *via gets "slurmrestd" or

@@ -21,9 +21,10 @@ UNIT_TESTS += $(addprefix $(B)/t/,test_conf test_drainreq test_elfneeded test_fs
 
 # Fuzz targets of its parsers (fuzz/fuzz_<name>.c): the drain request and
 # Slurm's JSON answers, ELF headers, the heartbeat codec, host lists, probe
-# packets, slots, key = value files, the one-machine token file.
+# packets, slots, key = value files, the one-machine token file, an agent's
+# link error file (the collector's read_link_errors).
 FUZZERS += $(addprefix $(B)/fuzz/,fuzz_auth_token fuzz_conf fuzz_drainreq fuzz_elfneeded fuzz_heartbeat \
-	fuzz_hostlist fuzz_probe fuzz_slot)
+	fuzz_hostlist fuzz_link_error fuzz_probe fuzz_slot)
 
 # The link liveness cost (bench/liveness-cost, doc/benchmarks.md): not installed.
 build-all: $(B)/bench/liveness-cost

@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/fsuid.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -220,4 +222,99 @@ int mw_pidfile_write(const char *path, pid_t pid, uid_t owner, gid_t group)
 	int len = snprintf(buf, sizeof(buf), "%d\n", (int)pid);
 
 	return mw_write_atomic(path, buf, (size_t)len, 0644, owner, group);
+}
+
+void mw_fsid_enter(struct mw_fsid *old, uid_t uid, gid_t gid)
+{
+	/* Both calls return the previous identity.  The group first: it is
+	 * set while we still have every right. */
+	old->gid = (gid_t)setfsgid(gid);
+	old->uid = (uid_t)setfsuid(uid);
+}
+
+void mw_fsid_leave(const struct mw_fsid *old)
+{
+	setfsuid(old->uid);
+	setfsgid(old->gid);
+}
+
+int mw_read_regular(const char *path, size_t max, char **buf, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), e;
+	struct stat st;
+	char *b = NULL;
+	size_t got = 0, cap;
+
+	*buf = NULL;
+	*len = 0;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0)
+		goto fail;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		goto fail;
+	}
+	if ((unsigned long long)st.st_size > max) {
+		errno = EFBIG;
+		goto fail;
+	}
+	/* The size may change while we read: never more than max. */
+	cap = (size_t)st.st_size + 1;
+	if (!(b = malloc(cap + 1)))
+		goto fail;
+	for (;;) {
+		ssize_t n;
+		if (got == cap) {
+			char *nb;
+			if (got > max) {
+				errno = EFBIG;
+				goto fail;
+			}
+			cap = cap > max / 2 ? max + 1 : cap * 2 + 4096;
+			if (cap > max + 1)
+				cap = max + 1;
+			if (!(nb = realloc(b, cap + 1)))
+				goto fail;
+			b = nb;
+		}
+		n = read(fd, b + got, cap - got);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		got += (size_t)n;
+	}
+	if (got > max) {
+		errno = EFBIG;
+		goto fail;
+	}
+	close(fd);
+	b[got] = 0;
+	*buf = b;
+	*len = got;
+	return 0;
+fail:
+	e = errno;
+	free(b);
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+const char *mw_read_regular_why(int e)
+{
+	switch (e) {
+	case ELOOP:
+		return "a symbolic link (not followed)";
+	case EINVAL:
+		return "not a regular file";
+	case EFBIG:
+		return "too large";
+	default:
+		return strerror(e);
+	}
 }

@@ -62,4 +62,35 @@ int mw_atomic_close(struct mw_atomic_file *a, int ok);
  * -1 with errno set. */
 int mw_pidfile_write(const char *path, pid_t pid, uid_t owner, gid_t group);
 
+/* Read a whole file another user may control (a job's report.json, read by
+ * root): opened without following a link at its last component (ELOOP)
+ * and without blocking (a FIFO), and read only if it is a regular file
+ * (else EINVAL) of at most max bytes (else EFBIG).  On success *buf is a
+ * malloc'd copy with a NUL after its *len bytes (free it).  Return 0, or -1
+ * with errno set. */
+int mw_read_regular(const char *path, size_t max, char **buf, size_t *len);
+
+/* What mw_read_regular's errno means, for a message: "a symbolic link (not
+ * followed)", "not a regular file", "too large", or strerror(e). */
+const char *mw_read_regular_why(int e);
+
+/* A thread's file-system identity (setfsuid(2), setfsgid(2)): the uid and
+ * gid the kernel checks when the thread opens, creates, renames or removes
+ * a file.  Root uses it to act in a user's folder with that user's rights
+ * only (a link the user planted then leads nowhere the user could not go);
+ * the kernel also ignores root's file capabilities meanwhile.  Supplementary
+ * groups are the caller's. */
+struct mw_fsid {
+	uid_t uid;
+	gid_t gid;
+};
+
+/* Take uid:gid as this thread's (only this thread's: slurmstepd is
+ * threaded) file-system identity, keeping the one it had in old.  Never
+ * fails for root; for others the kernel keeps what it does not allow. */
+void mw_fsid_enter(struct mw_fsid *old, uid_t uid, gid_t gid);
+
+/* Go back to the identity mw_fsid_enter kept in old. */
+void mw_fsid_leave(const struct mw_fsid *old);
+
 #endif

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -151,6 +152,57 @@ int mw_link_error_path(char *buf, size_t len, const char *outdir, const char *no
 		return -1;
 	}
 	return 0;
+}
+
+int mw_link_error_parse(const char *name, const char *text, size_t len, char *node, size_t nodelen,
+			char *line, size_t linelen)
+{
+	const size_t pl = strlen(MW_LINK_ERROR_PREFIX), sl = strlen(MW_LINK_ERROR_SUFFIX);
+	size_t n = strlen(name), nl, ll = 0;
+
+	if (nodelen)
+		node[0] = 0;
+	if (linelen)
+		line[0] = 0;
+	if (!nodelen || !linelen || n <= pl + sl || strncmp(name, MW_LINK_ERROR_PREFIX, pl) ||
+	    strcmp(name + n - sl, MW_LINK_ERROR_SUFFIX))
+		return -1;
+	nl = n - pl - sl;
+	if (nl >= nodelen || memchr(name + pl, '/', nl))
+		return -1;
+	memcpy(node, name + pl, nl);
+	node[nl] = 0;
+	while (ll < len && ll < linelen - 1 && text[ll] && text[ll] != '\n')
+		ll++;
+	memcpy(line, text, ll);
+	line[ll] = 0;
+	if (!ll) {
+		node[0] = 0;
+		return -1;
+	}
+	return 0;
+}
+
+int mw_link_error_read(const char *dir, const char *name, char *node, size_t nodelen, char *line,
+		       size_t linelen)
+{
+	char path[4600], buf[1024];
+	struct stat st;
+	ssize_t n = 0;
+	int fd;
+
+	/* The name first: no file is opened for other names. */
+	if (mw_link_error_parse(name, "x", 1, node, nodelen, line, linelen) < 0)
+		return -1;
+	if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+		return -1;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+		n = read(fd, buf, linelen < sizeof buf ? linelen : sizeof buf);
+	close(fd);
+	return mw_link_error_parse(name, buf, n > 0 ? (size_t)n : 0, node, nodelen, line, linelen);
 }
 
 const char *mw_link_connect_hint(int err)

@@ -56,6 +56,22 @@ int mw_link_keepintvl(double s);
 /* That path into buf.  Return 0, or -1 (ENAMETOOLONG). */
 int mw_link_error_path(char *buf, size_t len, const char *outdir, const char *node);
 
+/* Parse one file of OUTDIR/logs: from its name (a d_name) and its text (len
+ * bytes, any bytes: the job user's file), the node (between
+ * MW_LINK_ERROR_PREFIX and MW_LINK_ERROR_SUFFIX: not empty, shorter than
+ * nodelen, without '/') into node, and the text's first line (up to a
+ * newline or a NUL, cut to linelen - 1 bytes, without the newline) into
+ * line.  Return 0, or -1 if name is not a link-error file's or that line is
+ * empty (node and line are then ""). */
+int mw_link_error_parse(const char *name, const char *text, size_t len, char *node, size_t nodelen,
+			char *line, size_t linelen);
+
+/* Read dir/name as mw_link_error_parse parses it: only a regular file, not
+ * through a link, never blocking (a FIFO), its first linelen - 1 bytes.
+ * Return 0, or -1 (not a link-error file, unreadable, or no line). */
+int mw_link_error_read(const char *dir, const char *name, char *node, size_t nodelen, char *line,
+		       size_t linelen);
+
 /* What a failed mw_link_connect's errno means for a user, one phrase:
  * "the name does not resolve on this node (...)", "nothing listens on the
  * port (...)", "no answer within the connect timeout (...)"... */

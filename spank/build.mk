@@ -20,6 +20,12 @@ $(SPANK_PLUGIN): $(SPANK_OBJS) $(SHARED_LIB) spank/mpiwatch.map
 UNIT_TESTS += $(B)/t/test_spank_opts
 FUZZERS += $(B)/fuzz/fuzz_spank_opts
 $(B)/t/test_spank_opts: CPPFLAGS += -Ispank
-$(B)/t/test_spank_opts: $(B)/obj/spank/mws_opts.o $(B)/obj/spank/mws_env.o $(B)/obj/spank/mws_launch.o
+$(B)/t/test_spank_opts: $(B)/obj/spank/mws_opts.o $(B)/obj/spank/mws_env.o $(B)/obj/spank/mws_launch.o \
+	$(B)/obj/spank/mws_rundir.o
+# The run folder and the reads of the user's files, as root (issue 30, items
+# 6, 8, 9): needs root, as the plugin.
+UNIT_TESTS += $(B)/t/test_spank_rundir
+$(B)/t/test_spank_rundir: CPPFLAGS += -Ispank
+$(B)/t/test_spank_rundir: $(B)/obj/spank/mws_opts.o $(B)/obj/spank/mws_launch.o $(B)/obj/spank/mws_rundir.o
 FUZZ_EXTRA_fuzz_spank_opts := spank/mws_opts.c
 $(B)/fuzz/fuzz_spank_opts: CPPFLAGS += -DMWS_DEFAULT_LIBDIR='"/x"' -DMWS_DEFAULT_BINDIR='"/x"'

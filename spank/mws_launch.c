@@ -255,16 +255,27 @@ int mws_wait_ready(int fd, double timeout_s)
 	return rc;
 }
 
-const char *mws_last_line(const char *path, char *buf, size_t len)
+const char *mws_last_line(const char *path, uid_t uid, gid_t gid, char *buf, size_t len)
 {
 	char tail[4097];
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct mw_fsid old;
+	struct stat st;
 	off_t end;
 	ssize_t n = 0;
+	int fd;
 
+	/* As the user (a link leads root nowhere the user could not read);
+	 * never blocking (a FIFO); a regular file only. */
 	buf[0] = '\0';
+	mw_fsid_enter(&old, uid, gid);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	mw_fsid_leave(&old);
 	if (fd < 0)
 		return buf;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return buf;
+	}
 	end = lseek(fd, 0, SEEK_END);
 	if (end > 0 && lseek(fd, end > 4096 ? end - 4096 : 0, SEEK_SET) >= 0)
 		n = read(fd, tail, sizeof(tail) - 1);
@@ -282,13 +293,18 @@ const char *mws_last_line(const char *path, char *buf, size_t len)
 static pid_t read_pidfile(const char *pidfile)
 {
 	char buf[32];
-	int fd = open(pidfile, O_RDONLY | O_NOFOLLOW);
+	int fd = open(pidfile, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
 	ssize_t n;
 	long v;
 	char *end;
 
 	if (fd < 0)
 		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) { /* a FIFO would block */
+		close(fd);
+		return 0;
+	}
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
@@ -349,30 +365,6 @@ int mws_pidfile_stop(const char *pidfile, uid_t uid, const char *name, double gr
 	}
 	kill(pid, SIGKILL);
 	return 1;
-}
-
-int mws_mkdir_owned(const char *dir, uid_t uid, gid_t gid)
-{
-	struct stat st;
-
-	if (mkdir(dir, 0700) == 0) {
-		if (chown(dir, uid, gid) < 0 && geteuid() == 0) {
-			int e = errno;
-			rmdir(dir);
-			errno = e;
-			return -1;
-		}
-		return 0;
-	}
-	if (errno != EEXIST)
-		return -1;
-	if (lstat(dir, &st) < 0)
-		return -1;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != uid) {
-		errno = EPERM;
-		return -1;
-	}
-	return 0;
 }
 
 int mws_rundir_remove(const char *dir, uid_t uid)

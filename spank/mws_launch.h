@@ -34,11 +34,14 @@ int mws_spawn_detached(const struct mws_spawn *sp, pid_t *pid, char *err, size_t
  * a slow start must not cost the job its watch). */
 int mws_wait_ready(int fd, double timeout_s);
 
-/* The last non-empty line of a text file (at most its last 4 KiB) in buf
- * without its newline; "" if there is none.  Return buf. */
-const char *mws_last_line(const char *path, char *buf, size_t len);
+/* The last non-empty line of a text file of uid:gid (at most its last 4 KiB)
+ * in buf without its newline; "" if there is none, or if the file is not a
+ * regular file uid:gid may read (opened with that file-system identity,
+ * without following a link, never blocking).  Return buf. */
+const char *mws_last_line(const char *path, uid_t uid, gid_t gid, char *buf, size_t len);
 
-/* Read a pid file and tell whether that process is alive, belongs to uid and
+/* Read a pid file (a regular file, not through a link, never blocking) and
+ * tell whether that process is alive, belongs to uid and
  * runs a program whose command line contains name.  Return the pid, or 0. */
 pid_t mws_pidfile_alive(const char *pidfile, uid_t uid, const char *name);
 
@@ -46,11 +49,6 @@ pid_t mws_pidfile_alive(const char *pidfile, uid_t uid, const char *name);
  * SIGTERM, wait up to grace seconds, then SIGKILL.  Return 1 if a process was
  * stopped, 0 if none was running. */
 int mws_pidfile_stop(const char *pidfile, uid_t uid, const char *name, double grace);
-
-/* Create dir (mode 0700) owned by uid/gid, or check that an existing one is a
- * real directory (not a link) owned by uid.  Return 0, or -1 with errno set
- * (EPERM if it belongs to someone else). */
-int mws_mkdir_owned(const char *dir, uid_t uid, gid_t gid);
 
 /* Remove a run directory and the plain files directly inside it (not
  * following links).  Return 0 or -1. */

@@ -12,6 +12,7 @@
 #include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,7 @@
 #include "heartbeat.h"
 #include "mws_launch.h"
 #include "mws_opts.h"
+#include "mws_rundir.h"
 #include "mw_slot.h"
 #include "mws_taskexit.h"
 
@@ -200,11 +202,11 @@ static int ensure_running(const char *name, const char *host, char *const *argv,
 		start_fail("%s", err);
 		return -1;
 	}
-	if (mw_pidfile_write(pidfile, pid, uid, gid) < 0)
+	if (mws_rundir_pidfile(rundir, name, pid, uid, gid) < 0)
 		slurm_error("mpiwatch: cannot write %s: %s", pidfile, strerror(errno));
 	if (mws_wait_ready(ready, MWS_READY_WAIT_S) == 0) {
-		if (!mws_last_line(log, why, sizeof(why))[0])
-			mws_last_line(fallback, why, sizeof(why));
+		if (!mws_last_line(log, uid, gid, why, sizeof(why))[0])
+			mws_last_line(fallback, uid, gid, why, sizeof(why));
 		start_fail("%s exited at start-up: %s", name, why[0] ? why : "(no message; see its log)");
 		return -1;
 	}
@@ -216,7 +218,7 @@ static int start_helpers(spank_t sp)
 	uint32_t jobid = 0;
 	uid_t uid;
 	gid_t gid;
-	char host[256], nodelist[4096], cwd[PATH_MAX], dumps[PATH_MAX + 8], lock[PATH_MAX + 16];
+	char host[256], nodelist[4096], cwd[PATH_MAX], err[PATH_MAX + 300];
 	char prog_agent[PATH_MAX + 32], prog_coll[PATH_MAX + 32], scoll[300], sjob[16];
 	char settings[PATH_MAX + 16];
 	struct mw_hostlist hl = {0};
@@ -251,13 +253,8 @@ static int start_helpers(spank_t sp)
 	mw_node_name(host, sizeof(host));
 	if (mws_rundir(conf.rundir, uid, jobid, host, rundir, sizeof(rundir)) < 0 ||
 	    mws_rundir(conf.rundir, uid, jobid, "%h", env_rundir, sizeof(env_rundir)) < 0 ||
-	    mws_mkdir_owned(rundir, uid, gid) < 0) {
+	    mws_rundir_claim(rundir, uid, gid) < 0) {
 		start_fail("run directory %s: %s", rundir, strerror(errno));
-		return -1;
-	}
-	snprintf(dumps, sizeof(dumps), "%s/dumps", rundir);
-	if (mws_mkdir_owned(dumps, uid, gid) < 0) {
-		start_fail("%s: %s", dumps, strerror(errno));
 		return -1;
 	}
 	if (get_env(sp, "SLURM_JOB_NODELIST", nodelist, sizeof(nodelist)) < 0 ||
@@ -279,18 +276,13 @@ static int start_helpers(spank_t sp)
 	snprintf(outdir, sizeof(outdir), "%s", conf.dir);
 	collector_port = (unsigned)conf.port;
 
-	/* One launcher at a time per job and node (steps may start together). */
-	snprintf(lock, sizeof(lock), "%s/launch.lock", rundir);
-	lockfd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (lockfd < 0 || flock(lockfd, LOCK_EX) < 0) {
-		start_fail("%s: %s", lock, strerror(errno));
+	/* dumps/, the launch lock (one launcher at a time per job and node:
+	 * steps may start together) and the settings. */
+	if (mws_rundir_fill(rundir, &conf, uid, gid, &lockfd, err, sizeof(err)) < 0) {
+		start_fail("%s", err);
 		goto out;
 	}
 	snprintf(settings, sizeof(settings), "%s/%s", rundir, MW_JOBCONF_FILE);
-	if (mw_jobconf_write(&conf, settings, uid, gid) < 0) {
-		start_fail("%s: %s", settings, strerror(errno));
-		goto out;
-	}
 	snprintf(sjob, sizeof(sjob), "%u", jobid);
 	snprintf(scoll, sizeof(scoll), "%s:%u", collector_host, collector_port);
 	if (!strcmp(host, collector_host)) {
@@ -427,15 +419,22 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 {
 	uint32_t jobid = 0;
 	uid_t uid;
+	gid_t gid;
 	char host[256], dir[PATH_MAX], pidfile[PATH_MAX + 32];
+	struct mw_fsid old;
+	struct passwd *pw;
 
 	load_conf(ac, av, 0);
 	if (spank_get_item(sp, S_JOB_ID, &jobid) != ESPANK_SUCCESS ||
 	    spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS)
 		return 0;
+	if (spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS)
+		gid = (pw = getpwuid(uid)) ? pw->pw_gid : (gid_t)uid;
 	mw_node_name(host, sizeof(host));
 	if (mws_rundir(conf.rundir, uid, jobid, host, dir, sizeof(dir)) < 0 || access(dir, F_OK) < 0)
 		return 0;
+	/* Everything in the run folder as the job user (mws_rundir.h). */
+	mw_fsid_enter(&old, uid, gid);
 	/* The agent first, so the heartbeats it sends on its way out (ranks
 	 * that died in the job's teardown) still reach the collector; then the
 	 * collector, which writes its final report on SIGTERM. */
@@ -447,6 +446,7 @@ int slurm_spank_job_epilog(spank_t sp, int ac, char **av)
 	mws_pidfile_stop(pidfile, uid, "mpiwatch-collector", 30.0);
 	if (mws_rundir_remove(dir, uid) < 0)
 		slurm_error("mpiwatch: job %u: cannot remove %s: %s", jobid, dir, strerror(errno));
+	mw_fsid_leave(&old);
 	return 0;
 }
 

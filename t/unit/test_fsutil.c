@@ -166,6 +166,41 @@ START_TEST(test_atomic_stream)
 }
 END_TEST
 
+/* A file another user may control is read only if it is a regular file,
+ * not through a link, never blocking, of bounded size. */
+START_TEST(test_read_regular)
+{
+	char p[512], l[512], fifo[512], *buf = (char *)"x";
+	size_t len = 99;
+	mw_unit_put(dir, "r.json", "{\"a\":1}\n");
+	snprintf(p, sizeof(p), "%s/r.json", dir);
+	ck_assert_int_eq(mw_read_regular(p, 100, &buf, &len), 0);
+	ck_assert_str_eq(buf, "{\"a\":1}\n");
+	ck_assert_uint_eq(len, 8);
+	free(buf);
+	ck_assert_int_eq(mw_read_regular(p, 7, &buf, &len), -1);
+	ck_assert_int_eq(errno, EFBIG);
+	ck_assert_ptr_null(buf);
+	snprintf(l, sizeof(l), "%s/link.json", dir);
+	ck_assert_int_eq(symlink(p, l), 0);
+	ck_assert_int_eq(mw_read_regular(l, 100, &buf, &len), -1);
+	ck_assert_int_eq(errno, ELOOP);
+	ck_assert_str_eq(mw_read_regular_why(ELOOP), "a symbolic link (not followed)");
+	snprintf(fifo, sizeof(fifo), "%s/fifo.json", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ck_assert_int_eq(mw_read_regular(fifo, 100, &buf, &len), -1); /* no hang */
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert_str_eq(mw_read_regular_why(EINVAL), "not a regular file");
+	ck_assert_int_eq(mw_read_regular(dir, 100, &buf, &len), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	mw_unit_put(dir, "empty", "");
+	snprintf(p, sizeof(p), "%s/empty", dir);
+	ck_assert_int_eq(mw_read_regular(p, 100, &buf, &len), 0);
+	ck_assert_str_eq(buf, "");
+	free(buf);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fsutil");
@@ -176,6 +211,7 @@ int main(void)
 	tcase_add_test(tc, test_mkdir_p);
 	tcase_add_test(tc, test_write_atomic);
 	tcase_add_test(tc, test_atomic_stream);
+	tcase_add_test(tc, test_read_regular);
 	suite_add_tcase(s, tc);
 	return mw_unit_run(s);
 }

@@ -12,6 +12,7 @@
 #include "mws_env.h"
 #include "mws_launch.h"
 #include "mws_opts.h"
+#include "mws_rundir.h"
 
 /* --mpiwatch=ARG through the plugin's own loading (mws_conf_load), as
  * slurmstepd's init_post_opt does it. */
@@ -226,9 +227,8 @@ START_TEST(test_owned_dir_and_pidfile)
 	char dir[] = "/tmp/mwsXXXXXX", sub[64], pf[96];
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(sub, sizeof(sub), "%s/run", dir);
-	ck_assert_int_eq(mws_mkdir_owned(sub, getuid(), getgid()), 0);
-	ck_assert_int_eq(mws_mkdir_owned(sub, getuid(), getgid()), 0); /* exists, ours */
-	ck_assert_int_eq(mws_mkdir_owned(sub, getuid() + 1, getgid()), -1); /* someone else's */
+	ck_assert_int_eq(mws_rundir_claim(sub, getuid(), getgid()), 0);
+	ck_assert_int_eq(mws_rundir_claim(sub, getuid(), getgid()), 0); /* exists, ours */
 	snprintf(pf, sizeof(pf), "%s/self.pid", sub);
 	ck_assert_int_eq(mw_pidfile_write(pf, getpid(), getuid(), getgid()), 0);
 	ck_assert_int_eq(mws_pidfile_alive(pf, getuid(), "test_spank_opts"), getpid());
@@ -300,7 +300,7 @@ START_TEST(test_spawn_ready)
 		ck_assert_int_ge(ready, 0);
 		ck_assert_int_eq(mws_wait_ready(ready, 1.5), cases[i].want);
 		if (cases[i].want == 0)
-			ck_assert_str_eq(mws_last_line(log, line, sizeof(line)), cases[i].last);
+			ck_assert_str_eq(mws_last_line(log, getuid(), getgid(), line, sizeof(line)), cases[i].last);
 		kill(pid, SIGKILL);
 		unlink(log);
 		rmdir(dir);
