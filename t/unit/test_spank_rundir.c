@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -217,6 +218,44 @@ START_TEST(test_squatted)
 }
 END_TEST
 
+/* Item 8, raced: another user re-creates the name in a loop as fast as it
+ * can while the plugin claims it (each claim after the first finds the
+ * name squatted again).  Every claim gives the job its own folder (before:
+ * the name was cleared and taken again before root's mkdir, and the claim
+ * gave up). */
+static void squat_forever(void *arg)
+{
+	(void)arg;
+	for (;;)
+		if (mkdir(dir, 0777) < 0 && errno != EEXIST)
+			_exit(1);
+}
+
+START_TEST(test_squatter_races)
+{
+	int failed = 0;
+	pid_t p = fork();
+	ck_assert_int_ge(p, 0);
+	if (p == 0) {
+		if (setgid(OTHER_UID) || setuid(OTHER_UID))
+			_exit(2);
+		squat_forever(NULL);
+	}
+	for (int i = 0; i < 1000; i++) {
+		struct stat st;
+		while (lstat(dir, &st) < 0) /* wait until the name is squatted */
+			usleep(100);
+		if (mws_rundir_claim(dir, JOB_UID, JOB_UID) < 0 || lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) ||
+		    st.st_uid != JOB_UID || (st.st_mode & 07777) != 0700)
+			failed++;
+		mw_rmtree(dir, (uid_t)-1); /* the job ended: the name is free for the squatter again */
+	}
+	kill(p, SIGKILL);
+	waitpid(p, NULL, 0);
+	ck_assert_msg(failed == 0, "%d of 1000 claims lost the name to a racing squatter", failed);
+}
+END_TEST
+
 /* Two steps starting together: one finds the folder the other just made
  * (still root's, before its chown) and keeps it. */
 START_TEST(test_beside_another_step)
@@ -279,6 +318,7 @@ int main(void)
 	tcase_add_test(tc, test_swap_after_claim);
 	tcase_add_test(tc, test_fill_normal);
 	tcase_add_loop_test(tc, test_squatted, SQ_FILE, SQ_JOBUSER_LINK + 1);
+	tcase_add_test(tc, test_squatter_races);
 	tcase_add_test(tc, test_beside_another_step);
 	tcase_add_test(tc, test_last_line_through_link);
 	tcase_add_test(tc, test_fifo_no_hang);
