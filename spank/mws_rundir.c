@@ -4,14 +4,16 @@
  * sticky folder every user may write), so another user may have taken it
  * first; and it belongs to the job user, who may rename it and put a link
  * in its place at any time.  So: root checks the folder through a file
- * descriptor opened without following links, evicts what another user put
- * at its name (acting as that user), and does everything inside it with the
+ * descriptor opened without following links, swaps a fresh folder in for
+ * what another user put at its name (one atomic rename, then that thing is
+ * removed acting as its owner), and does everything inside it with the
  * job user's file-system identity (mw_fsid_enter): a link the user planted
  * leads root nowhere the user could not go. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -21,36 +23,61 @@
 #include "fsutil.h"
 #include "mws_rundir.h"
 
-/* How often a squatted name is cleared before the claim gives up (another
- * user re-creating it as fast as root removes it). */
-#define MWS_CLAIM_TRIES 16
+/* How often the claim looks again after putting a fresh folder in place
+ * (each exchange is atomic: another user cannot take the name back from a
+ * folder of the job user's, so a second look finds it). */
+#define MWS_CLAIM_TRIES 4
 
-/* Remove what is at dir (not the job's run folder), as its owner: a file or
- * link is unlinked, a folder removed with its contents, or, if that fails,
- * renamed aside.  Return 0, or -1 with errno set. */
-static int evict(const char *dir, int attempt)
+/* Remove what another user left at path (moved there from the run folder's
+ * name), as its owner: a file or link is unlinked, a folder removed with its
+ * contents.  Whatever cannot be removed stays at that random name, where it
+ * is in nobody's way. */
+static void evict(const char *path)
 {
 	struct stat st;
 	struct mw_fsid old;
-	int rc;
 
-	if (lstat(dir, &st) < 0)
-		return errno == ENOENT ? 0 : -1;
+	if (lstat(path, &st) < 0)
+		return;
 	mw_fsid_enter(&old, st.st_uid, st.st_gid);
 	if (S_ISDIR(st.st_mode))
-		rc = mw_rmtree(dir, st.st_uid);
+		(void)mw_rmtree(path, st.st_uid);
 	else
-		rc = unlink(dir);
-	if (rc < 0 && errno != ENOENT) {
-		char aside[PATH_MAX + 64];
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		snprintf(aside, sizeof(aside), "%s.squatted.%ld.%ld.%d", dir, (long)getpid(), (long)ts.tv_nsec,
-			 attempt);
-		rc = renameat2(AT_FDCWD, dir, AT_FDCWD, aside, RENAME_NOREPLACE);
-	}
+		(void)unlink(path);
 	mw_fsid_leave(&old);
-	return rc < 0 && errno != ENOENT ? -1 : 0;
+}
+
+/* Put a fresh folder of uid:gid, mode 0700, at dir, whatever is there: made
+ * at a random name beside it (mkdtemp: root's, nobody else can rename or
+ * remove it in the sticky folder), then swapped with what is at dir in one
+ * step (renameat2 RENAME_EXCHANGE), or moved there if dir is free.  Another
+ * user racing to re-create the name has no moment in which to do it.  What
+ * was at dir is then removed as its owner.  Return 0, or -1 with errno set. */
+static int replace_with_fresh(const char *dir, uid_t uid, gid_t gid)
+{
+	char tmp[PATH_MAX];
+	int rc, e;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", dir) >= (int)sizeof(tmp)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (!mkdtemp(tmp))
+		return -1;
+	if (chown(tmp, uid, gid) < 0 || chmod(tmp, 0700) < 0)
+		goto fail;
+	rc = renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE);
+	if (rc < 0 && errno == ENOENT)
+		rc = renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_NOREPLACE);
+	if (rc < 0)
+		goto fail;
+	evict(tmp); /* what was at dir, if anything */
+	return 0;
+fail:
+	e = errno;
+	(void)rmdir(tmp);
+	errno = e;
+	return -1;
 }
 
 int mws_rundir_claim(const char *dir, uid_t uid, gid_t gid)
@@ -76,7 +103,7 @@ int mws_rundir_claim(const char *dir, uid_t uid, gid_t gid)
 		if (fd >= 0)
 			close(fd);
 		/* A file, a link, someone else's folder: not the job's. */
-		if (evict(dir, attempt) < 0)
+		if (replace_with_fresh(dir, uid, gid) < 0)
 			return -1;
 	}
 	errno = EEXIST;

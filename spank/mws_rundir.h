@@ -14,9 +14,10 @@
 /* Make dir the job's run folder: a real directory (not a link) owned by
  * uid:gid, mode 0700.  It is created if missing; an existing folder of uid
  * (an earlier step's) is kept; anything else at that name (a file, a link,
- * another user's folder: the name squatted) is removed, acting as its
- * owner, and the folder made anew.  Return 0, or -1 with errno set (EEXIST
- * if the name was taken again every time it was cleared). */
+ * another user's folder: the name squatted) is swapped in one atomic step
+ * for a fresh folder made at a random name beside it, then removed acting
+ * as its owner, so a squatter racing to take the name again cannot win.
+ * Return 0, or -1 with errno set. */
 int mws_rundir_claim(const char *dir, uid_t uid, gid_t gid);
 
 /* Fill a claimed run folder for a step, as uid:gid (file-system identity):
