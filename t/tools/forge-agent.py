@@ -4,7 +4,10 @@ against a collector (t/0410).  MODE: "nocred" (a HELLO without a
 credential), "mycred" (a MUNGE credential of the caller's own uid, correct
 payload), "replay" (a credential made for one connection's nonce, shown on a
 second connection; with FORGE_CRED_USER=USER, run as root, the credential is
-USER's, as if captured from the job's own agent).  After the HELLO it sends a forged "exited" heartbeat for
+USER's, as if captured from the job's own agent), "multi" (five HELLOs
+with a MUNGE credential of the caller's own uid in one write: prints
+"welcomes N", the WELCOMEs that came before the collector closed the link,
+then "closed" or "still open"; nothing else is sent).  After the HELLO it sends a forged "exited" heartbeat for
 rank 0 anyway.  Prints the collector's WELCOME as "welcome ok" or
 "welcome refused: REASON", then "closed" if the collector closed the link."""
 import json, os, socket, struct, subprocess, sys
@@ -59,6 +62,24 @@ def main():
         other, n2 = connect(host, port)
         c = cred("mpiwatch-hello 1 job=%s node=%s nonce=%s" % (job, node, n2), sock)
         other.close()
+    if mode == "multi":
+        c = cred("mpiwatch-hello 1 job=%s node=%s nonce=%s" % (job, node, nonce), sock)
+        s.sendall(frame(1, {"job": job, "node": node, "pid": 1, "ranks": 1, "cred": c}) * 5)
+        s.settimeout(5)
+        n, end = 0, "closed"
+        try:
+            while True:
+                t, w = read_frame(s)
+                if t is None:
+                    break
+                n += t == 2
+        except socket.timeout:
+            end = "still open"
+        except (ConnectionError, OSError):
+            pass
+        print("welcomes %d" % n)
+        print(end)
+        return
     s.sendall(frame(1, {"job": job, "node": node, "pid": 1, "ranks": 1, "cred": c}))
     t, w = read_frame(s)
     if t == 2 and w.get("ok"):
