@@ -67,6 +67,16 @@ int mw_link_fd(const struct mw_link *l);
 /* Peer address as text ("198.18.5.2:40312"). */
 const char *mw_link_peer(const struct mw_link *l);
 
+/* This end's address as text ("198.18.5.1:7300"): on an accepted link,
+ * the address and port the peer connected to. */
+const char *mw_link_local(const struct mw_link *l);
+
+/* Refuse frames whose payload is longer than n bytes (mw_link_recv then
+ * returns -2 with MW_HB_E_LONG), and buffer no more than about two such
+ * frames: the cap of a link not yet authenticated (MW_HB_PREAUTH_MAX).
+ * n = 0 or >= MW_HB_MAX_PAYLOAD: the protocol's own limit. */
+void mw_link_set_max_payload(struct mw_link *l, size_t n);
+
 /* Queue m and write as much as the socket takes.  Return 0, or -1 (errno
  * set: EINVAL message invalid, ENOBUFS queue above its limit, EPIPE...). */
 int mw_link_send(struct mw_link *l, const struct mw_hb_msg *m);

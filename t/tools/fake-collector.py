@@ -131,7 +131,7 @@ def impostor(agent, peer, job, sock, logf):
     except (OSError, subprocess.CalledProcessError) as e:
         log(logf, "munge: %s" % e)
         c = ""
-    agent.sendall(frame(8, {"nonce": nonce, "cred": c}))
+    agent.sendall(frame(8, {"nonce": nonce, "job": job, "cred": c}))
     log(logf, "%s: sent a challenge with a credential of uid %d" % (peer, os.getuid()))
     while True:
         t, body, raw = read_frame(agent)

@@ -45,6 +45,28 @@ START_TEST(test_link_loopback)
 	ck_assert_int_eq(got.u.beat.rank, 3);
 	ck_assert_str_eq(got.u.beat.call, "MPI_Recv");
 	mw_hb_msg_free(&got);
+	/* Before authentication a small cap: a frame announcing more is refused
+	 * on its header (without waiting for the payload); after, the protocol's. */
+	mw_link_set_max_payload(s, MW_HB_PREAUTH_MAX);
+	{
+		uint8_t hdr[12] = {'M', 'W', 'H', 'B', 1, MW_HB_HELLO, 0, 0, 0, 0, 0x20, 0x01}; /* 8193 bytes */
+		ck_assert_int_eq(write(mw_link_fd(c), hdr, sizeof hdr), 12);
+		ck_assert_int_eq(mw_link_recv_wait(s, &got, &e, 5.0), -2);
+		ck_assert_int_eq(e, MW_HB_E_LONG);
+	}
+	mw_link_close(s);
+	s = NULL;
+	mw_link_close(c);
+	c = mw_link_connect("127.0.0.1", port, 2.0);
+	ck_assert_ptr_nonnull(c);
+	for (int i = 0; i < 200 && !s; i++) {
+		s = mw_link_accept(lfd);
+		if (!s)
+			usleep(10000);
+	}
+	ck_assert_ptr_nonnull(s);
+	/* this end's address: what the peer connected to */
+	ck_assert_str_eq(mw_link_local(s), mw_link_peer(c));
 	/* Garbage on the stream: -2 with a reason. */
 	ck_assert_int_eq(write(mw_link_fd(c), "GET / HTTP/1.0\r\n\r\n", 18), 18);
 	ck_assert_int_eq(mw_link_recv_wait(s, &got, &e, 5.0), -2);
