@@ -51,12 +51,9 @@
 
 #define COL_MAX_CLIENTS 4096
 /* Before its HELLO is welcomed a connection holds little (frames of at
- * most MW_HB_PREAUTH_MAX bytes), has COL_HELLO_TIMEOUT seconds, and is one
- * of at most COL_UNAUTH_PER_SRC from its address and COL_UNAUTH_MAX in all
- * (doc/security.md "Limits before authentication"). */
-#define COL_HELLO_TIMEOUT 5.0
-#define COL_UNAUTH_PER_SRC 32
-#define COL_UNAUTH_MAX 256
+ * most MW_HB_PREAUTH_MAX bytes), has MW_LINK_HELLO_DEADLINE_S seconds, and
+ * is one of a few from its address (mw_link_preauth_victim). */
+#define COL_HELLO_TIMEOUT MW_LINK_HELLO_DEADLINE_S
 
 /* Where a connection is in the handshake (doc/protocol.md "Handshake"). */
 enum col_au {
@@ -1899,33 +1896,27 @@ static void serve_client(struct collector *c, size_t k, short revents)
 	}
 }
 
-/* Make room for one more connection not yet authenticated from src: when
- * src has COL_UNAUTH_PER_SRC of them, or all have COL_UNAUTH_MAX, close the
- * least advanced, oldest one (the new one may be the job's own agent, which
- * gets through its handshake in milliseconds: refusing new connections
- * instead would let a few idle ones lock it out). */
+static void client_conn(void *arg, size_t k, const char **src, int *authed, int *stage, double *t_conn)
+{
+	const struct client *x = &((const struct collector *)arg)->c[k];
+	*src = x->src;
+	*authed = x->hello;
+	*stage = (int)x->au;
+	*t_conn = x->t_conn;
+}
+
+/* Make room for one more connection not yet authenticated from src
+ * (mw_link_preauth_victim: the least advanced, oldest one goes). */
 static void unauth_room(struct collector *c, const char *src)
 {
 	for (int pass = 0; pass < 2; pass++) {
-		size_t n = 0, victim = (size_t)-1;
-		int limit = pass == 0 ? COL_UNAUTH_PER_SRC : COL_UNAUTH_MAX;
-		for (size_t k = 0; k < c->nc; k++) {
-			const struct client *x = &c->c[k];
-			if (x->hello || (pass == 0 && strcmp(x->src, src) != 0))
-				continue;
-			n++;
-			if (victim == (size_t)-1 || x->au < c->c[victim].au ||
-			    (x->au == c->c[victim].au && x->t_conn < c->c[victim].t_conn))
-				victim = k;
-		}
-		if ((int)n >= limit && victim != (size_t)-1) {
-			c->s.st.unauth_evicted++;
-			mw_log_limited(&peer_rl, LOG_WARNING,
-				       "%zu connections without a HELLO %s%s: closing the oldest (%s)", n,
-				       pass == 0 ? "from " : "in all", pass == 0 ? src : "",
-				       mw_link_peer(c->c[victim].l));
-			client_close(c, victim, "too many connections without a hello");
-		}
+		long v = mw_link_preauth_victim(c->nc, src, pass, client_conn, c);
+		if (v < 0)
+			continue;
+		c->s.st.unauth_evicted++;
+		mw_log_limited(&peer_rl, LOG_WARNING, "too many connections without a HELLO %s%s: closing %s",
+			       pass == 0 ? "from " : "in all", pass == 0 ? src : "", mw_link_peer(c->c[v].l));
+		client_close(c, (size_t)v, "too many connections without a hello");
 	}
 }
 

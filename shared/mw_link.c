@@ -67,6 +67,29 @@ const char *mw_link_local(const struct mw_link *l)
 	return l->local;
 }
 
+long mw_link_preauth_victim(size_t n, const char *src, int pass, mw_link_conn_fn get, void *arg)
+{
+	size_t count = 0;
+	long victim = -1;
+	int vstage = 0;
+	double vt = 0;
+	for (size_t k = 0; k < n; k++) {
+		const char *s;
+		int authed, stage;
+		double t;
+		get(arg, k, &s, &authed, &stage, &t);
+		if (authed || (pass == 0 && strcmp(s, src) != 0))
+			continue;
+		count++;
+		if (victim < 0 || stage < vstage || (stage == vstage && t < vt)) {
+			victim = (long)k;
+			vstage = stage;
+			vt = t;
+		}
+	}
+	return count >= (size_t)(pass == 0 ? MW_LINK_PREAUTH_PER_SRC : MW_LINK_PREAUTH_CONNS) ? victim : -1;
+}
+
 void mw_link_set_max_payload(struct mw_link *l, size_t n)
 {
 	l->max_payload = n && n < MW_HB_MAX_PAYLOAD ? n : 0;

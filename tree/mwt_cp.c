@@ -18,7 +18,7 @@
 #include "probe.h"
 
 #define CP_MAX_CHILDREN 4096
-#define CP_HELLO_TIMEOUT 5.0 /* as the collector's: from connect to the welcome */
+#define CP_HELLO_TIMEOUT MW_LINK_HELLO_DEADLINE_S /* as the collector's */
 #define CP_WINDOW_LEVELS 16 /* the gathering window counts at most this many levels below */
 
 static struct mw_ratelimit cp_rl = MW_RATELIMIT_INIT(1, 10);
@@ -27,6 +27,7 @@ struct child {
 	struct mw_link *l;
 	char node[MW_HB_STR_MAX + 1];
 	char nonce[MW_HB_NONCE_LEN + 1];
+	char src[64];       /* the peer's address, without the port */
 	int verified;       /* its VERIFY answered with our challenge */
 	int hello;
 	double t_conn;
@@ -292,13 +293,34 @@ size_t mwt_cp_pollfds(struct mwt_cp *cp, struct pollfd *p, size_t max)
 	return n;
 }
 
+static void child_conn(void *arg, size_t k, const char **src, int *authed, int *stage, double *t_conn)
+{
+	const struct child *x = &((const struct mwt_cp *)arg)->c[k];
+	*src = x->src;
+	*authed = x->hello != 0;
+	*stage = x->verified;
+	*t_conn = x->t_conn;
+}
+
 static void accept_children(struct mwt_cp *cp, double now)
 {
 	for (;;) {
 		struct mw_link *l = mw_link_accept(cp->lfd);
 		struct child *p;
+		char src[64];
 		if (!l)
 			return;
+		/* Room for it among the children not yet authenticated, as the
+		 * collector makes it (mw_link_preauth_victim). */
+		snprintf(src, sizeof src, "%.*s", (int)strcspn(mw_link_peer(l), ":"), mw_link_peer(l));
+		for (int pass = 0; pass < 2; pass++) {
+			long v = mw_link_preauth_victim(cp->nc, src, pass, child_conn, cp);
+			if (v >= 0) {
+				mw_log_limited(&cp_rl, LOG_WARNING, "tree: too many connections without a HELLO: closing %s",
+					       mw_link_peer(cp->c[v].l));
+				child_close(cp, (size_t)v, 0, "too many connections without a hello");
+			}
+		}
 		if (cp->nc >= CP_MAX_CHILDREN || !(p = realloc(cp->c, (cp->nc + 1) * sizeof *p))) {
 			mw_link_close(l);
 			continue;
@@ -313,6 +335,7 @@ static void accept_children(struct mwt_cp *cp, double now)
 			mw_log_limited(&cp_rl, LOG_WARNING, "tree: link liveness %g s: %s", cp->o.liveness_s,
 				       strerror(errno));
 		p->t_conn = now;
+		snprintf(p->src, sizeof p->src, "%s", src);
 		/* The child speaks first (VERIFY), as to the collector. */
 		mw_link_set_max_payload(l, MW_HB_PREAUTH_MAX);
 		cp->nc++;

@@ -78,6 +78,45 @@ START_TEST(test_link_loopback)
 }
 END_TEST
 
+/* Connections for mw_link_preauth_victim: 32 from 10.0.0.9 (one welcomed),
+ * the agent's own among them. */
+struct conn {
+	const char *src;
+	int authed, stage;
+	double t;
+};
+static struct conn conns[40];
+
+static void conn_get(void *arg, size_t k, const char **src, int *authed, int *stage, double *t)
+{
+	const struct conn *c = (const struct conn *)arg + k;
+	*src = c->src;
+	*authed = c->authed;
+	*stage = c->stage;
+	*t = c->t;
+}
+
+START_TEST(test_link_preauth_victim)
+{
+	size_t n = 0;
+	for (int i = 0; i < MW_LINK_PREAUTH_PER_SRC; i++)
+		conns[n++] = (struct conn){"10.0.0.9", 0, 2, 10.0 + i}; /* all past VERIFY */
+	conns[n++] = (struct conn){"10.0.0.9", 1, 4, 1.0};          /* welcomed: never a victim */
+	conns[n++] = (struct conn){"10.0.0.7", 0, 0, 0.5};          /* another source */
+	/* full from 10.0.0.9: its oldest unauthenticated one goes */
+	ck_assert_int_eq(mw_link_preauth_victim(n, "10.0.0.9", 0, conn_get, conns), 0);
+	/* a silent one (not past VERIFY) goes before it, however young */
+	conns[5].stage = 0;
+	conns[5].t = 99;
+	ck_assert_int_eq(mw_link_preauth_victim(n, "10.0.0.9", 0, conn_get, conns), 5);
+	/* room for another source, and in all (33 < MW_LINK_PREAUTH_CONNS) */
+	ck_assert_int_eq(mw_link_preauth_victim(n, "10.0.0.7", 0, conn_get, conns), -1);
+	ck_assert_int_eq(mw_link_preauth_victim(n, "10.0.0.7", 1, conn_get, conns), -1);
+	/* one fewer from 10.0.0.9: room */
+	ck_assert_int_eq(mw_link_preauth_victim(MW_LINK_PREAUTH_PER_SRC - 1, "10.0.0.9", 0, conn_get, conns), -1);
+}
+END_TEST
+
 static int sockopt(int fd, int level, int name)
 {
 	int v = -1;
@@ -144,6 +183,7 @@ int main(void)
 	tcase_add_test(tc, test_link_loopback);
 	tcase_add_test(tc, test_link_liveness);
 	tcase_add_test(tc, test_link_connect_errors);
+	tcase_add_test(tc, test_link_preauth_victim);
 	suite_add_tcase(s, tc);
 	return mw_unit_run(s);
 }
