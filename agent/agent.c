@@ -340,57 +340,90 @@ static void try_node_addr(struct agent *a)
 }
 
 /* How a handshake failed (handshake's *stage). */
-enum { HS_CONNECT, HS_NO_CHALLENGE, HS_REFUSED, HS_NO_WELCOME, HS_SEND };
+enum { HS_CONNECT, HS_NO_CHALLENGE, HS_IMPOSTOR, HS_REFUSED, HS_NO_WELCOME, HS_SEND };
 
-/* Connect to host:port and say hello (the challenge, our credential, the
- * welcome), within connect_s for the TCP connect and the handshake_timeout
- * setting for each step; the link gets the liveness setting (every link:
- * to the collector and to a CP).  Return the link, or NULL with *stage
- * telling where it failed: HS_CONNECT with errno set (why[] untouched), else
- * why[] in words. */
+/* Connect to host:port and authenticate both ways (doc/protocol.md
+ * "Handshake"): our nonce (VERIFY); the peer's CHALLENGE, whose proof must
+ * name our job, the endpoint we connected to and both nonces, made by our
+ * own uid (or root), or with our token; only then our HELLO, with our own
+ * proof; then the welcome.  Nothing else is sent to a peer that did not
+ * prove itself.  Within connect_s for the TCP connect and the
+ * handshake_timeout setting for each step; the link gets the liveness
+ * setting (every link: to the collector and to a CP).  Return the link, or
+ * NULL with *stage telling where it failed: HS_CONNECT with errno set
+ * (why[] untouched), else why[] in words (HS_IMPOSTOR: the peer is not our
+ * collector, and was told nothing). */
 static struct mw_link *handshake(struct agent *a, const char *host, uint16_t port, double connect_s, int *stage,
 				 char *why, size_t whylen)
 {
 	const struct ag_opts *o = a->o;
+	const struct mw_auth au = {o->munge_socket, o->auth_token};
 	struct mw_link *l = mw_link_connect(host, port, connect_s);
 	struct mw_hb_msg m = {0}, r;
 	enum mw_hb_err e = MW_HB_OK;
-	int rc;
+	char payload[400], err[256] = "job, node or endpoint too long";
+	int rc, impostor = 0;
 	if (!l) {
-		int err = errno;
+		int err_ = errno;
 		*stage = HS_CONNECT; /* why[] untouched: the caller keeps an earlier port's reason */
-		mw_debug("connect %s:%u: %s", host, port, strerror(err));
-		errno = err;
+		mw_debug("connect %s:%u: %s", host, port, strerror(err_));
+		errno = err_;
 		return NULL;
 	}
-	/* The collector (or CP) speaks first: a challenge our credential names. */
+	/* Nothing is trusted before the peer proves itself: small frames only. */
+	mw_link_set_max_payload(l, MW_HB_PREAUTH_MAX);
+	m.type = MW_HB_VERIFY;
+	if (mw_auth_nonce(m.u.verify.nonce, sizeof m.u.verify.nonce) < 0 || mw_link_send(l, &m) < 0) {
+		*stage = HS_SEND;
+		snprintf(why, whylen, "port %u: cannot send our nonce: %s", port, strerror(errno));
+		mw_link_close(l);
+		return NULL;
+	}
 	rc = mw_link_recv_wait(l, &r, &e, o->handshake_timeout_s);
 	if (rc != 1 || r.type != MW_HB_CHALLENGE) {
-		mw_debug("no challenge from %s:%u (rc %d, %s)", host, port, rc, mw_hb_err_name(e));
+		if (rc == -2) /* something answered, and not with a challenge we can read */
+			mw_warn("refusing the peer on port %u of %.64s: not a collector's challenge (%s); nothing "
+				"sent to it", port, host, mw_hb_err_name(e));
+		else
+			mw_debug("no challenge from %s:%u (rc %d, %s)", host, port, rc, mw_hb_err_name(e));
 		*stage = HS_NO_CHALLENGE;
-		snprintf(why, whylen, "port %u answers, but no challenge came within handshake_timeout %g s "
+		snprintf(why, whylen, "port %u answers, but no valid challenge came within handshake_timeout %g s "
 			 "(another service on the port?)", port, o->handshake_timeout_s);
 		if (rc == 1)
 			mw_hb_msg_free(&r);
 		mw_link_close(l);
 		return NULL;
 	}
+	/* The peer's proof: our job, the endpoint we reached, both nonces. */
+	if (strcmp(r.u.challenge.job, o->job) != 0) {
+		impostor = 1;
+		snprintf(why, whylen, "port %u of %.64s: it serves job %s, not %s", port, host, r.u.challenge.job,
+			 o->job);
+	} else if (mw_hb_proof_payload(o->job, mw_link_peer(l), m.u.verify.nonce, r.u.challenge.nonce, payload,
+				       sizeof payload) < 0 ||
+		   mw_auth_verify(&au, r.u.challenge.cred, payload, err, sizeof err) < 0) {
+		impostor = 1;
+		snprintf(why, whylen, "port %u of %.64s: not the collector of job %s: %.150s", port, host, o->job,
+			 err);
+	}
+	if (impostor) {
+		*stage = HS_IMPOSTOR;
+		mw_hb_msg_free(&r);
+		mw_warn("refusing %s (nothing sent to it); trying the next port", why);
+		mw_link_close(l);
+		return NULL;
+	}
+	memset(&m, 0, sizeof m);
 	m.type = MW_HB_HELLO;
 	snprintf(m.u.hello.job, sizeof m.u.hello.job, "%s", o->job);
 	snprintf(m.u.hello.node, sizeof m.u.hello.node, "%s", o->node);
 	m.u.hello.pid = (int32_t)getpid();
 	m.u.hello.ranks = (int32_t)a->nr;
-	{
-		char payload[256], err[256] = "job or node name too long";
-		if (o->auth_token[0]) {
-			snprintf(m.u.hello.cred, sizeof m.u.hello.cred, "token:%s", o->auth_token);
-		} else if (mw_hb_auth_payload(o->job, o->node, r.u.challenge.nonce, payload, sizeof payload) < 0 ||
-			   mw_auth_encode(o->munge_socket, payload, m.u.hello.cred, sizeof m.u.hello.cred, err,
-					  sizeof err) < 0) {
-			/* Sent without: a collector that requires one says so. */
-			m.u.hello.cred[0] = 0;
-			mw_log_limited(&auth_rl, LOG_WARNING, "no credential for the collector: %s", err);
-		}
+	if (mw_hb_auth_payload(o->job, o->node, mw_link_peer(l), r.u.challenge.nonce, payload, sizeof payload) < 0 ||
+	    mw_auth_sign(&au, payload, m.u.hello.cred, sizeof m.u.hello.cred, err, sizeof err) < 0) {
+		/* Sent without: the collector says so. */
+		m.u.hello.cred[0] = 0;
+		mw_log_limited(&auth_rl, LOG_WARNING, "no credential for the collector: %s", err);
 	}
 	mw_hb_msg_free(&r);
 	if (mw_link_send(l, &m) < 0) {
@@ -402,6 +435,7 @@ static struct mw_link *handshake(struct agent *a, const char *host, uint16_t por
 	rc = mw_link_recv_wait(l, &r, &e, o->handshake_timeout_s);
 	if (rc == 1 && r.type == MW_HB_WELCOME && r.u.welcome.ok) {
 		mw_hb_msg_free(&r);
+		mw_link_set_max_payload(l, 0);
 		if (mw_link_set_liveness(l, o->liveness_s) < 0)
 			mw_warn("link liveness %g s: %s", o->liveness_s, strerror(errno));
 		return l;

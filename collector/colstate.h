@@ -60,6 +60,7 @@ struct col_stats {
 	unsigned long connections;
 	unsigned long hellos_rejected;
 	unsigned long hellos_unauthenticated; /* of those: no or a bad MUNGE credential */
+	unsigned long unauth_evicted; /* connections without a HELLO closed to make room */
 	unsigned long agents_vanished;
 	unsigned long probe_rounds;
 	unsigned long probes_sent;

@@ -29,6 +29,7 @@
 #include "ap.h"
 #include "mwt_plan.h"
 #include "auth.h"
+#include "authq.h"
 #include "colstate.h"
 #include "coltree.h"
 #include "answer.h"
@@ -49,7 +50,19 @@
 #include "slurm.h"
 
 #define COL_MAX_CLIENTS 4096
-#define COL_HELLO_TIMEOUT 15.0
+/* Before its HELLO is welcomed a connection holds little (frames of at
+ * most MW_HB_PREAUTH_MAX bytes), has MW_LINK_HELLO_DEADLINE_S seconds, and
+ * is one of a few from its address (mw_link_preauth_victim). */
+#define COL_HELLO_TIMEOUT MW_LINK_HELLO_DEADLINE_S
+
+/* Where a connection is in the handshake (doc/protocol.md "Handshake"). */
+enum col_au {
+	AU_VERIFY,   /* waiting for the agent's nonce */
+	AU_PROVING,  /* our proof is being made (authq) */
+	AU_HELLO,    /* challenge sent, waiting for the HELLO */
+	AU_CHECKING, /* the HELLO's credential is being checked (authq) */
+	AU_DONE,     /* welcomed, or refused and closing */
+};
 
 static struct mw_ratelimit report_rl = MW_RATELIMIT_INIT(0.1, 2);
 static struct mw_ratelimit peer_rl = MW_RATELIMIT_INIT(1, 10);
@@ -61,6 +74,10 @@ struct client {
 	int closing;   /* close once flushed */
 	double t_conn;
 	char nonce[MW_HB_NONCE_LEN + 1]; /* this connection's challenge */
+	uint64_t id;               /* its authq jobs name it */
+	enum col_au au;
+	char src[64];              /* the peer's address, without the port */
+	struct mw_hb_hello *hello_wait; /* the HELLO under check (AU_CHECKING) */
 };
 
 struct col_retry;
@@ -113,6 +130,8 @@ struct collector {
 	char joblog[4200];    /* the batch job's output file (joblog.h), "" not known */
 	int joblog_asked;     /* Slurm was asked for it */
 	struct own_probe pr;  /* our probe round, when one is under way */
+	struct col_authq *aq; /* MUNGE work off the loop */
+	uint64_t next_id;
 };
 
 /* A report left by an earlier collector of the same job (the job was
@@ -1324,6 +1343,7 @@ static void client_close(struct collector *c, size_t k, const char *why)
 			agent_lost(c, cl->node, why);
 	}
 	mw_link_close(cl->l);
+	free(cl->hello_wait);
 	c->c[k] = c->c[--c->nc];
 }
 
@@ -1341,27 +1361,19 @@ static void tree_roles(struct collector *c)
 	col_tree_roles(c->tree, &c->s, send_to_node, c);
 }
 
-static void on_hello(struct collector *c, struct client *cl, const struct mw_hb_hello *h)
+/* A HELLO whose credential was checked: auth_error is NULL or "" if it
+ * passed (or the check is off), else why not. */
+static void on_hello(struct collector *c, struct client *cl, const struct mw_hb_hello *h,
+		     const char *auth_error)
 {
 	struct mw_hb_msg w = {0};
 	int node = -1;
 
 	w.type = MW_HB_WELCOME;
-	if (c->o->auth) {
-		char expect[256], why[200];
-		int bad;
-		if (c->o->auth == 2)
-			bad = mw_auth_token_check(h->cred, c->o->auth_token, why, sizeof why) < 0;
-		else
-			bad = mw_hb_auth_payload(h->job, h->node, cl->nonce, expect, sizeof expect) < 0 ||
-			      mw_auth_check(c->o->munge_socket, h->cred, expect, getuid(), why, sizeof why) < 0;
-		if (bad) {
-			c->s.st.hellos_unauthenticated++;
-			snprintf(w.u.welcome.error, sizeof w.u.welcome.error, "not authenticated: %.100s", why);
-		}
-	}
-	if (w.u.welcome.error[0]) {
-		/* refused above */
+	cl->au = AU_DONE; /* welcomed, or refused below: nothing more is read before */
+	if (auth_error && auth_error[0]) {
+		c->s.st.hellos_unauthenticated++;
+		snprintf(w.u.welcome.error, sizeof w.u.welcome.error, "not authenticated: %.100s", auth_error);
 	} else if (strcmp(h->job, c->s.job) != 0) {
 		snprintf(w.u.welcome.error, sizeof w.u.welcome.error,
 			 "this collector serves job %s, not %s", c->s.job, h->job);
@@ -1398,6 +1410,7 @@ static void on_hello(struct collector *c, struct client *cl, const struct mw_hb_
 	w.u.welcome.ok = 1;
 	cl->node = node;
 	cl->hello = 1;
+	mw_link_set_max_payload(cl->l, 0); /* trusted now: dumps, aggregates */
 	c->status_dirty = 1;
 	{
 		struct col_agent *g = &c->s.agents[node];
@@ -1651,17 +1664,103 @@ static void agg_beat(void *arg, int node, const struct mw_hb_beat *b)
 	on_beat(arg, node, b);
 }
 
+/* Queue an authq job for cl.  Return 0, or -1 (out of memory). */
+static int authq_job(struct collector *c, struct client *cl, enum col_authq_kind kind, const char *payload,
+		     const char *cred)
+{
+	struct col_authq_job *j = calloc(1, sizeof *j);
+	if (!j)
+		return -1;
+	j->kind = kind;
+	j->id = cl->id;
+	snprintf(j->payload, sizeof j->payload, "%s", payload);
+	snprintf(j->cred, sizeof j->cred, "%s", cred ? cred : "");
+	return col_authq_submit(c->aq, j);
+}
+
+/* A frame before the welcome: VERIFY, then HELLO, nothing else (doc/protocol.md
+ * "Handshake").  Return -1 to close the client. */
+static int on_handshake(struct collector *c, struct client *cl, struct mw_hb_msg *m)
+{
+	char payload[400];
+	if (cl->au == AU_VERIFY && m->type == MW_HB_VERIFY) {
+		/* Our proof over the agent's nonce and ours, naming our job and
+		 * the endpoint it reached: made off the loop (authq_finished). */
+		if (mw_auth_nonce(cl->nonce, sizeof cl->nonce) < 0 ||
+		    mw_hb_proof_payload(c->s.job, mw_link_local(cl->l), m->u.verify.nonce, cl->nonce, payload,
+					sizeof payload) < 0 ||
+		    authq_job(c, cl, COL_AQ_PROVE, payload, NULL) < 0)
+			return -1;
+		cl->au = AU_PROVING;
+		return 0;
+	}
+	if (cl->au == AU_HELLO && m->type == MW_HB_HELLO) {
+		if (!c->o->auth) { /* --auth none: tests only */
+			on_hello(c, cl, &m->u.hello, NULL);
+			return 0;
+		}
+		cl->hello_wait = malloc(sizeof *cl->hello_wait);
+		if (!cl->hello_wait ||
+		    mw_hb_auth_payload(m->u.hello.job, m->u.hello.node, mw_link_local(cl->l), cl->nonce, payload,
+				       sizeof payload) < 0 ||
+		    authq_job(c, cl, COL_AQ_CHECK, payload, m->u.hello.cred) < 0)
+			return -1;
+		*cl->hello_wait = m->u.hello;
+		cl->au = AU_CHECKING;
+		return 0;
+	}
+	c->s.st.malformed++;
+	return -1;
+}
+
+static void serve_client(struct collector *c, size_t k, short revents);
+
+/* The authq's finished jobs: send the challenge, or welcome or refuse the
+ * HELLO, then read what the client sent meanwhile. */
+static void authq_finished(struct collector *c)
+{
+	struct col_authq_job *j;
+	while ((j = col_authq_done(c->aq))) {
+		size_t k;
+		struct client *cl;
+		for (k = 0; k < c->nc && c->c[k].id != j->id; k++)
+			;
+		if (k == c->nc) { /* gone meanwhile */
+			free(j);
+			continue;
+		}
+		cl = &c->c[k];
+		if (j->kind == COL_AQ_PROVE && cl->au == AU_PROVING) {
+			struct mw_hb_msg ch = {0};
+			if (j->rc < 0) {
+				mw_log_limited(&peer_rl, LOG_ERR, "cannot prove this collector to %s: %s",
+					       mw_link_peer(cl->l), j->err);
+				free(j);
+				client_close(c, k, "no proof");
+				continue;
+			}
+			ch.type = MW_HB_CHALLENGE;
+			memcpy(ch.u.challenge.nonce, cl->nonce, sizeof ch.u.challenge.nonce);
+			snprintf(ch.u.challenge.job, sizeof ch.u.challenge.job, "%s", c->s.job);
+			memcpy(ch.u.challenge.cred, j->cred, sizeof ch.u.challenge.cred);
+			cl->au = AU_HELLO;
+			mw_link_send(cl->l, &ch);
+		} else if (j->kind == COL_AQ_CHECK && cl->au == AU_CHECKING && cl->hello_wait) {
+			struct mw_hb_hello *h = cl->hello_wait;
+			cl->hello_wait = NULL;
+			on_hello(c, cl, h, j->rc < 0 ? j->err : NULL);
+			free(h);
+		}
+		free(j);
+		serve_client(c, k, POLLIN); /* frames already buffered (or it was refused: closing) */
+	}
+}
+
 /* Handle one frame.  Return -1 to close the client. */
 static int on_frame(struct collector *c, struct client *cl, struct mw_hb_msg *m)
 {
-	if (!cl->hello) {
-		if (m->type != MW_HB_HELLO) {
-			c->s.st.malformed++;
-			return -1;
-		}
-		on_hello(c, cl, &m->u.hello);
-		return 0;
-	}
+	if (!cl->hello)
+		return on_handshake(c, cl, m);
 	if (!c->tree && (m->type == MW_HB_AGG || m->type == MW_HB_LISTEN || m->type == MW_HB_CHILD ||
 			 m->type == MW_HB_PROBESUM)) {
 		c->s.st.malformed++; /* tree frames, and this job runs no tree */
@@ -1743,7 +1842,12 @@ static void serve_client(struct collector *c, size_t k, short revents)
 			return;
 		}
 	}
-	if (revents & (POLLIN | POLLHUP | POLLERR)) {
+	if ((revents & (POLLHUP | POLLERR)) && (cl->au == AU_PROVING || cl->au == AU_CHECKING)) {
+		client_close(c, k, "closed during the handshake");
+		return;
+	}
+	if ((revents & (POLLIN | POLLHUP | POLLERR)) && !cl->closing && cl->au != AU_PROVING &&
+	    cl->au != AU_CHECKING) {
 		for (int budget = 0; budget < 256; budget++) {
 			struct mw_hb_msg m;
 			enum mw_hb_err e = MW_HB_OK;
@@ -1768,10 +1872,38 @@ static void serve_client(struct collector *c, size_t k, short revents)
 				client_close(c, k, "bye");
 				return;
 			}
+			/* Refused (closing): nothing after it is read or decoded.
+			 * Waiting for authq: the rest stays buffered until then. */
+			if (cl->closing || cl->au == AU_PROVING || cl->au == AU_CHECKING)
+				break;
 		}
 	}
 	if (cl->closing && !mw_link_pending(cl->l)) {
 		client_close(c, k, "closing");
+	}
+}
+
+static void client_conn(void *arg, size_t k, const char **src, int *authed, int *stage, double *t_conn)
+{
+	const struct client *x = &((const struct collector *)arg)->c[k];
+	*src = x->src;
+	*authed = x->hello;
+	*stage = (int)x->au;
+	*t_conn = x->t_conn;
+}
+
+/* Make room for one more connection not yet authenticated from src
+ * (mw_link_preauth_victim: the least advanced, oldest one goes). */
+static void unauth_room(struct collector *c, const char *src)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		long v = mw_link_preauth_victim(c->nc, src, pass, client_conn, c);
+		if (v < 0)
+			continue;
+		c->s.st.unauth_evicted++;
+		mw_log_limited(&peer_rl, LOG_WARNING, "too many connections without a HELLO %s%s: closing %s",
+			       pass == 0 ? "from " : "in all", pass == 0 ? src : "", mw_link_peer(c->c[v].l));
+		client_close(c, (size_t)v, "too many connections without a hello");
 	}
 }
 
@@ -1780,8 +1912,11 @@ static void accept_clients(struct collector *c)
 	for (;;) {
 		struct mw_link *l = mw_link_accept(c->lfd);
 		struct client *p;
+		char src[64];
 		if (!l)
 			return;
+		snprintf(src, sizeof src, "%.*s", (int)strcspn(mw_link_peer(l), ":"), mw_link_peer(l));
+		unauth_room(c, src);
 		if (c->nc >= COL_MAX_CLIENTS) {
 			mw_link_close(l);
 			continue;
@@ -1795,23 +1930,14 @@ static void accept_clients(struct collector *c)
 		if (mw_link_set_liveness(l, c->o->liveness_s) < 0)
 			mw_log_limited(&peer_rl, LOG_WARNING, "link liveness %g s: %s", c->o->liveness_s,
 				       strerror(errno));
+		memset(&p[c->nc], 0, sizeof p[c->nc]);
 		p[c->nc].l = l;
 		p[c->nc].node = -1;
-		p[c->nc].hello = 0;
-		p[c->nc].closing = 0;
 		p[c->nc].t_conn = mw_now();
-		{
-			/* The challenge first: the agent's credential must name it. */
-			struct mw_hb_msg ch = {0};
-			ch.type = MW_HB_CHALLENGE;
-			if (mw_auth_nonce(p[c->nc].nonce, sizeof p[c->nc].nonce) < 0) {
-				mw_err("getrandom: %s", strerror(errno));
-				mw_link_close(l);
-				return;
-			}
-			memcpy(ch.u.challenge.nonce, p[c->nc].nonce, sizeof ch.u.challenge.nonce);
-			mw_link_send(l, &ch);
-		}
+		p[c->nc].id = ++c->next_id;
+		p[c->nc].au = AU_VERIFY; /* the agent speaks first: its nonce */
+		snprintf(p[c->nc].src, sizeof p[c->nc].src, "%s", src);
+		mw_link_set_max_payload(l, MW_HB_PREAUTH_MAX);
 		c->nc++;
 		c->s.st.connections++;
 	}
@@ -1872,6 +1998,14 @@ int col_run(struct col_opts *o)
 		mw_err("signalfd: %s", strerror(errno));
 		goto out;
 	}
+	{
+		struct mw_auth au = {o->munge_socket, o->auth == 2 ? o->auth_token : ""};
+		c.aq = col_authq_create(&au);
+		if (!c.aq) {
+			mw_err("cannot start the credential thread: %s", strerror(errno));
+			goto out;
+		}
+	}
 	c.lfd = mw_link_listen(o->port, o->nports, &c.port);
 	if (c.lfd < 0) {
 		mw_err("cannot listen on tcp ports %u-%u: %s", o->port, o->port + o->nports - 1,
@@ -1887,8 +2021,8 @@ int col_run(struct col_opts *o)
 	next_job_check = mw_now() + (o->job_check_s > 0 ? o->job_check_s : 1e18);
 
 	while (!c.stop) {
-		struct pollfd *p = calloc(c.nc + 4, sizeof *p);
-		size_t np = 2, nc = c.nc, pp = 0;
+		struct pollfd *p = calloc(c.nc + 5, sizeof *p);
+		size_t np = 2, nc = c.nc, pp = 0, pq;
 		int npr = 0;
 		double now = mw_now(), wake = now + 1.0;
 		if (!p) {
@@ -1900,10 +2034,16 @@ int col_run(struct col_opts *o)
 		p[1].fd = c.lfd;
 		p[1].events = POLLIN;
 		for (size_t k = 0; k < nc; k++) {
-			p[np].fd = mw_link_fd(c.c[k].l);
-			p[np].events = POLLIN | (mw_link_pending(c.c[k].l) ? POLLOUT : 0);
+			const struct client *x = &c.c[k];
+			p[np].fd = mw_link_fd(x->l);
+			/* Not read while closing or while authq works on it. */
+			p[np].events = (x->closing || x->au == AU_PROVING || x->au == AU_CHECKING ? 0 : POLLIN) |
+				       (mw_link_pending(x->l) ? POLLOUT : 0);
 			np++;
 		}
+		pq = np++;
+		p[pq].fd = col_authq_fd(c.aq);
+		p[pq].events = POLLIN;
 		if (c.pr.round) { /* our probe round: its replies and its next tries */
 			pp = np;
 			npr = mw_probe_round_fds(c.pr.round, p + np, 2);
@@ -1944,6 +2084,8 @@ int col_run(struct col_opts *o)
 		for (size_t k = nc; k-- > 0;)
 			if (p[2 + k].revents && k < c.nc)
 				serve_client(&c, k, p[2 + k].revents);
+		if (p[pq].revents & POLLIN)
+			authq_finished(&c);
 		if (p[1].revents & POLLIN)
 			accept_clients(&c);
 		if (c.pr.round && (npr == 0 || (p[pp].revents | (npr > 1 ? p[pp + 1].revents : 0)) ||
@@ -2018,8 +2160,11 @@ int col_run(struct col_opts *o)
 	rv = 0;
 out:
 	probe_free(&c.pr);
-	for (size_t k = 0; k < c.nc; k++)
+	col_authq_destroy(c.aq);
+	for (size_t k = 0; k < c.nc; k++) {
 		mw_link_close(c.c[k].l);
+		free(c.c[k].hello_wait);
+	}
 	free(c.c);
 	free(c.retry);
 	c.s.tree = NULL;

@@ -423,6 +423,7 @@ json_object *col_stats_json(const struct col_state *s)
 	json_object_object_add(o, "hellos_rejected", json_object_new_int64((int64_t)t->hellos_rejected));
 	json_object_object_add(o, "hellos_unauthenticated",
 			       json_object_new_int64((int64_t)t->hellos_unauthenticated));
+	json_object_object_add(o, "unauthenticated_evicted", json_object_new_int64((int64_t)t->unauth_evicted));
 	json_object_object_add(o, "agents_lost", json_object_new_int64((int64_t)t->agents_vanished));
 	json_object_object_add(o, "evaluations", json_object_new_int64((int64_t)t->evaluations));
 	json_object_object_add(o, "probe_rounds", json_object_new_int64((int64_t)t->probe_rounds));

@@ -1,7 +1,8 @@
 /* libFuzzer target for the token file of "mpiwatch run" (one machine
  * without MUNGE: mw_auth_token_read and mw_auth_token_check, shared/auth.c):
- * a file it accepts holds 32 or more hex digits, and a HELLO carrying that
- * token is accepted while any other is refused. */
+ * a file it accepts holds 32 or more hex digits, the token's proof over a
+ * payload (mw_auth_token_sign) is accepted and never holds the token, and a
+ * proof with one digit changed, or over another payload, is refused. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,11 +25,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			size_t n = strlen(tok);
 			if (n < 32 || strspn(tok, "0123456789abcdef") != n)
 				abort();
-			snprintf(cred, sizeof cred, "token:%s", tok);
-			if (mw_auth_token_check(cred, tok, err, sizeof err) != 0)
+			const char *pl = "mpiwatch-hello 2 job=1 node=n1 at=127.0.0.1:7300 nonce=00";
+			if (mw_auth_token_sign(tok, pl, cred, sizeof cred) != 0 || strstr(cred, tok))
+				abort();
+			if (mw_auth_token_check(cred, tok, pl, err, sizeof err) != 0)
+				abort();
+			if (mw_auth_token_check(cred, tok, "mpiwatch-hello 2 job=2", err, sizeof err) == 0)
 				abort();
 			cred[6] = cred[6] == '0' ? '1' : '0';
-			if (mw_auth_token_check(cred, tok, err, sizeof err) == 0)
+			if (mw_auth_token_check(cred, tok, pl, err, sizeof err) == 0)
 				abort();
 		} else if (strncmp(err, path, strlen(path)) != 0) {
 			abort();

@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include "heartbeat.h"
+#include "hmac.h"
 
 int mw_auth_nonce(char *nonce, size_t len)
 {
@@ -123,19 +125,54 @@ int mw_auth_token_read(const char *path, char *tok, size_t len, char *err, size_
 	return 0;
 }
 
-int mw_auth_token_check(const char *cred, const char *tok, char *err, size_t errlen)
+int mw_auth_token_sign(const char *tok, const char *payload, char *cred, size_t len)
 {
-	size_t n = strlen(tok);
+	uint8_t mac[MW_SHA256_LEN];
+	if (len < 5 + 2 * MW_SHA256_LEN + 1)
+		return -1;
+	mw_hmac_sha256(tok, strlen(tok), payload, strlen(payload), mac);
+	memcpy(cred, "hmac:", 5);
+	for (size_t i = 0; i < sizeof mac; i++)
+		snprintf(cred + 5 + 2 * i, 3, "%02x", mac[i]);
+	return 0;
+}
+
+int mw_auth_token_check(const char *cred, const char *tok, const char *payload, char *err,
+			size_t errlen)
+{
+	char want[5 + 2 * MW_SHA256_LEN + 1];
 	unsigned char d = 0;
-	if (strncmp(cred, "token:", 6) != 0 || strlen(cred + 6) != n) {
-		snprintf(err, errlen, "no token");
+	mw_auth_token_sign(tok, payload, want, sizeof want);
+	if (strncmp(cred, "hmac:", 5) != 0 || strlen(cred) != strlen(want)) {
+		snprintf(err, errlen, "no token proof");
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++)
-		d |= (unsigned char)(cred[6 + i] ^ tok[i]);
+	for (size_t i = 5; want[i]; i++)
+		d |= (unsigned char)(cred[i] ^ want[i]);
 	if (d) {
-		snprintf(err, errlen, "wrong token");
+		snprintf(err, errlen, "wrong token (or a proof for another job, node or connection)");
 		return -1;
 	}
 	return 0;
+}
+
+int mw_auth_sign(const struct mw_auth *a, const char *payload, char *cred, size_t len, char *err,
+		 size_t errlen)
+{
+	if (a->token && a->token[0]) {
+		if (mw_auth_token_sign(a->token, payload, cred, len) < 0) {
+			snprintf(err, errlen, "no room for the token proof");
+			return -1;
+		}
+		return 0;
+	}
+	return mw_auth_encode(a->munge_socket, payload, cred, len, err, errlen);
+}
+
+int mw_auth_verify(const struct mw_auth *a, const char *cred, const char *expect, char *err,
+		   size_t errlen)
+{
+	if (a->token && a->token[0])
+		return mw_auth_token_check(cred, a->token, expect, err, errlen);
+	return mw_auth_check(a->munge_socket, cred, expect, getuid(), err, errlen);
 }

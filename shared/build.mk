@@ -19,6 +19,9 @@ $(SHARED_LIB): $(SHARED_OBJS)
 UNIT_TESTS += $(addprefix $(B)/t/,test_conf test_drainreq test_elfneeded test_fsutil test_hb \
 	test_hostlist test_jobconf test_jsonschema test_link test_log test_probe test_runcmd test_slurm)
 
+# test_hb checks the handshake's proofs (auth.c: MUNGE's library).
+UNIT_LIBS_test_hb := $(MUNGE_LIBS)
+
 # Fuzz targets of its parsers (fuzz/fuzz_<name>.c): the drain request and
 # Slurm's JSON answers, ELF headers, the heartbeat codec, host lists, probe
 # packets, slots, key = value files, the one-machine token file, an agent's

@@ -16,6 +16,7 @@ static const char *const type_names[MW_HB_NTYPES] = {
 	[MW_HB_CHILD] = "child",
 	[MW_HB_PROBEREQ] = "probereq",
 	[MW_HB_PROBESUM] = "probesum",
+	[MW_HB_VERIFY] = "verify",
 	[MW_HB_APREQ] = "apreq",
 	[MW_HB_APOUT] = "apout",
 };
@@ -163,9 +164,19 @@ static int valid_nonce(const char *n)
 	return i == MW_HB_NONCE_LEN;
 }
 
-int mw_hb_auth_payload(const char *job, const char *node, const char *nonce, char *buf, size_t len)
+int mw_hb_auth_payload(const char *job, const char *node, const char *endpoint, const char *nonce,
+		       char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "mpiwatch-hello 1 job=%s node=%s nonce=%s", job, node, nonce);
+	int n = snprintf(buf, len, "mpiwatch-hello 2 job=%s node=%s at=%s nonce=%s", job, node, endpoint,
+			 nonce);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int mw_hb_proof_payload(const char *job, const char *endpoint, const char *agent_nonce,
+			const char *nonce, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "mpiwatch-collector 1 job=%s at=%s nonce=%s challenge=%s", job,
+			 endpoint, agent_nonce, nonce);
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
@@ -210,9 +221,17 @@ static json_object *encode_payload(const struct mw_hb_msg *m)
 		break;
 	}
 	case MW_HB_CHALLENGE:
-		if (!valid_nonce(m->u.challenge.nonce))
+		if (!valid_nonce(m->u.challenge.nonce) || !mw_hb_valid_job(m->u.challenge.job) ||
+		    !m->u.challenge.cred[0] || !valid_text(m->u.challenge.cred, MW_HB_CRED_MAX))
 			goto bad;
 		json_object_object_add(o, "nonce", json_object_new_string(m->u.challenge.nonce));
+		json_object_object_add(o, "job", json_object_new_string(m->u.challenge.job));
+		json_object_object_add(o, "cred", json_object_new_string(m->u.challenge.cred));
+		break;
+	case MW_HB_VERIFY:
+		if (!valid_nonce(m->u.verify.nonce))
+			goto bad;
+		json_object_object_add(o, "nonce", json_object_new_string(m->u.verify.nonce));
 		break;
 	case MW_HB_WELCOME:
 		if (!valid_text(m->u.welcome.error, sizeof m->u.welcome.error - 1))
@@ -538,7 +557,16 @@ static int decode_payload(json_object *o, struct mw_hb_msg *m)
 	}
 	case MW_HB_CHALLENGE:
 		if (get_str(o, "nonce", m->u.challenge.nonce, sizeof m->u.challenge.nonce) ||
-		    !valid_nonce(m->u.challenge.nonce))
+		    !valid_nonce(m->u.challenge.nonce) ||
+		    get_str(o, "job", m->u.challenge.job, sizeof m->u.challenge.job) ||
+		    !mw_hb_valid_job(m->u.challenge.job) ||
+		    get_str(o, "cred", m->u.challenge.cred, sizeof m->u.challenge.cred) ||
+		    !m->u.challenge.cred[0])
+			return -1;
+		return 0;
+	case MW_HB_VERIFY:
+		if (get_str(o, "nonce", m->u.verify.nonce, sizeof m->u.verify.nonce) ||
+		    !valid_nonce(m->u.verify.nonce))
 			return -1;
 		return 0;
 	case MW_HB_WELCOME: {

@@ -8,11 +8,17 @@
  *   12 payload: one JSON object (UTF-8 text, no NUL), fields per type below
  *
  * Types (A = agent, C = collector):
- *   CHALLENGE C->A  {"nonce":"32 hex digits"}  first frame of a connection,
- *                   sent at once on accept
- *   HELLO     A->C  {"job","node","pid","ranks","cred"}  the agent's first
- *                   frame: cred is a MUNGE credential of the payload
- *                   mw_hb_auth_payload(job, node, nonce) ("" without MUNGE)
+ *   VERIFY    A->C  {"nonce":"32 hex digits"}  the agent's first frame: prove
+ *                   you are the job's collector, over this nonce of mine
+ *   CHALLENGE C->A  {"nonce":"32 hex digits","job","cred"}  the answer to
+ *                   VERIFY: the collector's own nonce, its job, and its proof
+ *                   (cred) over mw_hb_proof_payload(job, endpoint, the
+ *                   agent's nonce, this nonce): a MUNGE credential, or
+ *                   "hmac:" + HMAC-SHA256 of it keyed by the token (auth.h)
+ *   HELLO     A->C  {"job","node","pid","ranks","cred"}  sent only once the
+ *                   proof is checked: cred is the agent's proof over
+ *                   mw_hb_auth_payload(job, node, endpoint, the collector's
+ *                   nonce), made the same way
  *   WELCOME   C->A  {"ok":true} or {"ok":false,"error":"..."}  (wrong job...)
  *   RANK      A->C  {"rank","size","pid","host"}   a local rank appeared (once)
  *   HEARTBEAT A->C  one rank's state (struct mw_hb_beat); passive: only sent
@@ -90,6 +96,7 @@ enum mw_hb_type {
 	MW_HB_CHILD = 12,  /* CP->parent (forwarded to C): a child attached or left */
 	MW_HB_PROBEREQ = 13, /* parent->CP: probe your subtree (doc/tree.md "Probing down the tree") */
 	MW_HB_PROBESUM = 14, /* CP->parent: the subtree's probe summary (tree/mwt_probe.h) */
+	MW_HB_VERIFY = 15,   /* A->C: the agent's nonce, first frame (mutual authentication) */
 	/* 20-29: auxiliary processes (agent/ap.c, collector/ap.c) */
 	MW_HB_APREQ = 20,
 	MW_HB_APOUT = 21,
@@ -125,6 +132,7 @@ enum mw_hb_err {
 
 #define MW_HB_NONCE_LEN 32  /* hex digits of a challenge */
 #define MW_HB_CRED_MAX 1023 /* characters of a MUNGE credential */
+#define MW_HB_PREAUTH_MAX 4096 /* payload bytes a link takes before its HELLO is welcomed */
 
 struct mw_hb_hello {
 	char job[32];                  /* digits, '_' and '+' */
@@ -136,6 +144,12 @@ struct mw_hb_hello {
 
 struct mw_hb_challenge {
 	char nonce[MW_HB_NONCE_LEN + 1]; /* lowercase hex */
+	char job[32];                    /* the collector's (or CP's) job */
+	char cred[MW_HB_CRED_MAX + 1];   /* its proof (never empty on the wire) */
+};
+
+struct mw_hb_verify {
+	char nonce[MW_HB_NONCE_LEN + 1]; /* the agent's, lowercase hex */
 };
 
 struct mw_hb_welcome {
@@ -230,6 +244,7 @@ struct mw_hb_msg {
 	union {
 		struct mw_hb_hello hello;
 		struct mw_hb_challenge challenge;
+		struct mw_hb_verify verify;
 		struct mw_hb_welcome welcome;
 		struct mw_hb_rank rank;
 		struct mw_hb_beat beat;
@@ -261,11 +276,20 @@ struct mw_hb_msg {
 	} u;
 };
 
-/* The text a HELLO's MUNGE credential carries, binding it to the job, the
- * node and the connection (the collector's nonce):
- * "mpiwatch-hello 1 job=JOB node=NODE nonce=NONCE".  Return 0, or -1 if it
- * does not fit in len. */
-int mw_hb_auth_payload(const char *job, const char *node, const char *nonce, char *buf, size_t len);
+/* The text a HELLO's credential carries, binding it to the job, the node
+ * and the connection (the collector's endpoint "ADDR:PORT", as the agent
+ * connected to it and as the collector accepted it, and the collector's
+ * nonce): "mpiwatch-hello 2 job=JOB node=NODE at=ENDPOINT nonce=NONCE".
+ * Return 0, or -1 if it does not fit in len. */
+int mw_hb_auth_payload(const char *job, const char *node, const char *endpoint, const char *nonce,
+		       char *buf, size_t len);
+
+/* The text the collector's (or a CP's) proof carries, binding it to its
+ * job, its endpoint and both nonces: "mpiwatch-collector 1 job=JOB
+ * at=ENDPOINT nonce=AGENT_NONCE challenge=COLLECTOR_NONCE".  Return 0, or
+ * -1 if it does not fit in len. */
+int mw_hb_proof_payload(const char *job, const char *endpoint, const char *agent_nonce,
+			const char *nonce, char *buf, size_t len);
 
 /* Static names: "hello", ...; "in_mpi", ...; "bad magic", ... ("?" if unknown). */
 const char *mw_hb_type_name(int type);

@@ -26,27 +26,74 @@ struct mw_link {
 	size_t inlen, incap;
 	uint8_t *out;
 	size_t outoff, outlen, outcap;
+	size_t max_payload; /* frames above it are refused (0: MW_HB_MAX_PAYLOAD) */
 	char peer[64];
+	char local[64];
 };
+
+/* "ADDR:PORT" of an IPv4 address into buf ("?" otherwise). */
+static void addr_text(const struct sockaddr *sa, char *buf, size_t len)
+{
+	if (sa && sa->sa_family == AF_INET) {
+		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
+		char a[INET_ADDRSTRLEN];
+		inet_ntop(AF_INET, &in->sin_addr, a, sizeof a);
+		snprintf(buf, len, "%s:%u", a, ntohs(in->sin_port));
+	} else {
+		snprintf(buf, len, "?");
+	}
+}
 
 static struct mw_link *link_new(int fd, const struct sockaddr *sa)
 {
 	struct mw_link *l = calloc(1, sizeof *l);
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
 	int one = 1;
 	if (!l)
 		return NULL;
 	l->fd = fd;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one);
-	if (sa && sa->sa_family == AF_INET) {
-		const struct sockaddr_in *in = (const struct sockaddr_in *)sa;
-		char a[INET_ADDRSTRLEN];
-		inet_ntop(AF_INET, &in->sin_addr, a, sizeof a);
-		snprintf(l->peer, sizeof l->peer, "%s:%u", a, ntohs(in->sin_port));
-	} else {
-		snprintf(l->peer, sizeof l->peer, "?");
-	}
+	addr_text(sa, l->peer, sizeof l->peer);
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl) == 0)
+		addr_text((struct sockaddr *)&ss, l->local, sizeof l->local);
+	else
+		snprintf(l->local, sizeof l->local, "?");
 	return l;
+}
+
+const char *mw_link_local(const struct mw_link *l)
+{
+	return l->local;
+}
+
+long mw_link_preauth_victim(size_t n, const char *src, int pass, mw_link_conn_fn get, void *arg)
+{
+	size_t count = 0;
+	long victim = -1;
+	int vstage = 0;
+	double vt = 0;
+	for (size_t k = 0; k < n; k++) {
+		const char *s;
+		int authed, stage;
+		double t;
+		get(arg, k, &s, &authed, &stage, &t);
+		if (authed || (pass == 0 && strcmp(s, src) != 0))
+			continue;
+		count++;
+		if (victim < 0 || stage < vstage || (stage == vstage && t < vt)) {
+			victim = (long)k;
+			vstage = stage;
+			vt = t;
+		}
+	}
+	return count >= (size_t)(pass == 0 ? MW_LINK_PREAUTH_PER_SRC : MW_LINK_PREAUTH_CONNS) ? victim : -1;
+}
+
+void mw_link_set_max_payload(struct mw_link *l, size_t n)
+{
+	l->max_payload = n && n < MW_HB_MAX_PAYLOAD ? n : 0;
 }
 
 int mw_link_listen(uint16_t lo, int nports, uint16_t *bound)
@@ -337,6 +384,10 @@ static int take_frame(struct mw_link *l, struct mw_hb_msg *m, enum mw_hb_err *er
 {
 	size_t flen = 0;
 	enum mw_hb_err e = mw_hb_frame_check(l->in, l->inlen, &flen);
+	if ((e == MW_HB_OK || e == MW_HB_E_AGAIN) && l->max_payload && l->inlen >= MW_HB_HDR_LEN &&
+	    ((uint32_t)l->in[8] << 24 | (uint32_t)l->in[9] << 16 | (uint32_t)l->in[10] << 8 | l->in[11]) >
+		    l->max_payload)
+		e = MW_HB_E_LONG; /* larger than this link takes yet */
 	if (e == MW_HB_E_AGAIN)
 		return 0;
 	if (e == MW_HB_OK)
@@ -358,11 +409,17 @@ int mw_link_recv(struct mw_link *l, struct mw_hb_msg *m, enum mw_hb_err *err)
 		return rc;
 	for (;;) {
 		ssize_t r;
-		if (l->incap - l->inlen < LINK_READ_CHUNK) {
-			size_t cap = l->incap ? l->incap * 2 : LINK_READ_CHUNK * 2;
+		/* A link with a small frame cap reads and holds at most two
+		 * frames' worth: no more memory than that before it is trusted. */
+		size_t chunk = l->max_payload && l->max_payload + MW_HB_HDR_LEN < LINK_READ_CHUNK
+				       ? l->max_payload + MW_HB_HDR_LEN
+				       : LINK_READ_CHUNK;
+		size_t maxp = l->max_payload ? l->max_payload : MW_HB_MAX_PAYLOAD;
+		if (l->incap - l->inlen < chunk) {
+			size_t cap = l->incap ? l->incap * 2 : chunk * 2;
 			uint8_t *p;
-			if (cap > MW_HB_HDR_LEN + MW_HB_MAX_PAYLOAD + 2 * LINK_READ_CHUNK)
-				cap = MW_HB_HDR_LEN + MW_HB_MAX_PAYLOAD + 2 * LINK_READ_CHUNK;
+			if (cap > MW_HB_HDR_LEN + maxp + 2 * chunk)
+				cap = MW_HB_HDR_LEN + maxp + 2 * chunk;
 			if (cap > l->incap) {
 				p = realloc(l->in, cap);
 				if (!p) {

@@ -83,6 +83,39 @@ int mw_link_fd(const struct mw_link *l);
 /* Peer address as text ("198.18.5.2:40312"). */
 const char *mw_link_peer(const struct mw_link *l);
 
+/* This end's address as text ("198.18.5.1:7300"): on an accepted link,
+ * the address and port the peer connected to. */
+const char *mw_link_local(const struct mw_link *l);
+
+/* Refuse frames whose payload is longer than n bytes (mw_link_recv then
+ * returns -2 with MW_HB_E_LONG), and buffer no more than about two such
+ * frames: the cap of a link not yet authenticated (MW_HB_PREAUTH_MAX).
+ * n = 0 or >= MW_HB_MAX_PAYLOAD: the protocol's own limit. */
+void mw_link_set_max_payload(struct mw_link *l, size_t n);
+
+/* Limits on connections not yet authenticated, the same on the collector
+ * and on a tree CP (doc/security.md "Limits before authentication"): the
+ * time from connect to the welcome, and how many are kept per source
+ * address and in all. */
+#define MW_LINK_HELLO_DEADLINE_S 5.0
+#define MW_LINK_PREAUTH_PER_SRC 32
+#define MW_LINK_PREAUTH_CONNS 256
+
+/* One of n connections, as mw_link_preauth_victim sees it: its peer's
+ * address without the port (src), whether it is authenticated, how far its
+ * handshake went (stage: larger is further) and when it connected. */
+typedef void (*mw_link_conn_fn)(void *arg, size_t k, const char **src, int *authed, int *stage,
+				double *t_conn);
+
+/* Before accepting one more connection from src: if src already has
+ * MW_LINK_PREAUTH_PER_SRC unauthenticated connections (pass 0), or all have
+ * MW_LINK_PREAUTH_CONNS (pass 1), return the one to close: the least
+ * advanced, then the oldest, of those counted.  Closing it, not refusing
+ * the new one, keeps the job's own agent able to get in (its handshake
+ * takes milliseconds; a few idle connections would otherwise lock it out).
+ * Return its index, or -1 when there is room. */
+long mw_link_preauth_victim(size_t n, const char *src, int pass, mw_link_conn_fn get, void *arg);
+
 /* Queue m and write as much as the socket takes.  Return 0, or -1 (errno
  * set: EINVAL message invalid, ENOBUFS queue above its limit, EPIPE...). */
 int mw_link_send(struct mw_link *l, const struct mw_hb_msg *m);

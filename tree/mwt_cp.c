@@ -18,7 +18,7 @@
 #include "probe.h"
 
 #define CP_MAX_CHILDREN 4096
-#define CP_HELLO_TIMEOUT 15.0
+#define CP_HELLO_TIMEOUT MW_LINK_HELLO_DEADLINE_S /* as the collector's */
 #define CP_WINDOW_LEVELS 16 /* the gathering window counts at most this many levels below */
 
 static struct mw_ratelimit cp_rl = MW_RATELIMIT_INIT(1, 10);
@@ -27,6 +27,8 @@ struct child {
 	struct mw_link *l;
 	char node[MW_HB_STR_MAX + 1];
 	char nonce[MW_HB_NONCE_LEN + 1];
+	char src[64];       /* the peer's address, without the port */
+	int verified;       /* its VERIFY answered with our challenge */
 	int hello;
 	double t_conn;
 	char (*desc)[MW_HB_STR_MAX + 1]; /* nodes below it, from the CHILD frames it sent up */
@@ -291,14 +293,34 @@ size_t mwt_cp_pollfds(struct mwt_cp *cp, struct pollfd *p, size_t max)
 	return n;
 }
 
+static void child_conn(void *arg, size_t k, const char **src, int *authed, int *stage, double *t_conn)
+{
+	const struct child *x = &((const struct mwt_cp *)arg)->c[k];
+	*src = x->src;
+	*authed = x->hello != 0;
+	*stage = x->verified;
+	*t_conn = x->t_conn;
+}
+
 static void accept_children(struct mwt_cp *cp, double now)
 {
 	for (;;) {
 		struct mw_link *l = mw_link_accept(cp->lfd);
 		struct child *p;
-		struct mw_hb_msg ch = {0};
+		char src[64];
 		if (!l)
 			return;
+		/* Room for it among the children not yet authenticated, as the
+		 * collector makes it (mw_link_preauth_victim). */
+		snprintf(src, sizeof src, "%.*s", (int)strcspn(mw_link_peer(l), ":"), mw_link_peer(l));
+		for (int pass = 0; pass < 2; pass++) {
+			long v = mw_link_preauth_victim(cp->nc, src, pass, child_conn, cp);
+			if (v >= 0) {
+				mw_log_limited(&cp_rl, LOG_WARNING, "tree: too many connections without a HELLO: closing %s",
+					       mw_link_peer(cp->c[v].l));
+				child_close(cp, (size_t)v, 0, "too many connections without a hello");
+			}
+		}
 		if (cp->nc >= CP_MAX_CHILDREN || !(p = realloc(cp->c, (cp->nc + 1) * sizeof *p))) {
 			mw_link_close(l);
 			continue;
@@ -313,34 +335,43 @@ static void accept_children(struct mwt_cp *cp, double now)
 			mw_log_limited(&cp_rl, LOG_WARNING, "tree: link liveness %g s: %s", cp->o.liveness_s,
 				       strerror(errno));
 		p->t_conn = now;
-		/* The challenge first, as the collector does: the child's
-		 * credential must name it. */
-		if (mw_auth_nonce(p->nonce, sizeof p->nonce) < 0) {
-			mw_link_close(l);
-			continue;
-		}
-		ch.type = MW_HB_CHALLENGE;
-		memcpy(ch.u.challenge.nonce, p->nonce, sizeof ch.u.challenge.nonce);
-		mw_link_send(l, &ch);
+		snprintf(p->src, sizeof p->src, "%s", src);
+		/* The child speaks first (VERIFY), as to the collector. */
+		mw_link_set_max_payload(l, MW_HB_PREAUTH_MAX);
 		cp->nc++;
 	}
+}
+
+/* A child's VERIFY: prove this CP to it exactly as the collector does
+ * (auth.h), with a challenge of our own.  Return 0, or -1 (close it). */
+static int on_verify(struct mwt_cp *cp, struct child *ch, const struct mw_hb_verify *v)
+{
+	const struct mw_auth au = {cp->munge, cp->token};
+	struct mw_hb_msg m = {0};
+	char payload[400], why[200] = "endpoint too long";
+	if (mw_auth_nonce(ch->nonce, sizeof ch->nonce) < 0 ||
+	    mw_hb_proof_payload(cp->job, mw_link_local(ch->l), v->nonce, ch->nonce, payload, sizeof payload) < 0 ||
+	    mw_auth_sign(&au, payload, m.u.challenge.cred, sizeof m.u.challenge.cred, why, sizeof why) < 0) {
+		mw_log_limited(&cp_rl, LOG_WARNING, "tree: cannot prove this CP to %s: %s", mw_link_peer(ch->l), why);
+		return -1;
+	}
+	m.type = MW_HB_CHALLENGE;
+	memcpy(m.u.challenge.nonce, ch->nonce, sizeof m.u.challenge.nonce);
+	snprintf(m.u.challenge.job, sizeof m.u.challenge.job, "%s", cp->job);
+	ch->verified = 1;
+	return mw_link_send(ch->l, &m) < 0 ? -1 : 0;
 }
 
 /* A child's HELLO.  Return 0 if welcomed, -1 if refused (close it). */
 static int on_hello(struct mwt_cp *cp, struct child *ch, const struct mw_hb_hello *h)
 {
+	const struct mw_auth au = {cp->munge, cp->token};
 	struct mw_hb_msg w = {0};
-	char why[200] = "";
+	char why[200] = "job, node or endpoint too long", expect[400];
 	w.type = MW_HB_WELCOME;
-	if (cp->token[0]) {
-		if (mw_auth_token_check(h->cred, cp->token, why, sizeof why) < 0)
-			snprintf(w.u.welcome.error, sizeof w.u.welcome.error, "not authenticated: %.100s", why);
-	} else {
-		char expect[256];
-		if (mw_hb_auth_payload(h->job, h->node, ch->nonce, expect, sizeof expect) < 0 ||
-		    mw_auth_check(cp->munge[0] ? cp->munge : NULL, h->cred, expect, getuid(), why, sizeof why) < 0)
-			snprintf(w.u.welcome.error, sizeof w.u.welcome.error, "not authenticated: %.100s", why);
-	}
+	if (mw_hb_auth_payload(h->job, h->node, mw_link_local(ch->l), ch->nonce, expect, sizeof expect) < 0 ||
+	    mw_auth_verify(&au, h->cred, expect, why, sizeof why) < 0)
+		snprintf(w.u.welcome.error, sizeof w.u.welcome.error, "not authenticated: %.100s", why);
 	if (!w.u.welcome.error[0] && strcmp(h->job, cp->job) != 0)
 		snprintf(w.u.welcome.error, sizeof w.u.welcome.error, "this CP serves job %s, not %s", cp->job,
 			 h->job);
@@ -358,6 +389,7 @@ static int on_hello(struct mwt_cp *cp, struct child *ch, const struct mw_hb_hell
 			cp->c[k].hello = -1; /* closed by the caller's sweep */
 	w.u.welcome.ok = 1;
 	ch->hello = 1;
+	mw_link_set_max_payload(ch->l, 0); /* trusted now */
 	snprintf(ch->node, sizeof ch->node, "%s", h->node);
 	lost_forget(cp, ch->node);
 	mw_info("tree: child %s attached from %s", ch->node, mw_link_peer(ch->l));
@@ -719,7 +751,12 @@ void mwt_cp_serve(struct mwt_cp *cp, const struct pollfd *p, size_t n, double no
 				break;
 			}
 			if (!ch->hello) {
-				rc = m.type == MW_HB_HELLO ? on_hello(cp, ch, &m.u.hello) : -1;
+				/* VERIFY, then HELLO (doc/protocol.md "Handshake"); a
+				 * refusal closes the link: nothing after it is read. */
+				if (!ch->verified)
+					rc = m.type == MW_HB_VERIFY ? on_verify(cp, ch, &m.u.verify) : -1;
+				else
+					rc = m.type == MW_HB_HELLO ? on_hello(cp, ch, &m.u.hello) : -1;
 				mw_hb_msg_free(&m);
 				if (rc < 0) {
 					child_close(cp, k, 0, "refused");

@@ -3,11 +3,15 @@
 against a collector (t/0410).  MODE: "nocred" (a HELLO without a
 credential), "mycred" (a MUNGE credential of the caller's own uid, correct
 payload), "replay" (a credential made for one connection's nonce, shown on a
-second connection; with FORGE_CRED_USER=USER, run as root, the credential is
-USER's, as if captured from the job's own agent).  After the HELLO it sends a forged "exited" heartbeat for
+second connection; with FORGE_TOKEN_FILE=FILE, the proofs are made with
+that token instead of MUNGE; with FORGE_CRED_USER=USER, run as root, the credential is
+USER's, as if captured from the job's own agent), "multi" (five HELLOs
+with a MUNGE credential of the caller's own uid in one write: prints
+"welcomes N", the WELCOMEs that came before the collector closed the link,
+then "closed" or "still open"; nothing else is sent).  After the HELLO it sends a forged "exited" heartbeat for
 rank 0 anyway.  Prints the collector's WELCOME as "welcome ok" or
 "welcome refused: REASON", then "closed" if the collector closed the link."""
-import json, os, socket, struct, subprocess, sys
+import hashlib, hmac, json, os, secrets, socket, struct, subprocess, sys
 
 MAGIC = 0x4D574842
 
@@ -35,6 +39,9 @@ def read_frame(s):
 
 
 def cred(payload, sock):
+    if os.environ.get("FORGE_TOKEN_FILE"):  # mpiwatch run: a token proof, with that token
+        tok = open(os.environ["FORGE_TOKEN_FILE"]).read().strip().encode()
+        return "hmac:" + hmac.new(tok, payload.encode(), hashlib.sha256).hexdigest()
     cmd = ["munge", "-s", payload] + (["-S", sock] if sock else [])
     if os.environ.get("FORGE_CRED_USER"):  # a credential captured from that user
         cmd = ["runuser", "-u", os.environ["FORGE_CRED_USER"], "--"] + cmd
@@ -42,10 +49,18 @@ def cred(payload, sock):
 
 
 def connect(host, port):
+    """The handshake as an agent opens it (VERIFY, our nonce; the collector's
+    CHALLENGE): the forger does not care whether the collector proved
+    itself.  Returns the socket and the collector's nonce."""
     s = socket.create_connection((host, port), timeout=10)
+    s.sendall(frame(15, {"nonce": secrets.token_hex(16)}))
     t, ch = read_frame(s)
     assert t == 8, "no challenge"
     return s, ch["nonce"]
+
+
+def hello_payload(job, node, host, port, nonce):
+    return "mpiwatch-hello 2 job=%s node=%s at=%s:%d nonce=%s" % (job, node, host, port, nonce)
 
 
 def main():
@@ -54,11 +69,29 @@ def main():
     s, nonce = connect(host, port)
     c = ""
     if mode == "mycred":
-        c = cred("mpiwatch-hello 1 job=%s node=%s nonce=%s" % (job, node, nonce), sock)
+        c = cred(hello_payload(job, node, host, port, nonce), sock)
     elif mode == "replay":
         other, n2 = connect(host, port)
-        c = cred("mpiwatch-hello 1 job=%s node=%s nonce=%s" % (job, node, n2), sock)
+        c = cred(hello_payload(job, node, host, port, n2), sock)
         other.close()
+    if mode == "multi":
+        c = cred(hello_payload(job, node, host, port, nonce), sock)
+        s.sendall(frame(1, {"job": job, "node": node, "pid": 1, "ranks": 1, "cred": c}) * 5)
+        s.settimeout(5)
+        n, end = 0, "closed"
+        try:
+            while True:
+                t, w = read_frame(s)
+                if t is None:
+                    break
+                n += t == 2
+        except socket.timeout:
+            end = "still open"
+        except (ConnectionError, OSError):
+            pass
+        print("welcomes %d" % n)
+        print(end)
+        return
     s.sendall(frame(1, {"job": job, "node": node, "pid": 1, "ranks": 1, "cred": c}))
     t, w = read_frame(s)
     if t == 2 and w.get("ok"):

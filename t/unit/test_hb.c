@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "auth.h"
 #include "heartbeat.h"
+#include "hmac.h"
 
 /* A frame with a raw payload and header fields. */
 static size_t frame(uint8_t *buf, size_t cap, uint32_t magic, int version, int type, int flags,
@@ -47,7 +49,14 @@ static const struct {
 	{"hello ok", MW_HB_MAGIC, 1, MW_HB_HELLO, 0, "{\"job\":\"42\",\"node\":\"n1\",\"pid\":5,\"ranks\":2,\"cred\":\"MUNGE:AwQ=:\"}", -1, MW_HB_OK},
 	{"hello without cred", MW_HB_MAGIC, 1, MW_HB_HELLO, 0, "{\"job\":\"42\",\"node\":\"n1\",\"pid\":5,\"ranks\":2}", -1, MW_HB_E_FIELD},
 	{"hello cred number", MW_HB_MAGIC, 1, MW_HB_HELLO, 0, "{\"job\":\"42\",\"node\":\"n1\",\"pid\":5,\"ranks\":2,\"cred\":7}", -1, MW_HB_E_FIELD},
-	{"challenge ok", MW_HB_MAGIC, 1, MW_HB_CHALLENGE, 0, "{\"nonce\":\"0123456789abcdef0123456789abcdef\"}", -1, MW_HB_OK},
+	{"challenge ok", MW_HB_MAGIC, 1, MW_HB_CHALLENGE, 0, "{\"nonce\":\"0123456789abcdef0123456789abcdef\",\"job\":\"42\",\"cred\":\"hmac:00\"}", -1, MW_HB_OK},
+	{"challenge without proof", MW_HB_MAGIC, 1, MW_HB_CHALLENGE, 0, "{\"nonce\":\"0123456789abcdef0123456789abcdef\",\"job\":\"42\"}", -1, MW_HB_E_FIELD},
+	{"challenge empty proof", MW_HB_MAGIC, 1, MW_HB_CHALLENGE, 0, "{\"nonce\":\"0123456789abcdef0123456789abcdef\",\"job\":\"42\",\"cred\":\"\"}", -1, MW_HB_E_FIELD},
+	{"challenge without job", MW_HB_MAGIC, 1, MW_HB_CHALLENGE, 0, "{\"nonce\":\"0123456789abcdef0123456789abcdef\",\"cred\":\"x\"}", -1, MW_HB_E_FIELD},
+	{"challenge bad job", MW_HB_MAGIC, 1, MW_HB_CHALLENGE, 0, "{\"nonce\":\"0123456789abcdef0123456789abcdef\",\"job\":\"4 2\",\"cred\":\"x\"}", -1, MW_HB_E_FIELD},
+	{"verify ok", MW_HB_MAGIC, 1, MW_HB_VERIFY, 0, "{\"nonce\":\"0123456789abcdef0123456789abcdef\"}", -1, MW_HB_OK},
+	{"verify short", MW_HB_MAGIC, 1, MW_HB_VERIFY, 0, "{\"nonce\":\"0123\"}", -1, MW_HB_E_FIELD},
+	{"verify missing", MW_HB_MAGIC, 1, MW_HB_VERIFY, 0, "{}", -1, MW_HB_E_FIELD},
 	{"challenge short", MW_HB_MAGIC, 1, MW_HB_CHALLENGE, 0, "{\"nonce\":\"0123456789abcdef\"}", -1, MW_HB_E_FIELD},
 	{"challenge upper", MW_HB_MAGIC, 1, MW_HB_CHALLENGE, 0, "{\"nonce\":\"0123456789ABCDEF0123456789abcdef\"}", -1, MW_HB_E_FIELD},
 	{"hello array job", MW_HB_MAGIC, 1, MW_HB_HELLO, 0, "{\"job\":\"4_2+1\",\"node\":\"n-1.x\",\"pid\":5,\"ranks\":0,\"cred\":\"\"}", -1, MW_HB_OK},
@@ -331,6 +340,60 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* The handshake's messages and proofs (doc/protocol.md "Handshake"). */
+START_TEST(test_handshake)
+{
+	/* RFC 4231 test case 2: key "Jefe" */
+	static const char want[] = "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843";
+	uint8_t mac[MW_SHA256_LEN];
+	char hex[2 * MW_SHA256_LEN + 1], pl[400], pl2[400], cred[MW_HB_CRED_MAX + 1], err[200];
+	struct mw_hb_msg m = {0}, d;
+	uint8_t *buf;
+	size_t len;
+	mw_hmac_sha256("Jefe", 4, "what do ya want for nothing?", 28, mac);
+	for (int i = 0; i < MW_SHA256_LEN; i++)
+		snprintf(hex + 2 * i, 3, "%02x", mac[i]);
+	ck_assert_str_eq(hex, want);
+
+	/* both payloads name the job, the endpoint and the nonces */
+	ck_assert_int_eq(mw_hb_proof_payload("42", "10.0.0.1:7300", "aa", "bb", pl, sizeof pl), 0);
+	ck_assert_str_eq(pl, "mpiwatch-collector 1 job=42 at=10.0.0.1:7300 nonce=aa challenge=bb");
+	ck_assert_int_eq(mw_hb_auth_payload("42", "n1", "10.0.0.1:7300", "bb", pl2, sizeof pl2), 0);
+	ck_assert_str_eq(pl2, "mpiwatch-hello 2 job=42 node=n1 at=10.0.0.1:7300 nonce=bb");
+	ck_assert_int_eq(mw_hb_proof_payload("42", "10.0.0.1:7300", "aa", "bb", pl, 20), -1);
+
+	/* a token proof never holds the token, and holds only for its payload */
+	ck_assert_int_eq(mw_auth_token_sign("0123456789abcdef0123456789abcdef", pl, cred, sizeof cred), 0);
+	ck_assert_ptr_null(strstr(cred, "0123456789abcdef"));
+	ck_assert_int_eq(mw_auth_token_check(cred, "0123456789abcdef0123456789abcdef", pl, err, sizeof err), 0);
+	ck_assert_int_ne(mw_auth_token_check(cred, "0123456789abcdef0123456789abcdef", pl2, err, sizeof err), 0);
+	ck_assert_int_ne(mw_auth_token_check(cred, "fedcba9876543210fedcba9876543210", pl, err, sizeof err), 0);
+	ck_assert_int_ne(mw_auth_token_check("token:0123456789abcdef0123456789abcdef",
+					     "0123456789abcdef0123456789abcdef", pl, err, sizeof err), 0);
+
+	/* VERIFY and CHALLENGE round trips; a challenge without a proof does not encode */
+	m.type = MW_HB_VERIFY;
+	snprintf(m.u.verify.nonce, sizeof m.u.verify.nonce, "0123456789abcdef0123456789abcdef");
+	ck_assert_int_eq(mw_hb_encode(&m, &buf, &len), 0);
+	ck_assert_int_eq(mw_hb_decode(buf, len, &d), MW_HB_OK);
+	ck_assert_int_eq(d.type, MW_HB_VERIFY);
+	ck_assert_str_eq(d.u.verify.nonce, m.u.verify.nonce);
+	free(buf);
+	memset(&m, 0, sizeof m);
+	m.type = MW_HB_CHALLENGE;
+	snprintf(m.u.challenge.nonce, sizeof m.u.challenge.nonce, "0123456789abcdef0123456789abcdef");
+	snprintf(m.u.challenge.job, sizeof m.u.challenge.job, "42");
+	ck_assert_int_eq(mw_hb_encode(&m, &buf, &len), -1);
+	snprintf(m.u.challenge.cred, sizeof m.u.challenge.cred, "%s", cred);
+	ck_assert_int_eq(mw_hb_encode(&m, &buf, &len), 0);
+	ck_assert_int_eq(mw_hb_decode(buf, len, &d), MW_HB_OK);
+	ck_assert_str_eq(d.u.challenge.job, "42");
+	ck_assert_str_eq(d.u.challenge.cred, cred);
+	free(buf);
+	ck_assert_str_eq(mw_hb_type_name(MW_HB_VERIFY), "verify");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("heartbeat");
@@ -342,6 +405,7 @@ int main(void)
 	tcase_add_test(tc, test_encode_invalid);
 	tcase_add_test(tc, test_stream);
 	tcase_add_test(tc, test_names);
+	tcase_add_test(tc, test_handshake);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

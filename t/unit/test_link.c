@@ -45,6 +45,28 @@ START_TEST(test_link_loopback)
 	ck_assert_int_eq(got.u.beat.rank, 3);
 	ck_assert_str_eq(got.u.beat.call, "MPI_Recv");
 	mw_hb_msg_free(&got);
+	/* Before authentication a small cap: a frame announcing more is refused
+	 * on its header (without waiting for the payload); after, the protocol's. */
+	mw_link_set_max_payload(s, MW_HB_PREAUTH_MAX);
+	{
+		uint8_t hdr[12] = {'M', 'W', 'H', 'B', 1, MW_HB_HELLO, 0, 0, 0, 0, 0x20, 0x01}; /* 8193 bytes */
+		ck_assert_int_eq(write(mw_link_fd(c), hdr, sizeof hdr), 12);
+		ck_assert_int_eq(mw_link_recv_wait(s, &got, &e, 5.0), -2);
+		ck_assert_int_eq(e, MW_HB_E_LONG);
+	}
+	mw_link_close(s);
+	s = NULL;
+	mw_link_close(c);
+	c = mw_link_connect("127.0.0.1", port, 2.0);
+	ck_assert_ptr_nonnull(c);
+	for (int i = 0; i < 200 && !s; i++) {
+		s = mw_link_accept(lfd);
+		if (!s)
+			usleep(10000);
+	}
+	ck_assert_ptr_nonnull(s);
+	/* this end's address: what the peer connected to */
+	ck_assert_str_eq(mw_link_local(s), mw_link_peer(c));
 	/* Garbage on the stream: -2 with a reason. */
 	ck_assert_int_eq(write(mw_link_fd(c), "GET / HTTP/1.0\r\n\r\n", 18), 18);
 	ck_assert_int_eq(mw_link_recv_wait(s, &got, &e, 5.0), -2);
@@ -53,6 +75,45 @@ START_TEST(test_link_loopback)
 	mw_link_close(c);
 	mw_link_close(s);
 	close(lfd);
+}
+END_TEST
+
+/* Connections for mw_link_preauth_victim: 32 from 10.0.0.9 (one welcomed),
+ * the agent's own among them. */
+struct conn {
+	const char *src;
+	int authed, stage;
+	double t;
+};
+static struct conn conns[40];
+
+static void conn_get(void *arg, size_t k, const char **src, int *authed, int *stage, double *t)
+{
+	const struct conn *c = (const struct conn *)arg + k;
+	*src = c->src;
+	*authed = c->authed;
+	*stage = c->stage;
+	*t = c->t;
+}
+
+START_TEST(test_link_preauth_victim)
+{
+	size_t n = 0;
+	for (int i = 0; i < MW_LINK_PREAUTH_PER_SRC; i++)
+		conns[n++] = (struct conn){"10.0.0.9", 0, 2, 10.0 + i}; /* all past VERIFY */
+	conns[n++] = (struct conn){"10.0.0.9", 1, 4, 1.0};          /* welcomed: never a victim */
+	conns[n++] = (struct conn){"10.0.0.7", 0, 0, 0.5};          /* another source */
+	/* full from 10.0.0.9: its oldest unauthenticated one goes */
+	ck_assert_int_eq(mw_link_preauth_victim(n, "10.0.0.9", 0, conn_get, conns), 0);
+	/* a silent one (not past VERIFY) goes before it, however young */
+	conns[5].stage = 0;
+	conns[5].t = 99;
+	ck_assert_int_eq(mw_link_preauth_victim(n, "10.0.0.9", 0, conn_get, conns), 5);
+	/* room for another source, and in all (33 < MW_LINK_PREAUTH_CONNS) */
+	ck_assert_int_eq(mw_link_preauth_victim(n, "10.0.0.7", 0, conn_get, conns), -1);
+	ck_assert_int_eq(mw_link_preauth_victim(n, "10.0.0.7", 1, conn_get, conns), -1);
+	/* one fewer from 10.0.0.9: room */
+	ck_assert_int_eq(mw_link_preauth_victim(MW_LINK_PREAUTH_PER_SRC - 1, "10.0.0.9", 0, conn_get, conns), -1);
 }
 END_TEST
 
@@ -122,6 +183,7 @@ int main(void)
 	tcase_add_test(tc, test_link_loopback);
 	tcase_add_test(tc, test_link_liveness);
 	tcase_add_test(tc, test_link_connect_errors);
+	tcase_add_test(tc, test_link_preauth_victim);
 	suite_add_tcase(s, tc);
 	return mw_unit_run(s);
 }

@@ -15,6 +15,7 @@
 
 #include "heartbeat.h"
 #include "log.h"
+#include "auth.h"
 #include "mw_link.h"
 #include "mwt_agg.h"
 #include "mwt_cp.h"
@@ -85,20 +86,41 @@ static int recv_pumped(struct mwt_cp *cp, struct mw_link *l, struct mw_hb_msg *m
 	return 0;
 }
 
-/* Connect to the CP and say hello with credential cred.  Return the link
+/* Connect to the CP and authenticate both ways: our nonce; the CP's
+ * challenge, whose proof must be its token's (abc123) over its job, the
+ * endpoint we reached and both nonces; then a hello with cred: "token:TOK"
+ * is the proof TOK makes, anything else is sent as it is.  Return the link
  * and the welcome in *w. */
 static struct mw_link *attach(struct mwt_cp *cp, uint16_t port, const char *node, const char *cred,
 			      struct mw_hb_msg *w)
 {
 	struct mw_link *l = mw_link_connect("127.0.0.1", port, 1.0);
 	struct mw_hb_msg m = {0}, r;
+	char payload[400], err[200], na[MW_HB_NONCE_LEN + 1];
 	ck_assert_ptr_nonnull(l);
+	m.type = MW_HB_VERIFY;
+	ck_assert_int_eq(mw_auth_nonce(na, sizeof na), 0);
+	memcpy(m.u.verify.nonce, na, sizeof na);
+	ck_assert_int_eq(mw_link_send(l, &m), 0);
 	ck_assert_int_eq(recv_pumped(cp, l, &r), 1);
 	ck_assert_int_eq(r.type, MW_HB_CHALLENGE);
+	ck_assert_str_eq(r.u.challenge.job, "77");
+	ck_assert_int_eq(mw_hb_proof_payload("77", mw_link_peer(l), na, r.u.challenge.nonce, payload, sizeof payload), 0);
+	ck_assert_msg(mw_auth_token_check(r.u.challenge.cred, "abc123", payload, err, sizeof err) == 0, "%s", err);
+	/* the same proof does not pass for another endpoint (a relay's) or token */
+	ck_assert_int_eq(mw_hb_proof_payload("77", "127.0.0.1:1", na, r.u.challenge.nonce, payload, sizeof payload), 0);
+	ck_assert_int_ne(mw_auth_token_check(r.u.challenge.cred, "abc123", payload, err, sizeof err), 0);
+	memset(&m, 0, sizeof m);
 	m.type = MW_HB_HELLO;
 	snprintf(m.u.hello.job, sizeof m.u.hello.job, "77");
 	snprintf(m.u.hello.node, sizeof m.u.hello.node, "%s", node);
-	snprintf(m.u.hello.cred, sizeof m.u.hello.cred, "%s", cred);
+	if (strncmp(cred, "token:", 6) == 0) {
+		ck_assert_int_eq(mw_hb_auth_payload("77", node, mw_link_peer(l), r.u.challenge.nonce, payload,
+						    sizeof payload), 0);
+		ck_assert_int_eq(mw_auth_token_sign(cred + 6, payload, m.u.hello.cred, sizeof m.u.hello.cred), 0);
+	} else {
+		snprintf(m.u.hello.cred, sizeof m.u.hello.cred, "%s", cred);
+	}
 	ck_assert_int_eq(mw_link_send(l, &m), 0);
 	ck_assert_int_eq(recv_pumped(cp, l, w), 1);
 	ck_assert_int_eq(w->type, MW_HB_WELCOME);
