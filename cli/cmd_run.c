@@ -52,8 +52,9 @@ struct run_opts {
 static void run_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: mpiwatch run [-n N] [--timeout S] [--threshold N|P%%] [--report FILE]\n"
-		"                    [--dir DIR] [--mpi openmpi|mpich] [-v] -- PROGRAM [ARGS...]\n"
+		"Usage: mpiwatch run [-n N] [--timeout S] [--hang-limit S] [--threshold N|P%%]\n"
+		"                    [--report FILE] [--dir DIR] [--mpi openmpi|mpich] [--profile]\n"
+		"                    [-v] -- PROGRAM [ARGS...]\n"
 		"Run an MPI program on this machine under watch: the monitor in every rank, a\n"
 		"node agent, the collector and a local probe responder.  Prints the verdict and\n"
 		"the report; writes the JSON report (default DIR/report.json).\n\n"
