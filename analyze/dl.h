@@ -67,8 +67,8 @@ void dl_result_free(struct dl_result *r);
 int dl_result_found(const struct dl_result *r);
 
 /* Return 1 if the analysis is incomplete: some rank's dump file is in the
- * directory but could not be read as a dump of this job (cut short, not a
- * dump, ...), so that rank was not analysed (the report's "incomplete",
+ * directory but could not be read (cut short, not a dump, a wrong field; a
+ * readable dump of another job does not count), so that rank was not analysed (the report's "incomplete",
  * "incomplete_reason" and "unreadable_ranks"), else 0.  A rank with no file
  * is not a gap: the monitor writes none for a rank not stuck in MPI.  With
  * dl_result_found() the deadlock holds whatever the unread ranks do;

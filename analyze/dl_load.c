@@ -728,13 +728,16 @@ static int settle_world(struct dl_ctx *c, struct dl_rank **all, const struct dl_
 	return 0;
 }
 
-/* Mark the world ranks whose rank-<N>.json is there but was not read as a
- * dump of this job (c->invalid), so the analysis can say it is incomplete
- * rather than take them for ranks that wrote nothing.  Return 0, or -1
- * (ENOMEM). */
-static int mark_unreadable(struct dl_ctx *c)
+/* Mark the world ranks whose rank-<N>.json is there but could not be read
+ * (the first nread entries of c->invalid: not JSON, cut short, not a dump, a
+ * wrong field; not the dumps of another job, which say nothing of this
+ * one's rank), so the analysis can say it is incomplete rather than take
+ * them for ranks that wrote nothing.  Return 0, or -1 (ENOMEM). */
+static int mark_unreadable(struct dl_ctx *c, size_t nread)
 {
 	size_t n = c->invalid ? json_object_array_length(c->invalid) : 0;
+	if (n > nread)
+		n = nread;
 	for (size_t i = 0; i < n; i++) {
 		struct json_object *o = json_object_array_get_idx(c->invalid, i), *f, *e;
 		if (!json_object_object_get_ex(o, "file", &f) || !json_object_object_get_ex(o, "error", &e))
@@ -835,8 +838,10 @@ static int load_entries(struct dl_ctx *c, struct ent *ents, size_t nents, int df
 			break;
 		}
 	}
-	if (merge_workers(c, w, nthreads, all, hdrs, nents) < 0 || settle_world(c, all, hdrs, nents) < 0 ||
-	    mark_unreadable(c) < 0)
+	if (merge_workers(c, w, nthreads, all, hdrs, nents) < 0)
+		goto fail;
+	size_t nread = json_object_array_length(c->invalid);
+	if (settle_world(c, all, hdrs, nents) < 0 || mark_unreadable(c, nread) < 0)
 		goto fail;
 	rv = 0;
 fail:

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.." || exit 1
 CLI=${MW_BUILD:-build}/bin/mpiwatch
 D=t/data/dumps
 [ -x "$CLI" ] || skip_all "build/bin/mpiwatch not built"
-plan 35
+plan 38
 tmp=$(mktemp -d /tmp/mw-dlcli.XXXXXX)
 tap_cleanup "rm -rf '$tmp'"
 
@@ -67,4 +67,13 @@ is "$rc" 3 "--json: exit status 3 too"
 like "$out" '"incomplete":true' "the JSON report says incomplete"
 like "$out" '"incomplete_reason":"rank 1.s dump is unreadable \(rank-1.json: truncated JSON' "and why"
 like "$out" '"unreadable_ranks":\[[[:space:]]*1[[:space:]]*\]' "and names the unreadable rank"
+
+# A deadlock among the readable ranks holds whatever an unreadable one does:
+# split_cycle (ranks 1,3 in a cycle on odd_comm) with a cut rank-0.json.
+mkdir -p $tmp/cut2 && cp $D/split_cycle/rank-*.json $tmp/cut2/ && head -c 300 $D/split_cycle/rank-1.json >$tmp/cut2/rank-0.json
+out=$($CLI analyze deadlock $tmp/cut2 2>&1); rc=$?
+is "$rc" 1 "a deadlock among the readable ranks: still exit status 1"
+like "$(head -1 <<<"$out")" '^deadlock: ranks 1,3 wait for each other' "the first line is still the deadlock"
+like "$out" "incomplete: rank 0's dump is unreadable \\(rank-0.json: truncated JSON.*\\): the deadlock found holds whatever it does" \
+   "and the unreadable dump is said"
 done_testing
