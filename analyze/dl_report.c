@@ -408,17 +408,30 @@ static void not_deadlocked_reason(struct dl_ctx *c, struct json_object *rep, con
 }
 
 /* Whether node x's release (c->why, followed) came from an unreadable rank:
- * then x "waits for" that rank and has no verdict. */
-static int waits_on_unreadable(const struct dl_ctx *c, int x)
+ * then x "waits for" that rank and has no verdict.  memo (per node: 0 not
+ * known yet, 1 yes, 2 no) and path (room for c->nnodes) make a whole pass
+ * over the ranks linear (a ring of 100,000 with one unreadable dump). */
+static int waits_on_unreadable(const struct dl_ctx *c, int x, unsigned char *memo, int *path)
 {
-	for (int steps = 0; x >= 0 && x < c->nnodes && steps <= c->nnodes; steps++) {
-		if (x < c->size && !c->ranks[x])
-			return c->unreadable[x] != NULL;
+	int np = 0, res = 2;
+	while (x >= 0 && x < c->nnodes && np < c->nnodes) {
+		if (memo[x]) {
+			res = memo[x];
+			break;
+		}
+		if (x < c->size && !c->ranks[x]) {
+			res = c->unreadable[x] ? 1 : 2;
+			break;
+		}
+		memo[x] = 2; /* a loop ends here: no */
+		path[np++] = x;
 		if (c->nstate[x] != DLN_BLOCKED || !c->why)
-			return 0;
+			break;
 		x = c->why[x];
 	}
-	return 0;
+	while (np > 0)
+		memo[path[--np]] = (unsigned char)res;
+	return res == 1;
 }
 
 /* Issue 35 item 6: the report's incomplete_reason into buf ("rank 1's dump
@@ -431,21 +444,30 @@ static void incomplete_reason(struct dl_ctx *c, int found, char *buf, size_t len
 {
 	int *u = malloc(((size_t)c->size + 1) * sizeof *u);
 	int *w = malloc(((size_t)c->size + 1) * sizeof *w);
+	int *path = malloc(((size_t)c->nnodes + 1) * sizeof *path);
+	unsigned char *memo = calloc((size_t)c->nnodes + 1, 1);
 	int nu = 0, nw = 0;
 	size_t n = 0;
 	buf[0] = '\0';
 	*ur = u;
 	*nur = 0;
-	if (!u || !w || !c->nunreadable) {
+	if (!c->nunreadable || !u || !w || !path || !memo) {
+		if (c->nunreadable) /* out of memory: still say it, without the details */
+			snprintf(buf, len, "%d rank(s)' dumps are unreadable (see invalid_files): no verdict "
+				 "on them", c->nunreadable);
 		free(w);
+		free(path);
+		free(memo);
 		return;
 	}
 	for (int r = 0; r < c->size; r++) {
 		if (c->unreadable[r])
 			u[nu++] = r;
-		else if (c->ranks[r] && waits_on_unreadable(c, r))
+		else if (c->ranks[r] && waits_on_unreadable(c, r, memo, path))
 			w[nw++] = r;
 	}
+	free(path);
+	free(memo);
 	*nur = nu;
 	char *us = dl_ranges_str(u, (size_t)nu), *ws = dl_ranges_str(w, (size_t)nw);
 	n = (size_t)snprintf(buf, len, "%s %s's %s unreadable (", nu > 1 ? "ranks" : "rank", us ? us : "?",
@@ -646,10 +668,12 @@ int dl_build_report(struct dl_ctx *c)
 	for (int r = 0; r < c->size; r++) {
 		if (c->deadlocked && c->deadlocked[r])
 			dead[nd++] = r;
-		if (!c->ranks[r] && !(c->unreadable && c->unreadable[r]))
-			miss[nm++] = r;
-		else
+		if (!c->ranks[r]) {
+			if (!(c->unreadable && c->unreadable[r]))
+				miss[nm++] = r; /* an unreadable rank is not missing */
+		} else {
 			dumped[ndu++] = r;
+		}
 	}
 	json_object_object_add(rep, "ranks", int_array(dead, nd));
 	add_ranges(rep, "ranks_text", dead, nd);
