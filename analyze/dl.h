@@ -66,6 +66,15 @@ void dl_result_free(struct dl_result *r);
 /* Return 1 if a deadlock was found, else 0. */
 int dl_result_found(const struct dl_result *r);
 
+/* Return 1 if the analysis is incomplete: some rank's dump file is in the
+ * directory but could not be read (cut short, not a dump, a wrong field; a
+ * readable dump of another job does not count), so that rank was not analysed (the report's "incomplete",
+ * "incomplete_reason" and "unreadable_ranks"), else 0.  A rank with no file
+ * is not a gap: the monitor writes none for a rank not stuck in MPI.  With
+ * dl_result_found() the deadlock holds whatever the unread ranks do;
+ * without, there is no verdict on them and the ranks that wait for them. */
+int dl_result_incomplete(const struct dl_result *r);
+
 /* Return the kind of the first finding: "collective_mismatch", "cycle",
  * "knot", "missing_send", or "none".  Never NULL. */
 const char *dl_result_kind(const struct dl_result *r);

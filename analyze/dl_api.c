@@ -131,6 +131,11 @@ int dl_result_found(const struct dl_result *r)
 	return r && r->c.nconfirmed > 0;
 }
 
+int dl_result_incomplete(const struct dl_result *r)
+{
+	return r && r->c.nunreadable > 0;
+}
+
 const char *dl_result_kind(const struct dl_result *r)
 {
 	return dl_result_found(r) ? r->c.findings[0].kind : "none";

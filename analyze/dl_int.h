@@ -164,6 +164,11 @@ struct dl_ctx {
 	struct dl_rank **ranks; /* by world rank; NULL = no valid dump */
 	int ndumps;
 	struct json_object *invalid; /* array of {file, error} */
+	/* per world rank: "rank-N.json: why" (interned) when the rank's file is
+	 * there but could not be read as a dump of this job, else NULL; NULL
+	 * array = none (issue 35 item 6: the analysis is then incomplete) */
+	const char **unreadable;
+	int nunreadable;
 	int nfiles;
 	const char *job_id;
 	/* comms */

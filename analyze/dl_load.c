@@ -728,6 +728,40 @@ static int settle_world(struct dl_ctx *c, struct dl_rank **all, const struct dl_
 	return 0;
 }
 
+/* Mark the world ranks whose rank-<N>.json is there but could not be read
+ * (the first nread entries of c->invalid: not JSON, cut short, not a dump, a
+ * wrong field; not the dumps of another job, which say nothing of this
+ * one's rank), so the analysis can say it is incomplete rather than take
+ * them for ranks that wrote nothing.  Return 0, or -1 (ENOMEM). */
+static int mark_unreadable(struct dl_ctx *c, size_t nread)
+{
+	size_t n = c->invalid ? json_object_array_length(c->invalid) : 0;
+	if (n > nread)
+		n = nread;
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *o = json_object_array_get_idx(c->invalid, i), *f, *e;
+		if (!json_object_object_get_ex(o, "file", &f) || !json_object_object_get_ex(o, "error", &e))
+			continue;
+		long r = name_rank(json_object_get_string(f));
+		if (r < 0 || r >= c->size || c->ranks[r])
+			continue;
+		if (!c->unreadable) {
+			c->unreadable = calloc((size_t)c->size + 1, sizeof *c->unreadable);
+			if (!c->unreadable)
+				return -1;
+		}
+		if (c->unreadable[r])
+			continue;
+		char msg[800];
+		snprintf(msg, sizeof msg, "%s: %s", json_object_get_string(f), json_object_get_string(e));
+		c->unreadable[r] = dl_intern(c->pool, msg);
+		if (!c->unreadable[r])
+			return -1;
+		c->nunreadable++;
+	}
+	return 0;
+}
+
 /* Release the nthreads workers w (what they still hold) and w itself. */
 static void workers_free(struct worker *w, int nthreads)
 {
@@ -804,7 +838,10 @@ static int load_entries(struct dl_ctx *c, struct ent *ents, size_t nents, int df
 			break;
 		}
 	}
-	if (merge_workers(c, w, nthreads, all, hdrs, nents) < 0 || settle_world(c, all, hdrs, nents) < 0)
+	if (merge_workers(c, w, nthreads, all, hdrs, nents) < 0)
+		goto fail;
+	size_t nread = json_object_array_length(c->invalid);
+	if (settle_world(c, all, hdrs, nents) < 0 || mark_unreadable(c, nread) < 0)
 		goto fail;
 	rv = 0;
 fail:
@@ -825,6 +862,9 @@ void dl_ctx_free_model(struct dl_ctx *c)
 		for (int i = 0; i < c->size; i++)
 			dl_rank_free(c->ranks[i]);
 	free(c->ranks);
+	free(c->unreadable);
+	c->unreadable = NULL;
+	c->nunreadable = 0;
 	dl_comms_free(c);
 	if (c->invalid)
 		json_object_put(c->invalid);

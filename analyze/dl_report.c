@@ -340,7 +340,10 @@ static struct json_object *finding_json(struct dl_ctx *c, int fi)
 	return o;
 }
 
-static void not_deadlocked_reason(struct dl_ctx *c, struct json_object *rep)
+/* The "reason" and "stuck" of a report without a confirmed deadlock;
+ * incomplete (the report's incomplete_reason, or NULL) is the reason when
+ * given. */
+static void not_deadlocked_reason(struct dl_ctx *c, struct json_object *rep, const char *incomplete)
 {
 	struct json_object *stuck = json_object_new_array();
 	int nblocked = 0, shown = 0, nunknown = 0;
@@ -361,6 +364,9 @@ static void not_deadlocked_reason(struct dl_ctx *c, struct json_object *rep)
 		if (by < 0)
 			snprintf(m, sizeof m, "rank %d: %s: what it waits for is already there (a matching "
 				 "message or receive); it is slow, not deadlocked", r, d);
+		else if (by < c->size && c->unreadable && c->unreadable[by])
+			snprintf(m, sizeof m, "rank %d: %s: waits for rank %d; rank %d's dump is unreadable "
+				 "(%s): no verdict", r, d, by, by, c->unreadable[by]);
 		else if (by < c->size && !c->ranks[by])
 			snprintf(m, sizeof m, "rank %d: %s: can go on when rank %d acts; rank %d wrote no "
 				 "dump (computing, finished, or not stuck for the timeout)", r, d, by, by);
@@ -378,8 +384,10 @@ static void not_deadlocked_reason(struct dl_ctx *c, struct json_object *rep)
 			snprintf(m, sizeof m, "rank %d: %s: can go on once rank %d goes on", r, d, by);
 		json_object_array_add(stuck, json_object_new_string(m));
 	}
-	char reason[900];
-	if (c->nfindings > c->nconfirmed) {
+	char reason[2048];
+	if (incomplete) {
+		snprintf(reason, sizeof reason, "%s", incomplete);
+	} else if (c->nfindings > c->nconfirmed) {
 		char *rs = dl_ranges_str(c->findings[c->nconfirmed].ranks,
 					 (size_t)c->findings[c->nconfirmed].nranks);
 		snprintf(reason, sizeof reason, "ranks %s seem to wait on each other, but %s",
@@ -397,6 +405,90 @@ static void not_deadlocked_reason(struct dl_ctx *c, struct json_object *rep)
 			 "available; the ranks are slow or computing, not deadlocked");
 	json_object_object_add(rep, "reason", json_object_new_string(reason));
 	json_object_object_add(rep, "stuck", stuck);
+}
+
+/* Whether node x's release (c->why, followed) came from an unreadable rank:
+ * then x "waits for" that rank and has no verdict.  memo (per node: 0 not
+ * known yet, 1 yes, 2 no) and path (room for c->nnodes) make a whole pass
+ * over the ranks linear (a ring of 100,000 with one unreadable dump). */
+static int waits_on_unreadable(const struct dl_ctx *c, int x, unsigned char *memo, int *path)
+{
+	int np = 0, res = 2;
+	while (x >= 0 && x < c->nnodes && np < c->nnodes) {
+		if (memo[x]) {
+			res = memo[x];
+			break;
+		}
+		if (x < c->size && !c->ranks[x]) {
+			res = c->unreadable[x] ? 1 : 2;
+			break;
+		}
+		memo[x] = 2; /* a loop ends here: no */
+		path[np++] = x;
+		if (c->nstate[x] != DLN_BLOCKED || !c->why)
+			break;
+		x = c->why[x];
+	}
+	while (np > 0)
+		memo[path[--np]] = (unsigned char)res;
+	return res == 1;
+}
+
+/* Issue 35 item 6: the report's incomplete_reason into buf ("rank 1's dump
+ * is unreadable (rank-1.json: truncated JSON ...): no deadlock among the
+ * ranks that could be read, but no verdict on rank 1 and the ranks that wait
+ * for it (0,2-3)"), or "" when every rank's file was read (ranks that wrote
+ * no file are not stuck, by the monitor's rule: not a gap).  *ur and *nur: the
+ * unreadable ranks (the caller frees *ur). */
+static void incomplete_reason(struct dl_ctx *c, int found, char *buf, size_t len, int **ur, int *nur)
+{
+	int *u = malloc(((size_t)c->size + 1) * sizeof *u);
+	int *w = malloc(((size_t)c->size + 1) * sizeof *w);
+	int *path = malloc(((size_t)c->nnodes + 1) * sizeof *path);
+	unsigned char *memo = calloc((size_t)c->nnodes + 1, 1);
+	int nu = 0, nw = 0;
+	size_t n = 0;
+	buf[0] = '\0';
+	*ur = u;
+	*nur = 0;
+	if (!c->nunreadable || !u || !w || !path || !memo) {
+		if (c->nunreadable) /* out of memory: still say it, without the details */
+			snprintf(buf, len, "%d rank(s)' dumps are unreadable (see invalid_files): no verdict "
+				 "on them", c->nunreadable);
+		free(w);
+		free(path);
+		free(memo);
+		return;
+	}
+	for (int r = 0; r < c->size; r++) {
+		if (c->unreadable[r])
+			u[nu++] = r;
+		else if (c->ranks[r] && waits_on_unreadable(c, r, memo, path))
+			w[nw++] = r;
+	}
+	free(path);
+	free(memo);
+	*nur = nu;
+	char *us = dl_ranges_str(u, (size_t)nu), *ws = dl_ranges_str(w, (size_t)nw);
+	n = (size_t)snprintf(buf, len, "%s %s's %s unreadable (", nu > 1 ? "ranks" : "rank", us ? us : "?",
+			     nu > 1 ? "dumps are" : "dump is");
+	for (int i = 0; i < nu && i < 3 && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? "; " : "", c->unreadable[u[i]]);
+	if (nu > 3 && n < len)
+		n += (size_t)snprintf(buf + n, len - n, "; %d more", nu - 3);
+	if (n < len && found)
+		snprintf(buf + n, len - n, "): the deadlock found holds whatever %s %s",
+			 nu > 1 ? "they" : "it", nu > 1 ? "do" : "does");
+	else if (n < len && nw)
+		snprintf(buf + n, len - n, "): no deadlock among the ranks that could be read, but no verdict "
+			 "on %s %s and the ranks that wait for %s (%s)", nu > 1 ? "ranks" : "rank",
+			 us ? us : "?", nu > 1 ? "them" : "it", ws ? ws : "?");
+	else if (n < len)
+		snprintf(buf + n, len - n, "): no deadlock among the ranks that could be read, but no verdict "
+			 "on %s %s", nu > 1 ? "ranks" : "rank", us ? us : "?");
+	free(us);
+	free(ws);
+	free(w);
 }
 
 /* ---- text ---- */
@@ -576,15 +668,26 @@ int dl_build_report(struct dl_ctx *c)
 	for (int r = 0; r < c->size; r++) {
 		if (c->deadlocked && c->deadlocked[r])
 			dead[nd++] = r;
-		if (!c->ranks[r])
-			miss[nm++] = r;
-		else
+		if (!c->ranks[r]) {
+			if (!(c->unreadable && c->unreadable[r]))
+				miss[nm++] = r; /* an unreadable rank is not missing */
+		} else {
 			dumped[ndu++] = r;
+		}
 	}
 	json_object_object_add(rep, "ranks", int_array(dead, nd));
 	add_ranges(rep, "ranks_text", dead, nd);
 	json_object_object_add(rep, "missing_ranks", int_array(miss, nm));
 	add_ranges(rep, "missing_ranks_text", miss, nm);
+	char incomplete[2048];
+	int *ur = NULL, nur = 0;
+	incomplete_reason(c, found, incomplete, sizeof incomplete, &ur, &nur);
+	json_object_object_add(rep, "incomplete", json_object_new_boolean(incomplete[0] != '\0'));
+	json_object_object_add(rep, "incomplete_reason",
+			       incomplete[0] ? json_object_new_string(incomplete) : NULL);
+	json_object_object_add(rep, "unreadable_ranks", int_array(ur, nur));
+	add_ranges(rep, "unreadable_ranks_text", ur, nur);
+	free(ur);
 	json_object_object_add(rep, "invalid_files", json_object_get(c->invalid));
 	json_object_object_add(rep, "classes", classes(c, dumped, ndu));
 	free(dead);
@@ -629,7 +732,7 @@ int dl_build_report(struct dl_ctx *c)
 					       json_object_array_get_idx(fa, 0), "summary"))));
 		json_object_object_add(rep, "stuck", json_object_new_array());
 	} else {
-		not_deadlocked_reason(c, rep);
+		not_deadlocked_reason(c, rep, incomplete[0] ? incomplete : NULL);
 	}
 	json_object_object_add(rep, "notes", c->notes ? json_object_get(c->notes) : json_object_new_array());
 	{
@@ -661,11 +764,14 @@ int dl_text(FILE *f, const struct dl_ctx *c)
 	/* The answer first: one sentence per finding. */
 	for (size_t i = 0; found && i < json_object_array_length(fs); i++)
 		fprintf(f, "%s\n", js(json_object_array_get_idx(fs, i), "sentence"));
+	const char *inc = js(rep, "incomplete_reason");
 	if (found)
 		fprintf(f, "DEADLOCK FOUND: %s%s%s%s\n", js(rep, "kind"), js(rep, "cause") ? " (" : "",
 			js(rep, "cause") ? js(rep, "cause") : "", js(rep, "cause") ? ")" : "");
-	else
-		fprintf(f, "no deadlock found: %s\n", js(rep, "reason"));
+	if (found && inc)
+		fprintf(f, "incomplete: %s\n", inc);
+	else if (!found)
+		fprintf(f, "%s: %s\n", inc ? "incomplete" : "no deadlock found", js(rep, "reason"));
 	int invalid = (int)json_object_array_length(json_object_object_get(rep, "invalid_files"));
 	fprintf(f, "dumps: %d valid of %d files, world size %d%s%s\n", c->ndumps, c->nfiles, c->size,
 		c->job_id && c->job_id[0] ? ", job " : "", c->job_id ? c->job_id : "");

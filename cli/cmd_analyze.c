@@ -1,7 +1,7 @@
 /* cmd_analyze.c - "mpiwatch analyze deadlock DIR": the offline deadlock
  * detector over the monitor's state dumps (see analyze/dl.h, doc/deadlock.md).
  * Exit status: 0 no deadlock, 1 deadlock found, 2 usage error or no readable
- * dump. */
+ * dump, 3 incomplete (a rank's dump unreadable, no deadlock among the rest). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -26,7 +26,8 @@ static void analyze_usage(FILE *f)
 		"Read every rank-*.json state dump in DIR and report deadlocks: collective\n"
 		"mismatches, wait-for cycles and knots, with a diagnosis. FILE may be '-' for\n"
 		"standard output. Exit status: 0 no deadlock, 1 deadlock found, 2 usage error or\n"
-		"no readable dump. See mpiwatch-analyze(1).\n");
+		"no readable dump, 3 incomplete: a rank's dump is unreadable and the others show\n"
+		"no deadlock (no verdict on it). See mpiwatch-analyze(1).\n");
 }
 
 static int write_to(const char *path, int (*fn)(FILE *, const struct dl_result *),
@@ -149,7 +150,7 @@ static int run_analyze(int argc, char **argv)
 			strerror(errno));
 		return 2;
 	}
-	int rc = dl_result_found(r) ? 1 : 0;
+	int rc = dl_result_found(r) ? 1 : dl_result_incomplete(r) ? 3 : 0;
 	if (json && write_to(json, dl_write_json, r) < 0)
 		rc = 2;
 	if (dot && write_to(dot, dl_write_dot, r) < 0)

@@ -215,11 +215,13 @@ static void software_lines(const struct col_state *s, struct col_answer *a)
 		}
 		else if (x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED)
 			add(a, "crash: %s %s", rk, c->detail);
-		else if (c->cycle)
+		else if (c->cycle) {
+			char none[1024];
 			add(a, "%shang: %s wait for each other in a cycle%s; %s", pre, rk,
 			    wh[0] ? wh : "",
-			    s->dl_dumps ? "the analysis of the dumps finds no deadlock (a slow transfer?)"
+			    s->dl_dumps ? col_dl_none(s, 1, none, sizeof none)
 					: "no dump was analysed to confirm a deadlock");
+		}
 		else if (wh[0])
 			add(a, "%shang: %s stuck%s while %s peers still run (a message that never matches?)",
 			    pre, rk, wh, c->n > 1 ? "their" : "its");

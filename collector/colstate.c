@@ -162,6 +162,17 @@ void col_state_action(struct col_state *s, const char *what, const char *target,
 			"%s %s: %s: %s", what, target, ok ? "done" : "FAILED", message);
 }
 
+const char *col_dl_none(const struct col_state *s, int guess, char *buf, size_t len)
+{
+	json_object *v;
+	if (s->analysis && json_object_object_get_ex(s->analysis, "incomplete_reason", &v) &&
+	    json_object_is_type(v, json_type_string))
+		snprintf(buf, len, "the analysis of the dumps is incomplete: %s", json_object_get_string(v));
+	else
+		snprintf(buf, len, "the analysis of the dumps finds no deadlock%s", guess ? " (a slow transfer?)" : "");
+	return buf;
+}
+
 void col_state_set_dump(struct col_state *s, int rank, char *json)
 {
 	if (rank < 0 || (size_t)rank >= s->size) {

@@ -164,6 +164,14 @@ void col_state_action(struct col_state *s, const char *what, const char *target,
  * it (communicator members, pending request peers). */
 void col_state_set_dump(struct col_state *s, int rank, char *json);
 
+/* What the analysis of the dumps (s->analysis) says when it finds no
+ * deadlock, into buf (len bytes), for the answer, the report and the
+ * timeline: "the analysis of the dumps finds no deadlock", with
+ * " (a slow transfer?)" when guess; or, when a rank's dump could not be read,
+ * "the analysis of the dumps is incomplete: <its incomplete_reason>" (issue
+ * 35 item 6).  Return buf. */
+const char *col_dl_none(const struct col_state *s, int guess, char *buf, size_t len);
+
 /* Derive what rank r waits for from its dump text (see dump-format.md):
  * collectives and MPI_ANY_SOURCE wait for the communicator's members,
  * wait/test calls for the peers of the pending requests, sendrecv for both

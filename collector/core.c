@@ -1244,11 +1244,11 @@ static void evaluate(struct collector *c)
 		double now = mw_now();
 		if (s->stuck_since_mono <= 0) {
 			s->stuck_since_mono = s->threshold_mono > 0 ? s->threshold_mono : now;
+			char none[1024];
 			col_state_event(s, "note",
 					"suspected hang, not confirmed: %s; the program runs on, and is "
 					"acted on only if still stuck after the hang limit (%.0f s)",
-					s->dl_dumps ? "the analysis of the dumps finds no deadlock (a slow transfer?)"
-						    : "no dump to analyse yet",
+					s->dl_dumps ? col_dl_none(s, 1, none, sizeof none) : "no dump to analyse yet",
 					s->hang_limit_s);
 		}
 		schedule(c, s->stuck_since_mono + s->hang_limit_s - now + 0.1);

@@ -80,9 +80,9 @@ static const char *summary_line(const struct col_state *s, char *buf, size_t len
 		else
 			snprintf(buf, len, "hardware failure: node(s) %s dead", names);
 	} else if (!s->confirmed) {
+		char none[1024];
 		snprintf(buf, len, "suspected hang, not confirmed: ranks stuck in MPI, %s",
-			 s->dl_dumps ? "the analysis of the dumps finds no deadlock (a slow transfer?)"
-				     : "no dump analysed yet");
+			 s->dl_dumps ? col_dl_none(s, 1, none, sizeof none) : "no dump analysed yet");
 	} else {
 		snprintf(buf, len, "software failure%s", dl_found(s) ? ": deadlock" : "");
 	}
@@ -98,9 +98,11 @@ static const char *cause_detail(const struct col_state *s, const struct col_caus
 		return c->detail;
 	if (dl_found(s))
 		snprintf(buf, len, "deadlock (%s): %s", s->dl.kind, c->detail);
-	else
+	else {
+		char none[1024];
 		snprintf(buf, len, "%s (%s)", c->detail,
-			 s->dl_dumps ? "the analysis of the dumps finds no deadlock" : "no dump analysed yet");
+			 s->dl_dumps ? col_dl_none(s, 0, none, sizeof none) : "no dump analysed yet");
+	}
 	return buf;
 }
 
@@ -205,6 +207,9 @@ json_object *col_report_json(const struct col_state *s)
 			 "(the analysis, which has no dump of rank %d, found %s)",
 			 ended, s->ranks[ended].call[0] ? " inside " : "", s->ranks[ended].call, ended,
 			 s->dl.kind);
+	else if (s->dl_dumps && json_object_object_get_ex(s->analysis, "incomplete_reason", NULL) &&
+		 json_object_is_type(json_object_object_get(s->analysis, "incomplete_reason"), json_type_string))
+		col_dl_none(s, 0, buf, sizeof buf);
 	else if (s->dl_dumps)
 		snprintf(buf, sizeof buf, "the analysis of %d dump(s) finds no deadlock", s->dl_dumps);
 	else

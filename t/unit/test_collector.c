@@ -192,6 +192,51 @@ START_TEST(test_text_and_comment)
 }
 END_TEST
 
+/* Issue 35 item 6: when a rank's dump could not be read, the analysis is
+ * incomplete (its report's "incomplete_reason"): the answer mpiwatch run
+ * prints and the report say so, never "the analysis finds no deadlock". */
+START_TEST(test_incomplete_analysis)
+{
+	struct col_state s;
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *f;
+	const char *why = "rank 1's dump is unreadable (rank-1.json: truncated JSON (input ends inside a "
+			  "value after 300 bytes)): no deadlock among the ranks that could be read, but no "
+			  "verdict on rank 1 and the ranks that wait for it (0,2-5)";
+	char want[600];
+
+	col_state_init(&s, "77");
+	col_state_node(&s, "n1");
+	for (int r = 0; r < 6; r++)
+		beat(&s, r, 0, MW_HB_S_IN_MPI, "MPI_Recv", "recv", (r + 5) % 6, -1, 0);
+	s.nodes[0].probed = 1;
+	ck_assert_int_eq(col_classify(s.ranks, s.size, s.nodes, s.nnodes, &s.res), 0);
+	s.have_res = 1;
+	s.dl_dumps = 5;
+	s.analysis = json_object_new_object();
+	json_object_object_add(s.analysis, "found", json_object_new_boolean(0));
+	json_object_object_add(s.analysis, "incomplete", json_object_new_boolean(1));
+	json_object_object_add(s.analysis, "incomplete_reason", json_object_new_string(why));
+	f = open_memstream(&txt, &len);
+	col_report_text(&s, f);
+	fclose(f);
+	snprintf(want, sizeof want, "the analysis of the dumps is incomplete: %s", why);
+	ck_assert_msg(strstr(txt, want) && strstr(txt, want) < strchr(txt, '\n'),
+		      "the first line says incomplete and why: %s", txt);
+	ck_assert_msg(!strstr(txt, "finds no deadlock"), "%s", txt);
+	free(txt);
+	{
+		json_object *rep = col_report_json(&s), *d, *det;
+		ck_assert(json_object_object_get_ex(rep, "deadlock", &d));
+		ck_assert(json_object_object_get_ex(d, "detail", &det));
+		ck_assert_str_eq(json_object_get_string(det), want);
+		json_object_put(rep);
+	}
+	col_state_free(&s);
+}
+END_TEST
+
 /* The answer's first line for what is not a deadlock: a crash by a signal
  * (where it died, from the stack "mpiwatch run" or the job's output gives),
  * abort() (the program's frame, not libc's), a rank the MPI library ended,
@@ -566,6 +611,7 @@ int main(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_loop_test(tc, test_report_schema, 0, sizeof(rep_cases) / sizeof(rep_cases[0]));
 	tcase_add_test(tc, test_text_and_comment);
+	tcase_add_test(tc, test_incomplete_analysis);
 	tcase_add_loop_test(tc, test_answer_cases, 0, sizeof answer_cases / sizeof answer_cases[0]);
 	tcase_add_test(tc, test_report_write);
 	tcase_add_test(tc, test_report_html_escapes);
