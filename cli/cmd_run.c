@@ -215,6 +215,42 @@ static int write_token(const char *path)
 	return rc;
 }
 
+/* A second Ctrl-C within this many seconds of the first's message ends
+ * the run (srun's rule). */
+#define RUN_INT_WINDOW_S 1.0
+
+/* The signals that arrived: a first SIGINT prints where the ranks are and
+ * notes when (*int_at); a second within RUN_INT_WINDOW_S of that, SIGTERM or
+ * SIGHUP end the run.  Return the ending signal, or 0 to go on. */
+static int take_signal(struct mw_run_procs *procs, const char *slots, double *int_at)
+{
+	int sig = mw_run_signal_take(procs->sig_fd);
+
+	if (sig != SIGINT)
+		return sig;
+	if (*int_at > 0 && now_s() - *int_at <= RUN_INT_WINDOW_S)
+		return SIGINT;
+	fprintf(stderr, "mpiwatch: interrupt: where the ranks are now "
+			"(Ctrl-C again within 1 s ends the program):\n");
+	mw_run_print_ranks(slots, stderr);
+	*int_at = now_s();
+	return 0;
+}
+
+/* End mpiwatch run by sig itself, as a shell expects of a program that a
+ * signal ended (status 128 + sig); returns only if that fails. */
+static void end_by_signal(int sig)
+{
+	sigset_t set;
+
+	fflush(NULL);
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	raise(sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
 /* Everything after the options. */
 static int run_watched(struct run_opts *o)
 {
@@ -222,10 +258,17 @@ static int run_watched(struct run_opts *o)
 	struct mw_run_procs procs = {0};
 	char work[] = "/dev/shm/mpiwatch-run.XXXXXX", outdir[PATH_MAX], report[PATH_MAX + 16];
 	char slots[PATH_MAX], verdict[32] = "", txt[PATH_MAX + 16];
-	int coll_port, probe_port, status = 0, exit_code = 1, hang = 0;
-	double deadline;
+	int coll_port, probe_port, status = 0, exit_code = 1, hang = 0, interrupted = 0;
+	double deadline, int_at = 0;
 
 	mw_log_open("mpiwatch run", MW_LOG_STDERR, o->verbose ? LOG_DEBUG : LOG_WARNING);
+	procs.err_fd = -1;
+	/* SIGINT, SIGTERM and SIGHUP are read in the watch loop (take_signal),
+	 * before any helper starts. */
+	if ((procs.sig_fd = mw_run_signals_open()) < 0) {
+		fprintf(stderr, "mpiwatch run: cannot take the signals: %s\n", strerror(errno));
+		return 1;
+	}
 	if (mw_run_find_paths(&paths) < 0)
 		return 1;
 	if (o->mpi == MW_MPI_UNKNOWN) {
@@ -309,13 +352,20 @@ static int run_watched(struct run_opts *o)
 	}
 
 	/* Watch: forward the launcher's stderr, note crashed ranks, and stop the
-	 * program as soon as the collector reaches a verdict. */
+	 * program as soon as the collector reaches a verdict or a signal ends
+	 * the run. */
 	for (;;) {
 		if (mw_run_pump_stderr(&procs, slots, 200) < 0)
 			break;
-		pid_t w = waitpid(procs.launcher, &status, WNOHANG);
-		if (w == procs.launcher)
+		if ((interrupted = take_signal(&procs, slots, &int_at))) {
+			mw_run_end_program(&procs, &status);
 			break;
+		}
+		pid_t w = waitpid(procs.launcher, &status, WNOHANG);
+		if (w == procs.launcher) {
+			procs.launcher = 0;
+			break;
+		}
 		if (read_verdict(report, verdict, sizeof(verdict))) {
 			hang = 1;
 			mw_run_end_program(&procs, &status);
@@ -325,22 +375,28 @@ static int run_watched(struct run_opts *o)
 	/* The rest of the launcher's messages (bounded: a stray child may hold
 	 * the pipe open). */
 	for (int i = 0; i < 30 && mw_run_pump_stderr(&procs, slots, 100) == 0; i++)
-		;
-	if (!hang) {
-		while (waitpid(procs.launcher, &status, 0) < 0 && errno == EINTR)
-			;
+		if (!interrupted && (interrupted = take_signal(&procs, slots, &int_at)))
+			mw_run_end_program(&procs, &status);
+	if (interrupted) {
+		exit_code = 128 + interrupted;
+	} else if (!hang) {
+		if (procs.launcher > 0)
+			while (waitpid(procs.launcher, &status, 0) < 0 && errno == EINTR)
+				;
+		procs.launcher = 0;
 		/* The program ended.  If it failed, give the agent and collector
-		 * time to see which rank died and how. */
+		 * time to see which rank died and how (a signal cuts it short). */
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 			deadline = now_s() + 5 + o->jc.timeout;
-			while (now_s() < deadline) {
+			while (now_s() < deadline && !interrupted) {
 				if (read_verdict(report, verdict, sizeof(verdict)))
 					break;
-				struct timespec ts = {0, 100000000};
-				nanosleep(&ts, NULL);
+				mw_run_pump_stderr(&procs, slots, 100);
+				interrupted = take_signal(&procs, slots, &int_at);
 			}
 		}
-		exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		exit_code = interrupted ? 128 + interrupted
+			    : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	} else {
 		exit_code = RUN_EXIT_HANG;
 	}
@@ -363,6 +419,12 @@ static int run_watched(struct run_opts *o)
 	if (o->jc.profile && !hang)
 		mw_cli_imbalance_report(profdir, outdir);
 	mw_rmtree(work, (uid_t)-1);
+	if (interrupted) {
+		fprintf(stderr, "mpiwatch: ended by %s\n", strsignal(interrupted));
+		close(procs.sig_fd);
+		end_by_signal(interrupted);
+	}
+	close(procs.sig_fd);
 	return exit_code;
 }
 
