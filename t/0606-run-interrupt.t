@@ -7,14 +7,16 @@
 #    and the run goes on; a second one within a second ends it: exit status
 #    130, no rank, launcher or helper of the run left, no /dev/shm work
 #    folder left, and report.json is whole;
-#  - SIGTERM (as timeout(1) sends) ends it at once: status 143, same checks.
+#  - SIGTERM (as timeout(1) sends) ends it at once: status 143, same checks;
+#  - SIGKILL of mpiwatch run itself: its launcher, ranks and helpers still
+#    end (within 10 s), and its /dev/shm folder is removed.
 # Both MPIs.  The run's processes are found by a marker in their environment
 # (MW_TEST_MARK, which mpiwatch run, its helpers, the launcher and the ranks
 # all inherit), whatever their process group or parent.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 22
+plan 28
 run_setup mw-intr
 set -m # a background job gets its own process group, as a foreground job does
 
@@ -124,6 +126,22 @@ for mpi in openmpi mpich; do
     finish
     is "$st" 143 "SIGTERM ($mpi): exit status 143"
     check_clean "SIGTERM ($mpi)"
+
+    # --- mpiwatch run itself SIGKILLed: its launcher and helpers end all the
+    # same, and its /dev/shm folder goes (the report may be cut short)
+    start kill-$mpi $mpi
+    kill -KILL "$pid"
+    finish
+    is "$st" 137 "SIGKILL ($mpi): mpiwatch run is gone"
+    left=
+    for _ in $(seq 100); do
+        left=$(marked "$mark")
+        [ -z "$left" ] && [ ! -e "$wdir" ] && break
+        sleep 0.1
+    done
+    is "$left" "" "SIGKILL ($mpi): no process of the run is left" ||
+        diag "$(for p in $left; do tr '\0' ' ' <"/proc/$p/cmdline"; echo; done)"
+    ok_cmd "SIGKILL ($mpi): its /dev/shm work folder is removed" test -n "$wdir" -a ! -e "$wdir"
 done
 
 done_testing
