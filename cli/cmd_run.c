@@ -70,8 +70,10 @@ static void run_usage(FILE *f)
 		"      --profile        profile every rank (DIR/profile) and write the load-imbalance\n"
 		"                       analysis to DIR/imbalance.{txt,json,html} at the end\n"
 		"  -v, --verbose        show what is started\n\n"
+		"Ctrl-C prints where the ranks are; a second Ctrl-C within 1 s, SIGTERM or SIGHUP\n"
+		"end the program and the helpers, and write the report.\n\n"
 		"Exit status: the program's own, or 2 after a confirmed hang verdict (the program\n"
-		"is ended).\n");
+		"is ended); ended by a signal: 128 + its number (130 for Ctrl-C, 143 SIGTERM).\n");
 }
 
 static int parse_opts(int argc, char **argv, struct run_opts *o)
@@ -290,6 +292,8 @@ static int run_watched(struct run_opts *o)
 		fprintf(stderr, "mpiwatch run: cannot create a work folder in /dev/shm: %s\n", strerror(errno));
 		return 1;
 	}
+	/* If mpiwatch run is SIGKILLed, this removes the work folder. */
+	int wd = mw_run_watchdog_start(work);
 	snprintf(slots, sizeof(slots), "%s/slots", work);
 	if (o->dir)
 		snprintf(outdir, sizeof(outdir), "%s", o->dir);
@@ -297,6 +301,7 @@ static int run_watched(struct run_opts *o)
 		snprintf(outdir, sizeof(outdir), "mpiwatch-run.%d", (int)getpid());
 	if (mkdir(slots, 0700) < 0 || (mkdir(outdir, 0755) < 0 && errno != EEXIST)) {
 		fprintf(stderr, "mpiwatch run: cannot create %s: %s\n", outdir, strerror(errno));
+		mw_run_watchdog_done(wd);
 		mw_rmtree(work, (uid_t)-1);
 		return 1;
 	}
@@ -312,6 +317,7 @@ static int run_watched(struct run_opts *o)
 	probe_port = free_port(SOCK_DGRAM);
 	if (coll_port < 0 || probe_port < 0) {
 		fprintf(stderr, "mpiwatch run: no free local port\n");
+		mw_run_watchdog_done(wd);
 		mw_rmtree(work, (uid_t)-1);
 		return 1;
 	}
@@ -322,6 +328,7 @@ static int run_watched(struct run_opts *o)
 	snprintf(token, sizeof(token), "%s/auth.token", work);
 	if (write_token(token) < 0) {
 		fprintf(stderr, "mpiwatch run: %s: %s\n", token, strerror(errno));
+		mw_run_watchdog_done(wd);
 		mw_rmtree(work, (uid_t)-1);
 		return 1;
 	}
@@ -342,11 +349,13 @@ static int run_watched(struct run_opts *o)
 	};
 	if (mw_run_start_helpers(&paths, &spec, &procs) < 0) {
 		mw_run_stop_helpers(&procs);
+		mw_run_watchdog_done(wd);
 		mw_rmtree(work, (uid_t)-1);
 		return 1;
 	}
 	if (mw_run_start_program(&paths, &spec, &procs) < 0) {
 		mw_run_stop_helpers(&procs);
+		mw_run_watchdog_done(wd);
 		mw_rmtree(work, (uid_t)-1);
 		return 1;
 	}
@@ -418,10 +427,10 @@ static int run_watched(struct run_opts *o)
 		hang ? " (the program was ended)" : "", txt);
 	if (o->jc.profile && !hang)
 		mw_cli_imbalance_report(profdir, outdir);
+	mw_run_watchdog_done(wd);
 	mw_rmtree(work, (uid_t)-1);
 	if (interrupted) {
 		fprintf(stderr, "mpiwatch: ended by %s\n", strsignal(interrupted));
-		close(procs.sig_fd);
 		end_by_signal(interrupted);
 	}
 	close(procs.sig_fd);

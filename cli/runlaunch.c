@@ -19,6 +19,7 @@
 
 #include "dl.h"
 #include "elfneeded.h"
+#include "fsutil.h"
 #include "log.h"
 #include "mw_slot.h"
 #include "runlaunch.h"
@@ -160,6 +161,53 @@ void mw_run_print_ranks(const char *slots, FILE *out)
 	if (mw_slot_scan_dir(slots, print_rank_cb, out) < 0)
 		fprintf(out, "mpiwatch:   no rank has started yet\n");
 	fflush(out);
+}
+
+int mw_run_watchdog_start(const char *work)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		char c;
+		ssize_t n;
+		int fd = open("/dev/null", O_RDWR);
+		setsid(); /* a signal to mpiwatch run's group does not end it */
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		for (fd = 3; fd < 1024; fd++)
+			if (fd != p[0])
+				close(fd);
+		while ((n = read(p[0], &c, 1)) < 0 && errno == EINTR)
+			;
+		if (n == 0) { /* mpiwatch run died without a word */
+			sleep_ms(2000);
+			mw_rmtree(work, (uid_t)-1);
+		}
+		_exit(0);
+	}
+	close(p[0]);
+	return p[1];
+}
+
+void mw_run_watchdog_done(int fd)
+{
+	if (fd < 0)
+		return;
+	while (write(fd, "d", 1) < 0 && errno == EINTR)
+		;
+	close(fd);
 }
 
 /* fork + exec argv with stdout/stderr to log (or inherited if NULL).  If

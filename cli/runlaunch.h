@@ -64,6 +64,18 @@ int mw_run_signal_take(int fd);
  * now: in which MPI call and for how long, computing, or ended. */
 void mw_run_print_ranks(const char *slots, FILE *out);
 
+/* Start a watchdog for the work folder: a child of mpiwatch run (no exec)
+ * in its own process group, with no terminal, that waits on a pipe.  When
+ * mpiwatch run dies without saying it is done (SIGKILL), the pipe ends: the
+ * watchdog gives the helpers and the launcher, which the kernel has sent
+ * SIGTERM (spawn: PR_SET_PDEATHSIG), 2 s, then removes the work folder.
+ * Return the pipe's write end for mw_run_watchdog_done, or -1 (errno set). */
+int mw_run_watchdog_start(const char *work);
+
+/* Tell the watchdog of fd that mpiwatch run cleans up itself, and close fd
+ * (the watchdog then exits without doing anything). */
+void mw_run_watchdog_done(int fd);
+
 /* Fill paths.  Return 0, or -1 after printing what is missing. */
 int mw_run_find_paths(struct mw_run_paths *p);
 
