@@ -71,8 +71,10 @@ static void run_usage(FILE *f)
 		"      --profile        profile every rank (DIR/profile) and write the load-imbalance\n"
 		"                       analysis to DIR/imbalance.{txt,json,html} at the end\n"
 		"  -v, --verbose        show what is started\n\n"
+		"Ctrl-C prints where the ranks are; a second Ctrl-C within 1 s, SIGTERM or SIGHUP\n"
+		"end the program and the helpers, and write the report.\n\n"
 		"Exit status: the program's own, or 2 after a confirmed hang verdict (the program\n"
-		"is ended).\n");
+		"is ended); ended by a signal: 128 + its number (130 for Ctrl-C, 143 SIGTERM).\n");
 }
 
 static int parse_opts(int argc, char **argv, struct run_opts *o)
@@ -216,6 +218,42 @@ static int write_token(const char *path)
 	return rc;
 }
 
+/* A second Ctrl-C within this many seconds of the first's message ends
+ * the run (srun's rule). */
+#define RUN_INT_WINDOW_S 1.0
+
+/* The signals that arrived: a first SIGINT prints where the ranks are and
+ * notes when (*int_at); a second within RUN_INT_WINDOW_S of that, SIGTERM or
+ * SIGHUP end the run.  Return the ending signal, or 0 to go on. */
+static int take_signal(struct mw_run_procs *procs, const char *slots, double *int_at)
+{
+	int sig = mw_run_signal_take(procs->sig_fd);
+
+	if (sig != SIGINT)
+		return sig;
+	if (*int_at > 0 && now_s() - *int_at <= RUN_INT_WINDOW_S)
+		return SIGINT;
+	fprintf(stderr, "mpiwatch: interrupt: where the ranks are now "
+			"(Ctrl-C again within 1 s ends the program):\n");
+	mw_run_print_ranks(slots, stderr);
+	*int_at = now_s();
+	return 0;
+}
+
+/* End mpiwatch run by sig itself, as a shell expects of a program that a
+ * signal ended (status 128 + sig); returns only if that fails. */
+static void end_by_signal(int sig)
+{
+	sigset_t set;
+
+	fflush(NULL);
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	raise(sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+}
+
 /* Everything after the options. */
 static int run_watched(struct run_opts *o)
 {
@@ -223,10 +261,17 @@ static int run_watched(struct run_opts *o)
 	struct mw_run_procs procs = {0};
 	char work[] = "/dev/shm/mpiwatch-run.XXXXXX", outdir[PATH_MAX], report[PATH_MAX + 16];
 	char slots[PATH_MAX], verdict[32] = "", txt[PATH_MAX + 16];
-	int coll_port, probe_port, status = 0, exit_code = 1, hang = 0;
-	double deadline;
+	int coll_port, probe_port, status = 0, exit_code = 1, hang = 0, interrupted = 0;
+	double deadline, int_at = 0;
 
 	mw_log_open("mpiwatch run", MW_LOG_STDERR, o->verbose ? LOG_DEBUG : LOG_WARNING);
+	procs.err_fd = -1;
+	/* SIGINT, SIGTERM and SIGHUP are read in the watch loop (take_signal),
+	 * before any helper starts. */
+	if ((procs.sig_fd = mw_run_signals_open()) < 0) {
+		fprintf(stderr, "mpiwatch run: cannot take the signals: %s\n", strerror(errno));
+		return 1;
+	}
 	if (mw_run_find_paths(&paths) < 0)
 		return 1;
 	if (o->mpi == MW_MPI_UNKNOWN) {
@@ -248,6 +293,8 @@ static int run_watched(struct run_opts *o)
 		fprintf(stderr, "mpiwatch run: cannot create a work folder in /dev/shm: %s\n", strerror(errno));
 		return 1;
 	}
+	/* If mpiwatch run is SIGKILLed, this removes the work folder. */
+	int wd = mw_run_watchdog_start(work);
 	snprintf(slots, sizeof(slots), "%s/slots", work);
 	if (o->dir)
 		snprintf(outdir, sizeof(outdir), "%s", o->dir);
@@ -255,6 +302,7 @@ static int run_watched(struct run_opts *o)
 		snprintf(outdir, sizeof(outdir), "mpiwatch-run.%d", (int)getpid());
 	if (mkdir(slots, 0700) < 0 || (mkdir(outdir, 0755) < 0 && errno != EEXIST)) {
 		fprintf(stderr, "mpiwatch run: cannot create %s: %s\n", outdir, strerror(errno));
+		mw_run_watchdog_done(wd);
 		mw_rmtree(work, (uid_t)-1);
 		return 1;
 	}
@@ -270,6 +318,7 @@ static int run_watched(struct run_opts *o)
 	probe_port = free_port(SOCK_DGRAM);
 	if (coll_port < 0 || probe_port < 0) {
 		fprintf(stderr, "mpiwatch run: no free local port\n");
+		mw_run_watchdog_done(wd);
 		mw_rmtree(work, (uid_t)-1);
 		return 1;
 	}
@@ -280,6 +329,7 @@ static int run_watched(struct run_opts *o)
 	snprintf(token, sizeof(token), "%s/auth.token", work);
 	if (write_token(token) < 0) {
 		fprintf(stderr, "mpiwatch run: %s: %s\n", token, strerror(errno));
+		mw_run_watchdog_done(wd);
 		mw_rmtree(work, (uid_t)-1);
 		return 1;
 	}
@@ -300,23 +350,32 @@ static int run_watched(struct run_opts *o)
 	};
 	if (mw_run_start_helpers(&paths, &spec, &procs) < 0) {
 		mw_run_stop_helpers(&procs);
+		mw_run_watchdog_done(wd);
 		mw_rmtree(work, (uid_t)-1);
 		return 1;
 	}
 	if (mw_run_start_program(&paths, &spec, &procs) < 0) {
 		mw_run_stop_helpers(&procs);
+		mw_run_watchdog_done(wd);
 		mw_rmtree(work, (uid_t)-1);
 		return 1;
 	}
 
 	/* Watch: forward the launcher's stderr, note crashed ranks, and stop the
-	 * program as soon as the collector reaches a verdict. */
+	 * program as soon as the collector reaches a verdict or a signal ends
+	 * the run. */
 	for (;;) {
 		if (mw_run_pump_stderr(&procs, slots, 200) < 0)
 			break;
-		pid_t w = waitpid(procs.launcher, &status, WNOHANG);
-		if (w == procs.launcher)
+		if ((interrupted = take_signal(&procs, slots, &int_at))) {
+			mw_run_end_program(&procs, &status);
 			break;
+		}
+		pid_t w = waitpid(procs.launcher, &status, WNOHANG);
+		if (w == procs.launcher) {
+			procs.launcher = 0;
+			break;
+		}
 		if (read_verdict(report, verdict, sizeof(verdict))) {
 			hang = 1;
 			mw_run_end_program(&procs, &status);
@@ -326,22 +385,28 @@ static int run_watched(struct run_opts *o)
 	/* The rest of the launcher's messages (bounded: a stray child may hold
 	 * the pipe open). */
 	for (int i = 0; i < 30 && mw_run_pump_stderr(&procs, slots, 100) == 0; i++)
-		;
-	if (!hang) {
-		while (waitpid(procs.launcher, &status, 0) < 0 && errno == EINTR)
-			;
+		if (!interrupted && (interrupted = take_signal(&procs, slots, &int_at)))
+			mw_run_end_program(&procs, &status);
+	if (interrupted) {
+		exit_code = 128 + interrupted;
+	} else if (!hang) {
+		if (procs.launcher > 0)
+			while (waitpid(procs.launcher, &status, 0) < 0 && errno == EINTR)
+				;
+		procs.launcher = 0;
 		/* The program ended.  If it failed, give the agent and collector
-		 * time to see which rank died and how. */
+		 * time to see which rank died and how (a signal cuts it short). */
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 			deadline = now_s() + 5 + o->jc.timeout;
-			while (now_s() < deadline) {
+			while (now_s() < deadline && !interrupted) {
 				if (read_verdict(report, verdict, sizeof(verdict)))
 					break;
-				struct timespec ts = {0, 100000000};
-				nanosleep(&ts, NULL);
+				mw_run_pump_stderr(&procs, slots, 100);
+				interrupted = take_signal(&procs, slots, &int_at);
 			}
 		}
-		exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		exit_code = interrupted ? 128 + interrupted
+			    : WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 	} else {
 		exit_code = RUN_EXIT_HANG;
 	}
@@ -363,7 +428,13 @@ static int run_watched(struct run_opts *o)
 		hang ? " (the program was ended)" : "", txt);
 	if (o->jc.profile && !hang)
 		mw_cli_imbalance_report(profdir, outdir);
+	mw_run_watchdog_done(wd);
 	mw_rmtree(work, (uid_t)-1);
+	if (interrupted) {
+		fprintf(stderr, "mpiwatch: ended by %s\n", strsignal(interrupted));
+		end_by_signal(interrupted);
+	}
+	close(procs.sig_fd);
 	return exit_code;
 }
 

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -17,9 +19,11 @@
 
 #include "dl.h"
 #include "elfneeded.h"
+#include "fsutil.h"
 #include "log.h"
 #include "mw_slot.h"
 #include "runlaunch.h"
+#include "sigfd.h"
 
 static void sleep_ms(int ms)
 {
@@ -89,13 +93,134 @@ int mw_run_which(const char *name, char *out, size_t len)
 	return -1;
 }
 
+/* The signal mask and SIGPIPE's disposition mpiwatch run was started with
+ * (mw_run_signals_open), given back to every child before its exec. */
+static sigset_t orig_mask;
+static struct sigaction orig_pipe;
+static int orig_saved;
+
+int mw_run_signals_open(void)
+{
+	if (sigprocmask(SIG_SETMASK, NULL, &orig_mask) < 0 || sigaction(SIGPIPE, NULL, &orig_pipe) < 0)
+		return -1;
+	orig_saved = 1;
+	return mw_sigfd_open();
+}
+
+int mw_run_signal_take(int fd)
+{
+	struct signalfd_siginfo si;
+	int got = 0;
+
+	while (fd > 0 && read(fd, &si, sizeof(si)) == (ssize_t)sizeof(si)) {
+		if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGHUP)
+			got = (int)si.ssi_signo;
+		else if (si.ssi_signo == SIGINT && !got)
+			got = SIGINT;
+	}
+	return got;
+}
+
+static int print_rank_cb(const char *path, int rank, void *arg)
+{
+	FILE *out = arg;
+	struct mw_slot *slot = mw_slot_map(path, 0);
+	struct mw_slot_snap sn;
+	struct timespec ts;
+
+	if (!slot) {
+		fprintf(out, "mpiwatch:   rank %d: not started yet\n", rank);
+		return 0;
+	}
+	if (mw_slot_snapshot(slot, &sn) < 0 && !sn.live_ok) {
+		fprintf(out, "mpiwatch:   rank %d (pid %d): busy (no consistent view)\n", rank, (int)slot->pid);
+		mw_slot_unmap(slot);
+		return 0;
+	}
+	mw_slot_unmap(slot);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	uint64_t now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	fprintf(out, "mpiwatch:   rank %d (pid %d): ", rank, (int)sn.s.pid);
+	if (sn.s.exit_flags & MW_SLOT_EXIT_VALID)
+		fprintf(out, "ended (%s %d)\n", sn.s.exit_flags & MW_SLOT_EXIT_SIGNALED ? "signal" : "exit",
+			(int)sn.s.exit_status);
+	else if (sn.s.state == MW_STATE_IN_MPI)
+		fprintf(out, "in %.31s for %.0f s\n", sn.s.call.name,
+			sn.s.call.enter_ns && now > sn.s.call.enter_ns ? (double)(now - sn.s.call.enter_ns) / 1e9 : 0.0);
+	else if (sn.s.state == MW_STATE_COMPUTING)
+		fprintf(out, "computing outside MPI (last MPI call %.31s)\n", sn.s.call.name[0] ? sn.s.call.name : "none");
+	else if (sn.s.state == MW_STATE_INIT)
+		fprintf(out, "starting (in MPI_Init)\n");
+	else
+		fprintf(out, "%s\n", mw_slot_state_name(sn.s.state));
+	return 0;
+}
+
+void mw_run_print_ranks(const char *slots, FILE *out)
+{
+	if (mw_slot_scan_dir(slots, print_rank_cb, out) < 0)
+		fprintf(out, "mpiwatch:   no rank has started yet\n");
+	fflush(out);
+}
+
+int mw_run_watchdog_start(const char *work)
+{
+	int p[2];
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		char c;
+		ssize_t n;
+		int fd = open("/dev/null", O_RDWR);
+		setsid(); /* a signal to mpiwatch run's group does not end it */
+		if (fd >= 0) {
+			dup2(fd, 0);
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		for (fd = 3; fd < 1024; fd++)
+			if (fd != p[0])
+				close(fd);
+		while ((n = read(p[0], &c, 1)) < 0 && errno == EINTR)
+			;
+		if (n == 0) { /* mpiwatch run died without a word */
+			sleep_ms(2000);
+			mw_rmtree(work, (uid_t)-1);
+		}
+		_exit(0);
+	}
+	close(p[0]);
+	return p[1];
+}
+
+void mw_run_watchdog_done(int fd)
+{
+	if (fd < 0)
+		return;
+	while (write(fd, "d", 1) < 0 && errno == EINTR)
+		;
+	close(fd);
+}
+
 /* fork + exec argv with stdout/stderr to log (or inherited if NULL).  If
  * err_pipe is not NULL, stderr goes to a new pipe whose read end is stored
- * there.  The child gets its own process group. */
+ * there.  The child gets its own process group, the signal mask and
+ * SIGPIPE's disposition mpiwatch run was started with, and SIGTERM if
+ * mpiwatch run dies (even by SIGKILL): the helpers and the launcher never
+ * outlive it.  (The death signal is not inherited by the launcher's own
+ * children: the ranks' signals are untouched; the launcher ends them.) */
 static pid_t spawn(char *const argv[], const char *log, int *err_pipe)
 {
 	int p[2] = {-1, -1};
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	if (err_pipe && pipe2(p, O_CLOEXEC) < 0)
 		return -1;
@@ -110,6 +235,12 @@ static pid_t spawn(char *const argv[], const char *log, int *err_pipe)
 	if (pid == 0) {
 		int fd;
 		setpgid(0, 0);
+		if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
+			_exit(127); /* mpiwatch run is already gone */
+		if (orig_saved) {
+			sigaction(SIGPIPE, &orig_pipe, NULL);
+			sigprocmask(SIG_SETMASK, &orig_mask, NULL);
+		}
 		fd = open("/dev/null", O_RDONLY);
 		if (fd >= 0 && !err_pipe)
 			dup2(fd, 0);
@@ -454,16 +585,16 @@ static void handle_line(struct mw_run_procs *procs, const char *slots, const cha
 
 int mw_run_pump_stderr(struct mw_run_procs *procs, const char *slots, int ms)
 {
-	struct pollfd pfd = {procs->err_fd, POLLIN, 0};
+	struct pollfd pfd[2] = {{procs->err_fd, POLLIN, 0}, {procs->sig_fd > 0 ? procs->sig_fd : -1, POLLIN, 0}};
 	char buf[4096];
 
 	if (procs->err_fd < 0) {
 		if (ms > 0)
-			sleep_ms(ms);
+			poll(pfd + 1, 1, ms); /* a signal cuts the wait short */
 		return -1;
 	}
-	int r = poll(&pfd, 1, ms);
-	if (r <= 0)
+	int r = poll(pfd, 2, ms);
+	if (r <= 0 || !(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
 		return 0;
 	ssize_t n = read(procs->err_fd, buf, sizeof(buf));
 	if (n <= 0) {

@@ -4,6 +4,7 @@
 #define MW_RUNLAUNCH_H
 
 #include <limits.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "dl_crash.h"
@@ -38,6 +39,7 @@ struct mw_run_spec {
 struct mw_run_procs {
 	pid_t nhd, collector, agent, launcher;
 	int err_fd;      /* the launcher's stderr (a pipe), -1 when closed */
+	int sig_fd;      /* mw_run_signals_open()'s signalfd, or <= 0: none */
 	char line[4096]; /* partial stderr line being assembled */
 	size_t used;
 	pid_t last_pid;  /* MPICH: the PID of the last "BAD TERMINATION" block */
@@ -46,6 +48,33 @@ struct mw_run_procs {
 	struct dl_crash_bt bt;    /* Open MPI's crash report being read */
 	char crash_file[4200];  /* where the crashed ranks' stacks go ("" none) */
 };
+
+/* Take SIGINT, SIGTERM and SIGHUP through a signalfd (shared/sigfd.h), and
+ * remember the signal mask and SIGPIPE's disposition as they were, which
+ * every process started later gets back before its exec: the program's
+ * signals are its own.  Return the signalfd, or -1 with errno set. */
+int mw_run_signals_open(void);
+
+/* Read the signals that arrived on fd (non-blocking).  Return the last one
+ * read that ends the run at once (SIGTERM, SIGHUP), else SIGINT if one came,
+ * else 0. */
+int mw_run_signal_take(int fd);
+
+/* Print to out, one line per rank, where the ranks in the slot folder are
+ * now: in which MPI call and for how long, computing, or ended. */
+void mw_run_print_ranks(const char *slots, FILE *out);
+
+/* Start a watchdog for the work folder: a child of mpiwatch run (no exec)
+ * in its own process group, with no terminal, that waits on a pipe.  When
+ * mpiwatch run dies without saying it is done (SIGKILL), the pipe ends: the
+ * watchdog gives the helpers and the launcher, which the kernel has sent
+ * SIGTERM (spawn: PR_SET_PDEATHSIG), 2 s, then removes the work folder.
+ * Return the pipe's write end for mw_run_watchdog_done, or -1 (errno set). */
+int mw_run_watchdog_start(const char *work);
+
+/* Tell the watchdog of fd that mpiwatch run cleans up itself, and close fd
+ * (the watchdog then exits without doing anything). */
+void mw_run_watchdog_done(int fd);
 
 /* Fill paths.  Return 0, or -1 after printing what is missing. */
 int mw_run_find_paths(struct mw_run_paths *p);
@@ -65,9 +94,10 @@ int mw_run_start_helpers(const struct mw_run_paths *p, const struct mw_run_spec 
 int mw_run_start_program(const struct mw_run_paths *p, const struct mw_run_spec *s,
 			 struct mw_run_procs *procs);
 
-/* Copy the launcher's stderr to ours unchanged for up to ms milliseconds,
- * and record in their slots the exit status of ranks the launcher reports
- * dead.  Return 0, or -1 once the stream has ended. */
+/* Copy the launcher's stderr to ours unchanged for up to ms milliseconds
+ * (less if a signal arrives on procs->sig_fd: it is left to be read), and
+ * record in their slots the exit status of ranks the launcher reports dead.
+ * Return 0, or -1 once the stream has ended. */
 int mw_run_pump_stderr(struct mw_run_procs *procs, const char *slots, int ms);
 
 /* The verdict in the text of a report.json (len bytes, any bytes: the
