@@ -238,9 +238,27 @@ void mw_fsid_leave(const struct mw_fsid *old)
 	setfsgid(old->gid);
 }
 
-int mw_read_regular(const char *path, size_t max, char **buf, size_t *len)
+int mw_open_regular(const char *path)
 {
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), e;
+	struct stat st;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0)
+		e = errno;
+	else if (!S_ISREG(st.st_mode))
+		e = EINVAL;
+	else
+		return fd;
+	close(fd);
+	errno = e;
+	return -1;
+}
+
+int mw_read_regular(const char *path, size_t max, char **buf, size_t *len)
+{
+	int fd = mw_open_regular(path), e;
 	struct stat st;
 	char *b = NULL;
 	size_t got = 0, cap;
@@ -251,10 +269,6 @@ int mw_read_regular(const char *path, size_t max, char **buf, size_t *len)
 		return -1;
 	if (fstat(fd, &st) < 0)
 		goto fail;
-	if (!S_ISREG(st.st_mode)) {
-		errno = EINVAL;
-		goto fail;
-	}
 	if ((unsigned long long)st.st_size > max) {
 		errno = EFBIG;
 		goto fail;

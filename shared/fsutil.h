@@ -62,6 +62,12 @@ int mw_atomic_close(struct mw_atomic_file *a, int ok);
  * -1 with errno set. */
 int mw_pidfile_write(const char *path, pid_t pid, uid_t owner, gid_t group);
 
+/* Open a file another user may control, for reading: without following a
+ * link at its last component (ELOOP) and without blocking (a FIFO), and
+ * only if it is a regular file (else EINVAL).  Return the fd (O_NONBLOCK,
+ * O_CLOEXEC), or -1 with errno set. */
+int mw_open_regular(const char *path);
+
 /* Read a whole file another user may control (a job's report.json, read by
  * root): opened without following a link at its last component (ELOOP)
  * and without blocking (a FIFO), and read only if it is a regular file

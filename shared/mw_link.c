@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "log.h"
 
 #define LINK_OUT_MAX (64u << 20) /* queued bytes before sends fail */
@@ -234,7 +235,6 @@ int mw_link_error_read(const char *dir, const char *name, char *node, size_t nod
 		       size_t linelen)
 {
 	char path[4600], buf[1024];
-	struct stat st;
 	ssize_t n = 0;
 	int fd;
 
@@ -243,12 +243,14 @@ int mw_link_error_read(const char *dir, const char *name, char *node, size_t nod
 		return -1;
 	if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
 		return -1;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
+	/* Not a regular file (a FIFO, a folder): read as empty. */
+	fd = mw_open_regular(path);
+	if (fd < 0 && errno != EINVAL)
 		return -1;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+	if (fd >= 0) {
 		n = read(fd, buf, linelen < sizeof buf ? linelen : sizeof buf);
-	close(fd);
+		close(fd);
+	}
 	return mw_link_error_parse(name, buf, n > 0 ? (size_t)n : 0, node, nodelen, line, linelen);
 }
 

@@ -259,7 +259,6 @@ const char *mws_last_line(const char *path, uid_t uid, gid_t gid, char *buf, siz
 {
 	char tail[4097];
 	struct mw_fsid old;
-	struct stat st;
 	off_t end;
 	ssize_t n = 0;
 	int fd;
@@ -268,14 +267,10 @@ const char *mws_last_line(const char *path, uid_t uid, gid_t gid, char *buf, siz
 	 * never blocking (a FIFO); a regular file only. */
 	buf[0] = '\0';
 	mw_fsid_enter(&old, uid, gid);
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = mw_open_regular(path);
 	mw_fsid_leave(&old);
 	if (fd < 0)
 		return buf;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return buf;
-	}
 	end = lseek(fd, 0, SEEK_END);
 	if (end > 0 && lseek(fd, end > 4096 ? end - 4096 : 0, SEEK_SET) >= 0)
 		n = read(fd, tail, sizeof(tail) - 1);
@@ -293,18 +288,13 @@ const char *mws_last_line(const char *path, uid_t uid, gid_t gid, char *buf, siz
 static pid_t read_pidfile(const char *pidfile)
 {
 	char buf[32];
-	int fd = open(pidfile, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	struct stat st;
+	int fd = mw_open_regular(pidfile); /* a FIFO would block */
 	ssize_t n;
 	long v;
 	char *end;
 
 	if (fd < 0)
 		return 0;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) { /* a FIFO would block */
-		close(fd);
-		return 0;
-	}
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (n <= 0)
