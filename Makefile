@@ -21,6 +21,8 @@ UNITDIR   ?= /lib/systemd/system
 
 B         := build
 CC        ?= gcc
+# Debian's python3 (build-time generators), not whatever python3 PATH finds first.
+PYTHON3   ?= /usr/bin/python3
 WERROR    ?= -Werror
 WARN      := -Wall -Wextra -Wmissing-prototypes -Wshadow $(WERROR)
 HARDEN    := -D_FORTIFY_SOURCE=2 -fstack-protector-strong

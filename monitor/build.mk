@@ -25,7 +25,7 @@ CLEAN     +=
 MON_GEN_FILES := $(addprefix $(MON_GEN)/,ops.h ops.c wrappers.c tramp.S forward.c check.c)
 $(MON_GEN_FILES): $(MON_GEN)/%: $(MON_SPEC)
 	@mkdir -p $(dir $@)
-	python3 monitor/gen.py monitor/mpi.spec $@
+	$(PYTHON3) monitor/gen.py monitor/mpi.spec $@
 
 $(MON_GEN)/ops.c $(MON_GEN)/wrappers.c: $(MON_GEN)/ops.h
 

@@ -39,8 +39,7 @@ is "$(field cal.json 'all(not x["pass"] for x in r["rounds"][:-1])')" True "only
 is "$(field cal.json 'round(r["criterion"]["q"], 9), r["criterion"]["alpha"]')" "0.1 0.01" "the criterion's q and alpha"
 is "$(field cal.json 'r["resolution"]["found"] == (r["criterion"]["resolution_ns"] is not None)')" True \
    "the criterion carries the resolution when there is one"
-v=$(schema_valid cal.json calibrate.schema.json)
-if [ "$v" = skip ]; then skip "python3 jsonschema missing"; else is "$v" valid "calibrate's JSON matches its schema"; fi
+is "$(schema_valid cal.json calibrate.schema.json)" valid "calibrate's JSON matches its schema"
 
 # --- text output, options
 out=$("$mw" calibrate --quick --samples 10 --steps 2 2>&1); st=$?
@@ -84,8 +83,7 @@ is "$?" 2 "one file only: exit 2"
 is "$?" 1 "10 % slower, judged with the calibration file: exit 1"
 is "$(field slow.json 'r["resolution_from"], r["real"], r["direction"], round(r["q"], 9)')" \
    "cal.json True slower 0.1" "the JSON says where the criterion came from, and the verdict"
-v=$(schema_valid slow.json fluctuation.schema.json)
-if [ "$v" = skip ]; then skip "python3 jsonschema missing"; else is "$v" valid "the fluctuation JSON matches its schema"; fi
+is "$(schema_valid slow.json fluctuation.schema.json)" valid "the fluctuation JSON matches its schema"
 echo '{"version": 2}' >notcal.json
 "$mw" analyze fluctuation a.txt slow.txt --calibration notcal.json >notcal.out 2>&1
 is "$?" 2 "a file that is not a calibration: exit 2"

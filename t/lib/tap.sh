@@ -18,6 +18,11 @@
 # passed.  Tests end with done_testing; without it the exit trap still
 # reports a wrong number of tests as a failure.
 
+# Debian's own python3 and node come first (.ci/deps installs what the tests
+# use from Debian): a developer's pyenv or nvm shim must not make a test pass
+# that would fail on a fresh Debian 12.
+case ":$PATH:" in :/usr/bin:*) ;; *) PATH=/usr/bin:/bin:$PATH; export PATH ;; esac
+
 _tap_n=0          # tests run
 _tap_failed=0     # failures (not counting TODO)
 _tap_planned=     # number planned, or "no_plan"
