@@ -214,7 +214,7 @@ int dl_get_frame(struct dl_ex *e, const struct dlj *o, struct dl_frame *f)
 	long line = 0;
 	if (dl_get_str(e, o, "addr", 1, &f->addr) < 0 || dl_get_str(e, o, "symbol", 0, &f->symbol) < 0 ||
 	    dl_get_str(e, o, "file", 0, &f->file) < 0 || dl_get_str(e, o, "object", 0, &f->object) < 0 ||
-	    dl_get_str(e, o, "offset", 0, &f->offset) < 0 ||
+	    dl_get_str(e, o, "offset", 0, &f->offset) < 0 || dl_get_str(e, o, "build_id", 0, &f->build_id) < 0 ||
 	    dl_get_long(e, o, "line", 0, 0, INT_MAX, &line) < 0)
 		return -1;
 	f->line = (int)line;

@@ -40,6 +40,8 @@ enum dl_mode { DLM_NONE = 0, DLM_STANDARD, DLM_SYNC, DLM_BUFFERED, DLM_READY };
 
 struct dl_frame {
 	const char *addr, *symbol, *file, *object, *offset;
+	const char *build_id; /* the object's build-id at the run, or NULL */
+	const char *nosrc;    /* why there is no source line, or NULL (no debug info) */
 	int line;
 };
 

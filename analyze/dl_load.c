@@ -476,6 +476,7 @@ static void merge_frame(struct dl_ctx *c, struct worker *w, struct dl_frame *f, 
 	XL(f->file);
 	XL(f->object);
 	XL(f->offset);
+	XL(f->build_id);
 	*poom |= oom;
 }
 

@@ -86,7 +86,8 @@ static int group_by_desc(struct dp *v, int m, struct grp *g)
 }
 
 /* Where rank r is: "MPI_Recv (deadlock.c:16)", or "MPI_Recv (in solve, no
- * source line: no debug info)" when the site has no file. */
+ * source line: no debug info)" when the site has no file ("...: /x/prog has
+ * changed since the run" when that is why). */
 static void call_at(const struct dl_ctx *c, int r, char *buf, size_t len)
 {
 	const struct dl_rank *x = c->ranks[r];
@@ -98,9 +99,10 @@ static void call_at(const struct dl_ctx *c, int r, char *buf, size_t len)
 	if (f->file && f->line > 0)
 		snprintf(buf, len, "%s (%s:%d)", x->call.name, f->file, f->line);
 	else if (f->symbol)
-		snprintf(buf, len, "%s (in %s, no source line: no debug info)", x->call.name, f->symbol);
+		snprintf(buf, len, "%s (in %s, no source line: %s)", x->call.name, f->symbol,
+			 f->nosrc ? f->nosrc : "no debug info");
 	else
-		snprintf(buf, len, "%s (no source line: no debug info)", x->call.name);
+		snprintf(buf, len, "%s (no source line: %s)", x->call.name, f->nosrc ? f->nosrc : "no debug info");
 }
 
 /* STAT-style classes of the given ranks: [{ranks, count, description}].

@@ -145,6 +145,40 @@ static int resolve(struct dl_ctx *c, struct fref *refs, size_t *starts, int nd)
 	return done;
 }
 
+/* Is the file at obj still the build that ran (build-id bid, hex)?  1 yes
+ * (or nothing to compare with), 0 no, -1 it cannot be opened. */
+static int same_build(const char *obj, const char *bid)
+{
+	struct dwobj d;
+	const unsigned char *id;
+	GElf_Addr va;
+	int rv = 1;
+	if (dwobj_open(&d, obj) < 0)
+		return -1;
+	int n = dwfl_module_build_id(d.mod, &id, &va);
+	if (bid && n > 0) {
+		char hex[2 * 64 + 1];
+		for (int i = 0; i < n && i < 64; i++)
+			snprintf(hex + 2 * i, 3, "%02x", id[i]);
+		rv = n <= 64 && !strcmp(hex, bid);
+	} else if (bid) {
+		rv = 0; /* the run's build had an id, this file has none */
+	}
+	dwfl_end(d.dwfl);
+	return rv;
+}
+
+/* Say why frames[i, end) of one object have no source line. */
+static void no_source(struct dl_ctx *c, struct fref *refs, size_t i, size_t end, const char *fmt,
+		      const char *obj)
+{
+	char why[4200];
+	snprintf(why, sizeof why, fmt, obj);
+	const char *w = dl_intern(c->pool, why);
+	for (size_t j = i; j < end; j++)
+		refs[j].f->nosrc = w;
+}
+
 int dl_symbolize(struct dl_ctx *c)
 {
 	struct fref *refs = NULL;
@@ -175,8 +209,19 @@ int dl_symbolize(struct dl_ctx *c)
 			end++;
 		/* System libraries have no line information worth opening
 		 * (the monitor gives their symbols already). */
-		if (access(obj, R_OK) != 0 || !strncmp(obj, "/lib/", 5) || !strncmp(obj, "/lib64/", 7) ||
-		    !strncmp(obj, "/usr/lib/", 9) || !strncmp(obj, "/usr/lib64/", 11)) {
+		if (!strncmp(obj, "/lib/", 5) || !strncmp(obj, "/lib64/", 7) || !strncmp(obj, "/usr/lib/", 9) ||
+		    !strncmp(obj, "/usr/lib64/", 11)) {
+			i = end;
+			continue;
+		}
+		/* The dump names the object by its absolute path and build-id
+		 * (older dumps: as started, e.g. ./prog, which only the run's
+		 * own folder resolves).  Another build at that path would give
+		 * lines of other code: none is better. */
+		int same = access(obj, R_OK) != 0 ? -1 : same_build(obj, refs[i].f->build_id);
+		if (same <= 0) {
+			no_source(c, refs, i, end, same < 0 ? "%s is not readable here" : "%s has changed since the run",
+				  obj);
 			i = end;
 			continue;
 		}

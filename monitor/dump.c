@@ -33,6 +33,8 @@ static struct json_object *frame_json(const struct mwm_frame *f)
 	json_object_object_add(o, "addr", json_object_new_string(buf));
 	if (f->object[0]) {
 		json_object_object_add(o, "object", json_object_new_string(f->object));
+		if (f->build_id[0])
+			json_object_object_add(o, "build_id", json_object_new_string(f->build_id));
 		snprintf(buf, sizeof(buf), "0x%lx", (unsigned long)f->offset);
 		json_object_object_add(o, "offset", json_object_new_string(buf));
 	}

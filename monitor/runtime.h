@@ -37,7 +37,8 @@ void mwm_stack_init(void);
 /* One frame found on the blocked thread's stack. */
 struct mwm_frame {
 	uintptr_t addr;
-	char object[256];
+	char object[256];      /* absolute path of the object (the program too) */
+	char build_id[65];     /* its GNU build-id in hex, or "" */
 	uintptr_t offset;      /* addr - object load base */
 	char symbol[128];
 	uintptr_t sym_offset;
@@ -52,7 +53,12 @@ struct mwm_frame {
 int mwm_stack_scan(uintptr_t site, uintptr_t frame, uintptr_t stack_hi, struct mwm_frame *out,
 		   int max, const char **method);
 
-/* Fill object/offset/symbol of a frame with dladdr. */
+/* Fill object/build_id/offset/symbol of a frame with dladdr and
+ * dl_iterate_phdr.  The object is named by its absolute path, the program by
+ * /proc/self/exe's target (dladdr gives it as started, e.g. "./prog"), so
+ * that an analysis from another folder finds it and can tell by the build-id
+ * whether it is still the same build.  Not async-signal-safe (the watcher
+ * thread's). */
 void mwm_frame_symbolize(struct mwm_frame *f);
 
 /* Write the profile (TAU format) if MPIWATCH_PROFILE is set.  Return 0 on

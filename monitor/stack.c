@@ -11,10 +11,14 @@
  * other CPU no word is trusted and the dump has the call site alone.
  */
 #include <dlfcn.h>
+#include <elf.h>
+#include <limits.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mwm.h"
 #include "runtime.h"
@@ -209,6 +213,57 @@ int mwm_stack_scan(uintptr_t site, uintptr_t frame, uintptr_t stack_hi, struct m
 	return n;
 }
 
+/* dl_iterate_phdr: the object one of whose loaded segments holds addr, and
+ * its NT_GNU_BUILD_ID note. */
+struct bid_find {
+	uintptr_t addr;
+	char *out;
+	size_t len;
+	int main_prog; /* the object is the program itself (no name) */
+	int found;
+};
+
+static void note_build_id(const struct dl_phdr_info *info, const ElfW(Phdr) *ph, struct bid_find *b)
+{
+	const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
+	size_t left = ph->p_filesz;
+	while (left >= sizeof(ElfW(Nhdr))) {
+		const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+		size_t nsz = (nh->n_namesz + 3) & ~(size_t)3, dsz = (nh->n_descsz + 3) & ~(size_t)3;
+		if (sizeof(*nh) + nsz + dsz > left)
+			return;
+		const unsigned char *name = p + sizeof(*nh), *desc = name + nsz;
+		if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(name, "GNU", 4) &&
+		    nh->n_descsz * 2 < b->len) {
+			for (size_t i = 0; i < nh->n_descsz; i++)
+				snprintf(b->out + 2 * i, 3, "%02x", desc[i]);
+			return;
+		}
+		p += sizeof(*nh) + nsz + dsz;
+		left -= sizeof(*nh) + nsz + dsz;
+	}
+}
+
+static int bid_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct bid_find *b = arg;
+	int hit = 0;
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum && !hit; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		hit = ph->p_type == PT_LOAD && b->addr >= lo && b->addr - lo < ph->p_memsz;
+	}
+	if (!hit)
+		return 0;
+	b->found = 1;
+	b->main_prog = !info->dlpi_name || !info->dlpi_name[0];
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_NOTE && !b->out[0])
+			note_build_id(info, &info->dlpi_phdr[i], b);
+	return 1;
+}
+
 void mwm_frame_symbolize(struct mwm_frame *f)
 {
 	Dl_info di;
@@ -217,6 +272,21 @@ void mwm_frame_symbolize(struct mwm_frame *f)
 		return;
 	if (di.dli_fname)
 		snprintf(f->object, sizeof(f->object), "%s", di.dli_fname);
+	struct bid_find b = {.addr = f->addr - 1, .out = f->build_id, .len = sizeof(f->build_id)};
+	f->build_id[0] = 0;
+	dl_iterate_phdr(bid_cb, &b);
+	if (b.found && (b.main_prog || f->object[0] != '/')) {
+		char path[PATH_MAX];
+		ssize_t n = -1;
+		if (b.main_prog)
+			n = readlink("/proc/self/exe", path, sizeof(path) - 1);
+		else if (realpath(f->object, path))
+			n = (ssize_t)strlen(path);
+		if (n > 0 && (size_t)n < sizeof(f->object)) {
+			path[n] = 0;
+			memcpy(f->object, path, (size_t)n + 1);
+		}
+	}
 	f->offset = f->addr - (uintptr_t)di.dli_fbase;
 	if (di.dli_sname) {
 		snprintf(f->symbol, sizeof(f->symbol), "%s", di.dli_sname);

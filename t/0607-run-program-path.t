@@ -18,11 +18,12 @@ is "$?" 2 "a deadlock started as ./prog: exit 2"
 first=$(head -1 "$work/r/report.txt")
 like "$first" 'deadlock\.c:16' "the run's answer names the line"
 
-# the program's frames in a dump: object and build_id
+# the program's frames in a dump: object and build_id, as one distinct pair
 frames() {
     python3 -S -c 'import json,sys
-for f in json.load(open(sys.argv[1]))["stack"]:
-    if f.get("symbol") == "main": print(f.get("object"), f.get("build_id"))' "$1"
+seen = {(f.get("object"), f.get("build_id")) for f in json.load(open(sys.argv[1]))["stack"]
+        if f.get("object", "").endswith("prog")}
+for o, b in sorted(seen, key=str): print(o, b)' "$1"
 }
 bid=$(readelf -n bin/prog | sed -n 's/.*Build ID: *//p')
 is "$(frames "$work/r/dumps/rank-0.json")" "$work/bin/prog $bid" \
