@@ -25,6 +25,7 @@ static void free_findings(struct dl_ctx *c)
 		struct dl_finding *f = &c->findings[i];
 		free(f->ranks);
 		free(f->terminal);
+		free(f->waiting);
 		free(f->missing);
 		free(f->path);
 		if (f->diag)

@@ -890,6 +890,8 @@ int dl_diagnose(struct dl_ctx *c)
 			free(v);
 		}
 	}
+	if (dl_find_cores(c) < 0)
+		goto out;
 	rv = 0;
 out:
 	free(uf);

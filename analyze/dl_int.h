@@ -145,6 +145,8 @@ struct dl_finding {
 	const char *kind, *cause;
 	int *ranks; /* deadlocked ranks, sorted */
 	int nranks;
+	int *waiting; /* of ranks, those that only wait for the others (sorted; dl_core.c) */
+	int nwaiting;
 	int *terminal; /* finalized/exited ranks it waits on */
 	int nterminal;
 	int *missing; /* missing ranks it involves (should be none) */
@@ -266,6 +268,12 @@ int dl_solve(struct dl_ctx *c);
 
 /* dl_diag.c */
 int dl_diagnose(struct dl_ctx *c);
+/* dl_core.c: split each cycle or knot finding into its core (ranks in a sink
+ * strongly connected component of the wait-for graph) and the ranks that
+ * only wait for it (f->waiting).  Return 0, or -1 (ENOMEM). */
+int dl_find_cores(struct dl_ctx *c);
+/* Whether rank r only waits for f's core (is in f->waiting). */
+int dl_finding_waits(const struct dl_finding *f, int r);
 /* Describe a rank's call in one line into buf ("MPI_Recv(src=3, tag=7, comm=row) at io.c:55"). */
 void dl_describe_call(const struct dl_ctx *c, const struct dl_rank *r, int relative, char *buf,
 		      size_t len);

@@ -211,21 +211,21 @@ static const char *kind_title(const char *k)
 
 #define SENT_GROUPS 4
 
-/* The one-line answer of finding fi (doc/deadlock.md, "The one-line
- * answer"): "deadlock: ranks 0-3 wait for each other in MPI_Recv
- * (deadlock.c:16)", the places of the ranks grouped when they differ, and
- * the first short diagnosis ("rank 1 sent tag 7, rank 0 receives tag 8 —
- * wrong tag").  Written to buf (len bytes). */
-static void finding_sentence(struct dl_ctx *c, const struct dl_finding *f, char *buf, size_t len)
+/* Append to buf (used n of len) where the ranks[0..nr) are (those that
+ * only_waiting says, by f->waiting): " in MPI_Recv (x.c:16)" when they are
+ * at one place, else ": ranks 0-1 in A, rank 2 in B" (at most SENT_GROUPS
+ * places, then how many more).  Return the new n. */
+static size_t places(struct dl_ctx *c, const struct dl_finding *f, int only_waiting, size_t n, char *buf,
+		     size_t len, int one_line)
 {
 	char where[SENT_GROUPS][200];
 	int *gr[SENT_GROUPS] = {0}, gn[SENT_GROUPS] = {0}, ng = 0, others = 0;
-	char *rs = dl_ranges_str(f->ranks, (size_t)f->nranks);
-	size_t n;
 
 	for (int i = 0; i < f->nranks; i++) {
 		char w[200];
 		int g;
+		if (dl_finding_waits(f, f->ranks[i]) != only_waiting)
+			continue;
 		call_at(c, f->ranks[i], w, sizeof w);
 		for (g = 0; g < ng && strcmp(where[g], w); g++)
 			;
@@ -242,13 +242,7 @@ static void finding_sentence(struct dl_ctx *c, const struct dl_finding *f, char 
 		}
 		gr[g][gn[g]++] = f->ranks[i];
 	}
-	if (!strcmp(f->kind, "collective_mismatch"))
-		n = (size_t)snprintf(buf, len, "deadlock: ranks %s are in different collectives on %s",
-				     rs ? rs : "?", dl_comm_label(c, f->comm));
-	else
-		n = (size_t)snprintf(buf, len, "deadlock: %s %s %s", f->nranks > 1 ? "ranks" : "rank",
-				     rs ? rs : "?", f->nranks > 1 ? "wait for each other" : "waits forever");
-	if (ng == 1 && !others && strcmp(f->kind, "collective_mismatch")) {
+	if (ng == 1 && !others && one_line) {
 		if (n < len)
 			n += (size_t)snprintf(buf + n, len - n, " in %s", where[0]);
 	} else {
@@ -264,7 +258,38 @@ static void finding_sentence(struct dl_ctx *c, const struct dl_finding *f, char 
 	}
 	for (int g = 0; g < ng; g++)
 		free(gr[g]);
+	return n < len ? n : len;
+}
+
+/* The one-line answer of finding fi (doc/deadlock.md, "The one-line
+ * answer"): "deadlock: ranks 0-3 wait for each other in MPI_Recv
+ * (deadlock.c:16)", the places of the ranks grouped when they differ, and
+ * the first short diagnosis ("rank 1 sent tag 7, rank 0 receives tag 8 —
+ * wrong tag").  Ranks that only wait for the others (issue 35 item 8) come
+ * last: "...; ranks 2-3 wait for them in MPI_Barrier (x.c:19)".  Written to
+ * buf (len bytes). */
+static void finding_sentence(struct dl_ctx *c, const struct dl_finding *f, char *buf, size_t len)
+{
+	int ncore = f->nranks - f->nwaiting, *core = malloc(((size_t)ncore + 1) * sizeof(int));
+	size_t n;
+
+	if (!core) {
+		snprintf(buf, len, "deadlock");
+		return;
+	}
+	for (int i = 0, k = 0; i < f->nranks; i++)
+		if (!dl_finding_waits(f, f->ranks[i]))
+			core[k++] = f->ranks[i];
+	char *rs = dl_ranges_str(core, (size_t)ncore);
+	free(core);
+	if (!strcmp(f->kind, "collective_mismatch"))
+		n = (size_t)snprintf(buf, len, "deadlock: ranks %s are in different collectives on %s",
+				     rs ? rs : "?", dl_comm_label(c, f->comm));
+	else
+		n = (size_t)snprintf(buf, len, "deadlock: %s %s %s", ncore > 1 ? "ranks" : "rank",
+				     rs ? rs : "?", ncore > 1 ? "wait for each other" : "waits forever");
 	free(rs);
+	n = places(c, f, 0, n < len ? n : len, buf, len, strcmp(f->kind, "collective_mismatch") != 0);
 	/* What is wrong: the first short diagnosis, else the kind's own. */
 	const char *brief = NULL;
 	int waits = !strcmp(f->kind, "cycle") || !strcmp(f->kind, "knot");
@@ -288,7 +313,15 @@ static void finding_sentence(struct dl_ctx *c, const struct dl_finding *f, char 
 	else if (!brief && f->cause && !strcmp(f->cause, "root_mismatch"))
 		brief = "the same collective with different roots";
 	if (brief && n < len)
-		snprintf(buf + n, len - n, ": %s", brief);
+		n += (size_t)snprintf(buf + n, len - n, ": %s", brief);
+	if (f->nwaiting && n < len) {
+		char *ws = dl_ranges_str(f->waiting, (size_t)f->nwaiting);
+		n += (size_t)snprintf(buf + n, len - n, "; %s %s %s for them", f->nwaiting > 1 ? "ranks" : "rank",
+				      ws ? ws : "?", f->nwaiting > 1 ? "wait" : "waits");
+		free(ws);
+		if (n < len)
+			places(c, f, 1, n, buf, len, 1);
+	}
 }
 
 static struct json_object *finding_json(struct dl_ctx *c, int fi)
@@ -301,6 +334,8 @@ static struct json_object *finding_json(struct dl_ctx *c, int fi)
 						     : NULL);
 	json_object_object_add(o, "ranks", int_array(f->ranks, f->nranks));
 	add_ranges(o, "ranks_text", f->ranks, f->nranks);
+	json_object_object_add(o, "waiting_ranks", int_array(f->waiting, f->nwaiting));
+	add_ranges(o, "waiting_ranks_text", f->waiting, f->nwaiting);
 	json_object_object_add(o, "terminal_ranks", int_array(f->terminal, f->nterminal));
 	json_object_object_add(o, "classes", classes(c, f->ranks, f->nranks));
 	struct json_object *path = json_object_new_array();
@@ -660,16 +695,21 @@ int dl_build_report(struct dl_ctx *c)
 	int *dead = malloc(((size_t)c->size + 1) * sizeof *dead);
 	int *miss = malloc(((size_t)c->size + 1) * sizeof *miss);
 	int *dumped = malloc(((size_t)c->size + 1) * sizeof *dumped);
-	if (!dead || !miss || !dumped) {
+	int *waiting = malloc(((size_t)c->size + 1) * sizeof *waiting);
+	if (!dead || !miss || !dumped || !waiting) {
 		free(dead);
 		free(miss);
 		free(dumped);
+		free(waiting);
 		return -1;
 	}
-	int nd = 0, nm = 0, ndu = 0;
+	int nd = 0, nm = 0, ndu = 0, nw = 0;
 	for (int r = 0; r < c->size; r++) {
-		if (c->deadlocked && c->deadlocked[r])
+		if (c->deadlocked && c->deadlocked[r]) {
 			dead[nd++] = r;
+			if (dl_finding_waits(&c->findings[c->deadlocked[r] - 1], r))
+				waiting[nw++] = r;
+		}
 		if (!c->ranks[r]) {
 			if (!(c->unreadable && c->unreadable[r]))
 				miss[nm++] = r; /* an unreadable rank is not missing */
@@ -679,6 +719,9 @@ int dl_build_report(struct dl_ctx *c)
 	}
 	json_object_object_add(rep, "ranks", int_array(dead, nd));
 	add_ranges(rep, "ranks_text", dead, nd);
+	json_object_object_add(rep, "waiting_ranks", int_array(waiting, nw));
+	add_ranges(rep, "waiting_ranks_text", waiting, nw);
+	free(waiting);
 	json_object_object_add(rep, "missing_ranks", int_array(miss, nm));
 	add_ranges(rep, "missing_ranks_text", miss, nm);
 	char incomplete[2048];

@@ -44,6 +44,7 @@ void col_state_free(struct col_state *s)
 	if (s->analysis)
 		json_object_put(s->analysis);
 	free(s->dl.ranks);
+	free(s->dl.waiting);
 	free(s->mpi_errors);
 	free(s->crash_stacks);
 	memset(s, 0, sizeof *s);

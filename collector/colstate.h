@@ -30,6 +30,8 @@ struct col_deadlock {
 	char what[48];    /* its short name: "cycle", "wrong tag", "collective mismatch"... */
 	int *ranks;
 	size_t n;
+	int *waiting; /* of ranks, those that only wait for the others */
+	size_t nwaiting;
 	char detail[256];
 };
 

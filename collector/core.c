@@ -935,6 +935,7 @@ static void analyse_dumps(struct collector *c)
 		struct col_deadlock *d = &s->dl;
 		json_object *ranks = NULL, *reason = NULL;
 		free(d->ranks);
+		free(d->waiting);
 		memset(d, 0, sizeof *d);
 		s->dl_dumps = ndumps;
 		d->found = dl_result_found(dr);
@@ -958,6 +959,16 @@ static void analyse_dumps(struct collector *c)
 				for (size_t i = 0; i < n; i++)
 					d->ranks[i] = json_object_get_int(json_object_array_get_idx(ranks, i));
 				d->n = n;
+			}
+		}
+		if (d->found && json_object_object_get_ex(s->analysis, "waiting_ranks", &ranks) &&
+		    json_object_is_type(ranks, json_type_array)) {
+			size_t n = json_object_array_length(ranks);
+			d->waiting = malloc((n ? n : 1) * sizeof *d->waiting);
+			if (d->waiting) {
+				for (size_t i = 0; i < n; i++)
+					d->waiting[i] = json_object_get_int(json_object_array_get_idx(ranks, i));
+				d->nwaiting = n;
 			}
 		}
 		if (json_object_object_get_ex(s->analysis, "reason", &reason) && json_object_get_string(reason))
@@ -1220,7 +1231,7 @@ static void evaluate(struct collector *c)
 		/* One classification: the deadlock the analysis found feeds the
 		 * causes (its ranks are B, deadlocked; those waiting on them C). */
 		if (s->dl.found && col_deadlock_ended_rank(s) < 0) {
-			struct col_dl_input in = {s->dl.ranks, s->dl.n, s->dl.what};
+			struct col_dl_input in = {.ranks = s->dl.ranks, .n = s->dl.n, .waiting = s->dl.waiting, .nwaiting = s->dl.nwaiting, .what = s->dl.what};
 			if (col_classify_dl(s->ranks, s->size, s->nodes, s->nnodes, &in, &res) == 0) {
 				col_result_free(&s->res);
 				s->res = res;

@@ -403,6 +403,8 @@ static size_t culprits(const struct graph *g, const char *cls, size_t r, char *s
  * into causes with a detail text:
  *   'B' own fault: ended outside MPI, or blocked on ranks none of which failed
  *   'd' B: stuck in the deadlock the analysis of the dumps found
+ *   'w' C: stuck only waiting for that deadlock's other ranks (a bystander:
+ *       e.g. in a barrier the deadlocked ranks never reach)
  *   'b' B: stuck in a cycle of waits
  *   'f' C: ended while blocked on a failed rank (a cascade)
  *   'k' C: killed from outside, blocked on nobody, after the MPI library
@@ -424,6 +426,7 @@ struct waits {
 	char *seen; /* scratch for culprits() */
 	int *queue;
 	const char *dl_what; /* the analysis' deadlock, for class 'd' */
+	char dl_core[128];   /* its ranks that wait for each other, for class 'w' */
 };
 
 static int waits_alloc(struct waits *w, size_t size)
@@ -687,6 +690,11 @@ static char rank_detail(const struct col_rank *ranks, size_t r, char c, struct w
 		snprintf(detail, len, "deadlocked (%s)", w->dl_what ? w->dl_what : "deadlock");
 		c = 'B';
 		break;
+	case 'w':
+		snprintf(detail, len, "waiting in %s for deadlocked rank(s) %s (cascade)", callname(x),
+			 w->dl_core);
+		c = 'C';
+		break;
 	case 'B':
 		if (x->state == MW_HB_S_IN_MPI)
 			snprintf(detail, len,
@@ -846,11 +854,31 @@ int col_classify_dl(const struct col_rank *ranks, size_t size, const struct col_
 	} else {
 		if (build_waits(ranks, size, &w))
 			goto fail;
-		/* The analysis' deadlock first: its stuck ranks are 'd'. */
+		/* The analysis' deadlock first: its stuck ranks are 'd', those
+		 * of them that only wait for the others 'w'. */
 		for (size_t i = 0; dl && i < dl->n; i++)
 			if (dl->ranks[i] >= 0 && (size_t)dl->ranks[i] < size && w.active[dl->ranks[i]])
 				w.cls[dl->ranks[i]] = 'd';
+		for (size_t i = 0; dl && i < dl->nwaiting; i++)
+			if (dl->waiting[i] >= 0 && (size_t)dl->waiting[i] < size && w.cls[dl->waiting[i]] == 'd')
+				w.cls[dl->waiting[i]] = 'w';
 		w.dl_what = dl ? dl->what : NULL;
+		if (dl && dl->nwaiting) {
+			int *core = malloc((dl->n + 1) * sizeof *core);
+			size_t nc = 0;
+			for (size_t i = 0; core && i < dl->n; i++) {
+				size_t j = 0;
+				while (j < dl->nwaiting && dl->waiting[j] != dl->ranks[i])
+					j++;
+				if (j == dl->nwaiting)
+					core[nc++] = dl->ranks[i];
+			}
+			if (core)
+				mw_ranges_format(core, nc, w.dl_core, sizeof w.dl_core);
+			else
+				snprintf(w.dl_core, sizeof w.dl_core, "?");
+			free(core);
+		}
 		cause_b(ranks, size, &w, res);
 		cause_c(ranks, size, &w);
 		cause_a(ranks, size, &w);

@@ -113,6 +113,8 @@ const char *col_verdict_name(enum col_verdict v);
 struct col_dl_input {
 	const int *ranks; /* sorted world ranks of the deadlock */
 	size_t n;
+	const int *waiting; /* of them, those that only wait for the others (cause C) */
+	size_t nwaiting;
 	const char *what; /* short name of the deadlock, e.g. "wrong tag" */
 };
 
@@ -126,8 +128,9 @@ int col_classify(const struct col_rank *ranks, size_t size, const struct col_nod
 
 /* The same, knowing the deadlock the analysis of the dumps found (dl may be
  * NULL: as col_classify).  The stuck ranks of the deadlock are cause B,
- * "deadlocked (WHAT)", whatever the collector's own wait graph says; stuck
- * ranks that wait for them are C. */
+ * "deadlocked (WHAT)", whatever the collector's own wait graph says, except
+ * those the analysis says only wait for the others (a barrier the others
+ * never reach): C, as are stuck ranks that wait for them. */
 int col_classify_dl(const struct col_rank *ranks, size_t size, const struct col_node *nodes,
 		    size_t nnodes, const struct col_dl_input *dl, struct col_result *res);
 

@@ -23,7 +23,7 @@ for mpi in openmpi mpich; do
        "B:0-1,C:2-3" "$mpi: the pair is cause B, the bystanders cause C"
     like "$(field "$work/$mpi/report.json" '[c["detail"] for c in r["causes"] if c["cause"] == "C"][0]')" \
          'rank\(s\) 0-1' "$mpi: the bystanders' cause names the deadlocked ranks"
-    "$mw" analyze deadlock --json "$work/$mpi/dumps" >"$work/$mpi.dl.json" 2>/dev/null
+    "$mw" analyze deadlock "$work/$mpi/dumps" --quiet --json "$work/$mpi.dl.json" >/dev/null 2>&1
     is "$(field "$work/$mpi.dl.json" 'r["waiting_ranks"]')" "[2, 3]" \
        "$mpi: analyze deadlock --json lists the ranks that only wait"
 done

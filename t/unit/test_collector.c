@@ -160,7 +160,7 @@ START_TEST(test_text_and_comment)
 		" \"findings\": [{\"sentence\": \"deadlock: ranks 0-5 wait for each other in MPI_Recv (ring.c:9): a cycle\"}]}");
 	col_result_free(&s.res);
 	{
-		struct col_dl_input in = {s.dl.ranks, s.dl.n, s.dl.what};
+		struct col_dl_input in = {.ranks = s.dl.ranks, .n = s.dl.n, .waiting = s.dl.waiting, .nwaiting = s.dl.nwaiting, .what = s.dl.what};
 		ck_assert_int_eq(col_classify_dl(s.ranks, s.size, s.nodes, s.nnodes, &in, &s.res), 0);
 	}
 	s.confirmed = 1;

@@ -362,6 +362,39 @@ START_TEST(test_moved_on_keeps_cause_a)
 }
 END_TEST
 
+/* Issue 35 item 8: the analysis' deadlock is a cycle of ranks 0-1; ranks
+ * 2-3 only wait for them in a barrier (its waiting_ranks).  The pair is B,
+ * the bystanders C, naming the pair. */
+START_TEST(test_classify_bystanders)
+{
+	struct col_rank ranks[4];
+	struct col_node node = {.name = "n1", .probed = 1, .state = MW_PROBE_ALIVE};
+	struct col_result res;
+	static const int dl[] = {0, 1, 2, 3}, waiting[] = {2, 3};
+	struct col_dl_input in = {.ranks = dl, .n = 4, .waiting = waiting, .nwaiting = 2, .what = "cycle"};
+	char buf[64];
+	set_rank(&ranks[0], "0:M:MPI_Recv:recv:1", NULL);
+	set_rank(&ranks[1], "0:M:MPI_Recv:recv:0", NULL);
+	set_rank(&ranks[2], "0:M:MPI_Barrier:collective:-1", "0,1");
+	set_rank(&ranks[3], "0:M:MPI_Barrier:collective:-1", "0,1");
+	ck_assert_int_eq(col_classify_dl(ranks, 4, &node, 1, &in, &res), 0);
+	ck_assert_uint_eq(res.ncauses, 2);
+	ck_assert_int_eq(res.causes[0].cause, 'B');
+	mw_ranges_format(res.causes[0].ranks, res.causes[0].n, buf, sizeof buf);
+	ck_assert_str_eq(buf, "0-1");
+	ck_assert_str_eq(res.causes[0].detail, "deadlocked (cycle)");
+	ck_assert_int_eq(res.causes[1].cause, 'C');
+	mw_ranges_format(res.causes[1].ranks, res.causes[1].n, buf, sizeof buf);
+	ck_assert_str_eq(buf, "2-3");
+	ck_assert_str_eq(res.causes[1].detail,
+			 "waiting in MPI_Barrier for deadlocked rank(s) 0-1 (cascade)");
+	ck_assert_int_eq(res.verdict, COL_V_SOFTWARE);
+	col_result_free(&res);
+	for (int i = 0; i < 4; i++)
+		free(ranks[i].waits);
+}
+END_TEST
+
 /* One classification: the deadlock the analysis found (here a wrong tag:
  * rank 0 in MPI_Recv from 1, ranks 1-2 in a barrier) makes all its ranks B,
  * deadlocked (wrong tag): ranks in the same barrier are not split into B and
@@ -372,7 +405,7 @@ START_TEST(test_classify_with_analysis)
 	struct col_node node = {.name = "n1", .probed = 1, .state = MW_PROBE_ALIVE};
 	struct col_result res;
 	static const int dl[] = {0, 1, 2};
-	struct col_dl_input in = {dl, 3, "wrong tag"};
+	struct col_dl_input in = {.ranks = dl, .n = 3, .what = "wrong tag"};
 	char buf[64];
 	set_rank(&ranks[0], "0:M:MPI_Recv:recv:1", NULL);
 	set_rank(&ranks[1], "0:M:MPI_Barrier:collective:-1", "0,2");
@@ -432,6 +465,7 @@ int main(void)
 	tcase_add_test(tc, test_details);
 	tcase_add_test(tc, test_large_ring);
 	tcase_add_test(tc, test_classify_with_analysis);
+	tcase_add_test(tc, test_classify_bystanders);
 	tcase_add_test(tc, test_moved_on_keeps_cause_a);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
