@@ -172,6 +172,9 @@ static int get_msgs(struct dl_ex *e, const struct dlj *o, const char *key, int r
 		/* Translate through the comm's group when it is known. */
 		int t = peer >= 0 ? dl_comm_world(e->c, m[i].comm, peer) : -1;
 		m[i].peer_world = peer >= 0 ? (t >= 0 ? t : pw) : peer;
+		const struct dlj *site = dlj_get(e->A, x, "site");
+		if (site && site->type != DLJ_NULL && dl_get_frame(e, site, &m[i].site) < 0)
+			goto fail;
 	}
 	e->where = saved;
 	*out = m;

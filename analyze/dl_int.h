@@ -58,6 +58,7 @@ struct dl_msg {
 	unsigned persistent : 1, active : 1;
 	int root; /* a nonblocking rooted collective's root (comm rank), else -1 */
 	const char *reduce_op; /* a nonblocking reduction's MPI_Op, or NULL */
+	struct dl_frame site; /* where a request was posted (addr NULL: unknown) */
 };
 
 struct dl_call {

@@ -486,6 +486,8 @@ static void merge_msgs(struct dl_ctx *c, struct worker *w, struct dl_msg *m, int
 	for (int i = 0; i < n; i++) {
 		XL(m[i].op);
 		XL(m[i].datatype);
+		if (m[i].site.addr)
+			merge_frame(c, w, &m[i].site, &oom);
 		if (m[i].comm >= 0)
 			m[i].comm = w->cmap[m[i].comm];
 	}

@@ -85,6 +85,55 @@ static int group_by_desc(struct dp *v, int m, struct grp *g)
 	return ng;
 }
 
+/* The pending request of rank x that its wait is on (the first of its
+ * requests the dump lists as pending), or NULL; *send says which table. */
+static const struct dl_msg *waited_request(const struct dl_rank *x, int *send)
+{
+	for (int i = 0; i < x->call.nrequests; i++) {
+		for (int j = 0; j < x->nprecv; j++)
+			if (x->precv[j].req == x->call.requests[i]) {
+				*send = 0;
+				return &x->precv[j];
+			}
+		for (int j = 0; j < x->npsend; j++)
+			if (x->psend[j].req == x->call.requests[i]) {
+				*send = 1;
+				return &x->psend[j];
+			}
+	}
+	return NULL;
+}
+
+/* Issue 35 item 4: a wait is named with the call that posted its request,
+ * the line to change: " on the receive posted at x.c:9 (from rank 1, tag
+ * 8)", " on the send posted at x.c:21 (to rank 1, tag 5)", " on the
+ * MPI_Ibarrier posted at x.c:30".  Appended to buf (used n of len). */
+static void posted_at(const struct dl_rank *x, char *buf, size_t n, size_t len)
+{
+	int send = 0;
+	const struct dl_msg *m = x->call.nrequests ? waited_request(x, &send) : NULL;
+	if (!m || !m->site.file || m->site.line <= 0 || n >= len)
+		return;
+	int coll = m->op && strncmp(m->op, "MPI_I", 5) == 0 && m->peer < 0 && m->peer != DL_ANY_SOURCE;
+	if (coll) {
+		snprintf(buf + n, len - n, " on the %s posted at %s:%d", m->op, m->site.file, m->site.line);
+		return;
+	}
+	char peer[32], tag[24];
+	if (m->peer == DL_ANY_SOURCE || m->peer_world < 0)
+		snprintf(peer, sizeof peer, "%s", m->peer == DL_ANY_SOURCE ? "any rank" : "?");
+	else
+		snprintf(peer, sizeof peer, "rank %d", m->peer_world);
+	if (m->tag == DL_ANY_TAG)
+		snprintf(tag, sizeof tag, "any tag");
+	else if (m->tag == DL_NO_TAG)
+		tag[0] = 0;
+	else
+		snprintf(tag, sizeof tag, "tag %d", m->tag);
+	snprintf(buf + n, len - n, " on the %s posted at %s:%d (%s %s%s%s)", send ? "send" : "receive",
+		 m->site.file, m->site.line, send ? "to" : "from", peer, tag[0] ? ", " : "", tag);
+}
+
 /* Where rank r is: "MPI_Recv (deadlock.c:16)", or "MPI_Recv (in solve, no
  * source line: no debug info)" when the site has no file ("...: /x/prog has
  * changed since the run" when that is why). */
@@ -96,8 +145,11 @@ static void call_at(const struct dl_ctx *c, int r, char *buf, size_t len)
 		return;
 	}
 	const struct dl_frame *f = &x->call.site;
-	if (f->file && f->line > 0)
-		snprintf(buf, len, "%s (%s:%d)", x->call.name, f->file, f->line);
+	if (f->file && f->line > 0) {
+		int n = snprintf(buf, len, "%s (%s:%d)", x->call.name, f->file, f->line);
+		if (n > 0)
+			posted_at(x, buf, (size_t)n, len);
+	}
 	else if (f->symbol)
 		snprintf(buf, len, "%s (in %s, no source line: %s)", x->call.name, f->symbol,
 			 f->nosrc ? f->nosrc : "no debug info");

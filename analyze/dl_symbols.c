@@ -190,6 +190,11 @@ int dl_symbolize(struct dl_ctx *c)
 			continue;
 		if (p->has_call)
 			add_ref(&refs, &n, &cap, &p->call.site);
+		/* where the requests a wait is on were posted (dl_report: the line to change) */
+		for (int i = 0; i < p->npsend; i++)
+			add_ref(&refs, &n, &cap, &p->psend[i].site);
+		for (int i = 0; i < p->nprecv; i++)
+			add_ref(&refs, &n, &cap, &p->precv[i].site);
 		for (int i = 0; i < p->nstack; i++)
 			add_ref(&refs, &n, &cap, &p->stack[i]);
 	}

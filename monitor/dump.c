@@ -83,6 +83,17 @@ static struct json_object *req_json(const struct mwm_req *r)
 	}
 	if (r->rop)
 		json_object_object_add(o, "reduce_op", jstr_or_null(mwm_rop_name(r->rop)));
+	/* Where the request was posted: the line to change when a wait on it
+	 * never ends.  Requests posted in a loop share a site: look it up once. */
+	if (r->site) {
+		static struct mwm_frame last;
+		if (last.addr != r->site) {
+			memset(&last, 0, sizeof(last));
+			last.addr = r->site;
+			mwm_frame_symbolize(&last);
+		}
+		json_object_object_add(o, "site", frame_json(&last));
+	}
 	return o;
 }
 

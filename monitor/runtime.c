@@ -210,6 +210,7 @@ void mwm_req_new(uint64_t handle, int table, int persistent)
 	r.count = has & MW_ARG_COUNT ? c->count : -1;
 	r.datatype = has & MW_ARG_DATATYPE ? c->datatype : 0;
 	r.rop = has & MW_ARG_OP ? c->op : 0;
+	r.site = c->site;
 	if (table == MWM_TABLE_RECV)
 		r.buf = c->buf;
 	mwm_reqtab_put(&mwm.reqs, &r);
