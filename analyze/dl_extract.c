@@ -159,7 +159,8 @@ static int get_msgs(struct dl_ex *e, const struct dlj *o, const char *key, int r
 		    dl_get_long(e, x, "bytes", 0, LONG_MIN, LONG_MAX, &bytes) < 0 || dl_get_mode(e, x, &m[i].mode) < 0 ||
 		    dl_get_bool(e, x, "persistent", &pers) < 0 || dl_get_bool(e, x, "active", &act) < 0 ||
 		    dl_get_int(e, x, "root", 0, -2, DL_MAX_RANK, &root) < 0 ||
-		    dl_get_str(e, x, "reduce_op", 0, &m[i].reduce_op) < 0)
+		    dl_get_str(e, x, "reduce_op", 0, &m[i].reduce_op) < 0 ||
+		    dl_get_long(e, x, "seq", 0, 0, LONG_MAX, &m[i].seq) < 0)
 			goto fail;
 		m[i].root = root >= 0 ? root : -1;
 		m[i].req = req;
@@ -198,6 +199,7 @@ void dl_rank_free(struct dl_rank *r)
 	free(r->unexp);
 	free(r->comms);
 	free(r->crank);
+	free(r->nbc_started);
 	free(r);
 }
 
@@ -291,7 +293,8 @@ static int extract_comms(struct dl_ex *e, const struct dlj *d, int wsize, struct
 	lm->gi = calloc(nc + 1, sizeof *lm->gi);
 	r->comms = calloc(nc + 1, sizeof *r->comms);
 	r->crank = calloc(nc + 1, sizeof *r->crank);
-	if (!lm->id || !lm->gi || !r->comms || !r->crank) {
+	r->nbc_started = calloc(nc + 1, sizeof *r->nbc_started);
+	if (!lm->id || !lm->gi || !r->comms || !r->crank || !r->nbc_started) {
 		dl_ex_fail(e, "out of memory");
 		return -1;
 	}
@@ -304,15 +307,17 @@ static int extract_comms(struct dl_ex *e, const struct dlj *d, int wsize, struct
 			dl_ex_fail(e, "%s: expected object, got %s", where, dl_jtype(x));
 			return -1;
 		}
-		long id, crank = -1;
+		long id, crank = -1, nbc = 0;
 		int gi;
 		if (dl_get_long(e, x, "id", 1, LONG_MIN, LONG_MAX, &id) < 0 ||
 		    dl_get_long(e, x, "rank", 0, -1, DL_MAX_RANK, &crank) < 0 ||
+		    dl_get_long(e, x, "nbc_started", 0, 0, LONG_MAX, &nbc) < 0 ||
 		    add_comm(c, e, x, r->rank, wsize, &gi) < 0)
 			return -1;
 		if (c->comms[gi].identity)
 			crank = r->rank;
 		r->crank[r->ncomms] = (int)crank;
+		r->nbc_started[r->ncomms] = nbc;
 		lm->id[lm->n] = id;
 		lm->gi[lm->n++] = gi;
 		r->comms[r->ncomms++] = gi;

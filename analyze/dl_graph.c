@@ -202,10 +202,10 @@ static int build_offers(struct dl_ctx *c)
 	return 0;
 }
 
-static int find_vnode(struct dl_ctx *c, int comm, const char *name, int root)
+static int find_vnode(struct dl_ctx *c, int comm, const char *name, int root, long seq)
 {
 	for (int i = c->comm_vhead[comm]; i >= 0; i = c->vnext[i])
-		if (c->v[i].name == name && c->v[i].root == root)
+		if (c->v[i].name == name && c->v[i].root == root && c->v[i].seq == seq)
 			return i;
 	int cap = c->nv;
 	/* grow by powers of two */
@@ -221,7 +221,7 @@ static int find_vnode(struct dl_ctx *c, int comm, const char *name, int root)
 		c->vnext = nn;
 	}
 	int i = c->nv++;
-	c->v[i] = (struct dl_vnode){comm, name, root, 0, -1};
+	c->v[i] = (struct dl_vnode){comm, name, root, seq, 0, -1};
 	c->vnext[i] = c->comm_vhead[comm];
 	c->comm_vhead[comm] = i;
 	return i;
@@ -269,13 +269,14 @@ static int req_send(struct dl_ctx *c, int r, int dst, int comm, int tag, int *sa
 	return push_int(&c->tgt, &c->ntgt, &c->captgt, dst);
 }
 
-static int req_coll(struct dl_ctx *c, int r, int comm, const char *name, int root, int *satisfied)
+static int req_coll(struct dl_ctx *c, int r, int comm, const char *name, int root, long seq,
+		    int *satisfied)
 {
 	if (comm < 0 || !c->comms[comm].known || c->comms[comm].inter) {
 		*satisfied = 1;
 		return 0;
 	}
-	int vi = find_vnode(c, comm, name, root);
+	int vi = find_vnode(c, comm, name, root, seq);
 	if (vi < 0)
 		return -1;
 	c->v[vi].nmembers_in++;
@@ -332,7 +333,7 @@ static int req_msg(struct dl_ctx *c, struct dl_clause *k, int r, const struct dl
 			k->comm = m->comm;
 			k->op = m->op;
 		}
-		return req_coll(c, r, m->comm, m->op, m->root, sat);
+		return req_coll(c, r, m->comm, m->op, m->root, m->seq, sat);
 	}
 	if (k->comm < 0) {
 		k->what = DLW_RECV;
@@ -373,7 +374,7 @@ static int rank_clauses(struct dl_ctx *c, int r)
 			return -1;
 		cl->comm = c->world;
 		cl->op = k->name;
-		if (req_coll(c, r, c->world, k->name, -1, &sat) < 0)
+		if (req_coll(c, r, c->world, k->name, -1, 0, &sat) < 0)
 			return -1;
 		if (!sat)
 			c->rank_vnode[r] = VIDX(c->tgt[c->ntgt - 1]);
@@ -435,7 +436,7 @@ static int rank_clauses(struct dl_ctx *c, int r)
 		int root = -1;
 		if (k->root >= 0)
 			root = k->root;
-		if (req_coll(c, r, k->comm, k->name, root, &sat) < 0)
+		if (req_coll(c, r, k->comm, k->name, root, 0, &sat) < 0)
 			return -1;
 		if (!sat && k->comm >= 0)
 			c->rank_vnode[r] = VIDX(c->tgt[c->ntgt - 1]);
@@ -515,8 +516,27 @@ static int in_sig(const struct dl_ctx *c, int w, int vi)
 	const struct dl_vnode *v = &c->v[vi];
 	for (int i = 0; i < p->nprecv; i++)
 		if (p->precv[i].comm == v->comm && p->precv[i].op == v->name && p->precv[i].root == v->root &&
-		    is_nbc(&p->precv[i]))
+		    p->precv[i].seq == v->seq && is_nbc(&p->precv[i]))
 			return 1;
+	return 0;
+}
+
+/* Issue 35 item 12: has rank w gone past nonblocking collective number
+ * v->seq on v's comm?  Every rank starts them in the same order, so a rank
+ * that started that many and has none of that number pending completed it:
+ * it does not hold the collective back.  One that has another collective
+ * pending under that number (a call-order mismatch) does. */
+static int past_nbc(const struct dl_ctx *c, int w, const struct dl_vnode *v)
+{
+	const struct dl_rank *p = c->ranks[w];
+	if (!v->seq || !p || !p->nbc_started)
+		return 0;
+	for (int i = 0; i < p->nprecv; i++)
+		if (p->precv[i].comm == v->comm && p->precv[i].seq == v->seq)
+			return 0;
+	for (int i = 0; i < p->ncomms; i++)
+		if (p->comms[i] == v->comm)
+			return p->nbc_started[i] >= v->seq;
 	return 0;
 }
 
@@ -600,7 +620,7 @@ int dl_build_graph(struct dl_ctx *c)
 		c->nstate[node] = DLN_BLOCKED;
 		for (int i = 0; i < m->size; i++) {
 			int w = dl_comm_world(c, c->v[vi].comm, i);
-			if (w < 0 || in_sig(c, w, vi))
+			if (w < 0 || in_sig(c, w, vi) || past_nbc(c, w, &c->v[vi]))
 				continue;
 			struct dl_clause *cl = new_clause(c, node, DLW_MEMBER);
 			if (!cl || push_int(&c->tgt, &c->ntgt, &c->captgt, w) < 0)

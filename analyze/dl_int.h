@@ -59,6 +59,7 @@ struct dl_msg {
 	int root; /* a nonblocking rooted collective's root (comm rank), else -1 */
 	const char *reduce_op; /* a nonblocking reduction's MPI_Op, or NULL */
 	struct dl_frame site; /* where a request was posted (addr NULL: unknown) */
+	long seq; /* a nonblocking collective's number on its comm (1, 2...), 0 unknown */
 };
 
 struct dl_call {
@@ -96,6 +97,7 @@ struct dl_rank {
 	long unexp_count; /* -1 = unknown */
 	int *comms; /* global comm indices this rank knows */
 	int *crank; /* this rank's rank in each of them (-1 unknown) */
+	long *nbc_started; /* nonblocking collectives started on each of them (0 unknown) */
 	int ncomms;
 };
 
@@ -136,6 +138,7 @@ struct dl_vnode {
 	int comm;
 	const char *name;
 	int root; /* comm rank or -1 */
+	long seq; /* nonblocking collectives: their number on the comm, 0 for blocking ones */
 	int nmembers_in; /* ranks of the comm in this signature */
 	int first_rank;
 };

@@ -85,10 +85,23 @@ static int group_by_desc(struct dp *v, int m, struct grp *g)
 	return ng;
 }
 
-/* The pending request of rank x that its wait is on (the first of its
- * requests the dump lists as pending), or NULL; *send says which table. */
+/* The pending request of rank x that its wait is on, or NULL; *send says
+ * which table.  Of nonblocking collectives the first started (the lowest
+ * seq: every rank must start them in the same order, so that is where a
+ * call-order mismatch shows), else the first of its requests the dump lists
+ * as pending. */
 static const struct dl_msg *waited_request(const struct dl_rank *x, int *send)
 {
+	const struct dl_msg *best = NULL;
+	for (int i = 0; i < x->call.nrequests; i++)
+		for (int j = 0; j < x->nprecv; j++)
+			if (x->precv[j].req == x->call.requests[i] && x->precv[j].seq > 0 &&
+			    (!best || x->precv[j].seq < best->seq))
+				best = &x->precv[j];
+	if (best) {
+		*send = 0;
+		return best;
+	}
 	for (int i = 0; i < x->call.nrequests; i++) {
 		for (int j = 0; j < x->nprecv; j++)
 			if (x->precv[j].req == x->call.requests[i]) {

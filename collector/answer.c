@@ -222,9 +222,12 @@ static void software_lines(const struct col_state *s, struct col_answer *a)
 			    s->dl_dumps ? col_dl_none(s, 1, none, sizeof none)
 					: "no dump was analysed to confirm a deadlock");
 		}
-		else if (wh[0])
+		else if (wh[0] && col_others_run(s->ranks, s->size, c->ranks, c->n))
 			add(a, "%shang: %s stuck%s while %s peers still run (a message that never matches?)",
 			    pre, rk, wh, c->n > 1 ? "their" : "its");
+		else if (wh[0])
+			add(a, "%shang: %s stuck%s while no other rank runs: what %s wait%s for never comes", pre, rk,
+			    wh, c->n > 1 ? "they" : "it", c->n > 1 ? "" : "s");
 		else
 			add(a, "%shang: %s %s", pre, rk, c->detail);
 	}

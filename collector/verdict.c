@@ -696,10 +696,14 @@ static char rank_detail(const struct col_rank *ranks, size_t r, char c, struct w
 		c = 'C';
 		break;
 	case 'B':
-		if (x->state == MW_HB_S_IN_MPI)
+		if (x->state == MW_HB_S_IN_MPI) {
+			int me = (int)r;
 			snprintf(detail, len,
-				 "stuck in %s while its peers still run (a message that never matches?)",
+				 col_others_run(ranks, w->g.n, &me, 1)
+					 ? "stuck in %s while its peers still run (a message that never matches?)"
+					 : "stuck in %s while every other rank is stuck or ended too (what it waits for never comes)",
 				 callname(x));
+		}
 		else
 			exit_text(x, detail, len);
 		break;
@@ -789,6 +793,22 @@ static int group_causes(const struct col_rank *ranks, size_t size, struct waits 
 		if (res->causes[i].cause == 'B' || res->causes[i].cause == 'C')
 			res->verdict = COL_V_SOFTWARE;
 	return res->verdict == COL_V_NONE ? moved_on_causes(ranks, size, res) : 0;
+}
+
+int col_others_run(const struct col_rank *ranks, size_t size, const int *skip, size_t n)
+{
+	size_t k = 0;
+	for (size_t r = 0; r < size; r++) {
+		while (k < n && skip[k] >= 0 && (size_t)skip[k] < r)
+			k++;
+		if (k < n && skip[k] >= 0 && (size_t)skip[k] == r)
+			continue;
+		int st = ranks[r].state;
+		if (st != MW_HB_S_IN_MPI && st != MW_HB_S_EXITED && st != MW_HB_S_VANISHED &&
+		    st != MW_HB_S_FINALIZED)
+			return 1;
+	}
+	return 0;
 }
 
 int col_killed_from_outside(const struct col_rank *x)

@@ -158,6 +158,12 @@ long col_threshold_need(const struct col_threshold *t, long nranks);
  * library ended (x->lib_error: the kill followed the library's abort). */
 int col_killed_from_outside(const struct col_rank *x);
 
+/* Whether a rank other than those in the sorted set skip[0..n) may still
+ * run: no heartbeat (not stuck), computing, slow or going on again.  Ranks
+ * stuck in MPI, ended or finalized do not.  Issue 35 item 12: a stuck rank
+ * is said to wait "while its peers still run" only when one does. */
+int col_others_run(const struct col_rank *ranks, size_t size, const int *skip, size_t n);
+
 /* Return 1 if a rank in this heartbeat state counts towards the threshold
  * (stuck in MPI, exited, vanished), 0 if not (computing, resumed...). */
 int col_state_suspicious(int state);

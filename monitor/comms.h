@@ -28,6 +28,7 @@ struct mwm_comm {
 	int *local_world_ranks;
 	uint32_t nchildren;  /* communicator-creating calls made on it */
 	uint32_t ninter;     /* (world only) intercommunicators created so far */
+	uint32_t nbc_started; /* nonblocking collectives started on it (issue 35 item 12) */
 };
 
 struct mwm_comms {

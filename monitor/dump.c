@@ -83,6 +83,8 @@ static struct json_object *req_json(const struct mwm_req *r)
 	}
 	if (r->rop)
 		json_object_object_add(o, "reduce_op", jstr_or_null(mwm_rop_name(r->rop)));
+	if (r->seq)
+		json_object_object_add(o, "seq", json_object_new_int64(r->seq));
 	/* Where the request was posted: the line to change when a wait on it
 	 * never ends.  Requests posted in a loop share a site: look it up once. */
 	if (r->site) {
@@ -128,6 +130,8 @@ static struct json_object *comms_json(void)
 		json_object_object_add(o, "parent", c->parent_id >= 0 ? json_object_new_int(c->parent_id) : NULL);
 		json_object_object_add(o, "how", json_object_new_string(c->how));
 		json_object_object_add(o, "inter", json_object_new_boolean(c->inter));
+		json_object_object_add(o, "nbc_started",
+				       json_object_new_int64(__atomic_load_n(&c->nbc_started, __ATOMIC_RELAXED)));
 		if (c->inter)
 			json_object_object_add(o, "local_world_ranks",
 					       ints_json(c->local_world_ranks, c->local_size));

@@ -35,6 +35,7 @@ struct mwm_req {
 	uint64_t rop;       /* raw reduction op handle of a nonblocking collective, 0 = none */
 	uint64_t buf;       /* receive buffer (table recv), for the motion probe */
 	uint64_t site;      /* return address of the creating call (issue 35 item 4) */
+	uint32_t seq;       /* a nonblocking collective: its number on comm (1, 2...), else 0 */
 };
 
 struct mwm_reqtab {

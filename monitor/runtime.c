@@ -211,6 +211,15 @@ void mwm_req_new(uint64_t handle, int table, int persistent)
 	r.datatype = has & MW_ARG_DATATYPE ? c->datatype : 0;
 	r.rop = has & MW_ARG_OP ? c->op : 0;
 	r.site = c->site;
+	/* A nonblocking collective gets its number on the communicator: every
+	 * rank must start them in the same order, so the analysis can tell
+	 * which collective each rank has as its k-th (a call-order mismatch). */
+	if (!persistent && table == MWM_TABLE_RECV && (has & MW_ARG_COMM) && !(has & MW_ARG_PEER) &&
+	    c->op_id < (uint32_t)mwm_nops && mwm_ops[c->op_id].kind == MW_KIND_NONBLOCKING) {
+		struct mwm_comm *m = mwm_comms_find(&mwm.comms, c->comm);
+		if (m)
+			r.seq = __atomic_add_fetch(&m->nbc_started, 1, __ATOMIC_RELAXED);
+	}
 	if (table == MWM_TABLE_RECV)
 		r.buf = c->buf;
 	mwm_reqtab_put(&mwm.reqs, &r);

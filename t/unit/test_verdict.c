@@ -362,6 +362,32 @@ START_TEST(test_moved_on_keeps_cause_a)
 }
 END_TEST
 
+/* Issue 35 item 12: a rank stuck with nobody to wait for is said to wait
+ * "while its peers still run" only when a peer runs. */
+START_TEST(test_classify_peers_run)
+{
+	struct col_rank ranks[2];
+	struct col_node node = {.name = "n1", .probed = 1, .state = MW_PROBE_ALIVE};
+	struct col_result res;
+	set_rank(&ranks[0], "0:M:MPI_Wait:wait:-1", NULL);
+	set_rank(&ranks[1], "0:P", NULL);
+	ck_assert_int_eq(col_classify(ranks, 2, &node, 1, &res), 0);
+	ck_assert_int_eq(res.rank_cause[0], 'B');
+	ck_assert_uint_eq(res.ncauses, 2);
+	ck_assert_str_eq(res.causes[res.causes[0].cause == 'B' ? 0 : 1].detail,
+			 "stuck in MPI_Wait while its peers still run (a message that never matches?)");
+	col_result_free(&res);
+	set_rank(&ranks[1], "0:M:MPI_Wait:wait:-1", NULL);
+	ck_assert_int_eq(col_classify(ranks, 2, &node, 1, &res), 0);
+	ck_assert_int_eq(res.rank_cause[0], 'B');
+	ck_assert_str_eq(res.causes[0].detail,
+			 "stuck in MPI_Wait while every other rank is stuck or ended too (what it waits for never comes)");
+	col_result_free(&res);
+	for (int i = 0; i < 2; i++)
+		free(ranks[i].waits);
+}
+END_TEST
+
 /* Issue 35 item 8: the analysis' deadlock is a cycle of ranks 0-1; ranks
  * 2-3 only wait for them in a barrier (its waiting_ranks).  The pair is B,
  * the bystanders C, naming the pair. */
@@ -466,6 +492,7 @@ int main(void)
 	tcase_add_test(tc, test_large_ring);
 	tcase_add_test(tc, test_classify_with_analysis);
 	tcase_add_test(tc, test_classify_bystanders);
+	tcase_add_test(tc, test_classify_peers_run);
 	tcase_add_test(tc, test_moved_on_keeps_cause_a);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
