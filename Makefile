@@ -160,7 +160,8 @@ asan-run:
 	for f in $$san/*; do [ -e "$$f" ] || continue; echo "== sanitizer report $$f"; head -n 60 "$$f"; fail=1; done; \
 	test $$fail -eq 0 || { echo "sanitizer run FAILED"; exit 1; }
 
-# Fuzz targets need clang with libFuzzer; the smoke run is bounded.
+# Fuzz targets need clang with libFuzzer; the smoke run is bounded, in all
+# and per input (fuzz/smoke: an input over FUZZ_TIMEOUT s is a hang, a failure).
 fuzz: $(FUZZERS)
 fuzz-smoke: $(FUZZERS)
 	@./fuzz/smoke $(B) $(sort $(FUZZERS))
