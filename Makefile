@@ -172,14 +172,16 @@ deps:
 integration: build-all
 	t/run-integration
 
-# The collector's lab tests once more with the tree overlay forced on for
-# every job of two nodes or more (the site's plugin line: tree_threshold=1,
-# fanout 2), so that each runs through communication processes: the star
-# and the tree give the same answers (doc/tree.md).
+# The collector's lab tests once more with the tree overlay forced on (the
+# site's plugin line: tree_threshold=1, fanout 2): every job of three nodes
+# or more runs through communication processes (two nodes fit under the
+# fanout: the flat star), and the star and the tree give the same answers
+# (doc/tree.md).  t/tree-pass.t, last, fails the pass unless the jobs'
+# reports show the tree used: agents that reached the collector through a CP.
 # (t/0408 runs its collector by hand, without the plugin: not here.)
 TREE_TESTS ?= $(filter-out t/0408-%,$(wildcard t/04[0-1][0-9]-*.t))
 integration-tree: build-all
-	MW_LAB_PLUGIN_ARGS="tree_threshold=1 tree_fanout=2" t/run-integration $(TREE_TESTS)
+	MW_LAB_PLUGIN_ARGS="tree_threshold=1 tree_fanout=2" t/run-integration $(TREE_TESTS) t/tree-pass.t
 
 # make test builds on every core (CI has 2) and fuzzes each target 6 s: the
 # whole run must stay under 30 minutes there (doc/benchmarks.md, "CI").
