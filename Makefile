@@ -162,7 +162,8 @@ asan-run:
 	for f in $$san/*; do [ -e "$$f" ] || continue; echo "== sanitizer report $$f"; head -n 60 "$$f"; fail=1; done; \
 	test $$fail -eq 0 || { echo "sanitizer run FAILED"; exit 1; }
 
-# Fuzz targets need clang with libFuzzer; the smoke run is bounded.
+# Fuzz targets need clang with libFuzzer; the smoke run is bounded, in all
+# and per input (fuzz/smoke: an input over FUZZ_TIMEOUT s is a hang, a failure).
 fuzz: $(FUZZERS)
 fuzz-smoke: $(FUZZERS)
 	@./fuzz/smoke $(B) $(sort $(FUZZERS))
@@ -173,14 +174,16 @@ deps:
 integration: build-all
 	t/run-integration
 
-# The collector's lab tests once more with the tree overlay forced on for
-# every job of two nodes or more (the site's plugin line: tree_threshold=1,
-# fanout 2), so that each runs through communication processes: the star
-# and the tree give the same answers (doc/tree.md).
+# The collector's lab tests once more with the tree overlay forced on (the
+# site's plugin line: tree_threshold=1, fanout 2): every job of three nodes
+# or more runs through communication processes (two nodes fit under the
+# fanout: the flat star), and the star and the tree give the same answers
+# (doc/tree.md).  t/tree-pass.t, last, fails the pass unless the jobs'
+# reports show the tree used: agents that reached the collector through a CP.
 # (t/0408 runs its collector by hand, without the plugin: not here.)
 TREE_TESTS ?= $(filter-out t/0408-%,$(wildcard t/04[0-1][0-9]-*.t))
 integration-tree: build-all
-	MW_LAB_PLUGIN_ARGS="tree_threshold=1 tree_fanout=2" t/run-integration $(TREE_TESTS)
+	MW_LAB_PLUGIN_ARGS="tree_threshold=1 tree_fanout=2" t/run-integration $(TREE_TESTS) t/tree-pass.t
 
 # make test builds on every core (CI has 2) and fuzzes each target 6 s: the
 # whole run must stay under 30 minutes there (doc/benchmarks.md, "CI").

@@ -1,13 +1,14 @@
 #!/bin/bash
 # Collector scenario 3: a node dies in the middle of a 3-node job.  The
 # ranks on the live nodes get stuck waiting for it, their agents' heartbeats
-# trigger the probe, n3 does not answer: verdict hardware naming n3, n3 is
-# drained in Slurm with an mpiwatch reason, no other node is drained.
+# trigger the probe (the report's timeline shows it), n3 does not answer:
+# verdict hardware naming n3, n3 is drained in Slurm with an mpiwatch
+# reason, no other node is drained.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/lab.sh"
 . "$(dirname "$0")/lib/collector.sh"
 
-plan 14
+plan 16
 lab_require 3
 node=n3
 prog=$(lab_prog openmpi col_steady)
@@ -43,6 +44,16 @@ ok_cmd "report.json is valid against the schema" "$coll" --check-report "$out/re
 is "$(jv "$out/report.json" '",".join(n["name"] for n in d["nodes"] if n["state"] == "dead")')" "$node" \
     "the report names $node, and only $node, dead"
 like "$(jv "$out/report.json" '",".join(sorted(set(c["cause"] for c in d["causes"])))')" "^D$" "the stranded ranks get cause D"
+# The heartbeats triggered the probe, as the collector records it: up to its
+# first probe, the timeline holds the first heartbeat (a rank of a live node
+# stuck in MPI), then the threshold crossed, then the probe; no agent lost
+# before it (the link liveness noticing n3 would start a probe too).
+jvs "$out/report.json" \
+    'next(e["detail"] for e in d["timeline"] if e["event"] == "first_heartbeat")' \
+    '" ".join(e["event"] for e in d["timeline"][:[x["event"] for x in d["timeline"]].index("probe_start") + 1] if e["event"] in ("first_heartbeat", "threshold", "agent_lost", "probe_start"))'
+like "${JV[0]}" "^rank [0-9]+ on n[12]: in_mpi in MPI_" "the first heartbeat: a rank on a live node stuck in MPI"
+is "${JV[1]}" "first_heartbeat threshold probe_start" \
+    "the heartbeats triggered the probe: first heartbeat, threshold crossed, then the probe (no agent lost before)"
 like "$(head -1 "$out/report.txt")" "^hardware: node $node dead \(no answer to the probes\): ranks [0-9,-]+ lost with it, ranks [0-9,-]+ left waiting for them$" \
     "report.txt's first line is the answer: the dead node, the ranks lost and those left waiting"
 wait_for 30 "scontrol show job $jid | grep -q 'Comment=.*mpiwatch: hardware'"

@@ -19,6 +19,17 @@ tap_cleanup "link_set n3 up; link_set n4 up"
 
 col_start_steady "$dir" "n[1-4]" 8 600 --no-requeue
 jid=$col_jid
+# The job's processes on each node (its 8 ranks, its 4 agents), before the
+# cut: the same pids must still run after the verdict.
+job_pids() {
+    local n
+    for n in n1 n2 n3 n4; do
+        lab_node_procs $n col_steady
+        lab_node_procs $n mpiwatch-agent "$jid"
+    done | sort -n | tr '\n' ' '
+}
+pids=$(job_pids)
+is "$(echo $pids | wc -w)" 12 "the job's 8 ranks and 4 agents run on n1-n4"
 link_set n3 down && link_set n4 down
 ok $? "links of n3 and n4 down (their processes alive)"
 
@@ -37,6 +48,14 @@ jvs "$rep" '[e["detail"] for e in d["timeline"] if e["event"] == "note"]' \
     'len([a for a in d["actions"] if a["action"] in ("drain", "cancel", "requeue")])'
 like "${JV[0]}" "no node drained" "the timeline says nothing was drained"
 is "${JV[1]}" 0 "no drain, cancel or requeue was requested"
+# Slurm's own view, now that the collector has acted (before Slurm's
+# SlurmdTimeout could end the job itself): running, never requeued.
+sj=$(scontrol -o show job "$jid" 2>&1)
+like "$sj" "JobState=RUNNING " "Slurm: the job still runs, not cancelled"
+like "$sj" " Restarts=0 " "Slurm: the job was never requeued (Restarts=0)"
+alive=
+for p in $pids; do kill -0 "$p" 2>/dev/null && alive+="$p "; done
+is "$alive" "$pids" "every process of the job stays alive: the same 8 ranks and 4 agents run"
 sleep 3
 # (Slurm itself may mark the cut nodes down after SlurmdTimeout: not ours.)
 is "$(sinfo -h -R -o '%N %E' | grep -c mpiwatch)" 0 "no node is drained by mpiwatch"

@@ -94,6 +94,10 @@ jvs "$out/report.json" '[r["state"] for r in d["ranks"] if r["rank"] == 6][0]' \
     'd["stats"]["heartbeats_by_state"]["in_mpi"]' 'len([r for r in d["ranks"] if r["state"] == "in_mpi"])'
 is "${JV[0]}" in_mpi "(c) rank 6 (on n7, re-attached) was seen stuck through the tree"
 is "${JV[1]}" "${JV[2]}" "(c) each stuck rank's heartbeat counted once"
+# ... against the ranks launched (-n8, one a node): all but rank 7 (lost with
+# n8) and rank 2 (on n3, whose agent was killed: nobody sends its heartbeat)
+# are stuck, each counted once.
+is "${JV[1]}" $((8 - 2)) "(c) each stuck rank's heartbeat counted once: 6 in_mpi heartbeats, the 8 ranks but ranks 7 and 2"
 wait_for 90 "lab_node_is $node 'drain.*|drng.*'"
 like "$(lab_node_state $node)" "^(drain|drng|drained)" "(b) Slurm shows $node draining"
 col_end_and_revive "$jid" $node

@@ -10,7 +10,9 @@ with a MUNGE credential of the caller's own uid in one write: prints
 "welcomes N", the WELCOMEs that came before the collector closed the link,
 then "closed" or "still open"; nothing else is sent).  After the HELLO it sends a forged "exited" heartbeat for
 rank 0 anyway.  Prints the collector's WELCOME as "welcome ok" or
-"welcome refused: REASON", then "closed" if the collector closed the link."""
+"welcome refused: REASON", then how the link ended within 3 s of the
+heartbeat: "closed" only if the collector closed it (end of file, or a
+reset), "still open" if it stayed open (a timeout, or data came back)."""
 import hashlib, hmac, json, os, secrets, socket, struct, subprocess, sys
 
 MAGIC = 0x4D574842
@@ -104,9 +106,10 @@ def main():
     try:
         s.sendall(frame(4, beat))
         s.settimeout(3)
-        if s.recv(1) == b"":
-            print("closed")
-    except (ConnectionError, socket.timeout, OSError):
+        print("closed" if s.recv(1) == b"" else "still open")  # EOF, or data: open
+    except socket.timeout:  # no end within 3 s: the link stays open
+        print("still open")
+    except (ConnectionError, OSError):  # a reset: closed
         print("closed")
 
 

@@ -297,9 +297,12 @@ static uint16_t closed_udp_port(void)
 
 /* The CP's own probe round does not hold the agent's loop: the child's
  * node is probed on a port that takes the probes and never answers (a dead
- * node: the round lasts its whole 1 s budget); meanwhile a new child
- * attaches and is welcomed, and a heartbeat of the first child goes up;
- * the summary (n2 dead) goes up only after the round. */
+ * node: the round lasts its whole budget); mwt_cp_probereq returns with the
+ * round under way (its first probe sent, no node probed to the end, no
+ * summary); meanwhile a new child attaches and is welcomed, and a heartbeat
+ * of the first child goes up, before the summary (n2 dead), which goes up
+ * only after the round.  Asserted on state and order, not on time: the
+ * budget (3 s) only has to outlast the welcome and one heartbeat. */
 START_TEST(test_cp_probe_does_not_block)
 {
 	struct mwt_cp_opts o = {"77", "cp1", NULL, "abc123", 0.05, 2.0};
@@ -312,21 +315,28 @@ START_TEST(test_cp_probe_does_not_block)
 	struct mw_hb_msg w, m;
 	struct mw_probe_result res;
 	struct mwt_psum *x;
-	double t0;
+	unsigned long rounds, probed;
+	uint8_t probe[512];
+	int first_beat = -1, sum_at = -1;
 	sa.sin_family = AF_INET;
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	ck_assert_int_eq(bind(silent, (struct sockaddr *)&sa, sizeof sa), 0);
 	ck_assert_int_eq(getsockname(silent, (struct sockaddr *)&sa, &sl), 0);
-	struct mw_hb_probereq req = {1, ntohs(sa.sin_port), 2, 1.0, 3.0};
+	struct mw_hb_probereq req = {1, ntohs(sa.sin_port), 2, 3.0, 5.0};
 	ck_assert_ptr_nonnull(cp);
 	up_reset();
 	be = attach(cp, port, "n2", "token:abc123", &w);
 	ck_assert_int_eq(w.u.welcome.ok, 1);
 	pump(cp, 0.1);
 	up_reset();
-	t0 = mw_now();
-	mwt_cp_probereq(cp, &req, t0);
-	ck_assert(mw_now() - t0 < 0.5); /* returned with the round under way */
+	mwt_cp_probereq(cp, &req, mw_now());
+	/* returned with the round under way: its first probe is out, no node
+	 * is probed to the end, no summary went up */
+	ck_assert_int_gt(recv(silent, probe, sizeof probe, MSG_DONTWAIT), 0);
+	mwt_cp_probe_stats(cp, &rounds, &probed);
+	ck_assert_uint_eq(rounds, 1);
+	ck_assert_uint_eq(probed, 0);
+	ck_assert_int_eq(count_up(MW_HB_PROBESUM), 0);
 	late = attach(cp, port, "n9", "token:abc123", &w);
 	ck_assert_int_eq(w.u.welcome.ok, 1);
 	m = beat_msg(3, 1);
@@ -337,6 +347,19 @@ START_TEST(test_cp_probe_does_not_block)
 	ck_assert_int_ge(count_up(MW_HB_AGG) + count_up(MW_HB_HEARTBEAT), 1);
 	for (double end = mw_now() + 10; mw_now() < end && !count_up(MW_HB_PROBESUM);)
 		pump(cp, 0.02);
+	/* the order upward: the heartbeat first, then the one summary */
+	for (int i = 0; i < nup; i++) {
+		if (first_beat < 0 && (up_msgs[i].type == MW_HB_AGG || up_msgs[i].type == MW_HB_HEARTBEAT))
+			first_beat = i;
+		if (sum_at < 0 && up_msgs[i].type == MW_HB_PROBESUM)
+			sum_at = i;
+	}
+	ck_assert_int_ge(first_beat, 0);
+	ck_assert_int_gt(sum_at, first_beat);
+	ck_assert_int_eq(count_up(MW_HB_PROBESUM), 1);
+	mwt_cp_probe_stats(cp, &rounds, &probed);
+	ck_assert_uint_eq(rounds, 1);
+	ck_assert_uint_eq(probed, 1); /* n2, probed to the end of its tries */
 	x = last_psum();
 	ck_assert_ptr_nonnull(x);
 	ck_assert_str_eq(result_of(x, "n2", &res), "cp1");
