@@ -187,9 +187,9 @@ static int budget_in_wait(const void *msg)
 #define PTR(key, k, f, ...) {.name = key, .kind = k, .offset = U(f), __VA_ARGS__}
 #define END {.name = NULL}
 
-#define NAME .valid = mw_hb_valid_name, .syntax = "a name: 1-63 of `[A-Za-z0-9._-]`, starting alphanumeric"
-#define JOB .valid = mw_hb_valid_job, .syntax = "a job id: 1-31 of digits, `_` and `+`"
-#define NONCE .valid = valid_nonce, .syntax = "32 lowercase hex digits"
+#define NAME .valid = mw_hb_valid_name, .min = 1, .syntax = "a name: `[A-Za-z0-9._-]`, starting alphanumeric"
+#define JOB .valid = mw_hb_valid_job, .min = 1, .syntax = "a job id: digits, `_` and `+`"
+#define NONCE .valid = valid_nonce, .min = MW_HB_NONCE_LEN, .syntax = "lowercase hex digits"
 
 static const struct mw_hb_field verify_f[] = {
 	STR("nonce", verify.nonce, NONCE, .doc = "the agent's fresh random nonce"),
@@ -324,8 +324,8 @@ static const struct mw_hb_field apreq_f[] = {
 static const struct mw_hb_field apout_f[] = {
 	INT("round", MW_HB_K_U32, apout.round, 1, INT32_MAX, .doc = "the APREQ's"),
 	STR("node", apout.node, NAME, .doc = "where it ran"),
-	STR("name", apout.name, .valid = mw_hb_valid_ap_name,
-	    .syntax = "1-31 of `[A-Za-z0-9._-]`, starting alphanumeric", .doc = "the site's name of the command"),
+	STR("name", apout.name, .valid = mw_hb_valid_ap_name, .min = 1,
+	    .syntax = "`[A-Za-z0-9._-]`, starting alphanumeric", .doc = "the site's name of the command"),
 	INT("status", MW_HB_K_I32, apout.status, -1, 255, .doc = "exit status; -1 did not exit normally"),
 	INT("signal", MW_HB_K_I32, apout.signal, 0, 128, .doc = "the signal that ended it (9 when killed at a bound)"),
 	BOOL("timed_out", apout.timed_out, .doc = "killed at the time bound"),
@@ -334,7 +334,7 @@ static const struct mw_hb_field apout_f[] = {
 	NUM("elapsed_s", apout.elapsed_s, 0, 1e9, .flags = MW_HB_F_LT_MAX, .doc = "run time"),
 	STR("error", apout.error, .doc = "why it could not run (`\"\"`: it ran)"),
 	PTR("output", MW_HB_K_TEXT, apout.output, .valid = mw_hb_valid_ap_output,
-	    .syntax = "at most 1 MiB of printable ASCII, `\\n` and `\\t`", .doc = "stdout and stderr as they came"),
+	    .syntax = "printable ASCII, `\\n` and `\\t`; at most 1 MiB (`MW_HB_AP_OUTPUT_MAX`)", .doc = "stdout and stderr as they came"),
 	END,
 };
 
