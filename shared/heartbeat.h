@@ -8,8 +8,8 @@
  *   12 payload: one JSON object (UTF-8 text, no NUL), fields per type: the table
  *
  * Every type's payload is written once, in the table of message layouts of
- * heartbeat.c (struct mw_hb_layout below): its fields, their JSON and C types,
- * their limits.  The encoder and the decoder walk it, and so does
+ * hb_layout.c (struct mw_hb_layout below): its fields, their JSON and C types,
+ * their limits.  The encoder and the decoder (heartbeat.c) walk it, and so does
  * mw_hb_doc_layouts() (hb_doc.c), which writes the tables of doc/protocol.md
  * section 3 (`make protodoc`; test_hb_doc checks the committed text).  AGG and
  * PROBESUM carry a JSON object that tree/mwt_agg.c and tree/mwt_probe.c check.

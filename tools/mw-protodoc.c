@@ -1,5 +1,5 @@
 /* mw-protodoc: the message layouts of doc/protocol.md, from the table the
- * heartbeat codec walks (shared/heartbeat.c).
+ * heartbeat codec walks (shared/hb_layout.c).
  *
  *   mw-protodoc             print the generated markdown
  *   mw-protodoc --update F  rewrite the text between F's markers
