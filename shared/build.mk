@@ -16,7 +16,7 @@ $(SHARED_LIB): $(SHARED_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 # Unit tests of the shared modules (t/unit/test_<name>.c).
-UNIT_TESTS += $(addprefix $(B)/t/,test_conf test_drainreq test_elfneeded test_fsutil test_hb \
+UNIT_TESTS += $(addprefix $(B)/t/,test_conf test_drainreq test_elfneeded test_fsutil test_hb test_hb_doc test_hb_wire \
 	test_hostlist test_jobconf test_jsonschema test_link test_log test_probe test_runcmd test_slurm)
 
 # test_hb checks the handshake's proofs (auth.c: MUNGE's library).

@@ -1,25 +1,16 @@
-/* heartbeat.c - encode and decode agent <-> collector frames (heartbeat.h). */
+/* heartbeat.c - encode and decode agent <-> collector frames (heartbeat.h):
+ * the header, and each type's payload by walking its layout (hb_layout.c). */
 #include "heartbeat.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <json-c/json.h>
 
-static const char *const type_names[MW_HB_NTYPES] = {
-	"?", "hello", "welcome", "rank", "heartbeat", "dump", "bye", "dumpreq", "challenge", "agg",
-	[MW_HB_ROLE] = "role",
-	[MW_HB_LISTEN] = "listen",
-	[MW_HB_CHILD] = "child",
-	[MW_HB_PROBEREQ] = "probereq",
-	[MW_HB_PROBESUM] = "probesum",
-	[MW_HB_VERIFY] = "verify",
-	[MW_HB_APREQ] = "apreq",
-	[MW_HB_APOUT] = "apout",
-};
 static const char *const state_names[MW_HB_NSTATES] = {
 	"?", "in_mpi", "computing", "exited", "vanished", "resumed", "finalized", "slow",
 };
@@ -27,11 +18,6 @@ static const char *const err_names[MW_HB_E_NCODES] = {
 	"ok", "incomplete", "bad magic", "unsupported version", "unknown type", "bad flags",
 	"payload too long", "payload is not a JSON object", "bad field",
 };
-
-const char *mw_hb_type_name(int type)
-{
-	return (type > 0 && type < MW_HB_NTYPES && type_names[type]) ? type_names[type] : "?";
-}
 
 const char *mw_hb_state_name(int state)
 {
@@ -67,15 +53,21 @@ static int is_alnum(char c)
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
-int mw_hb_valid_name(const char *s)
+/* 1 to max of [A-Za-z0-9._-], starting alphanumeric. */
+static int valid_word(const char *s, size_t max)
 {
 	size_t n = 0;
 	if (!s || !is_alnum(s[0]))
 		return 0;
 	for (; s[n]; n++)
-		if (!(is_alnum(s[n]) || s[n] == '.' || s[n] == '_' || s[n] == '-') || n >= MW_HB_STR_MAX)
+		if (!(is_alnum(s[n]) || s[n] == '.' || s[n] == '_' || s[n] == '-') || n >= max)
 			return 0;
 	return 1;
+}
+
+int mw_hb_valid_name(const char *s)
+{
+	return valid_word(s, MW_HB_STR_MAX);
 }
 
 /* Printable ASCII, at most max chars (empty allowed). */
@@ -90,26 +82,9 @@ static int valid_text(const char *s, size_t max)
 	return 1;
 }
 
-static int valid_kind(const char *s)
-{
-	static const char *const kinds[] = {"", "send", "recv", "sendrecv", "probe", "wait", "test",
-					    "collective", "rma_sync", "io", "other", NULL};
-	for (int i = 0; kinds[i]; i++)
-		if (strcmp(s, kinds[i]) == 0)
-			return 1;
-	return 0;
-}
-
 int mw_hb_valid_ap_name(const char *s)
 {
-	size_t n = 0;
-	if (!s || !is_alnum(s[0]))
-		return 0;
-	for (; s[n]; n++)
-		if (!(is_alnum(s[n]) || s[n] == '.' || s[n] == '_' || s[n] == '-') ||
-		    n >= MW_HB_AP_NAME_MAX)
-			return 0;
-	return 1;
+	return valid_word(s, MW_HB_AP_NAME_MAX);
 }
 
 static int ap_char_ok(unsigned char c)
@@ -136,34 +111,6 @@ void mw_hb_ap_sanitize(char *s, size_t len)
 	s[len] = 0;
 }
 
-static int probereq_valid(const struct mw_hb_probereq *r)
-{
-	return r->round >= 1 && r->round <= INT32_MAX && r->port >= 1 && r->tries >= 1 &&
-	       r->tries <= MW_HB_PROBE_TRIES_MAX && isfinite(r->wait_s) && r->wait_s > 0 &&
-	       r->wait_s <= MW_HB_PROBE_WAIT_MAX && isfinite(r->budget_s) && r->budget_s > 0 &&
-	       r->budget_s <= r->wait_s;
-}
-
-static int apout_valid(const struct mw_hb_apout *a)
-{
-	return a->round >= 1 && a->round <= INT32_MAX && mw_hb_valid_name(a->node) &&
-	       mw_hb_valid_ap_name(a->name) && a->status >= -1 && a->status <= 255 &&
-	       a->signal >= 0 && a->signal <= 128 && a->bytes <= INT64_MAX &&
-	       isfinite(a->elapsed_s) && a->elapsed_s >= 0 && a->elapsed_s < 1e9 &&
-	       valid_text(a->error, sizeof a->error - 1) && mw_hb_valid_ap_output(a->output);
-}
-
-/* ---------------------------------------------------------------- encode */
-
-static int valid_nonce(const char *n)
-{
-	size_t i;
-	for (i = 0; n[i]; i++)
-		if (!((n[i] >= '0' && n[i] <= '9') || (n[i] >= 'a' && n[i] <= 'f')))
-			return 0;
-	return i == MW_HB_NONCE_LEN;
-}
-
 int mw_hb_auth_payload(const char *job, const char *node, const char *endpoint, const char *nonce,
 		       char *buf, size_t len)
 {
@@ -180,233 +127,220 @@ int mw_hb_proof_payload(const char *job, const char *endpoint, const char *agent
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-/* "" or comma-separated motion names (mw_motion_names). */
-static int valid_moving(const char *s)
+const char *mw_hb_type_name(int type)
 {
-	for (const char *p = s; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || *p == '_' || *p == ','))
+	const struct mw_hb_layout *l = mw_hb_layout(type);
+	return l ? l->name : "?";
+}
+
+/* ------------------------------------------------------ walking a layout */
+
+#define AT(T, base, off) ((T *)(void *)((char *)(base) + (off)))
+
+static int64_t int_value(const struct mw_hb_field *f, const char *p)
+{
+	switch (f->kind) {
+	case MW_HB_K_I32:
+		return *(const int32_t *)(const void *)p;
+	case MW_HB_K_U16:
+		return *(const uint16_t *)(const void *)p;
+	case MW_HB_K_U32:
+		return *(const uint32_t *)(const void *)p;
+	default:
+		return 0;
+	}
+}
+
+static int num_ok(const struct mw_hb_field *f, double v)
+{
+	return isfinite(v) && (f->flags & MW_HB_F_GT_MIN ? v > f->dmin : v >= f->dmin) &&
+	       (f->flags & MW_HB_F_LT_MAX ? v < f->dmax : v <= f->dmax);
+}
+
+static int str_ok(const struct mw_hb_field *f, const char *s)
+{
+	return valid_text(s, f->size - 1) && strlen(s) >= (size_t)f->min && (!f->valid || f->valid(s));
+}
+
+static const struct mw_hb_field *find_field(const struct mw_hb_field *fs, const char *name)
+{
+	for (; fs->name; fs++)
+		if (strcmp(fs->name, name) == 0)
+			return fs;
+	return NULL;
+}
+
+/* The elements of a list, and how many. */
+static char *list_elems(const struct mw_hb_field *f, const void *base, size_t *n)
+{
+	*n = *AT(const size_t, base, f->count_offset);
+	return f->flags & MW_HB_F_INLINE ? AT(char, base, f->offset) : *AT(char *, base, f->offset);
+}
+
+/* 1 if the encoder leaves f out of the object at base. */
+static int left_out(const struct mw_hb_field *fs, const struct mw_hb_field *f, const void *base)
+{
+	const char *p = AT(const char, base, f->offset);
+	if (f->unless)
+		return *AT(const int, base, find_field(fs, f->unless)->offset) != 0;
+	if (!(f->flags & MW_HB_F_OPT))
+		return 0;
+	return f->kind == MW_HB_K_STR ? !*p : int_value(f, p) == 0;
+}
+
+static int fields_ok(const struct mw_hb_field *fs, const void *base);
+
+/* 1 if the value of f at base is one the decoder accepts. */
+static int field_ok(const struct mw_hb_field *f, const void *base)
+{
+	const char *p = AT(const char, base, f->offset);
+	size_t n;
+	const char *e;
+
+	switch (f->kind) {
+	case MW_HB_K_I32:
+	case MW_HB_K_U16:
+	case MW_HB_K_U32: {
+		int64_t v = int_value(f, p);
+		return (f->flags & MW_HB_F_OPT && v == 0) || (v >= f->min && v <= f->max);
+	}
+	case MW_HB_K_U64: {
+		uint64_t v = *AT(const uint64_t, p, 0);
+		return f->flags & MW_HB_F_WRAP63 || (v >= (uint64_t)f->min && v <= (uint64_t)f->max);
+	}
+	case MW_HB_K_BOOL:
+		return 1;
+	case MW_HB_K_NUM:
+		return num_ok(f, *AT(const double, p, 0));
+	case MW_HB_K_STR:
+		return str_ok(f, p);
+	case MW_HB_K_TEXT:
+		return *AT(char *const, p, 0) && f->valid(*AT(char *const, p, 0));
+	case MW_HB_K_STATE: {
+		enum mw_hb_state s = *AT(const enum mw_hb_state, p, 0);
+		return s > 0 && s < MW_HB_NSTATES;
+	}
+	case MW_HB_K_OBJ:
+	case MW_HB_K_WHOLE:
+		return *AT(char *const, p, 0) != NULL;
+	case MW_HB_K_LIST:
+	case MW_HB_K_OBJLIST:
+		e = list_elems(f, base, &n);
+		if (n > (uint64_t)f->max || (n && !e))
 			return 0;
-	return strlen(s) < 32;
+		for (size_t i = 0; i < n; i++)
+			if (!(f->kind == MW_HB_K_LIST ? field_ok(f->elem, e + i * f->size)
+						      : fields_ok(f->elem, e + i * f->size)))
+				return 0;
+		return 1;
+	}
+	return 0;
+}
+
+static int fields_ok(const struct mw_hb_field *fs, const void *base)
+{
+	for (; fs->name; fs++)
+		if (!field_ok(fs, base))
+			return 0;
+	return 1;
+}
+
+static int message_ok(const struct mw_hb_layout *l, const void *base)
+{
+	return fields_ok(l->fields, base) && (!l->check || l->check(base));
 }
 
 int mw_hb_beat_valid(const struct mw_hb_beat *b)
 {
-	return b->rank >= 0 && b->rank <= MW_HB_MAX_RANK && b->size > b->rank &&
-	       b->size <= MW_HB_MAX_RANK + 1 && b->pid >= 0 && b->state > 0 &&
-	       b->state < MW_HB_NSTATES && valid_text(b->call, MW_HB_STR_MAX) &&
-	       valid_kind(b->kind) && valid_text(b->comm, MW_HB_STR_MAX) && b->peer_world >= -2 &&
-	       b->peer_world <= MW_HB_MAX_RANK && b->root_world >= -1 &&
-	       b->root_world <= MW_HB_MAX_RANK && b->tag >= -1 && isfinite(b->idle_s) &&
-	       b->idle_s >= 0 && b->idle_s < 1e9 && b->exit_code >= -1 && b->exit_code <= 255 &&
-	       b->exit_signal >= 0 && b->exit_signal <= 128 && valid_moving(b->moving);
+	return message_ok(mw_hb_layout(MW_HB_HEARTBEAT), b);
+}
+
+/* ---------------------------------------------------------------- encode */
+
+static json_object *encode_object(const struct mw_hb_field *fs, const void *base);
+
+/* The JSON value of f at base (NULL: an OBJ's text is not an object). */
+static json_object *encode_value(const struct mw_hb_field *f, const void *base)
+{
+	const char *p = AT(const char, base, f->offset);
+	json_object *v;
+	size_t n;
+	const char *e;
+
+	switch (f->kind) {
+	case MW_HB_K_I32:
+	case MW_HB_K_U16:
+		return json_object_new_int((int32_t)int_value(f, p));
+	case MW_HB_K_U32:
+		return json_object_new_int64(int_value(f, p));
+	case MW_HB_K_U64: {
+		uint64_t x = *AT(const uint64_t, p, 0);
+		return json_object_new_int64((int64_t)(f->flags & MW_HB_F_WRAP63 ? x & INT64_MAX : x));
+	}
+	case MW_HB_K_BOOL:
+		return json_object_new_boolean(*AT(const int, p, 0) != 0);
+	case MW_HB_K_NUM:
+		return json_object_new_double(*AT(const double, p, 0));
+	case MW_HB_K_STR:
+		return json_object_new_string(p);
+	case MW_HB_K_TEXT:
+		return json_object_new_string(*AT(char *const, p, 0));
+	case MW_HB_K_STATE:
+		return json_object_new_string(mw_hb_state_name(*AT(const enum mw_hb_state, p, 0)));
+	case MW_HB_K_OBJ:
+	case MW_HB_K_WHOLE:
+		v = json_tokener_parse(*AT(char *const, p, 0));
+		if (v && !json_object_is_type(v, json_type_object)) {
+			json_object_put(v);
+			v = NULL;
+		}
+		return v;
+	case MW_HB_K_LIST:
+	case MW_HB_K_OBJLIST:
+		e = list_elems(f, base, &n);
+		v = json_object_new_array();
+		for (size_t i = 0; v && i < n; i++) {
+			json_object *x = f->kind == MW_HB_K_LIST ? encode_value(f->elem, e + i * f->size)
+								 : encode_object(f->elem, e + i * f->size);
+			if (!x) {
+				json_object_put(v);
+				return NULL;
+			}
+			json_object_array_add(v, x);
+		}
+		return v;
+	}
+	return NULL;
+}
+
+static json_object *encode_object(const struct mw_hb_field *fs, const void *base)
+{
+	json_object *o = json_object_new_object();
+	for (const struct mw_hb_field *f = fs; o && f->name; f++) {
+		json_object *v;
+		if (left_out(fs, f, base))
+			continue;
+		v = encode_value(f, base);
+		if (!v) {
+			json_object_put(o);
+			return NULL;
+		}
+		json_object_object_add(o, f->name, v);
+	}
+	return o;
 }
 
 static json_object *encode_payload(const struct mw_hb_msg *m)
 {
-	json_object *o = json_object_new_object();
+	const struct mw_hb_layout *l = mw_hb_layout(m->type);
+	json_object *o = NULL;
+
+	if (l && message_ok(l, &m->u))
+		o = l->fields[0].kind == MW_HB_K_WHOLE ? encode_value(l->fields, &m->u)
+						       : encode_object(l->fields, &m->u);
 	if (!o)
-		return NULL;
-	switch (m->type) {
-	case MW_HB_HELLO: {
-		const struct mw_hb_hello *h = &m->u.hello;
-		if (!mw_hb_valid_job(h->job) || !mw_hb_valid_name(h->node) || h->pid < 0 || h->ranks < 0)
-			goto bad;
-		json_object_object_add(o, "job", json_object_new_string(h->job));
-		json_object_object_add(o, "node", json_object_new_string(h->node));
-		json_object_object_add(o, "pid", json_object_new_int(h->pid));
-		json_object_object_add(o, "ranks", json_object_new_int(h->ranks));
-		if (!valid_text(h->cred, MW_HB_CRED_MAX))
-			goto bad;
-		json_object_object_add(o, "cred", json_object_new_string(h->cred));
-		break;
-	}
-	case MW_HB_CHALLENGE:
-		if (!valid_nonce(m->u.challenge.nonce) || !mw_hb_valid_job(m->u.challenge.job) ||
-		    !m->u.challenge.cred[0] || !valid_text(m->u.challenge.cred, MW_HB_CRED_MAX))
-			goto bad;
-		json_object_object_add(o, "nonce", json_object_new_string(m->u.challenge.nonce));
-		json_object_object_add(o, "job", json_object_new_string(m->u.challenge.job));
-		json_object_object_add(o, "cred", json_object_new_string(m->u.challenge.cred));
-		break;
-	case MW_HB_VERIFY:
-		if (!valid_nonce(m->u.verify.nonce))
-			goto bad;
-		json_object_object_add(o, "nonce", json_object_new_string(m->u.verify.nonce));
-		break;
-	case MW_HB_WELCOME:
-		if (!valid_text(m->u.welcome.error, sizeof m->u.welcome.error - 1))
-			goto bad;
-		json_object_object_add(o, "ok", json_object_new_boolean(m->u.welcome.ok != 0));
-		if (!m->u.welcome.ok)
-			json_object_object_add(o, "error", json_object_new_string(m->u.welcome.error));
-		break;
-	case MW_HB_RANK: {
-		const struct mw_hb_rank *r = &m->u.rank;
-		if (r->rank < 0 || r->rank > MW_HB_MAX_RANK || r->size <= r->rank ||
-		    r->size > MW_HB_MAX_RANK + 1 || r->pid < 0 || !mw_hb_valid_name(r->host))
-			goto bad;
-		json_object_object_add(o, "rank", json_object_new_int(r->rank));
-		json_object_object_add(o, "size", json_object_new_int(r->size));
-		json_object_object_add(o, "pid", json_object_new_int(r->pid));
-		json_object_object_add(o, "host", json_object_new_string(r->host));
-		break;
-	}
-	case MW_HB_HEARTBEAT: {
-		const struct mw_hb_beat *b = &m->u.beat;
-		if (!mw_hb_beat_valid(b))
-			goto bad;
-		json_object_object_add(o, "rank", json_object_new_int(b->rank));
-		json_object_object_add(o, "size", json_object_new_int(b->size));
-		json_object_object_add(o, "pid", json_object_new_int(b->pid));
-		json_object_object_add(o, "state", json_object_new_string(mw_hb_state_name(b->state)));
-		json_object_object_add(o, "call", json_object_new_string(b->call));
-		json_object_object_add(o, "kind", json_object_new_string(b->kind));
-		json_object_object_add(o, "comm", json_object_new_string(b->comm));
-		json_object_object_add(o, "peer_world", json_object_new_int(b->peer_world));
-		json_object_object_add(o, "root_world", json_object_new_int(b->root_world));
-		json_object_object_add(o, "tag", json_object_new_int(b->tag));
-		json_object_object_add(o, "a", json_object_new_int64((int64_t)(b->a & INT64_MAX)));
-		json_object_object_add(o, "b", json_object_new_int64((int64_t)(b->b & INT64_MAX)));
-		json_object_object_add(o, "completions",
-				       json_object_new_int64((int64_t)(b->completions & INT64_MAX)));
-		json_object_object_add(o, "calls", json_object_new_int64((int64_t)(b->calls & INT64_MAX)));
-		json_object_object_add(o, "idle_s", json_object_new_double(b->idle_s));
-		json_object_object_add(o, "exit_code", json_object_new_int(b->exit_code));
-		json_object_object_add(o, "exit_signal", json_object_new_int(b->exit_signal));
-		if (b->moving[0])
-			json_object_object_add(o, "moving", json_object_new_string(b->moving));
-		if (b->seq > INT32_MAX)
-			goto bad;
-		if (b->seq)
-			json_object_object_add(o, "seq", json_object_new_int64(b->seq));
-		break;
-	}
-	case MW_HB_DUMP: {
-		json_object *d;
-		if (m->u.dump.rank < 0 || m->u.dump.rank > MW_HB_MAX_RANK || !m->u.dump.json)
-			goto bad;
-		d = json_tokener_parse(m->u.dump.json);
-		if (!d || !json_object_is_type(d, json_type_object)) {
-			json_object_put(d);
-			goto bad;
-		}
-		json_object_object_add(o, "rank", json_object_new_int(m->u.dump.rank));
-		json_object_object_add(o, "dump", d);
-		break;
-	}
-	case MW_HB_BYE:
-		if (!valid_text(m->u.bye.reason, sizeof m->u.bye.reason - 1))
-			goto bad;
-		json_object_object_add(o, "reason", json_object_new_string(m->u.bye.reason));
-		break;
-	case MW_HB_DUMPREQ: {
-		json_object *a = json_object_new_array();
-		json_object_object_add(o, "ranks", a);
-		if (m->u.dumpreq.n > 65536)
-			goto bad;
-		for (size_t i = 0; i < m->u.dumpreq.n; i++) {
-			if (m->u.dumpreq.ranks[i] < 0 || m->u.dumpreq.ranks[i] > MW_HB_MAX_RANK)
-				goto bad;
-			json_object_array_add(a, json_object_new_int(m->u.dumpreq.ranks[i]));
-		}
-		break;
-	}
-	case MW_HB_APREQ: {
-		json_object *a = json_object_new_array();
-		json_object_object_add(o, "nodes", a);
-		if (m->u.apreq.round < 1 || m->u.apreq.round > INT32_MAX ||
-		    m->u.apreq.n > MW_HB_AP_NODES_MAX || (m->u.apreq.n && !m->u.apreq.nodes))
-			goto bad;
-		json_object_object_add(o, "round", json_object_new_int64(m->u.apreq.round));
-		for (size_t i = 0; i < m->u.apreq.n; i++) {
-			if (!mw_hb_valid_name(m->u.apreq.nodes[i]))
-				goto bad;
-			json_object_array_add(a, json_object_new_string(m->u.apreq.nodes[i]));
-		}
-		break;
-	}
-	case MW_HB_APOUT: {
-		const struct mw_hb_apout *p = &m->u.apout;
-		if (!apout_valid(p))
-			goto bad;
-		json_object_object_add(o, "round", json_object_new_int64(p->round));
-		json_object_object_add(o, "node", json_object_new_string(p->node));
-		json_object_object_add(o, "name", json_object_new_string(p->name));
-		json_object_object_add(o, "status", json_object_new_int(p->status));
-		json_object_object_add(o, "signal", json_object_new_int(p->signal));
-		json_object_object_add(o, "timed_out", json_object_new_boolean(p->timed_out != 0));
-		json_object_object_add(o, "truncated", json_object_new_boolean(p->truncated != 0));
-		json_object_object_add(o, "bytes", json_object_new_int64((int64_t)p->bytes));
-		json_object_object_add(o, "elapsed_s", json_object_new_double(p->elapsed_s));
-		json_object_object_add(o, "error", json_object_new_string(p->error));
-		json_object_object_add(o, "output", json_object_new_string(p->output));
-		break;
-	}
-	case MW_HB_PROBEREQ: {
-		const struct mw_hb_probereq *r = &m->u.probereq;
-		if (!probereq_valid(r))
-			goto bad;
-		json_object_object_add(o, "round", json_object_new_int64(r->round));
-		json_object_object_add(o, "port", json_object_new_int(r->port));
-		json_object_object_add(o, "tries", json_object_new_int(r->tries));
-		json_object_object_add(o, "budget_s", json_object_new_double(r->budget_s));
-		json_object_object_add(o, "wait_s", json_object_new_double(r->wait_s));
-		break;
-	}
-	case MW_HB_AGG:
-	case MW_HB_PROBESUM: {
-		json_object *a;
-		const char *txt = m->type == MW_HB_AGG ? m->u.agg.json : m->u.probesum.json;
-		if (!txt)
-			goto bad;
-		a = json_tokener_parse(txt);
-		if (!a || !json_object_is_type(a, json_type_object)) {
-			json_object_put(a);
-			goto bad;
-		}
-		json_object_put(o);
-		return a;
-	}
-	case MW_HB_ROLE: {
-		json_object *a = json_object_new_array();
-		json_object_object_add(o, "cp", json_object_new_boolean(m->u.role.cp != 0));
-		json_object_object_add(o, "up", a);
-		if (m->u.role.nup > MW_HB_UP_MAX)
-			goto bad;
-		for (size_t i = 0; i < m->u.role.nup; i++) {
-			const struct mw_hb_up *u = &m->u.role.up[i];
-			json_object *e;
-			if (!mw_hb_valid_name(u->node) || !mw_hb_valid_name(u->host) || !u->port)
-				goto bad;
-			e = json_object_new_object();
-			json_object_object_add(e, "node", json_object_new_string(u->node));
-			json_object_object_add(e, "host", json_object_new_string(u->host));
-			json_object_object_add(e, "port", json_object_new_int(u->port));
-			json_object_array_add(a, e);
-		}
-		break;
-	}
-	case MW_HB_LISTEN:
-		if (!m->u.listen.port)
-			goto bad;
-		json_object_object_add(o, "port", json_object_new_int(m->u.listen.port));
-		break;
-	case MW_HB_CHILD:
-		if (!mw_hb_valid_name(m->u.child.node) || !mw_hb_valid_name(m->u.child.parent))
-			goto bad;
-		json_object_object_add(o, "node", json_object_new_string(m->u.child.node));
-		json_object_object_add(o, "parent", json_object_new_string(m->u.child.parent));
-		json_object_object_add(o, "up", json_object_new_boolean(m->u.child.up != 0));
-		json_object_object_add(o, "bye", json_object_new_boolean(m->u.child.bye != 0));
-		break;
-	default:
-		goto bad;
-	}
+		errno = EINVAL;
 	return o;
-bad:
-	json_object_put(o);
-	errno = EINVAL;
-	return NULL;
 }
 
 static void put_be32(uint8_t *p, uint32_t v)
@@ -486,311 +420,148 @@ enum mw_hb_err mw_hb_frame_check(const uint8_t *buf, size_t len, size_t *frame_l
 	return MW_HB_OK;
 }
 
-static int get_int(json_object *o, const char *key, int64_t min, int64_t max, int64_t *out)
+/* An integer value in [min, max]. */
+static int int_of(json_object *v, int64_t min, int64_t max, int64_t *out)
 {
-	json_object *v;
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+	int64_t x;
+	if (!json_object_is_type(v, json_type_int))
 		return -1;
 	errno = 0;
-	int64_t x = json_object_get_int64(v);
+	x = json_object_get_int64(v);
 	if (errno || x < min || x > max)
 		return -1;
 	*out = x;
 	return 0;
 }
 
-static int get_i32(json_object *o, const char *key, int64_t min, int64_t max, int32_t *out)
+/* A string value without a NUL inside, or NULL. */
+static const char *str_of(json_object *v)
 {
-	int64_t x;
-	if (get_int(o, key, min, max, &x))
-		return -1;
-	*out = (int32_t)x;
-	return 0;
-}
-
-static int get_u64(json_object *o, const char *key, uint64_t *out)
-{
-	int64_t x;
-	if (get_int(o, key, 0, INT64_MAX, &x))
-		return -1;
-	*out = (uint64_t)x;
-	return 0;
-}
-
-/* A number field (an integer or a double), finite. */
-static int get_double(json_object *o, const char *key, double *out)
-{
-	json_object *v;
-	if (!json_object_object_get_ex(o, key, &v) ||
-	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-		return -1;
-	*out = json_object_get_double(v);
-	return isfinite(*out) ? 0 : -1;
-}
-
-/* Copy a string field (printable ASCII, < size chars) into dst. */
-static int get_str(json_object *o, const char *key, char *dst, size_t size)
-{
-	json_object *v;
 	const char *s;
-	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
-		return -1;
+	if (!json_object_is_type(v, json_type_string))
+		return NULL;
 	s = json_object_get_string(v);
-	if ((size_t)json_object_get_string_len(v) != strlen(s) || !valid_text(s, size - 1))
-		return -1;
-	memcpy(dst, s, strlen(s) + 1);
+	return (size_t)json_object_get_string_len(v) == strlen(s) ? s : NULL;
+}
+
+/* Compact JSON text of v (malloc'd), or NULL. */
+static char *json_text(json_object *v)
+{
+	return strdup(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
+							     JSON_C_TO_STRING_NOSLASHESCAPE));
+}
+
+static int decode_object(const struct mw_hb_field *fs, json_object *o, void *base);
+
+/* Store the JSON value v as f at base.  Return 0, or -1 if it breaks f's
+ * rules (or memory is short). */
+static int decode_value(const struct mw_hb_field *f, json_object *v, void *base)
+{
+	char *p = AT(char, base, f->offset), *e;
+	const char *s;
+	int64_t x;
+	size_t n;
+
+	switch (f->kind) {
+	case MW_HB_K_I32:
+	case MW_HB_K_U16:
+	case MW_HB_K_U32:
+	case MW_HB_K_U64:
+		if (int_of(v, f->min, f->max, &x))
+			return -1;
+		if (f->kind == MW_HB_K_I32)
+			*AT(int32_t, p, 0) = (int32_t)x;
+		else if (f->kind == MW_HB_K_U16)
+			*AT(uint16_t, p, 0) = (uint16_t)x;
+		else if (f->kind == MW_HB_K_U32)
+			*AT(uint32_t, p, 0) = (uint32_t)x;
+		else
+			*AT(uint64_t, p, 0) = (uint64_t)x;
+		return 0;
+	case MW_HB_K_BOOL:
+		if (!json_object_is_type(v, json_type_boolean))
+			return -1;
+		*AT(int, p, 0) = json_object_get_boolean(v);
+		return 0;
+	case MW_HB_K_NUM:
+		if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+			return -1;
+		*AT(double, p, 0) = json_object_get_double(v);
+		return num_ok(f, *AT(double, p, 0)) ? 0 : -1;
+	case MW_HB_K_STR:
+		s = str_of(v);
+		if (!s || !str_ok(f, s))
+			return -1;
+		memcpy(p, s, strlen(s) + 1);
+		return 0;
+	case MW_HB_K_TEXT:
+		s = str_of(v);
+		if (!s || !f->valid(s))
+			return -1;
+		*AT(char *, p, 0) = strdup(s);
+		return *AT(char *, p, 0) ? 0 : -1;
+	case MW_HB_K_STATE:
+		s = str_of(v);
+		if (!s || (x = mw_hb_state_parse(s)) < 0)
+			return -1;
+		*AT(enum mw_hb_state, p, 0) = (enum mw_hb_state)x;
+		return 0;
+	case MW_HB_K_OBJ:
+	case MW_HB_K_WHOLE:
+		if (!json_object_is_type(v, json_type_object))
+			return -1;
+		*AT(char *, p, 0) = json_text(v);
+		return *AT(char *, p, 0) ? 0 : -1;
+	case MW_HB_K_LIST:
+	case MW_HB_K_OBJLIST:
+		if (!json_object_is_type(v, json_type_array))
+			return -1;
+		n = json_object_array_length(v);
+		if (n > (uint64_t)f->max)
+			return -1;
+		if (f->flags & MW_HB_F_INLINE)
+			e = p;
+		else if (n && !(e = *AT(char *, p, 0) = calloc(n, f->size)))
+			return -1;
+		*AT(size_t, base, f->count_offset) = n;
+		for (size_t i = 0; i < n; i++) {
+			json_object *y = json_object_array_get_idx(v, i);
+			if (f->kind == MW_HB_K_LIST ? decode_value(f->elem, y, e + i * f->size)
+						    : !json_object_is_type(y, json_type_object) ||
+							      decode_object(f->elem, y, e + i * f->size))
+				return -1;
+		}
+		return 0;
+	}
+	return -1;
+}
+
+static int decode_object(const struct mw_hb_field *fs, json_object *o, void *base)
+{
+	for (const struct mw_hb_field *f = fs; f->name; f++) {
+		json_object *v;
+		if (f->unless && *AT(int, base, find_field(fs, f->unless)->offset))
+			continue; /* (decoded before: the table names it first) */
+		if (!json_object_object_get_ex(o, f->name, &v)) {
+			if (f->flags & MW_HB_F_OPT)
+				continue;
+			return -1;
+		}
+		if (decode_value(f, v, base))
+			return -1;
+	}
 	return 0;
 }
 
 static int decode_payload(json_object *o, struct mw_hb_msg *m)
 {
-	switch (m->type) {
-	case MW_HB_HELLO: {
-		struct mw_hb_hello *h = &m->u.hello;
-		if (get_str(o, "job", h->job, sizeof h->job) || !mw_hb_valid_job(h->job) ||
-		    get_str(o, "node", h->node, sizeof h->node) || !mw_hb_valid_name(h->node) ||
-		    get_i32(o, "pid", 0, INT32_MAX, &h->pid) ||
-		    get_i32(o, "ranks", 0, MW_HB_MAX_RANK + 1, &h->ranks) ||
-		    get_str(o, "cred", h->cred, sizeof h->cred))
-			return -1;
-		return 0;
-	}
-	case MW_HB_CHALLENGE:
-		if (get_str(o, "nonce", m->u.challenge.nonce, sizeof m->u.challenge.nonce) ||
-		    !valid_nonce(m->u.challenge.nonce) ||
-		    get_str(o, "job", m->u.challenge.job, sizeof m->u.challenge.job) ||
-		    !mw_hb_valid_job(m->u.challenge.job) ||
-		    get_str(o, "cred", m->u.challenge.cred, sizeof m->u.challenge.cred) ||
-		    !m->u.challenge.cred[0])
-			return -1;
-		return 0;
-	case MW_HB_VERIFY:
-		if (get_str(o, "nonce", m->u.verify.nonce, sizeof m->u.verify.nonce) ||
-		    !valid_nonce(m->u.verify.nonce))
-			return -1;
-		return 0;
-	case MW_HB_WELCOME: {
-		json_object *v;
-		if (!json_object_object_get_ex(o, "ok", &v) || !json_object_is_type(v, json_type_boolean))
-			return -1;
-		m->u.welcome.ok = json_object_get_boolean(v);
-		m->u.welcome.error[0] = 0;
-		if (!m->u.welcome.ok && get_str(o, "error", m->u.welcome.error, sizeof m->u.welcome.error))
-			return -1;
-		return 0;
-	}
-	case MW_HB_RANK: {
-		struct mw_hb_rank *r = &m->u.rank;
-		if (get_i32(o, "rank", 0, MW_HB_MAX_RANK, &r->rank) ||
-		    get_i32(o, "size", r->rank + 1, MW_HB_MAX_RANK + 1, &r->size) ||
-		    get_i32(o, "pid", 0, INT32_MAX, &r->pid) || get_str(o, "host", r->host, sizeof r->host) ||
-		    !mw_hb_valid_name(r->host))
-			return -1;
-		return 0;
-	}
-	case MW_HB_HEARTBEAT: {
-		struct mw_hb_beat *b = &m->u.beat;
-		char st[16];
-		json_object *v;
-		int s;
-		if (get_i32(o, "rank", 0, MW_HB_MAX_RANK, &b->rank) ||
-		    get_i32(o, "size", b->rank + 1, MW_HB_MAX_RANK + 1, &b->size) ||
-		    get_i32(o, "pid", 0, INT32_MAX, &b->pid) || get_str(o, "state", st, sizeof st) ||
-		    (s = mw_hb_state_parse(st)) < 0 || get_str(o, "call", b->call, sizeof b->call) ||
-		    get_str(o, "kind", b->kind, sizeof b->kind) || !valid_kind(b->kind) ||
-		    get_str(o, "comm", b->comm, sizeof b->comm) ||
-		    get_i32(o, "peer_world", -2, MW_HB_MAX_RANK, &b->peer_world) ||
-		    get_i32(o, "root_world", -1, MW_HB_MAX_RANK, &b->root_world) ||
-		    get_i32(o, "tag", -1, INT32_MAX, &b->tag) || get_u64(o, "a", &b->a) ||
-		    get_u64(o, "b", &b->b) || get_u64(o, "completions", &b->completions) ||
-		    get_u64(o, "calls", &b->calls) || get_i32(o, "exit_code", -1, 255, &b->exit_code) ||
-		    get_i32(o, "exit_signal", 0, 128, &b->exit_signal))
-			return -1;
-		b->state = (enum mw_hb_state)s;
-		if (!json_object_object_get_ex(o, "idle_s", &v) ||
-		    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-			return -1;
-		b->idle_s = json_object_get_double(v);
-		if (!isfinite(b->idle_s) || b->idle_s < 0 || b->idle_s >= 1e9)
-			return -1;
-		if (json_object_object_get_ex(o, "moving", &v) &&
-		    (get_str(o, "moving", b->moving, sizeof b->moving) || !valid_moving(b->moving)))
-			return -1;
-		if (json_object_object_get_ex(o, "seq", &v)) {
-			int64_t seq;
-			if (get_int(o, "seq", 1, INT32_MAX, &seq))
-				return -1;
-			b->seq = (uint32_t)seq;
-		}
-		return 0;
-	}
-	case MW_HB_DUMP: {
-		json_object *d;
-		const char *txt;
-		if (get_i32(o, "rank", 0, MW_HB_MAX_RANK, &m->u.dump.rank) ||
-		    !json_object_object_get_ex(o, "dump", &d) || !json_object_is_type(d, json_type_object))
-			return -1;
-		txt = json_object_to_json_string_ext(d, JSON_C_TO_STRING_PLAIN |
-								JSON_C_TO_STRING_NOSLASHESCAPE);
-		m->u.dump.json = strdup(txt);
-		return m->u.dump.json ? 0 : -1;
-	}
-	case MW_HB_BYE:
-		return get_str(o, "reason", m->u.bye.reason, sizeof m->u.bye.reason);
-	case MW_HB_DUMPREQ: {
-		json_object *a;
-		size_t n;
-		if (!json_object_object_get_ex(o, "ranks", &a) || !json_object_is_type(a, json_type_array))
-			return -1;
-		n = json_object_array_length(a);
-		if (n > 65536)
-			return -1;
-		m->u.dumpreq.ranks = calloc(n ? n : 1, sizeof(int32_t));
-		if (!m->u.dumpreq.ranks)
-			return -1;
-		m->u.dumpreq.n = n;
-		for (size_t i = 0; i < n; i++) {
-			json_object *v = json_object_array_get_idx(a, i);
-			int64_t x;
-			if (!json_object_is_type(v, json_type_int))
-				return -1;
-			x = json_object_get_int64(v);
-			if (x < 0 || x > MW_HB_MAX_RANK)
-				return -1;
-			m->u.dumpreq.ranks[i] = (int32_t)x;
-		}
-		return 0;
-	}
-	case MW_HB_APREQ: {
-		json_object *a;
-		int64_t round;
-		size_t n;
-		if (get_int(o, "round", 1, INT32_MAX, &round) ||
-		    !json_object_object_get_ex(o, "nodes", &a) || !json_object_is_type(a, json_type_array))
-			return -1;
-		m->u.apreq.round = (uint32_t)round;
-		n = json_object_array_length(a);
-		if (n > MW_HB_AP_NODES_MAX)
-			return -1;
-		if (n) {
-			m->u.apreq.nodes = calloc(n, sizeof *m->u.apreq.nodes);
-			if (!m->u.apreq.nodes)
-				return -1;
-		}
-		m->u.apreq.n = n;
-		for (size_t i = 0; i < n; i++) {
-			json_object *v = json_object_array_get_idx(a, i);
-			const char *t;
-			if (!json_object_is_type(v, json_type_string))
-				return -1;
-			t = json_object_get_string(v);
-			if ((size_t)json_object_get_string_len(v) != strlen(t) || !mw_hb_valid_name(t))
-				return -1;
-			memcpy(m->u.apreq.nodes[i], t, strlen(t) + 1);
-		}
-		return 0;
-	}
-	case MW_HB_APOUT: {
-		struct mw_hb_apout *p = &m->u.apout;
-		json_object *v;
-		int64_t round;
-		const char *t;
-		if (get_int(o, "round", 1, INT32_MAX, &round) ||
-		    get_str(o, "node", p->node, sizeof p->node) || !mw_hb_valid_name(p->node) ||
-		    get_str(o, "name", p->name, sizeof p->name) || !mw_hb_valid_ap_name(p->name) ||
-		    get_i32(o, "status", -1, 255, &p->status) || get_i32(o, "signal", 0, 128, &p->signal) ||
-		    get_u64(o, "bytes", &p->bytes) || get_str(o, "error", p->error, sizeof p->error))
-			return -1;
-		p->round = (uint32_t)round;
-		if (!json_object_object_get_ex(o, "timed_out", &v) || !json_object_is_type(v, json_type_boolean))
-			return -1;
-		p->timed_out = json_object_get_boolean(v);
-		if (!json_object_object_get_ex(o, "truncated", &v) || !json_object_is_type(v, json_type_boolean))
-			return -1;
-		p->truncated = json_object_get_boolean(v);
-		if (!json_object_object_get_ex(o, "elapsed_s", &v) ||
-		    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-			return -1;
-		p->elapsed_s = json_object_get_double(v);
-		if (!isfinite(p->elapsed_s) || p->elapsed_s < 0 || p->elapsed_s >= 1e9)
-			return -1;
-		if (!json_object_object_get_ex(o, "output", &v) || !json_object_is_type(v, json_type_string))
-			return -1;
-		t = json_object_get_string(v);
-		if ((size_t)json_object_get_string_len(v) != strlen(t) || !mw_hb_valid_ap_output(t))
-			return -1;
-		p->output = strdup(t);
-		return p->output ? 0 : -1;
-	}
-	case MW_HB_AGG:
-		/* the aggregate's fields are tree/mwt_agg.c's to check */
-		m->u.agg.json = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-									  JSON_C_TO_STRING_NOSLASHESCAPE));
-		return m->u.agg.json ? 0 : -1;
-	case MW_HB_PROBESUM:
-		/* the summary's fields are tree/mwt_probe.c's to check */
-		m->u.probesum.json = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
-										JSON_C_TO_STRING_NOSLASHESCAPE));
-		return m->u.probesum.json ? 0 : -1;
-	case MW_HB_PROBEREQ: {
-		struct mw_hb_probereq *r = &m->u.probereq;
-		int64_t round;
-		int32_t port;
-		if (get_int(o, "round", 1, INT32_MAX, &round) || get_i32(o, "port", 1, 65535, &port) ||
-		    get_i32(o, "tries", 1, MW_HB_PROBE_TRIES_MAX, &r->tries) ||
-		    get_double(o, "budget_s", &r->budget_s) || get_double(o, "wait_s", &r->wait_s))
-			return -1;
-		r->round = (uint32_t)round;
-		r->port = (uint16_t)port;
-		return probereq_valid(r) ? 0 : -1;
-	}
-	case MW_HB_ROLE: {
-		json_object *a, *v;
-		size_t n;
-		if (!json_object_object_get_ex(o, "cp", &v) || !json_object_is_type(v, json_type_boolean) ||
-		    !json_object_object_get_ex(o, "up", &a) || !json_object_is_type(a, json_type_array))
-			return -1;
-		m->u.role.cp = json_object_get_boolean(v);
-		n = json_object_array_length(a);
-		if (n > MW_HB_UP_MAX)
-			return -1;
-		for (size_t i = 0; i < n; i++) {
-			json_object *e = json_object_array_get_idx(a, i);
-			struct mw_hb_up *u = &m->u.role.up[i];
-			int32_t port;
-			if (!json_object_is_type(e, json_type_object) ||
-			    get_str(e, "node", u->node, sizeof u->node) || !mw_hb_valid_name(u->node) ||
-			    get_str(e, "host", u->host, sizeof u->host) || !mw_hb_valid_name(u->host) ||
-			    get_i32(e, "port", 1, 65535, &port))
-				return -1;
-			u->port = (uint16_t)port;
-		}
-		m->u.role.nup = n;
-		return 0;
-	}
-	case MW_HB_LISTEN: {
-		int32_t port;
-		if (get_i32(o, "port", 1, 65535, &port))
-			return -1;
-		m->u.listen.port = (uint16_t)port;
-		return 0;
-	}
-	case MW_HB_CHILD: {
-		json_object *u, *b;
-		if (get_str(o, "node", m->u.child.node, sizeof m->u.child.node) ||
-		    !mw_hb_valid_name(m->u.child.node) ||
-		    get_str(o, "parent", m->u.child.parent, sizeof m->u.child.parent) ||
-		    !mw_hb_valid_name(m->u.child.parent) || !json_object_object_get_ex(o, "up", &u) ||
-		    !json_object_is_type(u, json_type_boolean) || !json_object_object_get_ex(o, "bye", &b) ||
-		    !json_object_is_type(b, json_type_boolean))
-			return -1;
-		m->u.child.up = json_object_get_boolean(u);
-		m->u.child.bye = json_object_get_boolean(b);
-		return 0;
-	}
-	default:
+	const struct mw_hb_layout *l = mw_hb_layout(m->type);
+	if (!l)
 		return -1;
-	}
+	if (l->fields[0].kind == MW_HB_K_WHOLE ? decode_value(l->fields, o, &m->u)
+					       : decode_object(l->fields, o, &m->u))
+		return -1;
+	return !l->check || l->check(&m->u) ? 0 : -1;
 }
 
 enum mw_hb_err mw_hb_decode(const uint8_t *buf, size_t len, struct mw_hb_msg *m)
@@ -836,19 +607,11 @@ enum mw_hb_err mw_hb_decode(const uint8_t *buf, size_t len, struct mw_hb_msg *m)
 
 void mw_hb_msg_free(struct mw_hb_msg *m)
 {
-	if (!m)
-		return;
-	if (m->type == MW_HB_DUMP)
-		free(m->u.dump.json);
-	else if (m->type == MW_HB_DUMPREQ)
-		free(m->u.dumpreq.ranks);
-	else if (m->type == MW_HB_AGG)
-		free(m->u.agg.json);
-	else if (m->type == MW_HB_PROBESUM)
-		free(m->u.probesum.json);
-	else if (m->type == MW_HB_APREQ)
-		free(m->u.apreq.nodes);
-	else if (m->type == MW_HB_APOUT)
-		free(m->u.apout.output);
-	memset(m, 0, sizeof *m);
+	const struct mw_hb_layout *l = m ? mw_hb_layout(m->type) : NULL;
+	for (const struct mw_hb_field *f = l ? l->fields : NULL; f && f->name; f++)
+		if (f->kind == MW_HB_K_TEXT || f->kind == MW_HB_K_OBJ || f->kind == MW_HB_K_WHOLE ||
+		    ((f->kind == MW_HB_K_LIST || f->kind == MW_HB_K_OBJLIST) && !(f->flags & MW_HB_F_INLINE)))
+			free(*AT(char *, &m->u, f->offset));
+	if (m)
+		memset(m, 0, sizeof *m);
 }

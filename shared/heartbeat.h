@@ -5,67 +5,22 @@
  *
  *   0  u32 magic "MWHB"   4  u8 version (1)   5  u8 type   6  u16 flags (0)
  *   8  u32 payload length (at most MW_HB_MAX_PAYLOAD)
- *   12 payload: one JSON object (UTF-8 text, no NUL), fields per type below
+ *   12 payload: one JSON object (UTF-8 text, no NUL), fields per type: the table
  *
- * Types (A = agent, C = collector):
- *   VERIFY    A->C  {"nonce":"32 hex digits"}  the agent's first frame: prove
- *                   you are the job's collector, over this nonce of mine
- *   CHALLENGE C->A  {"nonce":"32 hex digits","job","cred"}  the answer to
- *                   VERIFY: the collector's own nonce, its job, and its proof
- *                   (cred) over mw_hb_proof_payload(job, endpoint, the
- *                   agent's nonce, this nonce): a MUNGE credential, or
- *                   "hmac:" + HMAC-SHA256 of it keyed by the token (auth.h)
- *   HELLO     A->C  {"job","node","pid","ranks","cred"}  sent only once the
- *                   proof is checked: cred is the agent's proof over
- *                   mw_hb_auth_payload(job, node, endpoint, the collector's
- *                   nonce), made the same way
- *   WELCOME   C->A  {"ok":true} or {"ok":false,"error":"..."}  (wrong job...)
- *   RANK      A->C  {"rank","size","pid","host"}   a local rank appeared (once)
- *   HEARTBEAT A->C  one rank's state (struct mw_hb_beat); passive: only sent
- *                   when the rank made no MPI progress for the timeout (stuck,
- *                   or slow: its transfer moves), exited without
- *                   MPI_Finalize, vanished, or resumed after a beat
- *   DUMP      A->C  {"rank":N,"dump":{...}}  the content of the rank's dump file
- *   BYE       A->C  {"reason":"..."}  the agent is leaving on purpose
- *   DUMPREQ   C->A  {"ranks":[...]}  please ask these ranks for a dump
- *   AGG       CP->parent  a communication process's aggregate of many
- *                   heartbeats (tree overlay, seed 003): the payload object
- *                   is built and checked by tree/mwt_agg.c (doc/protocol.md,
- *                   "Tree aggregates"); here it is carried as JSON text
- *   APREQ     C->A  {"round":N,"nodes":[...]}  run the site's auxiliary
- *                   processes (agent/ap.c) for suspicious event N; nodes:
- *                   the nodes meant ([] = every node that receives it)
- *   APOUT     A->C  {"round","node","name","status","signal","timed_out",
- *                   "truncated","bytes","elapsed_s","error","output"}  one
- *                   auxiliary process's result (collector/ap.c): output is
- *                   printable ASCII, newlines and tabs, at most
- *                   MW_HB_AP_OUTPUT_MAX bytes
- *
- *   ROLE      C->A  {"cp":bool,"up":[{"node","host","port"},...]}  the agent's
- *                   place in the tree: listen for children (cp), and attach
- *                   to up[0] (its parent, or failing that up[1]..., then the
- *                   collector); an empty "up" keeps it on the collector
- *   LISTEN    CP->C {"port":N}  the port the CP accepts its children on
- *   CHILD     CP->parent {"node","parent","up":bool,"bye":bool}  a child of
- *                   CP "parent" attached (up) or left (bye: on purpose);
- *                   every CP forwards it up to the collector
- *   PROBEREQ  parent->CP {"round","port","tries","budget_s","wait_s"}  probe
- *                   your subtree's nodes (nodehealthd's UDP probe on port,
- *                   tries probes within budget_s each) and send one PROBESUM
- *                   within wait_s seconds; a CP passes it to its child CPs
- *   PROBESUM  CP->parent  one summary of a probe round over the CP's subtree
- *                   (node -> state, round trip, who probed it; the child CPs
- *                   that did not deliver): built and checked by
- *                   tree/mwt_probe.c (doc/protocol.md, "Probing down the
- *                   tree"); here it is carried as JSON text
+ * Every type's payload is written once, in the table of message layouts of
+ * hb_layout.c (struct mw_hb_layout below): its fields, their JSON and C types,
+ * their limits.  The encoder and the decoder (heartbeat.c) walk it, and so does
+ * mw_hb_doc_layouts() (hb_doc.c), which writes the tables of doc/protocol.md
+ * section 3 (`make protodoc`; test_hb_doc checks the committed text).  AGG and
+ * PROBESUM carry a JSON object that tree/mwt_agg.c and tree/mwt_probe.c check.
  *
  * In the tree overlay a HEARTBEAT carries "seq", its origin's (the agent's)
  * sequence number (1, 2, ...), so that a receiver drops a duplicate (after a
  * re-attachment) and counts nothing twice; the flat star sends none.
  *
  * Decoding never trusts the input: lengths, types, ranges and strings are
- * checked and a malformed frame is rejected with a reason code.  See the
- * "Heartbeats" section of doc/protocol.md.
+ * checked and a malformed frame is rejected with a reason code.  Unknown
+ * fields are ignored.  See the "Heartbeats" section of doc/protocol.md.
  */
 #ifndef MW_HEARTBEAT_H
 #define MW_HEARTBEAT_H
@@ -275,6 +230,81 @@ struct mw_hb_msg {
 		} probesum;
 	} u;
 };
+
+/* ---------------------------------------------------------- the layouts */
+
+/* What a field is on the wire (JSON) and in its C struct. */
+enum mw_hb_kind {
+	MW_HB_K_I32,   /* JSON integer in [min, max]; int32_t */
+	MW_HB_K_U16,   /* JSON integer in [min, max]; uint16_t */
+	MW_HB_K_U32,   /* JSON integer in [min, max]; uint32_t */
+	MW_HB_K_U64,   /* JSON integer in [min, max]; uint64_t */
+	MW_HB_K_BOOL,  /* JSON true or false; int 1 or 0 */
+	MW_HB_K_NUM,   /* JSON number (integer or not), finite, from dmin to dmax; double */
+	MW_HB_K_STR,   /* JSON string: printable ASCII, min .. size-1 chars, accepted by
+			  valid (if set); char[size] */
+	MW_HB_K_TEXT,  /* JSON string accepted by valid; char * (the decoder's malloc) */
+	MW_HB_K_STATE, /* JSON string: a state name (mw_hb_state_name); enum mw_hb_state */
+	MW_HB_K_OBJ,   /* a JSON object, held as its compact JSON text; char * (malloc'd) */
+	MW_HB_K_LIST,  /* JSON array of at most max values, each as elem[0] (at offset 0
+			  of an element of size bytes) */
+	MW_HB_K_OBJLIST, /* JSON array of at most max objects, each with the fields elem
+			    (offsets within an element of size bytes) */
+	MW_HB_K_WHOLE, /* the payload itself, any JSON object, as its JSON text; char * */
+};
+
+/* A LIST or OBJLIST is a pointer at offset (malloc'd by the decoder, NULL
+ * when empty) or, with MW_HB_F_INLINE, an array at offset; its count is the
+ * size_t at count_offset.  Its elements hold no pointers. */
+#define MW_HB_F_OPT 1u      /* may be absent (then 0 or ""); the encoder omits 0 or "" */
+#define MW_HB_F_WRAP63 2u   /* U64: the encoder clears bit 63 rather than refusing */
+#define MW_HB_F_GT_MIN 4u   /* NUM: greater than dmin (not equal) */
+#define MW_HB_F_LT_MAX 8u   /* NUM: less than dmax (not equal) */
+#define MW_HB_F_INLINE 16u  /* LIST, OBJLIST: an array in the struct, not a pointer */
+
+struct mw_hb_field {
+	const char *name;  /* the JSON key (NULL ends a table; "" for a LIST's element) */
+	enum mw_hb_kind kind;
+	size_t offset;     /* in the message's struct (struct mw_hb_hello...) */
+	size_t size;       /* STR: the char array's size; LIST, OBJLIST: one element's */
+	int64_t min, max;  /* integers: bounds; STR: least length; LIST, OBJLIST: most elements */
+	double dmin, dmax; /* NUM: bounds (MW_HB_F_GT_MIN, MW_HB_F_LT_MAX: exclusive) */
+	unsigned flags;    /* MW_HB_F_* */
+	int (*valid)(const char *s); /* STR, TEXT: the syntax (1 = accepted) */
+	const char *syntax;          /* ... in words, for the protocol document */
+	const char *unless;          /* present only when this BOOL field is false */
+	const struct mw_hb_field *elem; /* LIST, OBJLIST */
+	size_t count_offset;            /* LIST, OBJLIST: the size_t count */
+	const char *doc;                /* one line for the protocol document */
+};
+
+struct mw_hb_layout {
+	const char *name;  /* "hello" (NULL: the type number is free) */
+	const char *dir;   /* who sends it to whom */
+	const char *doc;   /* what it is for */
+	const struct mw_hb_field *fields;
+	/* A rule across fields (NULL none), and it in words. */
+	int (*check)(const void *msg);
+	const char *rule;
+};
+
+/* The layout of type, or NULL if no message has that type. */
+const struct mw_hb_layout *mw_hb_layout(int type);
+
+/* The markdown of every message layout: a table of the types and one table
+ * of fields per type, as doc/protocol.md shows them.  Return it (malloc'd),
+ * or NULL (errno ENOMEM). */
+char *mw_hb_doc_layouts(void);
+
+/* The markers around the generated text in doc/protocol.md. */
+#define MW_HB_DOC_BEGIN "<!-- BEGIN generated: message layouts (make protodoc) -->\n"
+#define MW_HB_DOC_END "<!-- END generated: message layouts -->\n"
+
+/* Copy doc (NUL-terminated) with the text between MW_HB_DOC_BEGIN and
+ * MW_HB_DOC_END replaced by mw_hb_doc_layouts().  Return the copy
+ * (malloc'd), or NULL with errno EINVAL (the markers are missing or out of
+ * order) or ENOMEM. */
+char *mw_hb_doc_splice(const char *doc);
 
 /* The text a HELLO's credential carries, binding it to the job, the node
  * and the connection (the collector's endpoint "ADDR:PORT", as the agent
