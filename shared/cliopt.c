@@ -408,7 +408,7 @@ char *mw_cliopt_help(const struct mw_cliopt_cmd *c)
 			usage_word(o, word, sizeof(word));
 		}
 		if (col + 1 + (int)strlen(w) > CLIOPT_WIDTH && col > ind)
-			col = fprintf(f, "\n%*s", ind, "") - 1;
+			col = fprintf(f, "\n%*s", ind - 1, "") - 1;
 		col += fprintf(f, " %s", w);
 		if (!o->name)
 			break;
