@@ -77,7 +77,7 @@ static int run_analyze(int argc, char **argv)
 		 .arg = "FILE|none", .help = "the dump schema to check with, or none (built-in checks only)"},
 		{.name = "skew", .kind = MW_CLIOPT_CUSTOM, .dst = &opt.skew, .parse = parse_skew,
 		 .what = "seconds, a number from 0 to 86400, or off", .arg = "SECONDS|off",
-		 .help = "a finding needs one moment all its ranks were stuck, within\n"
+		 .help = "a finding needs one moment all its ranks were stuck, within "
 			 "this slack (default 0.5); off: do not check"},
 		{.name = "no-symbols", .kind = MW_CLIOPT_FLAG, .dst = &opt.no_symbols,
 		 .help = "do not look up file:line of frames without it"},

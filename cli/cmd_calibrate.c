@@ -86,7 +86,7 @@ static int run_calibrate(int argc, char **argv)
 		 .min = 0.001, .max = 50, .unit = "a percentage", .compat = "%o: '%v' is not a percentage",
 		 .help = "the quantiles' band around the expected value (default 5)"},
 		{.name = "threshold", .kind = MW_CLIOPT_DOUBLE, .dst = &thr, .given = &s_thr, .arg = "NS",
-		 .min = 1, .max = 1e9, .unit = "ns", .help = "the interval above which the node cannot\n"
+		 .min = 1, .max = 1e9, .unit = "ns", .help = "the interval above which the node cannot "
 							 "do high-precision detection (default 10000)"},
 		{.name = "alpha", .kind = MW_CLIOPT_DOUBLE, .dst = &alpha, .given = &s_alpha, .arg = "A",
 		 .min = 1e-12, .max = 0.499, .unit = "a probability",

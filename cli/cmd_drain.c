@@ -20,7 +20,7 @@ static int cmd_drain(int argc, char **argv)
 		{.name = "socket", .shortname = 's', .kind = MW_CLIOPT_STRING, .dst = &sock, .arg = "PATH",
 		 .help = "daemon socket (default " MW_DRAIN_DEFAULT_SOCKET ")"},
 		{.name = "evidence", .shortname = 'e', .kind = MW_CLIOPT_STRING, .dst = &evidence,
-		 .arg = "JSON", .help = "evidence, a JSON value; its \"summary\" string goes\ninto the Slurm reason"},
+		 .arg = "JSON", .help = "evidence, a JSON value; its \"summary\" string goes into the Slurm reason"},
 		{.name = NULL},
 	};
 	const struct mw_cliopt_cmd cmd = {

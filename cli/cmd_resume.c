@@ -46,7 +46,7 @@ static int cmd_resume(int argc, char **argv)
 		{.name = "dry-run", .shortname = 'n', .kind = MW_CLIOPT_FLAG, .dst = &dry,
 		 .help = "say what would be done"},
 		{.name = "scontrol", .shortname = 'S', .kind = MW_CLIOPT_STRING, .dst = &scontrol,
-		 .arg = "PATH", .help = "scontrol to run (default /usr/bin/scontrol; sinfo\nis taken from the same folder)"},
+		 .arg = "PATH", .help = "scontrol to run (default /usr/bin/scontrol; sinfo is taken from the same folder)"},
 		{.name = NULL},
 	};
 	const struct mw_cliopt_cmd cmd = {

@@ -72,10 +72,10 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
 		{.name = "np", .shortname = 'n', .kind = MW_CLIOPT_LONG, .dst = &o->np, .arg = "N",
 		 .min = 1, .max = 4096, .unit = "a rank count", .help = "ranks (default 2)"},
 		{.name = "timeout", .shortname = 't', .kind = MW_CLIOPT_SETTING, .setting = "timeout",
-		 .arg = "S", .help = "seconds without MPI progress before a rank is stuck\n(default 10)"},
+		 .arg = "S", .help = "seconds without MPI progress before a rank is stuck (default 10)"},
 		{.name = "hang-limit", .kind = MW_CLIOPT_SETTING, .setting = "hang_limit", .arg = "S",
-		 .help = "end the program on a hang the analysis does not confirm\n"
-			 "(no deadlock found: a slow transfer?) only after S seconds\n"
+		 .help = "end the program on a hang the analysis does not confirm "
+			 "(no deadlock found: a slow transfer?) only after S seconds "
 			 "(default 10 x the timeout)"},
 		{.name = "threshold", .kind = MW_CLIOPT_SETTING, .setting = "threshold", .arg = "N|P%",
 		 .help = "stuck ranks that make a suspicious event: N or P% (default 1)"},
@@ -86,7 +86,7 @@ static int parse_opts(int argc, char **argv, struct run_opts *o)
 		{.name = "mpi", .kind = MW_CLIOPT_CHOICE, .dst = &mpi, .choices = run_mpis, .arg = "KIND",
 		 .help = "openmpi or mpich (default: the MPI PROGRAM is linked against)"},
 		{.name = "profile", .kind = MW_CLIOPT_SETTING, .setting = "profile", .fixed = "yes",
-		 .help = "profile every rank (DIR/profile) and write the load-imbalance\n"
+		 .help = "profile every rank (DIR/profile) and write the load-imbalance "
 			 "analysis to DIR/imbalance.{txt,json,html} at the end"},
 		{.name = "verbose", .shortname = 'v', .kind = MW_CLIOPT_FLAG, .dst = &o->verbose,
 		 .help = "show what is started"},

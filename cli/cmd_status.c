@@ -152,7 +152,7 @@ static int cmd_status(int argc, char **argv)
 		{.name = "json", .shortname = 'j', .kind = MW_CLIOPT_FLAG, .dst = &json,
 		 .help = "print the status object as JSON"},
 		{.name = "calibrate", .shortname = 'c', .kind = MW_CLIOPT_FLAG, .dst = &calibrate,
-		 .help = "first a fresh quick timer calibration (not while job steps\n"
+		 .help = "first a fresh quick timer calibration (not while job steps "
 			 "run on the node; at most one per calibrate_min_interval)"},
 		{.name = "force", .shortname = 'f', .kind = MW_CLIOPT_FLAG, .dst = &force,
 		 .help = "... even while job steps run (root only)"},

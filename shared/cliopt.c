@@ -207,6 +207,8 @@ static int set_value(const struct mw_cliopt_cmd *c, const struct mw_cliopt *o, c
 	}
 	if (o->given)
 		*o->given = 1;
+	if (o->text)
+		*o->text = v;
 	return 0;
 bad:
 	bad_value(c, o, typed, v, NULL, err, errlen);
@@ -353,21 +355,46 @@ static void usage_word(const struct mw_cliopt *o, char *buf, size_t len)
 	snprintf(buf, len, "[--%s%s%s]", o->name, arg ? " " : "", arg ? arg : "");
 }
 
-/* Text with lines after the first indented by ind columns. */
+/* Text with lines after the first indented by ind columns; a line longer
+ * than the width is wrapped between words. */
 static void put_indented(FILE *f, const char *text, int ind)
 {
-	for (const char *p = text; *p; p++) {
-		fputc(*p, f);
-		if (*p == '\n' && p[1])
-			fprintf(f, "%*s", ind, "");
+	int col = ind;
+
+	for (const char *p = text; *p;) {
+		size_t w = strcspn(p, " \n");
+		if (col > ind && col + 1 + (int)w > CLIOPT_WIDTH) {
+			fprintf(f, "\n%*s", ind, "");
+			col = ind;
+		} else if (col > ind) {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(p, 1, w, f);
+		col += (int)w;
+		p += w;
+		if (*p == '\n') {
+			if (p[1])
+				fprintf(f, "\n%*s", ind, "");
+			col = ind;
+			p++;
+		} else {
+			while (*p == ' ')
+				p++;
+		}
 	}
 }
 
-static void option_line(FILE *f, const struct mw_cliopt *o)
+static void option_line(FILE *f, const struct mw_cliopt_cmd *c, const struct mw_cliopt *o)
 {
 	char left[160];
-	const char *arg = takes_value(o) && o->arg ? o->arg : NULL;
+	const char *arg = takes_value(o) && o->arg ? o->arg : NULL, *help = o->help;
+	const struct mw_conf_key *k;
 	int n;
+
+	/* A setting without its own text: the settings table's. */
+	if (!help && o->kind == MW_CLIOPT_SETTING && c->keys && (k = mw_conf_find(c->keys, o->setting)))
+		help = k->doc;
 
 	if (o->shortname)
 		n = snprintf(left, sizeof(left), "  -%c, --%s%s%s", o->shortname, o->name, arg ? " " : "",
@@ -379,7 +406,7 @@ static void option_line(FILE *f, const struct mw_cliopt *o)
 		fprintf(f, "\n%*s", CLIOPT_HELP_COL, "");
 	else
 		fprintf(f, "%*s", CLIOPT_HELP_COL - n, "");
-	put_indented(f, o->help ? o->help : "", CLIOPT_HELP_COL);
+	put_indented(f, help ? help : "", CLIOPT_HELP_COL);
 	fputc('\n', f);
 }
 
@@ -420,8 +447,8 @@ char *mw_cliopt_help(const struct mw_cliopt_cmd *c)
 		fprintf(f, "%s\n", c->intro);
 	fputc('\n', f);
 	for (const struct mw_cliopt *o = c->opts; o->name; o++)
-		option_line(f, o);
-	option_line(f, &help);
+		option_line(f, c, o);
+	option_line(f, c, &help);
 	if (c->epilog)
 		fprintf(f, "\n%s\n", c->epilog);
 	if (fclose(f) != 0) {

@@ -48,7 +48,8 @@ struct mw_cliopt {
 	enum mw_cliopt_kind kind;
 	void *dst;          /* what it fills (not used by SETTING) */
 	const char *arg;    /* the value's name in the help ("N", "FILE"); NULL: a flag */
-	const char *help;   /* what it does: lines separated by '\n' */
+	const char *help;   /* what it does: lines separated by '\n' (NULL for a
+			     * SETTING: the settings table's doc) */
 	double min, max;    /* LONG, DOUBLE */
 	const char *unit;   /* LONG, DOUBLE: what the number is ("seconds", "a port") */
 	const char *const *choices; /* CHOICE: NULL-terminated */
@@ -58,6 +59,10 @@ struct mw_cliopt {
 	int (*parse)(const char *v, void *dst); /* CUSTOM: 0 or -1 */
 	const char *what;           /* CUSTOM: what it expects */
 	int *given;                 /* if not NULL: set to 1 when the option is given */
+	/* If not NULL: set to the value's text when the option is given (the
+	 * fixed text of a flag SETTING), e.g. to apply a setting later, after
+	 * a settings file. */
+	const char **text;
 	/* An older wording of this option's bad-value error that scripts and
 	 * tests match (a template: %o the option as typed, %v the value, %l and
 	 * %h min and max).  It follows the one wording in parentheses, or,

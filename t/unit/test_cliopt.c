@@ -25,7 +25,7 @@ struct out {
 	long num;
 	double ratio;
 	int flag, verbose, mode, num_given;
-	const char *file, *custom;
+	const char *file, *custom, *timeout_text, *profile_text;
 	struct cfg conf;
 };
 
@@ -57,9 +57,9 @@ static void table(struct out *o, struct mw_cliopt *t)
 		{.name = "file", .shortname = 'o', .kind = MW_CLIOPT_STRING, .dst = &o->file, .arg = "FILE",
 		 .help = "where it goes\nsecond line"},
 		{.name = "timeout", .shortname = 't', .kind = MW_CLIOPT_SETTING, .setting = "timeout",
-		 .arg = "S", .help = "the setting"},
+		 .arg = "S", .text = &o->timeout_text, .help = "the setting"},
 		{.name = "profile", .kind = MW_CLIOPT_SETTING, .setting = "profile", .fixed = "yes",
-		 .help = "a setting flag"},
+		 .text = &o->profile_text, .help = "a setting flag"},
 		{.name = "even", .kind = MW_CLIOPT_CUSTOM, .dst = &o->custom, .parse = parse_even,
 		 .what = "an even number", .arg = "E", .help = "custom"},
 		{.name = "old", .kind = MW_CLIOPT_LONG, .dst = &o->num, .arg = "N", .min = 2, .max = 4,
@@ -180,7 +180,9 @@ START_TEST(test_kinds)
 	ck_assert_int_eq(o.mode, 2);
 	ck_assert_str_eq(o.file, "-");
 	ck_assert_double_eq_tol(o.conf.timeout, 30, 1e-12);
+	ck_assert_str_eq(o.timeout_text, "30");
 	ck_assert_int_eq(o.conf.profile, 1);
+	ck_assert_str_eq(o.profile_text, "yes");
 	ck_assert_str_eq(o.custom, "42");
 	ck_assert_int_eq(first, 13);
 }
