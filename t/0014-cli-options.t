@@ -5,9 +5,10 @@
 # user typed it, the value, and what is expected with its range
 # ("mpiwatch run: --timeout abc: expected seconds, a number from 1 to
 # 604800"), whatever the subcommand; an unknown option and a missing value
-# are said the same way.  Each subcommand's --help lists every option of its
-# table, one line each.  The analyses are commands of their own in
-# "mpiwatch --help".  No lab: only the command line is read.
+# are said the same way; so do mpiwatch-agent and mpiwatch-collector.  Each
+# subcommand's --help lists every option of its table, one line each.  The
+# analyses are commands of their own in "mpiwatch --help".  No lab: only the
+# command line is read.
 . "$(dirname "$0")/lib/tap.sh"
 
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,12 +19,16 @@ tap_cleanup "rm -rf '$work'"
 cd "$work" || BAIL_OUT "cd $work"
 plan no_plan
 
-# bad EXPECTED_LINE_REGEX DESC -- ARGS...: exit 2, nothing on stdout, one
-# line on stderr that matches.
+# bad EXPECTED_LINE_REGEX DESC -- ARGS...: mpiwatch ARGS (or, for ../NAME
+# ARGS, mpiwatch-NAME ARGS) exits 2, with nothing on stdout and one line on
+# stderr that matches.
 bad() {
     local re=$1 desc=$2
     shift 3
-    "$mw" "$@" >out 2>err
+    case $1 in
+    ../*) local prog=${mw%/mpiwatch}/mpiwatch-${1#../}; shift; "$prog" "$@" >out 2>err ;;
+    *) "$mw" "$@" >out 2>err ;;
+    esac
     local st=$?
     is "$st" 2 "$desc: exit status 2"
     is "$(wc -l <err | tr -d ' ')" 1 "$desc: one line on stderr"
@@ -68,6 +73,15 @@ bad '^mpiwatch probe: --port: expected .*a whole number from 1 to 65535' \
     "probe --port (no value)" -- probe localhost --port
 bad '^mpiwatch resume: --dry-run=yes: takes no value' \
     "resume --dry-run=yes" -- resume --dry-run=yes n1
+
+# The helpers the plugin and mpiwatch run start: the same parser, the same
+# wording (a job setting named by the option, its range from the table).
+bad '^mpiwatch-collector: --drain maybe: expected yes or no' \
+    "mpiwatch-collector --drain maybe" -- ../collector --job 1 --drain maybe
+bad '^mpiwatch-agent: --tick 0: expected seconds, a number from 0\.01 to 60$' \
+    "mpiwatch-agent --tick 0" -- ../agent --tick 0
+bad '^mpiwatch-collector: --bogus: unknown option' \
+    "mpiwatch-collector --bogus" -- ../collector --bogus
 
 # --help: exit 0, on stdout; every option of the usage line has its own line
 # "  -x, --name ARG  what it does" (or "      --name ARG ...").
