@@ -1,7 +1,9 @@
 /* cli.h - subcommand registration for the mpiwatch command-line tool.
  *
  * Each subcommand lives in its own cli/cmd_<name>.c and registers itself with
- * MW_CLI_COMMAND(); the dispatcher in mpiwatch.c never needs editing.
+ * MW_CLI_COMMAND(); the dispatcher in mpiwatch.c never needs editing.  Its
+ * options, their checks and its --help come from one table
+ * (shared/cliopt.h), read with mw_cli_options().
  */
 #ifndef MW_CLI_H
 #define MW_CLI_H
@@ -14,8 +16,8 @@ struct mw_cli_command {
 	/* The words after "mpiwatch": "run", or a group and a name ("analyze
 	 * deadlock": "mpiwatch analyze" alone lists the group). */
 	const char *name;
-	const char *usage;   /* one line, without the program name */
-	const char *summary; /* one line, shown by "mpiwatch --help" */
+	const char *summary; /* one line, shown by "mpiwatch --help" (the
+			      * command's usage is its option table's) */
 	/* Run the command with argv[0] == its last word.  Return the process
 	 * exit status. */
 	int (*run)(int argc, char **argv);
@@ -42,8 +44,8 @@ void mw_cli_usage(const struct mw_cliopt_cmd *c, FILE *f);
  * are said on stderr, once.  Return 0 or -1. */
 int mw_cli_imbalance_report(const char *profdir, const char *outdir);
 
-#define MW_CLI_COMMAND(ident, name_, usage_, summary_, fn_)                           \
-	static struct mw_cli_command mw_cli_cmd_##ident = {name_, usage_, summary_, fn_, 0}; \
+#define MW_CLI_COMMAND(ident, name_, summary_, fn_)                                    \
+	static struct mw_cli_command mw_cli_cmd_##ident = {name_, summary_, fn_, 0};      \
 	__attribute__((constructor)) static void mw_cli_reg_##ident(void)                \
 	{                                                                                \
 		mw_cli_register(&mw_cli_cmd_##ident);                                    \

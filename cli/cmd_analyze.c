@@ -128,5 +128,5 @@ static int run_analyze(int argc, char **argv)
 	return rc;
 }
 
-MW_CLI_COMMAND(analyze_deadlock, "analyze deadlock", "analyze deadlock DIR [OPTIONS]",
+MW_CLI_COMMAND(analyze_deadlock, "analyze deadlock",
 	       "find deadlocks in the ranks' state dumps", run_analyze)

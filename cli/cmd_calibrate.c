@@ -175,6 +175,6 @@ static int run_calibrate(int argc, char **argv)
 	return rc;
 }
 
-MW_CLI_COMMAND(calibrate, "calibrate", "calibrate [--json] [--quick] [OPTIONS]",
+MW_CLI_COMMAND(calibrate, "calibrate",
 	       "measure the timers' cost and resolution (can this node see a slowdown?)",
 	       run_calibrate)

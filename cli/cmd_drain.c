@@ -46,5 +46,5 @@ static int cmd_drain(int argc, char **argv)
 	return 0;
 }
 
-MW_CLI_COMMAND(drain, "drain", "drain [-s SOCKET] [-e EVIDENCE_JSON] JOBID NODE",
+MW_CLI_COMMAND(drain, "drain",
 	       "ask this node's health daemon for a confirmed drain", cmd_drain)

@@ -223,5 +223,5 @@ out:
 	return rc;
 }
 
-MW_CLI_COMMAND(analyze_fluctuation, "analyze fluctuation", "analyze fluctuation A B [OPTIONS]",
+MW_CLI_COMMAND(analyze_fluctuation, "analyze fluctuation",
 	       "tell a real performance fluctuation from timing error", run_fluctuation)

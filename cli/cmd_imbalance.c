@@ -175,7 +175,7 @@ static int run_imbalance(int argc, char **argv)
 	return rc;
 }
 
-MW_CLI_COMMAND(analyze_imbalance, "analyze imbalance", "analyze imbalance DIR [OPTIONS]",
+MW_CLI_COMMAND(analyze_imbalance, "analyze imbalance",
 	       "rank the load imbalance of TAU profiles", run_imbalance)
 
 int mw_cli_imbalance_report(const char *profdir, const char *outdir)

@@ -147,5 +147,5 @@ fail:
 	return rv;
 }
 
-MW_CLI_COMMAND(probe, "probe", "probe [-p PORT] [-t TIMEOUT] [-r TRIES] [-j] HOSTLIST...",
+MW_CLI_COMMAND(probe, "probe",
 	       "probe nodes' health daemons: alive, degraded or dead", cmd_probe)

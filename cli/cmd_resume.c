@@ -84,5 +84,5 @@ static int cmd_resume(int argc, char **argv)
 	return bad ? 1 : 0;
 }
 
-MW_CLI_COMMAND(resume, "resume", "resume [-n] [-S SCONTROL] NODE|HOSTLIST...",
+MW_CLI_COMMAND(resume, "resume",
 	       "resume nodes that mpiwatch drained (and only those)", cmd_resume)

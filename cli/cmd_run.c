@@ -415,5 +415,5 @@ static int run_main(int argc, char **argv)
 	return rc;
 }
 
-MW_CLI_COMMAND(run, "run", "run [-n N] [--timeout S] [--mpi KIND] -- PROGRAM [ARGS...]",
+MW_CLI_COMMAND(run, "run",
 	       "run an MPI program on this machine under watch", run_main)

@@ -43,5 +43,5 @@ static int settings_main(int argc, char **argv)
 	return 0;
 }
 
-MW_CLI_COMMAND(settings, "settings", "settings",
+MW_CLI_COMMAND(settings, "settings",
 	       "list the per-job settings, their ranges and defaults", settings_main)

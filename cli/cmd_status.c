@@ -209,5 +209,5 @@ static int cmd_status(int argc, char **argv)
 	return rv;
 }
 
-MW_CLI_COMMAND(status, "status", "status [-s SOCKET] [-p PORT] [-j] [-c [-f]] | status --job JOB [--dir DIR] [-j]",
+MW_CLI_COMMAND(status, "status",
 	       "show this node's health daemon, or a running job's watch", cmd_status)

@@ -193,6 +193,4 @@ out:
 }
 
 MW_CLI_COMMAND(topo, "topo",
-	       "topo --nodes HOSTLIST [--be-per-node N | --be-counts FILE] [--cps N] [--strategy average|fuzzy] "
-	       "[--fanout F] [--weights L,M,C,H,R] [--json | --mrnet]",
 	       "plan the tree overlay (CP placement, tree, attach plan) of a job's nodes", run_topo)

@@ -337,7 +337,7 @@ int mw_cliopt_parse(const struct mw_cliopt_cmd *c, int argc, char **argv, int *f
 		argv[1 + i] = opts[i];
 	for (i = 0; i < nops; i++)
 		argv[1 + nopts + i] = ops[i];
-	*first = 1 + nopts;
+	*first = argc < 1 ? argc : 1 + nopts;
 	rc = MW_CLIOPT_OK;
 out:
 	if (rc == MW_CLIOPT_ERROR && errlen)
