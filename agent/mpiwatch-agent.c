@@ -1,6 +1,5 @@
 /* mpiwatch-agent - the per-node, per-job heartbeat agent (see
  * doc/man/mpiwatch-agent.1 and doc/collector.md). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,131 +7,141 @@
 #include "jobconf.h"
 #include "agent.h"
 #include "auth.h"
+#include "cliopt.h"
 #include "cmdline.h"
 #include "conf.h"
 #include "heartbeat.h"
 #include "log.h"
 
-static void usage(FILE *f)
+static const char agent_intro[] =
+	"The per-node, per-job heartbeat agent (started by the SPANK plugin or by\n"
+	"mpiwatch run).  Required: --job, --node, --rundir, --collector, and\n"
+	"--settings or --timeout.  A job setting given as an option (--timeout,\n"
+	"--munge-socket) overrides the settings file's.";
+
+static int parse_job(const char *v, void *dst)
 {
-	fprintf(f,
-		"usage: mpiwatch-agent --job JOBID --node NODENAME --rundir DIR --collector HOST:PORT\n"
-		"                      (--settings FILE | --timeout S) [--pidfile FILE] [--log FILE] [--tick S]\n"
-		"                      [--job-check S] [--ports N] [--munge-socket PATH]\n"
-		"                      [--auth-file FILE] [--ap-conf FILE] [-v]\n"
-		"                      [--help] [--version]\n");
+	struct ag_opts *o = dst;
+	return mw_hb_valid_job(v) && !mw_copy(o->job, sizeof o->job, v) ? 0 : -1;
+}
+
+static int parse_node(const char *v, void *dst)
+{
+	struct ag_opts *o = dst;
+	return mw_hb_valid_name(v) && !mw_copy(o->node, sizeof o->node, v) ? 0 : -1;
+}
+
+static int parse_rundir(const char *v, void *dst)
+{
+	struct ag_opts *o = dst;
+	return v[0] == '/' && !mw_copy(o->rundir, sizeof o->rundir, v) ? 0 : -1;
+}
+
+static int parse_collector(const char *v, void *dst)
+{
+	struct ag_opts *o = dst;
+	return mw_parse_hostport(v, o->host, sizeof o->host, &o->port) ? -1 : 0;
+}
+
+/* The site's auxiliary processes (agent/ap.c). */
+static int parse_ap_conf(const char *v, void *dst)
+{
+	struct ag_opts *o = dst;
+	return v[0] == '/' && !mw_copy(o->ap_conf, sizeof o->ap_conf, v) ? 0 : -1;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{"job", 1, 0, 'j'},     {"node", 1, 0, 'n'},      {"rundir", 1, 0, 'r'},
-		{"collector", 1, 0, 'c'}, {"timeout", 1, 0, 't'}, {"pidfile", 1, 0, 'p'},
-		{"log", 1, 0, 'l'},     {"tick", 1, 0, 'T'},      {"job-check", 1, 0, 'J'},
-		{"ports", 1, 0, 'P'},   {"verbose", 0, 0, 'v'},   {"help", 0, 0, 'h'},
-		{"version", 0, 0, 'V'}, {"munge-socket", 1, 0, 'M'},
-		{"auth-file", 1, 0, 'A'}, {"settings", 1, 0, 'S'}, {"ap-conf", 1, 0, 'X'},
-		{0, 0, 0, 0}};
 	struct ag_opts o;
-	const char *pidfile = NULL, *logfile = NULL, *settings = NULL;
-	int c, verbose = 0, have_coll = 0;
-	long l;
+	const char *pidfile = NULL, *logfile = NULL, *settings = NULL, *auth_file = NULL;
+	const char *timeout = NULL, *munge_socket = NULL;
+	int verbose = 0, have_coll = 0, version = 0, rc, first;
+	long nports;
 	/* Job settings given one by one (after --settings FILE, which they
-	 * override): checked by the one table (shared/jobconf.c). */
-	struct mw_jobconf_override set[8];
+	 * override): checked here by the one table (shared/jobconf.c), applied
+	 * by mw_jobconf_load. */
+	struct mw_jobconf scratch;
+	struct mw_jobconf_override set[2];
 	int nset = 0;
 
 	ag_opts_default(&o);
-	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
-		switch (c) {
-		case 'j':
-			if (!mw_hb_valid_job(optarg) || mw_copy(o.job, sizeof o.job, optarg))
-				goto bad_val;
-			break;
-		case 'n':
-			if (!mw_hb_valid_name(optarg) || mw_copy(o.node, sizeof o.node, optarg))
-				goto bad_val;
-			break;
-		case 'r':
-			if (mw_copy(o.rundir, sizeof o.rundir, optarg) || optarg[0] != '/')
-				goto bad_val;
-			break;
-		case 'c':
-			if (mw_parse_hostport(optarg, o.host, sizeof o.host, &o.port))
-				goto bad_val;
-			have_coll = 1;
-			break;
-		case 't':
-		case 'M':
-			if (nset < 8)
-				set[nset].key = c == 't' ? "timeout" : "munge_socket", set[nset++].val = optarg;
-			break;
-		case 'S':
-			settings = optarg;
-			break;
-		case 'T':
-			if (mw_conf_parse_double(optarg, 0.01, 60, &o.tick_s))
-				goto bad_val;
-			break;
-		case 'J':
-			if (mw_conf_parse_double(optarg, 0, 86400, &o.job_check_s))
-				goto bad_val;
-			break;
-		case 'P':
-			if (mw_conf_parse_long(optarg, 1, 100, &l))
-				goto bad_val;
-			o.nports = (int)l;
-			break;
-		case 'A': {
-			char err[300];
-			if (mw_auth_token_read(optarg, o.auth_token, sizeof o.auth_token, err, sizeof err) < 0) {
-				fprintf(stderr, "mpiwatch-agent: --auth-file: %s\n", err);
-				return 2;
-			}
-			break;
-		}
-		case 'p':
-			pidfile = optarg;
-			break;
-		case 'l':
-			logfile = optarg;
-			break;
-		case 'X': /* the site's auxiliary processes (agent/ap.c) */
-			if (mw_copy(o.ap_conf, sizeof o.ap_conf, optarg) || optarg[0] != '/')
-				goto bad_val;
-			break;
-		case 'v':
-			verbose = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case 'V':
-			printf("mpiwatch-agent %s\n", MW_VERSION);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-		continue;
-bad_val:
-		fprintf(stderr, "mpiwatch-agent: invalid value for --%s: '%s'\n",
-			lo[0].name ? (c == 'j' ? "job" : c == 'n' ? "node" : c == 'r' ? "rundir (absolute path)"
-				   : c == 'c' ? "collector (HOST:PORT)"
-				   : c == 'T' ? "tick" : c == 'J' ? "job-check"
-				   : c == 'X' ? "ap-conf (absolute path)" : "ports") : "?",
-			optarg);
+	nports = o.nports;
+	const struct mw_cliopt opts[] = {
+		{.name = "job", .kind = MW_CLIOPT_CUSTOM, .dst = &o, .parse = parse_job, .arg = "JOBID",
+		 .what = "a job id", .help = "the job"},
+		{.name = "node", .kind = MW_CLIOPT_CUSTOM, .dst = &o, .parse = parse_node, .arg = "NODENAME",
+		 .what = "a node name", .help = "this node's name"},
+		{.name = "rundir", .kind = MW_CLIOPT_CUSTOM, .dst = &o, .parse = parse_rundir, .arg = "DIR",
+		 .what = "an absolute path", .help = "the monitor's slot directory"},
+		{.name = "collector", .kind = MW_CLIOPT_CUSTOM, .dst = &o, .parse = parse_collector,
+		 .given = &have_coll, .arg = "HOST:PORT", .what = "HOST:PORT", .help = "the job's collector"},
+		{.name = "settings", .kind = MW_CLIOPT_STRING, .dst = &settings, .arg = "FILE",
+		 .help = "the job's settings file"},
+		{.name = "timeout", .kind = MW_CLIOPT_SETTING, .setting = "timeout", .text = &timeout,
+		 .arg = "S"},
+		{.name = "pidfile", .kind = MW_CLIOPT_STRING, .dst = &pidfile, .arg = "FILE",
+		 .help = "write our pid to FILE"},
+		{.name = "log", .kind = MW_CLIOPT_STRING, .dst = &logfile, .arg = "FILE",
+		 .help = "append the log to FILE"},
+		{.name = "tick", .kind = MW_CLIOPT_DOUBLE, .dst = &o.tick_s, .arg = "S", .min = 0.01,
+		 .max = 60, .unit = "seconds", .help = "slot scan period (default: timeout / 4)"},
+		{.name = "job-check", .kind = MW_CLIOPT_DOUBLE, .dst = &o.job_check_s, .arg = "S", .min = 0,
+		 .max = 86400, .unit = "seconds", .help = "how often to ask Slurm if the job runs (0: never)"},
+		{.name = "ports", .kind = MW_CLIOPT_LONG, .dst = &nports, .arg = "N", .min = 1, .max = 100,
+		 .help = "collector ports to try from PORT on"},
+		{.name = "munge-socket", .kind = MW_CLIOPT_SETTING, .setting = "munge_socket",
+		 .text = &munge_socket, .arg = "PATH"},
+		{.name = "auth-file", .kind = MW_CLIOPT_STRING, .dst = &auth_file, .arg = "FILE",
+		 .help = "a token instead of MUNGE (mpiwatch run)"},
+		{.name = "ap-conf", .kind = MW_CLIOPT_CUSTOM, .dst = &o, .parse = parse_ap_conf, .arg = "FILE",
+		 .what = "an absolute path", .help = "the site's auxiliary processes"},
+		{.name = "verbose", .shortname = 'v', .kind = MW_CLIOPT_FLAG, .dst = &verbose,
+		 .help = "log debug messages"},
+		{.name = "version", .kind = MW_CLIOPT_FLAG, .dst = &version, .help = "print the version and exit"},
+		{.name = NULL},
+	};
+	const struct mw_cliopt_cmd cmd = {
+		.prog = "mpiwatch-agent", .intro = agent_intro, .keys = mw_jobconf_keys, .conf = &scratch,
+		.opts = opts,
+	};
+	char err[1024];
+
+	if (mw_jobconf_init(&scratch) < 0) {
+		fprintf(stderr, "mpiwatch-agent: out of memory\n");
+		return 1;
+	}
+	rc = mw_cliopt_parse(&cmd, argc, argv, &first, err, sizeof err);
+	mw_jobconf_free(&scratch);
+	if (rc == MW_CLIOPT_HELP) {
+		char *h = mw_cliopt_help(&cmd);
+		fputs(h ? h : "", stdout);
+		free(h);
+		return 0;
+	}
+	if (rc != MW_CLIOPT_OK) {
+		fprintf(stderr, "mpiwatch-agent: %s\n", err);
 		return 2;
 	}
-	if (optind < argc || !o.job[0] || !o.node[0] || !o.rundir[0] || !have_coll ||
+	if (version) {
+		printf("mpiwatch-agent %s\n", MW_VERSION);
+		return 0;
+	}
+	o.nports = (int)nports;
+	if (auth_file && mw_auth_token_read(auth_file, o.auth_token, sizeof o.auth_token, err, sizeof err) < 0) {
+		fprintf(stderr, "mpiwatch-agent: --auth-file: %s\n", err);
+		return 2;
+	}
+	if (timeout)
+		set[nset].key = "timeout", set[nset++].val = timeout;
+	if (munge_socket)
+		set[nset].key = "munge_socket", set[nset++].val = munge_socket;
+	if (first < argc || !o.job[0] || !o.node[0] || !o.rundir[0] || !have_coll ||
 	    (!settings && !nset)) {
 		fprintf(stderr, "mpiwatch-agent: --job, --node, --rundir, --collector and --settings (or --timeout) are required\n");
-		usage(stderr);
 		return 2;
 	}
 	{
 		struct mw_jobconf jc;
-		char err[600];
 		int bad = mw_jobconf_load(&jc, settings, set, nset, err, sizeof err) < 0;
 		if (!bad) {
 			o.timeout_s = jc.timeout;

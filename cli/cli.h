@@ -1,16 +1,25 @@
 /* cli.h - subcommand registration for the mpiwatch command-line tool.
  *
  * Each subcommand lives in its own cli/cmd_<name>.c and registers itself with
- * MW_CLI_COMMAND(); the dispatcher in mpiwatch.c never needs editing.
+ * MW_CLI_COMMAND(); the dispatcher in mpiwatch.c never needs editing.  Its
+ * options, their checks and its --help come from one table
+ * (shared/cliopt.h), read with mw_cli_options().
  */
 #ifndef MW_CLI_H
 #define MW_CLI_H
 
+#include <stdio.h>
+
+#include "cliopt.h"
+
 struct mw_cli_command {
-	const char *name;    /* first word after "mpiwatch" */
-	const char *usage;   /* one line, without the program name */
-	const char *summary; /* one line, shown by "mpiwatch --help" */
-	/* Run the command with argv[0] == name.  Return the process exit status. */
+	/* The words after "mpiwatch": "run", or a group and a name ("analyze
+	 * deadlock": "mpiwatch analyze" alone lists the group). */
+	const char *name;
+	const char *summary; /* one line, shown by "mpiwatch --help" (the
+			      * command's usage is its option table's) */
+	/* Run the command with argv[0] == its last word.  Return the process
+	 * exit status. */
 	int (*run)(int argc, char **argv);
 	struct mw_cli_command *next;
 };
@@ -18,22 +27,25 @@ struct mw_cli_command {
 /* Add cmd to the dispatcher's list (called from constructors). */
 void mw_cli_register(struct mw_cli_command *cmd);
 
-/* "mpiwatch analyze imbalance ..." (cli/cmd_imbalance.c), argv[0] == "imbalance".
- * Return the exit status. */
-int mw_cli_analyze_imbalance(int argc, char **argv);
+/* The usage error status of every command (mpiwatch(1)). */
+#define MW_CLI_EXIT_USAGE 2
 
-/* "mpiwatch analyze fluctuation A B ..." (cli/cmd_fluctuation.c), argv[0] ==
- * "fluctuation".  Return the exit status: 0 not a real fluctuation, 1 a real
- * one, 2 error. */
-int mw_cli_analyze_fluctuation(int argc, char **argv);
+/* Read a command's options by its table c (shared/cliopt.h).  Return -1
+ * to go on (*first: the first operand), or the exit status: 0 after the
+ * help on stdout (--help), MW_CLI_EXIT_USAGE after one line "PROG: ERROR"
+ * on stderr. */
+int mw_cli_options(const struct mw_cliopt_cmd *c, int argc, char **argv, int *first);
+
+/* Write c's help (generated from its table) to f. */
+void mw_cli_usage(const struct mw_cliopt_cmd *c, FILE *f);
 
 /* The load-imbalance analysis of the profiles in profdir written to
  * outdir/imbalance.txt, .json and .html (mpiwatch run --profile); problems
  * are said on stderr, once.  Return 0 or -1. */
 int mw_cli_imbalance_report(const char *profdir, const char *outdir);
 
-#define MW_CLI_COMMAND(ident, name_, usage_, summary_, fn_)                           \
-	static struct mw_cli_command mw_cli_cmd_##ident = {name_, usage_, summary_, fn_, 0}; \
+#define MW_CLI_COMMAND(ident, name_, summary_, fn_)                                    \
+	static struct mw_cli_command mw_cli_cmd_##ident = {name_, summary_, fn_, 0};      \
 	__attribute__((constructor)) static void mw_cli_reg_##ident(void)                \
 	{                                                                                \
 		mw_cli_register(&mw_cli_cmd_##ident);                                    \

@@ -3,7 +3,6 @@
  * Exit status: 0 no deadlock, 1 deadlock found, 2 usage error or no readable
  * dump, 3 incomplete (a rank's dump unreadable, no deadlock among the rest). */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,22 +11,24 @@
 #include "conf.h"
 #include "dl.h"
 
-static void analyze_usage(FILE *f)
+static const char analyze_intro[] =
+	"Read every rank-*.json state dump in DIR and report deadlocks: collective\n"
+	"mismatches, wait-for cycles and knots, with a diagnosis. FILE may be '-' for\n"
+	"standard output.";
+
+static const char analyze_epilog[] =
+	"Exit status: 0 no deadlock, 1 deadlock found, 2 usage error or no readable dump,\n"
+	"3 incomplete: a rank's dump is unreadable and the others show no deadlock (no\n"
+	"verdict on it). See mpiwatch-analyze(1).";
+
+/* --skew: seconds from 0 to 86400, or "off" (-1). */
+static int parse_skew(const char *v, void *dst)
 {
-	fprintf(f,
-		"Usage: mpiwatch analyze deadlock DIR [--json FILE] [--dot FILE] [--expect-size N]\n"
-		"                                     [--top N] [--eager-limit BYTES] [--schema FILE|none]\n"
-		"                                     [--skew SECONDS|off] [--no-symbols] [--quiet]\n"
-		"                                     [--progress|--no-progress]\n"
-		"       mpiwatch analyze imbalance DIR [--json F] [--html F] [--svg F] [--threshold T]\n"
-		"                                      [--groups RULES]   (TAU profiles; see --help)\n"
-		"       mpiwatch analyze fluctuation A B [--json] [--unit ns|cycles]\n"
-		"                                        [--calibration FILE]   (timings; see --help)\n\n"
-		"Read every rank-*.json state dump in DIR and report deadlocks: collective\n"
-		"mismatches, wait-for cycles and knots, with a diagnosis. FILE may be '-' for\n"
-		"standard output. Exit status: 0 no deadlock, 1 deadlock found, 2 usage error or\n"
-		"no readable dump, 3 incomplete: a rank's dump is unreadable and the others show\n"
-		"no deadlock (no verdict on it). See mpiwatch-analyze(1).\n");
+	if (!strcmp(v, "off")) {
+		*(double *)dst = -1;
+		return 0;
+	}
+	return mw_conf_parse_double(v, 0, 86400, (double *)dst);
 }
 
 static int write_to(const char *path, int (*fn)(FILE *, const struct dl_result *),
@@ -50,99 +51,60 @@ static int write_to(const char *path, int (*fn)(FILE *, const struct dl_result *
 
 static int run_analyze(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"json", required_argument, NULL, 'j'},
-		{"dot", required_argument, NULL, 'd'},
-		{"expect-size", required_argument, NULL, 'n'},
-		{"top", required_argument, NULL, 't'},
-		{"eager-limit", required_argument, NULL, 'e'},
-		{"schema", required_argument, NULL, 's'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"progress", no_argument, NULL, 'P'},
-		{"no-progress", no_argument, NULL, 'N'},
-		{"no-symbols", no_argument, NULL, 'S'},
-		{"skew", required_argument, NULL, 'k'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	struct dl_options opt;
 	const char *json = NULL, *dot = NULL;
-	int quiet = 0;
-	long v;
+	int quiet = 0, rc, first;
+	long expect_size, top, eager_limit;
+
 	dl_options_init(&opt);
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		analyze_usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? 2 : 0;
-	}
-	if (!strcmp(argv[1], "imbalance"))
-		return mw_cli_analyze_imbalance(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "fluctuation"))
-		return mw_cli_analyze_fluctuation(argc - 1, argv + 1);
-	if (strcmp(argv[1], "deadlock")) {
-		fprintf(stderr, "mpiwatch analyze: unknown analysis '%s' (known: deadlock, imbalance, fluctuation)\n", argv[1]);
-		return 2;
-	}
-	argc--;
-	argv++;
-	optind = 1;
-	opterr = 0;
-	int ch;
-	while ((ch = getopt_long(argc, argv, "j:d:n:t:e:s:qh", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'j': json = optarg; break;
-		case 'd': dot = optarg; break;
-		case 'n':
-			if (mw_conf_parse_long(optarg, 1, 16777216, &v) < 0) {
-				fprintf(stderr, "mpiwatch analyze: --expect-size: '%s' is not a number in 1..16777216\n", optarg);
-				return 2;
-			}
-			opt.expect_size = (int)v;
-			break;
-		case 't':
-			if (mw_conf_parse_long(optarg, 0, 1000, &v) < 0) {
-				fprintf(stderr, "mpiwatch analyze: --top: '%s' is not a number in 0..1000\n", optarg);
-				return 2;
-			}
-			opt.top = (int)v;
-			break;
-		case 'e':
-			if (mw_conf_parse_long(optarg, 0, 1L << 40, &v) < 0) {
-				fprintf(stderr, "mpiwatch analyze: --eager-limit: '%s' is not a byte count\n", optarg);
-				return 2;
-			}
-			opt.eager_limit = v;
-			break;
-		case 's': opt.schema_path = optarg; break;
-		case 'q': quiet = 1; break;
-		case 'P': opt.progress = 1; break;
-		case 'N': opt.progress = -1; break;
-		case 'S': opt.no_symbols = 1; break;
-		case 'k': {
-			double d;
-			if (!strcmp(optarg, "off")) {
-				opt.skew = -1;
-				break;
-			}
-			if (mw_conf_parse_double(optarg, 0, 86400, &d) < 0) {
-				fprintf(stderr, "mpiwatch analyze: --skew: '%s' is not seconds in 0..86400 or 'off'\n", optarg);
-				return 2;
-			}
-			opt.skew = d;
-			break;
-		}
-		case 'h': analyze_usage(stdout); return 0;
-		default:
-			fprintf(stderr, "mpiwatch analyze: bad option '%s'\n", argv[optind - 1]);
-			analyze_usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
+	expect_size = opt.expect_size;
+	top = opt.top;
+	eager_limit = opt.eager_limit;
+	const struct mw_cliopt opts[] = {
+		{.name = "json", .shortname = 'j', .kind = MW_CLIOPT_STRING, .dst = &json, .arg = "FILE",
+		 .help = "write the result as JSON to FILE"},
+		{.name = "dot", .shortname = 'd', .kind = MW_CLIOPT_STRING, .dst = &dot, .arg = "FILE",
+		 .help = "write the wait-for graph (Graphviz) to FILE"},
+		{.name = "expect-size", .shortname = 'n', .kind = MW_CLIOPT_LONG, .dst = &expect_size,
+		 .arg = "N", .min = 1, .max = 16777216, .unit = "a rank count",
+		 .help = "the job's ranks (default: from the dumps)"},
+		{.name = "top", .shortname = 't', .kind = MW_CLIOPT_LONG, .dst = &top, .arg = "N", .min = 0,
+		 .max = 1000, .help = "least-similar ranks named per finding (default 3)"},
+		{.name = "eager-limit", .shortname = 'e', .kind = MW_CLIOPT_LONG, .dst = &eager_limit,
+		 .arg = "BYTES", .min = 0, .max = 1099511627776.0, .unit = "bytes",
+		 .help = "a pending send larger than this needs its receiver (default 4096)"},
+		{.name = "schema", .shortname = 's', .kind = MW_CLIOPT_STRING, .dst = &opt.schema_path,
+		 .arg = "FILE|none", .help = "the dump schema to check with, or none (built-in checks only)"},
+		{.name = "skew", .kind = MW_CLIOPT_CUSTOM, .dst = &opt.skew, .parse = parse_skew,
+		 .what = "seconds, a number from 0 to 86400, or off", .arg = "SECONDS|off",
+		 .help = "a finding needs one moment all its ranks were stuck, within "
+			 "this slack (default 0.5); off: do not check"},
+		{.name = "no-symbols", .kind = MW_CLIOPT_FLAG, .dst = &opt.no_symbols,
+		 .help = "do not look up file:line of frames without it"},
+		{.name = "quiet", .shortname = 'q', .kind = MW_CLIOPT_FLAG, .dst = &quiet,
+		 .help = "no text report on standard output"},
+		{.name = "progress", .kind = MW_CLIOPT_FLAG, .dst = &opt.progress, .ival = 1,
+		 .help = "always show progress on stderr (default: from 5000 files on)"},
+		{.name = "no-progress", .kind = MW_CLIOPT_FLAG, .dst = &opt.progress, .ival = -1,
+		 .help = "never show progress"},
+		{.name = NULL},
+	};
+	const struct mw_cliopt_cmd cmd = {
+		.prog = "mpiwatch analyze deadlock", .lead = "DIR", .intro = analyze_intro,
+		.epilog = analyze_epilog, .opts = opts,
+	};
+
+	if ((rc = mw_cli_options(&cmd, argc, argv, &first)) >= 0)
+		return rc;
+	opt.expect_size = (int)expect_size;
+	opt.top = (int)top;
+	opt.eager_limit = eager_limit;
+	if (first != argc - 1) {
 		fprintf(stderr, "mpiwatch analyze deadlock: expected exactly one dump directory\n");
-		analyze_usage(stderr);
+		mw_cli_usage(&cmd, stderr);
 		return 2;
 	}
-	const char *dir = argv[optind];
+	const char *dir = argv[first];
 	struct dl_result *r = NULL;
 	if (dl_analyze_dir(dir, &opt, &r) < 0) {
 		fprintf(stderr, "mpiwatch analyze: %s: %s\n",
@@ -150,7 +112,7 @@ static int run_analyze(int argc, char **argv)
 			strerror(errno));
 		return 2;
 	}
-	int rc = dl_result_found(r) ? 1 : dl_result_incomplete(r) ? 3 : 0;
+	rc = dl_result_found(r) ? 1 : dl_result_incomplete(r) ? 3 : 0;
 	if (json && write_to(json, dl_write_json, r) < 0)
 		rc = 2;
 	if (dot && write_to(dot, dl_write_dot, r) < 0)
@@ -166,5 +128,5 @@ static int run_analyze(int argc, char **argv)
 	return rc;
 }
 
-MW_CLI_COMMAND(analyze, "analyze", "analyze deadlock DIR [--json FILE] [--dot FILE] [--expect-size N] [--top N]",
-	       "offline analyses: deadlocks, load imbalance, timing fluctuations", run_analyze)
+MW_CLI_COMMAND(analyze_deadlock, "analyze deadlock",
+	       "find deadlocks in the ranks' state dumps", run_analyze)

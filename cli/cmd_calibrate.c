@@ -2,7 +2,6 @@
  * from timer noise? (calib/, doc/calibrate.md).  Exit status: 0 calibrated,
  * 1 the node cannot do high-precision detection, 2 usage or other error. */
 #include <errno.h>
-#include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,31 +14,28 @@
 
 #define ME "mpiwatch calibrate"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: mpiwatch calibrate [--json] [--quick] [--samples N] [--quantiles LOW,HIGH]\n"
-		"                          [--tolerance PCT] [--threshold NS] [--alpha A] [--q Q]\n"
-		"                          [--growth G] [--step PCT] [--steps N] [--interleave]\n"
-		"                          [--flush-kib K]\n"
-		"       mpiwatch calibrate --emit ADDS [--count N] [--slowdown PCT] [--flush-kib K]\n\n"
-		"Measure what this node's timers can resolve: the cost of the timers\n"
-		"(rdtsc/rdtscp and clock_gettime), the shortest interval whose central\n"
-		"quantiles (LOW,HIGH, default 5,95 %%) lie within +-PCT (default 5 %%) of the\n"
-		"expected value on both clocks, the smallest difference of medians a\n"
-		"Wilcoxon rank-sum test finds significant there (the resolution: rounds\n"
-		"PCT longer each, default 0.25 %% x 40, 0.5 %% x 10 with --quick, measured one\n"
-		"after the other, or sample by sample with --interleave), and the\n"
-		"criterion 'mpiwatch analyze fluctuation' uses.  A node whose median\n"
-		"passes the threshold (default 10000 ns) first cannot do high-precision\n"
-		"detection.  --quick: fewer samples (40 instead of 200), a smaller cache\n"
-		"flush, under 2 s.  --json: the result as JSON (doc/schemas/calibrate.schema.json)\n"
-		"on standard output instead of text.  --emit prints COUNT (default 1000) raw wall\n"
-		"intervals in ns of the workload of ADDS additions, PCT %% more with\n"
-		"--slowdown: real timings for tests and benchmarks.\n"
-		"Exit status: 0 calibrated, 1 no high-precision detection on this node,\n"
-		"2 error.  See mpiwatch-calibrate(1) and doc/calibrate.md.\n");
-}
+static const char cal_more[] =
+	"       mpiwatch calibrate --emit ADDS [--count N] [--slowdown PCT] [--flush-kib K]";
+
+static const char cal_intro[] =
+	"Measure what this node's timers can resolve: the cost of the timers\n"
+	"(rdtsc/rdtscp and clock_gettime), the shortest interval whose central\n"
+	"quantiles (LOW,HIGH, default 5,95 %) lie within +-PCT (default 5 %) of the\n"
+	"expected value on both clocks, the smallest difference of medians a\n"
+	"Wilcoxon rank-sum test finds significant there (the resolution: rounds\n"
+	"PCT longer each, default 0.25 % x 40, 0.5 % x 10 with --quick, measured one\n"
+	"after the other, or sample by sample with --interleave), and the\n"
+	"criterion 'mpiwatch analyze fluctuation' uses.  A node whose median\n"
+	"passes the threshold (default 10000 ns) first cannot do high-precision\n"
+	"detection.  --quick: fewer samples (40 instead of 200), a smaller cache\n"
+	"flush, under 2 s.  --json: the result as JSON (doc/schemas/calibrate.schema.json)\n"
+	"on standard output instead of text.  --emit prints COUNT (default 1000) raw wall\n"
+	"intervals in ns of the workload of ADDS additions, PCT % more with\n"
+	"--slowdown: real timings for tests and benchmarks.";
+
+static const char cal_epilog[] =
+	"Exit status: 0 calibrated, 1 no high-precision detection on this node,\n"
+	"2 error.  See mpiwatch-calibrate(1) and doc/calibrate.md.";
 
 static void put_line(double ns, void *arg)
 {
@@ -47,10 +43,11 @@ static void put_line(double ns, void *arg)
 	printf("%.0f\n", ns);
 }
 
-/* "LOW,HIGH" in percent -> fractions. */
-static int parse_quantiles(const char *s, double *lo, double *hi)
+/* "LOW,HIGH" in percent -> fractions (dst: double[2]). */
+static int parse_quantiles(const char *s, void *dst)
 {
 	char buf[64], *comma;
+	double *lohi = dst, lo, hi;
 	if (strlen(s) >= sizeof(buf))
 		return -1;
 	strcpy(buf, s);
@@ -58,146 +55,81 @@ static int parse_quantiles(const char *s, double *lo, double *hi)
 	if (!comma)
 		return -1;
 	*comma = 0;
-	if (mw_conf_parse_double(buf, 0, 49.999, lo) < 0 ||
-	    mw_conf_parse_double(comma + 1, 50.001, 100, hi) < 0)
+	if (mw_conf_parse_double(buf, 0, 49.999, &lo) < 0 ||
+	    mw_conf_parse_double(comma + 1, 50.001, 100, &hi) < 0)
 		return -1;
-	*lo /= 100;
-	*hi /= 100;
+	lohi[0] = lo / 100;
+	lohi[1] = hi / 100;
 	return 0;
 }
 
 static int run_calibrate(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"quick", no_argument, NULL, 'Q'},
-		{"interleave", no_argument, NULL, 'I'},
-		{"samples", required_argument, NULL, 'n'},
-		{"quantiles", required_argument, NULL, 'u'},
-		{"tolerance", required_argument, NULL, 't'},
-		{"threshold", required_argument, NULL, 'T'},
-		{"alpha", required_argument, NULL, 'a'},
-		{"q", required_argument, NULL, 'q'},
-		{"growth", required_argument, NULL, 'g'},
-		{"step", required_argument, NULL, 's'},
-		{"steps", required_argument, NULL, 'S'},
-		{"flush-kib", required_argument, NULL, 'f'},
-		{"emit", required_argument, NULL, 'e'},
-		{"count", required_argument, NULL, 'c'},
-		{"slowdown", required_argument, NULL, 'd'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	/* Options are applied after the defaults, so --quick may come anywhere. */
-	struct {
-		int set;
-		double v;
-	} val[128];
-	int json = 0, quick = 0, interleave = 0, ch, idx = 0;
-	long emit = 0, count = 1000, l;
-	double d, slowdown = 0;
+	int json = 0, quick = 0, interleave = 0, rc, first;
+	int s_quant = 0, s_samples = 0, s_steps = 0, s_flush = 0, s_tol = 0, s_step = 0, s_thr = 0,
+	    s_alpha = 0, s_q = 0, s_growth = 0;
+	long emit = 0, count = 1000, samples = 0, steps = 0, flush_kib = 0;
+	double quant[2] = {0, 0}, tol = 0, step = 0, thr = 0, alpha = 0, q = 0, growth = 0,
+	       slowdown = 0;
 	char err[256];
-	memset(val, 0, sizeof(val));
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "h", longopts, &idx)) != -1) {
-		const char *bad = NULL;
-		switch (ch) {
-		case 'j': json = 1; break;
-		case 'Q': quick = 1; break;
-		case 'I': interleave = 1; break;
-		case 'h': usage(stdout); return 0;
-		case 'u': {
-			double lo, hi;
-			if (parse_quantiles(optarg, &lo, &hi) < 0) {
-				bad = "LOW,HIGH percentages with 0 <= LOW < 50 < HIGH <= 100";
-				break;
-			}
-			val['u'].set = val['U'].set = 1;
-			val['u'].v = lo;
-			val['U'].v = hi;
-			break;
-		}
-		case 'n':
-			if (mw_conf_parse_long(optarg, 5, 100000, &l) < 0)
-				bad = "a number in 5..100000";
-			else
-				val[ch].set = 1, val[ch].v = (double)l;
-			break;
-		case 'S':
-			if (mw_conf_parse_long(optarg, 1, 200, &l) < 0)
-				bad = "a number in 1..200";
-			else
-				val[ch].set = 1, val[ch].v = (double)l;
-			break;
-		case 'f':
-			if (mw_conf_parse_long(optarg, 0, 1048576, &l) < 0)
-				bad = "KiB in 0..1048576";
-			else
-				val[ch].set = 1, val[ch].v = (double)l;
-			break;
-		case 't':
-		case 's':
-			if (mw_conf_parse_double(optarg, 0.001, 50, &d) < 0)
-				bad = "a percentage in 0.001..50";
-			else
-				val[ch].set = 1, val[ch].v = d / 100;
-			break;
-		case 'T':
-			if (mw_conf_parse_double(optarg, 1, 1e9, &d) < 0)
-				bad = "ns in 1..1e9";
-			else
-				val[ch].set = 1, val[ch].v = d;
-			break;
-		case 'a':
-			if (mw_conf_parse_double(optarg, 1e-12, 0.499, &d) < 0)
-				bad = "a probability in (0, 0.5)";
-			else
-				val[ch].set = 1, val[ch].v = d;
-			break;
-		case 'q':
-			if (mw_conf_parse_double(optarg, 1e-6, 0.999, &d) < 0)
-				bad = "a fraction in (0, 1)";
-			else
-				val[ch].set = 1, val[ch].v = d;
-			break;
-		case 'g':
-			if (mw_conf_parse_double(optarg, 1.05, 4, &d) < 0)
-				bad = "a factor in 1.05..4";
-			else
-				val[ch].set = 1, val[ch].v = d;
-			break;
-		case 'e':
-			if (mw_conf_parse_long(optarg, CAL_GROUP, 1L << 30, &emit) < 0)
-				bad = "a number of additions in 8..2^30";
-			break;
-		case 'c':
-			if (mw_conf_parse_long(optarg, 1, 10000000, &count) < 0)
-				bad = "a number in 1..10000000";
-			break;
-		case 'd':
-			if (mw_conf_parse_double(optarg, 0, 1000, &slowdown) < 0)
-				bad = "a percentage in 0..1000";
-			break;
-		default:
-			fprintf(stderr, ME ": bad option '%s'\n", argv[optind - 1]);
-			usage(stderr);
-			return 2;
-		}
-		if (bad) {
-			fprintf(stderr, ME ": --%s: '%s' is not %s\n", longopts[idx].name, optarg, bad);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		fprintf(stderr, ME ": unexpected argument '%s'\n", argv[optind]);
-		usage(stderr);
+	const struct mw_cliopt opts[] = {
+		{.name = "json", .kind = MW_CLIOPT_FLAG, .dst = &json, .help = "the result as JSON"},
+		{.name = "quick", .kind = MW_CLIOPT_FLAG, .dst = &quick, .help = "fewer samples, under 2 s"},
+		{.name = "samples", .kind = MW_CLIOPT_LONG, .dst = &samples, .given = &s_samples,
+		 .arg = "N", .min = 5, .max = 100000, .help = "samples per interval (default 200)"},
+		{.name = "quantiles", .kind = MW_CLIOPT_CUSTOM, .dst = quant, .given = &s_quant,
+		 .parse = parse_quantiles, .arg = "LOW,HIGH",
+		 .what = "LOW,HIGH percentages with 0 <= LOW < 50 < HIGH <= 100",
+		 .help = "the central quantiles, in % (default 5,95)"},
+		{.name = "tolerance", .kind = MW_CLIOPT_DOUBLE, .dst = &tol, .given = &s_tol, .arg = "PCT",
+		 .min = 0.001, .max = 50, .unit = "a percentage", .compat = "%o: '%v' is not a percentage",
+		 .help = "the quantiles' band around the expected value (default 5)"},
+		{.name = "threshold", .kind = MW_CLIOPT_DOUBLE, .dst = &thr, .given = &s_thr, .arg = "NS",
+		 .min = 1, .max = 1e9, .unit = "ns", .help = "the interval above which the node cannot "
+							 "do high-precision detection (default 10000)"},
+		{.name = "alpha", .kind = MW_CLIOPT_DOUBLE, .dst = &alpha, .given = &s_alpha, .arg = "A",
+		 .min = 1e-12, .max = 0.499, .unit = "a probability",
+		 .help = "the rank-sum test's significance level"},
+		{.name = "q", .kind = MW_CLIOPT_DOUBLE, .dst = &q, .given = &s_q, .arg = "Q", .min = 1e-6,
+		 .max = 0.999, .unit = "a fraction",
+		 .help = "the criterion's q (default: what the quantiles let through)"},
+		{.name = "growth", .kind = MW_CLIOPT_DOUBLE, .dst = &growth, .given = &s_growth,
+		 .arg = "G", .min = 1.05, .max = 4, .unit = "a factor",
+		 .help = "the interval's growth from one try to the next"},
+		{.name = "step", .kind = MW_CLIOPT_DOUBLE, .dst = &step, .given = &s_step, .arg = "PCT",
+		 .min = 0.001, .max = 50, .unit = "a percentage",
+		 .help = "how much longer each round of the resolution is"},
+		{.name = "steps", .kind = MW_CLIOPT_LONG, .dst = &steps, .given = &s_steps, .arg = "N",
+		 .min = 1, .max = 200, .help = "rounds of the resolution"},
+		{.name = "interleave", .kind = MW_CLIOPT_FLAG, .dst = &interleave,
+		 .help = "measure the rounds sample by sample"},
+		{.name = "flush-kib", .kind = MW_CLIOPT_LONG, .dst = &flush_kib, .given = &s_flush,
+		 .arg = "K", .min = 0, .max = 1048576, .unit = "KiB", .help = "the cache flush between samples"},
+		{.name = "emit", .kind = MW_CLIOPT_LONG, .dst = &emit, .arg = "ADDS", .min = CAL_GROUP,
+		 .max = 1L << 30, .unit = "a number of additions",
+		 .help = "print raw intervals of ADDS additions instead"},
+		{.name = "count", .kind = MW_CLIOPT_LONG, .dst = &count, .arg = "N", .min = 1,
+		 .max = 10000000, .help = "--emit: how many (default 1000)"},
+		{.name = "slowdown", .kind = MW_CLIOPT_DOUBLE, .dst = &slowdown, .arg = "PCT", .min = 0,
+		 .max = 1000, .unit = "a percentage", .help = "--emit: PCT % more additions"},
+		{.name = NULL},
+	};
+	const struct mw_cliopt_cmd cmd = {
+		.prog = ME, .more = cal_more, .intro = cal_intro, .epilog = cal_epilog, .opts = opts,
+	};
+
+	if ((rc = mw_cli_options(&cmd, argc, argv, &first)) >= 0)
+		return rc;
+	if (first != argc) {
+		fprintf(stderr, ME ": unexpected argument '%s'\n", argv[first]);
+		mw_cli_usage(&cmd, stderr);
 		return 2;
 	}
 	struct cal_opts o;
 	cal_opts_defaults(&o, quick);
-	if (val['f'].set)
-		o.flush_bytes = (size_t)val['f'].v * 1024;
+	if (s_flush)
+		o.flush_bytes = (size_t)flush_kib * 1024;
 	if (emit) {
 		if (cal_emit((uint64_t)emit, slowdown / 100, (size_t)count, o.flush_bytes, put_line, NULL) < 0 ||
 		    fflush(stdout) != 0) {
@@ -206,16 +138,16 @@ static int run_calibrate(int argc, char **argv)
 		}
 		return 0;
 	}
-	if (val['n'].set) o.samples = (size_t)val['n'].v;
-	if (val['u'].set) o.search.q_lo = val['u'].v, o.search.q_hi = val['U'].v;
-	if (val['t'].set) o.search.tol = val['t'].v;
-	if (val['T'].set) o.search.threshold_ns = val['T'].v;
-	if (val['a'].set) o.search.alpha = val['a'].v;
+	if (s_samples) o.samples = (size_t)samples;
+	if (s_quant) o.search.q_lo = quant[0], o.search.q_hi = quant[1];
+	if (s_tol) o.search.tol = tol / 100;
+	if (s_thr) o.search.threshold_ns = thr;
+	if (s_alpha) o.search.alpha = alpha;
 	/* q follows the quantiles unless given: what the search lets through. */
-	o.q = val['q'].set ? val['q'].v : o.search.q_lo + (1 - o.search.q_hi);
-	if (val['g'].set) o.growth = val['g'].v;
-	if (val['s'].set) o.step = val['s'].v;
-	if (val['S'].set) o.steps = (unsigned)val['S'].v;
+	o.q = s_q ? q : o.search.q_lo + (1 - o.search.q_hi);
+	if (s_growth) o.growth = growth;
+	if (s_step) o.step = step / 100;
+	if (s_steps) o.steps = (unsigned)steps;
 	o.interleave = interleave;
 	if (cal_opts_check(&o, err, sizeof(err)) < 0) {
 		fprintf(stderr, ME ": %s\n", err);
@@ -226,7 +158,7 @@ static int run_calibrate(int argc, char **argv)
 		fprintf(stderr, ME ": %s\n", strerror(errno));
 		return 2;
 	}
-	int rc = r.high_precision ? 0 : 1;
+	rc = r.high_precision ? 0 : 1;
 	if (json) {
 		struct json_object *j = cal_report_json(&r);
 		if (!j || puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)
@@ -243,6 +175,6 @@ static int run_calibrate(int argc, char **argv)
 	return rc;
 }
 
-MW_CLI_COMMAND(calibrate, "calibrate", "calibrate [--json] [--quick] [OPTIONS]",
+MW_CLI_COMMAND(calibrate, "calibrate",
 	       "measure the timers' cost and resolution (can this node see a slowdown?)",
 	       run_calibrate)

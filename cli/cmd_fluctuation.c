@@ -3,7 +3,6 @@
  * error?  (calib/cal_criterion.h, doc/calibrate.md).  Like cmp(1), the exit
  * status is 0 when it is not, 1 when it is, 2 on error. */
 #include <errno.h>
-#include <getopt.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -19,26 +18,23 @@
 
 #define ME "mpiwatch analyze fluctuation"
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: mpiwatch analyze fluctuation A B [--json] [--unit ns|cycles]\n"
-		"                                        [--calibration FILE | --resolution X]\n"
-		"                                        [--q Q] [--alpha P] [--quiet]\n\n"
-		"A and B hold timings, one non-negative number per line (ns, or cycles with\n"
-		"--unit cycles; blank lines and '#' comments are skipped); A is the\n"
-		"reference.  B differs from A by a real performance fluctuation when the\n"
-		"Wilcoxon rank-sum test finds a difference (two-sided p < alpha, default\n"
-		"0.01), the difference of medians exceeds the calibrated resolution R, and\n"
-		"more of B lies outside A's band [Q(q/2) - R, Q(1-q/2) + R] than timing error\n"
-		"explains (q default 0.1).  R is the larger of the calibrated resolution and\n"
-		"the calibrated relative resolution times A's median.  The resolution, q and alpha\n"
-		"come from --calibration FILE (mpiwatch calibrate --json), else from a quick\n"
-		"calibration run now; --resolution, --q and --alpha override them.\n"
-		"--json: the result as JSON (doc/schemas/fluctuation.schema.json) instead of\n"
-		"text.  Exit status: 0 not a real fluctuation, 1 a real fluctuation, 2 error.\n"
-		"See mpiwatch-calibrate(1) and doc/calibrate.md.\n");
-}
+static const char fl_intro[] =
+	"A and B hold timings, one non-negative number per line (ns, or cycles with\n"
+	"--unit cycles; blank lines and '#' comments are skipped); A is the\n"
+	"reference.  B differs from A by a real performance fluctuation when the\n"
+	"Wilcoxon rank-sum test finds a difference (two-sided p < alpha, default\n"
+	"0.01), the difference of medians exceeds the calibrated resolution R, and\n"
+	"more of B lies outside A's band [Q(q/2) - R, Q(1-q/2) + R] than timing error\n"
+	"explains (q default 0.1).  R is the larger of the calibrated resolution and\n"
+	"the calibrated relative resolution times A's median.  The resolution, q and alpha\n"
+	"come from --calibration FILE (mpiwatch calibrate --json), else from a quick\n"
+	"calibration run now; --resolution, --q and --alpha override them.";
+
+static const char fl_epilog[] =
+	"Exit status: 0 not a real fluctuation, 1 a real fluctuation, 2 error.\n"
+	"See mpiwatch-calibrate(1) and doc/calibrate.md.";
+
+static const char *const fl_units[] = {"ns", "cycles", NULL};
 
 static const char *method(const struct cal_test *t)
 {
@@ -62,72 +58,45 @@ static struct json_object *side(const char *file, size_t n, double med)
 	return o;
 }
 
-int mw_cli_analyze_fluctuation(int argc, char **argv)
+static int run_fluctuation(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"unit", required_argument, NULL, 'u'},
-		{"calibration", required_argument, NULL, 'c'},
-		{"resolution", required_argument, NULL, 'r'},
-		{"q", required_argument, NULL, 'q'},
-		{"alpha", required_argument, NULL, 'a'},
-		{"quiet", no_argument, NULL, 'Q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *calib = NULL, *unit = "ns", *source = "quick calibration";
-	int json = 0, quiet = 0, ch, idx = 0, cycles = 0, resolved = 1;
+	const char *calib = NULL, *unit, *source = "quick calibration";
+	int json = 0, quiet = 0, cycles = 0, resolved = 1, unit_i = 0, first, rc;
 	int set_res = 0, set_q = 0, set_alpha = 0;
 	double res = 0, q = 0, alpha = 0;
 	char err[512];
+	const struct mw_cliopt opts[] = {
+		{.name = "json", .kind = MW_CLIOPT_FLAG, .dst = &json,
+		 .help = "the result as JSON (doc/schemas/fluctuation.schema.json)"},
+		{.name = "unit", .kind = MW_CLIOPT_CHOICE, .dst = &unit_i, .choices = fl_units,
+		 .arg = "ns|cycles", .help = "what the timings count (default ns)"},
+		{.name = "calibration", .kind = MW_CLIOPT_STRING, .dst = &calib, .arg = "FILE",
+		 .help = "the criterion from mpiwatch calibrate --json"},
+		{.name = "resolution", .kind = MW_CLIOPT_DOUBLE, .dst = &res, .given = &set_res,
+		 .arg = "X", .min = 0, .max = 1e18, .help = "the resolution R, in the unit"},
+		{.name = "q", .kind = MW_CLIOPT_DOUBLE, .dst = &q, .given = &set_q, .arg = "Q",
+		 .min = 1e-6, .max = 0.999, .unit = "a fraction", .help = "the band's quantiles q/2, 1-q/2"},
+		{.name = "alpha", .kind = MW_CLIOPT_DOUBLE, .dst = &alpha, .given = &set_alpha,
+		 .arg = "P", .min = 1e-12, .max = 0.499, .unit = "a probability",
+		 .help = "the rank-sum test's significance level"},
+		{.name = "quiet", .kind = MW_CLIOPT_FLAG, .dst = &quiet,
+		 .help = "no text, only the exit status"},
+		{.name = NULL},
+	};
+	const struct mw_cliopt_cmd cmd = {
+		.prog = ME, .lead = "A B", .intro = fl_intro, .epilog = fl_epilog, .opts = opts,
+	};
 
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "h", longopts, &idx)) != -1) {
-		const char *bad = NULL;
-		switch (ch) {
-		case 'j': json = 1; break;
-		case 'Q': quiet = 1; break;
-		case 'c': calib = optarg; break;
-		case 'u':
-			if (!strcmp(optarg, "ns") || !strcmp(optarg, "cycles"))
-				unit = optarg;
-			else
-				bad = "ns or cycles";
-			break;
-		case 'r':
-			if (mw_conf_parse_double(optarg, 0, 1e18, &res) < 0)
-				bad = "a non-negative number";
-			set_res = 1;
-			break;
-		case 'q':
-			if (mw_conf_parse_double(optarg, 1e-6, 0.999, &q) < 0)
-				bad = "a fraction in (0, 1)";
-			set_q = 1;
-			break;
-		case 'a':
-			if (mw_conf_parse_double(optarg, 1e-12, 0.499, &alpha) < 0)
-				bad = "a probability in (0, 0.5)";
-			set_alpha = 1;
-			break;
-		case 'h': usage(stdout); return 0;
-		default:
-			fprintf(stderr, ME ": bad option '%s'\n", argv[optind - 1]);
-			usage(stderr);
-			return 2;
-		}
-		if (bad) {
-			fprintf(stderr, ME ": --%s: '%s' is not %s\n", longopts[idx].name, optarg, bad);
-			return 2;
-		}
-	}
-	if (optind != argc - 2) {
+	if ((rc = mw_cli_options(&cmd, argc, argv, &first)) >= 0)
+		return rc;
+	unit = fl_units[unit_i];
+	if (first != argc - 2) {
 		fprintf(stderr, ME ": expected two timings files, A and B\n");
-		usage(stderr);
+		mw_cli_usage(&cmd, stderr);
 		return 2;
 	}
 	cycles = !strcmp(unit, "cycles");
-	const char *fa = argv[optind], *fb = argv[optind + 1];
+	const char *fa = argv[first], *fb = argv[first + 1];
 	double *a = NULL, *b = NULL;
 	size_t na, nb;
 	if (cal_timings_read(fa, &a, &na, err, sizeof(err)) < 0) {
@@ -142,7 +111,7 @@ int mw_cli_analyze_fluctuation(int argc, char **argv)
 
 	struct cal_criterion c;
 	cal_criterion_defaults(&c);
-	int rc = 2;
+	rc = 2;
 	if (calib) {
 		if (cal_criterion_load(calib, cycles, &c, &resolved, err, sizeof(err)) < 0) {
 			fprintf(stderr, ME ": %s\n", err);
@@ -253,3 +222,6 @@ out:
 	free(b);
 	return rc;
 }
+
+MW_CLI_COMMAND(analyze_fluctuation, "analyze fluctuation",
+	       "tell a real performance fluctuation from timing error", run_fluctuation)

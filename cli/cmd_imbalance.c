@@ -2,7 +2,6 @@
  * analysis of TAU profiles (imbalance/imb.h, doc/imbalance.md).
  * Exit status: 0 analysed, 2 usage error or unreadable input. */
 #include <errno.h>
-#include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,22 +14,23 @@
 
 #define ME "mpiwatch analyze imbalance"
 
-static void usage(FILE *f)
+static const char imb_intro[] =
+	"Read the TAU profiles profile.N.C.T in DIR (or DIR/MULTI__TIME), written by\n"
+	"TAU or by mpiwatch's profile mode, and rank the function groups by load\n"
+	"imbalance: computation, communication and I/O, then their subgroups, with\n"
+	"max/mean, COV, the load similarity of each group to its parent and the POP\n"
+	"efficiencies.  Functions below the threshold (default 0.1% of the job's time)\n"
+	"are dropped.  RULES holds 'pattern = group' lines.  FILE may be '-' for\n"
+	"standard output.  --html writes one self-contained page (3D bars and a\n"
+	"heatmap, drill-down; works offline); --svg a static chart for reports.";
+
+static const char imb_epilog[] =
+	"Exit status: 0 analysed, 2 usage error or bad input.\n"
+	"See mpiwatch-analyze(1) and doc/imbalance.md.";
+
+static int parse_threshold(const char *v, void *dst)
 {
-	fprintf(f,
-		"Usage: mpiwatch analyze imbalance DIR [--json FILE] [--html FILE] [--svg FILE]\n"
-		"                                      [--threshold PCT%%|TIMEus|TIMEms|TIMEs]\n"
-		"                                      [--groups RULES] [--quiet]\n\n"
-		"Read the TAU profiles profile.N.C.T in DIR (or DIR/MULTI__TIME), written by\n"
-		"TAU or by mpiwatch's profile mode, and rank the function groups by load\n"
-		"imbalance: computation, communication and I/O, then their subgroups, with\n"
-		"max/mean, COV, the load similarity of each group to its parent and the POP\n"
-		"efficiencies.  Functions below the threshold (default 0.1%% of the job's time)\n"
-		"are dropped.  RULES holds 'pattern = group' lines.  FILE may be '-' for\n"
-		"standard output.  --html writes one self-contained page (3D bars and a\n"
-		"heatmap, drill-down; works offline); --svg a static chart for reports.\n"
-		"Exit status: 0 analysed, 2 usage error or bad input.\n"
-		"See mpiwatch-analyze(1) and doc/imbalance.md.\n");
+	return imb_threshold_parse(v, (struct imb_threshold *)dst);
 }
 
 static FILE *open_out(const char *path)
@@ -64,50 +64,40 @@ static void progress(size_t done, size_t total, void *arg)
 		fputs("\r\033[K", stderr);
 }
 
-int mw_cli_analyze_imbalance(int argc, char **argv)
+static int run_imbalance(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"json", required_argument, NULL, 'j'},
-		{"svg", required_argument, NULL, 's'},
-		{"html", required_argument, NULL, 'H'},
-		{"threshold", required_argument, NULL, 't'},
-		{"groups", required_argument, NULL, 'g'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *json = NULL, *svg = NULL, *html = NULL, *rules_path = NULL;
 	struct imb_threshold th = {IMB_DEFAULT_FRAC, 0};
 	struct imb_rules rules = {0, NULL, NULL};
-	int quiet = 0, ch, rc = 0;
+	int quiet = 0, rc, first;
 	char err[4096];
+	const struct mw_cliopt opts[] = {
+		{.name = "json", .kind = MW_CLIOPT_STRING, .dst = &json, .arg = "FILE",
+		 .help = "write the analysis as JSON to FILE"},
+		{.name = "html", .kind = MW_CLIOPT_STRING, .dst = &html, .arg = "FILE",
+		 .help = "write the interactive page to FILE"},
+		{.name = "svg", .kind = MW_CLIOPT_STRING, .dst = &svg, .arg = "FILE",
+		 .help = "write the static chart to FILE"},
+		{.name = "threshold", .kind = MW_CLIOPT_CUSTOM, .dst = &th, .parse = parse_threshold,
+		 .arg = "PCT%|TIMEus|TIMEms|TIMEs",
+		 .what = "a percentage (0.1%) or a time (500us, 2ms, 1s)",
+		 .help = "drop functions below this share of the job's time, or time"},
+		{.name = "groups", .kind = MW_CLIOPT_STRING, .dst = &rules_path, .arg = "RULES",
+		 .help = "'pattern = group' lines that name the groups"},
+		{.name = "quiet", .shortname = 'q', .kind = MW_CLIOPT_FLAG, .dst = &quiet,
+		 .help = "no text report on standard output"},
+		{.name = NULL},
+	};
+	const struct mw_cliopt_cmd cmd = {
+		.prog = ME, .lead = "DIR", .intro = imb_intro, .epilog = imb_epilog, .opts = opts,
+	};
 
-	optind = 1;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "q", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'j': json = optarg; break;
-		case 's': svg = optarg; break;
-		case 'H': html = optarg; break;
-		case 'g': rules_path = optarg; break;
-		case 'q': quiet = 1; break;
-		case 't':
-			if (imb_threshold_parse(optarg, &th) < 0) {
-				fprintf(stderr, ME ": --threshold: '%s' is not a percentage (0.1%%) or a "
-						"time (500us, 2ms, 1s)\n", optarg);
-				return 2;
-			}
-			break;
-		case 'h': usage(stdout); return 0;
-		default:
-			fprintf(stderr, ME ": bad option '%s'\n", argv[optind - 1]);
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind != argc - 1) {
+	if ((rc = mw_cli_options(&cmd, argc, argv, &first)) >= 0)
+		return rc;
+	rc = 0;
+	if (first != argc - 1) {
 		fprintf(stderr, ME ": expected exactly one profile directory\n");
-		usage(stderr);
+		mw_cli_usage(&cmd, stderr);
 		return 2;
 	}
 	if (rules_path) {
@@ -126,7 +116,7 @@ int mw_cli_analyze_imbalance(int argc, char **argv)
 	}
 	struct imb_job job;
 	struct imb_analysis a;
-	if (imb_job_load_progress(argv[optind], &job, err, sizeof(err), isatty(2) ? progress : NULL,
+	if (imb_job_load_progress(argv[first], &job, err, sizeof(err), isatty(2) ? progress : NULL,
 				  NULL) < 0) {
 		fprintf(stderr, ME ": %s\n", err);
 		imb_rules_free(&rules);
@@ -184,6 +174,9 @@ int mw_cli_analyze_imbalance(int argc, char **argv)
 	imb_rules_free(&rules);
 	return rc;
 }
+
+MW_CLI_COMMAND(analyze_imbalance, "analyze imbalance",
+	       "rank the load imbalance of TAU profiles", run_imbalance)
 
 int mw_cli_imbalance_report(const char *profdir, const char *outdir)
 {

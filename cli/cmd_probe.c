@@ -1,5 +1,4 @@
 /* cmd_probe.c - "mpiwatch probe": probe the nodehealthd of a list of nodes. */
-#include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,21 +14,15 @@
 #include "probe.h"
 #include "slurm.h"
 
-static void probe_usage(FILE *f)
-{
-	fprintf(f, "Usage: mpiwatch probe [-p PORT] [-t TIMEOUT] [-r TRIES] [-j] HOSTLIST...\n"
-		   "Probe the mpiwatch-nodehealthd of every node (Slurm hostlist syntax, e.g. n[1-4])\n"
-		   "and print its state, health summary and round-trip time.\n\n"
-		   "  -p, --port PORT       UDP port (default %d)\n"
-		   "  -t, --timeout SECS    time budget for all tries (default 2)\n"
-		   "  -r, --tries N         probes per node (default 3)\n"
-		   "  -j, --json            JSON output\n\n"
-		   "Names that do not resolve are looked up in Slurm (NodeAddr).\n"
-		   "A node up without nodehealthd (its kernel refused the port) is \"no daemon\".\n"
-		   "Exit status: 0 all alive, 1 some dead, degraded, without a daemon or unresolvable,\n"
-		   "2 usage error.\n",
-		MW_PROBE_DEFAULT_PORT);
-}
+static const char probe_intro[] =
+	"Probe the mpiwatch-nodehealthd of every node (Slurm hostlist syntax, e.g. n[1-4])\n"
+	"and print its state, health summary and round-trip time.";
+
+static const char probe_epilog[] =
+	"Names that do not resolve are looked up in Slurm (NodeAddr).\n"
+	"A node up without nodehealthd (its kernel refused the port) is \"no daemon\".\n"
+	"Exit status: 0 all alive, 1 some dead, degraded, without a daemon or unresolvable,\n"
+	"2 usage error.";
 
 /* Names that do not resolve get Slurm's node address ("sinfo --json"), e.g.
  * when probing the nodes of a cluster from a host without their names. */
@@ -59,49 +52,37 @@ static void slurm_addrs(char **names, size_t n, char **addrs)
 
 static int cmd_probe(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"port", required_argument, NULL, 'p'}, {"timeout", required_argument, NULL, 't'},
-		{"tries", required_argument, NULL, 'r'}, {"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
-	};
 	long port = MW_PROBE_DEFAULT_PORT, tries = 3;
 	double timeout = 2.0;
-	int opt, json = 0, rv = 2, bad = 0;
+	int json = 0, rv = 2, bad = 0, first;
 	struct mw_hostlist hl = {0};
 	struct mw_probe_result *res = NULL;
-	char **addrs = NULL;
+	char **addrs = NULL, port_help[64];
+	snprintf(port_help, sizeof(port_help), "UDP port (default %d)", MW_PROBE_DEFAULT_PORT);
+	const struct mw_cliopt opts[] = {
+		{.name = "port", .shortname = 'p', .kind = MW_CLIOPT_LONG, .dst = &port, .arg = "PORT",
+		 .min = 1, .max = 65535, .unit = "a port", .help = port_help},
+		{.name = "timeout", .shortname = 't', .kind = MW_CLIOPT_DOUBLE, .dst = &timeout,
+		 .arg = "SECS", .min = 0.01, .max = 3600, .unit = "seconds",
+		 .help = "time budget for all tries (default 2)"},
+		{.name = "tries", .shortname = 'r', .kind = MW_CLIOPT_LONG, .dst = &tries, .arg = "N",
+		 .min = 1, .max = 16, .help = "probes per node (default 3)"},
+		{.name = "json", .shortname = 'j', .kind = MW_CLIOPT_FLAG, .dst = &json, .help = "JSON output"},
+		{.name = NULL},
+	};
+	const struct mw_cliopt_cmd cmd = {
+		.prog = "mpiwatch probe", .args = "HOSTLIST...", .intro = probe_intro, .epilog = probe_epilog,
+		.opts = opts,
+	};
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "p:t:r:jh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'p':
-			if (mw_conf_parse_long(optarg, 1, 65535, &port) < 0) {
-				fprintf(stderr, "mpiwatch probe: bad port '%s'\n", optarg);
-				return 2;
-			}
-			break;
-		case 't':
-			if (mw_conf_parse_double(optarg, 0.01, 3600, &timeout) < 0) {
-				fprintf(stderr, "mpiwatch probe: bad timeout '%s'\n", optarg);
-				return 2;
-			}
-			break;
-		case 'r':
-			if (mw_conf_parse_long(optarg, 1, 16, &tries) < 0) {
-				fprintf(stderr, "mpiwatch probe: bad tries '%s' (1-16)\n", optarg);
-				return 2;
-			}
-			break;
-		case 'j': json = 1; break;
-		case 'h': probe_usage(stdout); return 0;
-		default: probe_usage(stderr); return 2;
-		}
-	}
-	if (optind >= argc) {
-		probe_usage(stderr);
+	if ((rv = mw_cli_options(&cmd, argc, argv, &first)) >= 0)
+		return rv;
+	rv = 2;
+	if (first >= argc) {
+		mw_cli_usage(&cmd, stderr);
 		return 2;
 	}
-	for (int i = optind; i < argc; i++) {
+	for (int i = first; i < argc; i++) {
 		struct mw_hostlist one = {0};
 		if (mw_hostlist_expand(argv[i], 100000, &one) < 0) {
 			fprintf(stderr, "mpiwatch probe: bad hostlist '%s'\n", argv[i]);
@@ -166,5 +147,5 @@ fail:
 	return rv;
 }
 
-MW_CLI_COMMAND(probe, "probe", "probe [-p PORT] [-t TIMEOUT] [-r TRIES] [-j] HOSTLIST...",
+MW_CLI_COMMAND(probe, "probe",
 	       "probe nodes' health daemons: alive, degraded or dead", cmd_probe)

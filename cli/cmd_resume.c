@@ -1,5 +1,4 @@
 /* cmd_resume.c - "mpiwatch resume": resume nodes that mpiwatch drained. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,18 +8,6 @@
 #include "drainreq.h"
 #include "hostlist.h"
 #include "slurm.h"
-
-static void resume_usage(FILE *f)
-{
-	fprintf(f, "Usage: mpiwatch resume [-n] [-S SCONTROL] NODE|HOSTLIST...\n"
-		   "Resume nodes drained by mpiwatch (Slurm reason starting with \"%s\").\n"
-		   "Nodes drained for another reason are left alone.  Needs root (or SlurmUser).\n\n"
-		   "  -n, --dry-run          say what would be done\n"
-		   "  -S, --scontrol PATH    scontrol to run (default /usr/bin/scontrol; sinfo\n"
-		   "                         is taken from the same folder)\n\n"
-		   "Exit status: 0 all resumed, 1 some not resumed, 2 usage error.\n",
-		MW_DRAIN_REASON_PREFIX);
-}
 
 static int resume_one(const struct mw_slurm *slurm, const char *node, int dry)
 {
@@ -52,31 +39,33 @@ static int resume_one(const struct mw_slurm *slurm, const char *node, int dry)
 
 static int cmd_resume(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"dry-run", no_argument, NULL, 'n'},
-		{"scontrol", required_argument, NULL, 'S'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	struct mw_slurm slurm = {"/usr/bin/scontrol", 30};
-	int opt, dry = 0, bad = 0;
+	int dry = 0, bad = 0, rc, first;
+	const char *scontrol = slurm.scontrol;
+	const struct mw_cliopt opts[] = {
+		{.name = "dry-run", .shortname = 'n', .kind = MW_CLIOPT_FLAG, .dst = &dry,
+		 .help = "say what would be done"},
+		{.name = "scontrol", .shortname = 'S', .kind = MW_CLIOPT_STRING, .dst = &scontrol,
+		 .arg = "PATH", .help = "scontrol to run (default /usr/bin/scontrol; sinfo is taken from the same folder)"},
+		{.name = NULL},
+	};
+	const struct mw_cliopt_cmd cmd = {
+		.prog = "mpiwatch resume", .args = "NODE|HOSTLIST...",
+		.intro = "Resume nodes drained by mpiwatch (Slurm reason starting with \"" MW_DRAIN_REASON_PREFIX
+			 "\").\nNodes drained for another reason are left alone.  Needs root (or SlurmUser).",
+		.epilog = "Exit status: 0 all resumed, 1 some not resumed, 2 usage error.", .opts = opts,
+	};
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "nS:h", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'n': dry = 1; break;
-		case 'S': slurm.scontrol = optarg; break;
-		case 'h': resume_usage(stdout); return 0;
-		default: resume_usage(stderr); return 2;
-		}
-	}
-	if (optind >= argc) {
-		resume_usage(stderr);
+	if ((rc = mw_cli_options(&cmd, argc, argv, &first)) >= 0)
+		return rc;
+	slurm.scontrol = scontrol;
+	if (first >= argc) {
+		mw_cli_usage(&cmd, stderr);
 		return 2;
 	}
 	if (!dry && geteuid() != 0)
 		fprintf(stderr, "mpiwatch resume: warning: not root; Slurm will likely refuse the update\n");
-	for (int i = optind; i < argc; i++) {
+	for (int i = first; i < argc; i++) {
 		struct mw_hostlist hl = {0};
 		if (mw_hostlist_expand(argv[i], 100000, &hl) < 0) {
 			fprintf(stderr, "mpiwatch resume: bad node list '%s'\n", argv[i]);
@@ -95,5 +84,5 @@ static int cmd_resume(int argc, char **argv)
 	return bad ? 1 : 0;
 }
 
-MW_CLI_COMMAND(resume, "resume", "resume [-n] [-S SCONTROL] NODE|HOSTLIST...",
+MW_CLI_COMMAND(resume, "resume",
 	       "resume nodes that mpiwatch drained (and only those)", cmd_resume)

@@ -7,7 +7,6 @@
  * hang verdict. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <json-c/json.h>
 #include <limits.h>
 #include <netinet/in.h>
@@ -49,106 +48,73 @@ struct run_opts {
 	char **prog; /* argv of the program */
 };
 
-static void run_usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: mpiwatch run [-n N] [--timeout S] [--hang-limit S] [--threshold N|P%%]\n"
-		"                    [--report FILE] [--dir DIR] [--mpi openmpi|mpich] [--profile]\n"
-		"                    [-v] -- PROGRAM [ARGS...]\n"
-		"Run an MPI program on this machine under watch: the monitor in every rank, a\n"
-		"node agent, the collector and a local probe responder.  Prints the verdict and\n"
-		"the report; writes the JSON report (default DIR/report.json).\n\n"
-		"  -n, --np N           ranks (default 2)\n"
-		"  -t, --timeout S      seconds without MPI progress before a rank is stuck\n"
-		"                       (default 10, at least 1)\n"
-		"      --threshold T    stuck ranks that make a suspicious event: N or P%% (default 1)\n"
-		"      --hang-limit S   end the program on a hang the analysis does not confirm\n"
-		"                       (no deadlock found: a slow transfer?) only after S seconds\n"
-		"                       (default 10 x the timeout)\n"
-		"  -r, --report FILE    also write the JSON report to FILE\n"
-		"  -d, --dir DIR        where reports and dumps go (default ./mpiwatch-run.<pid>)\n"
-		"      --mpi KIND       openmpi or mpich (default: the MPI PROGRAM is linked against)\n"
-		"      --profile        profile every rank (DIR/profile) and write the load-imbalance\n"
-		"                       analysis to DIR/imbalance.{txt,json,html} at the end\n"
-		"  -v, --verbose        show what is started\n\n"
-		"Ctrl-C prints where the ranks are; a second Ctrl-C within 1 s, SIGTERM or SIGHUP\n"
-		"end the program and the helpers, and write the report.\n\n"
-		"Exit status: the program's own, or 2 after a confirmed hang verdict (the program\n"
-		"is ended); ended by a signal: 128 + its number (130 for Ctrl-C, 143 SIGTERM).\n");
-}
+static const char run_intro[] =
+	"Run an MPI program on this machine under watch: the monitor in every rank, a\n"
+	"node agent, the collector and a local probe responder.  Prints the verdict and\n"
+	"the report; writes the JSON report (default DIR/report.json).";
 
+static const char run_epilog[] =
+	"Ctrl-C prints where the ranks are; a second Ctrl-C within 1 s, SIGTERM or SIGHUP\n"
+	"end the program and the helpers, and write the report.\n\n"
+	"Exit status: the program's own, or 2 after a confirmed hang verdict (the program\n"
+	"is ended); ended by a signal: 128 + its number (130 for Ctrl-C, 143 SIGTERM);\n"
+	"2 for a usage error.";
+
+static const char *const run_mpis[] = {"openmpi", "mpich", NULL};
+
+/* Read the options into o.  Return -1 to go on, else the exit status. */
 static int parse_opts(int argc, char **argv, struct run_opts *o)
 {
-	static const struct option lo[] = {
-		{"np", 1, 0, 'n'},	  {"timeout", 1, 0, 't'}, {"threshold", 1, 0, 'T'},
-		{"report", 1, 0, 'r'},	  {"dir", 1, 0, 'd'},	  {"mpi", 1, 0, 'm'},
-		{"verbose", 0, 0, 'v'},	  {"help", 0, 0, 'h'},	  {"hang-limit", 1, 0, 'L'},
-		{"profile", 0, 0, 'P'},
-		{0, 0, 0, 0}};
-	int c;
+	int mpi = -1, rc, first;
 	char err[600];
+	/* The settings: the one table's ranges (shared/jobconf.c). */
+	const struct mw_cliopt opts[] = {
+		{.name = "np", .shortname = 'n', .kind = MW_CLIOPT_LONG, .dst = &o->np, .arg = "N",
+		 .min = 1, .max = 4096, .unit = "a rank count", .help = "ranks (default 2)"},
+		{.name = "timeout", .shortname = 't', .kind = MW_CLIOPT_SETTING, .setting = "timeout",
+		 .arg = "S", .help = "seconds without MPI progress before a rank is stuck (default 10)"},
+		{.name = "hang-limit", .kind = MW_CLIOPT_SETTING, .setting = "hang_limit", .arg = "S",
+		 .help = "end the program on a hang the analysis does not confirm "
+			 "(no deadlock found: a slow transfer?) only after S seconds "
+			 "(default 10 x the timeout)"},
+		{.name = "threshold", .kind = MW_CLIOPT_SETTING, .setting = "threshold", .arg = "N|P%",
+		 .help = "stuck ranks that make a suspicious event: N or P% (default 1)"},
+		{.name = "report", .shortname = 'r', .kind = MW_CLIOPT_STRING, .dst = &o->report,
+		 .arg = "FILE", .help = "also write the JSON report to FILE"},
+		{.name = "dir", .shortname = 'd', .kind = MW_CLIOPT_STRING, .dst = &o->dir, .arg = "DIR",
+		 .help = "where reports and dumps go (default ./mpiwatch-run.<pid>)"},
+		{.name = "mpi", .kind = MW_CLIOPT_CHOICE, .dst = &mpi, .choices = run_mpis, .arg = "KIND",
+		 .help = "openmpi or mpich (default: the MPI PROGRAM is linked against)"},
+		{.name = "profile", .kind = MW_CLIOPT_SETTING, .setting = "profile", .fixed = "yes",
+		 .help = "profile every rank (DIR/profile) and write the load-imbalance "
+			 "analysis to DIR/imbalance.{txt,json,html} at the end"},
+		{.name = "verbose", .shortname = 'v', .kind = MW_CLIOPT_FLAG, .dst = &o->verbose,
+		 .help = "show what is started"},
+		{.name = NULL},
+	};
+	const struct mw_cliopt_cmd cmd = {
+		.prog = "mpiwatch run", .args = "-- PROGRAM [ARGS...]", .intro = run_intro,
+		.epilog = run_epilog, .in_order = 1, .keys = mw_jobconf_keys, .conf = &o->jc, .opts = opts,
+	};
 
 	o->np = 2;
 	o->mpi = MW_MPI_UNKNOWN;
 	if (mw_jobconf_init(&o->jc) < 0 ||
 	    mw_jobconf_parse_site(&o->jc, 1, run_site, err, sizeof(err)) != 0) {
 		fprintf(stderr, "mpiwatch run: out of memory\n");
-		return -1;
+		return RUN_EXIT_USAGE;
 	}
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+n:t:r:d:vh", lo, NULL)) != -1) {
-		const char *key = c == 't' ? "timeout" : c == 'L' ? "hang_limit" : c == 'T' ? "threshold"
-				: c == 'P' ? "profile" : NULL;
-		if (key) {
-			/* The settings: the one table's ranges (shared/jobconf.c). */
-			if (mw_jobconf_set(&o->jc, MW_JC_USER, key, c == 'P' ? "yes" : optarg, err,
-					   sizeof(err)) < 0) {
-				fprintf(stderr, "mpiwatch run: %s\n", err);
-				return -1;
-			}
-			continue;
-		}
-		switch (c) {
-		case 'n':
-			if (mw_conf_parse_long(optarg, 1, 4096, &o->np) < 0) {
-				fprintf(stderr, "mpiwatch run: -n %s: expected a rank count from 1 to 4096\n", optarg);
-				return -1;
-			}
-			break;
-		case 'r':
-			o->report = optarg;
-			break;
-		case 'd':
-			o->dir = optarg;
-			break;
-		case 'm':
-			if (!strcmp(optarg, "openmpi"))
-				o->mpi = MW_MPI_OPENMPI;
-			else if (!strcmp(optarg, "mpich"))
-				o->mpi = MW_MPI_MPICH;
-			else {
-				fprintf(stderr, "mpiwatch run: --mpi %s: expected openmpi or mpich\n", optarg);
-				return -1;
-			}
-			break;
-		case 'v':
-			o->verbose = 1;
-			break;
-		case 'h':
-			run_usage(stdout);
-			exit(0);
-		default:
-			run_usage(stderr);
-			return -1;
-		}
-	}
-	if (optind >= argc) {
+	if ((rc = mw_cli_options(&cmd, argc, argv, &first)) >= 0)
+		return rc;
+	if (mpi >= 0)
+		o->mpi = mpi == 0 ? MW_MPI_OPENMPI : MW_MPI_MPICH;
+	if (first >= argc) {
 		fprintf(stderr, "mpiwatch run: no program given\n");
-		run_usage(stderr);
-		return -1;
+		mw_cli_usage(&cmd, stderr);
+		return RUN_EXIT_USAGE;
 	}
-	o->prog = argv + optind;
-	return 0;
+	o->prog = argv + first;
+	return -1;
 }
 
 /* A free local port of the given type (bound, then released). */
@@ -441,13 +407,13 @@ static int run_watched(struct run_opts *o)
 static int run_main(int argc, char **argv)
 {
 	struct run_opts o = {0};
-	int rc = RUN_EXIT_USAGE;
+	int rc = parse_opts(argc, argv, &o);
 
-	if (parse_opts(argc, argv, &o) == 0)
+	if (rc < 0)
 		rc = run_watched(&o);
 	mw_jobconf_free(&o.jc);
 	return rc;
 }
 
-MW_CLI_COMMAND(run, "run", "run [-n N] [--timeout S] [--mpi KIND] -- PROGRAM [ARGS...]",
+MW_CLI_COMMAND(run, "run",
 	       "run an MPI program on this machine under watch", run_main)

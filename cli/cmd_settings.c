@@ -8,9 +8,21 @@
 
 static int settings_main(int argc, char **argv)
 {
-	(void)argv;
-	if (argc > 1) {
-		fprintf(stderr, "usage: mpiwatch settings\n");
+	const struct mw_cliopt opts[] = {{.name = NULL}};
+	const struct mw_cliopt_cmd cmd = {
+		.prog = "mpiwatch settings",
+		.intro = "List the per-job settings: who may set each (site: plugstack.conf arguments;\n"
+			 "user: --mpiwatch=ITEM,... or mpiwatch run's options), its default, what it\n"
+			 "accepts and what it does.",
+		.opts = opts,
+	};
+	int rc, first;
+
+	if ((rc = mw_cli_options(&cmd, argc, argv, &first)) >= 0)
+		return rc;
+	if (first < argc) {
+		fprintf(stderr, "mpiwatch settings: unexpected argument '%s'\n", argv[first]);
+		mw_cli_usage(&cmd, stderr);
 		return 2;
 	}
 	printf("%-15s %-10s %-22s %s\n", "SETTING", "WHO", "DEFAULT", "VALUES / MEANING");
@@ -31,5 +43,5 @@ static int settings_main(int argc, char **argv)
 	return 0;
 }
 
-MW_CLI_COMMAND(settings, "settings", "settings",
+MW_CLI_COMMAND(settings, "settings",
 	       "list the per-job settings, their ranges and defaults", settings_main)

@@ -4,7 +4,6 @@
 #include <pwd.h>
 #include <stdint.h>
 #include <unistd.h>
-#include <getopt.h>
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,25 +20,25 @@
 #include "slurm.h"
 #include "statusprint.h"
 
-static void status_usage(FILE *f)
+static const char status_intro[] =
+	"Show this node's mpiwatch-nodehealthd: health, checks and counters (over its\n"
+	"unix socket; if that fails, a probe to localhost gives the state only).\n"
+	"With --job: that job's watch, from the report its collector keeps up to date\n"
+	"(DIR, default mpiwatch-JOB in the job's working directory as squeue gives it):\n"
+	"Slurm's state, the verdict, which nodes' agents are connected, the ranks seen,\n"
+	"the last events.";
+
+static const char status_epilog[] =
+	"Exit status: 0 alive (--job: watched), 1 degraded or no daemon (--job: no\n"
+	"report: not watched, or not started yet), 2 usage error.";
+
+/* --job: digits, '_' and '+' (a job id, an array task, a het job). */
+static int parse_job(const char *v, void *dst)
 {
-	fprintf(f, "Usage: mpiwatch status [-s SOCKET] [-p PORT] [-j] [--calibrate [--force]]\n"
-		   "       mpiwatch status --job JOB [--dir DIR] [-j]\n"
-		   "Show this node's mpiwatch-nodehealthd: health, checks and counters (over its\n"
-		   "unix socket; if that fails, a probe to localhost gives the state only).\n"
-		   "With --job: that job's watch, from the report its collector keeps up to date\n"
-		   "(DIR, default mpiwatch-JOB in the job's working directory as squeue gives it):\n"
-		   "Slurm's state, the verdict, which nodes' agents are connected, the ranks seen,\n"
-		   "the last events.\n\n"
-		   "  -s, --socket PATH  daemon socket (default %s)\n"
-		   "  -p, --port PORT    UDP port for the fallback probe (default %d)\n"
-		   "  -j, --json         print the status object as JSON\n"
-		   "  -c, --calibrate    first a fresh quick timer calibration (not while job steps\n"
-		   "                     run on the node; at most one per calibrate_min_interval)\n"
-		   "  -f, --force        ... even while job steps run (root only)\n\n"
-		   "Exit status: 0 alive (--job: watched), 1 degraded or no daemon (--job: no\n"
-		   "report: not watched, or not started yet), 2 usage error.\n",
-		MW_DRAIN_DEFAULT_SOCKET, MW_PROBE_DEFAULT_PORT);
+	if (!*v || strspn(v, "0123456789_+") != strlen(v))
+		return -1;
+	*(const char **)dst = v;
+	return 0;
 }
 
 /* A report.json larger than this is not read (10,000 ranks make ~10 MB). */
@@ -137,46 +136,41 @@ static int job_status(const char *job, const char *dir_opt, int json)
 
 static int cmd_status(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"socket", required_argument, NULL, 's'}, {"port", required_argument, NULL, 'p'},
-		{"json", no_argument, NULL, 'j'},         {"help", no_argument, NULL, 'h'},
-		{"job", required_argument, NULL, 'J'},    {"dir", required_argument, NULL, 'd'},
-		{"calibrate", no_argument, NULL, 'c'},    {"force", no_argument, NULL, 'f'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *sock = MW_DRAIN_DEFAULT_SOCKET, *job = NULL, *dir = NULL;
 	long port = MW_PROBE_DEFAULT_PORT;
-	int opt, json = 0, rv, calibrate = 0, force = 0;
-	char msg[512], *text = NULL;
+	int json = 0, rv, calibrate = 0, force = 0, first;
+	char msg[512], *text = NULL, sock_help[160], port_help[120];
 	struct json_object *st, *v;
+	snprintf(sock_help, sizeof(sock_help), "daemon socket (default %s)", MW_DRAIN_DEFAULT_SOCKET);
+	snprintf(port_help, sizeof(port_help), "UDP port for the fallback probe (default %d)",
+		 MW_PROBE_DEFAULT_PORT);
+	const struct mw_cliopt opts[] = {
+		{.name = "socket", .shortname = 's', .kind = MW_CLIOPT_STRING, .dst = &sock, .arg = "PATH",
+		 .help = sock_help},
+		{.name = "port", .shortname = 'p', .kind = MW_CLIOPT_LONG, .dst = &port, .arg = "PORT",
+		 .min = 1, .max = 65535, .unit = "a port", .help = port_help},
+		{.name = "json", .shortname = 'j', .kind = MW_CLIOPT_FLAG, .dst = &json,
+		 .help = "print the status object as JSON"},
+		{.name = "calibrate", .shortname = 'c', .kind = MW_CLIOPT_FLAG, .dst = &calibrate,
+		 .help = "first a fresh quick timer calibration (not while job steps "
+			 "run on the node; at most one per calibrate_min_interval)"},
+		{.name = "force", .shortname = 'f', .kind = MW_CLIOPT_FLAG, .dst = &force,
+		 .help = "... even while job steps run (root only)"},
+		{.name = "job", .kind = MW_CLIOPT_CUSTOM, .dst = &job, .parse = parse_job, .arg = "JOB",
+		 .what = "a job id (digits, '_' or '+')", .help = "that job's watch instead"},
+		{.name = "dir", .kind = MW_CLIOPT_STRING, .dst = &dir, .arg = "DIR",
+		 .help = "--job: its report folder (default mpiwatch-JOB in its working directory)"},
+		{.name = NULL},
+	};
+	const struct mw_cliopt_cmd cmd = {
+		.prog = "mpiwatch status", .more = "       mpiwatch status --job JOB [--dir DIR] [--json]",
+		.intro = status_intro, .epilog = status_epilog, .opts = opts,
+	};
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "s:p:jcfh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 's': sock = optarg; break;
-		case 'p':
-			if (mw_conf_parse_long(optarg, 1, 65535, &port) < 0) {
-				fprintf(stderr, "mpiwatch status: bad port '%s'\n", optarg);
-				return 2;
-			}
-			break;
-		case 'j': json = 1; break;
-		case 'J':
-			if (!*optarg || strspn(optarg, "0123456789_+") != strlen(optarg)) {
-				fprintf(stderr, "mpiwatch status: bad job id '%s'\n", optarg);
-				return 2;
-			}
-			job = optarg;
-			break;
-		case 'd': dir = optarg; break;
-		case 'c': calibrate = 1; break;
-		case 'f': force = 1; break;
-		case 'h': status_usage(stdout); return 0;
-		default: status_usage(stderr); return 2;
-		}
-	}
-	if (optind != argc || (dir && !job) || (force && !calibrate) || (job && calibrate)) {
-		status_usage(stderr);
+	if ((rv = mw_cli_options(&cmd, argc, argv, &first)) >= 0)
+		return rv;
+	if (first != argc || (dir && !job) || (force && !calibrate) || (job && calibrate)) {
+		mw_cli_usage(&cmd, stderr);
 		return 2;
 	}
 	if (job)
@@ -215,5 +209,5 @@ static int cmd_status(int argc, char **argv)
 	return rv;
 }
 
-MW_CLI_COMMAND(status, "status", "status [-s SOCKET] [-p PORT] [-j] [-c [-f]] | status --job JOB [--dir DIR] [-j]",
+MW_CLI_COMMAND(status, "status",
 	       "show this node's health daemon, or a running job's watch", cmd_status)

@@ -2,7 +2,6 @@
  * doc/tree.md): where the CPs go, the tree they form, where each BE (node
  * agent) attaches.  Exit status: 0 planned, 2 usage or input error. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,24 +16,25 @@
 #define ME "mpiwatch topo"
 #define TOPO_HOSTS_MAX 1000000
 
-static void usage(FILE *f)
+static const char topo_intro[] =
+	"Plan the tree overlay between the node agents (BEs) and the collector (the\n"
+	"front end, on the first node of HOSTLIST): how many CPs (default: what a tree\n"
+	"of fanout F needs, none when F or fewer BEs), which nodes run them (best-effort\n"
+	"average, the default, or the fuzzy evaluation of each node's load, free memory,\n"
+	"cores, health and probe round-trip, weighted L,M,C,H,R, default 0.3,0.2,0.1,0.3,0.1),\n"
+	"the k-ary tree they form (fanout F) and the CP each BE attaches to\n"
+	"(preferably one on its own node).  --be-per-node N: N BEs on every node (default\n"
+	"1); --be-counts FILE: one 'NODE COUNT [load=L mem=MIB cores=N health=ok|degraded|down\n"
+	"rtt=MS]' line per node (a node of HOSTLIST not in FILE has no BE).  Output: text,\n"
+	"--json (doc/schemas/topo.schema.json) or --mrnet (an MRNet topology file,\n"
+	"'host:0 => host:1 host:2 ;').";
+
+static const char *const topo_strategies[] = {"average", "fuzzy", NULL};
+
+/* --weights: L,M,C,H,R (dst: double[MWT_NF]). */
+static int parse_weights(const char *v, void *dst)
 {
-	fprintf(f,
-		"Usage: mpiwatch topo --nodes HOSTLIST [--be-per-node N | --be-counts FILE] [--cps N]\n"
-		"                     [--strategy average|fuzzy] [--fanout F] [--weights L,M,C,H,R]\n"
-		"                     [--json | --mrnet]\n\n"
-		"Plan the tree overlay between the node agents (BEs) and the collector (the\n"
-		"front end, on the first node of HOSTLIST): how many CPs (default: what a tree\n"
-		"of fanout F needs, none when F or fewer BEs), which nodes run them (best-effort\n"
-		"average, the default, or the fuzzy evaluation of each node's load, free memory,\n"
-		"cores, health and probe round-trip, weighted L,M,C,H,R, default 0.3,0.2,0.1,0.3,0.1),\n"
-		"the k-ary tree they form (fanout F, default %d) and the CP each BE attaches to\n"
-		"(preferably one on its own node).  --be-per-node N: N BEs on every node (default\n"
-		"1); --be-counts FILE: one 'NODE COUNT [load=L mem=MIB cores=N health=ok|degraded|down\n"
-		"rtt=MS]' line per node (a node of HOSTLIST not in FILE has no BE).  Output: text,\n"
-		"--json (doc/schemas/topo.schema.json) or --mrnet (an MRNet topology file,\n"
-		"'host:0 => host:1 host:2 ;').  See mpiwatch(1) and doc/tree.md.\n",
-		MWT_FANOUT_DEFAULT);
+	return mw_jobconf_weights(v, (double *)dst, MWT_NF);
 }
 
 static int host_ptr_cmp(const void *a, const void *b)
@@ -107,89 +107,57 @@ fail:
 
 static int run_topo(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"nodes", required_argument, NULL, 'n'},
-		{"be-per-node", required_argument, NULL, 'b'},
-		{"be-counts", required_argument, NULL, 'c'},
-		{"cps", required_argument, NULL, 'p'},
-		{"strategy", required_argument, NULL, 's'},
-		{"fanout", required_argument, NULL, 'f'},
-		{"weights", required_argument, NULL, 'w'},
-		{"json", no_argument, NULL, 'j'},
-		{"mrnet", no_argument, NULL, 'm'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
 	const char *nodes = NULL, *counts = NULL;
 	long per_node = 1, ncp = -1, fanout = MWT_FANOUT_DEFAULT;
-	int per_node_set = 0, json = 0, mrnet = 0, opt, rv = 2, wset = 0;
+	int per_node_set = 0, json = 0, mrnet = 0, rv = 2, wset = 0, strategy = 0, first;
 	double w[MWT_NF];
 	struct mwt_plan_opts o = {MWT_AVERAGE, MWT_FANOUT_DEFAULT, -1, NULL};
 	struct mw_hostlist hl = {0};
 	struct mwt_host *hosts = NULL;
 	struct mwt_plan p;
-	char err[256];
+	char err[256], fanout_help[80];
+	snprintf(fanout_help, sizeof(fanout_help), "the tree's fanout (default %d)", MWT_FANOUT_DEFAULT);
+	const struct mw_cliopt opts[] = {
+		{.name = "nodes", .kind = MW_CLIOPT_STRING, .dst = &nodes, .arg = "HOSTLIST",
+		 .help = "the job's nodes; the first runs the collector (required)"},
+		{.name = "be-per-node", .kind = MW_CLIOPT_LONG, .dst = &per_node, .given = &per_node_set,
+		 .arg = "N", .min = 0, .max = MWT_COUNTS_BE_MAX, .help = "BEs on every node (default 1)"},
+		{.name = "be-counts", .kind = MW_CLIOPT_STRING, .dst = &counts, .arg = "FILE",
+		 .help = "BEs (and load...) per node, one line each"},
+		{.name = "cps", .kind = MW_CLIOPT_LONG, .dst = &ncp, .arg = "N", .min = 0, .max = 1 << 24,
+		 .help = "CPs (default: what the fanout needs)"},
+		{.name = "strategy", .kind = MW_CLIOPT_CHOICE, .dst = &strategy, .choices = topo_strategies,
+		 .arg = "average|fuzzy", .help = "where the CPs go (default average)"},
+		{.name = "fanout", .kind = MW_CLIOPT_LONG, .dst = &fanout, .arg = "F", .min = 2,
+		 .max = MWT_FANOUT_MAX, .help = fanout_help,
+		 /* t/0630's wording, which also names the option and the range. */
+		 .compat = "%o '%v': expected an integer in [%l, %h]", .compat_alone = 1},
+		{.name = "weights", .kind = MW_CLIOPT_CUSTOM, .dst = w, .given = &wset, .parse = parse_weights,
+		 .arg = "L,M,C,H,R", .what = "5 non-negative numbers L,M,C,H,R, not all 0",
+		 .help = "the fuzzy placement's weights"},
+		{.name = "json", .kind = MW_CLIOPT_FLAG, .dst = &json,
+		 .help = "the plan as JSON (doc/schemas/topo.schema.json)"},
+		{.name = "mrnet", .kind = MW_CLIOPT_FLAG, .dst = &mrnet, .help = "the plan as an MRNet topology file"},
+		{.name = NULL},
+	};
+	const struct mw_cliopt_cmd cmd = {
+		.prog = ME, .intro = topo_intro, .epilog = "See mpiwatch(1) and doc/tree.md.", .opts = opts,
+	};
 
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'n': nodes = optarg; break;
-		case 'c': counts = optarg; break;
-		case 'b':
-			if (mw_conf_parse_long(optarg, 0, MWT_COUNTS_BE_MAX, &per_node) < 0) {
-				fprintf(stderr, ME ": --be-per-node '%s': expected an integer in [0, %d]\n", optarg,
-					MWT_COUNTS_BE_MAX);
-				return 2;
-			}
-			per_node_set = 1;
-			break;
-		case 'p':
-			if (mw_conf_parse_long(optarg, 0, 1 << 24, &ncp) < 0) {
-				fprintf(stderr, ME ": --cps '%s': expected an integer in [0, %d]\n", optarg, 1 << 24);
-				return 2;
-			}
-			break;
-		case 's':
-			if (strcmp(optarg, "average") == 0)
-				o.strategy = MWT_AVERAGE;
-			else if (strcmp(optarg, "fuzzy") == 0)
-				o.strategy = MWT_FUZZY;
-			else {
-				fprintf(stderr, ME ": --strategy '%s': expected average or fuzzy\n", optarg);
-				return 2;
-			}
-			break;
-		case 'f':
-			if (mw_conf_parse_long(optarg, 2, MWT_FANOUT_MAX, &fanout) < 0) {
-				fprintf(stderr, ME ": --fanout '%s': expected an integer in [2, %d]\n", optarg,
-					MWT_FANOUT_MAX);
-				return 2;
-			}
-			break;
-		case 'w':
-			if (mw_jobconf_weights(optarg, w, MWT_NF) < 0) {
-				fprintf(stderr, ME ": --weights '%s': expected 5 non-negative numbers L,M,C,H,R, not all 0\n",
-					optarg);
-				return 2;
-			}
-			wset = 1;
-			break;
-		case 'j': json = 1; break;
-		case 'm': mrnet = 1; break;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	if (optind < argc || !nodes || (per_node_set && counts) || (json && mrnet)) {
-		if (optind < argc)
-			fprintf(stderr, ME ": unexpected argument '%s'\n", argv[optind]);
+	if ((rv = mw_cli_options(&cmd, argc, argv, &first)) >= 0)
+		return rv;
+	rv = 2;
+	o.strategy = strategy ? MWT_FUZZY : MWT_AVERAGE;
+	if (first < argc || !nodes || (per_node_set && counts) || (json && mrnet)) {
+		if (first < argc)
+			fprintf(stderr, ME ": unexpected argument '%s'\n", argv[first]);
 		else if (!nodes)
 			fprintf(stderr, ME ": --nodes HOSTLIST is required\n");
 		else if (json && mrnet)
 			fprintf(stderr, ME ": --json and --mrnet exclude each other\n");
 		else
 			fprintf(stderr, ME ": --be-per-node and --be-counts exclude each other\n");
-		usage(stderr);
+		mw_cli_usage(&cmd, stderr);
 		return 2;
 	}
 	if (mw_hostlist_expand(nodes, TOPO_HOSTS_MAX, &hl) < 0 || hl.n == 0) {
@@ -225,6 +193,4 @@ out:
 }
 
 MW_CLI_COMMAND(topo, "topo",
-	       "topo --nodes HOSTLIST [--be-per-node N | --be-counts FILE] [--cps N] [--strategy average|fuzzy] "
-	       "[--fanout F] [--weights L,M,C,H,R] [--json | --mrnet]",
 	       "plan the tree overlay (CP placement, tree, attach plan) of a job's nodes", run_topo)

@@ -1,12 +1,12 @@
 /* mpiwatch-collector - the per-job heartbeat collector (see
  * doc/man/mpiwatch-collector.1 and doc/collector.md). */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "jobconf.h"
+#include "cliopt.h"
 #include "cmdline.h"
 #include "conf.h"
 #include "auth.h"
@@ -42,197 +42,194 @@ static int check_report(const char *file, const char *schema)
 	return rc == 0 ? 0 : rc < 0 ? 2 : 1;
 }
 
-static void usage(FILE *f)
+static const char coll_intro[] =
+	"The per-job heartbeat collector (started by the SPANK plugin or by mpiwatch\n"
+	"run).  Required: --job, and --settings FILE, or --timeout and --dir or\n"
+	"--report.  A job setting given as an option (--port, --timeout, --threshold,\n"
+	"--dir, --action, --drain, --post, --restd, --nhd-socket, --probe-port,\n"
+	"--hang-limit, --munge-socket) overrides the settings file's.";
+
+static const char coll_more[] =
+	"       mpiwatch-collector --check-report FILE [--schema report.schema.json]";
+
+static int parse_job(const char *v, void *dst)
 {
-	fprintf(f,
-		"usage: mpiwatch-collector --job JOBID (--settings FILE | --timeout S (--dir OUTDIR | --report FILE))\n"
-		"         [--nodes HOSTLIST] [--port PORT] [--threshold N|P%%]\n"
-		"         [--action report|cancel|requeue] [--drain yes|no] [--post yes|no]\n"
-		"         [--restd URL] [--nhd-socket PATH] [--probe-port P] [--ranks N]\n"
-		"         [--pidfile FILE] [--log FILE] [--settle S] [--probe-budget S]\n"
-		"         [--probe-tries N] [--job-check S] [--ports N] [--exit-on-verdict]\n"
-		"         [--hang-limit S] [--profile DIR] [--auth munge|none]\n"
-		"         [--munge-socket PATH] [--auth-file FILE] [--ap-conf FILE]\n"
-		"         [-v] [--help] [--version]\n"
-		"       mpiwatch-collector --check-report FILE [--schema report.schema.json]\n");
+	struct col_opts *o = dst;
+	return mw_hb_valid_job(v) && !mw_copy(o->job, sizeof o->job, v) ? 0 : -1;
 }
+
+/* A Slurm hostlist of valid node names. */
+static int parse_nodes(const char *v, void *dst)
+{
+	struct col_opts *o = dst;
+	struct mw_hostlist hl = {0};
+	int rc = 0;
+	if (mw_copy(o->nodes, sizeof o->nodes, v) || mw_hostlist_expand(v, 65536, &hl) < 0)
+		return -1;
+	for (size_t i = 0; i < hl.n; i++)
+		if (!mw_hb_valid_name(hl.host[i]))
+			rc = -1;
+	mw_hostlist_free(&hl);
+	return rc;
+}
+
+static int parse_report(const char *v, void *dst)
+{
+	struct col_opts *o = dst;
+	return *v && !mw_copy(o->report, sizeof o->report, v) ? 0 : -1;
+}
+
+static int parse_auth(const char *v, void *dst)
+{
+	struct col_opts *o = dst;
+	if (!strcmp(v, "munge"))
+		o->auth = 1;
+	else if (!strcmp(v, "none"))
+		o->auth = 0;
+	else
+		return -1;
+	return 0;
+}
+
+/* --auth-file FILE: token auth (the later of --auth and --auth-file wins);
+ * the file is read once the options are read. */
+static const char *auth_file;
+static int parse_auth_file(const char *v, void *dst)
+{
+	struct col_opts *o = dst;
+	auth_file = v;
+	o->auth = 2;
+	return 0;
+}
+
+/* The site's auxiliary processes (collector/ap.h). */
+static int parse_ap_conf(const char *v, void *dst)
+{
+	struct col_opts *o = dst;
+	return v[0] == '/' && !mw_copy(o->ap_conf, sizeof o->ap_conf, v) ? 0 : -1;
+}
+
+static int parse_profile(const char *v, void *dst)
+{
+	struct col_opts *o = dst;
+	return *v && !mw_copy(o->profile, sizeof o->profile, v) ? 0 : -1;
+}
+
+/* The options that set a job setting: option, setting, value name. */
+static const char *const job_opts[][3] = {
+	{"port", "port", "PORT"},	   {"timeout", "timeout", "S"},
+	{"threshold", "threshold", "N|P%"}, {"dir", "dir", "OUTDIR"},
+	{"action", "action", "report|cancel|requeue"}, {"drain", "drain", "yes|no"},
+	{"post", "post", "yes|no"},	   {"restd", "restd", "URL"},
+	{"nhd-socket", "nhd_socket", "PATH"}, {"probe-port", "probe_port", "P"},
+	{"hang-limit", "hang_limit", "S"}, {"munge-socket", "munge_socket", "PATH"},
+};
+#define NJOB_OPTS (sizeof job_opts / sizeof job_opts[0])
 
 int main(int argc, char **argv)
 {
-	enum { O_JOB = 256, O_NODES, O_PORT, O_TIMEOUT, O_THRESHOLD, O_DIR, O_ACTION, O_DRAIN, O_POST,
-	       O_RESTD, O_NHD, O_PROBEPORT, O_RANKS, O_PIDFILE, O_LOG, O_REPORT, O_SETTLE, O_BUDGET,
-	       O_TRIES, O_JOBCHECK, O_PORTS, O_EXIT, O_VERSION, O_CHECK, O_SCHEMA, O_HANG, O_PROFILE, O_AUTH, O_MSOCK, O_AFILE, O_SETTINGS, O_APCONF };
-	static const struct option lo[] = {
-		{"job", 1, 0, O_JOB},           {"nodes", 1, 0, O_NODES},
-		{"port", 1, 0, O_PORT},         {"timeout", 1, 0, O_TIMEOUT},
-		{"threshold", 1, 0, O_THRESHOLD}, {"dir", 1, 0, O_DIR},
-		{"action", 1, 0, O_ACTION},     {"drain", 1, 0, O_DRAIN},
-		{"post", 1, 0, O_POST},         {"restd", 1, 0, O_RESTD},
-		{"nhd-socket", 1, 0, O_NHD},    {"probe-port", 1, 0, O_PROBEPORT},
-		{"ranks", 1, 0, O_RANKS},       {"pidfile", 1, 0, O_PIDFILE},
-		{"log", 1, 0, O_LOG},           {"report", 1, 0, O_REPORT},
-		{"settle", 1, 0, O_SETTLE},     {"probe-budget", 1, 0, O_BUDGET},
-		{"probe-tries", 1, 0, O_TRIES}, {"job-check", 1, 0, O_JOBCHECK},
-		{"ports", 1, 0, O_PORTS},       {"exit-on-verdict", 0, 0, O_EXIT},
-		{"verbose", 0, 0, 'v'},         {"help", 0, 0, 'h'},
-		{"version", 0, 0, O_VERSION},   {"check-report", 1, 0, O_CHECK},
-		{"schema", 1, 0, O_SCHEMA},     {"hang-limit", 1, 0, O_HANG},
-		{"profile", 1, 0, O_PROFILE},   {"auth", 1, 0, O_AUTH},
-		{"munge-socket", 1, 0, O_MSOCK}, {"auth-file", 1, 0, O_AFILE},
-		{"settings", 1, 0, O_SETTINGS}, {"ap-conf", 1, 0, O_APCONF},
-		{0, 0, 0, 0}};
-	/* The job settings an option sets one by one (after --settings FILE,
-	 * which they override), checked by the one table (shared/jobconf.c). */
-	static const struct {
-		int opt;
-		const char *key;
-	} job_opts[] = {
-		{O_PORT, "port"},	  {O_TIMEOUT, "timeout"},	  {O_THRESHOLD, "threshold"},
-		{O_DIR, "dir"},		  {O_ACTION, "action"},		  {O_DRAIN, "drain"},
-		{O_POST, "post"},	  {O_RESTD, "restd"},		  {O_NHD, "nhd_socket"},
-		{O_PROBEPORT, "probe_port"}, {O_HANG, "hang_limit"},	  {O_MSOCK, "munge_socket"},
-	};
-	struct mw_jobconf_override set[32];
+	struct mw_jobconf_override set[NJOB_OPTS];
+	const char *texts[NJOB_OPTS] = {0};
 	int nset = 0;
 	const char *settings = NULL;
 	struct col_opts o;
-	const char *pidfile = NULL, *logfile = NULL, *what = "?", *check = NULL;
+	const char *pidfile = NULL, *logfile = NULL, *check = NULL;
 	const char *schema = "/usr/local/share/mpiwatch/report.schema.json";
-	int c, verbose = 0, schema_set = 0;
-	long l;
+	int verbose = 0, schema_set = 0, version = 0, rc, first;
+	long nports, tries;
+	struct mw_jobconf scratch;
+	char err[1024];
 
 	col_opts_default(&o);
-	while ((c = getopt_long(argc, argv, "vh", lo, NULL)) != -1) {
-		size_t k;
-		for (k = 0; k < sizeof job_opts / sizeof job_opts[0]; k++)
-			if (c == job_opts[k].opt)
-				break;
-		if (k < sizeof job_opts / sizeof job_opts[0]) {
-			if (nset < 32)
-				set[nset].key = job_opts[k].key, set[nset++].val = optarg;
-			continue;
-		}
-		switch (c) {
-		case O_SETTINGS:
-			settings = optarg;
-			break;
-		case O_JOB:
-			what = "job";
-			if (!mw_hb_valid_job(optarg) || mw_copy(o.job, sizeof o.job, optarg))
-				goto bad_val;
-			break;
-		case O_NODES: {
-			struct mw_hostlist hl = {0};
-			what = "nodes (a Slurm hostlist)";
-			if (mw_copy(o.nodes, sizeof o.nodes, optarg) ||
-			    mw_hostlist_expand(optarg, 65536, &hl) < 0)
-				goto bad_val;
-			for (size_t i = 0; i < hl.n; i++)
-				if (!mw_hb_valid_name(hl.host[i])) {
-					mw_hostlist_free(&hl);
-					goto bad_val;
-				}
-			mw_hostlist_free(&hl);
-			break;
-		}
-		case O_PORTS:
-			what = "ports";
-			if (mw_conf_parse_long(optarg, 1, 100, &l))
-				goto bad_val;
-			o.nports = (int)l;
-			break;
-		case O_REPORT:
-			what = "report";
-			if (mw_copy(o.report, sizeof o.report, optarg) || !*optarg)
-				goto bad_val;
-			break;
-		case O_RANKS:
-			what = "ranks (1-262144)";
-			if (mw_conf_parse_long(optarg, 1, 262144, &o.ranks))
-				goto bad_val;
-			break;
-		case O_AUTH:
-			what = "auth (munge or none)";
-			if (!strcmp(optarg, "munge"))
-				o.auth = 1;
-			else if (!strcmp(optarg, "none"))
-				o.auth = 0;
-			else
-				goto bad_val;
-			break;
-		case O_AFILE: {
-			char err[300];
-			what = "auth-file (a file holding a token)";
-			if (mw_auth_token_read(optarg, o.auth_token, sizeof o.auth_token, err, sizeof err) < 0) {
-				fprintf(stderr, "mpiwatch-collector: --auth-file: %s\n", err);
-				return 2;
-			}
-			o.auth = 2;
-			break;
-		}
-		case O_APCONF: /* the site's auxiliary processes (collector/ap.h) */
-			what = "ap-conf (an absolute path)";
-			if (optarg[0] != '/' || mw_copy(o.ap_conf, sizeof o.ap_conf, optarg))
-				goto bad_val;
-			break;
-		case O_PROFILE:
-			what = "profile (a directory path)";
-			if (!*optarg || mw_copy(o.profile, sizeof o.profile, optarg))
-				goto bad_val;
-			break;
-		case O_SETTLE:
-			what = "settle (0-600 s)";
-			if (mw_conf_parse_double(optarg, 0, 600, &o.settle_s))
-				goto bad_val;
-			break;
-		case O_BUDGET:
-			what = "probe-budget (0.1-60 s)";
-			if (mw_conf_parse_double(optarg, 0.1, 60, &o.probe_budget_s))
-				goto bad_val;
-			break;
-		case O_TRIES:
-			what = "probe-tries (1-20)";
-			if (mw_conf_parse_long(optarg, 1, 20, &l))
-				goto bad_val;
-			o.probe_tries = (int)l;
-			break;
-		case O_JOBCHECK:
-			what = "job-check (0-86400 s)";
-			if (mw_conf_parse_double(optarg, 0, 86400, &o.job_check_s))
-				goto bad_val;
-			break;
-		case O_EXIT:
-			o.exit_on_verdict = 1;
-			break;
-		case O_CHECK:
-			check = optarg;
-			break;
-		case O_SCHEMA:
-			schema = optarg;
-			schema_set = 1;
-			break;
-		case O_PIDFILE:
-			pidfile = optarg;
-			break;
-		case O_LOG:
-			logfile = optarg;
-			break;
-		case 'v':
-			verbose = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case O_VERSION:
-			printf("mpiwatch-collector %s\n", MW_VERSION);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-		continue;
-bad_val:
-		fprintf(stderr, "mpiwatch-collector: invalid value for --%s: '%s'\n", what, optarg);
+	nports = o.nports;
+	tries = o.probe_tries;
+	/* The job settings first, each checked by the one table
+	 * (shared/jobconf.c) as it is read, and applied after --settings FILE
+	 * by mw_jobconf_load; then the collector's own options. */
+	struct mw_cliopt opts[NJOB_OPTS + 32];
+	size_t nopt = 0;
+	for (; nopt < NJOB_OPTS; nopt++)
+		opts[nopt] = (struct mw_cliopt){.name = job_opts[nopt][0], .kind = MW_CLIOPT_SETTING,
+					     .setting = job_opts[nopt][1], .arg = job_opts[nopt][2],
+					     .text = &texts[nopt]};
+	const struct mw_cliopt own[] = {
+		{.name = "job", .kind = MW_CLIOPT_CUSTOM, .dst = &o, .parse = parse_job, .arg = "JOBID",
+		 .what = "a job id", .help = "the job"},
+		{.name = "settings", .kind = MW_CLIOPT_STRING, .dst = &settings, .arg = "FILE",
+		 .help = "the job's settings file"},
+		{.name = "nodes", .kind = MW_CLIOPT_CUSTOM, .dst = &o, .parse = parse_nodes, .arg = "HOSTLIST",
+		 .what = "a Slurm hostlist of node names", .help = "the job's nodes (default: learnt from the agents)"},
+		{.name = "report", .kind = MW_CLIOPT_CUSTOM, .dst = &o, .parse = parse_report, .arg = "FILE",
+		 .what = "a file name", .help = "the report (default OUTDIR/report.json)"},
+		{.name = "ranks", .kind = MW_CLIOPT_LONG, .dst = &o.ranks, .arg = "N", .min = 1, .max = 262144,
+		 .unit = "a rank count", .help = "the job's ranks (default: learnt)"},
+		{.name = "ports", .kind = MW_CLIOPT_LONG, .dst = &nports, .arg = "N", .min = 1, .max = 100,
+		 .help = "ports to try from PORT on"},
+		{.name = "settle", .kind = MW_CLIOPT_DOUBLE, .dst = &o.settle_s, .arg = "S", .min = 0,
+		 .max = 600, .unit = "seconds", .help = "wait after the threshold for more heartbeats"},
+		{.name = "probe-budget", .kind = MW_CLIOPT_DOUBLE, .dst = &o.probe_budget_s, .arg = "S",
+		 .min = 0.1, .max = 60, .unit = "seconds", .help = "time budget of one probe round"},
+		{.name = "probe-tries", .kind = MW_CLIOPT_LONG, .dst = &tries, .arg = "N", .min = 1, .max = 20,
+		 .help = "probes per node per round"},
+		{.name = "job-check", .kind = MW_CLIOPT_DOUBLE, .dst = &o.job_check_s, .arg = "S", .min = 0,
+		 .max = 86400, .unit = "seconds", .help = "how often to ask Slurm if the job runs (0: never)"},
+		{.name = "exit-on-verdict", .kind = MW_CLIOPT_FLAG, .dst = &o.exit_on_verdict,
+		 .help = "leave after a confirmed verdict"},
+		{.name = "profile", .kind = MW_CLIOPT_CUSTOM, .dst = &o, .parse = parse_profile, .arg = "DIR",
+		 .what = "a directory path", .help = "at the end, the imbalance analysis of DIR's profiles"},
+		{.name = "auth", .kind = MW_CLIOPT_CUSTOM, .dst = &o, .parse = parse_auth, .arg = "munge|none",
+		 .what = "munge or none", .help = "how agents prove who they are (default munge)"},
+		{.name = "auth-file", .kind = MW_CLIOPT_CUSTOM, .dst = &o, .parse = parse_auth_file,
+		 .arg = "FILE", .what = "a file holding a token", .help = "a token instead of MUNGE (mpiwatch run)"},
+		{.name = "ap-conf", .kind = MW_CLIOPT_CUSTOM, .dst = &o, .parse = parse_ap_conf, .arg = "FILE",
+		 .what = "an absolute path", .help = "the site's auxiliary processes"},
+		{.name = "pidfile", .kind = MW_CLIOPT_STRING, .dst = &pidfile, .arg = "FILE",
+		 .help = "write our pid to FILE"},
+		{.name = "log", .kind = MW_CLIOPT_STRING, .dst = &logfile, .arg = "FILE",
+		 .help = "append the log to FILE"},
+		{.name = "check-report", .kind = MW_CLIOPT_STRING, .dst = &check, .arg = "FILE",
+		 .help = "validate a report.json and exit"},
+		{.name = "schema", .kind = MW_CLIOPT_STRING, .dst = &schema, .given = &schema_set,
+		 .arg = "SCHEMA", .help = "--check-report: the schema (default: the installed one)"},
+		{.name = "verbose", .shortname = 'v', .kind = MW_CLIOPT_FLAG, .dst = &verbose,
+		 .help = "log debug messages"},
+		{.name = "version", .kind = MW_CLIOPT_FLAG, .dst = &version, .help = "print the version and exit"},
+		{.name = NULL},
+	};
+	_Static_assert(sizeof own / sizeof own[0] <= 32, "opts too small");
+	memcpy(opts + nopt, own, sizeof own);
+	const struct mw_cliopt_cmd cmd = {
+		.prog = "mpiwatch-collector", .more = coll_more, .intro = coll_intro, .keys = mw_jobconf_keys,
+		.conf = &scratch, .opts = opts,
+	};
+
+	if (mw_jobconf_init(&scratch) < 0) {
+		fprintf(stderr, "mpiwatch-collector: out of memory\n");
+		return 1;
+	}
+	rc = mw_cliopt_parse(&cmd, argc, argv, &first, err, sizeof err);
+	mw_jobconf_free(&scratch);
+	if (rc == MW_CLIOPT_HELP) {
+		char *h = mw_cliopt_help(&cmd);
+		fputs(h ? h : "", stdout);
+		free(h);
+		return 0;
+	}
+	if (rc != MW_CLIOPT_OK) {
+		fprintf(stderr, "mpiwatch-collector: %s\n", err);
+		return 2;
+	}
+	if (version) {
+		printf("mpiwatch-collector %s\n", MW_VERSION);
+		return 0;
+	}
+	o.nports = (int)nports;
+	o.probe_tries = (int)tries;
+	for (size_t k = 0; k < NJOB_OPTS; k++)
+		if (texts[k])
+			set[nset].key = job_opts[k][1], set[nset++].val = texts[k];
+	if (auth_file && mw_auth_token_read(auth_file, o.auth_token, sizeof o.auth_token, err, sizeof err) < 0) {
+		fprintf(stderr, "mpiwatch-collector: --auth-file: %s\n", err);
 		return 2;
 	}
 	if (check) {
@@ -257,7 +254,6 @@ bad_val:
 	}
 	{
 		struct mw_jobconf jc;
-		char err[600];
 		int bad = mw_jobconf_load(&jc, settings, set, nset, err, sizeof err) < 0;
 		int have_timeout = settings != NULL;
 		for (int i = 0; i < nset; i++)
@@ -277,9 +273,8 @@ bad_val:
 			fprintf(stderr, "mpiwatch-collector: %s\n", err);
 			return 2;
 		}
-		if (optind < argc || !o.job[0] || !have_timeout || (!o.dir[0] && !o.report[0])) {
+		if (first < argc || !o.job[0] || !have_timeout || (!o.dir[0] && !o.report[0])) {
 			fprintf(stderr, "mpiwatch-collector: --job and --settings (or --timeout and --dir or --report) are required\n");
-			usage(stderr);
 			return 2;
 		}
 	}

@@ -16,17 +16,17 @@ $(SHARED_LIB): $(SHARED_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 # Unit tests of the shared modules (t/unit/test_<name>.c).
-UNIT_TESTS += $(addprefix $(B)/t/,test_conf test_drainreq test_elfneeded test_fsutil test_hb test_hb_doc test_hb_wire \
+UNIT_TESTS += $(addprefix $(B)/t/,test_cliopt test_conf test_drainreq test_elfneeded test_fsutil test_hb test_hb_doc test_hb_wire \
 	test_hostlist test_jobconf test_jsonschema test_link test_log test_probe test_runcmd test_slurm)
 
 # test_hb checks the handshake's proofs (auth.c: MUNGE's library).
 UNIT_LIBS_test_hb := $(MUNGE_LIBS)
 
-# Fuzz targets of its parsers (fuzz/fuzz_<name>.c): the drain request and
+# Fuzz targets of its parsers (fuzz/fuzz_<name>.c): command-line options, the drain request and
 # Slurm's JSON answers, ELF headers, the heartbeat codec, host lists, probe
 # packets, slots, key = value files, the one-machine token file, an agent's
 # link error file (the collector's read_link_errors).
-FUZZERS += $(addprefix $(B)/fuzz/,fuzz_auth_token fuzz_conf fuzz_drainreq fuzz_elfneeded fuzz_heartbeat \
+FUZZERS += $(addprefix $(B)/fuzz/,fuzz_auth_token fuzz_cliopt fuzz_conf fuzz_drainreq fuzz_elfneeded fuzz_heartbeat \
 	fuzz_hostlist fuzz_link_error fuzz_probe fuzz_slot)
 
 # The link liveness cost (bench/liveness-cost, doc/benchmarks.md): not installed.
