@@ -83,7 +83,7 @@ static int run_calibrate(int argc, char **argv)
 		 .what = "LOW,HIGH percentages with 0 <= LOW < 50 < HIGH <= 100",
 		 .help = "the central quantiles, in % (default 5,95)"},
 		{.name = "tolerance", .kind = MW_CLIOPT_DOUBLE, .dst = &tol, .given = &s_tol, .arg = "PCT",
-		 .min = 0.001, .max = 50, .unit = "a percentage", .compat = "%o: '%v' is not a percentage",
+		 .min = 0.001, .max = 50, .unit = "a percentage",
 		 .help = "the quantiles' band around the expected value (default 5)"},
 		{.name = "threshold", .kind = MW_CLIOPT_DOUBLE, .dst = &thr, .given = &s_thr, .arg = "NS",
 		 .min = 1, .max = 1e9, .unit = "ns", .help = "the interval above which the node cannot "

@@ -129,9 +129,7 @@ static int run_topo(int argc, char **argv)
 		{.name = "strategy", .kind = MW_CLIOPT_CHOICE, .dst = &strategy, .choices = topo_strategies,
 		 .arg = "average|fuzzy", .help = "where the CPs go (default average)"},
 		{.name = "fanout", .kind = MW_CLIOPT_LONG, .dst = &fanout, .arg = "F", .min = 2,
-		 .max = MWT_FANOUT_MAX, .help = fanout_help,
-		 /* t/0630's wording, which also names the option and the range. */
-		 .compat = "%o '%v': expected an integer in [%l, %h]", .compat_alone = 1},
+		 .max = MWT_FANOUT_MAX, .help = fanout_help},
 		{.name = "weights", .kind = MW_CLIOPT_CUSTOM, .dst = w, .given = &wset, .parse = parse_weights,
 		 .arg = "L,M,C,H,R", .what = "5 non-negative numbers L,M,C,H,R, not all 0",
 		 .help = "the fuzzy placement's weights"},

@@ -56,10 +56,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		{.name = "label", .kind = MW_CLIOPT_SETTING, .setting = "name", .arg = "NAME"},
 		{.name = "profile", .kind = MW_CLIOPT_SETTING, .setting = "profile", .fixed = "yes"},
 		{.name = "even", .kind = MW_CLIOPT_CUSTOM, .dst = &even, .parse = parse_even, .what = "even"},
-		{.name = "old", .kind = MW_CLIOPT_LONG, .dst = &num, .arg = "N", .min = 2, .max = 4,
-		 .compat = "%o '%v' %l..%h %% %x %"},
-		{.name = "older", .kind = MW_CLIOPT_LONG, .dst = &num, .arg = "N", .min = 2, .max = 4,
-		 .compat = "%o '%v': expected [%l, %h]", .compat_alone = 1},
 		{.name = NULL},
 	};
 	struct mw_cliopt_cmd c = {.prog = "fuzz", .keys = keys, .conf = &conf, .opts = opts};

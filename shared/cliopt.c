@@ -100,60 +100,16 @@ static const struct mw_cliopt *find_short(const struct mw_cliopt_cmd *c, char ch
 	return ch == help_short(c) ? &help_opt : NULL;
 }
 
-/* Append to err (already holding used bytes). */
-static void add(char *err, size_t errlen, const char *s)
-{
-	size_t used = strlen(err);
-	if (used + 1 < errlen)
-		snprintf(err + used, errlen - used, "%s", s);
-}
-
-/* The compat template of o, expanded into err after what it holds. */
-static void add_compat(const struct mw_cliopt *o, const char *typed, const char *v, char *err,
-		       size_t errlen)
-{
-	char num[64], one[2] = {0, 0};
-
-	for (const char *p = o->compat; *p; p++) {
-		if (*p != '%' || !p[1]) {
-			one[0] = *p;
-			add(err, errlen, one);
-			continue;
-		}
-		switch (*++p) {
-		case 'o': add(err, errlen, typed); break;
-		case 'v': snprintf(num, sizeof(num), "%.*s", 60, v); add(err, errlen, num); break;
-		case 'l': snprintf(num, sizeof(num), "%.10g", o->min); add(err, errlen, num); break;
-		case 'h': snprintf(num, sizeof(num), "%.10g", o->max); add(err, errlen, num); break;
-		default: one[0] = *p; add(err, errlen, one); break;
-		}
-	}
-}
-
-/* "OPT VALUE: expected WHAT" (and what the settings table or the compat
- * wording adds). */
+/* "OPT VALUE: expected WHAT": the one wording of a bad value, naming the
+ * option as the user typed it, with what the table (or, for a setting, the
+ * settings table) expects. */
 static void bad_value(const struct mw_cliopt_cmd *c, const struct mw_cliopt *o, const char *typed,
-		      const char *v, const char *why, char *err, size_t errlen)
+		      const char *v, char *err, size_t errlen)
 {
 	char what[512];
 
-	err[0] = '\0';
-	if (o->compat && o->compat_alone) {
-		add_compat(o, typed, v, err, errlen);
-		return;
-	}
 	mw_cliopt_expect(c, o, what, sizeof(what));
 	snprintf(err, errlen, "%s %.*s: expected %s", typed, CLIOPT_VAL_MAX, v, what);
-	if (why) {
-		add(err, errlen, " (setting ");
-		add(err, errlen, why);
-		add(err, errlen, ")");
-	}
-	if (o->compat) {
-		add(err, errlen, " (");
-		add_compat(o, typed, v, err, errlen);
-		add(err, errlen, ")");
-	}
 }
 
 /* Store the value v of o.  Return 0, or -1 with err set. */
@@ -194,7 +150,7 @@ static int set_value(const struct mw_cliopt_cmd *c, const struct mw_cliopt *o, c
 				snprintf(err, errlen, "%s: no setting '%s'", typed, o->setting);
 				return -1;
 			}
-			bad_value(c, o, typed, v, why, err, errlen);
+			bad_value(c, o, typed, v, err, errlen);
 			return -1;
 		}
 		break;
@@ -211,7 +167,7 @@ static int set_value(const struct mw_cliopt_cmd *c, const struct mw_cliopt *o, c
 		*o->text = v;
 	return 0;
 bad:
-	bad_value(c, o, typed, v, NULL, err, errlen);
+	bad_value(c, o, typed, v, err, errlen);
 	return -1;
 }
 

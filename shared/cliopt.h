@@ -63,13 +63,6 @@ struct mw_cliopt {
 	 * fixed text of a flag SETTING), e.g. to apply a setting later, after
 	 * a settings file. */
 	const char **text;
-	/* An older wording of this option's bad-value error that scripts and
-	 * tests match (a template: %o the option as typed, %v the value, %l and
-	 * %h min and max).  It follows the one wording in parentheses, or,
-	 * with compat_alone, replaces it (it must then name the option as
-	 * typed and what is expected itself). */
-	const char *compat;
-	int compat_alone;
 };
 
 struct mw_cliopt_cmd {

@@ -32,10 +32,10 @@ for v in 1 604800 100000; do
 done
 for v in 0.5 604801; do
     agent "$v"; is "$?" 2 "the agent refuses --timeout $v"
-    like "$(cat "$work/err")" "timeout=$v: expected seconds, a number from 1 to 604800" "the agent says the range for $v"
+    like "$(cat "$work/err")" "--timeout $v: expected seconds, a number from 1 to 604800" "the agent says the range for $v"
 done
 coll 604801; is "$?" 2 "the collector refuses --timeout 604801"
-like "$(cat "$work/err")" "timeout=604801: expected seconds, a number from 1 to 604800" "the collector says the range"
+like "$(cat "$work/err")" "--timeout 604801: expected seconds, a number from 1 to 604800" "the collector says the range"
 
 # mpiwatch run resolves with the same table: at both ends its collector and
 # agent (from the settings file it writes) use the value; one past either
@@ -49,7 +49,7 @@ done
 for v in 0.99 604801; do
     out=$("$top/build/bin/mpiwatch" run -n 1 --mpi openmpi --timeout "$v" -d "$work/bad$v" -- /bin/true 2>&1)
     is "$?" 2 "mpiwatch run refuses --timeout $v"
-    like "$out" "timeout=$v: expected seconds, a number from 1 to 604800" "mpiwatch run says the range for $v"
+    like "$out" "--timeout $v: expected seconds, a number from 1 to 604800" "mpiwatch run says the range for $v"
     [ ! -e "$work/bad$v" ]; ok $? "mpiwatch run --timeout $v: nothing started"
 done
 done_testing

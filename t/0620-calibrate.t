@@ -47,7 +47,7 @@ ok "$([ "$st" = 0 ] || [ "$st" = 1 ]; echo $?)" "calibrate --quick (text): exit 
 like "$out" "timer cost: .*criterion: a fluctuation is real outside" "the text names the timer cost and the criterion"
 out=$("$mw" calibrate --tolerance 80 2>&1); st=$?
 is "$st" 2 "calibrate --tolerance 80: usage error, exit 2"
-like "$out" "--tolerance: '80' is not a percentage" "the message names the option"
+like "$out" "--tolerance 80: expected a percentage, a number from 0.001 to 50" "the message names the option and the range"
 
 # --- analyze fluctuation on generated timings (seeded: the same files every run)
 python3 - <<'PY'

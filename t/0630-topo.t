@@ -61,7 +61,7 @@ is "$st:$(cat err)" "2:mpiwatch topo: counts: node c is not in --nodes" "a node 
 "$mw" topo --nodes 'n[1-' 2>err; st=$?
 is "$st:$(cat err)" "2:mpiwatch topo: --nodes 'n[1-': not a hostlist (e.g. n[01-16],gpu3)" "a bad hostlist"
 "$mw" topo --nodes a --fanout 1 2>err; st=$?
-is "$st:$(head -1 err)" "2:mpiwatch topo: --fanout '1': expected an integer in [2, 1024]" "fanout 1 refused"
+is "$st:$(head -1 err)" "2:mpiwatch topo: --fanout 1: expected a whole number from 2 to 1024" "fanout 1 refused"
 "$mw" topo --nodes a --be-per-node 2 --be-counts counts 2>err; st=$?
 is "$st:$(head -1 err)" "2:mpiwatch topo: --be-per-node and --be-counts exclude each other" "one source of counts"
 done_testing
