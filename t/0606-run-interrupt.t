@@ -9,14 +9,17 @@
 #    folder left, and report.json is whole;
 #  - SIGTERM (as timeout(1) sends) ends it at once: status 143, same checks;
 #  - SIGKILL of mpiwatch run itself: its launcher, ranks and helpers still
-#    end (within 10 s), and its /dev/shm folder is removed.
+#    end (within 10 s), and its /dev/shm folder is removed;
+#  - SIGKILL of the launcher (mpirun, mpiexec): mpiwatch run ends by itself
+#    (the timeout is 300 s: it must not wait for it) with the launcher's
+#    status 137 and a report saying the launcher was killed; nothing left.
 # Both MPIs.  The run's processes are found by a marker in their environment
 # (MW_TEST_MARK, which mpiwatch run, its helpers, the launcher and the ranks
 # all inherit), whatever their process group or parent.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 28
+plan 42
 run_setup mw-intr
 set -m # a background job gets its own process group, as a foreground job does
 
@@ -142,6 +145,22 @@ for mpi in openmpi mpich; do
     is "$left" "" "SIGKILL ($mpi): no process of the run is left" ||
         diag "$(for p in $left; do tr '\0' ' ' <"/proc/$p/cmdline"; echo; done)"
     ok_cmd "SIGKILL ($mpi): its /dev/shm work folder is removed" test -n "$wdir" -a ! -e "$wdir"
+
+    # --- the launcher SIGKILLed: the run is over; mpiwatch run says so and
+    # ends, whatever its timeout
+    start launcher-$mpi $mpi
+    lp=$(for p in $(marked "$mark"); do
+        case "$(cat "/proc/$p/comm" 2>/dev/null)" in mpirun*|mpiexec*) echo "$p" ;; esac
+    done | head -1)
+    ok_cmd "launcher killed ($mpi): the launcher is found" test -n "$lp"
+    kill -KILL "$lp"
+    finish
+    is "$st" 137 "launcher killed ($mpi): exit status 137, the launcher's"
+    like "$(tail -1 "$work/$name.err")" '^mpiwatch: verdict none; report ' \
+        "launcher killed ($mpi): mpiwatch run ends by itself, naming its report"
+    like "$(head -1 "$work/$name/report.txt")" 'the launcher was killed' \
+        "launcher killed ($mpi): the answer says the launcher was killed"
+    check_clean "launcher killed ($mpi)"
 done
 
 done_testing
