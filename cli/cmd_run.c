@@ -187,6 +187,9 @@ static int write_token(const char *path)
 /* A second Ctrl-C within this many seconds of the first's message ends
  * the run (srun's rule). */
 #define RUN_INT_WINDOW_S 1.0
+/* After the launcher ended with a failure: seconds for the agent and the
+ * collector to see the ranks gone and how, before the helpers stop. */
+#define RUN_LAUNCHER_GRACE_S 5
 
 /* The signals that arrived: a first SIGINT prints where the ranks are and
  * notes when (*int_at); a second within RUN_INT_WINDOW_S of that, SIGTERM or
@@ -361,9 +364,14 @@ static int run_watched(struct run_opts *o)
 				;
 		procs.launcher = 0;
 		/* The program ended.  If it failed, give the agent and collector
-		 * time to see which rank died and how (a signal cuts it short). */
+		 * time to see which rank died and how (a signal cuts it short).
+		 * A launcher ended by a signal (killed: SIGKILL, an OOM kill) took
+		 * the ranks with it: the run is over, and the agent reports the
+		 * ranks gone within seconds; the collector's evaluation at
+		 * shutdown then says the launcher was killed, without waiting
+		 * for the stall timeout. */
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-			deadline = now_s() + 5 + o->jc.timeout;
+			deadline = now_s() + RUN_LAUNCHER_GRACE_S + (WIFSIGNALED(status) ? 0 : o->jc.timeout);
 			while (now_s() < deadline && !interrupted) {
 				if (read_verdict(report, verdict, sizeof(verdict)))
 					break;
