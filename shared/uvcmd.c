@@ -288,9 +288,9 @@ struct mw_uvcmd *mw_uvcmd_start(uv_loop_t *loop, char *const argv[], const char 
 		c->handles++;
 		c->in_open = 1;
 		uv_pipe_open(&c->in, infd[1]);
+		c->wreq.data = c;
 		if (c->input[0]) {
 			uv_buf_t b = uv_buf_init(c->input, (unsigned)strlen(c->input));
-			c->wreq.data = c;
 			if (uv_write(&c->wreq, (uv_stream_t *)&c->in, &b, 1, on_written) < 0)
 				on_written(&c->wreq, -1);
 		} else {
