@@ -71,6 +71,10 @@ START_TEST(test_output_and_input)
 	ck_assert_int_eq(g.r.status, 0);
 	ck_assert_str_eq(g.r.output, "from stdin");
 	free(g.r.output);
+	run(c, "", &o, &g); /* an empty input: stdin a pipe closed at once */
+	ck_assert_int_eq(g.r.status, 0);
+	ck_assert_str_eq(g.r.output, "");
+	free(g.r.output);
 }
 END_TEST
 
