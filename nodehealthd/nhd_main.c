@@ -426,8 +426,10 @@ int main(int argc, char **argv)
 	unsetenv("UV_THREADPOOL_SIZE"); /* not for what we run */
 
 	uv_run(&loop, UV_RUN_DEFAULT);
-	uv_close((uv_handle_t *)&guard, NULL);
-	uv_run(&loop, UV_RUN_DEFAULT);
+	if (d.stop) {
+		uv_close((uv_handle_t *)&guard, NULL);
+		uv_run(&loop, UV_RUN_DEFAULT);
+	}
 
 	/* Stopped: every handle is closed, every child has ended; a check
 	 * stuck on a dead mount is the thread pool's (see stop()). */
