@@ -112,9 +112,12 @@ void nhd_unix_accept(struct nhd *d);
 /* A calibration ended (calib.gen changed): answer the request waiting for
  * it, if any. */
 void nhd_unix_calibrated(struct nhd *d);
-/* Stopping: close the queued connections, end the one served (its Slurm
- * command or hook killed). */
+/* Stopping: close the queued connections; a request waiting for a
+ * calibration is answered now; the one served goes on to its end. */
 void nhd_unix_stop(struct nhd *d);
+/* End the connection served now: its Slurm command or hook is killed
+ * (SIGKILL, before this returns), its probe round ended. */
+void nhd_unix_kill(struct nhd *d);
 /* The status object as JSON text (malloc'd). */
 char *nhd_status_json(struct nhd *d);
 

@@ -249,16 +249,19 @@ static uv_timer_t guard; /* the bound on the stop */
 static void stop_guard(uv_timer_t *t)
 {
 	struct nhd *d = t->data;
-	/* A check stuck on a dead mount (in the thread pool) must not hold up
-	 * the exit for long. */
+	/* A check stuck on a dead mount (in the thread pool), or a drain in
+	 * Slurm's commands or its hooks, must not hold up the exit for long;
+	 * no child of ours outlives us. */
+	nhd_unix_kill(d);
 	mw_warn("a thread did not stop in time; exiting anyway");
 	unlink(d->unix_path);
 	_exit(0);
 }
 
-/* Stop: close every handle (the sockets, the signals, the check timer),
- * end the connection served (its command or hook killed); the loop then
- * returns once the check run under way, if any, has ended, at most 5 s. */
+/* Stop: close every handle (the sockets, the signals, the check timer) and
+ * the queued connections; the loop then returns once the request served
+ * (a drain with its hooks) and the check run under way, if any, have
+ * ended, at most 5 s: then what still runs is killed and we exit. */
 static void stop(struct nhd *d)
 {
 	d->stop = 1;

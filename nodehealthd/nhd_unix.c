@@ -442,8 +442,7 @@ static void drain_done(void *arg, int rv, const char *msg, char *verdict)
 	}
 	/* The client has its answer; now the admin hooks. */
 	shutdown(k->fd, SHUT_RDWR);
-	if (!verdict || d->stop) {
-		free(verdict);
+	if (!verdict) {
 		end_conn(k);
 		return;
 	}
@@ -597,11 +596,18 @@ void nhd_unix_stop(struct nhd *d)
 		d->q_head = (d->q_head + 1) % NHD_QUEUE;
 		d->q_len--;
 	}
+	if (k && k->waiting_calib) {
+		k->waiting_calib = 0;
+		reply_status(k); /* with the calibration as it is */
+	}
+}
+
+void nhd_unix_kill(struct nhd *d)
+{
+	struct nhd_conn *k = d->conn;
 	if (!k)
 		return;
-	if (k->waiting_calib)
-		reply_status(k); /* with the calibration as it is */
-	else if (k->op)
+	if (k->op)
 		nhd_drain_cancel(k->op); /* its end (refused) ends the connection */
 	else if (k->hooks)
 		nhd_hooks_cancel(k->hooks);
