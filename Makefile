@@ -27,7 +27,7 @@ WERROR    ?= -Werror
 WARN      := -Wall -Wextra -Wmissing-prototypes -Wshadow $(WERROR)
 HARDEN    := -D_FORTIFY_SOURCE=2 -fstack-protector-strong
 OPT       ?= -O2 -g
-CPPFLAGS  += -Ishared -DMW_VERSION='"$(VERSION)"' -D_GNU_SOURCE
+CPPFLAGS  += -Ishared $(UV_CFLAGS) -DMW_VERSION='"$(VERSION)"' -D_GNU_SOURCE
 CFLAGS    += -std=gnu11 $(OPT) -fPIC $(WARN) $(HARDEN) -MMD -MP
 LDFLAGS   += -Wl,-z,relro,-z,now -Wl,--as-needed
 # Sanitizer flags for every object and link (make check-asan sets them, with
@@ -42,6 +42,9 @@ MUNGE_LIBS  := $(shell pkg-config --libs munge 2>/dev/null || echo -lmunge)
 DW_LIBS     := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS  := $(shell pkg-config --libs check 2>/dev/null)
+# libuv (Debian's libuv1-dev): the daemons' event loop (issue 31).
+UV_CFLAGS   := $(shell pkg-config --cflags libuv 2>/dev/null)
+UV_LIBS     := $(shell pkg-config --libs libuv 2>/dev/null || echo -luv)
 
 # Filled in by the build.mk fragments.  Each module's build.mk declares its
 # own unit tests (t/unit/test_<name>.c -> $(B)/t/test_<name>) and fuzz targets
@@ -88,7 +91,7 @@ $(B)/obj/fuzz-shared/%.o: %.c
 $(B)/fuzz/%: fuzz/%.c $(FUZZ_SHARED_OBJS)
 	@mkdir -p $(dir $@) $(B)/fuzz-corpus/$*
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer \
-	  $(CPPFLAGS) $(JSON_CFLAGS) -Wall -Wextra -o $@ $< $(FUZZ_SHARED_OBJS) $(FUZZ_EXTRA_$*) $(JSON_LIBS) $(MUNGE_LIBS) -lpthread -lm
+	  $(CPPFLAGS) $(JSON_CFLAGS) -Wall -Wextra -o $@ $< $(FUZZ_SHARED_OBJS) $(FUZZ_EXTRA_$*) $(JSON_LIBS) $(MUNGE_LIBS) $(UV_LIBS) -lpthread -lm
 
 build-all: $(BINS) $(LIBS) $(PROGS)
 build-install: $(BINS) $(LIBS)

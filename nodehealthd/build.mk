@@ -9,7 +9,7 @@ MANS += doc/man/mpiwatch-nodehealthd.8 doc/man/nodehealthd.conf.5
 $(B)/obj/nodehealthd/%.o: CPPFLAGS += -Icalib
 $(B)/bin/mpiwatch-nodehealthd: $(NHD_OBJS) $(CAL_LIB) $(SHARED_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(NHD_OBJS) $(CAL_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) -lpthread -lm
+	$(CC) $(CFLAGS) -o $@ $(NHD_OBJS) $(CAL_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(UV_LIBS) -lpthread -lm
 
 # Unit tests of the daemon's modules.
 UNIT_TESTS += $(addprefix $(B)/t/,test_nhd_calib test_nhd_checks test_nhd_conf test_nhd_drain test_nhd_rl test_nhd_schemas)
@@ -18,7 +18,10 @@ $(B)/t/test_nhd_calib: $(B)/obj/nodehealthd/nhd_calib.o $(B)/obj/nodehealthd/nhd
 $(B)/t/test_nhd_conf: $(B)/obj/nodehealthd/nhd_conf.o
 $(B)/t/test_nhd_checks: $(B)/obj/nodehealthd/nhd_checks.o $(B)/obj/nodehealthd/nhd_conf.o
 $(B)/t/test_nhd_rl: $(B)/obj/nodehealthd/nhd_rl.o
-$(B)/t/test_nhd_drain: $(B)/obj/nodehealthd/nhd_drain.o $(B)/obj/nodehealthd/nhd_conf.o
+$(B)/t/test_nhd_drain: $(B)/obj/nodehealthd/nhd_drain.o $(B)/obj/nodehealthd/nhd_drainop.o $(B)/obj/nodehealthd/nhd_conf.o
+# The drain procedure and the daemon's state run on a libuv loop.
+UNIT_LIBS_test_nhd_drain := $(UV_LIBS)
+UNIT_LIBS_test_nhd_schemas := $(UV_LIBS)
 $(B)/t/test_nhd_schemas: $(NHD_LIB_OBJS) $(CAL_LIB)
 
 # Fuzz target: nodehealthd.conf (the drain request and Slurm's answers are

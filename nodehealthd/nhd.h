@@ -1,10 +1,15 @@
-/* nhd.h - the nodehealthd daemon state shared by its modules. */
+/* nhd.h - the nodehealthd daemon state shared by its modules.  One libuv
+ * loop in the main thread owns every socket, timer, signal and child
+ * (doc/architecture.md, "nodehealthd's loop"); only the health checks and
+ * the calibration run in libuv's thread pool (uv_queue_work), and publish
+ * their result on the loop. */
 #ifndef NHD_H
 #define NHD_H
 
 #include <pthread.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <uv.h>
 
 #include "nhd_calib.h"
 #include "nhd_checks.h"
@@ -17,8 +22,9 @@
 #define NHD_UID_SHARE 4    /* connections of one uid queued or served at once */
 #define NHD_READ_TIMEOUT 2 /* seconds a client has to send its request */
 
-/* Counters, written by one thread each, read by the status reply
- * (relaxed atomics: a status may be a few packets stale). */
+/* Counters, written on the loop (checks_run too: counted when a run is
+ * published), read by the status reply (relaxed atomics, as when threads
+ * wrote them). */
 struct nhd_counters {
 	uint64_t rx;                         /* datagrams received */
 	uint64_t replies;                    /* replies sent */
@@ -38,42 +44,52 @@ struct nhd_counters {
 	uint64_t reload_failures;
 };
 
+struct nhd_conn; /* the connection served (nhd_unix.c) */
+
 struct nhd {
 	const char *conf_path;
-	char self[64];            /* this node's name (changed under conf_mu) */
+	char self[64];            /* this node's name */
 	double started;           /* monotonic */
 
+	/* conf_mu and health_mu guard what the thread pool's check run and
+	 * the loop share: the configuration's reference count, the published
+	 * health and calibration. */
 	pthread_mutex_t conf_mu;  /* guards conf pointer and refs */
 	struct nhd_conf *conf;
 
 	pthread_mutex_t health_mu;
-	pthread_cond_t health_cv; /* wakes the checker: stop or re-run */
 	struct nhd_health health;
-	struct nhd_check_state check_state;
-	int rerun_checks;
-	struct nhd_calib calib;   /* written by the checker under health_mu */
+	struct nhd_check_state check_state; /* the check run's own */
+	int rerun_checks;         /* a reload asks for a run now */
+	struct nhd_calib calib;   /* written by the calibration under health_mu */
 	int calib_req;            /* 1: calibrate, 2: even while job steps run */
-	pthread_cond_t calib_cv;  /* broadcast when calib.gen changes */
 
 	struct nhd_counters cnt;
 	struct nhd_rl rl;         /* users' probes: per source address */
 	struct nhd_rl rl_priv;    /* probes from privileged source ports (root:
 				   * other daemons' re-probes), their own buckets */
-	struct nhd_storm storm;   /* used by the worker thread only */
+	struct nhd_storm storm;
 
-	int udp_fd, unix_fd, sig_fd;
-	char unix_path[108];      /* path unix_fd is bound to (changed under conf_mu) */
+	int udp_fd, unix_fd;
+	char unix_path[108];      /* path unix_fd is bound to */
 
-	pthread_mutex_t q_mu;
-	pthread_cond_t q_cv;
-	int q[NHD_QUEUE];
+	/* The loop and what it owns (nhd_main.c, nhd_checker.c, nhd_unix.c). */
+	uv_loop_t *loop;
+	uv_poll_t *udp_watch;     /* udp_fd readable: nhd_udp_serve */
+	uv_poll_t *unix_watch;    /* unix_fd readable: nhd_unix_accept */
+	uv_signal_t sig_term, sig_int, sig_hup;
+	uv_timer_t check_timer;   /* the next health check run */
+	uv_work_t check_work;     /* a check run or a calibration in the pool */
+	int check_running;        /* check_work is queued or running */
+
+	int q[NHD_QUEUE];         /* accepted connections waiting */
 	uid_t q_uid[NHD_QUEUE];   /* peer uid of each queued connection */
 	int q_head, q_len;
-	int serving;              /* the worker serves a connection of serving_uid */
+	int serving;              /* a connection of serving_uid is served */
 	uid_t serving_uid;
+	struct nhd_conn *conn;    /* that connection */
 
-	int stop;                 /* set under both health_mu and q_mu */
-	pthread_t checker, worker;
+	int stop;                 /* stopping: nothing new is started */
 };
 
 #define NHD_INC(d, field) __atomic_fetch_add(&(d)->cnt.field, 1, __ATOMIC_RELAXED)
@@ -91,14 +107,29 @@ void nhd_udp_serve(struct nhd *d);
 
 /* Unix socket: open (replacing a stale socket file).  Return fd or -1. */
 int nhd_unix_open(const char *path);
-/* Accept waiting connections and queue them for the worker. */
+/* Accept waiting connections, queue them and serve the next (on the loop). */
 void nhd_unix_accept(struct nhd *d);
-/* The worker thread: serves queued connections until d->stop. */
-void *nhd_worker_main(void *arg);
+/* A calibration ended (calib.gen changed): answer the request waiting for
+ * it, if any. */
+void nhd_unix_calibrated(struct nhd *d);
+/* Stopping: close the queued connections; a request waiting for a
+ * calibration is answered now; the one served goes on to its end. */
+void nhd_unix_stop(struct nhd *d);
+/* End the connection served now: its Slurm command or hook is killed
+ * (SIGKILL, before this returns), its probe round ended. */
+void nhd_unix_kill(struct nhd *d);
 /* The status object as JSON text (malloc'd). */
 char *nhd_status_json(struct nhd *d);
 
-/* The checker thread: runs the health checks every check_interval. */
-void *nhd_checker_main(void *arg);
+/* The health check schedule on d->loop: the first run (with the
+ * calibration at start) now, then every check_interval; the runs and the
+ * calibration themselves in the thread pool. */
+void nhd_checker_start(struct nhd *d);
+/* A run is asked for now (d->rerun_checks or d->calib_req set): at once,
+ * or as soon as the one under way ends. */
+void nhd_checker_kick(struct nhd *d);
+/* Stopping: no further run (one under way cannot be cancelled; the loop
+ * ends when it has). */
+void nhd_checker_stop(struct nhd *d);
 
 #endif

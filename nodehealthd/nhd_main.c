@@ -1,136 +1,26 @@
-/* nhd_main.c - mpiwatch-nodehealthd: start-up, privileges, the poll loop,
- * reload and shutdown. */
+/* nhd_main.c - mpiwatch-nodehealthd: start-up, privileges, the event loop
+ * (libuv: the probe and unix sockets, signals; the checks' schedule is
+ * nhd_checker.c's, the connections nhd_unix.c's), reload and shutdown. */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "log.h"
-#include "sigfd.h"
 #include "mw_slot.h"
 #include "nhd.h"
 
 static const int level_map[] = {LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG};
-
-/* Make h the published health (health_mu held), logging changes of state or
- * of the number of failed checks, not every new load figure. */
-static void publish(struct nhd *d, const struct nhd_health *h)
-{
-	if (h->state != d->health.state || h->failed != d->health.failed)
-		mw_log(h->failed ? LOG_WARNING : LOG_NOTICE, "health: %s (%s)", mw_probe_state_name(h->state),
-		       h->summary);
-	d->health = *h;
-}
-
-/* The quick calibration (req 1: unless job steps run on this node, 2: even
- * then), its result stored in d->calib and logged; waiting requests woken.
- * Called without health_mu. */
-static void calibrate(struct nhd *d, const struct nhd_conf *c, int req)
-{
-	struct nhd_calib k;
-	char self[sizeof(d->self)];
-	int steps = 0;
-
-	pthread_mutex_lock(&d->conf_mu);
-	memcpy(self, d->self, sizeof(self));
-	pthread_mutex_unlock(&d->conf_mu);
-	pthread_mutex_lock(&d->health_mu);
-	k = d->calib;
-	pthread_mutex_unlock(&d->health_mu);
-	if (!c->calibrate) {
-		k.gen++;
-		snprintf(k.skipped, sizeof(k.skipped), "calibration is off (calibrate = no)");
-	} else if (req < 2 && (steps = nhd_calib_busy_steps(c->slurmd_spool_dir, self)) != 0 &&
-		   !(steps < 0 && errno == ENOENT)) {
-		k.gen++;
-		if (steps > 0)
-			snprintf(k.skipped, sizeof(k.skipped), "skipped: %d job steps run on this node", steps);
-		else
-			snprintf(k.skipped, sizeof(k.skipped), "skipped: cannot read %.60s: %s", c->slurmd_spool_dir,
-				 strerror(errno));
-		mw_info("calibration %s", k.skipped);
-	} else if (nhd_calib_run(c, &k) < 0) {
-		mw_warn("%s", k.skipped);
-	} else {
-		mw_log(k.degraded ? LOG_WARNING : LOG_NOTICE,
-		       "calibration: %s: %s (R0 %.0f ns, TSC %.4f GHz, %.2f s, %.2f CPU-s%s%s)",
-		       k.degraded ? "degraded" : "ok", k.detail, k.r0_ns, k.obs.tsc_ghz_end, k.seconds,
-		       k.cpu_seconds, k.truncated ? ", budget ran out" : "", req > 1 ? ", forced" : "");
-	}
-	pthread_mutex_lock(&d->health_mu);
-	d->calib = k;
-	d->calib_req = 0;
-	pthread_cond_broadcast(&d->calib_cv);
-	pthread_mutex_unlock(&d->health_mu);
-}
-
-void *nhd_checker_main(void *arg)
-{
-	struct nhd *d = arg;
-	struct nhd_health *h = malloc(sizeof(*h));
-
-	if (!h) {
-		mw_err("health checker: out of memory");
-		return NULL;
-	}
-	pthread_mutex_lock(&d->health_mu);
-	d->calib_req = 1; /* the calibration at start */
-	while (!d->stop) {
-		struct nhd_conf *c;
-		struct timespec until;
-		double interval;
-		int req = d->calib_req;
-		pthread_mutex_unlock(&d->health_mu);
-		c = nhd_conf_get(d);
-		interval = c->check_interval;
-		nhd_checks_run(c, &d->check_state, h);
-		NHD_INC(d, checks_run);
-		pthread_mutex_lock(&d->health_mu);
-		/* The last calibration judged again: bounds changed by a reload apply. */
-		if (d->calib.ran)
-			d->calib.degraded = nhd_calib_judge(&d->calib.obs, c, &d->calib.rate_diff, d->calib.detail,
-							    sizeof(d->calib.detail));
-		nhd_calib_to_health(&d->calib, h);
-		publish(d, h);
-		d->rerun_checks = 0;
-		if (req) {
-			/* After the checks are out: a calibration takes up to 2 s. */
-			pthread_mutex_unlock(&d->health_mu);
-			calibrate(d, c, req);
-			pthread_mutex_lock(&d->health_mu);
-			*h = d->health;
-			h->n -= h->n > 0 && !strcmp(h->r[h->n - 1].name, "calibration");
-			nhd_calib_to_health(&d->calib, h);
-			publish(d, h);
-		}
-		nhd_conf_put(d, c);
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += (time_t)interval;
-		until.tv_nsec += (long)((interval - (double)(time_t)interval) * 1e9);
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
-		while (!d->stop && !d->rerun_checks && !d->calib_req)
-			if (pthread_cond_timedwait(&d->health_cv, &d->health_mu, &until) == ETIMEDOUT)
-				break;
-	}
-	pthread_mutex_unlock(&d->health_mu);
-	free(h);
-	return NULL;
-}
 
 /* Keep uid 0 (Slurm authorises "scontrol update" by the munge uid) and one
  * capability, CAP_NET_BIND_SERVICE: re-probes go out from a privileged
@@ -246,6 +136,51 @@ static void print_errors(struct mw_conf_errors *errs, int to_log)
 	}
 }
 
+static void on_udp(uv_poll_t *w, int status, int events)
+{
+	(void)status;
+	(void)events;
+	nhd_udp_serve(w->data);
+}
+
+static void on_unix(uv_poll_t *w, int status, int events)
+{
+	(void)status;
+	(void)events;
+	nhd_unix_accept(w->data);
+}
+
+/* A watch of fd (readable) on d's loop calling cb; NULL if libuv refuses
+ * (logged: the socket is then not served). */
+static uv_poll_t *watch(struct nhd *d, int fd, uv_poll_cb cb)
+{
+	uv_poll_t *w = calloc(1, sizeof(*w));
+	int rc = w ? uv_poll_init_socket(d->loop, w, fd) : UV_ENOMEM;
+	if (rc < 0) {
+		mw_err("cannot watch socket %d: %s", fd, uv_strerror(rc));
+		free(w);
+		return NULL;
+	}
+	w->data = d;
+	uv_poll_start(w, UV_READABLE, cb);
+	return w;
+}
+
+static void free_handle(uv_handle_t *h)
+{
+	free(h);
+}
+
+/* Stop watching fd and close it. */
+static void unwatch(uv_poll_t *w, int fd)
+{
+	if (w) {
+		uv_poll_stop(w);
+		uv_close((uv_handle_t *)w, free_handle);
+	}
+	close(fd);
+}
+
 static void reload(struct nhd *d, int force_stderr)
 {
 	struct mw_conf_errors errs = {0};
@@ -269,8 +204,9 @@ static void reload(struct nhd *d, int force_stderr)
 			nc->listen = strdup(old->listen);
 			nc->port = old->port;
 		} else {
-			close(d->udp_fd);
+			unwatch(d->udp_watch, d->udp_fd);
 			d->udp_fd = fd;
+			d->udp_watch = watch(d, fd, on_udp);
 		}
 	}
 	if (strcmp(nc->socket, old->socket)) {
@@ -280,9 +216,10 @@ static void reload(struct nhd *d, int force_stderr)
 			free(nc->socket);
 			nc->socket = strdup(old->socket);
 		} else {
-			close(d->unix_fd);
+			unwatch(d->unix_watch, d->unix_fd);
 			unlink(d->unix_path);
 			d->unix_fd = fd;
+			d->unix_watch = watch(d, fd, on_unix);
 			pthread_mutex_lock(&d->conf_mu);
 			snprintf(d->unix_path, sizeof(d->unix_path), "%s", nc->socket);
 			pthread_mutex_unlock(&d->conf_mu);
@@ -300,12 +237,60 @@ static void reload(struct nhd *d, int force_stderr)
 	pthread_mutex_lock(&d->conf_mu);
 	set_self(d, nc);
 	pthread_mutex_unlock(&d->conf_mu);
-	pthread_mutex_lock(&d->health_mu);
 	d->rerun_checks = 1;
-	pthread_cond_signal(&d->health_cv);
-	pthread_mutex_unlock(&d->health_mu);
+	nhd_checker_kick(d);
 	NHD_INC(d, reloads);
 	mw_info("configuration reloaded from %s", d->conf_path);
+}
+
+static int force; /* -e: log to stderr whatever the configuration says */
+static uv_timer_t guard; /* the bound on the stop */
+
+static void stop_guard(uv_timer_t *t)
+{
+	struct nhd *d = t->data;
+	/* A check stuck on a dead mount (in the thread pool), or a drain in
+	 * Slurm's commands or its hooks, must not hold up the exit for long;
+	 * no child of ours outlives us. */
+	nhd_unix_kill(d);
+	mw_warn("a thread did not stop in time; exiting anyway");
+	unlink(d->unix_path);
+	_exit(0);
+}
+
+/* Stop: close every handle (the sockets, the signals, the check timer) and
+ * the queued connections; the loop then returns once the request served
+ * (a drain with its hooks) and the check run under way, if any, have
+ * ended, at most 5 s: then what still runs is killed and we exit. */
+static void stop(struct nhd *d)
+{
+	d->stop = 1;
+	uv_close((uv_handle_t *)&d->sig_term, NULL);
+	uv_close((uv_handle_t *)&d->sig_int, NULL);
+	uv_close((uv_handle_t *)&d->sig_hup, NULL);
+	unwatch(d->udp_watch, d->udp_fd);
+	unwatch(d->unix_watch, d->unix_fd);
+	d->udp_watch = d->unix_watch = NULL;
+	unlink(d->unix_path);
+	nhd_checker_stop(d);
+	nhd_unix_stop(d);
+	uv_timer_init(d->loop, &guard);
+	guard.data = d;
+	uv_timer_start(&guard, stop_guard, 5000, 0);
+	uv_unref((uv_handle_t *)&guard); /* only while something else runs */
+}
+
+static void on_signal(uv_signal_t *h, int signo)
+{
+	struct nhd *d = h->data;
+	if (d->stop)
+		return;
+	if (signo == SIGHUP) {
+		reload(d, force);
+		return;
+	}
+	mw_info("stopping on signal");
+	stop(d);
 }
 
 static void usage(FILE *f)
@@ -335,6 +320,7 @@ int main(int argc, char **argv)
 		{"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
 	};
 	static struct nhd d;
+	static uv_loop_t loop;
 	struct mw_conf_errors errs = {0};
 	int opt, foreground = 0, force_stderr = 0, debug = 0, check_only = 0;
 
@@ -388,18 +374,24 @@ int main(int argc, char **argv)
 	apply_logging(d.conf, force_stderr);
 	set_self(&d, d.conf);
 	d.started = mw_now();
-	d.udp_fd = d.unix_fd = d.sig_fd = -1;
+	d.udp_fd = d.unix_fd = -1;
 	pthread_mutex_init(&d.conf_mu, NULL);
 	pthread_mutex_init(&d.health_mu, NULL);
-	pthread_cond_init(&d.health_cv, NULL);
-	pthread_cond_init(&d.calib_cv, NULL);
-	pthread_mutex_init(&d.q_mu, NULL);
-	pthread_cond_init(&d.q_cv, NULL);
-
-	/* Signals through a signalfd; threads inherit the blocked mask. */
-	d.sig_fd = mw_sigfd_open();
-	if (d.sig_fd < 0) {
-		mw_err("signalfd: %s", strerror(errno));
+	signal(SIGPIPE, SIG_IGN);
+	d.loop = &loop;
+	if (uv_loop_init(&loop) < 0) {
+		mw_err("cannot start the event loop");
+		return 1;
+	}
+	force = force_stderr;
+	/* Signals are the loop's (uv_signal): SIGTERM, SIGINT stop, SIGHUP reloads. */
+	uv_signal_init(&loop, &d.sig_term);
+	uv_signal_init(&loop, &d.sig_int);
+	uv_signal_init(&loop, &d.sig_hup);
+	d.sig_term.data = d.sig_int.data = d.sig_hup.data = &d;
+	if (uv_signal_start(&d.sig_term, on_signal, SIGTERM) < 0 || uv_signal_start(&d.sig_int, on_signal, SIGINT) < 0 ||
+	    uv_signal_start(&d.sig_hup, on_signal, SIGHUP) < 0) {
+		mw_err("cannot take the signals");
 		return 1;
 	}
 	if (nhd_rl_init(&d.rl, 1024, d.conf->rate_limit, d.conf->rate_burst) < 0 ||
@@ -424,75 +416,28 @@ int main(int argc, char **argv)
 	NHD_INC(&d, checks_run);
 	mw_info("started %s on udp %s:%ld, socket %s, node %s (%s)", MW_VERSION, d.conf->listen, d.conf->port,
 		d.unix_path, d.self, d.health.summary);
-	if (pthread_create(&d.checker, NULL, nhd_checker_main, &d) != 0 ||
-	    pthread_create(&d.worker, NULL, nhd_worker_main, &d) != 0) {
-		mw_err("cannot start threads");
+	d.udp_watch = watch(&d, d.udp_fd, on_udp);
+	d.unix_watch = watch(&d, d.unix_fd, on_unix);
+	if (!d.udp_watch || !d.unix_watch) {
 		unlink(d.unix_path);
 		return 1;
 	}
+	/* One thread in libuv's pool: the check runs and the calibration
+	 * take turns anyway (read when the pool starts, at the first run). */
+	setenv("UV_THREADPOOL_SIZE", "1", 1);
+	nhd_checker_start(&d);
+	unsetenv("UV_THREADPOOL_SIZE"); /* not for what we run */
 
-	for (;;) {
-		struct pollfd p[3] = {
-			{.fd = d.sig_fd, .events = POLLIN},
-			{.fd = d.udp_fd, .events = POLLIN},
-			{.fd = d.unix_fd, .events = POLLIN},
-		};
-		int stop = 0;
-		if (poll(p, 3, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			mw_err("poll: %s", strerror(errno));
-			break;
-		}
-		if (p[0].revents) {
-			struct signalfd_siginfo si;
-			while (read(d.sig_fd, &si, sizeof(si)) == sizeof(si)) {
-				if (si.ssi_signo == SIGHUP)
-					reload(&d, force_stderr);
-				else
-					stop = 1;
-			}
-		}
-		if (stop) {
-			mw_info("stopping on signal");
-			break;
-		}
-		if (p[1].revents)
-			nhd_udp_serve(&d);
-		if (p[2].revents)
-			nhd_unix_accept(&d);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	if (d.stop) {
+		uv_close((uv_handle_t *)&guard, NULL);
+		uv_run(&loop, UV_RUN_DEFAULT);
 	}
 
-	pthread_mutex_lock(&d.health_mu);
-	pthread_mutex_lock(&d.q_mu);
-	d.stop = 1;
-	pthread_cond_broadcast(&d.q_cv);
-	pthread_cond_broadcast(&d.health_cv);
-	pthread_cond_broadcast(&d.calib_cv);
-	pthread_mutex_unlock(&d.q_mu);
-	pthread_mutex_unlock(&d.health_mu);
-	{
-		/* A check stuck on a dead mount, or a worker in scontrol, must not
-		 * hold up the exit for long. */
-		struct timespec until;
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += 5;
-		if (pthread_timedjoin_np(d.worker, NULL, &until) != 0 ||
-		    pthread_timedjoin_np(d.checker, NULL, &until) != 0) {
-			mw_warn("a thread did not stop in time; exiting anyway");
-			unlink(d.unix_path);
-			_exit(0);
-		}
-	}
-	while (d.q_len > 0) {
-		close(d.q[d.q_head]);
-		d.q_head = (d.q_head + 1) % NHD_QUEUE;
-		d.q_len--;
-	}
-	close(d.unix_fd);
-	unlink(d.unix_path);
-	close(d.udp_fd);
-	close(d.sig_fd);
+	/* Stopped: every handle is closed, every child has ended; a check
+	 * stuck on a dead mount is the thread pool's (see stop()). */
+	if (uv_loop_close(&loop) < 0)
+		mw_debug("event loop: handles left at exit");
 	nhd_rl_destroy(&d.rl);
 	nhd_rl_destroy(&d.rl_priv);
 	nhd_conf_put(&d, d.conf);

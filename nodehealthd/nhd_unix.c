@@ -1,9 +1,9 @@
-/* nhd_worker.c - the unix socket: drain and status requests, served one at a
- * time by a worker thread so the probe loop never waits for Slurm. */
+/* nhd_unix.c - the unix socket: drain and status requests, served one at a
+ * time on the loop (each step of a drain is a child or a probe round the
+ * loop watches: the probe socket is never kept waiting for Slurm). */
 #include <errno.h>
 #include <fcntl.h>
 #include <json-c/json.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +157,8 @@ static void reply_busy(int fd)
 	send_all(fd, "{\"ok\":false,\"error\":\"nodehealthd is busy, try again later\",\"retry\":true}\n");
 }
 
+static void serve_next(struct nhd *d);
+
 /* Accept what waits, at most 64 connections a call.  Fairness: one uid has
  * at most NHD_UID_SHARE connections queued or served at once; one more is
  * answered "busy" (retry) and closed at once, so a user holding silent
@@ -170,27 +172,25 @@ void nhd_unix_accept(struct nhd *d)
 		struct ucred cred;
 		socklen_t clen = sizeof(cred);
 		if (fd < 0)
-			return;
+			break;
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0) {
 			close(fd);
 			continue;
 		}
-		pthread_mutex_lock(&d->q_mu);
 		if (d->q_len < NHD_QUEUE && uid_load(d, cred.uid) < NHD_UID_SHARE) {
 			int at = (d->q_head + d->q_len) % NHD_QUEUE;
 			d->q[at] = fd;
 			d->q_uid[at] = cred.uid;
 			d->q_len++;
 			fd = -1;
-			pthread_cond_signal(&d->q_cv);
 		}
-		pthread_mutex_unlock(&d->q_mu);
 		if (fd >= 0) {
 			NHD_INC(d, busy);
 			reply_busy(fd);
 			close(fd);
 		}
 	}
+	serve_next(d);
 }
 
 static void add_u64(struct json_object *o, const char *k, uint64_t v)
@@ -296,175 +296,321 @@ char *nhd_status_json(struct nhd *d)
 	return s;
 }
 
-/* Read one request: up to a newline or EOF, at most MW_DRAINREQ_MAX + 1
- * bytes, within NHD_READ_TIMEOUT s in total (a client trickling bytes, or
- * silent, cannot hold the worker longer; a real client writes its request
- * as soon as it is connected). */
-static ssize_t read_request(int fd, char *buf, size_t cap)
+/* The connection served: read its request (NHD_READ_TIMEOUT s in all),
+ * then answer it: at once, after a calibration, or after a drain's Slurm
+ * commands and probe rounds; a drain's hooks run before the next
+ * connection is served. */
+struct nhd_conn {
+	struct nhd *d;
+	int fd;
+	struct ucred cred;
+	uv_poll_t watch;          /* fd readable */
+	uv_timer_t timer;         /* the read deadline, then the calibration wait */
+	int handles;              /* not yet closed */
+	int ending;
+	char *buf;
+	size_t got;
+	struct mw_drainreq req;
+	int have_req;
+	unsigned long calib_gen;  /* waiting for a calibration: the gen before it */
+	int waiting_calib;
+	/* a drain */
+	struct nhd_conf *c;       /* the configuration it uses (a reference) */
+	char self[sizeof(((struct nhd *)0)->self)];
+	struct nhd_drain_ctx ctx;
+	struct nhd_drain_op *op;
+	struct nhd_hooks *hooks;
+	int in_hooks;
+};
+
+static void conn_closed(uv_handle_t *h)
 {
-	double deadline = mw_now() + NHD_READ_TIMEOUT;
-	size_t got = 0;
-	while (got < cap) {
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		double left = deadline - mw_now();
-		ssize_t r;
-		if (left <= 0 || poll(&p, 1, (int)(left * 1e3) + 1) <= 0) {
-			if (left > 0 && errno == EINTR)
-				continue;
-			return -1;
-		}
-		r = recv(fd, buf + got, cap - got, MSG_DONTWAIT);
-		if (r < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (r < 0)
-			return -1;
-		if (r == 0)
-			break;
-		got += (size_t)r;
-		if (memchr(buf + got - (size_t)r, '\n', (size_t)r))
-			break;
-	}
-	return (ssize_t)got;
+	struct nhd_conn *k = h->data;
+	if (--k->handles > 0)
+		return;
+	free(k->buf);
+	free(k);
 }
 
-/* Ask the checker thread for a calibration (req as d->calib_req) and wait
- * for it, at most 8 s (the checks before it may hang on a dead mount).  An
- * unforced request within calibrate_min_interval of the last calibration
- * gets that one: a user cannot keep a node's core busy. */
-static void wait_calibration(struct nhd *d, int req)
+/* The connection is over: close it, serve the next. */
+static void end_conn(struct nhd_conn *k)
 {
+	struct nhd *d = k->d;
+	if (k->ending)
+		return;
+	k->ending = 1;
+	uv_poll_stop(&k->watch);
+	uv_timer_stop(&k->timer);
+	close(k->fd);
+	uv_close((uv_handle_t *)&k->watch, conn_closed);
+	uv_close((uv_handle_t *)&k->timer, conn_closed);
+	if (k->have_req)
+		mw_drainreq_free(&k->req);
+	if (k->c)
+		nhd_conf_put(d, k->c);
+	d->conn = NULL;
+	d->serving = 0;
+	serve_next(d);
+}
+
+static void reply_status(struct nhd_conn *k)
+{
+	char *st = nhd_status_json(k->d);
+	if (st) {
+		send_all(k->fd, "{\"ok\":true,\"status\":");
+		send_all(k->fd, st);
+		send_all(k->fd, "}\n");
+	}
+	free(st);
+	end_conn(k);
+}
+
+void nhd_unix_calibrated(struct nhd *d)
+{
+	struct nhd_conn *k = d->conn;
+	unsigned long gen;
+	if (!k || !k->waiting_calib)
+		return;
+	pthread_mutex_lock(&d->health_mu);
+	gen = d->calib.gen;
+	pthread_mutex_unlock(&d->health_mu);
+	if (gen != k->calib_gen) {
+		k->waiting_calib = 0;
+		reply_status(k);
+	}
+}
+
+static void calib_timeout(uv_timer_t *t)
+{
+	struct nhd_conn *k = t->data;
+	k->waiting_calib = 0;
+	reply_status(k);
+}
+
+/* Ask the checker for a calibration (req as d->calib_req) and answer the
+ * status when it has run, at most 8 s later (the checks before it may hang
+ * on a dead mount).  An unforced request within calibrate_min_interval of
+ * the last calibration gets that one: a user cannot keep a node's core
+ * busy. */
+static void wait_calibration(struct nhd_conn *k, int req)
+{
+	struct nhd *d = k->d;
 	struct nhd_conf *c = nhd_conf_get(d);
 	double min_interval = c->calibrate_min_interval;
-	struct timespec until;
-	unsigned long gen;
 
 	nhd_conf_put(d, c);
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += 8;
 	pthread_mutex_lock(&d->health_mu);
 	if (req == 1 && d->calib.ran && mw_now() - d->calib.mono < min_interval) {
 		pthread_mutex_unlock(&d->health_mu);
+		reply_status(k);
 		return;
 	}
-	gen = d->calib.gen;
+	k->calib_gen = d->calib.gen;
 	if (d->calib_req < req)
 		d->calib_req = req;
-	pthread_cond_signal(&d->health_cv);
-	while (!d->stop && d->calib.gen == gen)
-		if (pthread_cond_timedwait(&d->calib_cv, &d->health_mu, &until) == ETIMEDOUT)
-			break;
 	pthread_mutex_unlock(&d->health_mu);
+	k->waiting_calib = 1;
+	uv_timer_start(&k->timer, calib_timeout, 8000, 0);
+	nhd_checker_kick(d);
 }
 
-static void serve(struct nhd *d, int fd, char *buf)
+static void hooks_done(void *arg)
 {
-	struct timeval tv = {.tv_sec = 5};
-	int fl = fcntl(fd, F_GETFL);
-	struct ucred cred;
-	socklen_t clen = sizeof(cred);
-	struct mw_drainreq req;
-	char err[256], msg[1024];
-	ssize_t len;
+	struct nhd_conn *k = arg;
+	k->in_hooks = 0;
+	k->hooks = NULL;
+	end_conn(k);
+}
 
-	if (fl >= 0)
-		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK); /* accepted non-blocking for the busy reply */
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0) {
-		mw_warn("unix socket: no peer credentials: %s", strerror(errno));
-		reply(fd, 0, NULL, "no peer credentials");
+static void drain_done(void *arg, int rv, const char *msg, char *verdict)
+{
+	struct nhd_conn *k = arg;
+	struct nhd *d = k->d;
+	struct nhd_hooks *h;
+
+	k->op = NULL;
+	if (rv == 0) {
+		NHD_INC(d, drains);
+		mw_log(LOG_WARNING, "drain of %s for job %s (uid %u): %s", k->req.node, k->req.job,
+		       (unsigned)k->cred.uid, msg);
+		reply(k->fd, 1, verdict ? "drained" : "already-drained", msg);
+	} else {
+		NHD_INC(d, drains_refused);
+		mw_log(LOG_WARNING, "refused drain of %s for job %s (uid %u): %s", k->req.node, k->req.job,
+		       (unsigned)k->cred.uid, msg);
+		reply(k->fd, 0, NULL, msg);
+	}
+	/* The client has its answer; now the admin hooks. */
+	shutdown(k->fd, SHUT_RDWR);
+	if (!verdict) {
+		end_conn(k);
 		return;
 	}
-	len = read_request(fd, buf, MW_DRAINREQ_MAX + 1);
+	k->in_hooks = 1;
+	h = nhd_hooks_start(d->loop, k->c, verdict, hooks_done, k);
+	free(verdict);
+	if (k->in_hooks)
+		k->hooks = h;
+}
+
+/* The request is read (len bytes, -1: none in time): answer it. */
+static void serve(struct nhd_conn *k, ssize_t len)
+{
+	struct nhd *d = k->d;
+	char err[256];
+
 	if (len <= 0) {
 		NHD_INC(d, bad_requests);
-		reply(fd, 0, NULL, len < 0 ? "no request received (timeout)" : "empty request");
+		reply(k->fd, 0, NULL, len < 0 ? "no request received (timeout)" : "empty request");
+		end_conn(k);
 		return;
 	}
-	if (mw_drainreq_parse(buf, (size_t)len, &req, err, sizeof(err)) < 0) {
+	if (mw_drainreq_parse(k->buf, (size_t)len, &k->req, err, sizeof(err)) < 0) {
 		NHD_INC(d, bad_requests);
-		mw_warn("bad request from pid %d uid %u: %s", (int)cred.pid, (unsigned)cred.uid, err);
-		reply(fd, 0, NULL, err);
+		mw_warn("bad request from pid %d uid %u: %s", (int)k->cred.pid, (unsigned)k->cred.uid, err);
+		reply(k->fd, 0, NULL, err);
+		end_conn(k);
 		return;
 	}
-	if (req.op == MW_DRAINREQ_STATUS) {
-		char *st;
+	k->have_req = 1;
+	if (k->req.op == MW_DRAINREQ_STATUS) {
 		NHD_INC(d, status_requests);
-		if (req.force && cred.uid != 0) {
-			reply(fd, 0, NULL, "only root may calibrate while job steps run (--force)");
-			mw_drainreq_free(&req);
-			return;
-		}
-		if (req.calibrate)
-			wait_calibration(d, req.force ? 2 : 1);
-		st = nhd_status_json(d);
-		if (st) {
-			send_all(fd, "{\"ok\":true,\"status\":");
-			send_all(fd, st);
-			send_all(fd, "}\n");
-		}
-		free(st);
-	} else {
-		struct nhd_conf *c = nhd_conf_get(d);
-		char self[sizeof(d->self)];
-		struct nhd_drain_ctx ctx = {.conf = c, .self = self, .storm = &d->storm};
-		char *verdict = NULL;
-		pthread_mutex_lock(&d->conf_mu);
-		memcpy(self, d->self, sizeof(self));
-		pthread_mutex_unlock(&d->conf_mu);
-		NHD_INC(d, drain_requests);
-		mw_info("drain request from uid %u pid %d: node %s job %s: %s", (unsigned)cred.uid, (int)cred.pid,
-			req.node, req.job, req.summary);
-		if (nhd_drain_handle(&ctx, cred.uid, &req, msg, sizeof(msg), &verdict) == 0) {
-			NHD_INC(d, drains);
-			mw_log(LOG_WARNING, "drain of %s for job %s (uid %u): %s", req.node, req.job,
-			       (unsigned)cred.uid, msg);
-			reply(fd, 1, verdict ? "drained" : "already-drained", msg);
+		if (k->req.force && k->cred.uid != 0) {
+			reply(k->fd, 0, NULL, "only root may calibrate while job steps run (--force)");
+			end_conn(k);
+		} else if (k->req.calibrate) {
+			wait_calibration(k, k->req.force ? 2 : 1);
 		} else {
-			NHD_INC(d, drains_refused);
-			mw_log(LOG_WARNING, "refused drain of %s for job %s (uid %u): %s", req.node, req.job,
-			       (unsigned)cred.uid, msg);
-			reply(fd, 0, NULL, msg);
+			reply_status(k);
 		}
-		/* The client has its answer; now the admin hooks. */
-		shutdown(fd, SHUT_RDWR);
-		if (verdict)
-			nhd_drain_run_hooks(c, verdict);
-		free(verdict);
-		nhd_conf_put(d, c);
+		return;
 	}
-	mw_drainreq_free(&req);
+	k->c = nhd_conf_get(d);
+	pthread_mutex_lock(&d->conf_mu);
+	memcpy(k->self, d->self, sizeof(k->self));
+	pthread_mutex_unlock(&d->conf_mu);
+	k->ctx = (struct nhd_drain_ctx){.conf = k->c, .self = k->self, .storm = &d->storm};
+	NHD_INC(d, drain_requests);
+	mw_info("drain request from uid %u pid %d: node %s job %s: %s", (unsigned)k->cred.uid, (int)k->cred.pid,
+		k->req.node, k->req.job, k->req.summary);
+	k->op = nhd_drain_start(d->loop, &k->ctx, k->cred.uid, &k->req, drain_done, k);
+	if (!k->op) {
+		reply(k->fd, 0, NULL, "out of memory");
+		end_conn(k);
+	}
 }
 
-void *nhd_worker_main(void *arg)
+/* Read one request: up to a newline or EOF, at most MW_DRAINREQ_MAX + 1
+ * bytes, within NHD_READ_TIMEOUT s in total (a client trickling bytes, or
+ * silent, cannot hold the socket longer; a real client writes its request
+ * as soon as it is connected). */
+static void on_readable(uv_poll_t *w, int status, int events)
 {
-	struct nhd *d = arg;
-	char *buf = malloc(MW_DRAINREQ_MAX + 1);
-
-	for (;;) {
-		int fd;
-		pthread_mutex_lock(&d->q_mu);
-		while (!d->stop && d->q_len == 0)
-			pthread_cond_wait(&d->q_cv, &d->q_mu);
-		if (d->stop) {
-			pthread_mutex_unlock(&d->q_mu);
+	struct nhd_conn *k = w->data;
+	size_t cap = MW_DRAINREQ_MAX + 1;
+	(void)events;
+	while (k->got < cap) {
+		ssize_t r = recv(k->fd, k->buf + k->got, cap - k->got, MSG_DONTWAIT);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 && errno == EAGAIN && status == 0)
+			return; /* more to come */
+		if (r < 0)
+			goto failed;
+		if (r == 0)
 			break;
-		}
+		k->got += (size_t)r;
+		if (memchr(k->buf + k->got - (size_t)r, '\n', (size_t)r))
+			break;
+	}
+	uv_poll_stop(&k->watch);
+	uv_timer_stop(&k->timer);
+	serve(k, (ssize_t)k->got);
+	return;
+failed:
+	uv_poll_stop(&k->watch);
+	uv_timer_stop(&k->timer);
+	serve(k, -1);
+}
+
+static void read_timeout(uv_timer_t *t)
+{
+	struct nhd_conn *k = t->data;
+	uv_poll_stop(&k->watch);
+	serve(k, -1);
+}
+
+/* Serve the next queued connection, unless one is served. */
+static void serve_next(struct nhd *d)
+{
+	struct nhd_conn *k;
+	socklen_t clen;
+	int fd;
+
+	while (!d->serving && !d->stop && d->q_len > 0) {
 		fd = d->q[d->q_head];
-		d->serving = 1;
 		d->serving_uid = d->q_uid[d->q_head];
 		d->q_head = (d->q_head + 1) % NHD_QUEUE;
 		d->q_len--;
-		pthread_mutex_unlock(&d->q_mu);
-		if (buf)
-			serve(d, fd, buf);
-		else
+		k = calloc(1, sizeof(*k));
+		if (k && !(k->buf = malloc(MW_DRAINREQ_MAX + 1))) {
+			free(k);
+			k = NULL;
+		}
+		if (!k) {
 			reply(fd, 0, NULL, "out of memory");
-		close(fd);
-		pthread_mutex_lock(&d->q_mu);
-		d->serving = 0;
-		pthread_mutex_unlock(&d->q_mu);
+			close(fd);
+			continue;
+		}
+		k->d = d;
+		k->fd = fd;
+		clen = sizeof(k->cred);
+		if (uv_poll_init_socket(d->loop, &k->watch, fd) < 0) {
+			reply(fd, 0, NULL, "out of memory");
+			close(fd);
+			free(k->buf);
+			free(k);
+			continue;
+		}
+		uv_timer_init(d->loop, &k->timer);
+		k->watch.data = k->timer.data = k;
+		k->handles = 2;
+		d->serving = 1;
+		d->conn = k;
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &k->cred, &clen) < 0) {
+			mw_warn("unix socket: no peer credentials: %s", strerror(errno));
+			reply(fd, 0, NULL, "no peer credentials");
+			end_conn(k);
+			continue;
+		}
+		uv_poll_start(&k->watch, UV_READABLE, on_readable);
+		uv_timer_start(&k->timer, read_timeout, NHD_READ_TIMEOUT * 1000, 0);
 	}
-	free(buf);
-	return NULL;
+}
+
+void nhd_unix_stop(struct nhd *d)
+{
+	struct nhd_conn *k = d->conn;
+	while (d->q_len > 0) {
+		close(d->q[d->q_head]);
+		d->q_head = (d->q_head + 1) % NHD_QUEUE;
+		d->q_len--;
+	}
+	if (k && k->waiting_calib) {
+		k->waiting_calib = 0;
+		reply_status(k); /* with the calibration as it is */
+	}
+}
+
+void nhd_unix_kill(struct nhd *d)
+{
+	struct nhd_conn *k = d->conn;
+	if (!k)
+		return;
+	if (k->op)
+		nhd_drain_cancel(k->op); /* its end (refused) ends the connection */
+	else if (k->hooks)
+		nhd_hooks_cancel(k->hooks);
+	else if (!k->in_hooks)
+		end_conn(k);
 }

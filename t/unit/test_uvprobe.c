@@ -1,0 +1,184 @@
+/* Unit tests for shared/uvprobe.c: a probe round driven by a real libuv
+ * loop, against a responder on the same loop (a uv_udp_t on loopback), a
+ * silent port and a closed one (the kernel's "port unreachable", read from
+ * the error queue through uv_poll).  As root, the probes come from a
+ * privileged source port (MW_PROBE_F_PRIVSRC). */
+#include <arpa/inet.h>
+#include <check.h>
+#include <netinet/in.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "unit.h"
+#include "uvprobe.h"
+
+struct responder {
+	uv_udp_t udp;
+	int port;
+	unsigned src_port;  /* of the last probe */
+	int probes;
+	int answer;         /* 0: stay silent */
+};
+
+static void on_alloc(uv_handle_t *h, size_t n, uv_buf_t *b)
+{
+	static char buf[2048];
+	(void)h;
+	(void)n;
+	*b = uv_buf_init(buf, sizeof(buf));
+}
+
+static void on_probe(uv_udp_t *u, ssize_t n, const uv_buf_t *b, const struct sockaddr *from, unsigned flags)
+{
+	struct responder *r = u->data;
+	uint8_t nonce[MW_PROBE_NONCE_LEN], rep[MW_PROBE_MIN_SIZE];
+	int len;
+	(void)flags;
+	if (n <= 0 || !from)
+		return;
+	ck_assert_int_eq(mw_probe_decode_probe((const uint8_t *)b->base, (size_t)n, nonce), MW_PROBE_OK);
+	r->probes++;
+	r->src_port = ntohs(((const struct sockaddr_in *)(const void *)from)->sin_port);
+	if (!r->answer)
+		return;
+	len = mw_probe_encode_reply(rep, sizeof(rep), (size_t)n, nonce, MW_PROBE_ALIVE, 0, 1, "n9", "ok");
+	ck_assert_int_gt(len, 0);
+	ck_assert_int_eq(uv_udp_try_send(u, &(uv_buf_t){.base = (char *)rep, .len = (size_t)len}, 1, from), len);
+}
+
+static void start_responder(uv_loop_t *loop, struct responder *r, int answer)
+{
+	struct sockaddr_in a;
+	struct sockaddr_storage got;
+	int len = sizeof(got);
+	memset(r, 0, sizeof(*r));
+	r->answer = answer;
+	ck_assert_int_eq(uv_ip4_addr("127.0.0.1", 0, &a), 0);
+	ck_assert_int_eq(uv_udp_init(loop, &r->udp), 0);
+	r->udp.data = r;
+	ck_assert_int_eq(uv_udp_bind(&r->udp, (struct sockaddr *)&a, 0), 0);
+	ck_assert_int_eq(uv_udp_getsockname(&r->udp, (struct sockaddr *)&got, &len), 0);
+	r->port = ntohs(((struct sockaddr_in *)&got)->sin_port);
+	ck_assert_int_eq(uv_udp_recv_start(&r->udp, on_alloc, on_probe), 0);
+}
+
+struct outcome {
+	int calls, rc;
+	uv_udp_t *stop; /* the responder to close when the round is over */
+};
+
+static void round_done(void *arg, int rc)
+{
+	struct outcome *o = arg;
+	o->calls++;
+	o->rc = rc;
+	if (o->stop)
+		uv_close((uv_handle_t *)o->stop, NULL);
+}
+
+START_TEST(test_answered)
+{
+	const char *names[] = {"n9"}, *addrs[] = {"127.0.0.1"};
+	struct mw_probe_result res[1];
+	struct responder r;
+	struct outcome o = {0};
+	uv_loop_t loop;
+	ck_assert_int_eq(uv_loop_init(&loop), 0);
+	start_responder(&loop, &r, 1);
+	o.stop = &r.udp;
+	ck_assert_ptr_nonnull(mw_uvprobe_start(&loop, names, addrs, 1, (uint16_t)r.port, 2.0, 3, MW_PROBE_F_PRIVSRC,
+					       res, round_done, &o));
+	ck_assert_int_eq(o.calls, 0); /* never from start */
+	uv_run(&loop, UV_RUN_DEFAULT);
+	ck_assert_int_eq(uv_loop_close(&loop), 0);
+	ck_assert_int_eq(o.calls, 1);
+	ck_assert_int_eq(o.rc, 1);
+	ck_assert_int_eq(res[0].state, MW_PROBE_ALIVE);
+	ck_assert_str_eq(res[0].name, "n9");
+	ck_assert_int_eq(r.probes, 1);
+	if (geteuid() == 0) {
+		ck_assert_uint_ge(r.src_port, MW_PROBE_PRIV_PORT_MIN);
+		ck_assert_uint_le(r.src_port, 1023);
+	}
+}
+END_TEST
+
+START_TEST(test_silent_every_try)
+{
+	const char *names[] = {"n9"}, *addrs[] = {"127.0.0.1"};
+	struct mw_probe_result res[1];
+	struct responder r;
+	struct outcome o = {0};
+	uv_loop_t loop;
+	ck_assert_int_eq(uv_loop_init(&loop), 0);
+	start_responder(&loop, &r, 0);
+	o.stop = &r.udp;
+	ck_assert_ptr_nonnull(mw_uvprobe_start(&loop, names, addrs, 1, (uint16_t)r.port, 0.3, 3, 0, res, round_done,
+					       &o));
+	uv_run(&loop, UV_RUN_DEFAULT);
+	ck_assert_int_eq(uv_loop_close(&loop), 0);
+	ck_assert_int_eq(o.rc, 0);
+	ck_assert_int_eq(res[0].state, MW_PROBE_DEAD);
+	ck_assert_int_eq(res[0].tries, 3);
+	ck_assert_ptr_nonnull(strstr(res[0].summary, "no reply to 3 probes"));
+}
+END_TEST
+
+START_TEST(test_closed_port_no_daemon)
+{
+	const char *names[] = {"n9"}, *addrs[] = {"127.0.0.1"};
+	struct mw_probe_result res[1];
+	struct outcome o = {0};
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t al = sizeof(a);
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+	uv_loop_t loop;
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	getsockname(fd, (struct sockaddr *)&a, &al);
+	close(fd); /* free again: the kernel refuses it */
+	ck_assert_int_eq(uv_loop_init(&loop), 0);
+	ck_assert_ptr_nonnull(mw_uvprobe_start(&loop, names, addrs, 1, ntohs(a.sin_port), 5.0, 3, 0, res, round_done,
+					       &o));
+	uv_run(&loop, UV_RUN_DEFAULT);
+	ck_assert_int_eq(uv_loop_close(&loop), 0);
+	ck_assert_int_eq(o.calls, 1);
+	ck_assert_int_eq(res[0].state, MW_PROBE_NODAEMON);
+}
+END_TEST
+
+START_TEST(test_stop)
+{
+	const char *names[] = {"n9"}, *addrs[] = {"127.0.0.1"};
+	struct mw_probe_result res[1];
+	struct responder r;
+	struct outcome o = {0};
+	struct mw_uvprobe *p;
+	uv_loop_t loop;
+	ck_assert_int_eq(uv_loop_init(&loop), 0);
+	start_responder(&loop, &r, 0);
+	p = mw_uvprobe_start(&loop, names, addrs, 1, (uint16_t)r.port, 30.0, 2, 0, res, round_done, &o);
+	ck_assert_ptr_nonnull(p);
+	uv_run(&loop, UV_RUN_NOWAIT); /* the first try goes out */
+	o.stop = &r.udp;
+	mw_uvprobe_stop(p);
+	ck_assert_int_eq(o.calls, 1); /* told before stop returns */
+	uv_run(&loop, UV_RUN_DEFAULT);
+	ck_assert_int_eq(uv_loop_close(&loop), 0);
+	ck_assert_int_eq(res[0].state, MW_PROBE_DEAD);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("uvprobe");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_answered);
+	tcase_add_test(tc, test_silent_every_try);
+	tcase_add_test(tc, test_closed_port_no_daemon);
+	tcase_add_test(tc, test_stop);
+	suite_add_tcase(s, tc);
+	return mw_unit_run(s);
+}
