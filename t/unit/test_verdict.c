@@ -393,7 +393,7 @@ END_TEST
  * the bystanders C, naming the pair. */
 START_TEST(test_classify_bystanders)
 {
-	struct col_rank ranks[4];
+	struct col_rank ranks[5];
 	struct col_node node = {.name = "n1", .probed = 1, .state = MW_PROBE_ALIVE};
 	struct col_result res;
 	static const int dl[] = {0, 1, 2, 3}, waiting[] = {2, 3};
@@ -403,8 +403,9 @@ START_TEST(test_classify_bystanders)
 	set_rank(&ranks[1], "0:M:MPI_Recv:recv:0", NULL);
 	set_rank(&ranks[2], "0:M:MPI_Barrier:collective:-1", "0,1");
 	set_rank(&ranks[3], "0:M:MPI_Barrier:collective:-1", "0,1");
-	ck_assert_int_eq(col_classify_dl(ranks, 4, &node, 1, &in, &res), 0);
-	ck_assert_uint_eq(res.ncauses, 2);
+	set_rank(&ranks[4], "0:M:MPI_Recv:recv:2", NULL); /* waits on a bystander */
+	ck_assert_int_eq(col_classify_dl(ranks, 5, &node, 1, &in, &res), 0);
+	ck_assert_uint_eq(res.ncauses, 3);
 	ck_assert_int_eq(res.causes[0].cause, 'B');
 	mw_ranges_format(res.causes[0].ranks, res.causes[0].n, buf, sizeof buf);
 	ck_assert_str_eq(buf, "0-1");
@@ -414,9 +415,10 @@ START_TEST(test_classify_bystanders)
 	ck_assert_str_eq(buf, "2-3");
 	ck_assert_str_eq(res.causes[1].detail,
 			 "waiting in MPI_Barrier for deadlocked rank(s) 0-1 (cascade)");
+	ck_assert_int_eq(res.rank_cause[4], 'C'); /* through the bystander: a cascade too */
 	ck_assert_int_eq(res.verdict, COL_V_SOFTWARE);
 	col_result_free(&res);
-	for (int i = 0; i < 4; i++)
+	for (int i = 0; i < 5; i++)
 		free(ranks[i].waits);
 }
 END_TEST
