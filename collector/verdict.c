@@ -616,8 +616,9 @@ static void cause_c(const struct col_rank *ranks, size_t size, struct waits *w)
 	for (size_t r = 0; r < size; r++)
 		if (w->active[r] && cls[r] != 'd' && waits_on_failed(ranks, w, r))
 			cls[r] = 'C';
-	/* Waiting (transitively) for a failed or stuck rank. */
-	spread(ranks, size, w, 1, "BbdCf", "CCCCC");
+	/* Waiting (transitively) for a failed or stuck rank (a bystander of
+	 * the analysis' deadlock included). */
+	spread(ranks, size, w, 1, "BbdCfw", "CCCCCC");
 }
 
 /* Cause A, not an error: a rank computing outside MPI ('A') or whose
