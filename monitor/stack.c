@@ -226,21 +226,27 @@ struct bid_find {
 static void note_build_id(const struct dl_phdr_info *info, const ElfW(Phdr) *ph, struct bid_find *b)
 {
 	const unsigned char *p = (const unsigned char *)(info->dlpi_addr + ph->p_vaddr);
-	size_t left = ph->p_filesz;
+	/* Notes in a segment aligned to 8 (.note.gnu.property) align the
+	 * descriptor and the next note to 8; the usual ones to 4 (as glibc's
+	 * ELF_NOTE_DESC_OFFSET and ELF_NOTE_NEXT_OFFSET). */
+	size_t left = ph->p_filesz, al = ph->p_align == 8 ? 8 : 4;
 	while (left >= sizeof(ElfW(Nhdr))) {
 		const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
-		size_t nsz = (nh->n_namesz + 3) & ~(size_t)3, dsz = (nh->n_descsz + 3) & ~(size_t)3;
-		if (sizeof(*nh) + nsz + dsz > left)
+		size_t doff = (sizeof(*nh) + nh->n_namesz + al - 1) & ~(al - 1);
+		size_t next = (doff + nh->n_descsz + al - 1) & ~(al - 1);
+		if (doff + nh->n_descsz > left || next < doff)
 			return;
-		const unsigned char *name = p + sizeof(*nh), *desc = name + nsz;
+		const unsigned char *name = p + sizeof(*nh), *desc = p + doff;
 		if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(name, "GNU", 4) &&
 		    nh->n_descsz * 2 < b->len) {
 			for (size_t i = 0; i < nh->n_descsz; i++)
 				snprintf(b->out + 2 * i, 3, "%02x", desc[i]);
 			return;
 		}
-		p += sizeof(*nh) + nsz + dsz;
-		left -= sizeof(*nh) + nsz + dsz;
+		if (next >= left)
+			return;
+		p += next;
+		left -= next;
 	}
 }
 
