@@ -847,6 +847,7 @@ static void imbalance_at_end(struct collector *c)
 	DIR *d;
 	struct dirent *e;
 
+
 	if (!prof[0] || !c->o->dir[0])
 		return;
 	if (has_profiles(prof)) {
@@ -873,6 +874,25 @@ static void imbalance_at_end(struct collector *c)
 		imbalance_one(c, sub, label, suffix);
 		free(names[i]);
 	}
+}
+
+/* The integer array o[key] as a new array (*n entries; NULL and 0 when it
+ * is missing or memory runs out). */
+static int *int_list(json_object *o, const char *key, size_t *n)
+{
+	json_object *a = NULL;
+	int *v;
+	*n = 0;
+	if (!json_object_object_get_ex(o, key, &a) || !json_object_is_type(a, json_type_array))
+		return NULL;
+	size_t len = json_object_array_length(a);
+	v = malloc((len ? len : 1) * sizeof *v);
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		v[i] = json_object_get_int(json_object_array_get_idx(a, i));
+	*n = len;
+	return v;
 }
 
 static void analyse_dumps(struct collector *c)
@@ -933,7 +953,7 @@ static void analyse_dumps(struct collector *c)
 	}
 	{
 		struct col_deadlock *d = &s->dl;
-		json_object *ranks = NULL, *reason = NULL;
+		json_object *reason = NULL;
 		free(d->ranks);
 		free(d->waiting);
 		memset(d, 0, sizeof *d);
@@ -951,25 +971,9 @@ static void analyse_dumps(struct collector *c)
 				if (*p == '_')
 					*p = ' ';
 		}
-		if (d->found && json_object_object_get_ex(s->analysis, "ranks", &ranks) &&
-		    json_object_is_type(ranks, json_type_array)) {
-			size_t n = json_object_array_length(ranks);
-			d->ranks = malloc((n ? n : 1) * sizeof *d->ranks);
-			if (d->ranks) {
-				for (size_t i = 0; i < n; i++)
-					d->ranks[i] = json_object_get_int(json_object_array_get_idx(ranks, i));
-				d->n = n;
-			}
-		}
-		if (d->found && json_object_object_get_ex(s->analysis, "waiting_ranks", &ranks) &&
-		    json_object_is_type(ranks, json_type_array)) {
-			size_t n = json_object_array_length(ranks);
-			d->waiting = malloc((n ? n : 1) * sizeof *d->waiting);
-			if (d->waiting) {
-				for (size_t i = 0; i < n; i++)
-					d->waiting[i] = json_object_get_int(json_object_array_get_idx(ranks, i));
-				d->nwaiting = n;
-			}
+		if (d->found) {
+			d->ranks = int_list(s->analysis, "ranks", &d->n);
+			d->waiting = int_list(s->analysis, "waiting_ranks", &d->nwaiting);
 		}
 		if (json_object_object_get_ex(s->analysis, "reason", &reason) && json_object_get_string(reason))
 			snprintf(d->detail, sizeof d->detail, "%s", json_object_get_string(reason));
