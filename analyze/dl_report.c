@@ -276,10 +276,11 @@ static const char *kind_title(const char *k)
 
 #define SENT_GROUPS 4
 
-/* Append to buf (used n of len) where the ranks[0..nr) are (those that
- * only_waiting says, by f->waiting): " in MPI_Recv (x.c:16)" when they are
- * at one place, else ": ranks 0-1 in A, rank 2 in B" (at most SENT_GROUPS
- * places, then how many more).  Return the new n. */
+/* Append to buf (used n of len) where f's ranks are: its core when
+ * only_waiting is 0, the ranks that only wait for it (f->waiting) when 1.
+ * " in MPI_Recv (x.c:16)" when they are at one place and one_line, else
+ * ": ranks 0-1 in A, rank 2 in B" (at most SENT_GROUPS places, then how
+ * many more).  Return the new n. */
 static size_t places(struct dl_ctx *c, const struct dl_finding *f, int only_waiting, size_t n, char *buf,
 		     size_t len, int one_line)
 {
