@@ -62,29 +62,80 @@ int mw_slurm_run(const struct mw_slurm *s, const char *name, char *const args[],
 	return mw_run_command(argv, NULL, s && s->timeout_s > 0 ? s->timeout_s : MW_SLURM_TIMEOUT, out);
 }
 
+void mw_slurm_job_args(const char *jobid, char *args[5])
+{
+	args[0] = "--json";
+	args[1] = "--states=all";
+	args[2] = "-j";
+	args[3] = (char *)jobid;
+	args[4] = NULL;
+}
+
+char *const mw_slurm_nodes_args[2] = {"--json", NULL};
+
+void mw_slurm_update_args(struct mw_slurm_update *u, const char *node, const char *state,
+			  const char *reason)
+{
+	snprintf(u->node, sizeof(u->node), "NodeName=%s", node);
+	snprintf(u->state, sizeof(u->state), "State=%s", state);
+	if (reason)
+		snprintf(u->reason, sizeof(u->reason), "Reason=%s", reason);
+	u->args[0] = "update";
+	u->args[1] = u->node;
+	u->args[2] = u->state;
+	u->args[3] = reason ? u->reason : NULL;
+	u->args[4] = NULL;
+}
+
+void mw_slurm_say_failed(const char *name, const char *prog, int ran, int st, int e, const char *out,
+			 char *err, size_t errlen)
+{
+	if (!ran) {
+		snprintf(err, errlen, "cannot run %s: %s", prog, strerror(e));
+		return;
+	}
+	const char *o = out ? out : "";
+	size_t l = strcspn(o, "\n");
+	snprintf(err, errlen, "%s failed (status %d): %.*s", name, st, (int)(l > 200 ? 200 : l), o);
+}
+
+int mw_slurm_job_answer(const char *out, const char *jobid, struct mw_slurm_job *j, char *err,
+			size_t errlen)
+{
+	if (mw_slurm_job_parse(out, jobid, j) == 0)
+		return 0;
+	int e = errno;
+	snprintf(err, errlen, "job %s: %s", jobid, e == ENOMEM ? "out of memory" : "Invalid job id (not in squeue's answer)");
+	errno = e;
+	return -1;
+}
+
+long mw_slurm_nodes_answer(const char *out, struct mw_slurm_node **nodes, char *err, size_t errlen)
+{
+	long n = mw_slurm_nodes_parse(out, nodes);
+	if (n < 0) {
+		int e = errno;
+		snprintf(err, errlen, "%s", e == ENOMEM ? "out of memory" : "sinfo --json: not the JSON expected");
+		errno = e;
+	}
+	return n;
+}
+
 /* Run name; a failure (could not run, or a non-zero status) is said in err
- * as "cannot run PROG: why" or "NAME failed (status N): first line".
- * Return 0 or -1. */
+ * (mw_slurm_say_failed).  Return 0 or -1. */
 static int run_checked(const struct mw_slurm *s, const char *name, char *const args[], char **out,
 		       char *err, size_t errlen)
 {
 	int rc = mw_slurm_run(s, name, args, out);
-	if (rc < 0) {
-		char prog[4096];
-		int e = errno;
-		if (mw_slurm_prog(s, name, prog, sizeof prog) < 0)
-			snprintf(prog, sizeof prog, "%s", name);
-		snprintf(err, errlen, "cannot run %s: %s", prog, strerror(e));
-		errno = e;
-		return -1;
-	}
-	if (rc != 0) {
-		const char *o = out && *out ? *out : "";
-		size_t l = strcspn(o, "\n");
-		snprintf(err, errlen, "%s failed (status %d): %.*s", name, rc, (int)(l > 200 ? 200 : l), o);
-		return -1;
-	}
-	return 0;
+	if (rc == 0)
+		return 0;
+	int e = errno;
+	char prog[4096] = "";
+	if (rc < 0 && mw_slurm_prog(s, name, prog, sizeof prog) < 0)
+		snprintf(prog, sizeof prog, "%s", name);
+	mw_slurm_say_failed(name, prog, rc >= 0, rc, e, out ? *out : NULL, err, errlen);
+	errno = e;
+	return -1;
 }
 
 /* After a failed command (status st, errno from the runner): "what: " and
@@ -99,20 +150,13 @@ static void say_failed(char *msg, size_t msglen, const char *what, int st, int e
 int mw_slurm_job(const struct mw_slurm *s, const char *jobid, struct mw_slurm_job *j, char *err,
 		 size_t errlen)
 {
-	char *out = NULL;
-	char *args[] = {"--json", "--states=all", "-j", (char *)jobid, NULL};
+	char *out = NULL, *args[5];
 	int rv = -1;
 
 	memset(j, 0, sizeof(*j));
-	if (run_checked(s, "squeue", args, &out, err, errlen) < 0)
-		goto fail;
-	if (mw_slurm_job_parse(out, jobid, j) < 0) {
-		snprintf(err, errlen, "job %s: %s", jobid,
-			 errno == ENOMEM ? "out of memory" : "Invalid job id (not in squeue's answer)");
-		goto fail;
-	}
-	rv = 0;
-fail:
+	mw_slurm_job_args(jobid, args);
+	if (run_checked(s, "squeue", args, &out, err, errlen) == 0)
+		rv = mw_slurm_job_answer(out, jobid, j, err, errlen);
 	free(out);
 	return rv;
 }
@@ -125,8 +169,9 @@ int mw_slurm_job_active(const struct mw_slurm *s, const char *job)
 	static int seen;
 	char *out = NULL;
 	const char *state;
-	char *args[] = {"--json", "--states=all", "-j", (char *)job, NULL};
+	char *args[5];
 	struct mw_slurm_job j;
+	mw_slurm_job_args(job, args);
 	int st = mw_slurm_run(s, "squeue", args, &out), rv = -1;
 	if (st < 0)
 		return -1;
@@ -156,15 +201,11 @@ int mw_slurm_job_active(const struct mw_slurm *s, const char *job)
 long mw_slurm_nodes(const struct mw_slurm *s, struct mw_slurm_node **nodes, char *err, size_t errlen)
 {
 	char *out = NULL;
-	char *args[] = {"--json", NULL};
 	long n = -1;
 
 	*nodes = NULL;
-	if (run_checked(s, "sinfo", args, &out, err, errlen) == 0) {
-		n = mw_slurm_nodes_parse(out, nodes);
-		if (n < 0)
-			snprintf(err, errlen, "%s", errno == ENOMEM ? "out of memory" : "sinfo --json: not the JSON expected");
-	}
+	if (run_checked(s, "sinfo", mw_slurm_nodes_args, &out, err, errlen) == 0)
+		n = mw_slurm_nodes_answer(out, nodes, err, errlen);
 	free(out);
 	return n;
 }
@@ -199,15 +240,12 @@ int mw_slurm_node_down(const struct mw_slurm_node *node)
 static int node_update(const struct mw_slurm *s, const char *node, const char *state, const char *reason,
 		       char *err, size_t errlen)
 {
-	char a1[128], a2[64], a3[512], *out = NULL;
-	char *args[] = {"update", a1, a2, reason ? a3 : NULL, NULL};
+	struct mw_slurm_update u;
+	char *out = NULL;
 	int rv;
 
-	snprintf(a1, sizeof(a1), "NodeName=%s", node);
-	snprintf(a2, sizeof(a2), "State=%s", state);
-	if (reason)
-		snprintf(a3, sizeof(a3), "Reason=%s", reason);
-	rv = run_checked(s, "scontrol", args, &out, err, errlen);
+	mw_slurm_update_args(&u, node, state, reason);
+	rv = run_checked(s, "scontrol", u.args, &out, err, errlen);
 	free(out);
 	return rv;
 }

@@ -41,6 +41,40 @@ int mw_slurm_prog(const struct mw_slurm *s, const char *name, char *buf, size_t 
  * limit; *out is then NULL). */
 int mw_slurm_run(const struct mw_slurm *s, const char *name, char *const args[], char **out);
 
+/* The one definition of the commands, their arguments and their error texts,
+ * shared by this blocking path (the CLI) and the loop's (uvslurm.c). */
+
+/* "squeue --json --states=all -j JOBID": its arguments after the program
+ * into args (5 entries, NULL-terminated; jobid is not copied). */
+void mw_slurm_job_args(const char *jobid, char *args[5]);
+
+/* "sinfo --json": its arguments after the program (NULL-terminated). */
+extern char *const mw_slurm_nodes_args[2];
+
+/* "scontrol update NodeName=NODE State=STATE [Reason=REASON]": the
+ * arguments after the program, built in u (args is NULL-terminated). */
+struct mw_slurm_update {
+	char node[128], state[64], reason[512];
+	char *args[5];
+};
+void mw_slurm_update_args(struct mw_slurm_update *u, const char *node, const char *state,
+			  const char *reason);
+
+/* A failed command into err: "cannot run PROG: strerror(e)" when it did
+ * not run (!ran: not found, killed at the time limit), else "NAME failed
+ * (status ST): " and the first line of out (NULL: none). */
+void mw_slurm_say_failed(const char *name, const char *prog, int ran, int st, int e, const char *out,
+			 char *err, size_t errlen);
+
+/* squeue's answer out for job jobid into j, as mw_slurm_job.  Return 0, or
+ * -1 with "job JOBID: ..." in err (errno ENOMEM or EINVAL). */
+int mw_slurm_job_answer(const char *out, const char *jobid, struct mw_slurm_job *j, char *err,
+			size_t errlen);
+
+/* sinfo's answer out into *nodes, as mw_slurm_nodes.  Return the count, or
+ * -1 with the reason in err. */
+long mw_slurm_nodes_answer(const char *out, struct mw_slurm_node **nodes, char *err, size_t errlen);
+
 /* What Slurm says of job jobid ("squeue --json --states=all -j JOBID") in j
  * (release with mw_slurm_job_free).  Return 0, or -1 with the reason in err
  * (squeue could not be run or failed, or does not know the job: errno

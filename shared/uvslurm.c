@@ -1,7 +1,8 @@
 /* uvslurm.c - Slurm's commands on a libuv loop (uvslurm.h).  The commands,
- * their arguments and the error texts are slurm.c's (mw_slurm_job,
- * mw_slurm_nodes, node_update and run_checked there); slurm.c stays the
- * CLI's blocking path. */
+ * their arguments and the error texts are slurm.c's, called from here
+ * (mw_slurm_job_args, mw_slurm_nodes_args, mw_slurm_update_args,
+ * mw_slurm_say_failed and the *_answer parsers); slurm.c stays the CLI's
+ * blocking path. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@ struct mw_uvslurm {
 	const char *name;           /* "squeue", "sinfo", "scontrol" */
 	char prog[4096];
 	char jobid[64];
+	struct mw_slurm_update update; /* a drain's arguments */
 	struct mw_slurm_job *j;
 	struct mw_slurm_node **nodes;
 	struct mw_uvcmd *cmd;
@@ -37,29 +39,20 @@ static void finished(struct mw_uvcmd *cmd, struct mw_runcmd_result *r, void *arg
 	/* As mw_run_command and run_checked: a timeout is "cannot run",
 	 * a signal 128+N, anything but 0 "failed (status N)". */
 	if (r->timed_out) {
-		snprintf(err, sizeof(err), "cannot run %.400s: %s", c->prog, strerror(ETIMEDOUT));
+		mw_slurm_say_failed(c->name, c->prog, 0, -1, ETIMEDOUT, NULL, err, sizeof(err));
 		goto out;
 	}
 	st = r->signal ? 128 + r->signal : r->status >= 0 ? r->status : -1;
 	if (st != 0) {
-		const char *o = r->output ? r->output : "";
-		size_t l = strcspn(o, "\n");
-		snprintf(err, sizeof(err), "%s failed (status %d): %.*s", c->name, st, (int)(l > 200 ? 200 : l), o);
+		mw_slurm_say_failed(c->name, c->prog, 1, st, 0, r->output, err, sizeof(err));
 		goto out;
 	}
 	switch (c->kind) {
 	case K_JOB:
-		if (mw_slurm_job_parse(r->output, c->jobid, c->j) < 0)
-			snprintf(err, sizeof(err), "job %s: %s", c->jobid,
-				 errno == ENOMEM ? "out of memory" : "Invalid job id (not in squeue's answer)");
-		else
-			rc = 0;
+		rc = mw_slurm_job_answer(r->output, c->jobid, c->j, err, sizeof(err));
 		break;
 	case K_NODES:
-		rc = mw_slurm_nodes_parse(r->output, c->nodes);
-		if (rc < 0)
-			snprintf(err, sizeof(err), "%s",
-				 errno == ENOMEM ? "out of memory" : "sinfo --json: not the JSON expected");
+		rc = mw_slurm_nodes_answer(r->output, c->nodes, err, sizeof(err));
 		break;
 	case K_DRAIN:
 		rc = 0;
@@ -114,7 +107,7 @@ struct mw_uvslurm *mw_uvslurm_job(uv_loop_t *loop, const struct mw_slurm *s, con
 				  size_t errlen)
 {
 	struct mw_uvslurm *c = new_call(K_JOB, "squeue", done, arg);
-	char *args[] = {"--json", "--states=all", "-j", NULL, NULL};
+	char *args[5];
 
 	memset(j, 0, sizeof(*j));
 	if (!c) {
@@ -123,7 +116,7 @@ struct mw_uvslurm *mw_uvslurm_job(uv_loop_t *loop, const struct mw_slurm *s, con
 	}
 	snprintf(c->jobid, sizeof(c->jobid), "%s", jobid);
 	c->j = j;
-	args[3] = c->jobid;
+	mw_slurm_job_args(c->jobid, args);
 	return start(loop, s, c, args, err, errlen);
 }
 
@@ -131,7 +124,6 @@ struct mw_uvslurm *mw_uvslurm_nodes(uv_loop_t *loop, const struct mw_slurm *s, s
 				    mw_uvslurm_fn done, void *arg, char *err, size_t errlen)
 {
 	struct mw_uvslurm *c = new_call(K_NODES, "sinfo", done, arg);
-	char *args[] = {"--json", NULL};
 
 	*nodes = NULL;
 	if (!c) {
@@ -139,7 +131,7 @@ struct mw_uvslurm *mw_uvslurm_nodes(uv_loop_t *loop, const struct mw_slurm *s, s
 		return NULL;
 	}
 	c->nodes = nodes;
-	return start(loop, s, c, args, err, errlen);
+	return start(loop, s, c, mw_slurm_nodes_args, err, errlen);
 }
 
 struct mw_uvslurm *mw_uvslurm_drain(uv_loop_t *loop, const struct mw_slurm *s, const char *node,
@@ -147,18 +139,13 @@ struct mw_uvslurm *mw_uvslurm_drain(uv_loop_t *loop, const struct mw_slurm *s, c
 				    size_t errlen)
 {
 	struct mw_uvslurm *c = new_call(K_DRAIN, "scontrol", done, arg);
-	char a1[128], a2[64], a3[512];
-	char *args[] = {"update", a1, a2, reason ? a3 : NULL, NULL};
 
 	if (!c) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	snprintf(a1, sizeof(a1), "NodeName=%s", node);
-	snprintf(a2, sizeof(a2), "State=%s", "DRAIN");
-	if (reason)
-		snprintf(a3, sizeof(a3), "Reason=%s", reason);
-	return start(loop, s, c, args, err, errlen);
+	mw_slurm_update_args(&c->update, node, "DRAIN", reason);
+	return start(loop, s, c, c->update.args, err, errlen);
 }
 
 void mw_uvslurm_kill(struct mw_uvslurm *c)
