@@ -49,3 +49,26 @@ export function countPixels(page, png, tests) {
     return out;
   }, [png.toString("base64"), tests]);
 }
+
+// How many pixels differ (any channel by more than tol) between two PNG
+// screenshots of the same size (Buffers), decoded in page.
+export function diffPixels(page, a, b, tol = 24) {
+  return page.evaluate(async ([x, y, tol]) => {
+    async function px(b64) {
+      const img = new Image();
+      img.src = "data:image/png;base64," + b64;
+      await img.decode();
+      const c = document.createElement("canvas");
+      c.width = img.width; c.height = img.height;
+      const g = c.getContext("2d");
+      g.drawImage(img, 0, 0);
+      return g.getImageData(0, 0, c.width, c.height).data;
+    }
+    const p = await px(x), q = await px(y);
+    if (p.length !== q.length) return -1;
+    let n = 0;
+    for (let i = 0; i < p.length; i += 4)
+      if (Math.abs(p[i] - q[i]) > tol || Math.abs(p[i + 1] - q[i + 1]) > tol || Math.abs(p[i + 2] - q[i + 2]) > tol) n++;
+    return n;
+  }, [a.toString("base64"), b.toString("base64"), tol]);
+}
