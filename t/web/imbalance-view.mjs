@@ -219,7 +219,7 @@ async function readPage(D, tag) {
         const a = boxes[i], b = boxes[j];
         if (a.x < b.x + b.w - 1 && b.x < a.x + a.w - 1 && a.y < b.y + b.h - 1 && b.y < a.y + a.h - 1) over.push(a.t + "/" + b.t);
       }
-    return { n: boxes.length, cut, over: over.slice(0, 5), title: boxes.some(b => b.t === "process") };
+    return { n: boxes.length, cut, over: over.slice(0, 5), title: boxes.some(b => /^process/.test(b.t)) };
   });
   ok(heat.title && heat.cut.length === 0 && heat.over.length === 0,
      `${at} the heatmap's ${heat.n} labels are whole and apart (axis title "process": ${heat.title}; cut: ${JSON.stringify(heat.cut)}; overlapping: ${JSON.stringify(heat.over)})`);
