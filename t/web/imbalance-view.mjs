@@ -223,6 +223,7 @@ async function readPage(D, tag) {
   });
   ok(heat.title && heat.cut.length === 0 && heat.over.length === 0,
      `${at} the heatmap's ${heat.n} labels are whole and apart (axis title "process": ${heat.title}; cut: ${JSON.stringify(heat.cut)}; overlapping: ${JSON.stringify(heat.over)})`);
+  await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: `${dirname(shot_path)}/page-${tag}.png`, fullPage: true });
   ok(errors.length === 0, `${at} no JavaScript or console error ${errors.join("; ")}`);
 }
