@@ -34,5 +34,5 @@ for n in 40 10000; do
 done
 cd "$top/t/web" && timeout 600 node imbalance-view.mjs "$work/page.html" "$work/a.json" "$work/view3d.png" "${more[@]}"
 rc=$?
-if [ -n "${MW_SHOTS:-}" ]; then mkdir -p "$MW_SHOTS" && cp "$work"/*.png "$MW_SHOTS"/; fi
+if [ -n "${MW_SHOTS:-}" ]; then mkdir -p "$MW_SHOTS" && cp "$work"/*.png "$work"/*.jpg "$MW_SHOTS"/; fi
 exit $rc

@@ -224,6 +224,6 @@ async function readPage(D, tag) {
   ok(heat.title && heat.cut.length === 0 && heat.over.length === 0,
      `${at} the heatmap's ${heat.n} labels are whole and apart (axis title "process": ${heat.title}; cut: ${JSON.stringify(heat.cut)}; overlapping: ${JSON.stringify(heat.over)})`);
   await page.evaluate(() => window.scrollTo(0, 0));
-  await page.screenshot({ path: `${dirname(shot_path)}/page-${tag}.png`, fullPage: true });
+  await page.screenshot({ path: `${dirname(shot_path)}/page-${tag}.jpg`, fullPage: true, type: "jpeg", quality: 70 });
   ok(errors.length === 0, `${at} no JavaScript or console error ${errors.join("; ")}`);
 }
