@@ -138,25 +138,23 @@ static int run_imbalance(int argc, char **argv)
 	}
 	int to_stdout = (json && !strcmp(json, "-")) || (svg && !strcmp(svg, "-")) ||
 			(html && !strcmp(html, "-"));
+	struct json_object *doc = html || json ? imb_report_doc(&a, &job, &fl) : NULL;
 	if (html) {
 		FILE *f = open_out(html);
-		if (!f || imb_report_html(f, &a, &job) < 0)
+		if (!f || !doc || imb_report_html(f, doc) < 0)
 			rc = 2;
 		if (f && close_out(f, html) < 0)
 			rc = 2;
 	}
 	if (json) {
 		FILE *f = open_out(json);
-		struct json_object *o = imb_report_json(&a, &job);
-		if (o)
-			json_object_object_add(o, "fluctuation", imb_fluct_json(&fl));
-		if (!f || !o || fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), f) < 0 ||
+		if (!f || !doc || fputs(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN), f) < 0 ||
 		    fputc('\n', f) < 0)
 			rc = 2;
-		json_object_put(o);
 		if (f && close_out(f, json) < 0)
 			rc = 2;
 	}
+	json_object_put(doc);
 	if (svg) {
 		FILE *f = open_out(svg);
 		if (!f || imb_report_svg(f, &a) < 0)

@@ -1,12 +1,29 @@
 /* libFuzzer target for the TAU profile parser and the group rules parser
- * (imbalance/imb_profile.c, imb_group.c), then the analysis on the result;
+ * (imbalance/imb_profile.c, imb_group.c), then the analysis on the result
+ * and its JSON (every group's and every function's similarity in [0,1] or
+ * null, the findings lines);
  * and the profile file-name reader (imb_load.c imb_profile_name). */
+#include <json-c/json.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "imb.h"
+
+/* Abort unless every element of the array key of o has a similarity in
+ * [0,1] or null. */
+static void check_sims(struct json_object *o, const char *key)
+{
+	struct json_object *arr = json_object_object_get(o, key);
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *s;
+		if (!json_object_object_get_ex(json_object_array_get_idx(arr, i), "similarity", &s))
+			abort();
+		if (s && !(json_object_get_double(s) >= 0 && json_object_get_double(s) <= 1))
+			abort();
+	}
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -20,8 +37,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct imb_threshold th = {IMB_DEFAULT_FRAC, 0};
 		struct imb_analysis a;
 		p.node = p.context = p.thread = 0;
-		if (imb_analyze(&job, &th, NULL, &a) == 0)
+		if (imb_analyze(&job, &th, NULL, &a) == 0) {
+			struct json_object *o = imb_report_json(&a, &job), *fl;
+			if (!o)
+				abort();
+			check_sims(o, "groups");
+			check_sims(o, "functions");
+			if (!json_object_object_get_ex(o, "findings", &fl) || json_object_array_length(fl) < 1)
+				abort();
+			json_object_put(o);
 			imb_analysis_free(&a);
+		}
 		imb_profile_free(&p);
 	}
 	if (strlen(err) >= sizeof(err))

@@ -130,16 +130,18 @@ void imb_rules_free(struct imb_rules *r);
 int imb_classify(const char *name, const char *tau_group, const struct imb_rules *rules);
 
 /* ---- the analysis ---- */
+struct imb_stat {
+	double mean, max, min, cov, maxmean; /* maxmean = max/mean (0 when mean is 0) */
+	int argmax;                          /* process index of the max */
+};
+
 struct imb_fn {
 	char *name;
 	int group;     /* leaf group (level 2) */
 	double *t;     /* exclusive time per process, microseconds */
 	double total;  /* summed over processes */
-};
-
-struct imb_stat {
-	double mean, max, min, cov, maxmean; /* maxmean = max/mean (0 when mean is 0) */
-	int argmax;                          /* process index of the max */
+	double sim;    /* step 4 at the leaves: similarity to its group; < 0 = undefined */
+	struct imb_stat st; /* max/mean, COV, ... of t (imb_analyze) */
 };
 
 struct imb_analysis {
@@ -194,7 +196,8 @@ void imb_stats(const double *v, size_t n, struct imb_stat *s);
 void imb_pop(const double *useful, const double *runtime, size_t n, double *lb, double *ce,
 	     double *pe);
 
-/* The whole analysis: filter, totals, similarity, stats, POP. Return 0/-1. */
+/* The whole analysis: filter, totals, similarity (every group to its parent,
+ * every function to its group), stats, POP. Return 0/-1. */
 int imb_analyze(const struct imb_job *job, const struct imb_threshold *th,
 		const struct imb_rules *rules, struct imb_analysis *a);
 void imb_analysis_free(struct imb_analysis *a);
@@ -207,18 +210,26 @@ size_t imb_top(const struct imb_analysis *a, const double *v, const struct imb_s
 /* The ranked summary a user reads.  Return 0, or -1 on a write error. */
 int imb_report_text(FILE *f, const struct imb_analysis *a, const struct imb_job *job);
 
-/* The JSON document of doc/schemas/imbalance.schema.json (new reference). */
+/* The JSON document of doc/schemas/imbalance.schema.json (new reference),
+ * without "fluctuation".  Its "findings" are the lines of the text's ranking
+ * (the one place their wording is made: imb_report_text prints the same). */
 struct json_object *imb_report_json(const struct imb_analysis *a, const struct imb_job *job);
 
 /* A static SVG of the 3D bar chart (process x level-1 group x time), an
  * isometric drawing with a <title> per bar.  Return 0, or -1 on error. */
 int imb_report_svg(FILE *f, const struct imb_analysis *a);
 
-/* The self-contained interactive HTML page (3D bars and heatmap with
- * drill-down; imbalance/web/imbalance.html).  Return 0, or -1 on error. */
-int imb_report_html(FILE *f, const struct imb_analysis *a, const struct imb_job *job);
+/* The self-contained interactive HTML page (findings, tables, 3D bars and
+ * heatmap with drill-down; imbalance/web/imbalance.html) showing doc, a
+ * document of imb_report_doc.  Return 0, or -1 on a write error. */
+int imb_report_html(FILE *f, struct json_object *doc);
 
 struct imb_fluct_result;
+
+/* The whole JSON document: imb_report_json with "fluctuation" from fl (none
+ * when fl is NULL).  A new reference, or NULL (ENOMEM). */
+struct json_object *imb_report_doc(const struct imb_analysis *a, const struct imb_job *job,
+				   const struct imb_fluct_result *fl);
 
 /* The analysis of the profiles in profdir (default threshold, no rules)
  * written to outdir/imbalance<suffix>.txt, .json and .html (suffix "" or

@@ -271,6 +271,11 @@ int imb_analyze(const struct imb_job *job, const struct imb_threshold *th,
 		a->sim[g] = par < 0 ? 1 : imb_similarity(a->gt[g], a->gt[par], a->nproc);
 		imb_stats(a->gt[g], a->nproc, &a->stat[g]);
 	}
+	for (size_t i = 0; i < a->nfn; i++) { /* the leaves: each function to its group */
+		struct imb_fn *f = &a->fn[i];
+		f->sim = imb_similarity(f->t, a->gt[f->group], a->nproc);
+		imb_stats(f->t, a->nproc, &f->st);
+	}
 	double *useful = malloc((a->nproc ? a->nproc : 1) * sizeof(double));
 	if (!useful) {
 		imb_analysis_free(a);

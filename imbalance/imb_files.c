@@ -22,17 +22,25 @@ static int write_one(const char *path, int kind, const struct imb_analysis *a,
 		return -1;
 	if (kind == 0) {
 		bad = imb_report_text(af.f, a, job) < 0 || imb_fluct_text(af.f, fl) < 0;
-	} else if (kind == 1) {
-		json_object *o = imb_report_json(a, job);
-		if (o)
-			json_object_object_add(o, "fluctuation", imb_fluct_json(fl));
-		bad = !o || fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), af.f) < 0 ||
-		      fputc('\n', af.f) == EOF;
-		json_object_put(o);
 	} else {
-		bad = imb_report_html(af.f, a, job) < 0;
+		json_object *o = imb_report_doc(a, job, fl);
+		if (kind == 1)
+			bad = !o || fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), af.f) < 0 ||
+			      fputc('\n', af.f) == EOF;
+		else
+			bad = !o || imb_report_html(af.f, o) < 0;
+		json_object_put(o);
 	}
 	return mw_atomic_close(&af, !bad);
+}
+
+struct json_object *imb_report_doc(const struct imb_analysis *a, const struct imb_job *job,
+				   const struct imb_fluct_result *fl)
+{
+	json_object *o = imb_report_json(a, job);
+	if (o && fl)
+		json_object_object_add(o, "fluctuation", imb_fluct_json(fl));
+	return o;
 }
 
 int imb_fluct_of_dir(const char *profdir, struct imb_fluct_result *fl)

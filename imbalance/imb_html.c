@@ -1,6 +1,6 @@
 /* imb_html.c - the self-contained interactive page: the template
  * imbalance/web/imbalance.html with the vendored echarts and echarts-gl
- * inlined and the analysis JSON as its data.  No network request. */
+ * inlined and the analysis JSON (imb_report_doc) as its data.  No network request. */
 #include <json-c/json.h>
 #include <string.h>
 
@@ -20,16 +20,13 @@ static int put_script(FILE *f, const char *s)
 	return fputs(s, f) < 0 ? -1 : 0;
 }
 
-int imb_report_html(FILE *f, const struct imb_analysis *a, const struct imb_job *job)
+int imb_report_html(FILE *f, struct json_object *o)
 {
 	static const struct {
 		const char *mark;
 		int which;
 	} marks[] = {{"/*@ECHARTS@*/", 0}, {"/*@ECHARTS_GL@*/", 1}, {"/*@DATA@*/", 2}};
-	struct json_object *o = imb_report_json(a, job);
 	const char *s = imb_asset_page;
-	if (!o)
-		return -1;
 	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
 		const char *m = strstr(s, marks[i].mark);
 		if (!m)
@@ -44,6 +41,5 @@ int imb_report_html(FILE *f, const struct imb_analysis *a, const struct imb_job 
 		s = m + strlen(marks[i].mark);
 	}
 	fputs(s, f);
-	json_object_put(o);
 	return ferror(f) ? -1 : 0;
 }

@@ -1,6 +1,7 @@
 /* imb_report.c - the ranked text summary and the JSON document
  * (doc/schemas/imbalance.schema.json) of an imbalance analysis. */
 #include <json-c/json.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,6 +41,37 @@ static void fmt_procs(const struct imb_analysis *a, const int *idx, size_t n, ch
 	free(r);
 }
 
+/* Where the findings go: printed (f, indented by depth) or added to a JSON
+ * array (arr, as {"depth", "text"}).  The one place their wording is made is
+ * findings() below; the text and the JSON (and the page) both take it. */
+struct sink {
+	FILE *f;
+	struct json_object *arr;
+};
+
+static void say(struct sink *k, int depth, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void say(struct sink *k, int depth, const char *fmt, ...)
+{
+	static const char *const indent[] = {"", "   ", "       "};
+	va_list ap;
+	va_start(ap, fmt);
+	if (k->f) {
+		fputs(indent[depth], k->f);
+		vfprintf(k->f, fmt, ap);
+		fputc('\n', k->f);
+	} else {
+		char *t = NULL;
+		if (vasprintf(&t, fmt, ap) >= 0) {
+			struct json_object *e = json_object_new_object();
+			json_object_object_add(e, "depth", json_object_new_int(depth));
+			json_object_object_add(e, "text", json_object_new_string(t));
+			json_object_array_add(k->arr, e);
+			free(t);
+		}
+	}
+	va_end(ap);
+}
+
 /* The function of group g (subtree) with the largest max - mean. */
 static const struct imb_fn *worst_fn(const struct imb_analysis *a, int g, struct imb_stat *st)
 {
@@ -51,10 +83,9 @@ static const struct imb_fn *worst_fn(const struct imb_analysis *a, int g, struct
 			h = imb_group_parent(h);
 		if (h != g)
 			continue;
-		struct imb_stat s;
-		imb_stats(a->fn[i].t, a->nproc, &s);
-		if (s.max - s.mean > bd)
-			bd = s.max - s.mean, best = &a->fn[i], *st = s;
+		const struct imb_stat *s = &a->fn[i].st;
+		if (s->max - s->mean > bd)
+			bd = s->max - s->mean, best = &a->fn[i], *st = *s;
 	}
 	return best;
 }
@@ -99,62 +130,50 @@ static int consequence(const struct imb_analysis *a, int g, const int *slow, siz
 	return nt > 0;
 }
 
-/* The lines for group g: its figures, who is above the mean, and where. */
-static void group_line(FILE *f, const struct imb_analysis *a, int g, const char *head,
-		       const char *indent, int *idx, const char *slow)
+/* The lines for group g: its figures, who is above the mean, and where;
+ * head ("1. ", "- ") starts the first line at depth, the others are at depth + 1. */
+static void group_line(struct sink *k, const struct imb_analysis *a, int g, const char *head,
+		       int depth, int *idx, const char *slow)
 {
 	const struct imb_stat *s = &a->stat[g];
-	char procs[256], who[64], t1[32], t2[32];
+	char procs[256], who[64], t1[32], t2[32], sim[160] = "";
 	size_t n = imb_top(a, a->gt[g], s, idx);
 	int comm = is_comm(g);
-	fprintf(f, "%s%s: max/mean %.2f, COV %.2f", head, imb_group_label(g), s->maxmean, s->cov);
 	if (a->sim[g] >= 0 && g != IMB_G_ALL)
-		fprintf(f, ", similarity to %s %.2f", imb_group_label(imb_group_parent(g)), a->sim[g]);
-	fprintf(f, "\n");
+		snprintf(sim, sizeof(sim), ", similarity to %s %.2f", imb_group_label(imb_group_parent(g)),
+			 a->sim[g]);
+	say(k, depth, "%s%s: max/mean %.2f, COV %.2f%s", head, imb_group_label(g), s->maxmean, s->cov, sim);
 	if (!n) {
-		fprintf(f, "%sbalanced: every process spends %s\n", indent,
-			fmt_time(s->mean, t1, sizeof(t1)));
+		say(k, depth + 1, "balanced: every process spends %s", fmt_time(s->mean, t1, sizeof(t1)));
 		return;
 	}
 	fmt_procs(a, idx, n, procs, sizeof(procs));
-	fprintf(f, "%s%s %s up to %.1fx the mean (%s against %s)\n", indent, procs,
-		comm ? (n == 1 ? "waits" : "wait") : (n == 1 ? "spends" : "spend"), s->maxmean,
-		fmt_time(s->max, t1, sizeof(t1)), fmt_time(s->mean, t2, sizeof(t2)));
+	say(k, depth + 1, "%s %s up to %.1fx the mean (%s against %s)", procs,
+	    comm ? (n == 1 ? "waits" : "wait") : (n == 1 ? "spends" : "spend"), s->maxmean,
+	    fmt_time(s->max, t1, sizeof(t1)), fmt_time(s->mean, t2, sizeof(t2)));
 	struct imb_stat fs;
 	const struct imb_fn *w = worst_fn(a, g, &fs);
 	if (w && fs.max > fs.mean) {
-		int k = fs.argmax;
-		fmt_procs(a, &k, 1, who, sizeof(who));
-		fprintf(f, "%sworst function: %s %s %.1fx the mean in %s\n", indent, who,
-			comm ? "waits" : "spends", fs.maxmean, w->name);
+		int kk = fs.argmax;
+		fmt_procs(a, &kk, 1, who, sizeof(who));
+		sim[0] = 0;
+		if (w->sim >= 0)
+			snprintf(sim, sizeof(sim), "; similarity to %s %.2f", imb_group_label(w->group), w->sim);
+		say(k, depth + 1, "worst function: %s %s %.1fx the mean in %s (%s against %s%s)", who,
+		    comm ? "waits" : "spends", fs.maxmean, w->name, fmt_time(fs.max, t1, sizeof(t1)),
+		    fmt_time(fs.mean, t2, sizeof(t2)), sim);
 	}
 	if (comm && slow && *slow && a->stat[g].max > a->stat[g].mean)
-		fprintf(f, "%sa consequence: they wait for the slow %s of computation\n", indent, slow);
+		say(k, depth + 1, "a consequence: they wait for the slow %s of computation", slow);
 }
 
-int imb_report_text(FILE *f, const struct imb_analysis *a, const struct imb_job *job)
+/* The ranking: the most imbalanced group, then every level-1 group and its
+ * level-2 children ranked by max - mean (doc/imbalance.md, "Ranking"). */
+static int findings(struct sink *k, const struct imb_analysis *a)
 {
-	char buf[512], t1[32];
 	int *idx = malloc((a->nproc ? a->nproc : 1) * sizeof(int));
 	if (!idx)
 		return -1;
-	fprintf(f, "Load imbalance of %zu process%s from %s\n", a->nproc, a->nproc == 1 ? "" : "es",
-		job->dir);
-	if (job->nmissing) {
-		mw_ranges_format(job->missing, job->nmissing, buf, sizeof(buf));
-		fprintf(f, "WARNING: no profile for rank%s %s: %s not analysed\n",
-			job->nmissing == 1 ? "" : "s", buf, job->nmissing == 1 ? "it is" : "they are");
-	}
-	fprintf(f, "Functions: %zu kept; %zu below the threshold of %s dropped (%.3f%% of the time); "
-		   "%zu call-path entries ignored\n",
-		a->nfn, a->ndropped, fmt_time(a->threshold, t1, sizeof(t1)),
-		a->total_time > 0 ? 100 * a->dropped_time / a->total_time : 0.0, a->ncallpaths);
-	fprintf(f, "POP: parallel efficiency %.2f = load balance %.2f x communication efficiency %.2f "
-		   "(useful = computation + I/O)\n"
-		   "     not computed: serialisation and transfer efficiency (they need a trace, not a "
-		   "profile)\n\n",
-		a->pop_pe, a->pop_lb, a->pop_ce);
-
 	int l1[3] = {IMB_G_COMP, IMB_G_COMM, IMB_G_IO}, nl1 = 0, order[3];
 	for (int i = 0; i < 3; i++)
 		if (a->stat[l1[i]].max > 0)
@@ -173,22 +192,46 @@ int imb_report_text(FILE *f, const struct imb_analysis *a, const struct imb_job 
 			}
 	}
 	if (nl1 && a->stat[order[0]].maxmean > 1)
-		fprintf(f, "%s is the most imbalanced group.\n", imb_group_label(order[0]));
-	fprintf(f, "Groups ranked by imbalance (time of the slowest process above the mean):\n");
+		say(k, 0, "%s is the most imbalanced group.", imb_group_label(order[0]));
+	say(k, 0, "Groups ranked by imbalance (time of the slowest process above the mean):");
 	for (int i = 0; i < nl1; i++) {
 		char head[16];
 		snprintf(head, sizeof(head), "%d. ", i + 1);
-		group_line(f, a, order[i], head, "   ", idx, order[i] == IMB_G_COMM ? slow : NULL);
+		group_line(k, a, order[i], head, 0, idx, order[i] == IMB_G_COMM ? slow : NULL);
 		int kids[IMB_NGROUPS], nk = 0;
 		for (int g = 0; g < IMB_NGROUPS; g++)
 			if (imb_group_parent(g) == order[i] && a->stat[g].max > 0)
 				kids[nk++] = g;
 		qsort_r(kids, (size_t)nk, sizeof(int), by_cost, (void *)a);
-		for (int k = 0; k < nk && nk > 1; k++)
-			group_line(f, a, kids[k], "   - ", "       ", idx,
-				   is_comm(kids[k]) && k == 0 ? slow : NULL);
+		for (int j = 0; j < nk && nk > 1; j++)
+			group_line(k, a, kids[j], "- ", 1, idx, is_comm(kids[j]) && j == 0 ? slow : NULL);
 	}
 	free(idx);
+	return 0;
+}
+
+int imb_report_text(FILE *f, const struct imb_analysis *a, const struct imb_job *job)
+{
+	char buf[512], t1[32];
+	struct sink k = {f, NULL};
+	fprintf(f, "Load imbalance of %zu process%s from %s\n", a->nproc, a->nproc == 1 ? "" : "es",
+		job->dir);
+	if (job->nmissing) {
+		mw_ranges_format(job->missing, job->nmissing, buf, sizeof(buf));
+		fprintf(f, "WARNING: no profile for rank%s %s: %s not analysed\n",
+			job->nmissing == 1 ? "" : "s", buf, job->nmissing == 1 ? "it is" : "they are");
+	}
+	fprintf(f, "Functions: %zu kept; %zu below the threshold of %s dropped (%.3f%% of the time); "
+		   "%zu call-path entries ignored\n",
+		a->nfn, a->ndropped, fmt_time(a->threshold, t1, sizeof(t1)),
+		a->total_time > 0 ? 100 * a->dropped_time / a->total_time : 0.0, a->ncallpaths);
+	fprintf(f, "POP: parallel efficiency %.2f = load balance %.2f x communication efficiency %.2f "
+		   "(useful = computation + I/O)\n"
+		   "     not computed: serialisation and transfer efficiency (they need a trace, not a "
+		   "profile)\n\n",
+		a->pop_pe, a->pop_lb, a->pop_ce);
+	if (findings(&k, a) < 0)
+		return -1;
 	return ferror(f) ? -1 : 0;
 }
 
@@ -274,16 +317,23 @@ struct json_object *imb_report_json(const struct imb_analysis *a, const struct i
 	struct json_object *fs = json_object_new_array();
 	for (size_t i = 0; i < a->nfn; i++) {
 		struct json_object *e = json_object_new_object();
-		struct imb_stat s;
-		imb_stats(a->fn[i].t, a->nproc, &s);
 		json_object_object_add(e, "name", json_object_new_string(a->fn[i].name));
 		json_object_object_add(e, "group", json_object_new_string(imb_group_id(a->fn[i].group)));
 		json_object_object_add(e, "total_us", num(a->fn[i].total));
-		add_stats(e, a, &s);
+		json_object_object_add(e, "similarity", a->fn[i].sim < 0 ? NULL : num(a->fn[i].sim));
+		add_stats(e, a, &a->fn[i].st);
 		json_object_object_add(e, "time_us", vec(a->fn[i].t, a->nproc));
 		json_object_array_add(fs, e);
 	}
 	json_object_object_add(o, "functions", fs);
+	struct sink k = {NULL, json_object_new_array()};
+	if (findings(&k, a) < 0) {
+		json_object_put(k.arr);
+		json_object_put(o);
+		free(idx);
+		return NULL;
+	}
+	json_object_object_add(o, "findings", k.arr);
 	free(idx);
 	return o;
 }

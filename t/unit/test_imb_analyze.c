@@ -369,6 +369,90 @@ START_TEST(test_gap_in_report)
 }
 END_TEST
 
+/* Seed 004 step 4 at every level: each function (a leaf) has its load
+ * similarity to its level-2 group, in the JSON and next to the worst
+ * function's time in the text.  user code = .TAU application 10 ms + main
+ * 490 ms + solve (r+1) s, shares {1.5,2.5,3.5,4.5}/12; solve {1,2,3,4}/10:
+ * 1 - (.025+.00833+.00833+.025)/2 = 29/30; main 1/4 each: 1 - (1/3)/2 = 5/6.
+ * MPI_Allreduce is the whole of collective: 1. */
+START_TEST(test_function_similarity)
+{
+	struct imb_job j;
+	struct imb_analysis a;
+	char *buf = NULL;
+	size_t len = 0;
+	load_tau4(&j, &a, NULL);
+	struct json_object *o = imb_report_json(&a, &j), *fs = json_object_object_get(o, "functions");
+	int seen = 0;
+	for (size_t i = 0; i < json_object_array_length(fs); i++) {
+		struct json_object *e = json_object_array_get_idx(fs, i), *s;
+		const char *name = json_object_get_string(json_object_object_get(e, "name"));
+		ck_assert_msg(json_object_object_get_ex(e, "similarity", &s) &&
+				      json_object_is_type(s, json_type_double),
+			      "function %s has no similarity", name);
+		double want = !strncmp(name, "solve", 5)		? 29.0 / 30
+			      : !strncmp(name, "int main", 8)		? 5.0 / 6
+			      : !strcmp(name, "MPI_Allreduce()")	? 1
+									: -1;
+		if (want >= 0) {
+			ck_assert_double_eq_tol(json_object_get_double(s), want, 1e-9);
+			seen++;
+		}
+	}
+	ck_assert_int_eq(seen, 3);
+	json_object_put(o);
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_int_eq(imb_report_text(f, &a, &j), 0);
+	fclose(f);
+	ck_assert_msg(strstr(buf, "worst function: rank 3 spends 1.6x the mean in solve [{\"solve.c\"} "
+				  "{12,1}-{40,1}] (4.00 s against 2.50 s; similarity to user code 0.97)"),
+		      "%s", buf);
+	ck_assert_msg(strstr(buf, "in MPI_Allreduce() (3.10 s against 1.60 s; similarity to collective "
+				  "communication 1.00)"),
+		      "%s", buf);
+	free(buf);
+	imb_analysis_free(&a);
+	imb_job_free(&j);
+}
+END_TEST
+
+/* The findings the page leads with are the text's, from one source: the
+ * JSON's "findings" lines, in order, are the lines of the text's ranking. */
+START_TEST(test_findings_in_json)
+{
+	struct imb_job j;
+	struct imb_analysis a;
+	char *buf = NULL;
+	size_t len = 0;
+	load_tau4(&j, &a, NULL);
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_int_eq(imb_report_text(f, &a, &j), 0);
+	fclose(f);
+	struct json_object *o = imb_report_json(&a, &j), *fs;
+	ck_assert_msg(json_object_object_get_ex(o, "findings", &fs) &&
+			      json_object_is_type(fs, json_type_array),
+		      "no findings in the JSON");
+	ck_assert_int_gt((int)json_object_array_length(fs), 4);
+	const char *at = buf;
+	int worst = 0;
+	for (size_t i = 0; i < json_object_array_length(fs); i++) {
+		struct json_object *e = json_object_array_get_idx(fs, i);
+		const char *t = json_object_get_string(json_object_object_get(e, "text"));
+		int depth = json_object_get_int(json_object_object_get(e, "depth"));
+		ck_assert_msg(t && depth >= 0 && depth <= 2, "finding %zu", i);
+		const char *hit = strstr(at, t);
+		ck_assert_msg(hit, "finding \"%s\" is not in the text (in order):\n%s", t, buf);
+		at = hit + strlen(t);
+		worst += strstr(t, "worst function: rank 3 spends 1.6x the mean in solve") != NULL;
+	}
+	ck_assert_int_eq(worst, 1);
+	json_object_put(o);
+	free(buf);
+	imb_analysis_free(&a);
+	imb_job_free(&j);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("imb_analyze");
@@ -385,6 +469,8 @@ int main(void)
 	tcase_add_test(tc, test_text_report);
 	tcase_add_test(tc, test_json_report_matches_schema);
 	tcase_add_test(tc, test_gap_in_report);
+	tcase_add_test(tc, test_function_similarity);
+	tcase_add_test(tc, test_findings_in_json);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -27,25 +27,47 @@ export function launch(extra = []) {
   });
 }
 
+// Decode the PNG screenshots pngs (Buffers) in page (any page that allows
+// data: images and eval) and return what the function body of (px, arg)
+// gives, px being their RGBA pixel arrays.
+function withPixels(page, pngs, body, arg) {
+  return page.evaluate(async ([b64s, body, arg]) => {
+    const px = [];
+    for (const b64 of b64s) {
+      const img = new Image();
+      img.src = "data:image/png;base64," + b64;
+      await img.decode();
+      const c = document.createElement("canvas");
+      c.width = img.width; c.height = img.height;
+      const g = c.getContext("2d");
+      g.drawImage(img, 0, 0);
+      px.push(g.getImageData(0, 0, c.width, c.height).data);
+    }
+    return new Function("px", "arg", body)(px, arg);
+  }, [pngs.map(p => p.toString("base64")), body, arg]);
+}
+
 // Count the pixels of a PNG screenshot (a Buffer) that pass each test,
-// decoded in page (any page that allows data: images): tests maps a name
-// to the body of a function of (r, g, b), e.g. {red: "return r > 150 && g < 80"}.
-// Returns {name: count, ..., total}.
+// decoded in page: tests maps a name to the body of a function of (r, g, b),
+// e.g. {red: "return r > 150 && g < 80"}.  Returns {name: count, ..., total}.
 export function countPixels(page, png, tests) {
-  return page.evaluate(async ([b64, tests]) => {
-    const img = new Image();
-    img.src = "data:image/png;base64," + b64;
-    await img.decode();
-    const c = document.createElement("canvas");
-    c.width = img.width; c.height = img.height;
-    const g = c.getContext("2d");
-    g.drawImage(img, 0, 0);
-    const d = g.getImageData(0, 0, c.width, c.height).data;
-    const fs = Object.entries(tests).map(([k, body]) => [k, new Function("r", "g", "b", body)]);
+  return withPixels(page, [png], `
+    const d = px[0], fs = Object.entries(arg).map(([k, body]) => [k, new Function("r", "g", "b", body)]);
     const out = { total: d.length / 4 };
     for (const [k] of fs) out[k] = 0;
     for (let i = 0; i < d.length; i += 4)
       for (const [k, f] of fs) if (f(d[i], d[i + 1], d[i + 2])) out[k]++;
-    return out;
-  }, [png.toString("base64"), tests]);
+    return out;`, tests);
+}
+
+// How many pixels differ (any channel by more than tol) between two PNG
+// screenshots of the same size (Buffers); -1 when the sizes differ.
+export function diffPixels(page, a, b, tol = 24) {
+  return withPixels(page, [a, b], `
+    const [p, q] = px;
+    if (p.length !== q.length) return -1;
+    let n = 0;
+    for (let i = 0; i < p.length; i += 4)
+      if (Math.abs(p[i] - q[i]) > arg || Math.abs(p[i + 1] - q[i + 1]) > arg || Math.abs(p[i + 2] - q[i + 2]) > arg) n++;
+    return n;`, tol);
 }
