@@ -1,5 +1,5 @@
 #!/bin/bash
-# 0614: issue 35 item 2.  Rank 2 computes forever outside MPI while ranks 0,
+# 0616: issue 35 item 2.  Rank 2 computes forever outside MPI while ranks 0,
 # 1 and 3 wait for it in MPI_Barrier (run_spin.c:21).  The answer names rank
 # 2 and how long it has computed, says the others wait for it at their line,
 # past the hang limit the causes make rank 2 B (it never came back: the
