@@ -19,7 +19,8 @@ void cal_opts_defaults(struct cal_opts *o, int quick)
 	o->growth = 1.4;
 	o->max_adds = (uint64_t)1 << 24;
 	o->step = quick ? 0.005 : 0.0025;
-	o->steps = quick ? 10 : 40;
+	o->steps = quick ? 10 : 12;
+	o->blocks = quick ? 3 : 5;
 	o->flush_bytes = cal_flush_default(quick ? (size_t)1 << 20 : (size_t)4 << 20);
 	o->q = o->search.q_lo + (1 - o->search.q_hi); /* 0.1 */
 }
@@ -44,8 +45,14 @@ int cal_opts_check(const struct cal_opts *o, char *err, size_t errlen)
 		bad = "growth must be in 1.05..4";
 	else if (!(o->step > 0 && o->step <= 0.5))
 		bad = "the resolution step must be in (0, 50] %";
-	else if (o->steps < 1 || o->steps > 200)
-		bad = "steps must be in 1..200";
+	else if (o->steps < 1 || o->steps > 40)
+		bad = "steps must be in 1..40";
+	else if (o->step * pow(M_SQRT2, o->steps - 1) > 4)
+		bad = "the largest resolution step (step * 2^((steps - 1) / 2)) must be at most 400 %";
+	else if (o->blocks < 1 || o->blocks > CAL_BLOCKS_MAX)
+		bad = "blocks must be in 1..16";
+	else if (!(o->at >= 0 && o->at <= 1e10))
+		bad = "the interval of the resolution must be in 0..1e10";
 	else if (o->flush_bytes > ((size_t)1 << 30))
 		bad = "the flush size must be at most 1 GiB";
 	else if (!(o->q > 0 && o->q < 1))
@@ -101,19 +108,46 @@ static int over_budget(const struct cal_opts *o, double t0, double c0)
 	       (o->budget_cpu_s > 0 && now_s(CLOCK_THREAD_CPUTIME_ID) - c0 > o->budget_cpu_s);
 }
 
-/* The base round measured again among the resolution steps (every
- * CAL_DRIFT_EVERY steps) and after them, for the drift (cal_resolution_drift). */
-#define CAL_DRIFT_EVERY 10
-#define CAL_DRIFT_MAX 8
+uint64_t cal_step_adds(uint64_t base_adds, double step, unsigned k)
+{
+	uint64_t prev = 0;
+	for (unsigned i = 0; i <= k; i++) {
+		uint64_t a = round_adds((double)base_adds * step * pow(M_SQRT2, i));
+		prev = a > prev ? a : prev + CAL_GROUP;
+	}
+	return prev;
+}
+
+double cal_largest_step(const struct cal_opts *o)
+{
+	return o->step * pow(M_SQRT2, o->steps ? o->steps - 1 : 0);
+}
+
+/* Measure the rounds rs[0..n) one after the other (or interleaved).  Return
+ * how many were measured before the budget ran out (at least min). */
+static unsigned measure_rounds(const struct cal_opts *o, struct cal_round *rs, unsigned n, unsigned min,
+			       const struct cal_timer_info *ti, struct cal_flush *fl, double t0, double c0)
+{
+	if (o->interleave) {
+		cal_measure_interleaved(rs, n, ti, fl);
+		return n;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		if (k >= min && over_budget(o, t0, c0))
+			return k;
+		for (size_t i = 0; i < o->samples; i++)
+			cal_measure(&rs[k], i, ti, fl);
+	}
+	return n;
+}
 
 int cal_run(const struct cal_opts *o, struct cal_result *r)
 {
 	struct cal_opts def;
 	struct cal_flush *fl = NULL;
-	struct cal_round *rs = NULL, bases[CAL_DRIFT_MAX];
-	size_t nb = 0;
+	struct cal_round *rs = NULL;
+	size_t nrs = 0;
 	size_t cap = 0;
-	unsigned done = 0;
 	char err[128];
 	int rv = -1;
 	if (!o) {
@@ -177,68 +211,74 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 	/* A round can pass above the threshold: found, but not high precision. */
 	r->high_precision = r->interval.found && r->interval.ns <= o->search.threshold_ns;
 
-	/* Step 4: the resolution at R0: rounds one after the other (the drift
-	 * between them is part of what a comparison of two runs sees), or
-	 * interleaved sample by sample. */
-	if (r->interval.found) {
+	/* Step 4: the resolution at R0 (or at the interval asked for), in
+	 * blocks one after the other: each block a base round and steps
+	 * growing by sqrt(2) (measured one after the other: the drift between
+	 * them is part of what a comparison of two runs sees, or interleaved
+	 * sample by sample), its resolution bounded by how far the next
+	 * block's base moved.  The median over the blocks is the resolution,
+	 * their smallest and largest its spread (doc/calibrate.md). */
+	if (o->at > 0 && r->nrounds > 0) {
+		double per = o->at_cycles ? r->rate.cy_per_add : r->rate.ns_per_add;
+		if (!(per > 0)) {
+			errno = EINVAL; /* cycles asked for without a cycle counter */
+			goto fail;
+		}
+		r->base_adds = round_adds(o->at / per);
+	} else if (r->interval.found) {
 		r->base_adds = r->rounds[r->interval.round].adds;
-		r->step_adds = round_adds((double)r->base_adds * o->step);
-		done = o->steps;
-		rs = calloc(o->steps + 1, sizeof(*rs));
+	}
+	if (r->base_adds) {
+		unsigned per = o->steps + 1, nb = 0;
+		struct cal_resolution blk[CAL_BLOCKS_MAX];
+		nrs = (size_t)o->blocks * per + 1;
+		r->step_adds = cal_step_adds(r->base_adds, o->step, 0);
+		rs = calloc(nrs, sizeof(*rs));
 		if (!rs)
 			goto fail;
-		for (unsigned k = 0; k <= o->steps; k++)
-			if (cal_round_init(&rs[k], r->base_adds + k * r->step_adds, o->samples,
-					   r->timer.have_cycles) < 0)
+		for (size_t i = 0; i < nrs; i++) {
+			unsigned k = (unsigned)(i % per);
+			uint64_t adds = r->base_adds + (k ? cal_step_adds(r->base_adds, o->step, k - 1) : 0);
+			if (cal_round_init(&rs[i], adds, o->samples, r->timer.have_cycles) < 0)
 				goto fail;
-		bases[nb++] = rs[0]; /* the same buffers: freed with rs */
-		if (o->interleave)
-			cal_measure_interleaved(rs, o->steps + 1, &r->timer, fl);
-		else
-			for (unsigned k = 0; k <= o->steps; k++) {
-				if (k > 1 && over_budget(o, t0, c0)) {
-					/* Judge the steps measured so far. */
-					r->truncated = 1;
-					done = k - 1;
-					break;
-				}
-				for (size_t i = 0; i < o->samples; i++)
-					cal_measure(&rs[k], i, &r->timer, fl);
-				/* a copy of the base every CAL_DRIFT_EVERY steps */
-				if (k > 0 && k % CAL_DRIFT_EVERY == 0 && k < o->steps && nb < CAL_DRIFT_MAX - 1) {
-					if (cal_round_init(&bases[nb], r->base_adds, o->samples,
-							   r->timer.have_cycles) < 0)
-						goto fail;
-					for (size_t i = 0; i < o->samples; i++)
-						cal_measure(&bases[nb], i, &r->timer, fl);
-					nb++;
-				}
-			}
-		if (cal_find_resolution(&rs[0], rs + 1, done, &o->search, &r->resolution) < 0)
-			goto fail;
-		/* The base once more after the steps: what the same workload
-		 * moves within the run bounds the resolution from below (two
-		 * runs differ by at least that much).  With the copies measured
-		 * among the steps (nb so far), the drift spans the whole run. */
-		if (r->resolution.found && !over_budget(o, t0, c0) && nb < CAL_DRIFT_MAX) {
-			if (cal_round_init(&bases[nb], r->base_adds, o->samples, r->timer.have_cycles) < 0)
-				goto fail;
-			for (size_t i = 0; i < o->samples; i++)
-				cal_measure(&bases[nb], i, &r->timer, fl);
-			nb++;
 		}
-		if (cal_resolution_drift(&r->resolution, bases, nb) < 0)
+		for (unsigned b = 0; b < o->blocks; b++) {
+			struct cal_round *x = &rs[(size_t)b * per];
+			if (b == 0)
+				measure_rounds(o, x, 1, 1, &r->timer, fl, t0, c0);
+			/* The first block is judged on whatever steps the budget
+			 * allowed (at least one); a later one is measured whole
+			 * or not used. */
+			unsigned got = measure_rounds(o, &x[1], o->steps, b ? o->steps : 1, &r->timer, fl, t0, c0);
+			if (got < o->steps && b) {
+				r->truncated = 1;
+				break;
+			}
+			if (cal_find_resolution(&x[0], &x[1], got, &o->search, &blk[nb]) < 0)
+				goto fail;
+			/* The next base (the next block's, or one more after the
+			 * last block) bounds this block's resolution by the drift. */
+			int next = got == o->steps && measure_rounds(o, &x[per], 1, 0, &r->timer, fl, t0, c0) == 1;
+			if (next) {
+				struct cal_round pair[2] = {x[0], x[per]};
+				if (cal_resolution_drift(&blk[nb], pair, 2) < 0)
+					goto fail;
+			}
+			nb++;
+			if (!next) {
+				r->truncated = 1;
+				break;
+			}
+		}
+		if (cal_resolution_blocks(blk, nb, &r->resolution) < 0)
 			goto fail;
 	}
 	r->seconds = now_s(CLOCK_MONOTONIC) - t0;
 	r->cpu_seconds = now_s(CLOCK_THREAD_CPUTIME_ID) - c0;
 	rv = 0;
 fail:
-	for (size_t i = 1; i < nb; i++)
-		cal_round_free(&bases[i]);
-	if (rs)
-		for (unsigned k = 0; k <= o->steps; k++)
-			cal_round_free(&rs[k]);
+	for (size_t i = 0; rs && i < nrs; i++)
+		cal_round_free(&rs[i]);
 	free(rs);
 	cal_flush_destroy(fl);
 	if (rv < 0) {

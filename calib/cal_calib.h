@@ -12,6 +12,8 @@
 #include "cal_timer.h"
 #include "cal_work.h"
 
+#define CAL_BLOCKS_MAX 16 /* blocks of the resolution, at most */
+
 struct cal_opts {
 	struct cal_search_opts search;
 	int quick;             /* the quick defaults were taken */
@@ -19,9 +21,16 @@ struct cal_opts {
 	size_t timer_samples;  /* reads per timer cost: 20000 (quick 2000) */
 	double growth;         /* additions multiplied by this each round: 1.4 */
 	uint64_t max_adds;     /* no round beyond this: 1 << 24 */
-	double step;           /* resolution rounds grow by this fraction of R0: 0.0025
-				  (quick 0.005) */
-	unsigned steps;        /* resolution rounds after the base: 40 (quick 10) */
+	double step;           /* the first resolution round is this fraction of the base
+				  longer: 0.0025 (quick 0.005) */
+	unsigned steps;        /* resolution rounds after the base in each block, each
+				  sqrt(2) times further from it: 12 (quick 10), up to
+				  step * 2^((steps - 1) / 2) = 11.3 % */
+	unsigned blocks;       /* the resolution measured this many times, one block after
+				  the other (base, steps; the next block's base): 5 (quick 3) */
+	double at;             /* 0: the resolution at R0; else at the chain whose expected
+				  interval is this (ns, or cycles with at_cycles) */
+	int at_cycles;
 	size_t flush_bytes;    /* cache flush: largest cache, at most 4 MiB (quick 1 MiB) */
 	int interleave;        /* resolution rounds sample by sample (1) or one after the
 				  other (0, the default: drift between them counts) */
@@ -48,7 +57,8 @@ struct cal_result {
 	struct cal_interval interval;
 	int high_precision;               /* 1: interval found, at most threshold_ns; 0: the
 					     platform cannot do high-precision detection */
-	uint64_t base_adds, step_adds;    /* resolution rounds: base_adds + k * step_adds */
+	uint64_t base_adds, step_adds;    /* resolution rounds: the base, and the first step's
+					     extra additions (cal_step_adds) */
 	struct cal_resolution resolution;
 	double seconds, cpu_seconds;      /* what the calibration took (CPU: this thread's) */
 	int truncated;                    /* 1: a budget ran out before the end */
@@ -58,6 +68,16 @@ struct cal_result {
  * with *r filled (free with cal_result_free), or -1 with errno set (EINVAL:
  * bad options; ENOMEM). */
 int cal_run(const struct cal_opts *o, struct cal_result *r);
+
+/* The extra additions of resolution step k (0-based) above a base of
+ * base_adds: base_adds * step * sqrt(2)^k rounded up to whole groups,
+ * increasing with k. */
+uint64_t cal_step_adds(uint64_t base_adds, double step, unsigned k);
+
+/* The largest resolution step of o relative to the base: step *
+ * sqrt(2)^(steps - 1), what a calibration that resolved nothing could not
+ * resolve. */
+double cal_largest_step(const struct cal_opts *o);
 
 /* Free what cal_run allocated in r. */
 void cal_result_free(struct cal_result *r);

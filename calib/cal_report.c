@@ -54,6 +54,9 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	add(x, "step", num(o->step));
 	add(x, "steps", json_object_new_int((int)o->steps));
 	add(x, "interleave", json_object_new_boolean(o->interleave));
+	add(x, "blocks", json_object_new_int((int)o->blocks));
+	add(x, "at", o->at > 0 ? num(o->at) : NULL);
+	add(x, "at_unit", o->at > 0 ? json_object_new_string(o->at_cycles ? "cycles" : "ns") : NULL);
 	add(x, "flush_bytes", json_object_new_int64((int64_t)o->flush_bytes));
 	add(x, "q", num(o->q));
 	add(j, "options", x);
@@ -107,12 +110,13 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	add(j, "high_precision", json_object_new_boolean(r->high_precision));
 
 	const struct cal_resolution *rs = &r->resolution;
-	int res = iv->found && rs->found;
+	int res = r->base_adds && rs->found;
 	x = json_object_new_object();
 	add(x, "found", json_object_new_boolean(res));
-	add(x, "base_adds", iv->found ? json_object_new_int64((int64_t)r->base_adds) : NULL);
-	add(x, "step_adds", iv->found ? json_object_new_int64((int64_t)r->step_adds) : NULL);
-	add(x, "adds", res ? json_object_new_int64((int64_t)(r->base_adds + (rs->step + 1) * r->step_adds))
+	add(x, "base_adds", r->base_adds ? json_object_new_int64((int64_t)r->base_adds) : NULL);
+	add(x, "step_adds", r->base_adds ? json_object_new_int64((int64_t)r->step_adds) : NULL);
+	add(x, "adds", res ? json_object_new_int64((int64_t)(r->base_adds + cal_step_adds(r->base_adds, o->step,
+											 (unsigned)rs->step)))
 			   : NULL);
 	add(x, "ns", num_or_null(res, rs->d_ns));
 	add(x, "cy", num_or_null(res && cy, rs->d_cy));
@@ -122,6 +126,12 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	add(x, "drift_ns", num_or_null(res, rs->drift_ns));
 	add(x, "drift_cy", num_or_null(res && cy, rs->drift_cy));
 	add(x, "drift_bound", json_object_new_boolean(res && rs->drift_bound));
+	add(x, "blocks", json_object_new_int((int)rs->blocks));
+	add(x, "blocks_found", json_object_new_int((int)rs->blocks_found));
+	add(x, "low_ns", num_or_null(rs->blocks_found, rs->lo_ns));
+	add(x, "high_ns", num_or_null(rs->blocks_found, rs->hi_ns));
+	add(x, "low_cy", num_or_null(rs->blocks_found && cy, rs->lo_cy));
+	add(x, "high_cy", num_or_null(rs->blocks_found && cy, rs->hi_cy));
 	add(j, "resolution", x);
 
 	x = json_object_new_object();
@@ -131,7 +141,7 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	add(x, "resolution_ns", num_or_null(res, rs->d_ns));
 	add(x, "resolution_cy", num_or_null(res && cy, rs->d_cy));
 	/* Unresolved: the largest difference tested is all that can be said. */
-	add(x, "resolution_relative", num(res ? rs->rel : o->step * o->steps));
+	add(x, "resolution_relative", num(res ? rs->rel : cal_largest_step(o)));
 	add(j, "criterion", x);
 	return j;
 }
@@ -184,21 +194,24 @@ int cal_report_text(FILE *f, const struct cal_result *r)
 			   "high-precision detection\n",
 			o->search.threshold_ns);
 	}
-	if (r->interval.found && r->resolution.found) {
-		fprintf(f, "resolution: %.1f ns", r->resolution.d_ns);
+	const struct cal_resolution *rs = &r->resolution;
+	if (r->base_adds && rs->found) {
+		fprintf(f, "resolution %.0f ns (%.0f\xe2\x80\x93%.0f over %u blocks", rs->d_ns, rs->lo_ns, rs->hi_ns,
+			rs->blocks);
+		if (rs->blocks_found < rs->blocks)
+			fprintf(f, ", %u resolved", rs->blocks_found);
+		fputc(')', f);
 		if (cy)
-			fprintf(f, " / %.1f cycles", r->resolution.d_cy);
-		if (r->resolution.drift_bound)
-			fprintf(f, " (%.2f%% of the interval: the base round moved that much between the "
-				   "start and the end of the run, more than the smallest significant step)\n",
-				r->resolution.rel * 100);
-		else
-			fprintf(f, " (%.2f%% of the interval; rank-sum p = %.3g; the base round moved %.1f ns "
-				   "within the run)\n",
-				r->resolution.rel * 100, r->resolution.p_ns, r->resolution.drift_ns);
-	} else if (r->interval.found) {
-		fprintf(f, "resolution: not resolved within %u steps of %llu additions (%.0f%%)\n", o->steps,
-			(unsigned long long)r->step_adds, o->step * o->steps * 100);
+			fprintf(f, " / %.0f cycles (%.0f\xe2\x80\x93%.0f)", rs->d_cy, rs->lo_cy, rs->hi_cy);
+		fprintf(f, " at %llu additions: %.2f%% of the interval; %s\n", (unsigned long long)r->base_adds,
+			rs->rel * 100,
+			rs->drift_bound ? "the base round moved that much from one block to the next, more than "
+					  "the smallest significant step"
+					: "the smallest step significant from there on (rank-sum)");
+	} else if (r->base_adds) {
+		fprintf(f, "resolution: not resolved in %u of %u blocks of %u steps up to %.1f%% of %llu additions\n",
+			rs->blocks - rs->blocks_found, rs->blocks, o->steps, cal_largest_step(o) * 100,
+			(unsigned long long)r->base_adds);
 	}
 	fprintf(f, "criterion: a fluctuation is real outside [Q(%g) - res, Q(%g) + res] (q = %g)\n",
 		o->q / 2, 1 - o->q / 2, o->q);

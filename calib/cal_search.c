@@ -174,3 +174,53 @@ int cal_resolution_drift(struct cal_resolution *r, const struct cal_round *bases
 	}
 	return 0;
 }
+
+/* Whether block a sorts after block b: resolved before unresolved, then by d_ns. */
+static int after(const struct cal_resolution *a, const struct cal_resolution *b)
+{
+	if (a->found != b->found)
+		return !a->found;
+	return a->d_ns > b->d_ns;
+}
+
+int cal_resolution_blocks(const struct cal_resolution *blk, size_t nb, struct cal_resolution *out)
+{
+	size_t idx[64];
+	memset(out, 0, sizeof(*out));
+	if (nb == 0 || nb > sizeof(idx) / sizeof(idx[0])) {
+		errno = EINVAL;
+		return -1;
+	}
+	for (size_t i = 0; i < nb; i++) { /* insertion sort: a few blocks, thread-safe */
+		size_t j = i;
+		for (; j > 0 && after(&blk[idx[j - 1]], &blk[i]); j--)
+			idx[j] = idx[j - 1];
+		idx[j] = i;
+	}
+	const struct cal_resolution *m = &blk[idx[(nb - 1) / 2]]; /* the (lower) median */
+	out->blocks = (unsigned)nb;
+	for (size_t i = 0; i < nb; i++) {
+		const struct cal_resolution *b = &blk[i];
+		out->drift_ns = fmax(out->drift_ns, b->drift_ns);
+		out->drift_cy = fmax(out->drift_cy, b->drift_cy);
+		if (!b->found)
+			continue;
+		if (out->blocks_found++ == 0) {
+			out->lo_ns = out->hi_ns = b->d_ns;
+			out->lo_cy = out->hi_cy = b->d_cy;
+		}
+		out->lo_ns = fmin(out->lo_ns, b->d_ns), out->hi_ns = fmax(out->hi_ns, b->d_ns);
+		out->lo_cy = fmin(out->lo_cy, b->d_cy), out->hi_cy = fmax(out->hi_cy, b->d_cy);
+	}
+	if (!m->found)
+		return 0;
+	out->found = 1;
+	out->step = m->step;
+	out->d_ns = m->d_ns;
+	out->d_cy = m->d_cy;
+	out->rel = m->rel;
+	out->p_ns = m->p_ns;
+	out->p_cy = m->p_cy;
+	out->drift_bound = m->drift_bound;
+	return 0;
+}

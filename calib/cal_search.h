@@ -76,6 +76,11 @@ struct cal_resolution {
 				      not measured */
 	int drift_bound;  /* 1: the drift was larger than the step's difference and
 			     is the resolution (d_ns, d_cy, rel) */
+	/* Over blocks (cal_resolution_blocks): how many were measured and
+	 * resolved, and the smallest and largest resolution among the resolved
+	 * ones (the spread; equal to d_ns, d_cy for one block). */
+	unsigned blocks, blocks_found;
+	double lo_ns, hi_ns, lo_cy, hi_cy;
 };
 
 /* The resolution: steps[0..ns-1] are rounds with more additions than base,
@@ -97,5 +102,15 @@ int cal_find_resolution(const struct cal_round *base, const struct cal_round *st
  * Nothing changes when r->found is 0 or nb < 2.  Return 0, or -1 with errno
  * set (an empty round). */
 int cal_resolution_drift(struct cal_resolution *r, const struct cal_round *bases, size_t nb);
+
+/* Combine the resolutions blk[0..nb) of nb >= 1 blocks (each measured alone:
+ * cal_find_resolution, then cal_resolution_drift against the next block's
+ * base) into *out: the median over the blocks, an unresolved block counting
+ * as larger than every resolved one, so found iff more than half of the
+ * blocks resolved a difference; the spread lo_ns..hi_ns (lo_cy..hi_cy) is
+ * the smallest and largest resolved block's; drift_ns (drift_cy) the largest
+ * of the blocks'; step, p, drift_bound those of the median block.  Return
+ * 0, or -1 with errno EINVAL (nb 0). */
+int cal_resolution_blocks(const struct cal_resolution *blk, size_t nb, struct cal_resolution *out);
 
 #endif

@@ -132,10 +132,10 @@ int cal_timer_measure(struct cal_timer_info *ti, size_t samples, unsigned rate_m
 		a[i] = (double)(int64_t)(c2 - c1);
 		b[i] = (double)(int64_t)(n2 - n1);
 		/* The pair as the workload is timed, with nothing between. */
-		c1 = cal_cycles_start();
 		n1 = cal_now_ns();
-		n2 = cal_now_ns();
+		c1 = cal_cycles_start();
 		c2 = cal_cycles_stop(tscp);
+		n2 = cal_now_ns();
 		if (c2 < c1 || n2 < n1)
 			ti->backward_steps++;
 		c[i] = (double)(int64_t)(c2 - c1);

@@ -22,9 +22,11 @@ static const char cal_intro[] =
 	"(rdtsc/rdtscp and clock_gettime), the shortest interval whose central\n"
 	"quantiles (LOW,HIGH, default 5,95 %) lie within +-PCT (default 5 %) of the\n"
 	"expected value on both clocks, the smallest difference of medians a\n"
-	"Wilcoxon rank-sum test finds significant there (the resolution: rounds\n"
-	"PCT longer each, default 0.25 % x 40, 0.5 % x 10 with --quick, measured one\n"
-	"after the other, or sample by sample with --interleave), and the\n"
+	"Wilcoxon rank-sum test finds significant there, or at --at NS (the\n"
+	"resolution: steps PCT longer, then sqrt(2) times further each, default\n"
+	"0.25 % x 12, 0.5 % x 10 with --quick, measured one after the other, or\n"
+	"sample by sample with --interleave, in 5 blocks, 3 with --quick: the\n"
+	"median and the spread over the blocks are reported), and the\n"
 	"criterion 'mpiwatch analyze fluctuation' uses.  A node whose median\n"
 	"passes the threshold (default 10000 ns) first cannot do high-precision\n"
 	"detection.  --quick: fewer samples (40 instead of 200), a smaller cache\n"
@@ -68,10 +70,10 @@ static int run_calibrate(int argc, char **argv)
 	/* Options are applied after the defaults, so --quick may come anywhere. */
 	int json = 0, quick = 0, interleave = 0, rc, first;
 	int s_quant = 0, s_samples = 0, s_steps = 0, s_flush = 0, s_tol = 0, s_step = 0, s_thr = 0,
-	    s_alpha = 0, s_q = 0, s_growth = 0;
-	long emit = 0, count = 1000, samples = 0, steps = 0, flush_kib = 0;
+	    s_alpha = 0, s_q = 0, s_growth = 0, s_blocks = 0;
+	long emit = 0, count = 1000, samples = 0, steps = 0, flush_kib = 0, blocks = 0;
 	double quant[2] = {0, 0}, tol = 0, step = 0, thr = 0, alpha = 0, q = 0, growth = 0,
-	       slowdown = 0;
+	       slowdown = 0, at = 0;
 	char err[256];
 	const struct mw_cliopt opts[] = {
 		{.name = "json", .kind = MW_CLIOPT_FLAG, .dst = &json, .help = "the result as JSON"},
@@ -99,9 +101,13 @@ static int run_calibrate(int argc, char **argv)
 		 .help = "the interval's growth from one try to the next"},
 		{.name = "step", .kind = MW_CLIOPT_DOUBLE, .dst = &step, .given = &s_step, .arg = "PCT",
 		 .min = 0.001, .max = 50, .unit = "a percentage",
-		 .help = "how much longer each round of the resolution is"},
+		 .help = "how much longer the first step of the resolution is (default 0.25)"},
 		{.name = "steps", .kind = MW_CLIOPT_LONG, .dst = &steps, .given = &s_steps, .arg = "N",
-		 .min = 1, .max = 200, .help = "rounds of the resolution"},
+		 .min = 1, .max = 40, .help = "steps of the resolution per block, each sqrt(2) further (default 12)"},
+		{.name = "blocks", .kind = MW_CLIOPT_LONG, .dst = &blocks, .given = &s_blocks, .arg = "N",
+		 .min = 1, .max = CAL_BLOCKS_MAX, .help = "the resolution measured N times: its median and spread (default 5)"},
+		{.name = "at", .kind = MW_CLIOPT_DOUBLE, .dst = &at, .arg = "NS", .min = 1, .max = 1e10,
+		 .unit = "ns", .help = "the resolution at this interval instead of the shortest trustworthy one"},
 		{.name = "interleave", .kind = MW_CLIOPT_FLAG, .dst = &interleave,
 		 .help = "measure the rounds sample by sample"},
 		{.name = "flush-kib", .kind = MW_CLIOPT_LONG, .dst = &flush_kib, .given = &s_flush,
@@ -148,6 +154,8 @@ static int run_calibrate(int argc, char **argv)
 	if (s_growth) o.growth = growth;
 	if (s_step) o.step = step / 100;
 	if (s_steps) o.steps = (unsigned)steps;
+	if (s_blocks) o.blocks = (unsigned)blocks;
+	o.at = at;
 	o.interleave = interleave;
 	if (cal_opts_check(&o, err, sizeof(err)) < 0) {
 		fprintf(stderr, ME ": %s\n", err);

@@ -60,10 +60,11 @@ static struct json_object *side(const char *file, size_t n, double med)
 
 static int run_fluctuation(int argc, char **argv)
 {
-	const char *calib = NULL, *unit, *source = "quick calibration";
+	const char *calib = NULL, *unit, *source = "quick calibration at A's median";
 	int json = 0, quiet = 0, cycles = 0, resolved = 1, unit_i = 0, first, rc;
 	int set_res = 0, set_q = 0, set_alpha = 0;
-	double res = 0, q = 0, alpha = 0;
+	double res = 0, q = 0, alpha = 0, lo = NAN, hi = NAN;
+	unsigned blocks = 0;
 	char err[512];
 	const struct mw_cliopt opts[] = {
 		{.name = "json", .kind = MW_CLIOPT_FLAG, .dst = &json,
@@ -119,11 +120,24 @@ static int run_fluctuation(int argc, char **argv)
 		}
 		source = calib;
 	} else if (!set_res) {
+		/* Calibrate at the scale of the data judged: the resolution at
+		 * A's median, not at the node's shortest trustworthy interval
+		 * (timer noise is absolute, drift relative: neither scales the
+		 * other's way; doc/calibrate.md "Δ for timings of another length"). */
 		struct cal_opts o;
 		struct cal_result r;
+		double med;
+		if (cal_median(a, na, &med) < 0) {
+			fprintf(stderr, ME ": %s\n", strerror(errno));
+			goto out;
+		}
 		cal_opts_defaults(&o, 1);
+		o.at = med > 0 ? med : 0;
+		o.at_cycles = cycles;
 		if (cal_run(&o, &r) < 0) {
-			fprintf(stderr, ME ": quick calibration: %s\n", strerror(errno));
+			fprintf(stderr, ME ": quick calibration: %s\n",
+				errno == EINVAL && cycles ? "this node has no cycle counter: use --unit ns"
+							  : strerror(errno));
 			goto out;
 		}
 		if (cycles && !r.timer.have_cycles) {
@@ -131,9 +145,19 @@ static int run_fluctuation(int argc, char **argv)
 			cal_result_free(&r);
 			goto out;
 		}
-		resolved = r.interval.found && r.resolution.found;
-		c.resolution = resolved ? (cycles ? r.resolution.d_cy : r.resolution.d_ns) : 0;
-		c.relative = resolved ? r.resolution.rel : o.step * o.steps;
+		const struct cal_resolution *rs = &r.resolution;
+		resolved = rs->found;
+		c.resolution = resolved ? (cycles ? rs->d_cy : rs->d_ns) : 0;
+		c.relative = resolved ? 0 : cal_largest_step(&o);
+		if (rs->blocks_found)
+			lo = cycles ? rs->lo_cy : rs->lo_ns, hi = cycles ? rs->hi_cy : rs->hi_ns;
+		blocks = rs->blocks;
+		if (!o.at)
+			source = "quick calibration";
+		if (r.interval.found && o.at > 0 && med < (cycles ? r.interval.cy : r.interval.ns))
+			fprintf(stderr, ME ": warning: A's median (%.6g %s) is below this node's shortest "
+					"trustworthy interval (%.6g %s): timing error may dominate\n",
+				med, unit, cycles ? r.interval.cy : r.interval.ns, unit);
 		cal_result_free(&r);
 	}
 	if (set_res) {
@@ -177,6 +201,9 @@ static int run_fluctuation(int argc, char **argv)
 		json_object_object_add(o, "resolution", jnum(v.delta));
 		json_object_object_add(o, "resolution_relative", jnum(c.relative));
 		json_object_object_add(o, "resolution_from", json_object_new_string(source));
+		json_object_object_add(o, "resolution_low", blocks ? jnum(lo) : NULL);
+		json_object_object_add(o, "resolution_high", blocks ? jnum(hi) : NULL);
+		json_object_object_add(o, "resolution_blocks", blocks ? json_object_new_int((int)blocks) : NULL);
 		json_object_object_add(o, "resolved", json_object_new_boolean(resolved));
 		json_object_object_add(o, "q", jnum(c.q));
 		json_object_object_add(o, "alpha", jnum(c.alpha));
@@ -199,8 +226,12 @@ static int run_fluctuation(int argc, char **argv)
 		printf("B: %s: %zu timings, median %.6g %s\n", fb, nb, v.med_b, unit);
 		printf("rank-sum test: U = %.6g, p = %.3g two-sided (B greater: %.3g, B less: %.3g; %s)\n",
 		       v.test.statistic, v.test.p_two_sided, v.test.p_greater, v.test.p_less, method(&v.test));
-		printf("difference of medians: %+.6g %s (%+.2f%%); resolution %.6g %s (%s)\n", v.diff, unit,
-		       v.rel * 100, v.delta, unit, source);
+		printf("difference of medians: %+.6g %s (%+.2f%%); resolution %.6g %s", v.diff, unit,
+		       v.rel * 100, v.delta, unit);
+		if (blocks && isfinite(lo))
+			printf(" (%.6g\xe2\x80\x93%.6g over %u blocks, %s)\n", lo, hi, blocks, source);
+		else
+			printf(" (%s)\n", source);
 		printf("band of A: [%.6g, %.6g] %s (quantiles %g and %g, widened by the resolution); "
 		       "%zu of B's %zu outside (p = %.3g, q = %g)\n",
 		       v.band_lo, v.band_hi, unit, c.q / 2, 1 - c.q / 2, v.outside, nb, v.p_band, c.q);
