@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <uv.h>
 
 #include "agent.h"
 #include "heartbeat.h"
@@ -59,9 +60,9 @@ void ag_tree_apreq(struct ag_tree *t, const struct mw_hb_msg *m);
  * (logged). */
 void ag_tree_probereq(struct ag_tree *t, const struct mw_hb_probereq *r);
 
-/* The CP's sockets for poll() (0 when none), then what poll() said. */
-size_t ag_tree_pollfds(struct ag_tree *t, struct pollfd *p, size_t max);
-void ag_tree_serve(struct ag_tree *t, const struct pollfd *p, size_t n, double now);
+/* Before the loop waits: watch the CP's sockets on loop (nothing without a
+ * CP); what they report is served after the wait (mwt_cp_serve). */
+void ag_tree_watch(struct ag_tree *t, uv_loop_t *loop);
 
 /* The CP's timer: flush the aggregate when due.  Return when it is next
  * due (a large number when nothing waits). */
