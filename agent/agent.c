@@ -8,12 +8,13 @@
  *   - uv_timer t_connect: the next try to attach (agconnect.c, backoff);
  *   - uv_timer t_job: the next "is the job still active?" (squeue through
  *     uvslurm.h, never blocking the loop);
- *   - uv_timer t_cp: the CP role's next flush or probe summary (agtree.h);
  *   - uv_poll lpoll: the parent link's socket (mw_link.h), readable, and
  *     writable while frames are queued; a link being left (a goodbye) keeps
  *     its own uv_poll and a 1 s timer until it is flushed;
  *   - uv_poll appoll: the pipe of the auxiliary processes' runner (ap.h);
- *   - the CP role's sockets (agtree.h);
+ *   - the CP role, when its node runs one, owns its own handles on the same
+ *     loop (tree/mwt_cp.h: its listening socket, its children's sockets, a
+ *     timer, its probe rounds, the thread pool for its children's hellos);
  *   - uv_prepare prep: before each wait, what waits is sent (heartbeats,
  *     dumps, auxiliary output), a move into the tree is made, and the
  *     watchers are armed for what the link has queued.
@@ -189,7 +190,7 @@ static void on_message(struct agent *a, struct mw_hb_msg *m)
 		}
 		ag_tree_dumpreq(a->tree, m);
 	} else if (m->type == MW_HB_ROLE) {
-		ag_tree_role(&a->tree, a->o, &m->u.role, send_up, a);
+		ag_tree_role(&a->tree, a->loop, a->o, &m->u.role, send_up, a);
 		if (ag_tree_wants_move(a->tree))
 			a->move = 1; /* the main loop moves us into the tree */
 	} else if (m->type == MW_HB_APREQ) {
@@ -220,6 +221,7 @@ void ag_link_up(struct agent *a, struct mw_link *l)
 	}
 	h->data = a;
 	a->lpoll = h;
+	a->lpoll_ev = UV_READABLE;
 	uv_poll_start(h, UV_READABLE, on_link);
 	a->link = l;
 	a->connects++;
@@ -385,11 +387,6 @@ static void on_job(uv_timer_t *t)
 	}
 }
 
-static void on_cp(uv_timer_t *t)
-{
-	(void)t; /* the prepare handle runs the CP's timer (ag_tree_tick) */
-}
-
 static void on_ap(uv_poll_t *h, int status, int events)
 {
 	struct agent *a = h->data;
@@ -428,7 +425,6 @@ static void watch_ap(struct agent *a)
 static void on_prepare(uv_prepare_t *p)
 {
 	struct agent *a = p->data;
-	double cp_wake;
 	if (a->stop) {
 		uv_stop(a->loop);
 		return;
@@ -444,13 +440,13 @@ static void on_prepare(uv_prepare_t *p)
 	if (a->link)
 		ag_ap_flush(a->ap, send_ap, a);
 	watch_ap(a);
-	if (a->link)
-		uv_poll_start(a->lpoll, UV_READABLE | (mw_link_pending(a->link) ? UV_WRITABLE : 0), on_link);
-	else if (!uv_is_active((uv_handle_t *)&a->t_connect))
+	if (a->link) {
+		int ev = UV_READABLE | (mw_link_pending(a->link) ? UV_WRITABLE : 0);
+		if (ev != a->lpoll_ev) /* each uv_poll_start is a stop and an epoll_ctl */
+			uv_poll_start(a->lpoll, ev, on_link);
+		a->lpoll_ev = ev;
+	} else if (!uv_is_active((uv_handle_t *)&a->t_connect))
 		arm_at(a, &a->t_connect, on_connect, a->next_connect);
-	cp_wake = ag_tree_tick(a->tree, mono());
-	arm_at(a, &a->t_cp, on_cp, cp_wake);
-	ag_tree_watch(a->tree, a->loop);
 }
 
 static void on_signal(uv_signal_t *h, int signo)
@@ -514,9 +510,8 @@ int ag_run(const struct ag_opts *o)
 	uv_timer_init(&loop, &a.t_look);
 	uv_timer_init(&loop, &a.t_connect);
 	uv_timer_init(&loop, &a.t_job);
-	uv_timer_init(&loop, &a.t_cp);
 	uv_prepare_init(&loop, &a.prep);
-	a.t_look.data = a.t_connect.data = a.t_job.data = a.t_cp.data = a.prep.data = &a;
+	a.t_look.data = a.t_connect.data = a.t_job.data = a.prep.data = &a;
 	srand((unsigned)getpid() ^ (unsigned)time(NULL));
 	a.ap = ag_ap_create(o->ap_conf, 0, o->node);
 	a.tick_s = o->tick_s > 0 ? o->tick_s : o->timeout_s / 4;
@@ -568,7 +563,6 @@ int ag_run(const struct ag_opts *o)
 	uv_close((uv_handle_t *)&a.t_look, NULL);
 	uv_close((uv_handle_t *)&a.t_connect, NULL);
 	uv_close((uv_handle_t *)&a.t_job, NULL);
-	uv_close((uv_handle_t *)&a.t_cp, NULL);
 	uv_close((uv_handle_t *)&a.prep, NULL);
 	uv_run(&loop, UV_RUN_DEFAULT); /* the goodbye flushed, every handle closed */
 	if ((e = uv_loop_close(&loop)) < 0)

@@ -69,9 +69,9 @@ struct agent {
 	uv_timer_t t_look;       /* the next look at the slots (on the job's beat) */
 	uv_timer_t t_connect;    /* the next connection try (backoff) */
 	uv_timer_t t_job;        /* the next "is the job still active?" */
-	uv_timer_t t_cp;         /* the CP role's next flush or summary */
 	uv_prepare_t prep;       /* before each wait: send what waits, arm the watchers */
 	uv_poll_t *lpoll;        /* the parent link's socket (NULL: no link) */
+	int lpoll_ev;            /* the events it watches now */
 	uv_poll_t *appoll;       /* the auxiliary processes' runner pipe (NULL: none) */
 	int apfd;                /* the fd appoll watches */
 	struct mw_uvslurm *jobcall; /* squeue under way (NULL: none) */

@@ -8,18 +8,6 @@
 
 #include "log.h"
 
-/* The CP's sockets on the agent's loop: one uv_poll per entry of
- * mwt_cp_pollfds, made before each wait and closed after mwt_cp_serve (in
- * the same turn of the loop, so that a socket the CP closes is never
- * watched when its number comes back). */
-#define AG_TREE_MAX_FDS 4100
-
-struct cp_watch {
-	uv_poll_t h;
-	struct ag_tree *t;
-	size_t i;
-};
-
 struct ag_tree {
 	struct mw_hb_role role; /* role.up: the chain of ancestors, nearest first */
 	size_t target;          /* index into role.up; role.nup: the collector */
@@ -28,15 +16,10 @@ struct ag_tree {
 	uint16_t port;
 	char node[MW_HB_STR_MAX + 1];
 	char name[MW_HB_STR_MAX + 16];
-	struct pollfd p[AG_TREE_MAX_FDS];
-	struct cp_watch *w[AG_TREE_MAX_FDS];
-	size_t np;
-	int hit;            /* a watched socket reported since the last serve */
-	uv_check_t *check;  /* after the loop's wait: mwt_cp_serve */
 };
 
-int ag_tree_role(struct ag_tree **tp, const struct ag_opts *o, const struct mw_hb_role *r, mwt_cp_up_fn up,
-		 void *arg)
+int ag_tree_role(struct ag_tree **tp, uv_loop_t *loop, const struct ag_opts *o, const struct mw_hb_role *r,
+		 mwt_cp_up_fn up, void *arg)
 {
 	struct ag_tree *t = *tp;
 	if (!t) {
@@ -50,7 +33,7 @@ int ag_tree_role(struct ag_tree **tp, const struct ag_opts *o, const struct mw_h
 	if (r->cp && !t->cp) {
 		struct mwt_cp_opts co = {o->job, o->node, o->munge_socket, o->auth_token, 0.05, o->liveness_s};
 		struct mw_hb_msg m = {0};
-		t->cp = mwt_cp_create(&co, up, arg, &t->port);
+		t->cp = mwt_cp_create(loop, &co, up, arg, &t->port);
 		if (!t->cp)
 			return -1;
 		m.type = MW_HB_LISTEN;
@@ -142,78 +125,6 @@ void ag_tree_probereq(struct ag_tree *t, const struct mw_hb_probereq *r)
 		mw_warn("tree: a probe request for round %u, but this agent runs no CP: ignored", r->round);
 }
 
-static void free_handle(uv_handle_t *h)
-{
-	free(h);
-}
-
-static void unwatch(struct ag_tree *t)
-{
-	for (size_t i = 0; i < t->np; i++)
-		if (t->w[i])
-			uv_close((uv_handle_t *)&t->w[i]->h, free_handle);
-	t->np = 0;
-}
-
-static void on_fd(uv_poll_t *h, int status, int events)
-{
-	struct cp_watch *w = (struct cp_watch *)h;
-	struct pollfd *p = &w->t->p[w->i];
-	if (status < 0)
-		p->revents |= POLLERR;
-	if (events & UV_READABLE)
-		p->revents |= POLLIN;
-	if (events & UV_WRITABLE)
-		p->revents |= POLLOUT;
-	if (events & UV_DISCONNECT)
-		p->revents |= POLLHUP;
-	w->t->hit = 1;
-}
-
-static void on_check(uv_check_t *c)
-{
-	struct ag_tree *t = c->data;
-	if (!t->hit)
-		return;
-	t->hit = 0;
-	mwt_cp_serve(t->cp, t->p, t->np, mw_now());
-	unwatch(t);
-}
-
-void ag_tree_watch(struct ag_tree *t, uv_loop_t *loop)
-{
-	if (!t || !t->cp)
-		return;
-	if (!t->check) {
-		if (!(t->check = malloc(sizeof *t->check)))
-			return;
-		uv_check_init(loop, t->check);
-		t->check->data = t;
-		uv_check_start(t->check, on_check);
-	}
-	unwatch(t);
-	t->hit = 0;
-	t->np = mwt_cp_pollfds(t->cp, t->p, AG_TREE_MAX_FDS);
-	for (size_t i = 0; i < t->np; i++) {
-		struct cp_watch *w = malloc(sizeof *w);
-		int ev = ((t->p[i].events & POLLIN) ? UV_READABLE : 0) | ((t->p[i].events & POLLOUT) ? UV_WRITABLE : 0);
-		t->w[i] = NULL;
-		if (!w || uv_poll_init(loop, &w->h, t->p[i].fd) < 0) {
-			free(w);
-			continue;
-		}
-		w->t = t;
-		w->i = i;
-		t->w[i] = w;
-		uv_poll_start(&w->h, ev, on_fd);
-	}
-}
-
-double ag_tree_tick(struct ag_tree *t, double now)
-{
-	return t && t->cp ? mwt_cp_tick(t->cp, now) : now + 3600;
-}
-
 void ag_tree_free(struct ag_tree *t)
 {
 	if (!t)
@@ -227,10 +138,7 @@ void ag_tree_free(struct ag_tree *t)
 		mw_info("tree: communication process stopping: %zu child(ren) attached, %lu aggregate(s) sent for %lu event(s), "
 			"%lu probe round(s) over %lu node(s)",
 			ch, aggs, ev, rounds, probed);
-		unwatch(t);
 		mwt_cp_destroy(t->cp);
 	}
-	if (t->check)
-		uv_close((uv_handle_t *)t->check, free_handle);
 	free(t);
 }

@@ -7,7 +7,6 @@
 #ifndef AG_AGTREE_H
 #define AG_AGTREE_H
 
-#include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <uv.h>
@@ -18,12 +17,13 @@
 
 struct ag_tree;
 
-/* A ROLE from the collector: create *t if need be; start the CP role when
- * r->cp (and tell the collector its port through up); take the chain of
- * ancestors r->up when the agent is still on the collector.  Return 0, or
- * -1 if the CP role could not start (logged; the agent stays a BE). */
-int ag_tree_role(struct ag_tree **t, const struct ag_opts *o, const struct mw_hb_role *r, mwt_cp_up_fn up,
-		 void *arg);
+/* A ROLE from the collector: create *t if need be; start the CP role on
+ * the agent's loop when r->cp (it owns its handles there; the collector is
+ * told its port through up); take the chain of ancestors r->up when the
+ * agent is still on the collector.  Return 0, or -1 if the CP role could
+ * not start (logged; the agent stays a BE). */
+int ag_tree_role(struct ag_tree **t, uv_loop_t *loop, const struct ag_opts *o, const struct mw_hb_role *r,
+		 mwt_cp_up_fn up, void *arg);
 
 /* Whether the agent should now leave the collector for its parent CP
  * (after a ROLE naming one); reading it clears it. */
@@ -60,15 +60,8 @@ void ag_tree_apreq(struct ag_tree *t, const struct mw_hb_msg *m);
  * (logged). */
 void ag_tree_probereq(struct ag_tree *t, const struct mw_hb_probereq *r);
 
-/* Before the loop waits: watch the CP's sockets on loop (nothing without a
- * CP); what they report is served after the wait (mwt_cp_serve). */
-void ag_tree_watch(struct ag_tree *t, uv_loop_t *loop);
-
-/* The CP's timer: flush the aggregate when due.  Return when it is next
- * due (a large number when nothing waits). */
-double ag_tree_tick(struct ag_tree *t, double now);
-
-/* Log the CP's counters and free everything (NULL fine). */
+/* Log the CP's counters and free everything (NULL fine; the CP's handles
+ * close on the loop's next turn). */
 void ag_tree_free(struct ag_tree *t);
 
 #endif

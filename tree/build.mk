@@ -39,8 +39,9 @@ $(B)/bench/tree-sim: bench/tree-sim.c $(TREE_LIB) $(SHARED_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itree $(CFLAGS) -o $@ $< $(TREE_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) -lpthread -lm
 
-# The CP role (tree/mwt_cp.c) talks MUNGE through shared/auth.c.
-UNIT_LIBS_test_tree_cp := $(MUNGE_LIBS)
+# The CP role (tree/mwt_cp.c) talks MUNGE through shared/auth.c and runs on
+# a libuv loop.
+UNIT_LIBS_test_tree_cp := $(MUNGE_LIBS) $(UV_LIBS)
 
 # The real-process bench's fake stuck ranks (bench/tree-agents): not installed.
 build-all: $(B)/bench/tree-ranks
