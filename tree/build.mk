@@ -30,8 +30,8 @@ $(B)/fuzz/fuzz_tree_counts: tree/mwt_counts.c tree/mwt_counts.h tree/mwt_place.c
 
 # Fuzz target: the decoder of a CP's aggregate (MW_HB_AGG payload).
 FUZZERS += $(B)/fuzz/fuzz_tree_agg
-FUZZ_EXTRA_fuzz_tree_agg := tree/mwt_agg.c tree/mwt_err.c tree/mwt_json.c -Itree
-$(B)/fuzz/fuzz_tree_agg: tree/mwt_agg.c tree/mwt_agg.h
+FUZZ_EXTRA_fuzz_tree_agg := tree/mwt_agg.c tree/mwt_aggjson.c tree/mwt_err.c tree/mwt_json.c -Itree
+$(B)/fuzz/fuzz_tree_agg: tree/mwt_agg.c tree/mwt_aggjson.c tree/mwt_aggstate.h tree/mwt_agg.h
 
 # The in-process simulator (bench/tree-sim, doc/benchmarks.md): not installed.
 build-all: $(B)/bench/tree-sim
