@@ -7,8 +7,9 @@
  * read while the child's HELLO is being checked), a uv_timer for the next
  * flush, probe summary or hello deadline, and a uv_prepare that, before
  * each wait, makes the watchers follow the queues and the timer the
- * deadlines.  A HELLO's credential (munge_decode) is checked in the thread
- * pool (uv_queue_work), never on the loop. */
+ * deadlines.  The credentials are made (our CHALLENGE's, munge_encode) and
+ * checked (a HELLO's, munge_decode) in the thread pool (uv_queue_work),
+ * never on the loop. */
 #include "mwt_cpstate.h"
 
 #include <arpa/inet.h>
@@ -36,27 +37,13 @@ struct cp_watch {
 	int ev; /* the events watched now */
 };
 
-/* Watch child socket w for ev (UV_READABLE, UV_WRITABLE; 0: none); only a
- * change reaches libuv (each uv_poll_start is a stop and an epoll_ctl). */
-static void watch(struct cp_watch *w, int ev);
-
-/* A HELLO's credential checked in the thread pool. */
-struct cp_work {
-	uv_work_t req;
-	struct mwt_cp *cp; /* NULL: the CP is gone */
-	uint64_t id;
-	struct mw_hb_hello h;
-	char expect[400], munge[512], token[128];
-	int bad;
-	char why[200];
-};
 
 static void free_handle(uv_handle_t *h)
 {
 	free(h);
 }
 
-static long child_find(const struct mwt_cp *cp, uint64_t id)
+long mwt_cp_child_find(const struct mwt_cp *cp, uint64_t id)
 {
 	for (size_t k = 0; k < cp->nc; k++)
 		if (cp->c[k].id == id)
@@ -99,7 +86,7 @@ static void apout_flush(struct mwt_cp *cp)
 	cp->napq -= sent;
 }
 
-static void child_close(struct mwt_cp *cp, size_t k, int bye, const char *why)
+void mwt_cp_child_close(struct mwt_cp *cp, size_t k, int bye, const char *why)
 {
 	struct child *ch = &cp->c[k];
 	if (ch->hello) {
@@ -128,8 +115,6 @@ static void child_close(struct mwt_cp *cp, size_t k, int bye, const char *why)
 }
 
 static void accept_children(struct mwt_cp *cp, double now);
-static void serve_child(struct mwt_cp *cp, size_t k, int events, double now);
-static void sweep_stale(struct mwt_cp *cp);
 
 static void on_listen(uv_poll_t *h, int status, int events)
 {
@@ -140,16 +125,18 @@ static void on_listen(uv_poll_t *h, int status, int events)
 static void on_child(uv_poll_t *h, int status, int events)
 {
 	struct cp_watch *w = (struct cp_watch *)h;
-	long k = child_find(w->cp, w->id);
+	long k = mwt_cp_child_find(w->cp, w->id);
 	if (k < 0)
 		return;
 	if (status < 0) /* the socket's error: the read says which */
 		events = UV_READABLE;
-	serve_child(w->cp, (size_t)k, events, mw_now());
-	sweep_stale(w->cp);
+	mwt_cp_child_serve(w->cp, (size_t)k, events, mw_now());
+	mwt_cp_sweep(w->cp);
 }
 
-static void watch(struct cp_watch *w, int ev)
+/* Only a change reaches libuv (each uv_poll_start is a stop and an
+ * epoll_ctl). */
+void mwt_cp_watch(struct cp_watch *w, int ev)
 {
 	if (w && w->ev != ev) {
 		uv_poll_start(&w->h, ev, on_child);
@@ -170,7 +157,7 @@ static void on_prepare(uv_prepare_t *p)
 	double d;
 	for (size_t k = 0; k < cp->nc; k++) {
 		struct child *ch = &cp->c[k];
-		watch(ch->w, ch->verifying ? 0 : UV_READABLE | (mw_link_pending(ch->l) ? UV_WRITABLE : 0));
+		mwt_cp_watch(ch->w, ch->verifying ? 0 : UV_READABLE | (mw_link_pending(ch->l) ? UV_WRITABLE : 0));
 	}
 	d = mwt_cp_tick(cp, mw_now()) - mw_now();
 	uv_update_time(cp->loop);
@@ -245,9 +232,7 @@ void mwt_cp_destroy(struct mwt_cp *cp)
 		free(cp->c[k].ddep);
 	}
 	free(cp->c);
-	for (size_t i = 0; i < cp->nworks; i++)
-		cp->works[i]->cp = NULL; /* freed when its check is over */
-	free(cp->works);
+	mwt_cph_orphan(cp);
 	if (cp->lpoll)
 		uv_close((uv_handle_t *)cp->lpoll, free_handle);
 	if (cp->timer)
@@ -293,7 +278,7 @@ static void accept_children(struct mwt_cp *cp, double now)
 			if (v >= 0) {
 				mw_log_limited(&mwt_cp_rl, LOG_WARNING, "tree: too many connections without a HELLO: closing %s",
 					       mw_link_peer(cp->c[v].l));
-				child_close(cp, (size_t)v, 0, "too many connections without a hello");
+				mwt_cp_child_close(cp, (size_t)v, 0, "too many connections without a hello");
 			}
 		}
 		if (cp->nc >= CP_MAX_CHILDREN || !(p = realloc(cp->c, (cp->nc + 1) * sizeof *p))) {
@@ -314,7 +299,7 @@ static void accept_children(struct mwt_cp *cp, double now)
 		p->w->cp = cp;
 		p->w->id = p->id;
 		p->w->ev = 0;
-		watch(p->w, UV_READABLE);
+		mwt_cp_watch(p->w, UV_READABLE);
 		/* The agent's own links' liveness: a child node that dies is
 		 * told up (CHILD, lost) within it. */
 		if (mw_link_set_liveness(l, cp->o.liveness_s) < 0)
@@ -326,135 +311,6 @@ static void accept_children(struct mwt_cp *cp, double now)
 		mw_link_set_max_payload(l, MW_HB_PREAUTH_MAX);
 		cp->nc++;
 	}
-}
-
-/* A child's VERIFY: prove this CP to it exactly as the collector does
- * (auth.h), with a challenge of our own.  Return 0, or -1 (close it). */
-static int on_verify(struct mwt_cp *cp, struct child *ch, const struct mw_hb_verify *v)
-{
-	const struct mw_auth au = {cp->munge, cp->token};
-	struct mw_hb_msg m = {0};
-	char payload[400], why[200] = "endpoint too long";
-	if (mw_auth_nonce(ch->nonce, sizeof ch->nonce) < 0 ||
-	    mw_hb_proof_payload(cp->job, mw_link_local(ch->l), v->nonce, ch->nonce, payload, sizeof payload) < 0 ||
-	    mw_auth_sign(&au, payload, m.u.challenge.cred, sizeof m.u.challenge.cred, why, sizeof why) < 0) {
-		mw_log_limited(&mwt_cp_rl, LOG_WARNING, "tree: cannot prove this CP to %s: %s", mw_link_peer(ch->l), why);
-		return -1;
-	}
-	m.type = MW_HB_CHALLENGE;
-	memcpy(m.u.challenge.nonce, ch->nonce, sizeof m.u.challenge.nonce);
-	snprintf(m.u.challenge.job, sizeof m.u.challenge.job, "%s", cp->job);
-	ch->verified = 1;
-	return mw_link_send(ch->l, &m) < 0 ? -1 : 0;
-}
-
-/* The end of a child's HELLO (h), its credential checked (why: NULL, or
- * why it is refused).  Return 0 if welcomed, -1 if refused (close it). */
-static int hello_end(struct mwt_cp *cp, struct child *ch, const struct mw_hb_hello *h, const char *why)
-{
-	struct mw_hb_msg w = {0};
-	w.type = MW_HB_WELCOME;
-	if (why)
-		snprintf(w.u.welcome.error, sizeof w.u.welcome.error, "not authenticated: %.100s", why);
-	if (!w.u.welcome.error[0] && strcmp(h->job, cp->job) != 0)
-		snprintf(w.u.welcome.error, sizeof w.u.welcome.error, "this CP serves job %s, not %s", cp->job,
-			 h->job);
-	if (w.u.welcome.error[0]) {
-		mw_log_limited(&mwt_cp_rl, LOG_WARNING, "tree: refusing child %s (%s): %s", mw_link_peer(ch->l),
-			       h->node, w.u.welcome.error);
-		mw_link_send(ch->l, &w);
-		mw_link_flush(ch->l);
-		return -1;
-	}
-	/* The same node again (a reconnection before the old link broke):
-	 * the old link is stale. */
-	for (size_t k = 0; k < cp->nc; k++)
-		if (&cp->c[k] != ch && cp->c[k].hello && strcmp(cp->c[k].node, h->node) == 0)
-			cp->c[k].hello = -1; /* closed by the caller's sweep */
-	w.u.welcome.ok = 1;
-	ch->hello = 1;
-	mw_link_set_max_payload(ch->l, 0); /* trusted now */
-	snprintf(ch->node, sizeof ch->node, "%s", h->node);
-	mwt_cpp_lost_forget(cp, ch->node);
-	mw_info("tree: child %s attached from %s", ch->node, mw_link_peer(ch->l));
-	if (mw_link_send(ch->l, &w) < 0)
-		return -1;
-	{
-		struct mw_hb_msg m = {0};
-		m.type = MW_HB_CHILD;
-		snprintf(m.u.child.node, sizeof m.u.child.node, "%s", ch->node);
-		snprintf(m.u.child.parent, sizeof m.u.child.parent, "%s", cp->node);
-		m.u.child.up = 1;
-		cp->up(cp->arg, &m);
-	}
-	return 0;
-}
-
-/* In the thread pool: the credential (munge_decode may wait on munged). */
-static void hello_check(uv_work_t *req)
-{
-	struct cp_work *x = req->data;
-	const struct mw_auth au = {x->munge, x->token};
-	x->bad = mw_auth_verify(&au, x->h.cred, x->expect, x->why, sizeof x->why) < 0;
-}
-
-/* Back on the loop: the child (if still there) welcomed or refused; then
- * what it sent meanwhile is read. */
-static void hello_checked(uv_work_t *req, int status)
-{
-	struct cp_work *x = req->data;
-	struct mwt_cp *cp = x->cp;
-	long k;
-	if (cp) {
-		for (size_t i = 0; i < cp->nworks; i++)
-			if (cp->works[i] == x) {
-				cp->works[i] = cp->works[--cp->nworks];
-				break;
-			}
-		if ((k = child_find(cp, x->id)) >= 0) {
-			struct child *ch = &cp->c[k];
-			ch->verifying = 0;
-			if (status < 0)
-				snprintf(x->why, sizeof x->why, "cannot check: %s", uv_strerror(status)), x->bad = 1;
-			if (hello_end(cp, ch, &x->h, x->bad ? x->why : NULL) < 0)
-				child_close(cp, (size_t)k, 0, "refused");
-			else
-				serve_child(cp, (size_t)k, UV_READABLE, mw_now());
-			sweep_stale(cp);
-		}
-	}
-	free(x);
-}
-
-/* A child's HELLO: its credential is checked in the thread pool (the
- * child is not read meanwhile).  Return 2 when the check is under way, -1
- * if refused at once (close it). */
-static int on_hello(struct mwt_cp *cp, struct child *ch, const struct mw_hb_hello *h)
-{
-	struct cp_work *x = calloc(1, sizeof *x), **p;
-	if (!x || !(p = realloc(cp->works, (cp->nworks + 1) * sizeof *p))) {
-		free(x);
-		return hello_end(cp, ch, h, "out of memory");
-	}
-	cp->works = p;
-	x->cp = cp;
-	x->id = ch->id;
-	x->h = *h;
-	x->req.data = x;
-	snprintf(x->munge, sizeof x->munge, "%s", cp->munge);
-	snprintf(x->token, sizeof x->token, "%s", cp->token);
-	if (mw_hb_auth_payload(h->job, h->node, mw_link_local(ch->l), ch->nonce, x->expect, sizeof x->expect) < 0) {
-		free(x);
-		return hello_end(cp, ch, h, "job, node or endpoint too long");
-	}
-	if (uv_queue_work(cp->loop, &x->req, hello_check, hello_checked) < 0) {
-		free(x);
-		return hello_end(cp, ch, h, "cannot check the credential now");
-	}
-	cp->works[cp->nworks++] = x;
-	ch->verifying = 1;
-	watch(ch->w, 0);
-	return 2;
 }
 
 static void keep_rank(struct mwt_cp *cp, const struct mw_hb_rank *r)
@@ -615,11 +471,11 @@ static int on_frame(struct mwt_cp *cp, struct child *ch, struct mw_hb_msg *m, do
 
 /* What child k's socket reported (UV_READABLE, UV_WRITABLE): flush,
  * read, authenticate and forward. */
-static void serve_child(struct mwt_cp *cp, size_t k, int events, double now)
+void mwt_cp_child_serve(struct mwt_cp *cp, size_t k, int events, double now)
 {
 	struct child *ch = &cp->c[k];
 	if ((events & UV_WRITABLE) && mw_link_flush(ch->l) < 0) {
-		child_close(cp, k, 0, strerror(errno));
+		mwt_cp_child_close(cp, k, 0, strerror(errno));
 		return;
 	}
 	if (!(events & UV_READABLE))
@@ -631,19 +487,19 @@ static void serve_child(struct mwt_cp *cp, size_t k, int events, double now)
 		if (rc == 0)
 			break;
 		if (rc < 0) {
-			child_close(cp, k, 0, rc == -1 ? (errno ? strerror(errno) : "closed") : mw_hb_err_name(e));
+			mwt_cp_child_close(cp, k, 0, rc == -1 ? (errno ? strerror(errno) : "closed") : mw_hb_err_name(e));
 			break;
 		}
 		if (!ch->hello) {
 			/* VERIFY, then HELLO (doc/protocol.md "Handshake"); a
 			 * refusal closes the link: nothing after it is read. */
 			if (!ch->verified)
-				rc = m.type == MW_HB_VERIFY ? on_verify(cp, ch, &m.u.verify) : -1;
+				rc = m.type == MW_HB_VERIFY ? mwt_cph_verify(cp, ch, &m.u.verify) : -1;
 			else
-				rc = m.type == MW_HB_HELLO ? on_hello(cp, ch, &m.u.hello) : -1;
+				rc = m.type == MW_HB_HELLO ? mwt_cph_hello(cp, ch, &m.u.hello) : -1;
 			mw_hb_msg_free(&m);
 			if (rc < 0) {
-				child_close(cp, k, 0, "refused");
+				mwt_cp_child_close(cp, k, 0, "refused");
 				break;
 			}
 			continue;
@@ -651,19 +507,19 @@ static void serve_child(struct mwt_cp *cp, size_t k, int events, double now)
 		rc = on_frame(cp, ch, &m, now);
 		mw_hb_msg_free(&m);
 		if (rc) {
-			child_close(cp, k, rc > 0, rc > 0 ? "goodbye" : "bad frame");
+			mwt_cp_child_close(cp, k, rc > 0, rc > 0 ? "goodbye" : "bad frame");
 			break;
 		}
 	}
 }
 
 /* Stale links of a child that came back on a new one. */
-static void sweep_stale(struct mwt_cp *cp)
+void mwt_cp_sweep(struct mwt_cp *cp)
 {
 	for (size_t k = cp->nc; k-- > 0;)
 		if (cp->c[k].hello < 0) {
 			cp->c[k].hello = 0; /* no CHILD frame: it is attached on its new link */
-			child_close(cp, k, 0, "replaced");
+			mwt_cp_child_close(cp, k, 0, "replaced");
 		}
 }
 
@@ -717,7 +573,7 @@ double mwt_cp_tick(struct mwt_cp *cp, double now)
 	double next = mwt_cpp_tick(cp, now, now + 3600); /* the summary when due */
 	for (size_t k = cp->nc; k-- > 0;)
 		if (!cp->c[k].hello && !cp->c[k].verifying && now - cp->c[k].t_conn > CP_HELLO_TIMEOUT)
-			child_close(cp, k, 0, "no hello");
+			mwt_cp_child_close(cp, k, 0, "no hello");
 	if (cp->flush_at > 0 && now >= cp->flush_at) {
 		cp->flush_at = 0;
 		/* Kept first: if the parent is gone, it goes up again after

@@ -28,7 +28,7 @@ struct child {
 	struct mw_link *l;
 	uint64_t id;        /* unique in the CP's life: found again after a wait */
 	struct cp_watch *w; /* its socket's uv_poll (mwt_cp.c) */
-	int verifying;      /* its HELLO's credential is being checked (thread pool) */
+	int verifying;      /* a credential of its handshake is made or checked (thread pool) */
 	char node[MW_HB_STR_MAX + 1];
 	char nonce[MW_HB_NONCE_LEN + 1];
 	char src[64];       /* the peer's address, without the port */
@@ -128,6 +128,36 @@ double mwt_cpp_tick(struct mwt_cp *cp, double now, double next);
 /* mwt_cpprobe.c: stop our own round (its results dropped) and free the
  * round's state. */
 void mwt_cpp_free(struct mwt_cp *cp);
+
+/* mwt_cphello.c: a child's VERIFY (our CHALLENGE) and HELLO (the WELCOME
+ * or a refusal), their credentials made and checked in the thread pool;
+ * the child is not read meanwhile.  Return 2 (under way; the answer comes
+ * on the loop, then what the child sent meanwhile is read), or -1 (close
+ * the child). */
+int mwt_cph_verify(struct mwt_cp *cp, struct child *ch, const struct mw_hb_verify *v);
+int mwt_cph_hello(struct mwt_cp *cp, struct child *ch, const struct mw_hb_hello *h);
+
+/* mwt_cphello.c: the CP goes: the work under way forgets it (freed when
+ * done). */
+void mwt_cph_orphan(struct mwt_cp *cp);
+
+/* mwt_cp.c: the child with that id, or -1. */
+long mwt_cp_child_find(const struct mwt_cp *cp, uint64_t id);
+
+/* mwt_cp.c: close child k (bye: it said goodbye; else it is lost, why);
+ * a CHILD frame goes up for a welcomed one. */
+void mwt_cp_child_close(struct mwt_cp *cp, size_t k, int bye, const char *why);
+
+/* mwt_cp.c: what child k's socket reported (UV_READABLE, UV_WRITABLE):
+ * flush, read, authenticate and forward. */
+void mwt_cp_child_serve(struct mwt_cp *cp, size_t k, int events, double now);
+
+/* mwt_cp.c: close the stale links of children that came back on a new one. */
+void mwt_cp_sweep(struct mwt_cp *cp);
+
+/* mwt_cp.c: watch a child's socket for ev (UV_READABLE, UV_WRITABLE; 0:
+ * none). */
+void mwt_cp_watch(struct cp_watch *w, int ev);
 
 /* mwt_cp.c: the host part of a peer "ADDR:PORT" into buf. */
 void mwt_cp_peer_host(const char *peer, char *buf, size_t len);
