@@ -429,12 +429,14 @@ static void on_prepare(uv_prepare_t *p)
 		uv_stop(a->loop);
 		return;
 	}
+	if (a->link && a->fresh) /* frames that came with the handshake (a ROLE?) */
+		read_link(a);
 	if (a->move) {
 		a->move = 0;
 		ag_connect_move(a);
+		if (a->link && a->fresh)
+			read_link(a);
 	}
-	if (a->link && a->fresh) /* frames that came with the handshake */
-		read_link(a);
 	for (size_t i = 0; i < a->nr && a->link; i++)
 		flush_rank(a, a->r[i]);
 	if (a->link)
