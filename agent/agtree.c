@@ -18,8 +18,8 @@ struct ag_tree {
 	char name[MW_HB_STR_MAX + 16];
 };
 
-int ag_tree_role(struct ag_tree **tp, const struct ag_opts *o, const struct mw_hb_role *r, mwt_cp_up_fn up,
-		 void *arg)
+int ag_tree_role(struct ag_tree **tp, uv_loop_t *loop, const struct ag_opts *o, const struct mw_hb_role *r,
+		 mwt_cp_up_fn up, void *arg)
 {
 	struct ag_tree *t = *tp;
 	if (!t) {
@@ -33,7 +33,7 @@ int ag_tree_role(struct ag_tree **tp, const struct ag_opts *o, const struct mw_h
 	if (r->cp && !t->cp) {
 		struct mwt_cp_opts co = {o->job, o->node, o->munge_socket, o->auth_token, 0.05, o->liveness_s};
 		struct mw_hb_msg m = {0};
-		t->cp = mwt_cp_create(&co, up, arg, &t->port);
+		t->cp = mwt_cp_create(loop, &co, up, arg, &t->port);
 		if (!t->cp)
 			return -1;
 		m.type = MW_HB_LISTEN;
@@ -123,22 +123,6 @@ void ag_tree_probereq(struct ag_tree *t, const struct mw_hb_probereq *r)
 		mwt_cp_probereq(t->cp, r, mw_now());
 	else
 		mw_warn("tree: a probe request for round %u, but this agent runs no CP: ignored", r->round);
-}
-
-size_t ag_tree_pollfds(struct ag_tree *t, struct pollfd *p, size_t max)
-{
-	return t && t->cp ? mwt_cp_pollfds(t->cp, p, max) : 0;
-}
-
-void ag_tree_serve(struct ag_tree *t, const struct pollfd *p, size_t n, double now)
-{
-	if (t && t->cp && n)
-		mwt_cp_serve(t->cp, p, n, now);
-}
-
-double ag_tree_tick(struct ag_tree *t, double now)
-{
-	return t && t->cp ? mwt_cp_tick(t->cp, now) : now + 3600;
 }
 
 void ag_tree_free(struct ag_tree *t)

@@ -7,9 +7,9 @@
 #ifndef AG_AGTREE_H
 #define AG_AGTREE_H
 
-#include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <uv.h>
 
 #include "agent.h"
 #include "heartbeat.h"
@@ -17,12 +17,13 @@
 
 struct ag_tree;
 
-/* A ROLE from the collector: create *t if need be; start the CP role when
- * r->cp (and tell the collector its port through up); take the chain of
- * ancestors r->up when the agent is still on the collector.  Return 0, or
- * -1 if the CP role could not start (logged; the agent stays a BE). */
-int ag_tree_role(struct ag_tree **t, const struct ag_opts *o, const struct mw_hb_role *r, mwt_cp_up_fn up,
-		 void *arg);
+/* A ROLE from the collector: create *t if need be; start the CP role on
+ * the agent's loop when r->cp (it owns its handles there; the collector is
+ * told its port through up); take the chain of ancestors r->up when the
+ * agent is still on the collector.  Return 0, or -1 if the CP role could
+ * not start (logged; the agent stays a BE). */
+int ag_tree_role(struct ag_tree **t, uv_loop_t *loop, const struct ag_opts *o, const struct mw_hb_role *r,
+		 mwt_cp_up_fn up, void *arg);
 
 /* Whether the agent should now leave the collector for its parent CP
  * (after a ROLE naming one); reading it clears it. */
@@ -59,15 +60,8 @@ void ag_tree_apreq(struct ag_tree *t, const struct mw_hb_msg *m);
  * (logged). */
 void ag_tree_probereq(struct ag_tree *t, const struct mw_hb_probereq *r);
 
-/* The CP's sockets for poll() (0 when none), then what poll() said. */
-size_t ag_tree_pollfds(struct ag_tree *t, struct pollfd *p, size_t max);
-void ag_tree_serve(struct ag_tree *t, const struct pollfd *p, size_t n, double now);
-
-/* The CP's timer: flush the aggregate when due.  Return when it is next
- * due (a large number when nothing waits). */
-double ag_tree_tick(struct ag_tree *t, double now);
-
-/* Log the CP's counters and free everything (NULL fine). */
+/* Log the CP's counters and free everything (NULL fine; the CP's handles
+ * close on the loop's next turn). */
 void ag_tree_free(struct ag_tree *t);
 
 #endif

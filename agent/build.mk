@@ -10,7 +10,7 @@ $(B)/obj/agent/%.o: CPPFLAGS += -Iagent -Itree
 
 $(B)/bin/mpiwatch-agent: $(AGENT_OBJS) $(B)/lib/libmwtree.a $(SHARED_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(AGENT_OBJS) $(B)/lib/libmwtree.a $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(MUNGE_LIBS) -lpthread -lm
+	$(CC) $(CFLAGS) -o $@ $(AGENT_OBJS) $(B)/lib/libmwtree.a $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(MUNGE_LIBS) $(UV_LIBS) -lpthread -lm
 
 # Fuzz target of the site's auxiliary processes file (shared/apconf.c).
 FUZZERS += $(B)/fuzz/fuzz_apconf

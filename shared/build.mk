@@ -22,6 +22,7 @@ UNIT_TESTS += $(addprefix $(B)/t/,test_cliopt test_conf test_drainreq test_elfne
 # test_uvcmd runs real children on a libuv loop, test_uvprobe probe rounds.
 UNIT_LIBS_test_uvcmd := $(UV_LIBS)
 UNIT_LIBS_test_uvprobe := $(UV_LIBS)
+UNIT_LIBS_test_slurm := $(UV_LIBS)
 
 # test_hb checks the handshake's proofs (auth.c: MUNGE's library).
 UNIT_LIBS_test_hb := $(MUNGE_LIBS)

@@ -161,18 +161,15 @@ int mw_slurm_job(const struct mw_slurm *s, const char *jobid, struct mw_slurm_jo
 	return rv;
 }
 
-int mw_slurm_job_active(const struct mw_slurm *s, const char *job)
+int mw_slurm_job_active_answer(int st, const char *out, const char *job)
 {
 	/* "Invalid job id" means "over" only once this squeue has seen the
 	 * job: an squeue that reads another cluster's slurm.conf must not make
 	 * us leave a running job. */
 	static int seen;
-	char *out = NULL;
 	const char *state;
-	char *args[5];
 	struct mw_slurm_job j;
-	mw_slurm_job_args(job, args);
-	int st = mw_slurm_run(s, "squeue", args, &out), rv = -1;
+	int rv = -1;
 	if (st < 0)
 		return -1;
 	/* Slurm's answer as data: a job named "x JobState=COMPLETED" is not over. */
@@ -194,6 +191,17 @@ int mw_slurm_job_active(const struct mw_slurm *s, const char *job)
 				rv = 0;
 		seen = 1;
 	}
+	return rv;
+}
+
+int mw_slurm_job_active(const struct mw_slurm *s, const char *job)
+{
+	char *out = NULL;
+	char *args[5];
+	int st, rv;
+	mw_slurm_job_args(job, args);
+	st = mw_slurm_run(s, "squeue", args, &out);
+	rv = mw_slurm_job_active_answer(st, out, job);
 	free(out);
 	return rv;
 }

@@ -88,6 +88,12 @@ int mw_slurm_job(const struct mw_slurm *s, const char *jobid, struct mw_slurm_jo
  * be asked (or never knew the job: another cluster's configuration?). */
 int mw_slurm_job_active(const struct mw_slurm *s, const char *job);
 
+/* The answer of mw_slurm_job_active from squeue's exit status st (< 0: it
+ * could not be run) and output out (NULL: none) for job, as it returns it;
+ * the one rule of both paths (slurm.c, uvslurm.c).  Remembers, for the
+ * process, that Slurm has shown the job once. */
+int mw_slurm_job_active_answer(int st, const char *out, const char *job);
+
 /* Every node ("sinfo --json"; Slurm 22.05 ignores -n with --json) in a
  * malloc'd array *nodes (free()).  Return the count, or -1 with the reason in
  * err (*nodes NULL). */

@@ -13,7 +13,7 @@
 
 #define MAX_ARGS 14
 
-enum kind { K_JOB, K_NODES, K_DRAIN };
+enum kind { K_JOB, K_NODES, K_DRAIN, K_ACTIVE };
 
 struct mw_uvslurm {
 	enum kind kind;
@@ -36,6 +36,11 @@ static void finished(struct mw_uvcmd *cmd, struct mw_runcmd_result *r, void *arg
 	int st;
 
 	(void)cmd;
+	if (c->kind == K_ACTIVE) { /* as mw_slurm_job_active: its one rule */
+		rc = mw_slurm_job_active_answer(r->timed_out ? -1 : r->signal ? 128 + r->signal : r->status,
+						r->output, c->jobid);
+		goto out;
+	}
 	/* As mw_run_command and run_checked: a timeout is "cannot run",
 	 * a signal 128+N, anything but 0 "failed (status N)". */
 	if (r->timed_out) {
@@ -55,6 +60,7 @@ static void finished(struct mw_uvcmd *cmd, struct mw_runcmd_result *r, void *arg
 		rc = mw_slurm_nodes_answer(r->output, c->nodes, err, sizeof(err));
 		break;
 	case K_DRAIN:
+	case K_ACTIVE:
 		rc = 0;
 		break;
 	}
@@ -151,4 +157,18 @@ struct mw_uvslurm *mw_uvslurm_drain(uv_loop_t *loop, const struct mw_slurm *s, c
 void mw_uvslurm_kill(struct mw_uvslurm *c)
 {
 	mw_uvcmd_kill(c->cmd);
+}
+
+struct mw_uvslurm *mw_uvslurm_job_active(uv_loop_t *loop, const struct mw_slurm *s, const char *jobid,
+					 mw_uvslurm_fn done, void *arg, char *err, size_t errlen)
+{
+	struct mw_uvslurm *c = new_call(K_ACTIVE, "squeue", done, arg);
+	char *args[5];
+	if (!c) {
+		snprintf(err, errlen, "cannot run squeue: %s", strerror(errno));
+		return NULL;
+	}
+	snprintf(c->jobid, sizeof(c->jobid), "%s", jobid);
+	mw_slurm_job_args(c->jobid, args);
+	return start(loop, s, c, args, err, errlen);
 }

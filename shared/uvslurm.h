@@ -34,6 +34,12 @@ struct mw_uvslurm *mw_uvslurm_drain(uv_loop_t *loop, const struct mw_slurm *s, c
 				    const char *reason, mw_uvslurm_fn done, void *arg, char *err,
 				    size_t errlen);
 
+/* mw_slurm_job_active on loop: done gets rc as it returns it (1 active, 0
+ * over, -1 Slurm could not be asked; err may be empty).  Return and err as
+ * mw_uvslurm_job. */
+struct mw_uvslurm *mw_uvslurm_job_active(uv_loop_t *loop, const struct mw_slurm *s, const char *jobid,
+					 mw_uvslurm_fn done, void *arg, char *err, size_t errlen);
+
 /* Kill the call's command now: done is still called (rc -1). */
 void mw_uvslurm_kill(struct mw_uvslurm *call);
 

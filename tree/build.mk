@@ -30,8 +30,8 @@ $(B)/fuzz/fuzz_tree_counts: tree/mwt_counts.c tree/mwt_counts.h tree/mwt_place.c
 
 # Fuzz target: the decoder of a CP's aggregate (MW_HB_AGG payload).
 FUZZERS += $(B)/fuzz/fuzz_tree_agg
-FUZZ_EXTRA_fuzz_tree_agg := tree/mwt_agg.c tree/mwt_err.c tree/mwt_json.c -Itree
-$(B)/fuzz/fuzz_tree_agg: tree/mwt_agg.c tree/mwt_agg.h
+FUZZ_EXTRA_fuzz_tree_agg := tree/mwt_agg.c tree/mwt_aggjson.c tree/mwt_err.c tree/mwt_json.c -Itree
+$(B)/fuzz/fuzz_tree_agg: tree/mwt_agg.c tree/mwt_aggjson.c tree/mwt_aggstate.h tree/mwt_agg.h
 
 # The in-process simulator (bench/tree-sim, doc/benchmarks.md): not installed.
 build-all: $(B)/bench/tree-sim
@@ -39,8 +39,9 @@ $(B)/bench/tree-sim: bench/tree-sim.c $(TREE_LIB) $(SHARED_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Itree $(CFLAGS) -o $@ $< $(TREE_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) -lpthread -lm
 
-# The CP role (tree/mwt_cp.c) talks MUNGE through shared/auth.c.
-UNIT_LIBS_test_tree_cp := $(MUNGE_LIBS)
+# The CP role (tree/mwt_cp.c) talks MUNGE through shared/auth.c and runs on
+# a libuv loop.
+UNIT_LIBS_test_tree_cp := $(MUNGE_LIBS) $(UV_LIBS)
 
 # The real-process bench's fake stuck ranks (bench/tree-agents): not installed.
 build-all: $(B)/bench/tree-ranks

@@ -24,9 +24,9 @@
 #ifndef MWT_CP_H
 #define MWT_CP_H
 
-#include <poll.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <uv.h>
 
 #include "heartbeat.h"
 
@@ -46,20 +46,17 @@ typedef int (*mwt_cp_up_fn)(void *arg, const struct mw_hb_msg *m);
 
 struct mwt_cp;
 
-/* A CP listening on an ephemeral TCP port (all IPv4 addresses); the port in
- * *port.  Return it, or NULL (errno; a message is logged). */
-struct mwt_cp *mwt_cp_create(const struct mwt_cp_opts *o, mwt_cp_up_fn up, void *arg, uint16_t *port);
+/* A CP listening on an ephemeral TCP port (all IPv4 addresses), on loop:
+ * it owns its handles there (its sockets' uv_poll, a timer, a prepare
+ * handle) and does its work in their callbacks; a child's MUNGE credential
+ * is checked in loop's thread pool.  The port in *port.  Return it, or
+ * NULL (errno; a message is logged). */
+struct mwt_cp *mwt_cp_create(uv_loop_t *loop, const struct mwt_cp_opts *o, mwt_cp_up_fn up, void *arg,
+			     uint16_t *port);
 
-/* Close every child and the listening socket, free the CP (NULL fine). */
+/* Close every child and the listening socket, free the CP (NULL fine).
+ * Its handles close on the loop's next turn (run the loop to free them). */
 void mwt_cp_destroy(struct mwt_cp *cp);
-
-/* Fill p[0..max) with the CP's sockets to poll (listening, children).
- * Return how many; mwt_cp_serve takes the same array back after poll(). */
-size_t mwt_cp_pollfds(struct mwt_cp *cp, struct pollfd *p, size_t max);
-
-/* Handle what poll() reported for the n entries mwt_cp_pollfds filled:
- * accept, authenticate, read and forward.  now: monotonic seconds. */
-void mwt_cp_serve(struct mwt_cp *cp, const struct pollfd *p, size_t n, double now);
 
 /* The CP's own agent's heartbeat (b->seq set) of origin (its node) into the
  * aggregate.  Return 1 if new, 0 if counted already, -1 on a bad beat. */
@@ -76,7 +73,7 @@ void mwt_cp_apreq(struct mwt_cp *cp, const struct mw_hb_msg *m);
 
 /* A PROBEREQ from above (doc/tree.md, "Probing down the tree"): pass it
  * to the child CPs (wait_s a level shorter), probe the nodes of every
- * child (and of every child lost without a goodbye and not back) now (mw_probe_nodes: blocks up to r->budget_s), and send one
+ * child (and of every child lost without a goodbye and not back) on the loop (mw_uvprobe: nothing waits), and send one
  * PROBESUM up when every child CP asked has answered, or at the latest
  * r->wait_s after now (mwt_cp_tick; the CPs that did not deliver are
  * listed as missing).  now: monotonic seconds. */
@@ -91,8 +88,9 @@ void mwt_cp_probe_stats(const struct mwt_cp *cp, unsigned long *rounds, unsigned
 
 /* Flush the aggregate up if it is due, send the probe summary when its
  * time is up (and close children that did not say hello in time).  Return
- * when the next flush or summary is due (monotonic s; a large
- * number when nothing waits). */
+ * when the next flush, summary or hello deadline is due (monotonic s; a
+ * large number when nothing waits).  The CP's timer calls it; exported for
+ * the unit tests. */
 double mwt_cp_tick(struct mwt_cp *cp, double now);
 
 /* The CP's agent has a new parent link: send again every RANK of its

@@ -11,6 +11,7 @@
 
 #include "slurm.h"
 #include "unit.h"
+#include "uvslurm.h"
 
 static char dir[256], scontrol[300];
 
@@ -136,6 +137,48 @@ START_TEST(test_job_active)
 }
 END_TEST
 
+/* mw_uvslurm_job_active on a loop: the same answers as the blocking
+ * mw_slurm_job_active (one rule, mw_slurm_job_active_answer), the same
+ * squeue arguments. */
+static long uv_rc;
+
+static void uv_done(void *arg, long rc, const char *err)
+{
+	(void)arg, (void)err;
+	uv_rc = rc;
+}
+
+static long uv_active(const struct mw_slurm *s, const char *job)
+{
+	uv_loop_t loop;
+	char err[256];
+	ck_assert_int_eq(uv_loop_init(&loop), 0);
+	uv_rc = -99;
+	ck_assert_ptr_nonnull(mw_uvslurm_job_active(&loop, s, job, uv_done, NULL, err, sizeof(err)));
+	uv_run(&loop, UV_RUN_DEFAULT);
+	ck_assert_int_eq(uv_loop_close(&loop), 0);
+	return uv_rc;
+}
+
+START_TEST(test_uvjob_active)
+{
+	struct mw_slurm s = {scontrol, 5};
+
+	/* (Not "never seen": the process remembers a job seen, and without
+	 * CK_FORK test_job_active has shown it already.) */
+	put("out.squeue", JOB("5", "RUNNING", ""));
+	ck_assert_int_eq(uv_active(&s, "5"), 1);
+	ck_assert_str_eq(get("log"), "squeue|--json|--states=all|-j|5|\n");
+	put("out.squeue", JOB("5", "TIMEOUT", ""));
+	ck_assert_int_eq(uv_active(&s, "5"), 0);
+	put("out.squeue", "slurm_load_jobs error: Invalid job id specified\n");
+	put("rc.squeue", "1");
+	ck_assert_int_eq(uv_active(&s, "5"), 0); /* seen, now forgotten: over */
+	put("out.squeue", "slurm_load_jobs error: Unable to contact slurm controller\n");
+	ck_assert_int_eq(uv_active(&s, "5"), -1);
+}
+END_TEST
+
 START_TEST(test_nodes)
 {
 	struct mw_slurm s = {scontrol, 5};
@@ -251,6 +294,7 @@ int main(void)
 	tcase_add_test(tc, test_prog);
 	tcase_add_test(tc, test_job);
 	tcase_add_test(tc, test_job_active);
+	tcase_add_test(tc, test_uvjob_active);
 	tcase_add_test(tc, test_nodes);
 	tcase_add_loop_test(tc, test_actions, 0, sizeof(act_cases) / sizeof(act_cases[0]));
 	tcase_add_test(tc, test_token_and_timeout);
