@@ -28,6 +28,11 @@ $(B)/t/test_verdict $(B)/t/test_collector: $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/
 $(B)/t/test_verdict $(B)/t/test_collector: CPPFLAGS += -Icollector
 UNIT_LIBS_test_collector := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS)
 UNIT_LIBS_test_verdict := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS)
+# The evaluation's decisions on a fake clock (coleval.h; issue 31).
+UNIT_TESTS += $(B)/t/test_col_eval
+$(B)/t/test_col_eval: $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwimbalance.a $(B)/lib/libmwcalib.a $(B)/lib/libmwtree.a
+$(B)/t/test_col_eval: CPPFLAGS += -Icollector -Ianalyze -Iimbalance -Itree
+UNIT_LIBS_test_col_eval := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS)
 
 # Fuzz target: the collector's reading of a rank's dump (JSON from an agent).
 FUZZERS += $(B)/fuzz/fuzz_col_dump
