@@ -17,22 +17,22 @@ $(B)/obj/collector/%.o: CPPFLAGS += -Icollector -Ianalyze -Iimbalance -Itree
 
 $(B)/bin/mpiwatch-collector: $(B)/bin/%: $(B)/obj/collector/%.o $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwtree.a $(SHARED_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $< $(COLLECTOR_LIB) $(ANALYZE_LIB) $(IMB_LIB) $(CAL_LIB) $(B)/lib/libmwtree.a $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) -lpthread -lm
+	$(CC) $(CFLAGS) -o $@ $< $(COLLECTOR_LIB) $(ANALYZE_LIB) $(IMB_LIB) $(CAL_LIB) $(B)/lib/libmwtree.a $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS) -lpthread -lm
 
 # Unit tests of the collector's core.
 UNIT_TESTS += $(B)/t/test_collector $(B)/t/test_verdict $(B)/t/test_coltree
 $(B)/t/test_coltree: $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwtree.a
 $(B)/t/test_coltree: CPPFLAGS += -Icollector -Itree
-UNIT_LIBS_test_coltree := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS)
+UNIT_LIBS_test_coltree := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)
 $(B)/t/test_verdict $(B)/t/test_collector: $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwtree.a
 $(B)/t/test_verdict $(B)/t/test_collector: CPPFLAGS += -Icollector
-UNIT_LIBS_test_collector := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS)
-UNIT_LIBS_test_verdict := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS)
+UNIT_LIBS_test_collector := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)
+UNIT_LIBS_test_verdict := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)
 # The evaluation's decisions on a fake clock (coleval.h; issue 31).
 UNIT_TESTS += $(B)/t/test_col_eval
 $(B)/t/test_col_eval: $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwimbalance.a $(B)/lib/libmwcalib.a $(B)/lib/libmwtree.a
 $(B)/t/test_col_eval: CPPFLAGS += -Icollector -Ianalyze -Iimbalance -Itree
-UNIT_LIBS_test_col_eval := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS)
+UNIT_LIBS_test_col_eval := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)
 
 # Fuzz target: the collector's reading of a rank's dump (JSON from an agent).
 FUZZERS += $(B)/fuzz/fuzz_col_dump
@@ -56,4 +56,4 @@ $(B)/fuzz/fuzz_joblog: collector/joblog.c analyze/dl_crash.c $(wildcard collecto
 UNIT_TESTS += $(B)/t/test_ap
 $(B)/t/test_ap: $(B)/obj/agent/ap.o $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwtree.a
 $(B)/t/test_ap: CPPFLAGS += -Icollector -Iagent -Itree
-UNIT_LIBS_test_ap := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS)
+UNIT_LIBS_test_ap := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)

@@ -10,10 +10,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <uv.h>
+
 #include "colstate.h"
 #include "core.h"
 #include "heartbeat.h"
 #include "probe.h"
+#include "uvprobe.h"
 
 struct collector;
 struct mw_link;
@@ -59,6 +62,7 @@ struct col_client {
 	enum col_au au;
 	char src[64];              /* the peer's address, without the port */
 	struct mw_hb_hello *hello_wait; /* the HELLO under check (AU_CHECKING) */
+	void *watch;               /* the loop's watcher of its socket (core.c), or NULL */
 };
 
 /* An action on Slurm to retry (colact.c). */
@@ -74,9 +78,10 @@ struct col_retry {
  * an evaluation, which resumes when it is over (colprobe.c). */
 struct col_own_probe {
 	int active;
-	struct mw_probe_round *round; /* NULL: nothing to probe, done (env probe), or it could not start */
+	struct mw_uvprobe *round; /* under way on the loop; NULL: over, nothing to probe, or it could not start */
 	int start_errno;
-	int done;        /* the results are in without a round (env probe) */
+	int done;        /* the results are in: rc, rc_errno (own[] filled) */
+	int rc, rc_errno;
 	size_t nn, nown, ncp;
 	const char **names, **addrs;
 	char (*nodes)[64], (*hosts)[64]; /* what names and addrs point to: the node
@@ -90,8 +95,12 @@ struct col_own_probe {
 struct collector {
 	struct col_opts *o;
 	struct col_env env;
+	uv_loop_t *loop;      /* the event loop (core.c); NULL: probes block (no loop) */
+	/* The loop's hook, called as client cl is about to be closed (its
+	 * socket's watcher goes first), or NULL. */
+	void (*link_closing)(struct collector *c, struct col_client *cl);
 	struct col_state s;
-	int lfd, sfd;
+	int lfd;
 	uint16_t port;
 	struct col_client *c;
 	size_t nc;

@@ -149,6 +149,8 @@ void col_links_close(struct collector *c, size_t k, const char *why)
 		else
 			col_eval_agent_lost(c, cl->node, why);
 	}
+	if (c->link_closing)
+		c->link_closing(c, cl);
 	mw_link_close(cl->l);
 	free(cl->hello_wait);
 	c->c[k] = c->c[--c->nc];

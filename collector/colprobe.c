@@ -6,7 +6,6 @@
 #include "colprobe.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,8 +83,11 @@ int col_probe_tree_ready(struct collector *c)
 
 void col_probe_free(struct col_own_probe *pr)
 {
-	if (pr->round)
-		mw_probe_round_finish(pr->round);
+	if (pr->round) {
+		struct mw_uvprobe *r = pr->round;
+		pr->round = NULL; /* its end (now) is not ours any more: round_done ignores it */
+		mw_uvprobe_stop(r);
+	}
 	free(pr->names);
 	free(pr->addrs);
 	free(pr->nodes);
@@ -96,6 +98,20 @@ void col_probe_free(struct col_own_probe *pr)
 	free(pr->by);
 	free(pr->idx);
 	memset(pr, 0, sizeof *pr);
+}
+
+/* mw_uvprobe_fn: our round is over; the evaluation goes on. */
+static void round_done(void *arg, int rc)
+{
+	struct collector *c = arg;
+	struct col_own_probe *pr = &c->pr;
+	if (!pr->round)
+		return; /* stopped by col_probe_free */
+	pr->round = NULL;
+	pr->rc = rc;
+	pr->rc_errno = errno;
+	pr->done = 1;
+	col_eval_schedule(c, 0);
 }
 
 /* Begin probing the job's nodes: the CPs' summaries first, our own round
@@ -145,9 +161,14 @@ static int probe_begin(struct collector *c)
 	if (pr->nown && c->env.probe) {
 		c->env.probe(c->env.arg, pr->names, pr->nown, pr->own);
 		pr->done = 1;
+	} else if (pr->nown && !c->loop) { /* no loop: the blocking round */
+		pr->rc = mw_probe_nodes(pr->names, pr->addrs, pr->nown, c->o->probe_port, c->o->probe_budget_s,
+					c->o->probe_tries, pr->own);
+		pr->rc_errno = errno;
+		pr->done = 1;
 	} else if (pr->nown) {
-		pr->round = mw_probe_round_start(pr->names, pr->addrs, pr->nown, c->o->probe_port,
-						 c->o->probe_budget_s, c->o->probe_tries, pr->own);
+		pr->round = mw_uvprobe_start(c->loop, pr->names, pr->addrs, pr->nown, c->o->probe_port,
+					     c->o->probe_budget_s, c->o->probe_tries, 0, pr->own, round_done, c);
 		if (!pr->round)
 			pr->start_errno = errno;
 	}
@@ -164,10 +185,10 @@ static void probe_end(struct collector *c)
 	int alive = 0, dead = 0, degraded = 0, nodaemon = 0, own_alive = 0;
 	struct mw_probe_result *out = pr->out;
 
-	if (pr->round) {
-		own_alive = mw_probe_round_finish(pr->round);
-		pr->round = NULL;
-	} else if (pr->nown && !pr->done) {
+	if (pr->done) {
+		own_alive = pr->rc;
+		errno = pr->rc_errno;
+	} else if (pr->nown) {
 		own_alive = -1;
 		errno = pr->start_errno;
 		for (size_t k = 0; k < pr->nown; k++) {
@@ -233,9 +254,10 @@ static void probe_end(struct collector *c)
 }
 
 /* Our own probe round for the evaluation: begun on the first call, over on
- * a later one (the event loop steps it meanwhile: agents attach and
- * heartbeats count while it waits for replies).  At the last evaluation
- * (shutdown) it runs to its end here.  Return 1 when the nodes' states are
+ * a later one (the round runs on the loop meanwhile, and its end schedules
+ * the evaluation: agents attach and heartbeats count while it waits for
+ * replies).  At the last evaluation (shutdown) the loop runs here, once at
+ * a time, until the round is over.  Return 1 when the nodes' states are
  * in, 0 while it goes on (the evaluation is scheduled again). */
 int col_probe_own_ready(struct collector *c)
 {
@@ -243,15 +265,10 @@ int col_probe_own_ready(struct collector *c)
 	if (!pr->active && probe_begin(c) < 0)
 		return 1; /* no memory: judged without probing */
 	if (pr->round && c->final_eval) {
-		while (mw_probe_round_step(pr->round) == 0) {
-			struct pollfd pfd[2];
-			int np = mw_probe_round_fds(pr->round, pfd, 2);
-			if (poll(pfd, (nfds_t)np, mw_probe_round_timeout_ms(pr->round)) < 0 && errno != EINTR)
-				break;
-		}
-	} else if (pr->round && mw_probe_round_step(pr->round) == 0) {
-		col_eval_schedule(c, mw_probe_round_timeout_ms(pr->round) / 1e3);
-		return 0;
+		while (pr->round)
+			uv_run(c->loop, UV_RUN_ONCE);
+	} else if (pr->round) {
+		return 0; /* round_done schedules the evaluation */
 	}
 	probe_end(c);
 	return 1;

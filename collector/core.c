@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/signalfd.h>
 #include <unistd.h>
 
 #include "ap.h"
@@ -37,7 +36,6 @@
 #include "log.h"
 #include "mw_link.h"
 #include "ready.h"
-#include "sigfd.h"
 #include "slurm.h"
 
 /* How long a collector told to stop (the job's epilog) waits for its agents'
@@ -113,7 +111,7 @@ int col_ctx_init(struct collector *c, struct col_opts *o, const struct col_env *
 {
 	memset(c, 0, sizeof *c);
 	c->o = o;
-	c->lfd = c->sfd = -1;
+	c->lfd = -1;
 	if (env)
 		c->env = *env;
 	if (o->settle_s < 0) {
@@ -178,20 +176,280 @@ void col_ctx_free(struct collector *c)
 	c->tree = NULL;
 	if (c->lfd >= 0)
 		close(c->lfd);
-	if (c->sfd >= 0)
-		close(c->sfd);
-	c->lfd = c->sfd = -1;
+	c->lfd = -1;
 	col_ap_destroy(c->s.ap);
 	c->s.ap = NULL;
 	col_state_free(&c->s);
 }
 
+/* ------------------------------------------------------------------ loop */
+
+/* The loop's handles: the collector owns the listening socket (c->lfd) and
+ * the links (collinks.c), the loop watches them. */
+struct col_loop {
+	uv_loop_t loop;
+	struct collector *c;
+	uv_poll_t listen, authq;   /* the listening socket, the credential queue's fd */
+	uv_signal_t sig[3];        /* SIGTERM, SIGINT: stop; SIGHUP: write the report */
+	uv_timer_t wake;           /* the next time due (evaluation, retry, stop, 1 s at most) */
+	uv_prepare_t prep;         /* before each wait: the links' watches, the wake timer */
+	uv_check_t check;          /* after each wait: what is due */
+	double next_job_check;
+	int nhandles;              /* initialised, to close at the end */
+};
+
+/* A link's socket watch (its client's watch): found back by the client's id,
+ * as clients move in c->c. */
+struct col_watch {
+	uv_poll_t h;
+	struct collector *c;
+	uint64_t id;
+	int events; /* the UV_* events watched; -1 to be started again */
+};
+
+static void free_handle(uv_handle_t *h)
+{
+	free(h); /* a struct col_watch: its handle comes first */
+}
+
+static void on_link(uv_poll_t *h, int status, int events)
+{
+	struct col_watch *w = (struct col_watch *)h;
+	struct collector *c = w->c;
+	short revents = (short)((events & UV_READABLE ? POLLIN : 0) | (events & UV_WRITABLE ? POLLOUT : 0) |
+				(events & UV_DISCONNECT ? POLLHUP : 0) | (status < 0 ? POLLERR : 0));
+	size_t k;
+	for (k = 0; k < c->nc && c->c[k].id != w->id; k++)
+		;
+	if (status < 0)
+		w->events = -1; /* libuv stopped the watch */
+	if (k < c->nc)
+		col_links_serve(c, k, revents);
+}
+
+/* collector's link_closing: the watch goes before the socket. */
+static void link_closing(struct collector *c, struct col_client *cl)
+{
+	struct col_watch *w = cl->watch;
+	(void)c;
+	if (!w)
+		return;
+	cl->watch = NULL;
+	uv_poll_stop(&w->h);
+	uv_close((uv_handle_t *)&w->h, free_handle);
+}
+
+/* Each link watched for what it waits for: not read while closing or while
+ * authq works on it, written while frames are pending; a hang-up always. */
+static void watch_links(struct col_loop *L)
+{
+	struct collector *c = L->c;
+	for (size_t k = 0; k < c->nc; k++) {
+		struct col_client *x = &c->c[k];
+		struct col_watch *w = x->watch;
+		int want = (x->closing || x->au == AU_PROVING || x->au == AU_CHECKING ? 0 : UV_READABLE) |
+			   (mw_link_pending(x->l) ? UV_WRITABLE : 0) | UV_DISCONNECT;
+		if (!w) {
+			w = calloc(1, sizeof *w);
+			if (!w || uv_poll_init_socket(&L->loop, &w->h, mw_link_fd(x->l)) < 0) {
+				free(w);
+				col_links_close(c, k--, "cannot watch its socket");
+				continue;
+			}
+			w->h.data = w;
+			w->c = c;
+			w->id = x->id;
+			w->events = -1;
+			x->watch = w;
+		}
+		if (want != w->events) {
+			uv_poll_start(&w->h, want, on_link);
+			w->events = want;
+		}
+	}
+}
+
+static void on_wake(uv_timer_t *t)
+{
+	(void)t; /* on_check does what is due */
+}
+
+static void on_prepare(uv_prepare_t *h)
+{
+	struct col_loop *L = h->data;
+	struct collector *c = L->c;
+	double now = col_now(c), wake = now + 1.0, due = col_eval_next(c);
+
+	if (c->stop) {
+		uv_stop(&L->loop);
+		return;
+	}
+	watch_links(L);
+	if (due >= 0 && due < wake)
+		wake = due;
+	if (c->stopping_until && c->stopping_until < wake)
+		wake = c->stopping_until;
+	uv_timer_start(&L->wake, on_wake, wake > now ? (uint64_t)((wake - now) * 1000) + 1 : 0, 0);
+}
+
+static void on_check(uv_check_t *h)
+{
+	struct col_loop *L = h->data;
+	struct collector *c = L->c;
+	double now;
+
+	if (c->dumpreq_due) {
+		c->dumpreq_due = 0;
+		col_links_dumpreq(c);
+	}
+	col_links_expire(c);
+	now = col_now(c);
+	if (c->stop || (c->stopping_until && (now >= c->stopping_until || !col_links_linked(c)))) {
+		uv_stop(&L->loop);
+		return;
+	}
+	if (c->stopping_until)
+		return; /* the final evaluation sees all they sent */
+	col_eval_tick(c);
+	/* A running job's report shows its agents and ranks as they come (at
+	 * most once a second): what mpiwatch status --job reads. */
+	if (c->status_dirty && now - c->status_at >= 1.0) {
+		c->status_dirty = 0;
+		c->status_at = now;
+		col_reports_write(c);
+	}
+	if (now >= L->next_job_check) {
+		if (mw_slurm_job_active(NULL, c->o->job) == 0) {
+			col_state_event(&c->s, "note", "job %s is over", c->o->job);
+			c->stop = 1;
+		}
+		L->next_job_check = now + c->o->job_check_s;
+	}
+	if (c->stop)
+		uv_stop(&L->loop);
+}
+
+static void on_signal(uv_signal_t *h, int signo)
+{
+	struct col_loop *L = h->data;
+	struct collector *c = L->c;
+	if (signo == SIGHUP) {
+		col_reports_write(c);
+		return;
+	}
+	if (!c->stopping_until) {
+		mw_info("signal %d: waiting up to %.0f s for the agents' last heartbeats, then writing the final report",
+			signo, COL_STOP_DRAIN_S);
+		c->stopping_until = col_now(c) + COL_STOP_DRAIN_S;
+	} else {
+		c->stop = 1; /* told twice: now */
+		uv_stop(&L->loop);
+	}
+}
+
+static void on_listen(uv_poll_t *h, int status, int events)
+{
+	struct col_loop *L = h->data;
+	(void)status;
+	(void)events;
+	col_links_accept(L->c);
+}
+
+static void on_authq(uv_poll_t *h, int status, int events)
+{
+	struct col_loop *L = h->data;
+	(void)status;
+	(void)events;
+	col_links_authq_finished(L->c);
+}
+
+/* Set up the loop's handles.  Return 0, or -1 (logged). */
+static int loop_open(struct col_loop *L, struct collector *c)
+{
+	static const int sigs[3] = {SIGTERM, SIGINT, SIGHUP};
+	int rc;
+
+	L->c = c;
+	if ((rc = uv_loop_init(&L->loop)) < 0) {
+		mw_err("cannot make the event loop: %s", uv_strerror(rc));
+		return -1;
+	}
+	c->loop = &L->loop;
+	c->link_closing = link_closing;
+	L->listen.data = L->authq.data = L->wake.data = L->prep.data = L->check.data = L;
+	uv_timer_init(&L->loop, &L->wake);
+	uv_prepare_init(&L->loop, &L->prep);
+	uv_check_init(&L->loop, &L->check);
+	L->nhandles = 3;
+	for (int i = 0; i < 3; i++) {
+		uv_signal_init(&L->loop, &L->sig[i]);
+		L->sig[i].data = L;
+		L->nhandles++;
+		if ((rc = uv_signal_start(&L->sig[i], on_signal, sigs[i])) < 0) {
+			mw_err("cannot watch signal %d: %s", sigs[i], uv_strerror(rc));
+			return -1;
+		}
+	}
+	if ((rc = uv_poll_init_socket(&L->loop, &L->listen, c->lfd)) < 0 ||
+	    (L->nhandles++, rc = uv_poll_init(&L->loop, &L->authq, col_authq_fd(c->aq))) < 0) {
+		mw_err("cannot watch the collector's sockets: %s", uv_strerror(rc));
+		return -1;
+	}
+	L->nhandles++;
+	uv_poll_start(&L->listen, UV_READABLE, on_listen);
+	uv_poll_start(&L->authq, UV_READABLE, on_authq);
+	uv_prepare_start(&L->prep, on_prepare);
+	uv_check_start(&L->check, on_check);
+	return 0;
+}
+
+/* Stop watching the links and the listener (the final reading is direct). */
+static void loop_quiet(struct col_loop *L)
+{
+	struct collector *c = L->c;
+	if (!c->loop)
+		return;
+	for (size_t k = 0; k < c->nc; k++)
+		link_closing(c, &c->c[k]);
+	if (L->nhandles > 7) {
+		uv_poll_stop(&L->listen);
+		uv_poll_stop(&L->authq);
+	}
+	uv_prepare_stop(&L->prep);
+	uv_check_stop(&L->check);
+	uv_timer_stop(&L->wake);
+}
+
+/* Close every handle, let the loop finish the closes, close it. */
+static void loop_close(struct col_loop *L)
+{
+	struct collector *c = L->c;
+	uv_handle_t *h[] = {(uv_handle_t *)&L->wake, (uv_handle_t *)&L->prep, (uv_handle_t *)&L->check,
+			    (uv_handle_t *)&L->sig[0], (uv_handle_t *)&L->sig[1], (uv_handle_t *)&L->sig[2],
+			    (uv_handle_t *)&L->listen, (uv_handle_t *)&L->authq};
+	if (!c || !c->loop)
+		return;
+	col_probe_free(&c->pr); /* a round still under way: its handles close too */
+	for (size_t k = 0; k < c->nc; k++)
+		link_closing(c, &c->c[k]);
+	for (int i = 0; i < L->nhandles && i < 8; i++)
+		if (!uv_is_closing(h[i]))
+			uv_close(h[i], NULL);
+	uv_run(&L->loop, UV_RUN_DEFAULT);
+	if (uv_loop_close(&L->loop) < 0)
+		mw_warn("the event loop still had handles at its end");
+	c->loop = NULL;
+	c->link_closing = NULL;
+}
+
 int col_run(struct col_opts *o)
 {
 	struct collector c = {0};
-	double next_job_check;
+	struct col_loop L;
 	int rv = -1;
 
+	memset(&L, 0, sizeof L);
+	signal(SIGPIPE, SIG_IGN); /* a link's peer gone: the send says so */
 	if (col_ctx_init(&c, o, NULL) < 0)
 		goto out;
 	if (o->dir[0] && mw_mkdir_p(o->dir, 0755) < 0) {
@@ -199,10 +457,6 @@ int col_run(struct col_opts *o)
 		goto out;
 	}
 	col_reports_keep_old(o->dir);
-	if ((c.sfd = mw_sigfd_open()) < 0) {
-		mw_err("signalfd: %s", strerror(errno));
-		goto out;
-	}
 	{
 		struct mw_auth au = {o->munge_socket, o->auth == 2 ? o->auth_token : ""};
 		c.aq = col_authq_create(&au);
@@ -217,113 +471,19 @@ int col_run(struct col_opts *o)
 		       strerror(errno));
 		goto out;
 	}
+	if (loop_open(&L, &c) < 0)
+		goto out;
 	mw_info("collector for job %s listening on port %u; %zu node(s), timeout %g s, hang limit %g s, threshold %s, action %s",
 		o->job, c.port, c.s.nnodes, o->timeout_s, c.s.hang_limit_s, o->threshold,
 		o->action == COL_ACT_CANCEL ? "cancel" : o->action == COL_ACT_REQUEUE ? "requeue" : "report");
 	col_state_event(&c.s, "start", "collector listening on port %u", c.port);
 	mw_ready_notify(); /* started: whoever launched us may stop waiting */
 	c.status_dirty = 1; /* a report from the start: the job is watched */
-	next_job_check = col_now(&c) + (o->job_check_s > 0 ? o->job_check_s : 1e18);
+	L.next_job_check = col_now(&c) + (o->job_check_s > 0 ? o->job_check_s : 1e18);
 
-	while (!c.stop) {
-		struct pollfd *p = calloc(c.nc + 5, sizeof *p);
-		size_t np = 2, nc = c.nc, pp = 0, pq;
-		int npr = 0;
-		double now = col_now(&c), wake = now + 1.0;
-		if (!p) {
-			mw_err("out of memory");
-			break;
-		}
-		p[0].fd = c.sfd;
-		p[0].events = POLLIN;
-		p[1].fd = c.lfd;
-		p[1].events = POLLIN;
-		for (size_t k = 0; k < nc; k++) {
-			const struct col_client *x = &c.c[k];
-			p[np].fd = mw_link_fd(x->l);
-			/* Not read while closing or while authq works on it. */
-			p[np].events = (x->closing || x->au == AU_PROVING || x->au == AU_CHECKING ? 0 : POLLIN) |
-				       (mw_link_pending(x->l) ? POLLOUT : 0);
-			np++;
-		}
-		pq = np++;
-		p[pq].fd = col_authq_fd(c.aq);
-		p[pq].events = POLLIN;
-		if (c.pr.round) { /* our probe round: its replies and its next tries */
-			pp = np;
-			npr = mw_probe_round_fds(c.pr.round, p + np, 2);
-			np += (size_t)npr;
-			if (now + mw_probe_round_timeout_ms(c.pr.round) / 1e3 < wake)
-				wake = now + mw_probe_round_timeout_ms(c.pr.round) / 1e3;
-		}
-		{
-			double due = col_eval_next(&c); /* the evaluation's and the retries' times */
-			if (due >= 0 && due < wake)
-				wake = due;
-		}
-		if (c.stopping_until && c.stopping_until < wake)
-			wake = c.stopping_until;
-		if (poll(p, np, wake > now ? (int)((wake - now) * 1000) + 1 : 0) < 0 && errno != EINTR) {
-			mw_err("poll: %s", strerror(errno));
-			free(p);
-			break;
-		}
-		if (p[0].revents & POLLIN) {
-			struct signalfd_siginfo si;
-			while (read(c.sfd, &si, sizeof si) == sizeof si) {
-				if (si.ssi_signo == SIGHUP) {
-					col_reports_write(&c);
-					continue;
-				}
-				if (!c.stopping_until) {
-					mw_info("signal %u: waiting up to %.0f s for the agents' last "
-						"heartbeats, then writing the final report",
-						si.ssi_signo, COL_STOP_DRAIN_S);
-					c.stopping_until = col_now(&c) + COL_STOP_DRAIN_S;
-				} else {
-					c.stop = 1; /* told twice: now */
-				}
-			}
-		}
-		/* Clients in reverse order: col_links_close() moves the last one. */
-		for (size_t k = nc; k-- > 0;)
-			if (p[2 + k].revents && k < c.nc)
-				col_links_serve(&c, k, p[2 + k].revents);
-		if (p[pq].revents & POLLIN)
-			col_links_authq_finished(&c);
-		if (p[1].revents & POLLIN)
-			col_links_accept(&c);
-		if (c.pr.round && (npr == 0 || (p[pp].revents | (npr > 1 ? p[pp + 1].revents : 0)) ||
-				   mw_probe_round_timeout_ms(c.pr.round) == 0) &&
-		    mw_probe_round_step(c.pr.round) != 0)
-			col_eval_schedule(&c, 0); /* over: the evaluation goes on */
-		free(p);
-		if (c.dumpreq_due) {
-			c.dumpreq_due = 0;
-			col_links_dumpreq(&c);
-		}
-		now = col_now(&c);
-		col_links_expire(&c);
-		if (c.stop || (c.stopping_until && (now >= c.stopping_until || !col_links_linked(&c))))
-			break;
-		if (c.stopping_until)
-			continue; /* the final evaluation below sees all they sent */
-		col_eval_tick(&c);
-		/* A running job's report shows its agents and ranks as they come
-		 * (at most once a second): what mpiwatch status --job reads. */
-		if (c.status_dirty && now - c.status_at >= 1.0) {
-			c.status_dirty = 0;
-			c.status_at = now;
-			col_reports_write(&c);
-		}
-		if (now >= next_job_check) {
-			if (mw_slurm_job_active(NULL, o->job) == 0) {
-				col_state_event(&c.s, "note", "job %s is over", o->job);
-				break;
-			}
-			next_job_check = now + o->job_check_s;
-		}
-	}
+	uv_run(&L.loop, UV_RUN_DEFAULT);
+
+	loop_quiet(&L);
 	/* Read what the agents already sent, then decide on what is known:
 	 * a job that crashed ends before the settle time is over. */
 	for (size_t k = c.nc; k-- > 0;)
@@ -340,6 +500,7 @@ int col_run(struct col_opts *o)
 	col_reports_write(&c);
 	rv = 0;
 out:
+	loop_close(&L);
 	col_ctx_free(&c);
 	return rv;
 }
