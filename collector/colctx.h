@@ -118,6 +118,9 @@ struct collector {
 	int dumpreq_due;         /* tree: ranks got stuck after the threshold: ask for their dumps */
 	struct col_retry *retry; /* actions to retry (Slurm did not answer) */
 	size_t nretry;
+	struct col_retry *todo;  /* actions waiting for the one under way on the loop's pool */
+	size_t ntodo;
+	int act_busy;            /* an action is under way on the pool */
 	double status_at;     /* when it was last refreshed for that */
 	double links_read_at; /* when the agents' link errors were last read */
 	double mpierr_grace_until; /* waiting (once) for the MPI library's line, 0 = not yet */

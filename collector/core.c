@@ -171,6 +171,9 @@ void col_ctx_free(struct collector *c)
 	free(c->retry);
 	c->retry = NULL;
 	c->nretry = 0;
+	free(c->todo);
+	c->todo = NULL;
+	c->ntodo = 0;
 	c->s.tree = NULL;
 	col_tree_free(c->tree);
 	c->tree = NULL;
@@ -195,6 +198,11 @@ struct col_loop {
 	uv_prepare_t prep;         /* before each wait: the links' watches, the wake timer */
 	uv_check_t check;          /* after each wait: what is due */
 	double next_job_check;
+	uv_work_t job_check;       /* is the job still running? asked of Slurm on the pool */
+	int job_checking;          /* ... under way */
+	int job_active;            /* its answer (mw_slurm_job_active) */
+	int quiet;                 /* the loop is over: late answers are ignored */
+	char job[32];
 	int nhandles;              /* initialised, to close at the end */
 };
 
@@ -292,6 +300,27 @@ static void on_prepare(uv_prepare_t *h)
 	uv_timer_start(&L->wake, on_wake, wake > now ? (uint64_t)((wake - now) * 1000) + 1 : 0, 0);
 }
 
+static void job_check_work(uv_work_t *w)
+{
+	struct col_loop *L = w->data;
+	L->job_active = mw_slurm_job_active(NULL, L->job);
+}
+
+static void job_check_done(uv_work_t *w, int status)
+{
+	struct col_loop *L = w->data;
+	struct collector *c = L->c;
+	L->job_checking = 0;
+	if (L->quiet)
+		return;
+	L->next_job_check = col_now(c) + c->o->job_check_s;
+	if (status == 0 && L->job_active == 0 && !c->stopping_until) {
+		col_state_event(&c->s, "note", "job %s is over", c->o->job);
+		c->stop = 1;
+		uv_stop(&L->loop);
+	}
+}
+
 static void on_check(uv_check_t *h)
 {
 	struct col_loop *L = h->data;
@@ -318,13 +347,9 @@ static void on_check(uv_check_t *h)
 		c->status_at = now;
 		col_reports_write(c);
 	}
-	if (now >= L->next_job_check) {
-		if (mw_slurm_job_active(NULL, c->o->job) == 0) {
-			col_state_event(&c->s, "note", "job %s is over", c->o->job);
-			c->stop = 1;
-		}
-		L->next_job_check = now + c->o->job_check_s;
-	}
+	if (now >= L->next_job_check && !L->job_checking &&
+	    uv_queue_work(&L->loop, &L->job_check, job_check_work, job_check_done) == 0)
+		L->job_checking = 1; /* squeue may take seconds while slurmctld is down */
 	if (c->stop)
 		uv_stop(&L->loop);
 }
@@ -376,7 +401,8 @@ static int loop_open(struct col_loop *L, struct collector *c)
 	}
 	c->loop = &L->loop;
 	c->link_closing = link_closing;
-	L->listen.data = L->authq.data = L->wake.data = L->prep.data = L->check.data = L;
+	L->listen.data = L->authq.data = L->wake.data = L->prep.data = L->check.data = L->job_check.data = L;
+	snprintf(L->job, sizeof L->job, "%s", c->o->job);
 	uv_timer_init(&L->loop, &L->wake);
 	uv_prepare_init(&L->loop, &L->prep);
 	uv_check_init(&L->loop, &L->check);
@@ -409,6 +435,7 @@ static void loop_quiet(struct col_loop *L)
 	struct collector *c = L->c;
 	if (!c->loop)
 		return;
+	L->quiet = 1;
 	for (size_t k = 0; k < c->nc; k++)
 		link_closing(c, &c->c[k]);
 	if (L->nhandles > 7) {
