@@ -245,7 +245,7 @@ static void agg_beat(void *arg, int node, const struct mw_hb_beat *b)
 	col_eval_beat(arg, node, b);
 }
 
-/* Queue an authq job for cl.  Return 0, or -1 (out of memory). */
+/* Queue an authq job for cl.  Return 0, or -1 (out of memory, no worker). */
 static int authq_job(struct collector *c, struct col_client *cl, enum col_authq_kind kind, const char *payload,
 		     const char *cred)
 {
@@ -256,7 +256,11 @@ static int authq_job(struct collector *c, struct col_client *cl, enum col_authq_
 	j->id = cl->id;
 	snprintf(j->payload, sizeof j->payload, "%s", payload);
 	snprintf(j->cred, sizeof j->cred, "%s", cred ? cred : "");
-	return col_authq_submit(c->aq, j);
+	if (col_authq_submit(c->aq, j) < 0) {
+		free(j);
+		return -1;
+	}
+	return 0;
 }
 
 /* A frame before the welcome: VERIFY, then HELLO, nothing else (doc/protocol.md

@@ -192,7 +192,7 @@ void col_ctx_free(struct collector *c)
 struct col_loop {
 	uv_loop_t loop;
 	struct collector *c;
-	uv_poll_t listen, authq;   /* the listening socket, the credential queue's fd */
+	uv_poll_t listen;          /* the listening socket */
 	uv_signal_t sig[3];        /* SIGTERM, SIGINT: stop; SIGHUP: write the report */
 	uv_timer_t wake;           /* the next time due (evaluation, retry, stop, 1 s at most) */
 	uv_prepare_t prep;         /* before each wait: the links' watches, the wake timer */
@@ -380,12 +380,12 @@ static void on_listen(uv_poll_t *h, int status, int events)
 	col_links_accept(L->c);
 }
 
-static void on_authq(uv_poll_t *h, int status, int events)
+/* The credential queue's ready: a job came back from the pool. */
+static void on_authq(void *arg)
 {
-	struct col_loop *L = h->data;
-	(void)status;
-	(void)events;
-	col_links_authq_finished(L->c);
+	struct col_loop *L = arg;
+	if (!L->quiet)
+		col_links_authq_finished(L->c);
 }
 
 /* Set up the loop's handles.  Return 0, or -1 (logged). */
@@ -401,7 +401,7 @@ static int loop_open(struct col_loop *L, struct collector *c)
 	}
 	c->loop = &L->loop;
 	c->link_closing = link_closing;
-	L->listen.data = L->authq.data = L->wake.data = L->prep.data = L->check.data = L->job_check.data = L;
+	L->listen.data = L->wake.data = L->prep.data = L->check.data = L->job_check.data = L;
 	snprintf(L->job, sizeof L->job, "%s", c->o->job);
 	uv_timer_init(&L->loop, &L->wake);
 	uv_prepare_init(&L->loop, &L->prep);
@@ -416,14 +416,20 @@ static int loop_open(struct col_loop *L, struct collector *c)
 			return -1;
 		}
 	}
-	if ((rc = uv_poll_init_socket(&L->loop, &L->listen, c->lfd)) < 0 ||
-	    (L->nhandles++, rc = uv_poll_init(&L->loop, &L->authq, col_authq_fd(c->aq))) < 0) {
-		mw_err("cannot watch the collector's sockets: %s", uv_strerror(rc));
+	if ((rc = uv_poll_init_socket(&L->loop, &L->listen, c->lfd)) < 0) {
+		mw_err("cannot watch the collector's socket: %s", uv_strerror(rc));
 		return -1;
 	}
 	L->nhandles++;
+	{
+		struct mw_auth au = {c->o->munge_socket, c->o->auth == 2 ? c->o->auth_token : ""};
+		c->aq = col_authq_create(&L->loop, &au, on_authq, L);
+		if (!c->aq) {
+			mw_err("cannot make the credential queue: %s", strerror(errno));
+			return -1;
+		}
+	}
 	uv_poll_start(&L->listen, UV_READABLE, on_listen);
-	uv_poll_start(&L->authq, UV_READABLE, on_authq);
 	uv_prepare_start(&L->prep, on_prepare);
 	uv_check_start(&L->check, on_check);
 	return 0;
@@ -438,10 +444,8 @@ static void loop_quiet(struct col_loop *L)
 	L->quiet = 1;
 	for (size_t k = 0; k < c->nc; k++)
 		link_closing(c, &c->c[k]);
-	if (L->nhandles > 7) {
+	if (L->nhandles > 6)
 		uv_poll_stop(&L->listen);
-		uv_poll_stop(&L->authq);
-	}
 	uv_prepare_stop(&L->prep);
 	uv_check_stop(&L->check);
 	uv_timer_stop(&L->wake);
@@ -453,13 +457,13 @@ static void loop_close(struct col_loop *L)
 	struct collector *c = L->c;
 	uv_handle_t *h[] = {(uv_handle_t *)&L->wake, (uv_handle_t *)&L->prep, (uv_handle_t *)&L->check,
 			    (uv_handle_t *)&L->sig[0], (uv_handle_t *)&L->sig[1], (uv_handle_t *)&L->sig[2],
-			    (uv_handle_t *)&L->listen, (uv_handle_t *)&L->authq};
+			    (uv_handle_t *)&L->listen};
 	if (!c || !c->loop)
 		return;
 	col_probe_free(&c->pr); /* a round still under way: its handles close too */
 	for (size_t k = 0; k < c->nc; k++)
 		link_closing(c, &c->c[k]);
-	for (int i = 0; i < L->nhandles && i < 8; i++)
+	for (int i = 0; i < L->nhandles && i < 7; i++)
 		if (!uv_is_closing(h[i]))
 			uv_close(h[i], NULL);
 	uv_run(&L->loop, UV_RUN_DEFAULT);
@@ -484,14 +488,6 @@ int col_run(struct col_opts *o)
 		goto out;
 	}
 	col_reports_keep_old(o->dir);
-	{
-		struct mw_auth au = {o->munge_socket, o->auth == 2 ? o->auth_token : ""};
-		c.aq = col_authq_create(&au);
-		if (!c.aq) {
-			mw_err("cannot start the credential thread: %s", strerror(errno));
-			goto out;
-		}
-	}
 	c.lfd = mw_link_listen(o->port, o->nports, &c.port);
 	if (c.lfd < 0) {
 		mw_err("cannot listen on tcp ports %u-%u: %s", o->port, o->port + o->nports - 1,
