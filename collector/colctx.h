@@ -123,6 +123,9 @@ struct collector {
 	int act_busy;            /* an action is under way on the pool */
 	double status_at;     /* when it was last refreshed for that */
 	double links_read_at; /* when the agents' link errors were last read */
+	int write_busy;       /* a report write is under way on the loop's pool */
+	int write_again;      /* ... and the report changed since it was made */
+	int writes_inline;    /* the run is over: write in line */
 	double mpierr_grace_until; /* waiting (once) for the MPI library's line, 0 = not yet */
 	double settle_until;  /* waiting (once) for the other ranks' ends, 0 = not yet */
 	uint32_t tprobe_round;  /* tree: the probe round asked of the CPs, 0 none */

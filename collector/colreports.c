@@ -58,17 +58,87 @@ void col_reports_pending_clear(const struct collector *c)
 }
 
 
+/* A write of the report's files on libuv's pool: made on the loop, written
+ * off it. */
+struct rep_write {
+	uv_work_t w;
+	struct collector *c;
+	struct col_report_files f;
+	int rc, err;       /* the write's */
+	int made_rc, made_err; /* the making's */
+	int clear;         /* remove the pending mark once written */
+};
+
+static void rep_work(uv_work_t *w)
+{
+	struct rep_write *r = w->data;
+	r->rc = col_report_files_write(&r->f);
+	r->err = errno;
+}
+
+/* The write is over: told (rate-limited), the pending mark removed. */
+static void rep_told(struct collector *c, int rc, int err, int clear)
+{
+	if (rc < 0)
+		mw_log_limited(&report_rl, LOG_ERR, "cannot write the report in %s: %s",
+			       c->o->report[0] ? c->o->report : c->o->dir, strerror(err));
+	else if (clear)
+		col_reports_pending_clear(c);
+}
+
+static void rep_done(uv_work_t *w, int status)
+{
+	struct rep_write *r = w->data;
+	struct collector *c = r->c;
+	(void)status;
+	rep_told(c, r->made_rc < 0 ? r->made_rc : r->rc, r->made_rc < 0 ? r->made_err : r->err, r->clear);
+	col_report_files_free(&r->f);
+	free(r);
+	c->write_busy = 0;
+	if (c->write_again) {
+		c->write_again = 0;
+		col_reports_write(c);
+	}
+}
+
 void col_reports_write(struct collector *c)
 {
+	struct rep_write *r;
+	int clear;
 	if (c->stop || col_now(c) - c->links_read_at >= 5.0) { /* the agents' link errors, now and then */
 		c->links_read_at = col_now(c);
 		col_reports_read_link_errors(c);
 	}
-	if (col_report_write(&c->s, c->o->dir, c->o->report) < 0)
-		mw_log_limited(&report_rl, LOG_ERR, "cannot write the report in %s: %s",
-			       c->o->report[0] ? c->o->report : c->o->dir, strerror(errno));
-	else if (c->s.decided || c->stop || !col_eval_suspicious(&c->s))
-		col_reports_pending_clear(c);
+	clear = c->s.decided || c->stop || !col_eval_suspicious(&c->s);
+	if (c->loop && !c->writes_inline && c->write_busy) {
+		c->write_again = 1; /* written again, as it is then, once this one is over */
+		return;
+	}
+	if (c->loop && !c->writes_inline && (r = calloc(1, sizeof *r))) {
+		r->c = c;
+		r->w.data = r;
+		r->clear = clear;
+		r->made_rc = col_report_render(&c->s, c->o->dir, c->o->report, &r->f);
+		r->made_err = errno;
+		if (uv_queue_work(c->loop, &r->w, rep_work, rep_done) == 0) {
+			c->write_busy = 1;
+			return;
+		}
+		col_report_files_free(&r->f);
+		free(r);
+	}
+	{
+		int rc = col_report_write(&c->s, c->o->dir, c->o->report);
+		rep_told(c, rc, errno, clear);
+	}
+}
+
+void col_reports_inline(struct collector *c)
+{
+	while (c->loop && c->write_busy)
+		uv_run(c->loop, UV_RUN_ONCE);
+	c->write_again = 0;
+	c->writes_inline = 1;
 }
 
 static int has_profiles(const char *dir)

@@ -10,11 +10,18 @@
  * job was requeued) as report-runN.{json,txt}. */
 void col_reports_keep_old(const char *dir);
 
-/* Write report.json, report.txt and collector-stats.json (col_report_write),
- * reading the agents' link errors first at most every 5 s (always when
- * stopping); then remove the plugin's pending mark once the report tells
- * what happened.  A write error is logged (rate-limited). */
+/* Write report.json, report.txt, report.html and collector-stats.json
+ * (col_report_write), reading the agents' link errors first at most every
+ * 5 s (always when stopping); then remove the plugin's pending mark once
+ * the report tells what happened.  A write error is logged (rate-limited).
+ * With a loop the files are made here and written on libuv's pool, one
+ * write at a time (asked again meanwhile: written again once it is over,
+ * as the state is then); else, or after col_reports_inline, here. */
 void col_reports_write(struct collector *c);
+
+/* From now on write in line (the end of the run), once the write under way
+ * on the pool is over. */
+void col_reports_inline(struct collector *c);
 
 /* Remove the plugin's pending mark (OUTDIR/MW_PENDING_FILE), if any. */
 void col_reports_pending_clear(const struct collector *c);

@@ -507,6 +507,7 @@ int col_run(struct col_opts *o)
 	uv_run(&L.loop, UV_RUN_DEFAULT);
 
 	loop_quiet(&L);
+	col_reports_inline(&c); /* the last writes are in order, and over when we exit */
 	/* Read what the agents already sent, then decide on what is known:
 	 * a job that crashed ends before the settle time is over. */
 	for (size_t k = c.nc; k-- > 0;)
