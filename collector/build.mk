@@ -36,8 +36,8 @@ UNIT_LIBS_test_col_eval := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)
 
 # Fuzz target: the collector's reading of a rank's dump (JSON from an agent).
 FUZZERS += $(B)/fuzz/fuzz_col_dump
-FUZZ_EXTRA_fuzz_col_dump := collector/colstate.c collector/verdict.c -Icollector -Ianalyze -Iimbalance
-$(B)/fuzz/fuzz_col_dump: collector/colstate.c collector/verdict.c $(wildcard collector/*.h)
+FUZZ_EXTRA_fuzz_col_dump := collector/colstate.c collector/verdict.c collector/colgraph.c -Icollector -Ianalyze -Iimbalance
+$(B)/fuzz/fuzz_col_dump: collector/colstate.c collector/verdict.c collector/colgraph.c $(wildcard collector/*.h)
 
 # Fuzz target: the job's output file read for crash reports (joblog.c).
 FUZZERS += $(B)/fuzz/fuzz_joblog
@@ -49,7 +49,7 @@ $(B)/fuzz/fuzz_restd_version: collector/restd.c collector/restd.h
 FUZZERS += $(B)/fuzz/fuzz_restd_reply
 FUZZ_EXTRA_fuzz_restd_reply := collector/restd.c -Icollector $(CURL_LIBS)
 $(B)/fuzz/fuzz_restd_reply: collector/restd.c collector/restd.h
-FUZZ_EXTRA_fuzz_joblog := collector/joblog.c collector/colstate.c collector/verdict.c analyze/dl_crash.c analyze/dl_symbols.c analyze/dl_pool.c -Icollector -Ianalyze -Iimbalance $(DW_LIBS)
+FUZZ_EXTRA_fuzz_joblog := collector/joblog.c collector/colstate.c collector/verdict.c collector/colgraph.c analyze/dl_crash.c analyze/dl_symbols.c analyze/dl_pool.c -Icollector -Ianalyze -Iimbalance $(DW_LIBS)
 $(B)/fuzz/fuzz_joblog: collector/joblog.c analyze/dl_crash.c $(wildcard collector/*.h)
 # Unit test of the auxiliary processes (issue 13): frames, bounds, the site
 # file, the agent's round (agent/ap.c) and the collector's (collector/ap.c).

@@ -334,6 +334,19 @@ int col_eval_rank_info(struct collector *c, int node, int rank, int size)
 	return 0;
 }
 
+/* The call a heartbeat tells into rank x: its name, kind, communicator,
+ * peer, root, tag and time without progress. */
+static void take_call(struct col_rank *x, const struct mw_hb_beat *b)
+{
+	snprintf(x->call, sizeof x->call, "%s", b->call);
+	snprintf(x->kind, sizeof x->kind, "%s", b->kind);
+	snprintf(x->comm, sizeof x->comm, "%s", b->comm);
+	x->peer_world = b->peer_world;
+	x->root_world = b->root_world;
+	x->tag = b->tag;
+	x->idle_s = b->idle_s;
+}
+
 void col_eval_beat(struct collector *c, int node, const struct mw_hb_beat *b)
 {
 	struct col_state *s = &c->s;
@@ -354,13 +367,7 @@ void col_eval_beat(struct collector *c, int node, const struct mw_hb_beat *b)
 		x->known = 1;
 		x->node = node;
 		x->state = b->state;
-		snprintf(x->call, sizeof x->call, "%s", b->call);
-		snprintf(x->kind, sizeof x->kind, "%s", b->kind);
-		snprintf(x->comm, sizeof x->comm, "%s", b->comm);
-		x->peer_world = b->peer_world;
-		x->root_world = b->root_world;
-		x->tag = b->tag;
-		x->idle_s = b->idle_s;
+		take_call(x, b);
 		if (col_classify(s->ranks, s->size, s->nodes, s->nnodes, &res) == 0) {
 			col_result_free(&s->res);
 			s->res = res;
@@ -419,15 +426,9 @@ void col_eval_beat(struct collector *c, int node, const struct mw_hb_beat *b)
 		x->stuck_seen = 1;
 	else if (b->state == MW_HB_S_RESUMED || b->state == MW_HB_S_FINALIZED)
 		x->stuck_seen = 0;
-	snprintf(x->call, sizeof x->call, "%s", b->call);
-	snprintf(x->kind, sizeof x->kind, "%s", b->kind);
-	snprintf(x->comm, sizeof x->comm, "%s", b->comm);
-	x->peer_world = b->peer_world;
-	x->root_world = b->root_world;
-	x->tag = b->tag;
+	take_call(x, b);
 	x->exit_code = b->exit_code;
 	x->exit_signal = b->exit_signal;
-	x->idle_s = b->idle_s;
 	snprintf(x->moving, sizeof x->moving, "%s", b->moving);
 	/* A slow transfer tells more than the computation after it. */
 	if (b->state == MW_HB_S_SLOW || (b->state == MW_HB_S_COMPUTING && x->was_state != MW_HB_S_SLOW)) {
