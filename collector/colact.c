@@ -236,9 +236,12 @@ static void act_done(uv_work_t *w, int status)
 	}
 	act_finish(a);
 	act_free(a);
-	col_reports_write(c);
 	c->act_busy = 0;
 	kick(c);
+	/* Written once the actions queued together are over, as when they
+	 * ran in line: the report tells them all at once. */
+	if (!c->act_busy)
+		col_reports_write(c);
 }
 
 /* Start the next queued action on the pool, one at a time and in order
