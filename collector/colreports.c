@@ -109,8 +109,6 @@ void col_reports_write(struct collector *c)
 		c->links_read_at = col_now(c);
 		col_reports_read_link_errors(c);
 	}
-	if (c->act_busy && !c->writes_inline)
-		return; /* written once the actions under way are over (colact.c), as in line */
 	clear = c->s.decided || c->stop || !col_eval_suspicious(&c->s);
 	if (c->loop && !c->writes_inline && c->write_busy) {
 		c->write_again = 1; /* written again, as it is then, once this one is over */
