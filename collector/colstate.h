@@ -215,9 +215,33 @@ void col_report_comment(const struct col_state *s, const char *old, const char *
 /* Counters as JSON; a new reference. */
 json_object *col_stats_json(const struct col_state *s);
 
-/* Write dir/report.json (or report_path), dir/report.txt and
- * dir/collector-stats.json, each through a temporary file and rename.
- * Return 0, or -1 (errno set) if a file could not be written. */
+/* Write dir/report.json (or report_path), dir/report.txt, dir/report.html
+ * and dir/collector-stats.json, each through a temporary file and rename:
+ * col_report_render then col_report_files_write.  Return 0, or -1 (errno
+ * set) if a file could not be made or written. */
 int col_report_write(const struct col_state *s, const char *dir, const char *report_path);
+
+/* The report's files as col_report_write writes them, made in memory. */
+#define COL_REPORT_NFILES 4
+struct col_report_files {
+	size_t n;
+	struct {
+		char path[4096];
+		char *text; /* malloc'd, NUL-terminated */
+	} f[COL_REPORT_NFILES];
+};
+
+/* Make the files of s's report (out set; release it with
+ * col_report_files_free).  Return 0, or -1 (errno set) if one could not be
+ * made: the others are still there. */
+int col_report_render(const struct col_state *s, const char *dir, const char *report_path,
+		      struct col_report_files *out);
+
+/* Write r's files (through a temporary file and rename each; no access to
+ * the state: any thread).  Return 0, or -1 (errno: the first failure's). */
+int col_report_files_write(const struct col_report_files *r);
+
+/* Free r's texts. */
+void col_report_files_free(struct col_report_files *r);
 
 #endif

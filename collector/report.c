@@ -452,24 +452,26 @@ json_object *col_stats_json(const struct col_state *s)
 
 /* o as JSON text (json-c flags) and a newline, written atomically to path.
  * Return 0, or -1 with errno set. */
-static int write_json(const char *path, json_object *o, int flags)
+/* o as text with a final newline into out's next file (path); -1 (ENOMEM)
+ * if it cannot be made. */
+static int render_json(struct col_report_files *out, const char *path, json_object *o, int flags)
 {
 	const char *j = json_object_to_json_string_ext(o, flags);
 	size_t n = strlen(j);
 	char *jn = malloc(n + 2);
-	int rc;
 	if (!jn) {
 		errno = ENOMEM;
 		return -1;
 	}
 	memcpy(jn, j, n);
 	memcpy(jn + n, "\n", 2);
-	rc = mw_write_atomic(path, jn, n + 1, 0644, (uid_t)-1, (gid_t)-1);
-	free(jn);
-	return rc;
+	snprintf(out->f[out->n].path, sizeof out->f[out->n].path, "%s", path);
+	out->f[out->n++].text = jn;
+	return 0;
 }
 
-int col_report_write(const struct col_state *s, const char *dir, const char *report_path)
+int col_report_render(const struct col_state *s, const char *dir, const char *report_path,
+		      struct col_report_files *out)
 {
 	char path[4096];
 	json_object *o;
@@ -478,6 +480,7 @@ int col_report_write(const struct col_state *s, const char *dir, const char *rep
 	FILE *mf;
 	int rv = 0;
 
+	memset(out, 0, sizeof *out);
 	o = col_report_json(s);
 	if (s->tree) /* the tree overlay (coltree.c) */
 		json_object_object_add(o, "tree", col_tree_json(s->tree, s));
@@ -485,7 +488,7 @@ int col_report_write(const struct col_state *s, const char *dir, const char *rep
 		snprintf(path, sizeof path, "%s", report_path);
 	else
 		snprintf(path, sizeof path, "%s/report.json", dir);
-	if (write_json(path, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0)
+	if (render_json(out, path, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0)
 		rv = -1;
 	if (dir && *dir) {
 		mf = open_memstream(&txt, &tlen);
@@ -494,10 +497,8 @@ int col_report_write(const struct col_state *s, const char *dir, const char *rep
 			if (s->tree)
 				col_tree_text(s->tree, s, mf);
 			fclose(mf);
-			snprintf(path, sizeof path, "%s/report.txt", dir);
-			if (mw_write_atomic(path, txt, strlen(txt), 0644, (uid_t)-1, (gid_t)-1))
-				rv = -1;
-			free(txt);
+			snprintf(out->f[out->n].path, sizeof out->f[out->n].path, "%s/report.txt", dir);
+			out->f[out->n++].text = txt;
 			txt = NULL;
 		}
 		/* The same report as one offline HTML page (html.h). */
@@ -505,19 +506,57 @@ int col_report_write(const struct col_state *s, const char *dir, const char *rep
 		if (mf) {
 			int bad = col_report_html(s, o, mf);
 			fclose(mf);
-			snprintf(path, sizeof path, "%s/report.html", dir);
-			if (bad || mw_write_atomic(path, txt, strlen(txt), 0644, (uid_t)-1, (gid_t)-1))
+			if (bad) {
+				free(txt);
 				rv = -1;
-			free(txt);
+			} else {
+				snprintf(out->f[out->n].path, sizeof out->f[out->n].path, "%s/report.html", dir);
+				out->f[out->n++].text = txt;
+			}
+			txt = NULL;
 		}
 		json_object_put(o);
 		o = col_stats_json(s);
 		snprintf(path, sizeof path, "%s/collector-stats.json", dir);
-		if (write_json(path, o, JSON_C_TO_STRING_PRETTY) < 0)
+		if (render_json(out, path, o, JSON_C_TO_STRING_PRETTY) < 0)
 			rv = -1;
 		json_object_put(o);
 		o = NULL;
 	}
 	json_object_put(o);
+	return rv;
+}
+
+int col_report_files_write(const struct col_report_files *r)
+{
+	int rv = 0, e = 0;
+	for (size_t i = 0; i < r->n; i++)
+		if (mw_write_atomic(r->f[i].path, r->f[i].text, strlen(r->f[i].text), 0644, (uid_t)-1, (gid_t)-1)) {
+			if (!rv)
+				e = errno;
+			rv = -1;
+		}
+	if (rv)
+		errno = e;
+	return rv;
+}
+
+void col_report_files_free(struct col_report_files *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->f[i].text);
+	r->n = 0;
+}
+
+int col_report_write(const struct col_state *s, const char *dir, const char *report_path)
+{
+	struct col_report_files r;
+	int rv = col_report_render(s, dir, report_path, &r), e = errno;
+	if (col_report_files_write(&r) < 0) {
+		e = errno;
+		rv = -1;
+	}
+	col_report_files_free(&r);
+	errno = e;
 	return rv;
 }

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "colgraph.h"
 #include "hostlist.h"
 
 const char *col_verdict_name(enum col_verdict v)
@@ -91,57 +92,6 @@ long col_threshold_need(const struct col_threshold *t, long nranks)
 	return need < 1 ? 1 : need;
 }
 
-/* ------------------------------------------------------------- the graph */
-
-struct graph {
-	size_t n;
-	int **adj;
-	size_t *nadj;
-};
-
-static int add_edge(struct graph *g, int from, int to)
-{
-	for (size_t i = 0; i < g->nadj[from]; i++)
-		if (g->adj[from][i] == to)
-			return 0;
-	if ((g->nadj[from] & (g->nadj[from] - 1)) == 0) { /* 0,1,2,4,8...: grow */
-		size_t cap = g->nadj[from] ? g->nadj[from] * 2 : 1;
-		int *p = realloc(g->adj[from], cap * sizeof *p);
-		if (!p)
-			return -1;
-		g->adj[from] = p;
-	}
-	g->adj[from][g->nadj[from]++] = to;
-	return 0;
-}
-
-static void graph_free(struct graph *g)
-{
-	if (g->adj)
-		for (size_t i = 0; i < g->n; i++)
-			free(g->adj[i]);
-	free(g->adj);
-	free(g->nadj);
-}
-
-static int same_collective(const struct col_rank *a, const struct col_rank *b)
-{
-	return b->state == MW_HB_S_IN_MPI && strcmp(b->kind, "collective") == 0 &&
-	       strcmp(a->call, b->call) == 0 && strcmp(a->comm, b->comm) == 0;
-}
-
-static int failed(const struct col_rank *x)
-{
-	return x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED;
-}
-
-/* A rank that ended while blocked in MPI (it may have been killed because
- * of a peer's failure). */
-static int failed_in_mpi(const struct col_rank *x)
-{
-	return failed(x) && x->call[0] && strcmp(x->call, "MPI_Finalize") != 0;
-}
-
 /* What a slow rank is doing: "in MPI_Wait, its transfer moves (receive
  * buffer filling): slow, not stuck". */
 static void slow_text_of(const char *call, const char *how, const char *then, char *buf, size_t len)
@@ -156,123 +106,6 @@ static void slow_text_of(const char *call, const char *how, const char *then, ch
 static void slow_text(const struct col_rank *x, char *buf, size_t len)
 {
 	slow_text_of(x->call, x->moving, "", buf, len);
-}
-
-/* Blockers of a stuck rank r: edges r -> blocker. */
-static int build_edges(const struct col_rank *ranks, size_t size, size_t r, struct graph *g)
-{
-	const struct col_rank *x = &ranks[r];
-	int coll = strcmp(x->kind, "collective") == 0;
-
-	if (x->state != MW_HB_S_IN_MPI && !failed_in_mpi(x))
-		return 0;
-	if (coll) {
-		if (x->waits_known) {
-			for (size_t i = 0; i < x->nwaits; i++) {
-				int w = x->waits[i];
-				if (w >= 0 && (size_t)w < size && (size_t)w != r &&
-				    !same_collective(x, &ranks[w]) && add_edge(g, (int)r, w))
-					return -1;
-			}
-		} else {
-			/* Members unknown: assume the collective spans the world
-			 * (true for "world"; an over-approximation otherwise). */
-			for (size_t w = 0; w < size; w++)
-				if (w != r && !same_collective(x, &ranks[w]) && add_edge(g, (int)r, (int)w))
-					return -1;
-		}
-		return 0;
-	}
-	if (x->peer_world >= 0 && (size_t)x->peer_world < size && (size_t)x->peer_world != r)
-		if (add_edge(g, (int)r, x->peer_world))
-			return -1;
-	if (x->waits_known) {
-		for (size_t i = 0; i < x->nwaits; i++) {
-			int w = x->waits[i];
-			if (w >= 0 && (size_t)w < size && (size_t)w != r && add_edge(g, (int)r, w))
-				return -1;
-		}
-	} else if (x->peer_world == -2) {
-		for (size_t w = 0; w < size; w++)
-			if (w != r && add_edge(g, (int)r, (int)w))
-				return -1;
-	}
-	return 0;
-}
-
-/* Tarjan's strongly connected components, iteratively.  comp[v] gets a
- * component id; compsize[id] its size. */
-static int scc(const struct graph *g, const char *active, int *comp, size_t *compsize)
-{
-	size_t n = g->n, ncomp = 0, sp = 0, cs = 0;
-	int *index = malloc(n * sizeof *index), *low = malloc(n * sizeof *low);
-	int *stack = malloc(n * sizeof *stack);
-	char *on = calloc(n ? n : 1, 1);
-	int *cv = malloc(n * sizeof *cv);
-	size_t *ci = malloc(n * sizeof *ci);
-	int idx = 0, rv = -1;
-
-	if (!index || !low || !stack || !on || !cv || !ci)
-		goto fail;
-	for (size_t i = 0; i < n; i++) {
-		index[i] = -1;
-		comp[i] = -1;
-	}
-	for (size_t s = 0; s < n; s++) {
-		if (!active[s] || index[s] >= 0)
-			continue;
-		cv[cs] = (int)s;
-		ci[cs++] = 0;
-		index[s] = low[s] = idx++;
-		stack[sp++] = (int)s;
-		on[s] = 1;
-		while (cs) {
-			int v = cv[cs - 1];
-			if (ci[cs - 1] < g->nadj[v]) {
-				int w = g->adj[v][ci[cs - 1]++];
-				if (!active[w])
-					continue;
-				if (index[w] < 0) {
-					index[w] = low[w] = idx++;
-					stack[sp++] = w;
-					on[w] = 1;
-					cv[cs] = w;
-					ci[cs++] = 0;
-				} else if (on[w] && index[w] < low[v]) {
-					low[v] = index[w];
-				}
-				continue;
-			}
-			if (low[v] == index[v]) {
-				size_t k = 0;
-				int w;
-				do {
-					w = stack[--sp];
-					on[w] = 0;
-					comp[w] = (int)ncomp;
-					k++;
-				} while (w != v);
-				compsize[ncomp++] = k;
-			}
-			cs--;
-			if (cs) {
-				int u = cv[cs - 1];
-				if (low[v] < low[u])
-					low[u] = low[v];
-			}
-		}
-	}
-	rv = 0;
-fail:
-	free(index);
-	free(low);
-	free(stack);
-	free(on);
-	free(cv);
-	free(ci);
-	if (rv)
-		errno = ENOMEM;
-	return rv;
 }
 
 /* ------------------------------------------------------------ the causes */
@@ -371,7 +204,7 @@ static void dead_names(const struct col_node *nodes, const struct col_result *re
 /* The ranks with an own fault (cls 'B' or 'b') reachable from r in the wait
  * graph through cascading ranks; at most 64, sorted.  seen/queue/out are
  * scratch arrays of g->n entries (seen zeroed here). */
-static size_t culprits(const struct graph *g, const char *cls, size_t r, char *seen, int *queue,
+static size_t culprits(const struct col_graph *g, const char *cls, size_t r, char *seen, int *queue,
 		       int *out)
 {
 	size_t head = 0, tail = 0, n = 0;
@@ -418,7 +251,7 @@ static size_t culprits(const struct graph *g, const char *cls, size_t r, char *s
 
 /* The wait graph and the classes of one classification. */
 struct waits {
-	struct graph g; /* rank -> the ranks it waits for */
+	struct col_graph g; /* rank -> the ranks it waits for */
 	char *active;   /* per rank: 1 if stuck in MPI */
 	char *cls;      /* per rank: its class, see above */
 	int *comp;      /* per rank: its strongly connected component (stuck ranks) */
@@ -448,7 +281,7 @@ static int waits_alloc(struct waits *w, size_t size)
 
 static void waits_free(struct waits *w)
 {
-	graph_free(&w->g);
+	col_graph_free(&w->g);
 	free(w->active);
 	free(w->cls);
 	free(w->comp);
@@ -462,13 +295,13 @@ static void waits_free(struct waits *w)
 static int build_waits(const struct col_rank *ranks, size_t size, struct waits *w)
 {
 	for (size_t r = 0; r < size; r++) {
-		if (ranks[r].state == MW_HB_S_IN_MPI || failed_in_mpi(&ranks[r])) {
+		if (ranks[r].state == MW_HB_S_IN_MPI || col_graph_failed_in_mpi(&ranks[r])) {
 			w->active[r] = ranks[r].state == MW_HB_S_IN_MPI;
-			if (build_edges(ranks, size, r, &w->g))
+			if (col_graph_edges(ranks, size, r, &w->g))
 				return -1;
 		}
 	}
-	return scc(&w->g, w->active, w->comp, w->compsize);
+	return col_graph_scc(&w->g, w->active, w->comp, w->compsize);
 }
 
 /* Return 1 if rank r waits for a rank that failed, else 0. */
@@ -476,7 +309,7 @@ static int waits_on_failed(const struct col_rank *ranks, const struct waits *w, 
 {
 	int on_failed = 0;
 	for (size_t i = 0; i < w->g.nadj[r]; i++)
-		on_failed |= failed(&ranks[w->g.adj[r][i]]);
+		on_failed |= col_graph_failed(&ranks[w->g.adj[r][i]]);
 	return on_failed;
 }
 
@@ -491,7 +324,7 @@ static void spread(const struct col_rank *ranks, size_t size, struct waits *w, i
 	do {
 		changed = 0;
 		for (size_t r = 0; r < size; r++) {
-			if ((stuck ? !w->active[r] : !failed(&ranks[r])) || w->cls[r])
+			if ((stuck ? !w->active[r] : !col_graph_failed(&ranks[r])) || w->cls[r])
 				continue;
 			for (size_t i = 0; i < w->g.nadj[r]; i++) {
 				char c = w->cls[w->g.adj[r][i]];
@@ -566,7 +399,7 @@ static void cause_b(const struct col_rank *ranks, size_t size, struct waits *w,
 	 * waited for; the ranks killed with the step, waiting on nobody (in
 	 * MPI_Finalize, or computing), are its cascade. */
 	for (size_t r = 0; r < size; r++)
-		if (!w->cls[r] && failed(&ranks[r]) && ranks[r].lib_error) {
+		if (!w->cls[r] && col_graph_failed(&ranks[r]) && ranks[r].lib_error) {
 			w->cls[r] = 'B';
 			lib = 1;
 		}
@@ -576,7 +409,7 @@ static void cause_b(const struct col_rank *ranks, size_t size, struct waits *w,
 	for (size_t r = 0; r < size; r++) {
 		if (w->cls[r])
 			continue;
-		if (failed(&ranks[r]) && !waits_on_failed(ranks, w, r)) {
+		if (col_graph_failed(&ranks[r]) && !waits_on_failed(ranks, w, r)) {
 			w->cls[r] = 'B';
 		} else if (w->active[r] && !waits_on_failed(ranks, w, r) &&
 			   w->compsize[w->comp[r]] > 1) {
@@ -602,7 +435,7 @@ static void cause_c(const struct col_rank *ranks, size_t size, struct waits *w)
 	 * are the fault; those killed from outside while waiting on them were
 	 * ended by the launcher because of it (a cascade). */
 	for (size_t r = 0; r < size; r++)
-		if (failed(&ranks[r]) && !cls[r] && !col_killed_from_outside(&ranks[r]))
+		if (col_graph_failed(&ranks[r]) && !cls[r] && !col_killed_from_outside(&ranks[r]))
 			for (size_t i = 0; i < w->g.nadj[r]; i++)
 				if (col_killed_from_outside(&ranks[w->g.adj[r][i]])) {
 					cls[r] = 'B';
@@ -610,7 +443,7 @@ static void cause_c(const struct col_rank *ranks, size_t size, struct waits *w)
 				}
 	spread(ranks, size, w, 0, "Bf", "ff");
 	for (size_t r = 0; r < size; r++)
-		if (failed(&ranks[r]) && !cls[r])
+		if (col_graph_failed(&ranks[r]) && !cls[r])
 			cls[r] = 'B'; /* failed ranks waiting for each other: all own */
 	/* Stuck ranks waiting for gone ranks. */
 	for (size_t r = 0; r < size; r++)

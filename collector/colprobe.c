@@ -1,0 +1,315 @@
+/* colprobe.c - the collector's probe round (colprobe.h): the CPs asked to
+ * probe their subtrees in a tree job, then our own UDP round of the rest
+ * (nodehealthd's protocol, shared/probe.h), stepped by the event loop; the
+ * nodes' states and the report's probe events from the results.
+ */
+#include "colprobe.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coleval.h"
+#include "collinks.h"
+#include "coltree.h"
+#include "log.h"
+#include "mwt_cp.h"
+#include "mwt_plan.h"
+#include "slurm.h"
+
+/* A node that is up without nodehealthd is not dead, unless Slurm agrees
+ * that it is down (mw_slurm_node_down, the rule nodehealthd's drain check
+ * applies too).  Slurm is asked only when such a node exists. */
+static void nodaemon_rule(struct mw_probe_result *out, size_t n, const char **names)
+{
+	struct mw_slurm_node *v = NULL;
+	long nv = -1;
+	char err[256];
+
+	for (size_t i = 0; i < n; i++) {
+		if (out[i].state != MW_PROBE_NODAEMON)
+			continue;
+		if (nv < 0 && (nv = mw_slurm_nodes(NULL, &v, err, sizeof err)) < 0) {
+			mw_warn("cannot ask Slurm about node %s, up without nodehealthd: %s", names[i], err);
+			return;
+		}
+		for (long k = 0; k < nv; k++)
+			if (!strcmp(v[k].name, names[i]) && mw_slurm_node_down(&v[k])) {
+				out[i].state = MW_PROBE_DEAD;
+				snprintf(out[i].summary, sizeof out[i].summary,
+					 "no nodehealthd, and Slurm says the node is %.100s", v[k].state);
+			}
+	}
+	free(v);
+}
+
+/* Probing down the tree (doc/tree.md): in a tree job the collector first
+ * asks the CPs it serves to probe their subtrees (PROBEREQ) and waits for
+ * their summaries, up to the budget and a margin per level.  Return 1 when
+ * the results are in (or the job runs no tree), 0 while waiting (the
+ * evaluation is scheduled again). */
+int col_probe_tree_ready(struct collector *c)
+{
+	double now = col_now(c);
+	if (!c->tree || c->final_eval)
+		return 1; /* a round under way: what came in is used, the rest probed by us */
+	if (!c->tprobe_round) {
+		struct mw_hb_probereq r = {0};
+		int asked;
+		r.round = ++c->tprobe_seq;
+		r.port = c->o->probe_port;
+		r.tries = c->o->probe_tries;
+		r.budget_s = c->o->probe_budget_s;
+		r.wait_s = r.budget_s + 0.2 + MWT_PROBE_LEVEL_S * col_tree_depth(c->tree);
+		asked = col_tree_probe_begin(c->tree, &c->s, &r, col_links_send_to_node, c);
+		if (asked <= 0)
+			return 1;
+		c->s.st.probe_requests += (unsigned long)asked;
+		c->tprobe_round = r.round;
+		c->tprobe_until = now + r.wait_s + 0.5;
+		col_state_event(&c->s, "probe_start", "probe round %u down the tree: %d CP(s) asked to probe their "
+				"subtrees (%d tries, %.1f s budget, summaries due within %.1f s)",
+				r.round, asked, r.tries, r.budget_s, r.wait_s);
+		col_eval_schedule(c, c->tprobe_until - now);
+		return 0;
+	}
+	if (!col_tree_probe_done(c->tree) && now < c->tprobe_until) {
+		col_eval_schedule(c, c->tprobe_until - now);
+		return 0;
+	}
+	return 1;
+}
+
+void col_probe_free(struct col_own_probe *pr)
+{
+	if (pr->round) {
+		struct mw_uvprobe *r = pr->round;
+		pr->round = NULL; /* its end (now) is not ours any more: round_done ignores it */
+		mw_uvprobe_stop(r);
+	}
+	free(pr->names);
+	free(pr->addrs);
+	free(pr->nodes);
+	free(pr->hosts);
+	free(pr->out);
+	free(pr->own);
+	free(pr->covered);
+	free(pr->by);
+	free(pr->idx);
+	memset(pr, 0, sizeof *pr);
+}
+
+/* mw_uvprobe_fn: our round is over; the evaluation goes on. */
+static void round_done(void *arg, int rc)
+{
+	struct collector *c = arg;
+	struct col_own_probe *pr = &c->pr;
+	if (!pr->round)
+		return; /* stopped by col_probe_free */
+	pr->round = NULL;
+	pr->rc = rc;
+	pr->rc_errno = errno;
+	pr->done = 1;
+	col_eval_schedule(c, 0);
+}
+
+/* Begin probing the job's nodes: the CPs' summaries first, our own round
+ * for the rest.  Return 0, or -1 (no memory: nothing probed). */
+static int probe_begin(struct collector *c)
+{
+	struct col_state *s = &c->s;
+	struct col_own_probe *pr = &c->pr;
+	size_t nn = s->nnodes ? s->nnodes : 1;
+
+	memset(pr, 0, sizeof *pr);
+	pr->nn = s->nnodes;
+	pr->names = calloc(nn, sizeof *pr->names);
+	pr->addrs = calloc(nn, sizeof *pr->addrs);
+	pr->nodes = calloc(nn, sizeof *pr->nodes);
+	pr->hosts = calloc(nn, sizeof *pr->hosts);
+	pr->out = calloc(nn, sizeof *pr->out);
+	pr->own = calloc(nn, sizeof *pr->own);
+	pr->covered = calloc(nn, 1);
+	pr->by = calloc(nn, sizeof *pr->by);
+	pr->idx = calloc(nn, sizeof *pr->idx);
+	if (!pr->names || !pr->addrs || !pr->nodes || !pr->hosts || !pr->out || !pr->own || !pr->covered ||
+	    !pr->by || !pr->idx) {
+		col_probe_free(pr);
+		return -1;
+	}
+	pr->active = 1;
+	s->st.probe_rounds++;
+	/* The CPs' summaries first: the same results as our own probes. */
+	if (c->tprobe_round) {
+		pr->ncp = col_tree_probe_take(c->tree, s, pr->out, pr->covered, pr->by);
+		c->tprobe_round = 0;
+	}
+	for (size_t i = 0; i < pr->nn; i++) {
+		if (pr->covered[i])
+			continue;
+		pr->idx[pr->nown] = i;
+		snprintf(pr->nodes[pr->nown], sizeof pr->nodes[pr->nown], "%s", s->nodes[i].name);
+		snprintf(pr->hosts[pr->nown], sizeof pr->hosts[pr->nown], "%s", s->agents[i].addr);
+		pr->names[pr->nown] = pr->nodes[pr->nown];
+		pr->addrs[pr->nown] = pr->hosts[pr->nown][0] ? pr->hosts[pr->nown] : NULL;
+		pr->nown++;
+	}
+	col_state_event(s, "probe_start", "probing %zu node(s) on udp port %u (%d tries, %.1f s budget)%s",
+			pr->nown, c->o->probe_port, c->o->probe_tries, c->o->probe_budget_s,
+			pr->ncp ? ": those the CPs did not report on" : "");
+	if (pr->nown && c->env.probe) {
+		c->env.probe(c->env.arg, pr->names, pr->nown, pr->own);
+		pr->done = 1;
+	} else if (pr->nown && !c->loop) { /* no loop: the blocking round */
+		pr->rc = mw_probe_nodes(pr->names, pr->addrs, pr->nown, c->o->probe_port, c->o->probe_budget_s,
+					c->o->probe_tries, pr->own);
+		pr->rc_errno = errno;
+		pr->done = 1;
+	} else if (pr->nown) {
+		pr->round = mw_uvprobe_start(c->loop, pr->names, pr->addrs, pr->nown, c->o->probe_port,
+					     c->o->probe_budget_s, c->o->probe_tries, 0, pr->own, round_done, c);
+		if (!pr->round)
+			pr->start_errno = errno;
+	}
+	return 0;
+}
+
+/* The round is over: the nodes' states from the CPs' summaries and our own
+ * results, the report's probe events; free the round. */
+static void probe_end(struct collector *c)
+{
+	struct col_state *s = &c->s;
+	struct col_own_probe *pr = &c->pr;
+	size_t nn = pr->nn < s->nnodes ? pr->nn : s->nnodes; /* nodes that joined since: not probed */
+	int alive = 0, dead = 0, degraded = 0, nodaemon = 0, own_alive = 0;
+	struct mw_probe_result *out = pr->out;
+
+	if (pr->done) {
+		own_alive = pr->rc;
+		errno = pr->rc_errno;
+	} else if (pr->nown) {
+		own_alive = -1;
+		errno = pr->start_errno;
+		for (size_t k = 0; k < pr->nown; k++) {
+			pr->own[k].state = MW_PROBE_ERROR;
+			snprintf(pr->own[k].summary, sizeof pr->own[k].summary, "local error: %s",
+				 strerror(pr->start_errno));
+		}
+	}
+	int saved = errno;
+	for (size_t k = 0; k < pr->nown; k++) {
+		out[pr->idx[k]] = pr->own[k];
+		s->st.probes_sent += (unsigned long)(pr->own[k].tries > 0 ? pr->own[k].tries : 0);
+		s->st.probe_answers += pr->own[k].state == MW_PROBE_ALIVE || pr->own[k].state == MW_PROBE_DEGRADED ||
+				       pr->own[k].state == MW_PROBE_NODAEMON;
+	}
+	for (size_t i = 0; i < nn; i++)
+		pr->names[i] = s->nodes[i].name;
+	nodaemon_rule(out, nn, pr->names);
+	for (size_t i = 0; i < nn; i++) {
+		struct col_node *n = &s->nodes[i];
+		n->probed = 1;
+		n->state = out[i].state;
+		n->rtt_ms = out[i].rtt_ms;
+		snprintf(n->summary, sizeof n->summary, "%s", out[i].summary);
+		snprintf(n->probed_by, sizeof n->probed_by, "%s", pr->covered[i] ? pr->by[i] : "");
+		if (out[i].addr[0])
+			snprintf(n->addr, sizeof n->addr, "%s", out[i].addr);
+		alive += n->state == MW_PROBE_ALIVE || n->state == MW_PROBE_DEGRADED;
+		dead += n->state == MW_PROBE_DEAD;
+		degraded += n->state == MW_PROBE_DEGRADED;
+		nodaemon += n->state == MW_PROBE_NODAEMON;
+		if (pr->covered[i] && n->state != MW_PROBE_ALIVE)
+			col_state_event(s, "probe", "node %s: %s, probed by CP on %s (%d tries%s%s)", n->name,
+					mw_probe_state_name(n->state), pr->by[i], out[i].tries, n->summary[0] ? ": " : "",
+					n->summary);
+	}
+	if (own_alive < 0)
+		alive = -1;
+	if (alive == 0 && dead > 0) {
+		/* Not even our own node answered: the probe itself is broken
+		 * (no nodehealthd, wrong port, firewall).  Judging every node
+		 * dead would drain the job's nodes for nothing. */
+		for (size_t i = 0; i < nn; i++) {
+			if (s->nodes[i].state != MW_PROBE_DEAD)
+				continue;
+			s->nodes[i].state = MW_PROBE_ERROR;
+			snprintf(s->nodes[i].summary, sizeof s->nodes[i].summary,
+				 "no node answered any probe: is mpiwatch-nodehealthd running on port %u?",
+				 c->o->probe_port);
+		}
+		col_state_event(s, "probe_end",
+				"no node answered (%d probe(s) lost): liveness unknown, no node judged dead",
+				dead);
+	} else if (alive < 0)
+		col_state_event(s, "probe_end", "probe failed locally: %s (no node judged dead)",
+				strerror(saved));
+	else
+		col_state_event(s, "probe_end", "%d alive, %d degraded, %d dead, %d up without nodehealthd, "
+				"%zu unprobeable; %zu node(s) probed by CPs, %zu by the collector",
+				alive - degraded, degraded, dead, nodaemon,
+				nn - (size_t)alive - (size_t)dead - (size_t)nodaemon, pr->ncp, pr->nown);
+	col_probe_free(pr);
+}
+
+/* Our own probe round for the evaluation: begun on the first call, over on
+ * a later one (the round runs on the loop meanwhile, and its end schedules
+ * the evaluation: agents attach and heartbeats count while it waits for
+ * replies).  At the last evaluation (shutdown) the loop runs here, once at
+ * a time, until the round is over.  Return 1 when the nodes' states are
+ * in, 0 while it goes on (the evaluation is scheduled again). */
+int col_probe_own_ready(struct collector *c)
+{
+	struct col_own_probe *pr = &c->pr;
+	if (!pr->active && probe_begin(c) < 0)
+		return 1; /* no memory: judged without probing */
+	if (pr->round && c->final_eval) {
+		while (pr->round)
+			uv_run(c->loop, UV_RUN_ONCE);
+	} else if (pr->round) {
+		return 0; /* round_done schedules the evaluation */
+	}
+	probe_end(c);
+	return 1;
+}
+
+/* The fuzzy placement's factor set (tree_strategy=fuzzy, a job above the
+ * tree threshold): one probe round of every node's nodehealthd at
+ * start-up (at most COL_FUZZY_BUDGET s), each reply made factors by
+ * col_tree_factors.  Return them (malloc'd, s->nnodes), or NULL for the
+ * average placement. */
+#define COL_FUZZY_BUDGET 1.0
+struct mwt_factors *col_probe_fuzzy_factors(struct collector *c)
+{
+	struct col_state *s = &c->s;
+	const char **names;
+	struct mw_probe_result *out;
+	struct mwt_factors *f = NULL;
+	int alive;
+
+	if (c->o->tree_strategy != MWT_FUZZY || s->nnodes <= (size_t)c->o->tree_threshold)
+		return NULL;
+	names = calloc(s->nnodes, sizeof *names);
+	out = calloc(s->nnodes, sizeof *out);
+	f = calloc(s->nnodes, sizeof *f);
+	if (!names || !out || !f) {
+		free(f);
+		f = NULL;
+		goto out;
+	}
+	for (size_t i = 0; i < s->nnodes; i++)
+		names[i] = s->nodes[i].name;
+	alive = mw_probe_nodes(names, NULL, s->nnodes, c->o->probe_port,
+			       c->o->probe_budget_s < COL_FUZZY_BUDGET ? c->o->probe_budget_s : COL_FUZZY_BUDGET,
+			       c->o->probe_tries, out);
+	for (size_t i = 0; i < s->nnodes; i++)
+		col_tree_factors(&out[i], &f[i]);
+	mw_info("tree: fuzzy placement: %d of %zu node(s) answered the start-up probe", alive < 0 ? 0 : alive,
+		s->nnodes);
+out:
+	free(names);
+	free(out);
+	return f;
+}
+

@@ -1,0 +1,33 @@
+/* colprobe.h - the collector's probe round of the job's nodes.  Internal
+ * to collector/.
+ */
+#ifndef COL_PROBE_H
+#define COL_PROBE_H
+
+#include "colctx.h"
+
+struct mwt_factors;
+
+/* In a tree job: ask the CPs to probe their subtrees (PROBEREQ) on the
+ * first call, then wait for their summaries up to the budget and a margin
+ * per level.  Return 1 when they are in (or the job runs no tree, or this
+ * is the final evaluation), 0 while waiting (the evaluation is scheduled
+ * again for then). */
+int col_probe_tree_ready(struct collector *c);
+
+/* Our own round of the nodes the CPs did not report on: begun on the first
+ * call (through c->env.probe when set, else UDP), stepped by the loop
+ * meanwhile, run to its end here at the final evaluation.  Return 1 when
+ * the nodes' states are in (c->s.nodes[], the probe events), 0 while it
+ * goes on (the evaluation is scheduled again). */
+int col_probe_own_ready(struct collector *c);
+
+/* Free pr's round and tables (pr zeroed). */
+void col_probe_free(struct col_own_probe *pr);
+
+/* tree_strategy=fuzzy above the tree threshold: one start-up probe of
+ * every node (at most 1 s), made placement factors.  Return them
+ * (malloc'd, one per node), or NULL for the average placement. */
+struct mwt_factors *col_probe_fuzzy_factors(struct collector *c);
+
+#endif

@@ -1,0 +1,430 @@
+/* colreports.c - the collector's reports (colreports.h): report.json and
+ * its companions written, the files read into them (the agents' link
+ * errors, the MPI library's lines, the job's output file), the deadlock
+ * analysis of the dumps and the imbalance analysis at the end.
+ */
+#include "colreports.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "coleval.h"
+#include "dl.h"
+#include "imb.h"
+#include "imb_phases.h"
+#include "joblog.h"
+#include "jobconf.h"
+#include "log.h"
+#include "mw_link.h"
+#include "slurm.h"
+
+static struct mw_ratelimit report_rl = MW_RATELIMIT_INIT(0.1, 2);
+
+/* A report left by an earlier collector of the same job (the job was
+ * requeued and runs again) is kept as report-runN.{json,txt}. */
+void col_reports_keep_old(const char *dir)
+{
+	char from[4200], to[4200];
+	int n;
+	snprintf(from, sizeof from, "%s/report.json", dir);
+	if (access(from, F_OK) != 0)
+		return;
+	for (n = 1; n < 1000; n++) {
+		snprintf(to, sizeof to, "%s/report-run%d.json", dir, n);
+		if (access(to, F_OK) != 0)
+			break;
+	}
+	if (rename(from, to) == 0)
+		mw_info("kept the previous run's report as %s", to);
+	snprintf(from, sizeof from, "%s/report.txt", dir);
+	snprintf(to, sizeof to, "%s/report-run%d.txt", dir, n);
+	rename(from, to);
+}
+
+/* The plugin's mark that a watched task ended badly (MW_PENDING_FILE): srun
+ * waits for it to go before it prints the answer.  Removed once the report
+ * tells what happened (a verdict, or nothing is suspicious). */
+void col_reports_pending_clear(const struct collector *c)
+{
+	char path[4200];
+	if (!c->o->dir[0])
+		return;
+	snprintf(path, sizeof path, "%s/%s", c->o->dir, MW_PENDING_FILE);
+	unlink(path);
+}
+
+
+/* A write of the report's files on libuv's pool: made on the loop, written
+ * off it. */
+struct rep_write {
+	uv_work_t w;
+	struct collector *c;
+	struct col_report_files f;
+	int rc, err;       /* the write's */
+	int made_rc, made_err; /* the making's */
+	int clear;         /* remove the pending mark once written */
+};
+
+static void rep_work(uv_work_t *w)
+{
+	struct rep_write *r = w->data;
+	r->rc = col_report_files_write(&r->f);
+	r->err = errno;
+}
+
+/* The write is over: told (rate-limited), the pending mark removed. */
+static void rep_told(struct collector *c, int rc, int err, int clear)
+{
+	if (rc < 0)
+		mw_log_limited(&report_rl, LOG_ERR, "cannot write the report in %s: %s",
+			       c->o->report[0] ? c->o->report : c->o->dir, strerror(err));
+	else if (clear)
+		col_reports_pending_clear(c);
+}
+
+static void rep_done(uv_work_t *w, int status)
+{
+	struct rep_write *r = w->data;
+	struct collector *c = r->c;
+	(void)status;
+	rep_told(c, r->made_rc < 0 ? r->made_rc : r->rc, r->made_rc < 0 ? r->made_err : r->err, r->clear);
+	col_report_files_free(&r->f);
+	free(r);
+	c->write_busy = 0;
+	if (c->write_again) {
+		c->write_again = 0;
+		col_reports_write(c);
+	}
+}
+
+void col_reports_write(struct collector *c)
+{
+	struct rep_write *r;
+	int clear;
+	if (c->stop || col_now(c) - c->links_read_at >= 5.0) { /* the agents' link errors, now and then */
+		c->links_read_at = col_now(c);
+		col_reports_read_link_errors(c);
+	}
+	clear = c->s.decided || c->stop || !col_eval_suspicious(&c->s);
+	if (c->loop && !c->writes_inline && c->write_busy) {
+		c->write_again = 1; /* written again, as it is then, once this one is over */
+		return;
+	}
+	if (c->loop && !c->writes_inline && (r = calloc(1, sizeof *r))) {
+		r->c = c;
+		r->w.data = r;
+		r->clear = clear;
+		r->made_rc = col_report_render(&c->s, c->o->dir, c->o->report, &r->f);
+		r->made_err = errno;
+		if (uv_queue_work(c->loop, &r->w, rep_work, rep_done) == 0) {
+			c->write_busy = 1;
+			return;
+		}
+		col_report_files_free(&r->f);
+		free(r);
+	}
+	{
+		int rc = col_report_write(&c->s, c->o->dir, c->o->report);
+		rep_told(c, rc, errno, clear);
+	}
+}
+
+void col_reports_inline(struct collector *c)
+{
+	while (c->loop && c->write_busy)
+		uv_run(c->loop, UV_RUN_ONCE);
+	c->write_again = 0;
+	c->writes_inline = 1;
+}
+
+static int has_profiles(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+	if (!d)
+		return 0;
+	while (!n && (e = readdir(d)))
+		n = strncmp(e->d_name, "profile.", 8) == 0 || strncmp(e->d_name, "MULTI__", 7) == 0;
+	closedir(d);
+	return n;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One analysis written to OUTDIR/imbalance<suffix>.*, told in the timeline. */
+static void imbalance_one(struct collector *c, const char *prof, const char *label, const char *suffix)
+{
+	char err[1024];
+	struct imb_fluct_result fl;
+	if (imb_write_reports(prof, c->o->dir, suffix, &fl, err, sizeof err) == 0) {
+		mw_info("load imbalance of %s in %s/imbalance%s.txt", label, c->o->dir, suffix);
+		col_state_event(&c->s, "note", "load imbalance of %s: imbalance%s.txt, imbalance%s.html",
+				label, suffix, suffix);
+		/* The compute-phase fluctuation flags (issue 14), one note each. */
+		for (size_t i = 0; i < fl.nnode; i++)
+			col_state_event(&c->s, "note", "%s: %s", label, fl.node_message[i]);
+		for (size_t i = 0; i < fl.n; i++)
+			col_state_event(&c->s, "note", "%s: %s", label, fl.f[i].message);
+		imb_fluct_free(&fl);
+	} else {
+		mw_warn("no load-imbalance analysis of %s: %s", label, err);
+		col_state_event(&c->s, "note", "no load-imbalance analysis of %s: %.300s", label, err);
+	}
+}
+
+/* --profile DIR at the end of the job: the imbalance analysis of the profiles
+ * in DIR, or of each step's folder in it (imbalance.STEP.* when there are
+ * several), beside the report. */
+void col_reports_imbalance(struct collector *c)
+{
+	const char *prof = c->o->profile;
+	char *names[256], sub[8300], suffix[300];
+	size_t n = 0;
+	DIR *d;
+	struct dirent *e;
+
+	if (!prof[0] || !c->o->dir[0])
+		return;
+	if (has_profiles(prof)) {
+		imbalance_one(c, prof, "the job", "");
+		return;
+	}
+	d = opendir(prof);
+	if (!d)
+		return; /* nothing profiled */
+	while ((e = readdir(d)) && n < sizeof names / sizeof names[0]) {
+		if (e->d_name[0] == '.' || strlen(e->d_name) > 200)
+			continue;
+		snprintf(sub, sizeof sub, "%s/%s", prof, e->d_name);
+		if (has_profiles(sub) && (names[n] = strdup(e->d_name)))
+			n++;
+	}
+	closedir(d);
+	qsort(names, n, sizeof names[0], name_cmp);
+	for (size_t i = 0; i < n; i++) {
+		char label[256];
+		snprintf(sub, sizeof sub, "%s/%s", prof, names[i]);
+		snprintf(label, sizeof label, "%s", names[i]);
+		snprintf(suffix, sizeof suffix, n == 1 ? "%s" : ".%s", n == 1 ? "" : names[i]);
+		imbalance_one(c, sub, label, suffix);
+		free(names[i]);
+	}
+}
+
+/* The integer array o[key] as a new array (*n entries; NULL and 0 when it
+ * is missing or memory runs out). */
+static int *int_list(json_object *o, const char *key, size_t *n)
+{
+	json_object *a = NULL;
+	int *v;
+	*n = 0;
+	if (!json_object_object_get_ex(o, key, &a) || !json_object_is_type(a, json_type_array))
+		return NULL;
+	size_t len = json_object_array_length(a);
+	v = malloc((len ? len : 1) * sizeof *v);
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		v[i] = json_object_get_int(json_object_array_get_idx(a, i));
+	*n = len;
+	return v;
+}
+
+/* Run the deadlock analysis (analyze/) over the dumps received so far: its
+ * answer, found or not, is the report's deadlock answer (s->dl). */
+void col_reports_analyse_dumps(struct collector *c)
+{
+	struct col_state *s = &c->s;
+	struct dl_options opt;
+	struct dl_result *dr = NULL;
+	char dir[4200];
+	const char **names = NULL;
+	char **bufs = NULL, (*nb)[32] = NULL;
+	size_t *lens = NULL;
+	int ndumps = 0, rc;
+	FILE *f;
+
+	for (size_t i = 0; i < s->size; i++)
+		ndumps += s->dumps[i] != NULL;
+	if (!ndumps || !s->have_res)
+		return;
+	/* From memory, not from DIR/dumps: a full or lost report folder must
+	 * not lose the analysis. */
+	names = calloc((size_t)ndumps, sizeof *names);
+	bufs = calloc((size_t)ndumps, sizeof *bufs);
+	lens = calloc((size_t)ndumps, sizeof *lens);
+	nb = calloc((size_t)ndumps, sizeof *nb);
+	if (!names || !bufs || !lens || !nb) {
+		mw_warn("deadlock analysis: out of memory");
+		goto out;
+	}
+	ndumps = 0;
+	for (size_t i = 0; i < s->size; i++) {
+		if (!s->dumps[i])
+			continue;
+		snprintf(nb[ndumps], sizeof nb[ndumps], "rank-%zu.json", i);
+		names[ndumps] = nb[ndumps];
+		bufs[ndumps] = s->dumps[i];
+		lens[ndumps] = strlen(s->dumps[i]);
+		ndumps++;
+	}
+	dl_options_init(&opt);
+	opt.expect_size = (int)s->size;
+	opt.progress = -1;
+	rc = dl_analyze_buffers(ndumps, names, bufs, lens, &opt, &dr);
+	if (rc < 0) {
+		mw_warn("deadlock analysis of %d dump(s): %s", ndumps, strerror(errno));
+		goto out;
+	}
+	if (s->analysis)
+		json_object_put(s->analysis);
+	s->analysis = json_object_get(dl_result_json(dr));
+	if (c->o->dir[0]) {
+		snprintf(dir, sizeof dir, "%s/deadlock.txt", c->o->dir);
+		f = fopen(dir, "we");
+		if (f) {
+			dl_write_text(f, dr);
+			if (fclose(f) != 0)
+				mw_warn("cannot write %s: %s", dir, strerror(errno));
+		}
+	}
+	{
+		struct col_deadlock *d = &s->dl;
+		json_object *reason = NULL;
+		free(d->ranks);
+		free(d->waiting);
+		memset(d, 0, sizeof *d);
+		s->dl_dumps = ndumps;
+		d->found = dl_result_found(dr);
+		if (d->found) {
+			json_object *cause = NULL;
+			const char *cs = json_object_object_get_ex(s->analysis, "cause", &cause)
+						 ? json_object_get_string(cause)
+						 : NULL;
+			snprintf(d->kind, sizeof d->kind, "%s", dl_result_kind(dr));
+			/* "wrong_tag" -> "wrong tag": the cause when there is one */
+			snprintf(d->what, sizeof d->what, "%s", cs && *cs ? cs : d->kind);
+			for (char *p = d->what; *p; p++)
+				if (*p == '_')
+					*p = ' ';
+		}
+		if (d->found) {
+			d->ranks = int_list(s->analysis, "ranks", &d->n);
+			d->waiting = int_list(s->analysis, "waiting_ranks", &d->nwaiting);
+		}
+		if (json_object_object_get_ex(s->analysis, "reason", &reason) && json_object_get_string(reason))
+			snprintf(d->detail, sizeof d->detail, "%s", json_object_get_string(reason));
+		else
+			snprintf(d->detail, sizeof d->detail, "see deadlock.txt");
+	}
+	dl_result_free(dr);
+out:
+	free(names);
+	free(bufs);
+	free(lens);
+	free(nb);
+}
+
+/* OUTDIR/NAME (at most 64 KiB) into *text, replacing it, if it exists. */
+static void read_side_file(struct collector *c, const char *name, char **text)
+{
+	char path[4200];
+	FILE *f;
+	size_t n;
+	if (!c->o->dir[0])
+		return;
+	snprintf(path, sizeof path, "%s/%s", c->o->dir, name);
+	if (!(f = fopen(path, "re")))
+		return;
+	free(*text);
+	*text = malloc(65536);
+	if (*text) {
+		n = fread(*text, 1, 65535, f);
+		(*text)[n] = 0;
+	}
+	fclose(f);
+}
+
+/* What "mpiwatch run" read from the launcher's output and wrote beside the
+ * report (none under Slurm): the MPI library's error lines and where
+ * crashed ranks died. */
+void col_reports_read_mpi_errors(struct collector *c)
+{
+	read_side_file(c, "mpi-errors.txt", &c->s.mpi_errors);
+	read_side_file(c, "crash-stacks.txt", &c->s.crash_stacks);
+}
+
+/* Under Slurm, where a crashed rank died: the MPI library's crash report in
+ * the batch job's output file (joblog.h), read when a rank ended and has no
+ * stack yet; the MPI library's own error line for a rank it ended too.  Not under "mpiwatch run" (it reads the launcher's output
+ * itself: OUTDIR/mpi-errors.txt exists) nor without Slurm (--job-check 0). */
+void col_reports_read_job_output(struct collector *c)
+{
+	struct col_state *s = &c->s;
+	char path[4200], have[8];
+	int need = 0, n, nerr = 0;
+	if (c->o->job_check_s <= 0)
+		return;
+	if (c->o->dir[0]) {
+		snprintf(path, sizeof path, "%s/mpi-errors.txt", c->o->dir);
+		if (access(path, F_OK) == 0)
+			return;
+	}
+	for (size_t i = 0; i < s->size && !need; i++)
+		need = (s->ranks[i].state == MW_HB_S_EXITED || s->ranks[i].state == MW_HB_S_VANISHED) &&
+		       !col_rank_line(s->crash_stacks, (int)i, have, sizeof have);
+	if (!need)
+		return;
+	if (!c->joblog_asked) {
+		struct mw_slurm_job j = {0};
+		char err[256];
+		c->joblog_asked = 1;
+		if (mw_slurm_job(NULL, s->job, &j, err, sizeof err) < 0)
+			col_state_event(s, "note", "where crashed ranks died: cannot ask Slurm for the job's "
+						   "output file: %.300s", err);
+		else if (col_joblog_path(&j, s->job, c->joblog, sizeof c->joblog) < 0)
+			col_state_event(s, "note", "where crashed ranks died: %s",
+					j.batch ? "the job's output file name has a pattern mpiwatch does not expand"
+						: "not a batch job: its ranks' output goes to srun's terminal, "
+						  "which mpiwatch does not read");
+		mw_slurm_job_free(&j);
+	}
+	if (!c->joblog[0])
+		return;
+	n = col_joblog_scan(s, c->joblog, &nerr);
+	if (n > 0)
+		col_state_event(s, "note", "where %d crashed rank(s) died: read from the MPI library's "
+					   "crash report in %.300s", n, c->joblog);
+	if (nerr > 0)
+		col_state_event(s, "note", "the MPI library's own error line for %d rank(s) it ended: read "
+					   "from %.300s", nerr, c->joblog);
+}
+
+/* The agents' link errors (OUTDIR/logs/link-error-NODE.txt, written by an
+ * agent that could not reach us or was refused) into the report. */
+void col_reports_read_link_errors(struct collector *c)
+{
+	char dir[4200];
+	DIR *d;
+	struct dirent *e;
+	if (!c->o->dir[0])
+		return;
+	snprintf(dir, sizeof dir, "%s/logs", c->o->dir);
+	if (!(d = opendir(dir)))
+		return;
+	while ((e = readdir(d))) {
+		char node[64], line[400];
+		/* shared/mw_link.h: the name's node, the file's first line */
+		if (mw_link_error_read(dir, e->d_name, node, sizeof node, line, sizeof line) == 0)
+			col_state_link_error(&c->s, node, "agent", line);
+	}
+	closedir(d);
+}
