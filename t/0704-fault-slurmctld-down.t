@@ -27,6 +27,10 @@ wait_for 60 "grep -q '\"verdict\": *\"hardware\"' '$rep'"
 is "$(jv "$rep" 'd["verdict"]')" hardware "the verdict is on disk while slurmctld is down"
 is "$(jv "$rep" '",".join(n["name"] for n in d["nodes"] if n["state"] == "dead")')" "$node" "it names $node dead"
 wait_for 120 "grep -q 'Slurm does not answer: retry' '$rep'"
+# The actions run off the collector's loop (issue 31): the report is written
+# as each one fails, so the drain's note comes first and the comment's (its
+# tries take up to 9 s each while slurmctld is down) in a later write.
+wait_for 120 "grep -q 'comment of $jid failed and Slurm does not answer: retry' '$rep'"
 like "$(jv "$rep" '[e["detail"] for e in d["timeline"] if e["event"] == "note"]')" \
     "drain of $node failed and Slurm does not answer: retry 2" "the failed drain is queued for a retry"
 like "$(jv "$rep" '[e["detail"] for e in d["timeline"] if e["event"] == "note"]')" \
