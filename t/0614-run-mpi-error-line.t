@@ -12,10 +12,18 @@
 plan 10
 run_setup mw-mpierr
 
+# Open MPI sometimes loses its own message under load (t/0602): the run is
+# repeated (at most 3 times) until the library printed its line, which is
+# what the answer is made from.
 for mpi in openmpi mpich; do
-    timeout 120 "$mw" run -n 3 --timeout 2 --mpi "$mpi" --dir "$work/$mpi" \
-        -- "$top/build/progs/$mpi/run_truncate" >"$work/$mpi.out" 2>"$work/$mpi.err"
-    st=$?
+    for try in 1 2 3; do
+        rm -rf "$work/$mpi"
+        timeout 120 "$mw" run -n 3 --timeout 2 --mpi "$mpi" --dir "$work/$mpi" \
+            -- "$top/build/progs/$mpi/run_truncate" >"$work/$mpi.out" 2>"$work/$mpi.err"
+        st=$?
+        grep -Eq 'TRUNCATE|truncated' "$work/$mpi.err" && break
+        diag "$mpi, run $try: the MPI library printed no error line"
+    done
     first=$(head -1 "$work/$mpi/report.txt" 2>/dev/null)
     isnt "$st" 0 "$mpi: mpiwatch run exits with the launcher's failure"
     like "$first" '^crash: rank 1 ended by the MPI library in MPI_Recv \(run_truncate\.c:15\)' \
