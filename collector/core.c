@@ -1547,6 +1547,7 @@ static void on_beat(struct collector *c, int node, const struct mw_hb_beat *b)
 	else if (b->state == MW_HB_S_RESUMED || b->state == MW_HB_S_FINALIZED)
 		x->stuck_seen = 0;
 	snprintf(x->call, sizeof x->call, "%s", b->call);
+	col_rank_set_site(x, b->site);
 	snprintf(x->kind, sizeof x->kind, "%s", b->kind);
 	snprintf(x->comm, sizeof x->comm, "%s", b->comm);
 	x->peer_world = b->peer_world;
