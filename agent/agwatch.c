@@ -176,6 +176,7 @@ static void set_beat(struct agent *a, struct ag_rank *x, const struct mw_slot_sn
 			}
 			if (s->call.tag >= 0)
 				b->tag = s->call.tag;
+			mw_slot_site(s, s->call.site, b->site, sizeof b->site);
 		}
 	}
 	if (s->exit_flags & MW_SLOT_EXIT_VALID) {

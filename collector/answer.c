@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dl.h"
 #include "hostlist.h"
 #include "jobconf.h"
 
@@ -139,16 +140,31 @@ static int crash_where(const struct col_state *s, int r, char *buf, size_t len)
 	return 1;
 }
 
+/* The source line of a heartbeat's call site ("x.c:15", read from the
+ * program's debug info) into buf.  Return 1 if known. */
+static int site_line(const char *site, char *buf, size_t len)
+{
+	char obj[MW_SLOT_SITE_MAX + 1], fn[128], file[256];
+	unsigned long long off;
+	int line;
+	if (!site || mw_slot_site_parse(site, obj, sizeof obj, &off) < 0 ||
+	    dl_sym_lookup(obj, off, 0, fn, sizeof fn, file, sizeof file, &line) != 1)
+		return 0;
+	snprintf(buf, len, "%s:%d", file, line);
+	return 1;
+}
+
 /* A cause whose ranks ended inside an MPI call, some with the MPI library's
- * own error line: "crash: rank 1 ended by the MPI library in MPI_Bcast (exit
- * status unknown): MPI_Bcast: MPI_ERR_COUNT: invalid count argument; rank 2
- * ended with it".  Return 1 if said so, 0 if no rank has an error line. */
+ * own error line: "crash: rank 1 ended by the MPI library in MPI_Recv
+ * (x.c:15) from rank 0, exit status 15: MPI_Recv: MPI_ERR_TRUNCATE: message
+ * truncated; rank 2 ended with it" (the call's line from the first rank's
+ * call site, the peer and the exit status when known).  Return 1 if said
+ * so, 0 if no rank has an error line. */
 static int mpi_error_line(const struct col_state *s, const struct col_cause *c, struct col_answer *a)
 {
 	int *e = malloc(c->n * sizeof *e), *o = malloc(c->n * sizeof *o);
 	size_t ne = 0, no = 0;
 	char line[512] = "", tmp[512], rk[220], rest[760] = "";
-	const struct col_rank *x = &s->ranks[c->ranks[0]];
 	for (size_t k = 0; e && o && k < c->n; k++) {
 		if (col_mpi_error(s, c->ranks[k], tmp, sizeof tmp)) {
 			if (!ne)
@@ -159,19 +175,25 @@ static int mpi_error_line(const struct col_state *s, const struct col_cause *c, 
 		}
 	}
 	if (ne) {
-		char how[96];
-		if (x->exit_signal > 0) /* after the library's abort: its launcher's kill */
-			snprintf(how, sizeof how, "then killed by signal %d (SIG%s) as its step was ended",
-				 x->exit_signal, sigabbrev_np(x->exit_signal) ? sigabbrev_np(x->exit_signal) : "?");
-		else if (x->exit_code >= 0)
-			snprintf(how, sizeof how, "exit status %d", x->exit_code);
-		else
-			snprintf(how, sizeof how, "exit status unknown");
+		char how[96] = "", where[300] = "", peer[40] = "";
+		const struct col_rank *y = &s->ranks[e[0]];
+		if (site_line(y->site, where + 2, sizeof where - 3)) {
+			memcpy(where, " (", 2);
+			strcat(where, ")");
+		}
+		if (y->peer_world >= 0 && (!strcmp(y->kind, "recv") || !strcmp(y->kind, "send")))
+			snprintf(peer, sizeof peer, " %s rank %d", !strcmp(y->kind, "recv") ? "from" : "to",
+				 y->peer_world);
+		if (y->exit_signal > 0) /* after the library's abort: its launcher's kill */
+			snprintf(how, sizeof how, ", then killed by signal %d (SIG%s) as its step was ended",
+				 y->exit_signal, sigabbrev_np(y->exit_signal) ? sigabbrev_np(y->exit_signal) : "?");
+		else if (y->exit_code >= 0)
+			snprintf(how, sizeof how, ", exit status %d", y->exit_code);
 		if (no)
 			snprintf(rest, sizeof rest, "; %s ended with %s", ranks_text(o, no, tmp, sizeof tmp),
 				 ne > 1 ? "them" : "it");
-		add(a, "crash: %s ended by the MPI library in %s (%s): %s%s", ranks_text(e, ne, rk, sizeof rk),
-		    x->call, how, line, rest);
+		add(a, "crash: %s ended by the MPI library in %s%s%s%s: %s%s", ranks_text(e, ne, rk, sizeof rk),
+		    y->call, where, peer, how, line, rest);
 	}
 	free(e);
 	free(o);

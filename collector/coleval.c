@@ -427,6 +427,7 @@ void col_eval_beat(struct collector *c, int node, const struct mw_hb_beat *b)
 	else if (b->state == MW_HB_S_RESUMED || b->state == MW_HB_S_FINALIZED)
 		x->stuck_seen = 0;
 	take_call(x, b);
+	col_rank_set_site(x, b->site);
 	x->exit_code = b->exit_code;
 	x->exit_signal = b->exit_signal;
 	snprintf(x->moving, sizeof x->moving, "%s", b->moving);

@@ -32,6 +32,7 @@ void col_state_free(struct col_state *s)
 {
 	for (size_t i = 0; i < s->size; i++) {
 		free(s->ranks[i].waits);
+		free(s->ranks[i].site);
 		free(s->dumps[i]);
 	}
 	free(s->ranks);
@@ -271,6 +272,13 @@ static void add_request_peers(struct col_rank *r, size_t *cap, json_object *root
 		else if (pw == -2 || int_of(q, "peer", -1) == -1) /* any source / collective */
 			add_members(r, cap, find_comm(root, int_of(q, "comm", -99)));
 	}
+}
+
+int col_rank_set_site(struct col_rank *r, const char *site)
+{
+	free(r->site);
+	r->site = site && *site ? strdup(site) : NULL;
+	return site && *site && !r->site ? -1 : 0;
 }
 
 int col_dump_waits(const char *json, struct col_rank *r)

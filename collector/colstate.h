@@ -181,6 +181,10 @@ const char *col_dl_none(const struct col_state *s, int guess, char *buf, size_t 
  * nothing usable. */
 int col_dump_waits(const char *json, struct col_rank *r);
 
+/* Keep a heartbeat's call site in r->site (a copy; "" or NULL: none).
+ * Return 0, or -1 if out of memory (r->site is then NULL). */
+int col_rank_set_site(struct col_rank *r, const char *site);
+
 /* Whether the analysis' deadlock is explained away by a rank that ended: it
  * found one, but a rank it had no dump of ended before MPI_Finalize (an
  * abort inside a call...), so the others wait for an ended rank, which the

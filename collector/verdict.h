@@ -30,6 +30,7 @@ struct col_rank {
 	int exit_code, exit_signal;
 	double idle_s;
 	char moving[32];          /* slow: what moved (heartbeat "moving") */
+	char *site;               /* the call's site (heartbeat "site", malloc'd), NULL none */
 	/* Ranks this one may wait for beyond peer_world (from its dump: the
 	 * communicator's members for a collective or MPI_ANY_SOURCE, the peers
 	 * of pending requests for wait/test).  NULL = not known. */

@@ -465,6 +465,7 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 	s->last_progress_ns = mwm.clock_ns;
 	s->comm_id = -1;
 	s->state = MW_STATE_COMPUTING;
+	mwm_exe_record(s);
 	mwm.seq = 0;
 	mw_slot_publish(s);
 	mwm.slot = s;

@@ -61,6 +61,13 @@ int mwm_stack_scan(uintptr_t site, uintptr_t frame, uintptr_t stack_hi, struct m
  * thread's). */
 void mwm_frame_symbolize(struct mwm_frame *f);
 
+/* Fill the slot's program block (exe_base, exe_lo, exe_hi, exe): where the
+ * main program is mapped and its absolute path, so that a reader names the
+ * call site of a rank that died before any dump (mw_slot_site).  Call
+ * before the slot is published; the block stays empty if it cannot tell. */
+struct mw_slot;
+void mwm_exe_record(struct mw_slot *s);
+
 /* Write the profile (TAU format) if MPIWATCH_PROFILE is set.  Return 0 on
  * success, or -1 on error (with errno set). */
 int mwm_profile_write(void);

@@ -299,3 +299,46 @@ void mwm_frame_symbolize(struct mwm_frame *f)
 		f->sym_offset = f->addr - (uintptr_t)di.dli_saddr;
 	}
 }
+
+/* dl_iterate_phdr's callback: the main program (the first object, no name). */
+static int exe_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct mw_slot *s = arg;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	(void)size;
+	if (info->dlpi_name && info->dlpi_name[0])
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (info->dlpi_addr + ph->p_vaddr < lo)
+			lo = info->dlpi_addr + ph->p_vaddr;
+		if (info->dlpi_addr + ph->p_vaddr + ph->p_memsz > hi)
+			hi = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+	}
+	if (hi > lo) {
+		s->exe_lo = lo;
+		s->exe_hi = hi;
+	}
+	return 1;
+}
+
+void mwm_exe_record(struct mw_slot *s)
+{
+	Dl_info di;
+	char path[PATH_MAX];
+	ssize_t n;
+	s->exe_base = s->exe_lo = s->exe_hi = 0;
+	s->exe[0] = 0;
+	dl_iterate_phdr(exe_cb, s);
+	/* the base as dladdr gives it, so that an offset is a dump frame's */
+	if (!s->exe_hi || !dladdr((void *)(uintptr_t)s->exe_lo, &di) || !di.dli_fbase ||
+	    (n = readlink("/proc/self/exe", path, sizeof(path) - 1)) <= 0 || (size_t)n >= sizeof(s->exe)) {
+		s->exe_lo = s->exe_hi = 0;
+		return;
+	}
+	path[n] = 0;
+	s->exe_base = (uint64_t)(uintptr_t)di.dli_fbase;
+	memcpy(s->exe, path, (size_t)n + 1);
+}

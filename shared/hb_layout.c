@@ -36,6 +36,14 @@ static int valid_moving(const char *s)
 	return strlen(s) < 32;
 }
 
+/* "" or "OBJECT+0xOFFSET" (mw_slot_site). */
+static int valid_site(const char *s)
+{
+	char obj[MW_SLOT_SITE_MAX + 1];
+	unsigned long long off;
+	return !*s || (s[0] == '/' && mw_slot_site_parse(s, obj, sizeof obj, &off) == 0);
+}
+
 /* Rules across fields. */
 static int rank_in_size(const void *msg)
 {
@@ -131,6 +139,9 @@ static const struct mw_hb_field beat_f[] = {
 	    .syntax = "`recv_buffer`, `io`, comma-separated", .doc = "slow: what moved"),
 	INT("seq", MW_HB_K_U32, beat.seq, 1, INT32_MAX, .flags = MW_HB_F_OPT,
 	    .doc = "tree overlay: the origin's sequence number (a receiver drops a duplicate)"),
+	STR("site", beat.site, .flags = MW_HB_F_OPT, .valid = valid_site,
+	    .syntax = "`/PROGRAM+0xOFFSET`", .doc = "in MPI: the call's site in the program, its "
+	    "absolute path and the offset from its load base (the source line is resolved offline)"),
 	END,
 };
 static const struct mw_hb_field dump_f[] = {

@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mw_slot.h"
+
 #define MW_HB_MAGIC 0x4D574842u /* "MWHB" */
 #define MW_HB_VERSION 1
 #define MW_HB_HDR_LEN 12
@@ -132,6 +134,7 @@ struct mw_hb_beat {
 	int32_t exit_signal;          /* 0 none */
 	char moving[32];              /* slow: what moved ("recv_buffer,io"), else "" */
 	uint32_t seq;                 /* tree overlay: per-origin sequence number, 1 .. 2^31-1; 0 = none */
+	char site[MW_SLOT_SITE_MAX + 1]; /* the call's site "PROGRAM+0xOFFSET" (mw_slot_site), else "" */
 };
 
 #define MW_HB_AP_NAME_MAX 31            /* characters of an AP's name */

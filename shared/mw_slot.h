@@ -174,7 +174,18 @@ struct mw_slot {
 	uint64_t motion_ns;   /* watcher clock of the last one */
 	uint32_t motion_src;  /* MW_MOTION_* bits that moved in the last one */
 	uint32_t reserved2;
+
+	/* program block: written once at MPI_Init, before magic.  Where the
+	 * main program is mapped, so that a reader names a call site
+	 * (call.site) of a rank that died before any dump: mw_slot_site(). */
+	uint64_t exe_base;    /* its load base (dladdr's dli_fbase): offset = site - exe_base */
+	uint64_t exe_lo, exe_hi; /* the range its PT_LOAD segments span */
+	char exe[256];        /* its absolute path ("" unknown) */
 };
+
+/* Longest "OBJECT+0xOFFSET" mw_slot_site() writes (and the heartbeat's
+ * "site" carries), without the NUL. */
+#define MW_SLOT_SITE_MAX 287
 
 /* What moved (slot motion_src; the heartbeat's "moving" names them). */
 #define MW_MOTION_RECVBUF 1u /* bytes in a pending receive buffer changed */
@@ -255,6 +266,18 @@ int mw_slot_default_dir(char *buf, size_t len, unsigned uid, const char *jobid, 
  * A non-zero return from cb stops the scan and is returned.  Return 0 when
  * done, or -1 on error (errno set, e.g. ENOENT). */
 int mw_slot_scan_dir(const char *dir, int (*cb)(const char *path, int rank, void *arg), void *arg);
+
+/* A code address addr of the slot's process (a call site) as
+ * "OBJECT+0xOFFSET" into buf (at most MW_SLOT_SITE_MAX + 1 bytes), the
+ * offset from the object's load base, as a dump's frames have it: for an
+ * address in the main program (the slot's program block).  Return 1, or 0
+ * with buf "" when it is not there, the block is empty or the path is not
+ * printable ASCII. */
+int mw_slot_site(const struct mw_slot *s, uint64_t addr, char *buf, size_t len);
+
+/* Split a site mw_slot_site() wrote into the object (into obj) and the
+ * offset.  Return 0, or -1 if site is not of that form. */
+int mw_slot_site_parse(const char *site, char *obj, size_t objlen, unsigned long long *offset);
 
 /* Names for enum values ("in_mpi", "recv", ...); "unknown" if out of range. */
 const char *mw_slot_state_name(uint32_t state);

@@ -188,6 +188,10 @@ int mw_slot_snapshot(const struct mw_slot *slot, struct mw_slot_snap *out)
 	out->s.job_id[sizeof(out->s.job_id) - 1] = 0;
 	out->s.step_id[sizeof(out->s.step_id) - 1] = 0;
 	out->s.mpi[sizeof(out->s.mpi) - 1] = 0;
+	/* the program block: immutable once published */
+	memcpy(&out->s.exe_base, &slot->exe_base,
+	       sizeof(struct mw_slot) - offsetof(struct mw_slot, exe_base));
+	out->s.exe[sizeof(out->s.exe) - 1] = 0;
 	if (!out->live_ok || !out->resolved_ok) {
 		errno = EAGAIN;
 		return -1;
@@ -316,6 +320,41 @@ fail:
 	closedir(d);
 	free(ranks);
 	return rv;
+}
+
+int mw_slot_site(const struct mw_slot *s, uint64_t addr, char *buf, size_t len)
+{
+	int n;
+	if (!len)
+		return 0;
+	buf[0] = 0;
+	if (!addr || s->exe[0] != '/' || addr <= s->exe_lo || addr > s->exe_hi || addr < s->exe_base)
+		return 0; /* a return address may be one past the last byte */
+	for (const char *c = s->exe; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+			return 0; /* printable ASCII only: it travels in a heartbeat */
+	n = snprintf(buf, len < MW_SLOT_SITE_MAX + 1 ? len : MW_SLOT_SITE_MAX + 1, "%s+0x%llx", s->exe,
+		     (unsigned long long)(addr - s->exe_base));
+	if (n < 0 || (size_t)n >= len || n > MW_SLOT_SITE_MAX) {
+		buf[0] = 0;
+		return 0;
+	}
+	return 1;
+}
+
+int mw_slot_site_parse(const char *site, char *obj, size_t objlen, unsigned long long *offset)
+{
+	const char *plus = strrchr(site, '+');
+	char *end;
+	if (!plus || plus == site || strncmp(plus, "+0x", 3) != 0 || (size_t)(plus - site) >= objlen)
+		return -1;
+	errno = 0;
+	*offset = strtoull(plus + 3, &end, 16);
+	if (end == plus + 3 || *end || errno)
+		return -1;
+	memcpy(obj, site, (size_t)(plus - site));
+	obj[plus - site] = 0;
+	return 0;
 }
 
 const char *mw_slot_state_name(uint32_t state)

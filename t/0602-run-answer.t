@@ -101,8 +101,8 @@ done
 if grep -q 'MPI_ERR_COUNT' <<<"$err"; then
     # The collector gives the library's line (read from the launcher's
     # output) a moment before its verdict: the line is in the answer.
-    like "$first" "^crash: ranks? 1(-2)? ended by the MPI library in MPI_Bcast \\(exit status unknown\\): MPI_Bcast: MPI_ERR_COUNT: invalid count argument(; rank 2 ended with it|; rank 2 was blocked on it \\(cause C: blocked by a failed or stuck peer\\))?\$" \
-       "MPI error: the first line names the ranks, the call and the MPI library's own error line"
+    like "$first" "^crash: ranks? 1(-2)? ended by the MPI library in MPI_Bcast \\(run_argerror.c:16\\): MPI_Bcast: MPI_ERR_COUNT: invalid count argument(; rank 2 ended with it|; rank 2 was blocked on it \\(cause C: blocked by a failed or stuck peer\\))?\$" \
+       "MPI error: the first line names the ranks, the call, its source line and the MPI library's own error line"
     like "$(grep -E '^ +\+ *[0-9.]+s verdict ' "$work/run_argerror/report.txt")" "MPI_ERR_COUNT: invalid count argument" \
        "MPI error: the timeline's verdict says the same (the line was there before the verdict)"
 else

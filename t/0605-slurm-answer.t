@@ -92,8 +92,8 @@ srun_said abort
 # srun kills every task, srun ends by itself): its own line, read back from
 # the job's output, and not "the launcher was killed"
 answer mpierror
-is "$first" "crash: rank 1 ended by the MPI library in MPI_Bcast (then killed by signal 9 (SIGKILL) as its step was ended): Fatal error in internal_Bcast: Invalid count; rank 0 was blocked on it (cause C: blocked by a failed or stuck peer)" \
-   "MPI error: the first line names the rank, the call and the MPI library's own error line"
+is "$first" "crash: rank 1 ended by the MPI library in MPI_Bcast (run_argerror.c:16), then killed by signal 9 (SIGKILL) as its step was ended: Fatal error in internal_Bcast: Invalid count; rank 0 was blocked on it (cause C: blocked by a failed or stuck peer)" \
+   "MPI error: the first line names the rank, the call, its source line and the MPI library's own error line"
 like "$(cat "$out/report.txt")" "rank 0: C \\(blocked by a failed or stuck peer\\): killed by signal 9 \\(SIGKILL\\) inside MPI_Finalize, with the step the MPI library ended for rank\\(s\\) 1" \
    "MPI error: rank 0, killed in MPI_Finalize with the step, is the cascade"
 # (no job comment: the step ended at once, the job with it, and Slurm

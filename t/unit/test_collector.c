@@ -256,7 +256,7 @@ static const struct {
 	 "crash: rank 1 killed by signal 11 (SIGSEGV) in fill_halo (in prog, no source line: no debug info), "
 	 "without MPI_Finalize; ranks 0,2 were blocked on it (cause C: blocked by a failed or stuck peer)"},
 	{"MPI error", 3,
-	 "crash: rank 1 ended by the MPI library in MPI_Bcast (exit status unknown): MPI_Bcast: MPI_ERR_COUNT: "
+	 "crash: rank 1 ended by the MPI library in MPI_Bcast: MPI_Bcast: MPI_ERR_COUNT: "
 	 "invalid count argument; ranks 0,2 were blocked on it (cause C: blocked by a failed or stuck peer)"},
 	{"killed launcher", 4,
 	 "the launcher was killed: ranks 0-2 ended all at once with no exit status of their own (mpirun or srun "

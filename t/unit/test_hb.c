@@ -77,6 +77,10 @@ static const struct {
 	{"beat extra field ignored", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{" BEAT ",\"future\":[1,2]}", -1, MW_HB_OK},
 	{"beat slow, moving", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{" BEAT ",\"moving\":\"recv_buffer,io\"}", -1, MW_HB_OK},
 	{"beat moving not a name", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{" BEAT ",\"moving\":\"Bytes 5\"}", -1, MW_HB_E_FIELD},
+	{"beat with its call site", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{" BEAT ",\"site\":\"/home/u/prog+0x1a2b\"}", -1, MW_HB_OK},
+	{"beat site not absolute", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{" BEAT ",\"site\":\"prog+0x1a2b\"}", -1, MW_HB_E_FIELD},
+	{"beat site without offset", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{" BEAT ",\"site\":\"/home/u/prog\"}", -1, MW_HB_E_FIELD},
+	{"beat site offset not hex", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{" BEAT ",\"site\":\"/home/u/prog+0xzz\"}", -1, MW_HB_E_FIELD},
 	{"beat moving not a string", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{" BEAT ",\"moving\":3}", -1, MW_HB_E_FIELD},
 	{"beat moving too long", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{" BEAT ",\"moving\":\"recv_buffer,io,mpi_t,recv_buffer,io\"}", -1, MW_HB_E_FIELD},
 	{"beat bad state", MW_HB_MAGIC, 1, MW_HB_HEARTBEAT, 0, "{\"rank\":1,\"size\":4,\"pid\":99,\"state\":\"sleepy\",\"call\":\"\",\"kind\":\"\",\"comm\":\"\",\"peer_world\":0,\"root_world\":-1,\"tag\":7,\"a\":5,\"b\":4,\"completions\":4,\"calls\":9,\"idle_s\":2.5,\"exit_code\":-1,\"exit_signal\":0}", -1, MW_HB_E_FIELD},
@@ -322,6 +326,36 @@ START_TEST(test_stream)
 }
 END_TEST
 
+/* mw_slot_site(): an address in the main program as PROGRAM+0xOFFSET from
+ * its load base, nothing outside it; mw_slot_site_parse() reads it back. */
+START_TEST(test_slot_site)
+{
+	struct mw_slot sl;
+	char buf[MW_SLOT_SITE_MAX + 1], obj[MW_SLOT_SITE_MAX + 1];
+	unsigned long long off = 0;
+	memset(&sl, 0, sizeof sl);
+	ck_assert_int_eq(mw_slot_site(&sl, 0x401234, buf, sizeof buf), 0); /* empty block */
+	ck_assert_str_eq(buf, "");
+	sl.exe_base = 0x400000;
+	sl.exe_lo = 0x400000;
+	sl.exe_hi = 0x402000;
+	snprintf(sl.exe, sizeof sl.exe, "/home/u/a+b/prog");
+	ck_assert_int_eq(mw_slot_site(&sl, 0x401234, buf, sizeof buf), 1);
+	ck_assert_str_eq(buf, "/home/u/a+b/prog+0x1234");
+	ck_assert_int_eq(mw_slot_site_parse(buf, obj, sizeof obj, &off), 0);
+	ck_assert_str_eq(obj, "/home/u/a+b/prog");
+	ck_assert_uint_eq(off, 0x1234);
+	ck_assert_int_eq(mw_slot_site(&sl, 0x402000, buf, sizeof buf), 1); /* one past: a return address */
+	ck_assert_int_eq(mw_slot_site(&sl, 0x7f0000001000ull, buf, sizeof buf), 0); /* a library */
+	ck_assert_str_eq(buf, "");
+	sl.exe[3] = '\n';
+	ck_assert_int_eq(mw_slot_site(&sl, 0x401234, buf, sizeof buf), 0); /* not printable */
+	ck_assert_int_eq(mw_slot_site_parse("prog", obj, sizeof obj, &off), -1);
+	ck_assert_int_eq(mw_slot_site_parse("/p+0x", obj, sizeof obj, &off), -1);
+	ck_assert_int_eq(mw_slot_site_parse("/p+0x12g", obj, sizeof obj, &off), -1);
+}
+END_TEST
+
 START_TEST(test_names)
 {
 	ck_assert_str_eq(mw_hb_type_name(MW_HB_HEARTBEAT), "heartbeat");
@@ -400,6 +434,7 @@ int main(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_loop_test(tc, test_decode_table, 0, sizeof(dec_cases) / sizeof(dec_cases[0]));
 	tcase_add_test(tc, test_beat_fields);
+	tcase_add_test(tc, test_slot_site);
 	tcase_add_test(tc, test_roundtrip);
 	tcase_add_test(tc, test_roundtrip_probe);
 	tcase_add_test(tc, test_encode_invalid);
