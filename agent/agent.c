@@ -11,7 +11,7 @@
  *   - uv_poll lpoll: the parent link's socket (mw_link.h), readable, and
  *     writable while frames are queued; a link being left (a goodbye) keeps
  *     its own uv_poll and a 1 s timer until it is flushed;
- *   - uv_poll appoll: the pipe of the auxiliary processes' runner (ap.h);
+ *   - uv_poll appoll: the pipe of the auxiliary processes' runner (agap.h);
  *   - the CP role, when its node runs one, owns its own handles on the same
  *     loop (tree/mwt_cp.h: its listening socket, its children's sockets, a
  *     timer, its probe rounds, the thread pool for its children's hellos);
@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ap.h"
+#include "agap.h"
 #include "agtree.h"
 #include "log.h"
 #include "uvslurm.h"

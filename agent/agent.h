@@ -20,7 +20,7 @@ struct ag_opts {
 	double rundir_wait_s;  /* exit if the rundir never appears within this (600 s) */
 	char munge_socket[512]; /* --munge-socket PATH ("" = MUNGE's default) */
 	char auth_token[128];   /* from --auth-file: a token instead of MUNGE ("" = MUNGE) */
-	char ap_conf[1024];     /* --ap-conf: the site's auxiliary processes ("" = none; agent/ap.h) */
+	char ap_conf[1024];     /* --ap-conf: the site's auxiliary processes ("" = none; agent/agap.h) */
 	double liveness_s;      /* the link liveness setting (jobconf liveness; 0 = off) */
 	double connect_timeout_s;   /* jobconf connect_timeout */
 	double handshake_timeout_s; /* jobconf handshake_timeout */

@@ -54,7 +54,7 @@ struct agent {
 	double started;
 	double beat_tol; /* the beats' clocks may disagree by this (tick/100) */
 	unsigned long beats_sent, connects, connect_failures;
-	struct ag_ap *ap; /* auxiliary processes (ap.h) */
+	struct ag_ap *ap; /* auxiliary processes (agap.h) */
 	uint32_t seq;          /* the last heartbeat's sequence number (per origin: this node) */
 	struct ag_tree *tree;  /* the tree overlay's part (agtree.c), NULL in the flat star */
 	int move;              /* leave the collector for the parent CP the ROLE named */

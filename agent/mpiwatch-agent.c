@@ -43,7 +43,7 @@ static int parse_collector(const char *v, void *dst)
 	return mw_parse_hostport(v, o->host, sizeof o->host, &o->port) ? -1 : 0;
 }
 
-/* The site's auxiliary processes (agent/ap.c). */
+/* The site's auxiliary processes (agent/agap.c). */
 static int parse_ap_conf(const char *v, void *dst)
 {
 	struct ag_opts *o = dst;

@@ -200,12 +200,56 @@ static int mpi_error_line(const struct col_state *s, const struct col_cause *c, 
 	return ne > 0;
 }
 
+/* Ranks computing outside MPI past the hang limit while others wait for
+ * them: "hang: rank 2 has computed outside MPI for 40 s; ranks 0-1,3 wait
+ * for it in MPI_Barrier (spin.c:15)".  Return 1 if said so, else 0. */
+static int overdue_line(const struct col_state *s, struct col_answer *a, const char *pre)
+{
+	const struct col_result *r = &s->res;
+	int *o = malloc((s->size ? s->size : 1) * sizeof *o), *w = malloc((s->size ? s->size : 1) * sizeof *w);
+	size_t no = 0, nw = 0;
+	double longest = 0;
+	char ork[220], wrk[220], wh[240] = "", ln[200];
+	for (size_t i = 0; o && w && i < s->size && i < r->size; i++) {
+		if (r->rank_cause[i] == 'B' && s->ranks[i].overdue) {
+			o[no++] = (int)i;
+			if (s->ranks[i].computed_s > longest)
+				longest = s->ranks[i].computed_s;
+		} else if (r->rank_cause[i] == 'C' && s->ranks[i].state == MW_HB_S_IN_MPI) {
+			w[nw++] = (int)i;
+		}
+	}
+	if (no) {
+		if (nw && !where_of(s, w[0], wh, sizeof wh)) {
+			const struct col_rank *y = &s->ranks[w[0]];
+			snprintf(wh, sizeof wh, "%s", y->call[0] ? y->call : "MPI");
+			if (site_line(y->site, ln, sizeof ln)) {
+				size_t u = strlen(wh);
+				snprintf(wh + u, sizeof wh - u, " (%s)", ln);
+			}
+		}
+		ranks_text(o, no, ork, sizeof ork);
+		if (nw)
+			add(a, "%shang: %s %s computed outside MPI for %.0f s; %s wait%s for %s in %s", pre, ork,
+			    no > 1 ? "have" : "has", longest, ranks_text(w, nw, wrk, sizeof wrk), nw > 1 ? "" : "s",
+			    no > 1 ? "them" : "it", wh);
+		else
+			add(a, "%shang: %s %s computed outside MPI for %.0f s, past the hang limit", pre, ork,
+			    no > 1 ? "have" : "has", longest);
+	}
+	free(o);
+	free(w);
+	return no > 0;
+}
+
 static void software_lines(const struct col_state *s, struct col_answer *a)
 {
 	const struct col_result *r = &s->res;
 	char rk[220], wh[240];
 	const char *pre = s->confirmed ? "" : "suspected hang (not confirmed yet): ";
 
+	if (overdue_line(s, a, pre))
+		return; /* the rank that never came back to MPI is the line to look at */
 	if (dl_holds(s)) {
 		deadlock_lines(s, a);
 		if (!a->n) { /* no sentence in the analysis: its kind and ranks */

@@ -52,8 +52,8 @@ $(B)/fuzz/fuzz_restd_reply: collector/restd.c collector/restd.h
 FUZZ_EXTRA_fuzz_joblog := collector/joblog.c collector/colstate.c collector/verdict.c collector/colgraph.c analyze/dl_crash.c analyze/dl_symbols.c analyze/dl_pool.c -Icollector -Ianalyze -Iimbalance $(DW_LIBS)
 $(B)/fuzz/fuzz_joblog: collector/joblog.c analyze/dl_crash.c $(wildcard collector/*.h)
 # Unit test of the auxiliary processes (issue 13): frames, bounds, the site
-# file, the agent's round (agent/ap.c) and the collector's (collector/ap.c).
+# file, the agent's round (agent/agap.c) and the collector's (collector/colap.c).
 UNIT_TESTS += $(B)/t/test_ap
-$(B)/t/test_ap: $(B)/obj/agent/ap.o $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwtree.a
+$(B)/t/test_ap: $(B)/obj/agent/agap.o $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwtree.a
 $(B)/t/test_ap: CPPFLAGS += -Icollector -Iagent -Itree
 UNIT_LIBS_test_ap := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)

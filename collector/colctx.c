@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ap.h"
+#include "colap.h"
 #include "authq.h"
 #include "colprobe.h"
 #include "coltree.h"

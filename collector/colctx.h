@@ -111,6 +111,7 @@ struct collector {
 	unsigned long gen;    /* bumps with every suspicious change */
 	unsigned long eval_gen;
 	int computing_noted;
+	int overdue_noted; /* "a hang if these have not come back to MPI" written */
 	int slow_notes; /* "slow, not stuck" notes written (at most 16) */
 	int after_notes;
 	int status_dirty;     /* agents or ranks changed: refresh report.json (mpiwatch status --job) */

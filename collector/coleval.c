@@ -89,6 +89,12 @@ static int confirm(struct collector *c)
 				snprintf(buf, sizeof buf, "rank %zu ended before MPI_Finalize", i);
 				why = buf;
 			}
+	for (size_t i = 0; !why && i < s->size && i < s->res.size; i++)
+		if (s->res.rank_cause[i] == 'B' && s->ranks[i].overdue) {
+			snprintf(buf, sizeof buf, "rank %zu computed outside MPI for %.0f s, past the hang limit", i,
+				 s->ranks[i].computed_s);
+			why = buf;
+		}
 	if (!why && col_deadlock_certain(s)) {
 		snprintf(buf, sizeof buf, "the analysis of the dumps finds a deadlock (%s)", s->dl.kind);
 		why = buf;
@@ -194,6 +200,36 @@ static int wait_for_mpi_error(struct collector *c)
 	return 1;
 }
 
+/* How long each computing rank has computed, and whether that is past the
+ * hang limit (x->computed_s, x->overdue, for the classification).  Return
+ * when the next one reaches the hang limit, or -1 if none will. */
+static double mark_overdue(struct collector *c)
+{
+	struct col_state *s = &c->s;
+	double now = col_now(c), at = -1;
+	for (size_t i = 0; i < s->size; i++) {
+		struct col_rank *x = &s->ranks[i];
+		x->overdue = 0;
+		x->computed_s = 0;
+		if (x->state != MW_HB_S_COMPUTING)
+			continue;
+		x->computed_s = now - x->computing_since;
+		x->overdue = x->computed_s >= s->hang_limit_s;
+		if (!x->overdue && (at < 0 || x->computing_since + s->hang_limit_s < at))
+			at = x->computing_since + s->hang_limit_s;
+	}
+	return at;
+}
+
+/* Whether a rank is cause B for computing past the hang limit. */
+static int has_overdue(const struct col_state *s, const struct col_result *res)
+{
+	for (size_t i = 0; i < s->size && i < res->size; i++)
+		if (res->rank_cause[i] == 'B' && s->ranks[i].overdue)
+			return 1;
+	return 0;
+}
+
 void col_eval_run(struct collector *c)
 {
 	struct col_state *s = &c->s;
@@ -212,6 +248,7 @@ void col_eval_run(struct collector *c)
 		char line[8];
 		s->ranks[i].lib_error = col_mpi_error(s, (int)i, line, sizeof line);
 	}
+	double overdue_at = mark_overdue(c);
 	if (col_classify(s->ranks, s->size, s->nodes, s->nnodes, &res) < 0) {
 		mw_err("classification failed: %s", strerror(errno));
 		return;
@@ -223,7 +260,7 @@ void col_eval_run(struct collector *c)
 		col_reports_analyse_dumps(c);
 		/* One classification: the deadlock the analysis found feeds the
 		 * causes (its ranks are B, deadlocked; those waiting on them C). */
-		if (s->dl.found && col_deadlock_ended_rank(s) < 0) {
+		if (s->dl.found && col_deadlock_ended_rank(s) < 0 && !has_overdue(s, &res)) {
 			struct col_dl_input in = {.ranks = s->dl.ranks, .n = s->dl.n, .waiting = s->dl.waiting, .nwaiting = s->dl.nwaiting, .what = s->dl.what};
 			if (col_classify_dl(s->ranks, s->size, s->nodes, s->nnodes, &in, &res) == 0) {
 				col_result_free(&s->res);
@@ -271,6 +308,20 @@ void col_eval_run(struct collector *c)
 			a += res.causes[i].cause == 'A' ? (int)res.causes[i].n : 0;
 		col_state_event(s, "note", "no failure: %d rank(s) in a long computation or a slow transfer (cause A), all nodes answer",
 				a);
+		/* Ranks wait in MPI for one that computes: if it has not come
+		 * back to MPI by the hang limit, it is a hang (look again then). */
+		int waiting = 0;
+		for (size_t i = 0; i < s->size; i++)
+			waiting |= s->ranks[i].state == MW_HB_S_IN_MPI;
+		if (waiting && overdue_at >= 0) {
+			if (!c->overdue_noted) {
+				c->overdue_noted = 1;
+				col_state_event(s, "note", "ranks wait in MPI for ranks computing outside MPI: a hang if "
+							   "these have not come back to MPI %.0f s after they left it (the hang limit)",
+						s->hang_limit_s);
+			}
+			col_eval_schedule(c, overdue_at - col_now(c) + 0.1);
+		}
 		col_reports_write(c);
 		return;
 	}
@@ -421,6 +472,8 @@ void col_eval_beat(struct collector *c, int node, const struct mw_hb_beat *b)
 	if (b->pid > 0)
 		x->pid = b->pid;
 	was = col_state_suspicious(x->state);
+	if (b->state == MW_HB_S_COMPUTING && x->state != MW_HB_S_COMPUTING)
+		x->computing_since = col_now(c) - (b->idle_s > 0 ? b->idle_s : 0);
 	x->state = b->state;
 	if (b->state == MW_HB_S_IN_MPI)
 		x->stuck_seen = 1;

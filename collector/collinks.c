@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ap.h"
+#include "colap.h"
 #include "auth.h"
 #include "authq.h"
 #include "coleval.h"
@@ -52,7 +52,7 @@ void col_links_dumpreq(struct collector *c)
 	}
 }
 
-/* Auxiliary processes (ap.h): at a suspicious event, ask the agents of
+/* Auxiliary processes (colap.h): at a suspicious event, ask the agents of
  * every node of the job (or of the suspicious ranks' nodes only, as the
  * site says) to run the site's commands.  In the tree, one APREQ per
  * direct link: a CP sends it on down the subtrees that hold the nodes it

@@ -75,7 +75,7 @@ struct col_stats {
 	unsigned long evaluations;
 };
 
-struct col_ap; /* collector/ap.h */
+struct col_ap; /* collector/colap.h */
 
 struct col_state {
 	char job[32];
@@ -123,7 +123,7 @@ struct col_state {
 	 * "mpiwatch run" from Open MPI's own crash report): "RANK<TAB>FRAME<TAB>
 	 * FRAME..." per line, innermost frame first, or NULL. */
 	char *crash_stacks;
-	/* The auxiliary processes' rounds and output (collector/ap.h), or
+	/* The auxiliary processes' rounds and output (collector/colap.h), or
 	 * NULL; owned by the collector's core. */
 	struct col_ap *ap;
 	/* The tree overlay in use (coltree.h), or NULL (the flat star). */

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "ap.h"
+#include "colap.h"
 #include "authq.h"
 #include "colact.h"
 #include "colctx.h"

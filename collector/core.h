@@ -43,7 +43,7 @@ struct col_opts {
 	char auth_token[128];      /* the token read from --auth-file */
 	char munge_socket[512];    /* --munge-socket PATH ("" = MUNGE's default) */
 	char ap_conf[1024];        /* --ap-conf FILE: the site's auxiliary processes
-				    * ("" = none; collector/ap.h) */
+				    * ("" = none; collector/colap.h) */
 	long tree_threshold;       /* tree overlay: more nodes than this (doc/tree.md) */
 	long tree_fanout, tree_cps;
 	int tree_strategy;         /* CP placement: MWT_AVERAGE or MWT_FUZZY (tree_strategy=) */

@@ -102,7 +102,7 @@ static int parse_auth_file(const char *v, void *dst)
 	return 0;
 }
 
-/* The site's auxiliary processes (collector/ap.h). */
+/* The site's auxiliary processes (collector/colap.h). */
 static int parse_ap_conf(const char *v, void *dst)
 {
 	struct col_opts *o = dst;

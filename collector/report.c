@@ -3,7 +3,7 @@
 #include "colstate.h"
 #include "coltree.h"
 #include "answer.h"
-#include "ap.h"
+#include "colap.h"
 #include "html.h"
 #include "jobconf.h"
 

@@ -218,7 +218,7 @@ static size_t culprits(const struct col_graph *g, const char *cls, size_t r, cha
 			if (seen[w])
 				continue;
 			seen[w] = 1;
-			if (cls[w] == 'B' || cls[w] == 'b' || cls[w] == 'd') {
+			if (cls[w] == 'B' || cls[w] == 'b' || cls[w] == 'd' || cls[w] == 'o') {
 				if (n < 64)
 					out[n++] = w;
 			} else if (cls[w] == 'C' || cls[w] == 'f') {
@@ -243,6 +243,8 @@ static size_t culprits(const struct col_graph *g, const char *cls, size_t r, cha
  *   'k' C: killed from outside, blocked on nobody, after the MPI library
  *       ended a rank (the library aborted the step: a cascade)
  *   'C' C: stuck waiting (transitively) for a failed or B or C rank
+ *   'o' B: computing outside MPI past the hang limit while stuck ranks
+ *       wait for it (it never came back to MPI)
  *   'A' A: computing outside MPI;   'S' A: slow (its transfer moves)
  *   'a' A: waiting for computing ranks;  's' A: waiting for slow ranks
  *   0   a stuck rank none of these fits is B (its peers still run), any
@@ -387,6 +389,17 @@ static int cause_d(const struct col_rank *ranks, size_t size, const struct col_n
 	return 0;
 }
 
+/* Return 1 if a rank stuck in MPI waits for rank r, else 0. */
+static int waited_for(const struct waits *w, size_t r)
+{
+	for (size_t q = 0; q < w->g.n; q++)
+		if (w->active[q])
+			for (size_t i = 0; i < w->g.nadj[q]; i++)
+				if ((size_t)w->g.adj[q][i] == r)
+					return 1;
+	return 0;
+}
+
 /* Cause B, an own fault: a rank that ended outside MPI, or while blocked on
  * ranks none of which failed ('B'); a stuck rank on a cycle of waits that
  * waits for no failed rank ('b', and res->cycle.found).  Ranks that ended
@@ -395,6 +408,11 @@ static void cause_b(const struct col_rank *ranks, size_t size, struct waits *w,
 		    struct col_result *res)
 {
 	int lib = 0;
+	/* Computing past the hang limit while stuck ranks wait for it: the
+	 * program's own fault (an endless loop...), whatever it computes. */
+	for (size_t r = 0; r < size; r++)
+		if (ranks[r].overdue && ranks[r].state == MW_HB_S_COMPUTING && waited_for(w, r))
+			w->cls[r] = 'o';
 	/* The MPI library ended it (its own error line): its fault, whatever it
 	 * waited for; the ranks killed with the step, waiting on nobody (in
 	 * MPI_Finalize, or computing), are its cascade. */
@@ -451,7 +469,7 @@ static void cause_c(const struct col_rank *ranks, size_t size, struct waits *w)
 			cls[r] = 'C';
 	/* Waiting (transitively) for a failed or stuck rank (a bystander of
 	 * the analysis' deadlock included). */
-	spread(ranks, size, w, 1, "BbdCfw", "CCCCCC");
+	spread(ranks, size, w, 1, "BbdCfwo", "CCCCCCC");
 }
 
 /* Cause A, not an error: a rank computing outside MPI ('A') or whose
@@ -463,6 +481,8 @@ static void cause_a(const struct col_rank *ranks, size_t size, struct waits *w)
 	char *cls = w->cls;
 
 	for (size_t r = 0; r < size; r++) {
+		if (cls[r])
+			continue; /* computing past the hang limit: 'o' */
 		if (ranks[r].state == MW_HB_S_COMPUTING)
 			cls[r] = 'A';
 		else if (ranks[r].state == MW_HB_S_SLOW)
@@ -515,6 +535,12 @@ static char rank_detail(const struct col_rank *ranks, size_t r, char c, struct w
 		snprintf(detail, len,
 			 "waiting in MPI for ranks whose transfers move (slow, not an error)");
 		c = 'A';
+		break;
+	case 'o':
+		snprintf(detail, len,
+			 "computing outside MPI for %.0f s, past the hang limit, while other ranks wait for it in MPI "
+			 "(it never came back to MPI)", x->computed_s);
+		c = 'B';
 		break;
 	case 'b':
 		snprintf(detail, len, "stuck in MPI, waiting for each other in a cycle");

@@ -50,6 +50,15 @@ struct col_rank {
 	int was_state;
 	char was_call[MW_HB_STR_MAX + 1];
 	char was_moving[32];
+	/* Computing outside MPI (MW_HB_S_COMPUTING): since when, on the
+	 * collector's clock (meaningful in that state only); for how long at the last
+	 * evaluation; and whether that is past the hang limit (both set by the
+	 * evaluation before it classifies).  A rank past the hang limit that
+	 * stuck ranks wait for is the program's own fault (cause B), they its
+	 * cascade (C). */
+	double computing_since;
+	double computed_s;
+	int overdue;
 };
 
 struct col_node {

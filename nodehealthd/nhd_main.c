@@ -3,7 +3,6 @@
  * nhd_checker.c's, the connections nhd_unix.c's), reload and shutdown. */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <linux/capability.h>
 #include <linux/securebits.h>
 #include <signal.h>
@@ -16,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cliopt.h"
 #include "log.h"
 #include "mw_slot.h"
 #include "nhd.h"
@@ -293,53 +293,61 @@ static void on_signal(uv_signal_t *h, int signo)
 	stop(d);
 }
 
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"Usage: mpiwatch-nodehealthd [-f] [-c FILE] [-e] [-d]\n"
-		"       mpiwatch-nodehealthd --check [-c FILE]\n"
-		"Answer mpiwatch liveness probes, run node health checks and perform\n"
-		"confirmed Slurm drains.\n\n"
-		"  -c, --config FILE  configuration file (default " NHD_DEFAULT_CONF ")\n"
-		"  -f, --foreground   do not detach\n"
-		"  -e, --stderr       log to stderr whatever the configuration says\n"
-		"  -d, --debug        log debug messages\n"
-		"  -n, --check        validate the configuration, print \"configuration OK\"\n"
-		"  -h, --help         this help\n"
-		"  -V, --version      print the version\n\n"
-		"Signals: SIGHUP reloads the configuration, SIGTERM/SIGINT stop.\n"
-		"See mpiwatch-nodehealthd(8) and nodehealthd.conf(5).\n");
-}
+static const char nhd_intro[] =
+	"Answer mpiwatch liveness probes, run node health checks and perform\n"
+	"confirmed Slurm drains.";
+static const char nhd_epilog[] =
+	"Signals: SIGHUP reloads the configuration, SIGTERM/SIGINT stop.\n"
+	"See mpiwatch-nodehealthd(8) and nodehealthd.conf(5).";
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'}, {"foreground", no_argument, NULL, 'f'},
-		{"stderr", no_argument, NULL, 'e'},       {"debug", no_argument, NULL, 'd'},
-		{"check", no_argument, NULL, 'n'},        {"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},      {NULL, 0, NULL, 0},
-	};
 	static struct nhd d;
 	static uv_loop_t loop;
 	struct mw_conf_errors errs = {0};
-	int opt, foreground = 0, force_stderr = 0, debug = 0, check_only = 0;
+	int foreground = 0, force_stderr = 0, debug = 0, check_only = 0, version = 0, first, rc;
+	char err[1024];
 
 	d.conf_path = NHD_DEFAULT_CONF;
-	while ((opt = getopt_long(argc, argv, "c:fednhV", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'c': d.conf_path = optarg; break;
-		case 'f': foreground = 1; break;
-		case 'e': force_stderr = 1; break;
-		case 'd': debug = 1; break;
-		case 'n': check_only = 1; break;
-		case 'h': usage(stdout); return 0;
-		case 'V': printf("mpiwatch-nodehealthd %s\n", MW_VERSION); return 0;
-		default: usage(stderr); return 2;
-		}
+	const struct mw_cliopt opts[] = {
+		{.name = "config", .shortname = 'c', .kind = MW_CLIOPT_STRING, .dst = &d.conf_path, .arg = "FILE",
+		 .help = "configuration file (default " NHD_DEFAULT_CONF ")"},
+		{.name = "foreground", .shortname = 'f', .kind = MW_CLIOPT_FLAG, .dst = &foreground,
+		 .help = "do not detach"},
+		{.name = "stderr", .shortname = 'e', .kind = MW_CLIOPT_FLAG, .dst = &force_stderr,
+		 .help = "log to stderr whatever the configuration says"},
+		{.name = "debug", .shortname = 'd', .kind = MW_CLIOPT_FLAG, .dst = &debug, .help = "log debug messages"},
+		{.name = "check", .shortname = 'n', .kind = MW_CLIOPT_FLAG, .dst = &check_only,
+		 .help = "validate the configuration, print \"configuration OK\""},
+		{.name = "version", .shortname = 'V', .kind = MW_CLIOPT_FLAG, .dst = &version,
+		 .help = "print the version"},
+		{.name = NULL},
+	};
+	const struct mw_cliopt_cmd cmd = {
+		.prog = "mpiwatch-nodehealthd",
+		.more = "       mpiwatch-nodehealthd --check [-c FILE]",
+		.intro = nhd_intro,
+		.epilog = nhd_epilog,
+		.opts = opts,
+	};
+	rc = mw_cliopt_parse(&cmd, argc, argv, &first, err, sizeof err);
+	if (rc == MW_CLIOPT_HELP) {
+		char *h = mw_cliopt_help(&cmd);
+		fputs(h ? h : "", stdout);
+		free(h);
+		return 0;
 	}
-	if (optind != argc) {
-		usage(stderr);
+	if (rc == MW_CLIOPT_OK && first < argc) {
+		rc = MW_CLIOPT_ERROR;
+		snprintf(err, sizeof err, "%s: no operand is taken (see mpiwatch-nodehealthd --help)", argv[first]);
+	}
+	if (rc != MW_CLIOPT_OK) {
+		fprintf(stderr, "mpiwatch-nodehealthd: %s\n", err);
 		return 2;
+	}
+	if (version) {
+		printf("mpiwatch-nodehealthd %s\n", MW_VERSION);
+		return 0;
 	}
 	d.conf = nhd_conf_load(d.conf_path, &errs);
 	if (!d.conf) {

@@ -54,7 +54,7 @@ enum mw_hb_type {
 	MW_HB_PROBEREQ = 13, /* parent->CP: probe your subtree (doc/tree.md "Probing down the tree") */
 	MW_HB_PROBESUM = 14, /* CP->parent: the subtree's probe summary (tree/mwt_probe.h) */
 	MW_HB_VERIFY = 15,   /* A->C: the agent's nonce, first frame (mutual authentication) */
-	/* 20-29: auxiliary processes (agent/ap.c, collector/ap.c) */
+	/* 20-29: auxiliary processes (agent/agap.c, collector/colap.c) */
 	MW_HB_APREQ = 20,
 	MW_HB_APOUT = 21,
 	MW_HB_NTYPES

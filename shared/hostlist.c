@@ -316,6 +316,17 @@ size_t mw_ranges_format(const int *v, size_t n, char *buf, size_t len)
 		a = b + 1;
 	}
 	free(s);
+	if (o.used >= len && len) {
+		/* Cut after the last whole item that leaves room for ",...". */
+		size_t keep = 0;
+		for (size_t i = 0; i < len - 1; i++)
+			if (buf[i] == ',' && i + 5 <= len)
+				keep = i;
+		if (keep)
+			memcpy(buf + keep, ",...", 5);
+		else
+			snprintf(buf, len, "%s", len >= 4 ? "..." : "");
+	}
 	return o.used;
 }
 

@@ -24,7 +24,9 @@ size_t mw_hostlist_compress(const struct mw_hostlist *hl, char *buf, size_t len)
 void mw_hostlist_free(struct mw_hostlist *hl);
 
 /* Format sorted or unsorted ints as "0-3,5,9-10" (sorted, duplicates removed)
- * into buf.  Return the length it needed (like snprintf). */
+ * into buf.  When it does not fit, buf ends after the last whole item that
+ * leaves room, with ",..." ("..." alone if none fits).  Return the length it
+ * needed (like snprintf). */
 size_t mw_ranges_format(const int *v, size_t n, char *buf, size_t len);
 
 /* Parse "0-3,5" into a malloc'd array.  Return the count, or -1 (EINVAL/E2BIG). */

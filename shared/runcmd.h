@@ -1,6 +1,6 @@
 /* runcmd.h - run a program without a shell, with a time limit: Slurm's
  * commands (shared/slurm.c), nodehealthd's drain hooks and the agent's
- * auxiliary processes (agent/ap.c, with the bounds of mw_run_command_ex). */
+ * auxiliary processes (agent/agap.c, with the bounds of mw_run_command_ex). */
 #ifndef MW_RUNCMD_H
 #define MW_RUNCMD_H
 

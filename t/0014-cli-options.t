@@ -82,6 +82,12 @@ bad '^mpiwatch-agent: --tick 0: expected seconds, a number from 0\.01 to 60$' \
     "mpiwatch-agent --tick 0" -- ../agent --tick 0
 bad '^mpiwatch-collector: --bogus: unknown option' \
     "mpiwatch-collector --bogus" -- ../collector --bogus
+# nodehealthd reads its options with the same parser (issue 31: no
+# getopt_long loop of its own left).
+bad '^mpiwatch-nodehealthd: --bogus: unknown option \(see mpiwatch-nodehealthd --help\)$' \
+    "mpiwatch-nodehealthd --bogus" -- ../nodehealthd --bogus
+bad '^mpiwatch-nodehealthd: -c: expected FILE' \
+    "mpiwatch-nodehealthd -c" -- ../nodehealthd -c
 
 # --help: exit 0, on stdout; every option of the usage line has its own line
 # "  -x, --name ARG  what it does" (or "      --name ARG ...").

@@ -1,8 +1,8 @@
 /* Unit tests of the auxiliary processes (issue 13, APs): the APREQ/APOUT
  * frames and their bounds (shared/heartbeat.c), the bounded command runner
  * (shared/runcmd.c), the site's AP file (shared/apconf.c), the agent's round
- * (agent/ap.c, run in-process) and the collector's rounds and report
- * (collector/ap.c), and the collector's tree side of them: who may speak
+ * (agent/agap.c, run in-process) and the collector's rounds and report
+ * (collector/colap.c), and the collector's tree side of them: who may speak
  * for a node, where an APREQ goes (collector/coltree.c), and the fuzzy
  * placement at start-up from the probe replies. */
 #include <check.h>
@@ -19,8 +19,8 @@
 
 #include <json-c/json.h>
 
-#include "../../agent/ap.h"
-#include "../../collector/ap.h"
+#include "../../agent/agap.h"
+#include "../../collector/colap.h"
 #include "apconf.h"
 #include "colstate.h"
 #include "coltree.h"

@@ -348,6 +348,41 @@ START_TEST(test_long_computation)
 	ck_assert(said("note", "cause A: not an alarm"));
 	ck_assert(said("note", "no failure: 2 rank(s) in a long computation"));
 	ck_assert_int_eq(C.s.decided, 0);
+	run(80000); /* 95 s since rank 1 left MPI: within the hang limit (100 s) */
+	ck_assert_int_eq(C.s.decided, 0);
+	ck_assert_int_eq((int)C.s.nacts, 0);
+}
+END_TEST
+
+START_TEST(test_computing_past_hang_limit)
+{
+	/* Issue 35 item 2: rank 1 computes and never comes back to MPI while
+	 * rank 0 waits for it.  Past the hang limit (100 s since rank 1 left
+	 * MPI) it is a hang: rank 1 B, rank 0 C, confirmed, acted on. */
+	beat(1, MW_HB_S_COMPUTING, "", -1, -1, 0);
+	beat(0, MW_HB_S_IN_MPI, "MPI_Recv", 1, -1, 0);
+	run(5000);
+	ck_assert_int_eq(C.s.res.verdict, COL_V_NONE);
+	ck_assert(said("note", "a hang if these have not come back to MPI"));
+	run(86000); /* 101 s since it left MPI */
+	ck_assert_int_eq(C.s.decided, 1);
+	ck_assert_int_eq(C.s.res.verdict, COL_V_SOFTWARE);
+	ck_assert_int_eq(C.s.res.rank_cause[1], 'B');
+	ck_assert_int_eq(C.s.res.rank_cause[0], 'C');
+	ck_assert(C.s.confirmed);
+	ck_assert_ptr_nonnull(strstr(C.s.confirmed_by, "rank 1 computed outside MPI"));
+	ck_assert(said("verdict", "hang: rank 1 has computed outside MPI for 10"));
+	ck_assert(said("verdict", "rank 0 waits for it in MPI_Recv"));
+	ck_assert_int_eq(acted("comment", 1), 1);
+	ck_assert_int_eq(F.tried[COL_DO_DRAIN], 0);
+}
+END_TEST
+
+START_TEST(test_computing_nobody_waits)
+{
+	/* Ranks that compute with nobody waiting for them are never a hang. */
+	beat(1, MW_HB_S_COMPUTING, "", -1, -1, 0);
+	beat(2, MW_HB_S_COMPUTING, "", -1, -1, 0);
 	run(300000);
 	ck_assert_int_eq(C.s.decided, 0);
 	ck_assert_int_eq((int)C.s.nacts, 0);
@@ -479,6 +514,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_crash);
 	tcase_add_test(tc, test_killed_settles);
 	tcase_add_test(tc, test_long_computation);
+	tcase_add_test(tc, test_computing_past_hang_limit);
+	tcase_add_test(tc, test_computing_nobody_waits);
 	tcase_add_test(tc, test_retry_slurm_down);
 	tcase_add_test(tc, test_refused_no_retry);
 	tcase_add_test(tc, test_retry_at_shutdown);

@@ -109,6 +109,18 @@ START_TEST(test_ranges_format)
 }
 END_TEST
 
+START_TEST(test_ranges_cut_at_whole_items)
+{
+	/* A list too long for its buffer ends with whole numbers and "...",
+	 * never a number cut in the middle ("ranks 9,19,311,317,3"). */
+	int v[] = {0, 2, 4, 6, 8, 10, 12, 14, 16};
+	char buf[12];
+	size_t need = mw_ranges_format(v, 9, buf, sizeof(buf));
+	ck_assert_uint_eq(need, strlen("0,2,4,6,8,10,12,14,16"));
+	ck_assert_str_eq(buf, "0,2,4,6,...");
+}
+END_TEST
+
 START_TEST(test_ranges_truncates_safely)
 {
 	int v[] = {0, 2, 4, 6, 8, 10};
@@ -149,6 +161,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_compress, 0, sizeof(compress_cases) / sizeof(compress_cases[0]));
 	tcase_add_loop_test(tc, test_ranges_format, 0, sizeof(ranges_cases) / sizeof(ranges_cases[0]));
 	tcase_add_test(tc, test_ranges_truncates_safely);
+	tcase_add_test(tc, test_ranges_cut_at_whole_items);
 	tcase_add_loop_test(tc, test_ranges_parse, 0, sizeof(parse_cases) / sizeof(parse_cases[0]));
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

@@ -1,5 +1,5 @@
-/* ap.c - the agent's auxiliary processes (ap.h). */
-#include "ap.h"
+/* agap.c - the agent's auxiliary processes (agap.h). */
+#include "agap.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
-/* ap.h - the collector's side of the auxiliary processes (APs, seed 003):
+/* colap.h - the collector's side of the auxiliary processes (APs, seed 003):
  * which nodes were asked to run the site's commands (shared/apconf.h) at a
  * suspicious event, what each answered (APOUT frames from the agents,
- * agent/ap.c), and their place in report.json ("auxiliary") and report.txt
+ * agent/agap.c), and their place in report.json ("auxiliary") and report.txt
  * (a bounded section per node).  The verdict never waits for them: output
  * that comes after it is added to the report while the collector runs; what
  * never came is "missing" in the final report. */

@@ -1,4 +1,4 @@
-/* ap.h - the agent's auxiliary processes (APs, seed 003): when the
+/* agap.h - the agent's auxiliary processes (APs, seed 003): when the
  * collector declares a suspicious event it sends APREQ; the agent runs the
  * site's commands (shared/apconf.h) in a runner child process, one after
  * the other, each bounded in time and output (shared/runcmd.h), as the job

@@ -1,5 +1,5 @@
-/* ap.c - the collector's side of the auxiliary processes (ap.h). */
-#include "ap.h"
+/* colap.c - the collector's side of the auxiliary processes (colap.h). */
+#include "colap.h"
 
 #include <stdlib.h>
 #include <string.h>
