@@ -140,18 +140,19 @@ static int crash_where(const struct col_state *s, int r, char *buf, size_t len)
 	return 1;
 }
 
-/* The source line of a heartbeat's call site ("x.c:15", read from the
- * program's debug info) into buf.  Return 1 if known. */
-static int site_line(const char *site, char *buf, size_t len)
+/* The source line of a heartbeat's call site, " (x.c:15)" (read from the
+ * program's debug info), into buf; "" if not known.  Return buf. */
+static const char *site_text(const char *site, char *buf, size_t len)
 {
 	char obj[MW_SLOT_SITE_MAX + 1], fn[128], file[256];
 	unsigned long long off;
 	int line;
-	if (!site || mw_slot_site_parse(site, obj, sizeof obj, &off) < 0 ||
-	    dl_sym_lookup(obj, off, 0, fn, sizeof fn, file, sizeof file, &line) != 1)
-		return 0;
-	snprintf(buf, len, "%s:%d", file, line);
-	return 1;
+	if (len)
+		buf[0] = 0;
+	if (site && mw_slot_site_parse(site, obj, sizeof obj, &off) == 0 &&
+	    dl_sym_lookup(obj, off, 0, fn, sizeof fn, file, sizeof file, &line) == 1)
+		snprintf(buf, len, " (%s:%d)", file, line);
+	return buf;
 }
 
 /* A cause whose ranks ended inside an MPI call, some with the MPI library's
@@ -177,10 +178,7 @@ static int mpi_error_line(const struct col_state *s, const struct col_cause *c, 
 	if (ne) {
 		char how[96] = "", where[300] = "", peer[40] = "";
 		const struct col_rank *y = &s->ranks[e[0]];
-		if (site_line(y->site, where + 2, sizeof where - 3)) {
-			memcpy(where, " (", 2);
-			strcat(where, ")");
-		}
+		site_text(y->site, where, sizeof where);
 		if (y->peer_world >= 0 && (!strcmp(y->kind, "recv") || !strcmp(y->kind, "send")))
 			snprintf(peer, sizeof peer, " %s rank %d", !strcmp(y->kind, "recv") ? "from" : "to",
 				 y->peer_world);
@@ -209,9 +207,9 @@ static int overdue_line(const struct col_state *s, struct col_answer *a, const c
 	int *o = malloc((s->size ? s->size : 1) * sizeof *o), *w = malloc((s->size ? s->size : 1) * sizeof *w);
 	size_t no = 0, nw = 0;
 	double longest = 0;
-	char ork[220], wrk[220], wh[240] = "", ln[200];
+	char ork[220], wrk[220], wh[240] = "", ln[300];
 	for (size_t i = 0; o && w && i < s->size && i < r->size; i++) {
-		if (r->rank_cause[i] == 'B' && s->ranks[i].overdue) {
+		if (col_overdue(s->ranks, r, i)) {
 			o[no++] = (int)i;
 			if (s->ranks[i].computed_s > longest)
 				longest = s->ranks[i].computed_s;
@@ -222,11 +220,8 @@ static int overdue_line(const struct col_state *s, struct col_answer *a, const c
 	if (no) {
 		if (nw && !where_of(s, w[0], wh, sizeof wh)) {
 			const struct col_rank *y = &s->ranks[w[0]];
-			snprintf(wh, sizeof wh, "%s", y->call[0] ? y->call : "MPI");
-			if (site_line(y->site, ln, sizeof ln)) {
-				size_t u = strlen(wh);
-				snprintf(wh + u, sizeof wh - u, " (%s)", ln);
-			}
+			snprintf(wh, sizeof wh, "%s%s", y->call[0] ? y->call : "MPI",
+				 site_text(y->site, ln, sizeof ln));
 		}
 		ranks_text(o, no, ork, sizeof ork);
 		if (nw)

@@ -89,8 +89,8 @@ static int confirm(struct collector *c)
 				snprintf(buf, sizeof buf, "rank %zu ended before MPI_Finalize", i);
 				why = buf;
 			}
-	for (size_t i = 0; !why && i < s->size && i < s->res.size; i++)
-		if (s->res.rank_cause[i] == 'B' && s->ranks[i].overdue) {
+	for (size_t i = 0; !why && i < s->size; i++)
+		if (col_overdue(s->ranks, &s->res, i)) {
 			snprintf(buf, sizeof buf, "rank %zu computed outside MPI for %.0f s, past the hang limit", i,
 				 s->ranks[i].computed_s);
 			why = buf;
@@ -224,8 +224,8 @@ static double mark_overdue(struct collector *c)
 /* Whether a rank is cause B for computing past the hang limit. */
 static int has_overdue(const struct col_state *s, const struct col_result *res)
 {
-	for (size_t i = 0; i < s->size && i < res->size; i++)
-		if (res->rank_cause[i] == 'B' && s->ranks[i].overdue)
+	for (size_t i = 0; i < s->size; i++)
+		if (col_overdue(s->ranks, res, i))
 			return 1;
 	return 0;
 }

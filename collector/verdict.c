@@ -671,6 +671,11 @@ int col_others_run(const struct col_rank *ranks, size_t size, const int *skip, s
 	return 0;
 }
 
+int col_overdue(const struct col_rank *ranks, const struct col_result *res, size_t i)
+{
+	return i < res->size && res->rank_cause[i] == 'B' && ranks[i].overdue;
+}
+
 int col_killed_from_outside(const struct col_rank *x)
 {
 	return !x->lib_error && (x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED) &&

@@ -174,6 +174,11 @@ int col_killed_from_outside(const struct col_rank *x);
  * is said to wait "while its peers still run" only when one does. */
 int col_others_run(const struct col_rank *ranks, size_t size, const int *skip, size_t n);
 
+/* Whether rank i of res is cause B for computing outside MPI past the hang
+ * limit while stuck ranks wait for it (ranks[i].overdue, issue 35 item 2):
+ * the one test the confirmation, the evaluation and the answer share. */
+int col_overdue(const struct col_rank *ranks, const struct col_result *res, size_t i);
+
 /* Return 1 if a rank in this heartbeat state counts towards the threshold
  * (stuck in MPI, exited, vanished), 0 if not (computing, resumed...). */
 int col_state_suspicious(int state);
