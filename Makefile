@@ -38,7 +38,9 @@ LDFLAGS   += $(SANITIZE)
 JSON_CFLAGS := $(shell pkg-config --cflags json-c 2>/dev/null)
 JSON_LIBS   := $(shell pkg-config --libs json-c 2>/dev/null)
 CURL_LIBS   := $(shell pkg-config --libs libcurl 2>/dev/null)
-MUNGE_LIBS  := $(shell pkg-config --libs munge 2>/dev/null || echo -lmunge)
+# The link's authentication (shared/auth.c): MUNGE, and nettle's HMAC-SHA256 for the
+# one-machine token proofs (shared/hmac.c).
+MUNGE_LIBS  := $(shell pkg-config --libs munge 2>/dev/null || echo -lmunge) $(shell pkg-config --libs nettle 2>/dev/null || echo -lnettle)
 DW_LIBS     := $(shell pkg-config --libs libdw 2>/dev/null || echo -ldw -lelf)
 CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
 CHECK_LIBS  := $(shell pkg-config --libs check 2>/dev/null)

@@ -388,6 +388,18 @@ START_TEST(test_handshake)
 	for (int i = 0; i < MW_SHA256_LEN; i++)
 		snprintf(hex + 2 * i, 3, "%02x", mac[i]);
 	ck_assert_str_eq(hex, want);
+	/* RFC 4231 test case 6: a key longer than the block (131 x 0xaa) is hashed first */
+	{
+		uint8_t key[131];
+		static const char want6[] =
+			"60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54";
+		memset(key, 0xaa, sizeof key);
+		mw_hmac_sha256(key, sizeof key, "Test Using Larger Than Block-Size Key - Hash Key First",
+			       54, mac);
+		for (int i = 0; i < MW_SHA256_LEN; i++)
+			snprintf(hex + 2 * i, 3, "%02x", mac[i]);
+		ck_assert_str_eq(hex, want6);
+	}
 
 	/* both payloads name the job, the endpoint and the nonces */
 	ck_assert_int_eq(mw_hb_proof_payload("42", "10.0.0.1:7300", "aa", "bb", pl, sizeof pl), 0);
