@@ -314,7 +314,7 @@ void col_links_authq_finished(struct collector *c)
 		}
 		cl = &c->c[k];
 		if (j->kind == COL_AQ_PROVE && cl->au == AU_PROVING) {
-			struct mw_hb_msg ch = {0};
+			struct mw_hb_msg ch;
 			if (j->rc < 0) {
 				mw_log_limited(&peer_rl, LOG_ERR, "cannot prove this collector to %s: %s",
 					       mw_link_peer(cl->l), j->err);
@@ -322,10 +322,7 @@ void col_links_authq_finished(struct collector *c)
 				col_links_close(c, k, "no proof");
 				continue;
 			}
-			ch.type = MW_HB_CHALLENGE;
-			memcpy(ch.u.challenge.nonce, cl->nonce, sizeof ch.u.challenge.nonce);
-			snprintf(ch.u.challenge.job, sizeof ch.u.challenge.job, "%s", c->s.job);
-			memcpy(ch.u.challenge.cred, j->cred, sizeof ch.u.challenge.cred);
+			mw_hb_challenge_make(&ch, cl->nonce, c->s.job, j->cred);
 			cl->au = AU_HELLO;
 			mw_link_send(cl->l, &ch);
 		} else if (j->kind == COL_AQ_CHECK && cl->au == AU_CHECKING && cl->hello_wait) {

@@ -127,6 +127,15 @@ int mw_hb_proof_payload(const char *job, const char *endpoint, const char *agent
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
+void mw_hb_challenge_make(struct mw_hb_msg *m, const char *nonce, const char *job, const char *cred)
+{
+	memset(m, 0, sizeof *m);
+	m->type = MW_HB_CHALLENGE;
+	snprintf(m->u.challenge.nonce, sizeof m->u.challenge.nonce, "%s", nonce);
+	snprintf(m->u.challenge.job, sizeof m->u.challenge.job, "%s", job);
+	snprintf(m->u.challenge.cred, sizeof m->u.challenge.cred, "%s", cred);
+}
+
 const char *mw_hb_type_name(int type)
 {
 	const struct mw_hb_layout *l = mw_hb_layout(type);

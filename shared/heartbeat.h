@@ -324,6 +324,12 @@ int mw_hb_auth_payload(const char *job, const char *node, const char *endpoint, 
 int mw_hb_proof_payload(const char *job, const char *endpoint, const char *agent_nonce,
 			const char *nonce, char *buf, size_t len);
 
+/* m becomes the CHALLENGE a collector (or a CP) answers a VERIFY with: its
+ * own nonce, its job and its proof (cred, made over mw_hb_proof_payload()).
+ * Strings too long for their fields are cut (the decoder then refuses the
+ * frame); never fails. */
+void mw_hb_challenge_make(struct mw_hb_msg *m, const char *nonce, const char *job, const char *cred);
+
 /* Static names: "hello", ...; "in_mpi", ...; "bad magic", ... ("?" if unknown). */
 const char *mw_hb_type_name(int type);
 const char *mw_hb_state_name(int state);

@@ -51,16 +51,13 @@ int mwt_cph_verify(struct mwt_cp *cp, struct child *ch, const struct mw_hb_verif
  * Return 0, or -1 (close it). */
 static int verify_end(struct mwt_cp *cp, struct child *ch, const struct cp_work *x)
 {
-	struct mw_hb_msg m = {0};
+	struct mw_hb_msg m;
 	if (x->bad) {
 		mw_log_limited(&mwt_cp_rl, LOG_WARNING, "tree: cannot prove this CP to %s: %s", mw_link_peer(ch->l),
 			       x->why);
 		return -1;
 	}
-	m.type = MW_HB_CHALLENGE;
-	memcpy(m.u.challenge.cred, x->cred, sizeof m.u.challenge.cred);
-	memcpy(m.u.challenge.nonce, ch->nonce, sizeof m.u.challenge.nonce);
-	snprintf(m.u.challenge.job, sizeof m.u.challenge.job, "%s", cp->job);
+	mw_hb_challenge_make(&m, ch->nonce, cp->job, x->cred);
 	ch->verified = 1;
 	return mw_link_send(ch->l, &m) < 0 ? -1 : 0;
 }
