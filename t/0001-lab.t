@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/lab.sh"
 
-plan 13
+plan 15
 lab_require 3
 
 n=$MW_LAB_N
@@ -34,5 +34,11 @@ is "$(lab_exec n1 getent hosts n2 | awk '{print $1}')" "$MW_LAB_ADDR_n2" "n1 res
 is "$(lab_exec n3 ip -o -4 addr show dev eth0 | awk '{print $4}')" "$MW_LAB_ADDR_n3/24" \
     "n3 has its own network namespace with its lab address"
 like "$(lab_exec n3 timeout 30 scontrol ping 2>&1)" "is UP" "scontrol ping from inside n3 reaches slurmctld"
+
+# lab_tmpdir is called as d=$(lab_tmpdir USER): a subshell.  The folder it made
+# must still be removed when the test that asked for it ends.
+d=$(bash -c '. "$1/lib/tap.sh"; . "$1/lib/lab.sh"; d=$(lab_tmpdir mwuser1); echo "$d"; exec >/dev/null 2>&1' _ "$(cd "$(dirname "$0")" && pwd)" | head -n1)
+case $d in "$MW_LAB_DIR"/work/mwuser1/t.*) ok 0 "lab_tmpdir made a folder under the lab's work dir";; *) ok 1 "lab_tmpdir made a folder under the lab's work dir (got '$d')";; esac
+nok_cmd "a folder lab_tmpdir made inside \$(...) is removed when its test ends" test -e "$d"
 
 done_testing
