@@ -123,14 +123,18 @@ lab_wait_idle() { wait_for "${1:-120}" lab_all_idle "${2:-}"; }
 
 # lab_tmpdir USER: print a fresh directory owned by USER under
 # $MW_LAB_DIR/work/USER (visible on every node); removed by the test's exit
-# (tap_cleanup) unless MW_LAB_KEEP=1.
+# unless MW_LAB_KEEP=1.  It is called as d=$(lab_tmpdir ...), a subshell whose
+# own tap_cleanup would be lost, so the folders carry the test's PID ($$ is
+# the test script's in every subshell) and one cleanup, registered here when
+# the test sources this file, removes them all.
 lab_tmpdir() {
     local user=${1:-mwuser1} d
-    d=$(mktemp -d "$MW_LAB_DIR/work/$user/t.XXXXXX") || return 1
+    d=$(mktemp -d "$MW_LAB_DIR/work/$user/t.$$.XXXXXX") || return 1
     chown "$user:$(id -gn "$user")" "$d" && chmod 0755 "$d"
-    [ "${MW_LAB_KEEP:-0}" = 1 ] || tap_cleanup "rm -rf '$d'"
     echo "$d"
 }
+[ "${MW_LAB_KEEP:-0}" = 1 ] || ! declare -F tap_cleanup >/dev/null ||
+    tap_cleanup "rm -rf '$MW_LAB_DIR'/work/*/t.$$.*"
 
 # lab_as USER CMD [ARGS...]: run CMD in the root namespace as USER, with
 # the lab environment (SLURM_CONF...), e.g. lab_as mwuser1 srun -N2 hostname.
