@@ -187,8 +187,10 @@ integration: build-all
 # reports show the tree used: agents that reached the collector through a CP.
 # (t/0408 runs its collector by hand, without the plugin: not here.)
 TREE_TESTS ?= $(filter-out t/0408-%,$(wildcard t/04[0-1][0-9]-*.t))
+# (MW_LAB_KEEP=1: the tests' folders, with each job's report.json, stay until
+# the lab stops, for t/tree-pass.t to read.)
 integration-tree: build-all
-	MW_LAB_PLUGIN_ARGS="tree_threshold=1 tree_fanout=2" t/run-integration $(TREE_TESTS) t/tree-pass.t
+	MW_LAB_KEEP=1 MW_LAB_PLUGIN_ARGS="tree_threshold=1 tree_fanout=2" t/run-integration $(TREE_TESTS) t/tree-pass.t
 
 # make test builds on every core (CI has 2) and fuzzes each target 6 s: the
 # whole run must stay under 30 minutes there (doc/benchmarks.md, "CI").
