@@ -239,20 +239,27 @@ static const struct {
 	 "squeue|--json|--states=all|-j|5|\nscontrol|requeuehold|5|\nscontrol|update|JobId=5|ExcNodeList=n[3,7-8]|\n"},
 };
 
+/* Case i's fakes: the job, and the command that refuses. */
+static void act_setup(int i)
+{
+	char rc[64];
+	put("out.squeue", JOB("5", "RUNNING", "n3"));
+	if (act_cases[i].fail) {
+		snprintf(rc, sizeof(rc), "rc.%s", act_cases[i].fail);
+		put(rc, "1");
+		snprintf(rc, sizeof(rc), "out.%s", act_cases[i].fail);
+		put(rc, "denied\nmore\n");
+	}
+}
+
 START_TEST(test_actions)
 {
 	struct mw_slurm s = {scontrol, 5};
 	const char *const dead[] = {"n8", "n7"};
-	char msg[512] = "", rc[64];
+	char msg[512] = "";
 	int rv = -2;
 
-	put("out.squeue", JOB("5", "RUNNING", "n3"));
-	if (act_cases[_i].fail) {
-		snprintf(rc, sizeof(rc), "rc.%s", act_cases[_i].fail);
-		put(rc, "1");
-		snprintf(rc, sizeof(rc), "out.%s", act_cases[_i].fail);
-		put(rc, "denied\nmore\n");
-	}
+	act_setup(_i);
 	switch (act_cases[_i].call) {
 	case DRAIN: rv = mw_slurm_drain(&s, "n2", "mpiwatch: job 5: x y", msg, sizeof(msg)); break;
 	case RESUME: rv = mw_slurm_resume(&s, "n2", msg, sizeof(msg)); break;
@@ -283,7 +290,7 @@ START_TEST(test_uvactions)
 	struct mw_slurm s = {scontrol, 5};
 	const char *const dead[] = {"n8", "n7"};
 	struct mw_slurm_plan p;
-	char rc[64], err[256];
+	char err[256];
 	uv_loop_t loop;
 	int k;
 
@@ -295,13 +302,7 @@ START_TEST(test_uvactions)
 	default: ck_abort_msg("%s: not a plan", act_cases[_i].what); return;
 	}
 	ck_assert_int_eq(k, 0);
-	put("out.squeue", JOB("5", "RUNNING", "n3"));
-	if (act_cases[_i].fail) {
-		snprintf(rc, sizeof(rc), "rc.%s", act_cases[_i].fail);
-		put(rc, "1");
-		snprintf(rc, sizeof(rc), "out.%s", act_cases[_i].fail);
-		put(rc, "denied\nmore\n");
-	}
+	act_setup(_i);
 	ck_assert_int_eq(uv_loop_init(&loop), 0);
 	uv_rc = -99;
 	ck_assert_ptr_nonnull(mw_uvslurm_plan(&loop, &s, &p, uv_plan_done, NULL, err, sizeof(err)));
