@@ -172,8 +172,13 @@ static void watch_links(struct col_loop *L)
 	for (size_t k = 0; k < c->nc; k++) {
 		struct col_client *x = &c->c[k];
 		struct col_watch *w = x->watch;
-		int want = (x->closing || x->au == AU_PROVING || x->au == AU_CHECKING ? 0 : UV_READABLE) |
-			   (mw_link_pending(x->l) ? UV_WRITABLE : 0) | UV_DISCONNECT;
+		/* Nor read, nor its hang-up taken, while the evaluation waits for
+		 * the job's output (col_reports_job_output_ready): it classifies
+		 * the ranks as they were when it began, as when that read blocked
+		 * the loop. */
+		int frozen = c->joblog_busy;
+		int want = (x->closing || x->au == AU_PROVING || x->au == AU_CHECKING || frozen ? 0 : UV_READABLE) |
+			   (mw_link_pending(x->l) ? UV_WRITABLE : 0) | (frozen ? 0 : UV_DISCONNECT);
 		if (!w) {
 			w = calloc(1, sizeof *w);
 			if (!w || uv_poll_init_socket(&L->loop, &w->h, mw_link_fd(x->l)) < 0) {
