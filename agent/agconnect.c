@@ -17,6 +17,7 @@
 #include "fsutil.h"
 #include "log.h"
 #include "slurm.h"
+#include "uvslurm.h"
 
 /* Failed connection rounds before a link error is told (log + report). */
 #define AG_LINK_ERROR_TRIES 3
@@ -52,30 +53,54 @@ static void link_error(struct agent *a, const char *fmt, ...)
 	}
 }
 
-/* The collector's host name does not resolve here: Slurm's NodeAddr for
- * it, once, if it differs (a NodeName that is not a host name). */
-static void try_node_addr(struct agent *a)
+/* Slurm's answer about the collector's host (rc 0: *sn, else err): the
+ * link error, and Slurm's NodeAddr as the target when it differs. */
+static void addr_told(struct agent *a, int rc, const struct mw_slurm_node *sn, const char *err)
 {
-	struct mw_slurm_node sn;
-	char err[256];
-	if (a->addr_tried)
-		return;
-	a->addr_tried = 1;
-	if (mw_slurm_node(NULL, a->o->host, &sn, err, sizeof err) < 0) {
+	if (rc < 0) {
 		link_error(a, "the collector's host %s does not resolve on node %s, and Slurm gives no "
 			      "address for it (%s): check /etc/hosts or DNS (short name vs FQDN vs NodeAddr)",
 			   a->o->host, a->o->node, err);
 		return;
 	}
-	if (!sn.addr[0] || !strcmp(sn.addr, a->o->host)) {
+	if (!sn->addr[0] || !strcmp(sn->addr, a->o->host)) {
 		link_error(a, "the collector's host %s does not resolve on node %s, and Slurm's NodeAddr "
 			      "for it is the same name: check /etc/hosts or DNS (short name vs FQDN)",
 			   a->o->host, a->o->node);
 		return;
 	}
 	link_error(a, "the collector's host %s does not resolve on node %s (short name vs FQDN vs "
-		      "NodeAddr): using Slurm's NodeAddr %s", a->o->host, a->o->node, sn.addr);
-	snprintf(a->target, sizeof a->target, "%s", sn.addr);
+		      "NodeAddr): using Slurm's NodeAddr %s", a->o->host, a->o->node, sn->addr);
+	snprintf(a->target, sizeof a->target, "%s", sn->addr);
+}
+
+/* sinfo's answer (on the loop): told, then the connection try again at
+ * once, with Slurm's NodeAddr if it gave one. */
+static void addr_answer(void *arg, long rc, const char *err)
+{
+	struct agent *a = arg;
+	a->addrcall = NULL;
+	if (a->closing || a->stop)
+		return;
+	addr_told(a, (int)rc, &a->addr_node, err);
+	if (!a->link)
+		ag_connect_try(a);
+}
+
+/* The collector's host name does not resolve here: Slurm's NodeAddr for
+ * it, once, if it differs (a NodeName that is not a host name), asked
+ * through uvslurm.h (sinfo never blocks the loop).  Return 1 if asked
+ * (the try goes on in addr_answer), 0 if sinfo could not be started
+ * (told). */
+static int ask_node_addr(struct agent *a)
+{
+	char err[256];
+	a->addr_tried = 1;
+	a->addrcall = mw_uvslurm_node(a->loop, NULL, a->o->host, &a->addr_node, addr_answer, a, err, sizeof err);
+	if (a->addrcall)
+		return 1;
+	addr_told(a, -1, NULL, err);
+	return 0;
 }
 
 /* How a handshake failed (handshake's *stage). */
@@ -222,11 +247,9 @@ void ag_connect_try(struct agent *a)
 		uint16_t port = (uint16_t)(o->port + i);
 		struct mw_link *l = handshake(a, a->target, port, o->connect_timeout_s, &stage, why, sizeof why);
 		if (!l && stage == HS_CONNECT && errno == ENOENT && !a->addr_tried) {
-			try_node_addr(a);
-			if (strcmp(a->target, o->host))
-				l = handshake(a, a->target, port, o->connect_timeout_s, &stage, why, sizeof why);
-			else
-				errno = ENOENT;
+			if (ask_node_addr(a))
+				return; /* tried again with Slurm's answer (addr_answer) */
+			errno = ENOENT;
 		}
 		if (l) {
 			if (a->last_error[0]) {

@@ -336,7 +336,7 @@ static void on_link(uv_poll_t *h, int status, int events)
 static void on_connect(uv_timer_t *t)
 {
 	struct agent *a = t->data;
-	if (!a->link && !a->stop)
+	if (!a->link && !a->stop && !a->addrcall)
 		ag_connect_try(a);
 }
 
@@ -447,7 +447,7 @@ static void on_prepare(uv_prepare_t *p)
 		if (ev != a->lpoll_ev) /* each uv_poll_start is a stop and an epoll_ctl */
 			uv_poll_start(a->lpoll, ev, on_link);
 		a->lpoll_ev = ev;
-	} else if (!uv_is_active((uv_handle_t *)&a->t_connect))
+	} else if (!a->addrcall && !uv_is_active((uv_handle_t *)&a->t_connect)) /* not while sinfo runs */
 		arm_at(a, &a->t_connect, on_connect, a->next_connect);
 }
 
@@ -560,6 +560,8 @@ int ag_run(const struct ag_opts *o)
 		uv_close((uv_handle_t *)a.appoll, free_handle);
 	if (a.jobcall)
 		mw_uvslurm_kill(a.jobcall); /* its answer comes on the loop */
+	if (a.addrcall)
+		mw_uvslurm_kill(a.addrcall); /* likewise */
 	for (int i = 0; i < 3; i++)
 		uv_close((uv_handle_t *)&a.sig[i], NULL);
 	uv_close((uv_handle_t *)&a.t_look, NULL);

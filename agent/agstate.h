@@ -14,6 +14,7 @@
 #include "mw_link.h"
 #include "stall.h"
 #include "mw_slot.h"
+#include "slurm.h"
 
 struct ag_ap;
 struct ag_tree;
@@ -62,6 +63,8 @@ struct agent {
 	char target[256];      /* where the collector is tried: --collector's host, or Slurm's
 				* NodeAddr for it when that name does not resolve here */
 	int addr_tried;        /* Slurm was asked for that NodeAddr */
+	struct mw_uvslurm *addrcall;   /* that sinfo under way (NULL: none) */
+	struct mw_slurm_node addr_node; /* its answer */
 	char last_error[400];  /* the last link error told (told again only when it changes) */
 	/* The loop (agent.c) and what it owns: */
 	uv_loop_t *loop;

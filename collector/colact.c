@@ -14,6 +14,8 @@
 #include "log.h"
 #include "restd.h"
 #include "slurm.h"
+#include "slurmplan.h"
+#include "uvslurm.h"
 
 /* An action on Slurm that failed while Slurm did not answer (slurmctld
  * down or restarting): retried with backoff, so the drain, the comment and
@@ -24,9 +26,13 @@
 
 static const char *const act_names[] = {"drain", "comment", "cancel", "requeue"};
 
-/* One action's try, its inputs copied on the loop (act_prepare), run by
- * act_run (a thread of libuv's pool on the loop; in line without one), its
- * result read back on the loop (act_finish). */
+/* One action's try, its inputs copied on the loop (act_prepare).  On the
+ * loop (act_start): Slurm's commands through uvslurm.h (uv_spawn: the job's
+ * comment read by squeue, posted by scontrol, scancel, the requeue's
+ * scontrol commands, then "does Slurm answer?"), the drain request and a
+ * comment through slurmrestd (a socket, HTTP) on libuv's pool (act_run);
+ * its result read back on the loop (act_finish).  In line without a loop:
+ * act_run and act_answers. */
 struct act_job {
 	uv_work_t w;
 	struct collector *c;
@@ -41,6 +47,7 @@ struct act_job {
 	char text[1000];     /* step 1: the comment */
 	int ok, answers;     /* done; Slurm answers (asked after a failure) */
 	char msg[512];
+	struct mw_slurm_plan plan; /* a cancel, a requeue, a comment by scontrol */
 };
 
 /* The drain request's event for node (JSON, malloc'd), or NULL. */
@@ -139,6 +146,11 @@ static void act_run(struct act_job *a)
 		break;
 	}
 	}
+}
+
+/* After a failure in line: does Slurm answer (a retry then)? */
+static void act_answers(struct act_job *a)
+{
 	if (!a->ok && !a->got_job && a->x.tries < COL_RETRY_MAX)
 		a->answers = mw_slurm_job_active(NULL, a->job) >= 0;
 }
@@ -195,6 +207,7 @@ int col_act_real(void *arg, struct collector *c, enum col_act_kind kind, int nod
 		act_compose(a);
 		act_run(a);
 	}
+	act_answers(a);
 	ok = a->ok;
 	snprintf(msg, len, "%s", a->msg);
 	if (ok && kind == COL_DO_DRAIN)
@@ -218,22 +231,12 @@ static int do_action(struct collector *c, enum col_act_kind kind, int node)
 }
 
 static void kick(struct collector *c);
+static void act_start(struct act_job *a);
 
-static void act_work(uv_work_t *w)
+/* The try is over, on the loop: recorded, the next action started. */
+static void act_end(struct act_job *a)
 {
-	act_run(w->data);
-}
-
-static void act_done(uv_work_t *w, int status)
-{
-	struct act_job *a = w->data;
 	struct collector *c = a->c;
-	if (status == 0 && a->got_job) {
-		act_compose(a);
-		if (uv_queue_work(c->loop, &a->w, act_work, act_done) == 0)
-			return;
-		snprintf(a->msg, sizeof a->msg, "cannot post the comment: no worker");
-	}
 	act_finish(a);
 	act_free(a);
 	c->act_busy = 0;
@@ -244,7 +247,111 @@ static void act_done(uv_work_t *w, int status)
 		col_reports_write(c);
 }
 
-/* Start the next queued action on the pool, one at a time and in order
+static void answers_told(void *arg, long rc, const char *err)
+{
+	struct act_job *a = arg;
+	(void)err;
+	a->answers = rc >= 0;
+	act_end(a);
+}
+
+/* The try's result is in a: after a failure, Slurm is asked whether it
+ * answers (squeue, on the loop), then the try ends. */
+static void act_check(struct act_job *a)
+{
+	char err[300];
+	if (!a->ok && !a->got_job && a->x.tries < COL_RETRY_MAX &&
+	    mw_uvslurm_job_active(a->c->loop, NULL, a->job, answers_told, a, err, sizeof err))
+		return;
+	act_end(a);
+}
+
+static void act_work(uv_work_t *w)
+{
+	act_run(w->data);
+}
+
+static void act_done(uv_work_t *w, int status)
+{
+	(void)status;
+	act_check(w->data);
+}
+
+/* A plan's end (a cancel, a requeue, a comment by scontrol). */
+static void plan_told(void *arg, long rc, const char *msg)
+{
+	struct act_job *a = arg;
+	a->ok = rc == 0;
+	if (a->ok && a->x.kind == COL_DO_COMMENT)
+		col_comment_by_scontrol("", a->msg, sizeof a->msg);
+	else
+		snprintf(a->msg, sizeof a->msg, "%s", msg);
+	mw_slurm_plan_free(&a->plan);
+	act_check(a);
+}
+
+/* The job's own comment read (step 0 of a comment), on the loop. */
+static void job_told(void *arg, long rc, const char *err)
+{
+	struct act_job *a = arg;
+	if (rc < 0) {
+		/* Without the user's comment ours would replace it: not now. */
+		snprintf(a->msg, sizeof a->msg, "cannot read the job's own comment to append to it: %.400s", err);
+		act_check(a);
+		return;
+	}
+	a->got_job = 1;
+	act_compose(a);
+	act_start(a);
+}
+
+/* Start a's try on the loop; its end comes to act_check. */
+static void act_start(struct act_job *a)
+{
+	struct collector *c = a->c;
+	const char *dn[64];
+	char err[512] = "";
+	int plan = -1;
+
+	switch (a->x.kind) {
+	case COL_DO_DRAIN:
+		break;
+	case COL_DO_COMMENT:
+		if (a->step == 0) {
+			if (!mw_uvslurm_job(c->loop, NULL, a->job, &a->j, job_told, a, err, sizeof err))
+				job_told(a, -1, err);
+			return;
+		}
+		if (!a->restd[0])
+			plan = mw_slurm_plan_init(&a->plan, MW_PLAN_COMMENT, a->job, a->text, NULL, 0);
+		break;
+	case COL_DO_CANCEL:
+		plan = mw_slurm_plan_init(&a->plan, MW_PLAN_CANCEL, a->job, NULL, NULL, 0);
+		break;
+	case COL_DO_REQUEUE:
+		for (size_t i = 0; i < a->ndead; i++)
+			dn[i] = a->dead[i];
+		plan = mw_slurm_plan_init(&a->plan, MW_PLAN_REQUEUE, a->job, NULL, dn, a->ndead);
+		break;
+	}
+	if (plan == 0) {
+		if (mw_uvslurm_plan(c->loop, NULL, &a->plan, plan_told, a, err, sizeof err))
+			return;
+		mw_slurm_plan_free(&a->plan);
+		snprintf(a->msg, sizeof a->msg, "%s", err);
+	} else if (plan < 0 && (a->x.kind == COL_DO_DRAIN || a->x.kind == COL_DO_COMMENT)) {
+		/* the drain request (nodehealthd's socket), a comment through
+		 * slurmrestd (HTTP): on the pool */
+		if (uv_queue_work(c->loop, &a->w, act_work, act_done) == 0)
+			return;
+		snprintf(a->msg, sizeof a->msg, "cannot start it: no worker");
+	} else {
+		snprintf(a->msg, sizeof a->msg, "%s", strerror(ENOMEM));
+	}
+	act_check(a);
+}
+
+/* Start the next queued action on the loop, one at a time and in order
  * (the drains, the comment, then the cancel or requeue). */
 static void kick(struct collector *c)
 {
@@ -254,12 +361,11 @@ static void kick(struct collector *c)
 		memmove(c->todo, c->todo + 1, (c->ntodo - 1) * sizeof *c->todo);
 		c->ntodo--;
 		a = act_prepare(c, &x);
-		if (a && uv_queue_work(c->loop, &a->w, act_work, act_done) == 0) {
+		if (a) {
 			c->act_busy = 1;
+			act_start(a); /* may end at once (act_end: the next one) */
 			return;
 		}
-		if (a)
-			act_free(a);
 		col_state_action(&c->s, act_names[x.kind], x.kind == COL_DO_DRAIN ? c->s.nodes[x.node].name : c->s.job,
 				 0, "cannot start it: out of memory");
 	}

@@ -72,6 +72,8 @@ int col_ctx_init(struct collector *c, struct col_opts *o, const struct col_env *
 
 void col_ctx_free(struct collector *c)
 {
+	free(c->joblog_text);
+	c->joblog_text = NULL;
 	col_probe_free(&c->pr);
 	col_authq_destroy(c->aq);
 	c->aq = NULL;

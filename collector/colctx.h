@@ -16,6 +16,7 @@
 #include "core.h"
 #include "heartbeat.h"
 #include "probe.h"
+#include "slurm.h"
 #include "uvprobe.h"
 
 struct collector;
@@ -135,6 +136,9 @@ struct collector {
 	int final_eval;         /* the last evaluation at shutdown: no waiting for CPs */
 	char joblog[4200];    /* the batch job's output file (joblog.h), "" not known */
 	int joblog_asked;     /* Slurm was asked for it */
+	int joblog_busy;      /* on the loop: squeue or the file's read under way */
+	char *joblog_text;    /* ... the file's tail read on the pool, not yet applied */
+	struct mw_slurm_job joblog_j; /* squeue's answer (on the loop) */
 	struct col_own_probe pr; /* our probe round, when one is under way */
 	struct col_authq *aq; /* MUNGE work off the loop */
 	uint64_t next_id;

@@ -240,6 +240,8 @@ void col_eval_run(struct collector *c)
 		return; /* the CPs probe: back here when their summaries are in */
 	if (!col_probe_own_ready(c))
 		return; /* our own round: back here when it is over */
+	if (!col_reports_job_output_ready(c))
+		return; /* the job's output asked and read off the loop: back here then */
 	c->eval_gen = c->gen;
 	s->st.evaluations++;
 	col_reports_read_mpi_errors(c);

@@ -21,6 +21,7 @@
 #include "log.h"
 #include "mw_link.h"
 #include "slurm.h"
+#include "uvslurm.h"
 
 static struct mw_ratelimit report_rl = MW_RATELIMIT_INIT(0.1, 2);
 
@@ -366,46 +367,138 @@ void col_reports_read_mpi_errors(struct collector *c)
  * the batch job's output file (joblog.h), read when a rank ended and has no
  * stack yet; the MPI library's own error line for a rank it ended too.  Not under "mpiwatch run" (it reads the launcher's output
  * itself: OUTDIR/mpi-errors.txt exists) nor without Slurm (--job-check 0). */
-void col_reports_read_job_output(struct collector *c)
+static int job_output_needed(struct collector *c)
 {
 	struct col_state *s = &c->s;
 	char path[4200], have[8];
-	int need = 0, n, nerr = 0;
+	int need = 0;
 	if (c->o->job_check_s <= 0)
-		return;
+		return 0;
 	if (c->o->dir[0]) {
 		snprintf(path, sizeof path, "%s/mpi-errors.txt", c->o->dir);
 		if (access(path, F_OK) == 0)
-			return;
+			return 0;
 	}
 	for (size_t i = 0; i < s->size && !need; i++)
 		need = (s->ranks[i].state == MW_HB_S_EXITED || s->ranks[i].state == MW_HB_S_VANISHED) &&
 		       !col_rank_line(s->crash_stacks, (int)i, have, sizeof have);
-	if (!need)
+	return need;
+}
+
+/* Slurm's answer about the job (rc 0: j): the output file's path into
+ * c->joblog, or a note saying why there is none. */
+static void joblog_path_told(struct collector *c, const struct mw_slurm_job *j, int rc, const char *err)
+{
+	struct col_state *s = &c->s;
+	if (rc < 0)
+		col_state_event(s, "note", "where crashed ranks died: cannot ask Slurm for the job's "
+					   "output file: %.300s", err);
+	else if (col_joblog_path(j, s->job, c->joblog, sizeof c->joblog) < 0)
+		col_state_event(s, "note", "where crashed ranks died: %s",
+				j->batch ? "the job's output file name has a pattern mpiwatch does not expand"
+					 : "not a batch job: its ranks' output goes to srun's terminal, "
+					   "which mpiwatch does not read");
+}
+
+void col_reports_read_job_output(struct collector *c)
+{
+	struct col_state *s = &c->s;
+	int n, nerr = 0;
+	char *text = c->joblog_text;
+	c->joblog_text = NULL;
+	if (!job_output_needed(c)) {
+		free(text);
 		return;
+	}
 	if (!c->joblog_asked) {
 		struct mw_slurm_job j = {0};
 		char err[256];
 		c->joblog_asked = 1;
-		if (mw_slurm_job(NULL, s->job, &j, err, sizeof err) < 0)
-			col_state_event(s, "note", "where crashed ranks died: cannot ask Slurm for the job's "
-						   "output file: %.300s", err);
-		else if (col_joblog_path(&j, s->job, c->joblog, sizeof c->joblog) < 0)
-			col_state_event(s, "note", "where crashed ranks died: %s",
-					j.batch ? "the job's output file name has a pattern mpiwatch does not expand"
-						: "not a batch job: its ranks' output goes to srun's terminal, "
-						  "which mpiwatch does not read");
+		joblog_path_told(c, &j, mw_slurm_job(NULL, s->job, &j, err, sizeof err), err);
 		mw_slurm_job_free(&j);
 	}
-	if (!c->joblog[0])
+	if (!c->joblog[0]) {
+		free(text);
 		return;
-	n = col_joblog_scan(s, c->joblog, &nerr);
+	}
+	if (text && !c->final_eval) /* read on the pool just now (col_reports_job_output_ready) */
+		n = col_joblog_apply(s, text, &nerr);
+	else
+		n = col_joblog_scan(s, c->joblog, &nerr);
+	free(text);
 	if (n > 0)
 		col_state_event(s, "note", "where %d crashed rank(s) died: read from the MPI library's "
 					   "crash report in %.300s", n, c->joblog);
 	if (nerr > 0)
 		col_state_event(s, "note", "the MPI library's own error line for %d rank(s) it ended: read "
 					   "from %.300s", nerr, c->joblog);
+}
+
+/* The job output's read on the loop's pool. */
+struct joblog_read {
+	uv_work_t w;
+	struct collector *c;
+	char path[4200];
+	char *text;
+};
+
+static void joblog_read_work(uv_work_t *w)
+{
+	struct joblog_read *r = w->data;
+	r->text = col_joblog_read(r->path);
+}
+
+static void joblog_read_done(uv_work_t *w, int status)
+{
+	struct joblog_read *r = w->data;
+	struct collector *c = r->c;
+	(void)status;
+	c->joblog_busy = 0;
+	free(c->joblog_text);
+	/* unreadable: nothing to apply, but read (no new try at once) */
+	c->joblog_text = r->text ? r->text : strdup("");
+	free(r);
+	col_eval_schedule(c, 0);
+}
+
+static void joblog_job_told(void *arg, long rc, const char *err)
+{
+	struct collector *c = arg;
+	c->joblog_busy = 0;
+	joblog_path_told(c, &c->joblog_j, (int)rc, err);
+	mw_slurm_job_free(&c->joblog_j);
+	col_eval_schedule(c, 0);
+}
+
+int col_reports_job_output_ready(struct collector *c)
+{
+	struct joblog_read *r;
+	char err[256];
+	if (!c->loop || c->final_eval || !job_output_needed(c))
+		return 1;
+	if (c->joblog_busy)
+		return 0;
+	if (c->joblog_text)
+		return 1; /* read: col_reports_read_job_output applies it */
+	if (!c->joblog_asked) {
+		c->joblog_asked = 1;
+		if (mw_uvslurm_job(c->loop, NULL, c->s.job, &c->joblog_j, joblog_job_told, c, err, sizeof err)) {
+			c->joblog_busy = 1;
+			return 0;
+		}
+		joblog_path_told(c, &c->joblog_j, -1, err);
+	}
+	if (!c->joblog[0] || !(r = calloc(1, sizeof *r)))
+		return 1;
+	r->w.data = r;
+	r->c = c;
+	snprintf(r->path, sizeof r->path, "%s", c->joblog);
+	if (uv_queue_work(c->loop, &r->w, joblog_read_work, joblog_read_done) < 0) {
+		free(r);
+		return 1; /* read in line */
+	}
+	c->joblog_busy = 1;
+	return 0;
 }
 
 /* The agents' link errors (OUTDIR/logs/link-error-NODE.txt, written by an

@@ -37,8 +37,17 @@ void col_reports_read_mpi_errors(struct collector *c);
 /* Under Slurm (job_check_s > 0, no OUTDIR/mpi-errors.txt), when a rank
  * ended without a stack: the batch job's output file (asked of Slurm once)
  * scanned for the MPI library's crash reports and error lines; told in the
- * timeline.  Blocks while Slurm is asked. */
+ * timeline.  Blocks while Slurm is asked and the file read, unless
+ * col_reports_job_output_ready said 1 just before on the loop (then what
+ * it read is applied). */
 void col_reports_read_job_output(struct collector *c);
+
+/* Before an evaluation on the loop: whether col_reports_read_job_output
+ * may run now without blocking.  1 if so (no loop, the final evaluation,
+ * nothing to read, or read); 0 while squeue (uvslurm.h) or the file's read
+ * (the loop's pool) is under way: the evaluation is scheduled again when
+ * it is over (col_eval_schedule). */
+int col_reports_job_output_ready(struct collector *c);
 
 /* The deadlock analysis (analyze/) of the dumps received so far, from
  * memory, into s->analysis and s->dl (and OUTDIR/deadlock.txt).  Nothing

@@ -37,6 +37,7 @@
 #include "mw_link.h"
 #include "ready.h"
 #include "slurm.h"
+#include "uvslurm.h"
 
 /* How long a collector told to stop (the job's epilog) waits for its agents'
  * last heartbeats: the epilogs of all the job's nodes run at once, and a
@@ -115,9 +116,8 @@ struct col_loop {
 	uv_prepare_t prep;         /* before each wait: the links' watches, the wake timer */
 	uv_check_t check;          /* after each wait: what is due */
 	double next_job_check;
-	uv_work_t job_check;       /* is the job still running? asked of Slurm on the pool */
+	struct mw_uvslurm *job_check; /* is the job still running? squeue by uvslurm.h (uv_spawn) */
 	int job_checking;          /* ... under way */
-	int job_active;            /* its answer (mw_slurm_job_active) */
 	int quiet;                 /* the loop is over: late answers are ignored */
 	char job[32];
 	int nhandles;              /* initialised, to close at the end */
@@ -172,8 +172,13 @@ static void watch_links(struct col_loop *L)
 	for (size_t k = 0; k < c->nc; k++) {
 		struct col_client *x = &c->c[k];
 		struct col_watch *w = x->watch;
-		int want = (x->closing || x->au == AU_PROVING || x->au == AU_CHECKING ? 0 : UV_READABLE) |
-			   (mw_link_pending(x->l) ? UV_WRITABLE : 0) | UV_DISCONNECT;
+		/* Nor read, nor its hang-up taken, while the evaluation waits for
+		 * the job's output (col_reports_job_output_ready): it classifies
+		 * the ranks as they were when it began, as when that read blocked
+		 * the loop. */
+		int frozen = c->joblog_busy;
+		int want = (x->closing || x->au == AU_PROVING || x->au == AU_CHECKING || frozen ? 0 : UV_READABLE) |
+			   (mw_link_pending(x->l) ? UV_WRITABLE : 0) | (frozen ? 0 : UV_DISCONNECT);
 		if (!w) {
 			w = calloc(1, sizeof *w);
 			if (!w || uv_poll_init_socket(&L->loop, &w->h, mw_link_fd(x->l)) < 0) {
@@ -217,21 +222,17 @@ static void on_prepare(uv_prepare_t *h)
 	uv_timer_start(&L->wake, on_wake, wake > now ? (uint64_t)((wake - now) * 1000) + 1 : 0, 0);
 }
 
-static void job_check_work(uv_work_t *w)
+static void job_check_done(void *arg, long rc, const char *err)
 {
-	struct col_loop *L = w->data;
-	L->job_active = mw_slurm_job_active(NULL, L->job);
-}
-
-static void job_check_done(uv_work_t *w, int status)
-{
-	struct col_loop *L = w->data;
+	struct col_loop *L = arg;
 	struct collector *c = L->c;
+	(void)err;
 	L->job_checking = 0;
+	L->job_check = NULL;
 	if (L->quiet)
 		return;
 	L->next_job_check = col_now(c) + c->o->job_check_s;
-	if (status == 0 && L->job_active == 0 && !c->stopping_until) {
+	if (rc == 0 && !c->stopping_until) {
 		col_state_event(&c->s, "note", "job %s is over", c->o->job);
 		c->stop = 1;
 		uv_stop(&L->loop);
@@ -264,9 +265,14 @@ static void on_check(uv_check_t *h)
 		c->status_at = now;
 		col_reports_write(c);
 	}
-	if (now >= L->next_job_check && !L->job_checking &&
-	    uv_queue_work(&L->loop, &L->job_check, job_check_work, job_check_done) == 0)
-		L->job_checking = 1; /* squeue may take seconds while slurmctld is down */
+	if (now >= L->next_job_check && !L->job_checking) {
+		char err[300];
+		/* squeue may take seconds while slurmctld is down: never on the loop */
+		if ((L->job_check = mw_uvslurm_job_active(&L->loop, NULL, L->job, job_check_done, L, err, sizeof err)))
+			L->job_checking = 1;
+		else
+			L->next_job_check = now + c->o->job_check_s;
+	}
 	if (c->stop)
 		uv_stop(&L->loop);
 }
@@ -318,7 +324,7 @@ static int loop_open(struct col_loop *L, struct collector *c)
 	}
 	c->loop = &L->loop;
 	c->link_closing = link_closing;
-	L->listen.data = L->wake.data = L->prep.data = L->check.data = L->job_check.data = L;
+	L->listen.data = L->wake.data = L->prep.data = L->check.data = L;
 	snprintf(L->job, sizeof L->job, "%s", c->o->job);
 	uv_timer_init(&L->loop, &L->wake);
 	uv_prepare_init(&L->loop, &L->prep);
@@ -359,6 +365,8 @@ static void loop_quiet(struct col_loop *L)
 	if (!c->loop)
 		return;
 	L->quiet = 1;
+	if (L->job_check)
+		mw_uvslurm_kill(L->job_check); /* its answer, ignored, comes on the loop */
 	for (size_t k = 0; k < c->nc; k++)
 		link_closing(c, &c->c[k]);
 	if (L->nhandles > 6)

@@ -100,41 +100,47 @@ static int add_line(char **text, int rank, const char *line)
 	return 0;
 }
 
-int col_joblog_scan(struct col_state *s, const char *path, int *nerr)
+char *col_joblog_read(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK), added = 0;
-	struct dl_mpierr_state est = {"", -1};
-	*nerr = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	struct stat st;
-	char *text, *line, *next;
+	char *text;
 	ssize_t got;
 	off_t from;
-	struct dl_crash_bt *bt;
 	if (fd < 0)
-		return -1;
+		return NULL;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		errno = EINVAL;
-		return -1;
+		return NULL;
 	}
 	from = st.st_size > COL_JOBLOG_TAIL ? st.st_size - COL_JOBLOG_TAIL : 0;
-	text = malloc(COL_JOBLOG_TAIL + 1);
-	bt = calloc(1, sizeof *bt);
-	if (!text || !bt) {
-		free(text);
-		free(bt);
+	if (!(text = malloc(COL_JOBLOG_TAIL + 1))) {
 		close(fd);
 		errno = ENOMEM;
-		return -1;
+		return NULL;
 	}
 	got = pread(fd, text, COL_JOBLOG_TAIL, from);
 	close(fd);
 	if (got < 0) {
 		free(text);
-		free(bt);
-		return -1;
+		return NULL;
 	}
 	text[got] = 0;
+	return text;
+}
+
+int col_joblog_apply(struct col_state *s, char *text, int *nerr)
+{
+	struct dl_mpierr_state est = {"", -1};
+	struct dl_crash_bt *bt = calloc(1, sizeof *bt);
+	char *line, *next;
+	int added = 0;
+	*nerr = 0;
+	if (!bt) {
+		errno = ENOMEM;
+		return -1;
+	}
 	for (line = text; line && *line; line = next) {
 		char stack[2048], have[8];
 		int r;
@@ -153,7 +159,18 @@ int col_joblog_scan(struct col_state *s, const char *path, int *nerr)
 			added++;
 		bt->pid = 0;
 	}
-	free(text);
 	free(bt);
 	return added;
+}
+
+int col_joblog_scan(struct col_state *s, const char *path, int *nerr)
+{
+	char *text = col_joblog_read(path);
+	int n;
+	*nerr = 0;
+	if (!text)
+		return -1;
+	n = col_joblog_apply(s, text, nerr);
+	free(text);
+	return n;
 }

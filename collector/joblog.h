@@ -36,4 +36,12 @@ int col_joblog_path(const struct mw_slurm_job *j, const char *jobid, char *buf, 
  * cannot be read (errno set). */
 int col_joblog_scan(struct col_state *s, const char *path, int *nerr);
 
+/* col_joblog_scan in two halves: the read (touches nothing of ours: a
+ * thread of the loop's pool may run it) gives the last COL_JOBLOG_TAIL
+ * bytes of path (malloc'd, NUL-terminated), or NULL (errno set); the
+ * apply (on the loop) adds what text (changed in place) tells to s, and
+ * returns as col_joblog_scan (-1: no memory). */
+char *col_joblog_read(const char *path);
+int col_joblog_apply(struct col_state *s, char *text, int *nerr);
+
 #endif

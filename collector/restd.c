@@ -227,6 +227,11 @@ int col_post_comment(const char *restd_url, const char *job, const char *text, c
 		snprintf(msg, msglen, "%s%s%s", rmsg, *rmsg ? "; " : "", smsg);
 		return -1;
 	}
-	snprintf(msg, msglen, "%s%sposted with scontrol update", rmsg, *rmsg ? "; fallback: " : "");
+	col_comment_by_scontrol(rmsg, msg, msglen);
 	return 0;
+}
+
+void col_comment_by_scontrol(const char *rmsg, char *msg, size_t msglen)
+{
+	snprintf(msg, msglen, "%s%sposted with scontrol update", rmsg, *rmsg ? "; fallback: " : "");
 }

@@ -25,4 +25,8 @@ int col_restd_reply_errors(const char *body, char *msg, size_t msglen);
 int col_post_comment(const char *restd_url, const char *job, const char *text, char *via, size_t vialen,
 		     char *msg, size_t msglen);
 
+/* What a comment posted by "scontrol update" says in msg, after
+ * slurmrestd's failure rmsg ("" if it was not tried). */
+void col_comment_by_scontrol(const char *rmsg, char *msg, size_t msglen);
+
 #endif

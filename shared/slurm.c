@@ -8,6 +8,7 @@
 #include "hostlist.h"
 #include "runcmd.h"
 #include "slurm.h"
+#include "slurmplan.h"
 
 #define MAX_ARGS 14
 
@@ -138,15 +139,6 @@ static int run_checked(const struct mw_slurm *s, const char *name, char *const a
 	return -1;
 }
 
-/* After a failed command (status st, errno from the runner): "what: " and
- * the first line of its output, the runner's error, or "failed". */
-static void say_failed(char *msg, size_t msglen, const char *what, int st, int err, char *out)
-{
-	if (out)
-		out[strcspn(out, "\n")] = 0;
-	snprintf(msg, msglen, "%s: %s", what, st < 0 ? strerror(err) : (out && *out ? out : "failed"));
-}
-
 int mw_slurm_job(const struct mw_slurm *s, const char *jobid, struct mw_slurm_job *j, char *err,
 		 size_t errlen)
 {
@@ -218,23 +210,27 @@ long mw_slurm_nodes(const struct mw_slurm *s, struct mw_slurm_node **nodes, char
 	return n;
 }
 
+int mw_slurm_node_pick(const struct mw_slurm_node *v, long n, const char *name, struct mw_slurm_node *node,
+		       char *err, size_t errlen)
+{
+	for (long i = 0; i < n; i++)
+		if (!strcmp(v[i].name, name)) {
+			*node = v[i];
+			return 0;
+		}
+	if (n >= 0) {
+		snprintf(err, errlen, "node %s is unknown to Slurm", name);
+		errno = ENOENT;
+	}
+	return -1;
+}
+
 int mw_slurm_node(const struct mw_slurm *s, const char *name, struct mw_slurm_node *node, char *err,
 		  size_t errlen)
 {
 	struct mw_slurm_node *v = NULL;
 	long n = mw_slurm_nodes(s, &v, err, errlen);
-	int rv = -1;
-
-	for (long i = 0; i < n; i++)
-		if (!strcmp(v[i].name, name)) {
-			*node = v[i];
-			rv = 0;
-			break;
-		}
-	if (n >= 0 && rv < 0) {
-		snprintf(err, errlen, "node %s is unknown to Slurm", name);
-		errno = ENOENT;
-	}
+	int rv = mw_slurm_node_pick(v, n, name, node, err, errlen);
 	free(v);
 	return rv;
 }
@@ -269,106 +265,50 @@ int mw_slurm_resume(const struct mw_slurm *s, const char *node, char *err, size_
 	return node_update(s, node, "RESUME", NULL, err, errlen);
 }
 
+/* Walk plan p with the blocking runner; its message into msg.  Return
+ * p's answer (0 or -1). */
+static int walk(const struct mw_slurm *s, struct mw_slurm_plan *p, char *msg, size_t msglen)
+{
+	const char *name;
+	char *const *args;
+	while ((name = mw_slurm_plan_next(p, &args))) {
+		char *out = NULL;
+		int st = mw_slurm_run(s, name, args, &out);
+		mw_slurm_plan_result(p, st, errno, out);
+		free(out);
+	}
+	if (p->msg[0] || p->kind != MW_PLAN_COMMENT)
+		snprintf(msg, msglen, "%s", p->msg);
+	mw_slurm_plan_free(p);
+	return p->rv;
+}
+
 int mw_slurm_comment(const struct mw_slurm *s, const char *job, const char *text, char *msg,
 		     size_t msglen)
 {
-	char arg1[64], arg2[1024], *out = NULL;
-	char *args[] = {"update", arg1, arg2, NULL};
-	int st;
-
-	snprintf(arg1, sizeof arg1, "JobId=%s", job);
-	snprintf(arg2, sizeof arg2, "Comment=%s", text);
-	st = mw_slurm_run(s, "scontrol", args, &out);
-	if (st != 0)
-		say_failed(msg, msglen, "scontrol update", st, errno, out);
-	free(out);
-	return st == 0 ? 0 : -1;
+	struct mw_slurm_plan p;
+	if (mw_slurm_plan_init(&p, MW_PLAN_COMMENT, job, text, NULL, 0) < 0)
+		return -1;
+	return walk(s, &p, msg, msglen);
 }
 
 int mw_slurm_cancel(const struct mw_slurm *s, const char *job, char *msg, size_t msglen)
 {
-	char *out = NULL, what[64];
-	char *args[] = {(char *)job, NULL};
-	int st = mw_slurm_run(s, "scancel", args, &out);
-	if (st != 0) {
-		snprintf(what, sizeof what, "scancel %s", job);
-		say_failed(msg, msglen, what, st, errno, out);
-	} else {
-		snprintf(msg, msglen, "job %s cancelled", job);
-	}
-	free(out);
-	return st == 0 ? 0 : -1;
-}
-
-/* Run scontrol args; on failure put "what: output" in msg.  Return 0 or -1. */
-static int scontrol(const struct mw_slurm *s, char **args, const char *what, char *msg, size_t msglen)
-{
-	char *out = NULL;
-	int st = mw_slurm_run(s, "scontrol", args, &out);
-	if (st != 0)
-		say_failed(msg, msglen, what, st, errno, out);
-	free(out);
-	return st == 0 ? 0 : -1;
+	struct mw_slurm_plan p;
+	if (mw_slurm_plan_init(&p, MW_PLAN_CANCEL, job, NULL, NULL, 0) < 0)
+		return -1;
+	return walk(s, &p, msg, msglen);
 }
 
 int mw_slurm_requeue(const struct mw_slurm *s, const char *job, const char *const *nodes, size_t n,
 		     char *msg, size_t msglen)
 {
-	char exc[2048] = "", list[2048] = "", a1[64], a2[4200], err[256];
-	struct mw_slurm_job j;
-	char *hold[] = {"requeuehold", (char *)job, NULL};
-	char *upd[] = {"update", a1, a2, NULL};
-	char *rel[] = {"release", (char *)job, NULL};
-	char *rq[] = {"requeue", (char *)job, NULL};
-
-	if (mw_slurm_job(s, job, &j, err, sizeof err) == 0) {
-		snprintf(exc, sizeof exc, "%s", j.excluded);
-		mw_slurm_job_free(&j);
-	}
-	if (n) {
-		struct mw_hostlist hl = {0};
-		if (*exc)
-			mw_hostlist_expand(exc, 100000, &hl);
-		for (size_t i = 0; i < n; i++) {
-			char **p = realloc(hl.host, (hl.n + 1) * sizeof *p);
-			if (!p)
-				break;
-			hl.host = p;
-			hl.host[hl.n++] = strdup(nodes[i]);
-		}
-		mw_hostlist_compress(&hl, list, sizeof list);
-		mw_hostlist_free(&hl);
-	}
-	snprintf(a1, sizeof a1, "JobId=%s", job);
-	snprintf(a2, sizeof a2, "ExcNodeList=%s", list);
-	if (!n) {
-		if (scontrol(s, rq, "scontrol requeue", msg, msglen) != 0)
-			return -1;
-		snprintf(msg, msglen, "job %s requeued", job);
-		return 0;
-	}
-	/* Requeue held, so that the scheduler cannot restart it on the dead
-	 * node before its ExcNodeList is set (a running job's ExcNodeList
-	 * cannot be changed), then release it. */
-	if (scontrol(s, hold, "scontrol requeuehold", msg, msglen) == 0) {
-		int upd_ok = scontrol(s, upd, "scontrol update ExcNodeList", msg, msglen) == 0;
-		char m2[256];
-		if (scontrol(s, rel, "scontrol release", m2, sizeof m2) != 0) {
-			snprintf(msg, msglen, "job %s requeued but held: %s", job, m2);
-			return -1;
-		}
-		if (!upd_ok)
-			return -1;
-		snprintf(msg, msglen, "job %s requeued excluding %s", job, list);
-		return 0;
-	}
-	/* No requeuehold: set the list first (may be refused while running),
-	 * then requeue. */
-	if (scontrol(s, upd, "scontrol update ExcNodeList", msg, msglen) != 0 ||
-	    scontrol(s, rq, "scontrol requeue", msg, msglen) != 0)
+	struct mw_slurm_plan p;
+	if (mw_slurm_plan_init(&p, MW_PLAN_REQUEUE, job, NULL, nodes, n) < 0) {
+		snprintf(msg, msglen, "%s", strerror(errno));
 		return -1;
-	snprintf(msg, msglen, "job %s requeued excluding %s", job, list);
-	return 0;
+	}
+	return walk(s, &p, msg, msglen);
 }
 
 int mw_slurm_token(const struct mw_slurm *s, char *tok, size_t len)

@@ -104,6 +104,13 @@ long mw_slurm_nodes(const struct mw_slurm *s, struct mw_slurm_node **nodes, char
 int mw_slurm_node(const struct mw_slurm *s, const char *name, struct mw_slurm_node *node, char *err,
 		  size_t errlen);
 
+/* Node name among v[0..n-1] (sinfo's answer, n < 0: sinfo failed, err
+ * already says why) copied into node: mw_slurm_node's rule, shared with
+ * uvslurm.c.  Return 0, or -1 (n >= 0: "node NAME is unknown to Slurm" in
+ * err, errno ENOENT). */
+int mw_slurm_node_pick(const struct mw_slurm_node *v, long n, const char *name, struct mw_slurm_node *node,
+		       char *err, size_t errlen);
+
 /* The rule for a node that is up without nodehealthd (MW_PROBE_NODAEMON):
  * it is dead only if Slurm agrees, i.e. its state (mw_slurm_node's state)
  * has DOWN or NOT_RESPONDING.  Return 1 if so, else 0. */

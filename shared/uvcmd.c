@@ -12,6 +12,13 @@
 
 #define UVCMD_MAX_OUTPUT (1u << 20) /* as runcmd.c: 1 MiB unless told */
 
+/* The exec shim that gives the child PR_SET_PDEATHSIG (uv_spawn has no
+ * hook between fork and exec): util-linux's setpriv (Essential in Debian;
+ * --pdeathsig since 2.33, bookworm has 2.38).  Without it the child runs
+ * unshimmed (told once in uvcmd.h's contract: it may then outlive us). */
+#define UVCMD_SHIM "/usr/bin/setpriv"
+#define UVCMD_SHIM_ARGS 4 /* setpriv --pdeathsig KILL -- */
+
 struct mw_uvcmd {
 	uv_loop_t *loop;
 	uv_process_t proc;
@@ -182,21 +189,32 @@ static void on_written(uv_write_t *w, int status)
 	}
 }
 
-static char **copy_argv(char *const argv[])
+/* argv copied, behind the shim's arguments when shim is set. */
+static char **copy_argv(char *const argv[], int shim)
 {
-	size_t n = 0;
+	static const char *const pre[UVCMD_SHIM_ARGS] = {UVCMD_SHIM, "--pdeathsig", "KILL", "--"};
+	size_t n = 0, k0 = shim ? UVCMD_SHIM_ARGS : 0;
 	char **v;
 	while (argv[n])
 		n++;
-	v = calloc(n + 1, sizeof(*v));
-	for (size_t i = 0; v && i < n; i++)
-		if (!(v[i] = strdup(argv[i]))) {
+	v = calloc(n + k0 + 1, sizeof(*v));
+	for (size_t i = 0; v && i < n + k0; i++)
+		if (!(v[i] = strdup(i < k0 ? pre[i] : argv[i - k0]))) {
 			for (size_t k = 0; k < i; k++)
 				free(v[k]);
 			free(v);
 			return NULL;
 		}
 	return v;
+}
+
+/* Whether the shim is there (asked once per process). */
+static int have_shim(void)
+{
+	static int have = -1;
+	if (have < 0)
+		have = access(UVCMD_SHIM, X_OK) == 0;
+	return have;
 }
 
 struct mw_uvcmd *mw_uvcmd_start(uv_loop_t *loop, char *const argv[], const char *input,
@@ -206,7 +224,7 @@ struct mw_uvcmd *mw_uvcmd_start(uv_loop_t *loop, char *const argv[], const char 
 	uv_file outfd[2] = {-1, -1}, infd[2] = {-1, -1};
 	uv_process_options_t po;
 	uv_stdio_container_t stdio[3];
-	int rc, e;
+	int rc, e, shim;
 
 	if (!c)
 		return NULL;
@@ -217,7 +235,10 @@ struct mw_uvcmd *mw_uvcmd_start(uv_loop_t *loop, char *const argv[], const char 
 	c->arg = arg;
 	c->r.status = -1;
 	c->start_ns = uv_hrtime();
-	c->argv = copy_argv(argv);
+	/* A program given by path that cannot be run is told as uv_spawn
+	 * tells it (exec_errno), not as the shim's status 127. */
+	shim = have_shim() && (!strchr(argv[0], '/') || access(argv[0], X_OK) == 0);
+	c->argv = copy_argv(argv, shim);
 	if (!c->argv || (input && !(c->input = strdup(input)))) {
 		e = ENOMEM;
 		goto fail;

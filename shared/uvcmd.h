@@ -27,9 +27,13 @@ typedef void (*mw_uvcmd_done_fn)(struct mw_uvcmd *cmd, struct mw_runcmd_result *
  * new session and the whole group is killed at a bound and when it ends;
  * nice: applied to the child just after it starts).  The child gets an
  * empty signal mask and default handlers (libuv's uv_spawn), and no
- * descriptor of ours beyond 0-2 (ours are close-on-exec).  Unlike
- * mw_run_command_ex it does not die with its parent by itself: the owner
- * kills what runs when it stops (mw_uvcmd_kill).  A program that cannot be
+ * descriptor of ours beyond 0-2 (ours are close-on-exec).  Like
+ * mw_run_command_ex's, the child dies with its parent on any exit path,
+ * SIGKILL included: it is started through util-linux's setpriv
+ * --pdeathsig KILL (without /usr/bin/setpriv, as it is, and it may then
+ * outlive us; the signal reaches the child itself, not what it started in
+ * its own group).  The owner still kills what runs when it stops normally
+ * (mw_uvcmd_kill).  A program that cannot be
  * executed is reported through done with exec_errno set and status 127, as
  * mw_run_command_ex does.  The process ignores SIGPIPE (the caller's
  * business: a child that closes its stdin must not kill us).

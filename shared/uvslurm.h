@@ -29,6 +29,13 @@ struct mw_uvslurm *mw_uvslurm_job(uv_loop_t *loop, const struct mw_slurm *s, con
 struct mw_uvslurm *mw_uvslurm_nodes(uv_loop_t *loop, const struct mw_slurm *s, struct mw_slurm_node **nodes,
 				    mw_uvslurm_fn done, void *arg, char *err, size_t errlen);
 
+/* mw_slurm_node on loop: node name copied into *node (the caller's, kept
+ * until done); rc 0, or -1 with err ("node NAME is unknown to Slurm" when
+ * sinfo answered without it).  Return and err as mw_uvslurm_job. */
+struct mw_uvslurm *mw_uvslurm_node(uv_loop_t *loop, const struct mw_slurm *s, const char *name,
+				   struct mw_slurm_node *node, mw_uvslurm_fn done, void *arg, char *err,
+				   size_t errlen);
+
 /* mw_slurm_drain on loop.  Return and err as mw_uvslurm_job. */
 struct mw_uvslurm *mw_uvslurm_drain(uv_loop_t *loop, const struct mw_slurm *s, const char *node,
 				    const char *reason, mw_uvslurm_fn done, void *arg, char *err,
@@ -40,7 +47,15 @@ struct mw_uvslurm *mw_uvslurm_drain(uv_loop_t *loop, const struct mw_slurm *s, c
 struct mw_uvslurm *mw_uvslurm_job_active(uv_loop_t *loop, const struct mw_slurm *s, const char *jobid,
 					 mw_uvslurm_fn done, void *arg, char *err, size_t errlen);
 
-/* Kill the call's command now: done is still called (rc -1). */
+/* Walk plan p (slurmplan.h: a cancel, a comment, a requeue; the caller's,
+ * kept until done) on loop, one command after the other: done gets p->rv
+ * and p->msg (what happened, also when rc is 0).  Return and err as
+ * mw_uvslurm_job. */
+struct mw_slurm_plan;
+struct mw_uvslurm *mw_uvslurm_plan(uv_loop_t *loop, const struct mw_slurm *s, struct mw_slurm_plan *p,
+				   mw_uvslurm_fn done, void *arg, char *err, size_t errlen);
+
+/* Kill the call's command now (a plan stops there): done is still called (rc -1). */
 void mw_uvslurm_kill(struct mw_uvslurm *call);
 
 #endif

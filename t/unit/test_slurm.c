@@ -11,6 +11,7 @@
 
 #include "slurm.h"
 #include "unit.h"
+#include "slurmplan.h"
 #include "uvslurm.h"
 
 static char dir[256], scontrol[300];
@@ -238,20 +239,27 @@ static const struct {
 	 "squeue|--json|--states=all|-j|5|\nscontrol|requeuehold|5|\nscontrol|update|JobId=5|ExcNodeList=n[3,7-8]|\n"},
 };
 
+/* Case i's fakes: the job, and the command that refuses. */
+static void act_setup(int i)
+{
+	char rc[64];
+	put("out.squeue", JOB("5", "RUNNING", "n3"));
+	if (act_cases[i].fail) {
+		snprintf(rc, sizeof(rc), "rc.%s", act_cases[i].fail);
+		put(rc, "1");
+		snprintf(rc, sizeof(rc), "out.%s", act_cases[i].fail);
+		put(rc, "denied\nmore\n");
+	}
+}
+
 START_TEST(test_actions)
 {
 	struct mw_slurm s = {scontrol, 5};
 	const char *const dead[] = {"n8", "n7"};
-	char msg[512] = "", rc[64];
+	char msg[512] = "";
 	int rv = -2;
 
-	put("out.squeue", JOB("5", "RUNNING", "n3"));
-	if (act_cases[_i].fail) {
-		snprintf(rc, sizeof(rc), "rc.%s", act_cases[_i].fail);
-		put(rc, "1");
-		snprintf(rc, sizeof(rc), "out.%s", act_cases[_i].fail);
-		put(rc, "denied\nmore\n");
-	}
+	act_setup(_i);
 	switch (act_cases[_i].call) {
 	case DRAIN: rv = mw_slurm_drain(&s, "n2", "mpiwatch: job 5: x y", msg, sizeof(msg)); break;
 	case RESUME: rv = mw_slurm_resume(&s, "n2", msg, sizeof(msg)); break;
@@ -263,6 +271,76 @@ START_TEST(test_actions)
 	ck_assert_msg(rv == act_cases[_i].want_rv, "%s: rv %d: %s", act_cases[_i].what, rv, msg);
 	ck_assert_str_eq(msg, act_cases[_i].want_msg);
 	ck_assert_str_eq(get("log"), act_cases[_i].want_log);
+}
+END_TEST
+
+/* The same changes through mw_uvslurm_plan on a loop (the collector's
+ * path): the same commands in the same order, the same answers. */
+static char uv_msg[2600];
+
+static void uv_plan_done(void *arg, long rc, const char *msg)
+{
+	(void)arg;
+	uv_rc = rc;
+	snprintf(uv_msg, sizeof(uv_msg), "%s", msg);
+}
+
+START_TEST(test_uvactions)
+{
+	struct mw_slurm s = {scontrol, 5};
+	const char *const dead[] = {"n8", "n7"};
+	struct mw_slurm_plan p;
+	char err[256];
+	uv_loop_t loop;
+	int k;
+
+	switch (act_cases[_i].call) {
+	case COMMENT: k = mw_slurm_plan_init(&p, MW_PLAN_COMMENT, "5", "mpiwatch: x y", NULL, 0); break;
+	case CANCEL: k = mw_slurm_plan_init(&p, MW_PLAN_CANCEL, "5", NULL, NULL, 0); break;
+	case REQUEUE: k = mw_slurm_plan_init(&p, MW_PLAN_REQUEUE, "5", NULL, NULL, 0); break;
+	case REQUEUE_NODES: k = mw_slurm_plan_init(&p, MW_PLAN_REQUEUE, "5", NULL, dead, 2); break;
+	default: ck_abort_msg("%s: not a plan", act_cases[_i].what); return;
+	}
+	ck_assert_int_eq(k, 0);
+	act_setup(_i);
+	ck_assert_int_eq(uv_loop_init(&loop), 0);
+	uv_rc = -99;
+	ck_assert_ptr_nonnull(mw_uvslurm_plan(&loop, &s, &p, uv_plan_done, NULL, err, sizeof(err)));
+	ck_assert_int_eq(uv_rc, -99); /* told on the loop, never from the start */
+	uv_run(&loop, UV_RUN_DEFAULT);
+	ck_assert_int_eq(uv_loop_close(&loop), 0);
+	mw_slurm_plan_free(&p);
+	ck_assert_msg(uv_rc == act_cases[_i].want_rv, "%s: rc %ld: %s", act_cases[_i].what, uv_rc, uv_msg);
+	ck_assert_str_eq(uv_msg, act_cases[_i].want_msg);
+	ck_assert_str_eq(get("log"), act_cases[_i].want_log);
+}
+END_TEST
+
+/* mw_uvslurm_node: one node of sinfo's answer, or "unknown". */
+START_TEST(test_uvnode)
+{
+	struct mw_slurm s = {scontrol, 5};
+	struct mw_slurm_node n;
+	char err[256];
+	uv_loop_t loop;
+
+	put("out.sinfo", NODES);
+	for (int i = 0; i < 2; i++) {
+		ck_assert_int_eq(uv_loop_init(&loop), 0);
+		uv_rc = -99;
+		memset(&n, 0, sizeof(n));
+		ck_assert_ptr_nonnull(mw_uvslurm_node(&loop, &s, i ? "n9" : "n2", &n, uv_plan_done, NULL, err,
+						      sizeof(err)));
+		uv_run(&loop, UV_RUN_DEFAULT);
+		ck_assert_int_eq(uv_loop_close(&loop), 0);
+		if (i == 0) {
+			ck_assert_int_eq(uv_rc, 0);
+			ck_assert_str_eq(n.addr, "10.0.0.2");
+		} else {
+			ck_assert_int_eq(uv_rc, -1);
+			ck_assert_str_eq(uv_msg, "node n9 is unknown to Slurm");
+		}
+	}
 }
 END_TEST
 
@@ -297,6 +375,9 @@ int main(void)
 	tcase_add_test(tc, test_uvjob_active);
 	tcase_add_test(tc, test_nodes);
 	tcase_add_loop_test(tc, test_actions, 0, sizeof(act_cases) / sizeof(act_cases[0]));
+	/* from the comment on: drain and resume are not plans */
+	tcase_add_loop_test(tc, test_uvactions, 4, sizeof(act_cases) / sizeof(act_cases[0]));
+	tcase_add_test(tc, test_uvnode);
 	tcase_add_test(tc, test_token_and_timeout);
 	suite_add_tcase(s, tc);
 	return mw_unit_run(s);

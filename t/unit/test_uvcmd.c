@@ -5,7 +5,10 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "unit.h"
 #include "uvcmd.h"
@@ -193,6 +196,91 @@ START_TEST(test_concurrent_and_kill)
 }
 END_TEST
 
+/* A process started on a loop never outlives its daemon: a "daemon" (a
+ * child of the test running a loop) starts a sleeper and is SIGKILLed (no
+ * cleanup of its own can run); the sleeper must be gone too, whether it
+ * runs in the daemon's group or leads its own (own_group). */
+static void nodeath_done(struct mw_uvcmd *cmd, struct mw_runcmd_result *r, void *arg)
+{
+	(void)cmd;
+	(void)arg;
+	free(r->output);
+}
+
+/* Whether pid is gone: no such process, or a zombie nobody reaped yet. */
+static int gone(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	FILE *f;
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return 1;
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return 1;
+	p = fgets(buf, sizeof buf, f);
+	fclose(f);
+	if (!p || !(p = strrchr(buf, ')')))
+		return 1;
+	return p[1] == ' ' && p[2] == 'Z';
+}
+
+static void daemon_killed(int own_group)
+{
+	int fds[2];
+	pid_t daemon, child = 0;
+	ck_assert_int_eq(pipe(fds), 0);
+	daemon = fork();
+	ck_assert_int_ge(daemon, 0);
+	if (daemon == 0) {
+		char *s[] = {"/bin/sleep", "300", NULL};
+		struct mw_runcmd_opts o = {.timeout_s = 600, .own_group = own_group};
+		struct mw_uvcmd *c;
+		uv_loop_t loop;
+		pid_t p;
+		close(fds[0]);
+		if (uv_loop_init(&loop) < 0 || !(c = mw_uvcmd_start(&loop, s, NULL, &o, nodeath_done, NULL)))
+			_exit(1);
+		/* the sleeper's pid once it runs sleep (not a shim in between) */
+		for (int i = 0; i < 1000; i++) {
+			char path[64], comm[64] = "";
+			FILE *f;
+			snprintf(path, sizeof path, "/proc/%d/comm", mw_uvcmd_pid(c));
+			if ((f = fopen(path, "r"))) {
+				if (!fgets(comm, sizeof comm, f))
+					comm[0] = 0;
+				fclose(f);
+			}
+			if (!strcmp(comm, "sleep\n"))
+				break;
+			usleep(10000);
+		}
+		p = mw_uvcmd_pid(c);
+		if (write(fds[1], &p, sizeof p) != sizeof p)
+			_exit(1);
+		uv_run(&loop, UV_RUN_DEFAULT);
+		_exit(0);
+	}
+	close(fds[1]);
+	ck_assert_int_eq(read(fds[0], &child, sizeof child), (ssize_t)sizeof child);
+	close(fds[0]);
+	ck_assert_int_gt(child, 0);
+	ck_assert(!gone(child));
+	kill(daemon, SIGKILL);
+	ck_assert_int_eq(waitpid(daemon, NULL, 0), daemon);
+	for (int i = 0; i < 500 && !gone(child); i++)
+		usleep(20000); /* the kernel's signal on the parent's death */
+	if (!gone(child))
+		kill(child, SIGKILL); /* do not leave it behind */
+	ck_assert_msg(gone(child), "the child %d outlived its daemon (own_group %d)", (int)child, own_group);
+}
+
+START_TEST(test_child_dies_with_daemon)
+{
+	daemon_killed(0);
+	daemon_killed(1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("uvcmd");
@@ -208,6 +296,7 @@ int main(void)
 	tcase_add_test(tc, test_max_output);
 	tcase_add_test(tc, test_missing_program);
 	tcase_add_test(tc, test_concurrent_and_kill);
+	tcase_add_test(tc, test_child_dies_with_daemon);
 	suite_add_tcase(s, tc);
 	return mw_unit_run(s);
 }
