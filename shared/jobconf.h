@@ -76,6 +76,7 @@ struct mw_jobconf {
 	double liveness;      /* s of silence before a link is declared lost (0 = off) */
 	double connect_timeout;   /* s for an agent's TCP connect to its collector */
 	double handshake_timeout; /* s for each step of the hello exchange after it */
+	double job_check;     /* s between "is the job still running?" asks of Slurm (0 = never) */
 };
 
 /* The table, ended by a NULL name. */
