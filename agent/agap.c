@@ -38,7 +38,7 @@ struct ag_ap *ag_ap_create(const char *path, long owner_uid, const char *node)
 	}
 	ap->fd = -1;
 	snprintf(ap->node, sizeof ap->node, "%s", node ? node : "");
-	mw_apconf_load_logged(&ap->conf, path, owner_uid);
+	mw_apconf_load_logged(&ap->conf, path, owner_uid, mw_log);
 	return ap;
 }
 

@@ -474,10 +474,10 @@ void ag_opts_default(struct ag_opts *o)
 			o->liveness_s = jc.liveness;
 			o->connect_timeout_s = jc.connect_timeout;
 			o->handshake_timeout_s = jc.handshake_timeout;
+			o->job_check_s = jc.job_check;
 			mw_jobconf_free(&jc);
 		}
 	}
-	o->job_check_s = 60;
 	o->backoff_max_s = 30;
 	o->rundir_wait_s = 600;
 }

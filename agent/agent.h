@@ -15,7 +15,7 @@ struct ag_opts {
 	int nports;            /* ports tried: port .. port + nports - 1 (5) */
 	double timeout_s;      /* --timeout: no progress for this long => heartbeat */
 	double tick_s;         /* --tick: slot scan period (0: timeout / 4); kept in 0.1 .. 0.5 s */
-	double job_check_s;    /* how often to ask Slurm if the job still runs (60 s; 0 = never) */
+	double job_check_s;    /* how often to ask Slurm if the job still runs (job_check; 0 = never) */
 	double backoff_max_s;  /* reconnect backoff ceiling (30 s) */
 	double rundir_wait_s;  /* exit if the rundir never appears within this (600 s) */
 	char munge_socket[512]; /* --munge-socket PATH ("" = MUNGE's default) */

@@ -54,14 +54,14 @@ int main(int argc, char **argv)
 {
 	struct ag_opts o;
 	const char *pidfile = NULL, *logfile = NULL, *settings = NULL, *auth_file = NULL;
-	const char *timeout = NULL, *munge_socket = NULL;
+	const char *timeout = NULL, *munge_socket = NULL, *job_check = NULL;
 	int verbose = 0, have_coll = 0, version = 0, rc, first;
 	long nports;
 	/* Job settings given one by one (after --settings FILE, which they
 	 * override): checked here by the one table (shared/jobconf.c), applied
 	 * by mw_jobconf_load. */
 	struct mw_jobconf scratch;
-	struct mw_jobconf_override set[2];
+	struct mw_jobconf_override set[3];
 	int nset = 0;
 
 	ag_opts_default(&o);
@@ -85,8 +85,8 @@ int main(int argc, char **argv)
 		 .help = "append the log to FILE"},
 		{.name = "tick", .kind = MW_CLIOPT_DOUBLE, .dst = &o.tick_s, .arg = "S", .min = 0.01,
 		 .max = 60, .unit = "seconds", .help = "slot scan period (default: timeout / 4)"},
-		{.name = "job-check", .kind = MW_CLIOPT_DOUBLE, .dst = &o.job_check_s, .arg = "S", .min = 0,
-		 .max = 86400, .unit = "seconds", .help = "how often to ask Slurm if the job runs (0: never)"},
+		{.name = "job-check", .kind = MW_CLIOPT_SETTING, .setting = "job_check", .text = &job_check,
+		 .arg = "S"},
 		{.name = "ports", .kind = MW_CLIOPT_LONG, .dst = &nports, .arg = "N", .min = 1, .max = 100,
 		 .help = "collector ports to try from PORT on"},
 		{.name = "munge-socket", .kind = MW_CLIOPT_SETTING, .setting = "munge_socket",
@@ -135,8 +135,10 @@ int main(int argc, char **argv)
 		set[nset].key = "timeout", set[nset++].val = timeout;
 	if (munge_socket)
 		set[nset].key = "munge_socket", set[nset++].val = munge_socket;
+	if (job_check)
+		set[nset].key = "job_check", set[nset++].val = job_check;
 	if (first < argc || !o.job[0] || !o.node[0] || !o.rundir[0] || !have_coll ||
-	    (!settings && !nset)) {
+	    (!settings && !timeout && !munge_socket)) {
 		fprintf(stderr, "mpiwatch-agent: --job, --node, --rundir, --collector and --settings (or --timeout) are required\n");
 		return 2;
 	}
@@ -148,6 +150,7 @@ int main(int argc, char **argv)
 			o.liveness_s = jc.liveness;
 			o.connect_timeout_s = jc.connect_timeout;
 			o.handshake_timeout_s = jc.handshake_timeout;
+			o.job_check_s = jc.job_check;
 			bad = mw_copy(o.munge_socket, sizeof o.munge_socket, jc.munge_socket) ||
 			      (settings && jc.dir && mw_copy(o.outdir, sizeof o.outdir, jc.dir));
 			if (bad)

@@ -8,7 +8,7 @@
  * doc/schemas/deadlock.schema.json.
  *
  * The library never exits and never prints except to the FILE given to a
- * writer (and the optional progress line on stderr).
+ * writer; progress and phase times go to callbacks the program supplies.
  */
 #ifndef MW_DL_H
 #define MW_DL_H
@@ -23,6 +23,14 @@ struct dl_options {
 	long eager_limit; /* bytes: a pending standard-mode nonblocking send larger
 			     than this needs its receiver (rendezvous); default 4096 */
 	int progress;     /* 1 = always, 0 = auto (>= 5000 files), -1 = never */
+	/* Progress while the dumps are read: done of total files, from one
+	   thread at a time; last = 1 on the final call (done == total).  NULL
+	   = no progress, whatever progress says. */
+	void (*on_progress)(void *arg, size_t done, size_t total, int last);
+	/* Called once after a successful analysis with the seconds of each
+	   phase: load, symbols, graph, diagnosis+report.  NULL = not asked. */
+	void (*on_phases)(void *arg, const double phase_s[4]);
+	void *cb_arg; /* the callbacks' arg */
 	const char *schema_path; /* dump schema to validate with, besides the
 				    built-in checks; NULL = the compiled-in
 				    doc/schemas/dump.schema.json (up to 20,000

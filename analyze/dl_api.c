@@ -89,8 +89,6 @@ static int analyze(const char *dir, int n, const char *const *names, char *const
 		errno = ENOMEM;
 		goto fail;
 	}
-	/* MPIWATCH_DL_TIMING=1: phase times on stderr (for bench/). */
-	int timing = getenv("MPIWATCH_DL_TIMING") != NULL;
 	double t0 = mw_now(), t1, t2, t3, t4;
 	if ((dir ? dl_load_dir(c, dir) : dl_load_buffers(c, n, names, bufs, lens)) < 0)
 		goto fail;
@@ -104,9 +102,10 @@ static int analyze(const char *dir, int n, const char *const *names, char *const
 	if (dl_diagnose(c) < 0 || dl_build_report(c) < 0)
 		goto fail;
 	t4 = mw_now();
-	if (timing)
-		fprintf(stderr, "mpiwatch: analysis phases: load %.3f s, symbols %.3f s, graph %.3f s, "
-			"diagnosis+report %.3f s\n", t1 - t0, t2 - t1, t3 - t2, t4 - t3);
+	if (c->opt.on_phases) {
+		const double phase_s[4] = {t1 - t0, t2 - t1, t3 - t2, t4 - t3};
+		c->opt.on_phases(c->opt.cb_arg, phase_s);
+	}
 	*out = r;
 	return 0;
 fail:

@@ -335,7 +335,7 @@ static void *worker_run(void *arg)
 		size_t d = __atomic_add_fetch(w->done, 1, __ATOMIC_RELAXED);
 		if (w->progress && w->t == 0 && (d / step != last_bucket || i + (size_t)w->nthreads >= w->nents)) {
 			last_bucket = d / step;
-			fprintf(stderr, "\rmpiwatch: reading dumps: %zu/%zu", d, w->nents);
+			c->opt.on_progress(c->opt.cb_arg, d, w->nents, 0);
 		}
 		if (w->ents[i].rank < 0) {
 			w_invalid(w, i, "file name is not rank-<N>.json with N a world rank");
@@ -804,7 +804,7 @@ static int load_entries(struct dl_ctx *c, struct ent *ents, size_t nents, int df
 	w = calloc((size_t)nthreads, sizeof *w);
 	if (!w)
 		goto fail;
-	int progress = c->opt.progress > 0 || (c->opt.progress == 0 && nents >= 5000);
+	int progress = c->opt.on_progress && (c->opt.progress > 0 || (c->opt.progress == 0 && nents >= 5000));
 	int schema_mode = schema_mode_for(c, nents);
 	for (int t = 0; t < nthreads; t++) {
 		struct worker *x = &w[t];
@@ -827,7 +827,7 @@ static int load_entries(struct dl_ctx *c, struct ent *ents, size_t nents, int df
 	}
 	run_workers(w, nthreads);
 	if (progress)
-		fprintf(stderr, "\rmpiwatch: reading dumps: %zu/%zu\n", nents, nents);
+		c->opt.on_progress(c->opt.cb_arg, nents, nents, 1);
 	for (int t = 0; t < nthreads; t++) {
 		if (w[t].fatal) {
 			errno = w[t].fatal;

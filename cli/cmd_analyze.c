@@ -49,6 +49,21 @@ static int write_to(const char *path, int (*fn)(FILE *, const struct dl_result *
 	return rc;
 }
 
+/* The analysis's progress line on stderr, rewritten in place. */
+static void show_progress(void *arg, size_t done, size_t total, int last)
+{
+	(void)arg;
+	fprintf(stderr, "\rmpiwatch: reading dumps: %zu/%zu%s", done, total, last ? "\n" : "");
+}
+
+/* MPIWATCH_DL_TIMING=1: the analysis's phase times on stderr (for bench/). */
+static void show_phases(void *arg, const double phase_s[4])
+{
+	(void)arg;
+	fprintf(stderr, "mpiwatch: analysis phases: load %.3f s, symbols %.3f s, graph %.3f s, "
+		"diagnosis+report %.3f s\n", phase_s[0], phase_s[1], phase_s[2], phase_s[3]);
+}
+
 static int run_analyze(int argc, char **argv)
 {
 	struct dl_options opt;
@@ -57,6 +72,9 @@ static int run_analyze(int argc, char **argv)
 	long expect_size, top, eager_limit;
 
 	dl_options_init(&opt);
+	opt.on_progress = show_progress;
+	if (getenv("MPIWATCH_DL_TIMING"))
+		opt.on_phases = show_phases;
 	expect_size = opt.expect_size;
 	top = opt.top;
 	eager_limit = opt.eager_limit;

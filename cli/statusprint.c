@@ -1,10 +1,12 @@
 /* statusprint.c - "mpiwatch status" text from status objects (statusprint.h). */
 #include "statusprint.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hostlist.h"
+#include "mw_json.h"
 
 /* v as text with control characters as '?' ("-" for null), in one of 8
  * rotating buffers: a printf may take up to 8. */
@@ -36,23 +38,11 @@ static int plain_key(const char *k)
 	return strspn(k, "abcdefghijklmnopqrstuvwxyz_0123456789") == strlen(k);
 }
 
-/* o's member k if it is an array, else NULL. */
-static struct json_object *jarray(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-	return json_object_object_get_ex(o, k, &v) && json_object_is_type(v, json_type_array) ? v : NULL;
-}
-
+/* k's number in o times scale, 0 if o has no finite number k. */
 static double jdouble(struct json_object *o, const char *k, double scale)
 {
-	struct json_object *v;
-	return json_object_object_get_ex(o, k, &v) ? json_object_get_double(v) * scale : 0;
-}
-
-static int jbool(struct json_object *o, const char *k)
-{
-	struct json_object *v;
-	return json_object_object_get_ex(o, k, &v) && json_object_get_boolean(v);
+	double x;
+	return mw_json_num(o, k, -HUGE_VAL, HUGE_VAL, &x) ? 0 : x * scale;
 }
 
 /* The status object's "calibration" member, in one or two lines. */
@@ -65,7 +55,7 @@ static void print_calibration(struct json_object *k, FILE *out)
 			     "%s backward steps; %.2f s, %.2f CPU-s%s, %s s ago\n",
 			jstr(k, "interval_ns"), jstr(k, "resolution_ns"), jdouble(k, "tsc_ghz", 1),
 			jdouble(k, "rate_diff", 100), jstr(k, "backward_steps"), jdouble(k, "seconds", 1),
-			jdouble(k, "cpu_seconds", 1), jbool(k, "truncated") ? " (budget ran out)" : "",
+			jdouble(k, "cpu_seconds", 1), mw_json_true(k, "truncated") ? " (budget ran out)" : "",
 			jstr(k, "age_s"));
 	} else {
 		fprintf(out, "calibration: none yet\n");
@@ -82,11 +72,11 @@ void mw_status_print_node(struct json_object *st, FILE *out)
 	fprintf(out, "daemon:      pid %s, version %s, up %s s, udp port %s, socket %s\n", jstr(st, "pid"),
 		jstr(st, "version"), jstr(st, "uptime_s"), jstr(st, "port"), jstr(st, "socket"));
 	fprintf(out, "config:      %s\nhealth age:  %s s\n", jstr(st, "config"), jstr(st, "health_age_s"));
-	if ((v = jarray(st, "checks"))) {
+	if ((v = mw_json_array(st, "checks"))) {
 		fprintf(out, "checks:\n");
 		for (size_t i = 0; i < json_object_array_length(v); i++) {
 			struct json_object *r = json_object_array_get_idx(v, i);
-			fprintf(out, "  %-4s %-8s %s\n", jbool(r, "ok") ? "ok" : "FAIL", jstr(r, "check"),
+			fprintf(out, "  %-4s %-8s %s\n", mw_json_true(r, "ok") ? "ok" : "FAIL", jstr(r, "check"),
 				jstr(r, "detail"));
 		}
 	}
@@ -116,7 +106,7 @@ static void print_tree(struct json_object *t, FILE *out)
 	struct json_object *nodes, *mv;
 	fprintf(out, "tree:        %s CP(s), fanout %s, depth %s\n", jstr(t, "cps"), jstr(t, "fanout"),
 		jstr(t, "depth"));
-	if ((nodes = jarray(t, "nodes")))
+	if ((nodes = mw_json_array(t, "nodes")))
 		for (size_t i = 0; i < json_object_array_length(nodes); i++) {
 			struct json_object *e = json_object_array_get_idx(nodes, i);
 			const char *now = jstr(e, "parent"), *plan = jstr(e, "planned_parent");
@@ -125,7 +115,7 @@ static void print_tree(struct json_object *t, FILE *out)
 				fprintf(out, " (planned: %s)", plan);
 			fputc('\n', out);
 		}
-	if ((mv = jarray(t, "reattachments")))
+	if ((mv = mw_json_array(t, "reattachments")))
 		for (size_t i = 0; i < json_object_array_length(mv); i++) {
 			struct json_object *e = json_object_array_get_idx(mv, i);
 			fprintf(out, "  re-attachment: %s from %s to %s\n", jstr(e, "node"), jstr(e, "from"),
@@ -165,8 +155,8 @@ void mw_status_print_job(struct json_object *r, FILE *out)
 	char list[1024];
 	int n;
 
-	fprintf(out, "verdict:     %s%s\n", jstr(r, "summary"), jbool(r, "confirmed") ? " (confirmed)" : "");
-	if ((nodes = jarray(r, "nodes"))) {
+	fprintf(out, "verdict:     %s%s\n", jstr(r, "summary"), mw_json_true(r, "confirmed") ? " (confirmed)" : "");
+	if ((nodes = mw_json_array(r, "nodes"))) {
 		int total = (int)json_object_array_length(nodes);
 		agents_in(nodes, "connected", list, sizeof list, &n);
 		fprintf(out, "agents:      %d of %d connected: %s\n", n, total, list);
@@ -182,7 +172,7 @@ void mw_status_print_job(struct json_object *r, FILE *out)
 	if (json_object_object_get_ex(r, "stats", &stats))
 		fprintf(out, "ranks seen:  %s of %s; heartbeats %s\n", jstr(stats, "rank_announcements"),
 			jstr(r, "ranks_total"), jstr(stats, "heartbeats"));
-	if ((tl = jarray(r, "timeline"))) {
+	if ((tl = mw_json_array(r, "timeline"))) {
 		size_t len = json_object_array_length(tl);
 		fprintf(out, "last events:\n");
 		for (size_t i = len > 5 ? len - 5 : 0; i < len; i++) {

@@ -344,6 +344,7 @@ void col_answer(const struct col_state *s, struct col_answer *a)
 {
 	const struct col_result *r = &s->res;
 	a->n = 0;
+	a->nothing = 0;
 	if (s->have_res && r->launcher_killed) {
 		char rk[64];
 		if (s->size > 1)
@@ -362,7 +363,8 @@ void col_answer(const struct col_state *s, struct col_answer *a)
 		int n = 0;
 		for (size_t i = 0; s->have_res && i < r->ncauses; i++)
 			n += r->causes[i].cause == 'A';
-		add(a, MW_ANSWER_NOTHING "%s", n ? MW_ANSWER_CAUSE_A : "");
+		add(a, COL_ANSWER_NOTHING "%s", n ? COL_ANSWER_CAUSE_A : "");
+		a->nothing = 1;
 	}
 }
 

@@ -18,13 +18,19 @@
 #define COL_ANSWER_MAX 8    /* sentences at most; more findings are in the report */
 #define COL_ANSWER_LEN 720  /* bytes per sentence, with its NUL */
 
+/* The answer when nothing failed, and what follows it when a rank was slow
+ * or computing (cause A). */
+#define COL_ANSWER_NOTHING "no failure detected"
+#define COL_ANSWER_CAUSE_A " (a long computation or slow transfer noted: cause A)"
+
 struct col_answer {
 	size_t n;
+	int nothing; /* 1: the one sentence is COL_ANSWER_NOTHING's */
 	char line[COL_ANSWER_MAX][COL_ANSWER_LEN];
 };
 
-/* The sentences for s into a (a->n >= 1 always: "no failure detected" when
- * there is nothing to say). */
+/* The sentences for s into a (a->n >= 1 always: COL_ANSWER_NOTHING, with
+ * a->nothing set, when there is nothing to say). */
 void col_answer(const struct col_state *s, struct col_answer *a);
 
 /* The crash stack of rank r from s->crash_stacks, one frame a line with

@@ -457,8 +457,8 @@ void col_act_verdict(struct collector *c)
 	}
 	if (r->verdict == COL_V_HARDWARE && r->partition)
 		return; /* nothing more: we cannot tell which side is cut off */
-	if (c->o->action == COL_ACT_CANCEL || c->o->action == COL_ACT_REQUEUE) {
-		x = (struct col_retry){.kind = c->o->action == COL_ACT_CANCEL ? COL_DO_CANCEL : COL_DO_REQUEUE};
+	if (c->o->action == MW_JC_CANCEL || c->o->action == MW_JC_REQUEUE) {
+		x = (struct col_retry){.kind = c->o->action == MW_JC_CANCEL ? COL_DO_CANCEL : COL_DO_REQUEUE};
 		do_or_retry(c, &x);
 	}
 }

@@ -48,7 +48,7 @@ struct col_ap *col_ap_create(const char *path, long owner_uid)
 		return NULL;
 	}
 	snprintf(ap->path, sizeof ap->path, "%s", path ? path : "");
-	mw_apconf_load_logged(&ap->conf, path, owner_uid);
+	mw_apconf_load_logged(&ap->conf, path, owner_uid, mw_log);
 	return ap;
 }
 

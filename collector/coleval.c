@@ -586,7 +586,7 @@ void col_eval_final(struct collector *c)
 	if (!c->s.decided && (c->pending || col_eval_suspicious(&c->s) > 0) && c->gen != c->eval_gen) {
 		if (o->probe_budget_s > 1.5)
 			o->probe_budget_s = 1.5;
-		o->action = COL_ACT_REPORT; /* the job is ending anyway */
+		o->action = MW_JC_REPORT; /* the job is ending anyway */
 		col_state_event(&c->s, "note", "stopping with unevaluated heartbeats: evaluating now");
 		c->mpierr_grace_until = c->settle_until = 1; /* no more waiting: the job is over */
 		c->final_eval = 1;

@@ -226,7 +226,7 @@ json_object *col_stats_json(const struct col_state *s);
 int col_report_write(const struct col_state *s, const char *dir, const char *report_path);
 
 /* The report's files as col_report_write writes them, made in memory. */
-#define COL_REPORT_NFILES 4
+#define COL_REPORT_NFILES 5
 struct col_report_files {
 	size_t n;
 	struct {

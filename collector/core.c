@@ -69,8 +69,7 @@ int col_opts_set_job(struct col_opts *o, const struct mw_jobconf *jc)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	o->action = jc->action == MW_JC_CANCEL ? COL_ACT_CANCEL
-		    : jc->action == MW_JC_REQUEUE ? COL_ACT_REQUEUE : COL_ACT_REPORT;
+	o->action = (enum mw_jc_action)jc->action;
 	o->drain = jc->drain;
 	o->post = jc->post;
 	o->probe_port = (uint16_t)jc->probe_port;
@@ -82,6 +81,7 @@ int col_opts_set_job(struct col_opts *o, const struct mw_jobconf *jc)
 			      mw_jobconf_weights(jc->tree_weights, o->tree_weights, MW_JOBCONF_NWEIGHTS) == 0;
 	o->port = (uint16_t)(jc->port ? jc->port : jc->port_base);
 	o->liveness_s = jc->liveness;
+	o->job_check_s = jc->job_check;
 	return 0;
 }
 
@@ -99,7 +99,6 @@ void col_opts_default(struct col_opts *o)
 	o->settle_s = -1; /* derived from the timeout */
 	o->probe_budget_s = 3.0;
 	o->probe_tries = 3;
-	o->job_check_s = 30;
 	o->auth = 1;
 }
 
@@ -423,7 +422,7 @@ int col_run(struct col_opts *o)
 		goto out;
 	mw_info("collector for job %s listening on port %u; %zu node(s), timeout %g s, hang limit %g s, threshold %s, action %s",
 		o->job, c.port, c.s.nnodes, o->timeout_s, c.s.hang_limit_s, o->threshold,
-		o->action == COL_ACT_CANCEL ? "cancel" : o->action == COL_ACT_REQUEUE ? "requeue" : "report");
+		mw_jobconf_action_name(o->action));
 	col_state_event(&c.s, "start", "collector listening on port %u", c.port);
 	mw_ready_notify(); /* started: whoever launched us may stop waiting */
 	c.status_dirty = 1; /* a report from the start: the job is watched */

@@ -9,12 +9,6 @@
 #include "jobconf.h"
 #include "verdict.h"
 
-enum col_action_kind {
-	COL_ACT_REPORT = 0,
-	COL_ACT_CANCEL = 1,
-	COL_ACT_REQUEUE = 2,
-};
-
 struct col_opts {
 	char job[32];              /* --job */
 	char nodes[8192];          /* --nodes HOSTLIST ("" = learn from agents) */
@@ -25,7 +19,7 @@ struct col_opts {
 	struct col_threshold thr;
 	char dir[4096];            /* --dir OUTDIR */
 	char report[4096];         /* --report FILE ("" = OUTDIR/report.json) */
-	enum col_action_kind action; /* --action */
+	enum mw_jc_action action;  /* --action (the settings' one enum) */
 	int drain, post;           /* --drain yes|no, --post yes|no */
 	char restd[512];           /* --restd URL ("" = scontrol only) */
 	char nhd_socket[512];      /* --nhd-socket PATH ("" = default) */
@@ -34,7 +28,7 @@ struct col_opts {
 	double settle_s;           /* wait after the threshold for more heartbeats/dumps */
 	double probe_budget_s;     /* time budget of one probe round (3 s) */
 	int probe_tries;           /* probes per node per round (3) */
-	double job_check_s;        /* ask Slurm whether the job runs (30 s; 0 = never) */
+	double job_check_s;        /* ask Slurm whether the job runs (job_check; 0 = never) */
 	int exit_on_verdict;       /* leave after a confirmed verdict (standalone use) */
 	double hang_limit_s;       /* --hang-limit: act on an unconfirmed hang after this
 				    * long (0 = MW_HANG_LIMIT_FACTOR x timeout) */

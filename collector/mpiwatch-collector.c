@@ -123,6 +123,7 @@ static const char *const job_opts[][3] = {
 	{"post", "post", "yes|no"},	   {"restd", "restd", "URL"},
 	{"nhd-socket", "nhd_socket", "PATH"}, {"probe-port", "probe_port", "P"},
 	{"hang-limit", "hang_limit", "S"}, {"munge-socket", "munge_socket", "PATH"},
+	{"job-check", "job_check", "S"},
 };
 #define NJOB_OPTS (sizeof job_opts / sizeof job_opts[0])
 
@@ -171,8 +172,6 @@ int main(int argc, char **argv)
 		 .min = 0.1, .max = 60, .unit = "seconds", .help = "time budget of one probe round"},
 		{.name = "probe-tries", .kind = MW_CLIOPT_LONG, .dst = &tries, .arg = "N", .min = 1, .max = 20,
 		 .help = "probes per node per round"},
-		{.name = "job-check", .kind = MW_CLIOPT_DOUBLE, .dst = &o.job_check_s, .arg = "S", .min = 0,
-		 .max = 86400, .unit = "seconds", .help = "how often to ask Slurm if the job runs (0: never)"},
 		{.name = "exit-on-verdict", .kind = MW_CLIOPT_FLAG, .dst = &o.exit_on_verdict,
 		 .help = "leave after a confirmed verdict"},
 		{.name = "profile", .kind = MW_CLIOPT_CUSTOM, .dst = &o, .parse = parse_profile, .arg = "DIR",

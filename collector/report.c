@@ -65,7 +65,7 @@ static const char *summary_line(const struct col_state *s, char *buf, size_t len
 		int a = 0;
 		for (size_t i = 0; s->have_res && i < r->ncauses; i++)
 			a += r->causes[i].cause == 'A';
-		snprintf(buf, len, MW_ANSWER_NOTHING "%s", a ? MW_ANSWER_CAUSE_A : "");
+		snprintf(buf, len, COL_ANSWER_NOTHING "%s", a ? COL_ANSWER_CAUSE_A : "");
 	} else if (r->verdict == COL_V_HARDWARE) {
 		char names[256] = "";
 		struct mw_hostlist hl = {0};
@@ -491,6 +491,27 @@ int col_report_render(const struct col_state *s, const char *dir, const char *re
 	if (render_json(out, path, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0)
 		rv = -1;
 	if (dir && *dir) {
+		/* What srun prints after the step (the plugin): empty when nothing failed. */
+		mf = open_memstream(&txt, &tlen);
+		if (mf) {
+			struct col_answer *ans = malloc(sizeof *ans);
+			int made = ans != NULL;
+			if (ans) {
+				col_answer(s, ans);
+				for (size_t i = 0; !ans->nothing && i < ans->n; i++)
+					fprintf(mf, "%s\n", ans->line[i]);
+				free(ans);
+			}
+			fclose(mf);
+			if (made) {
+				snprintf(out->f[out->n].path, sizeof out->f[out->n].path, "%s/%s", dir, MW_ANSWER_FILE);
+				out->f[out->n++].text = txt;
+			} else {
+				free(txt);
+				rv = -1;
+			}
+			txt = NULL;
+		}
 		mf = open_memstream(&txt, &tlen);
 		if (mf) {
 			col_report_text(s, mf);

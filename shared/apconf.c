@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "apconf.h"
 #include "heartbeat.h"
-#include "log.h"
 
 #define AP_FILE_MAX (64 * 1024)
 
@@ -80,7 +80,7 @@ const struct mw_conf_key mw_apconf_keys[] = {
 };
 #undef F
 
-int mw_apconf_load_logged(struct mw_apconf *c, const char *path, long owner_uid)
+int mw_apconf_load_logged(struct mw_apconf *c, const char *path, long owner_uid, mw_apconf_say_fn say)
 {
 	struct mw_conf_errors errs = {0};
 	int rv = 0;
@@ -88,13 +88,13 @@ int mw_apconf_load_logged(struct mw_apconf *c, const char *path, long owner_uid)
 		return 0;
 	if (mw_apconf_load(c, path, owner_uid, &errs)) {
 		for (size_t i = 0; i < errs.n; i++)
-			mw_warn("auxiliary processes: %s", errs.msg[i]);
-		mw_warn("auxiliary processes: none will run (%s unusable)", path);
+			say(LOG_WARNING, "auxiliary processes: %s", errs.msg[i]);
+		say(LOG_WARNING, "auxiliary processes: none will run (%s unusable)", path);
 		mw_apconf_free(c);
 		mw_apconf_init(c);
 		rv = -1;
 	} else {
-		mw_info("auxiliary processes: %zu command(s) from %s (timeout %g s, max output %ld bytes)",
+		say(LOG_INFO, "auxiliary processes: %zu command(s) from %s (timeout %g s, max output %ld bytes)",
 			c->ncmd, path, c->timeout, c->max_output);
 	}
 	mw_conf_errors_free(&errs);

@@ -62,12 +62,17 @@ int mw_apconf_parse_buffer(struct mw_apconf *c, const char *source, const char *
  * number of errors (0 = c holds the site's commands). */
 int mw_apconf_load(struct mw_apconf *c, const char *path, long owner_uid, struct mw_conf_errors *errs);
 
+/* How a program reports: a syslog level and a printf format (mw_log of
+ * shared/log.h fits). */
+typedef void (*mw_apconf_say_fn)(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* What the agent and the collector do: path ("" or NULL: none) into c
- * (from mw_apconf_init) with mw_apconf_load; every error is logged (a
- * warning each, then "none will run"), and c is then left with no command;
- * a good file is logged as one info line.  Return 0 if c holds the file's
- * commands (or no file was named), -1 if the file was unusable. */
-int mw_apconf_load_logged(struct mw_apconf *c, const char *path, long owner_uid);
+ * (from mw_apconf_init) with mw_apconf_load; every error is reported
+ * through say (a LOG_WARNING each, then "none will run"), and c is then left
+ * with no command; a good file is reported as one LOG_INFO line.  The
+ * library itself prints nothing.  Return 0 if c holds the file's commands
+ * (or no file was named), -1 if the file was unusable. */
+int mw_apconf_load_logged(struct mw_apconf *c, const char *path, long owner_uid, mw_apconf_say_fn say);
 
 /* "all" / "suspicious". */
 const char *mw_apconf_nodes_name(int nodes);

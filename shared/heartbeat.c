@@ -1,6 +1,7 @@
 /* heartbeat.c - encode and decode agent <-> collector frames (heartbeat.h):
  * the header, and each type's payload by walking its layout (hb_layout.c). */
 #include "heartbeat.h"
+#include "mw_json.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -429,30 +430,6 @@ enum mw_hb_err mw_hb_frame_check(const uint8_t *buf, size_t len, size_t *frame_l
 	return MW_HB_OK;
 }
 
-/* An integer value in [min, max]. */
-static int int_of(json_object *v, int64_t min, int64_t max, int64_t *out)
-{
-	int64_t x;
-	if (!json_object_is_type(v, json_type_int))
-		return -1;
-	errno = 0;
-	x = json_object_get_int64(v);
-	if (errno || x < min || x > max)
-		return -1;
-	*out = x;
-	return 0;
-}
-
-/* A string value without a NUL inside, or NULL. */
-static const char *str_of(json_object *v)
-{
-	const char *s;
-	if (!json_object_is_type(v, json_type_string))
-		return NULL;
-	s = json_object_get_string(v);
-	return (size_t)json_object_get_string_len(v) == strlen(s) ? s : NULL;
-}
-
 /* Compact JSON text of v (malloc'd), or NULL. */
 static char *json_text(json_object *v)
 {
@@ -476,7 +453,7 @@ static int decode_value(const struct mw_hb_field *f, json_object *v, void *base)
 	case MW_HB_K_U16:
 	case MW_HB_K_U32:
 	case MW_HB_K_U64:
-		if (int_of(v, f->min, f->max, &x))
+		if (mw_json_int_of(v, f->min, f->max, &x))
 			return -1;
 		if (f->kind == MW_HB_K_I32)
 			*AT(int32_t, p, 0) = (int32_t)x;
@@ -498,19 +475,19 @@ static int decode_value(const struct mw_hb_field *f, json_object *v, void *base)
 		*AT(double, p, 0) = json_object_get_double(v);
 		return num_ok(f, *AT(double, p, 0)) ? 0 : -1;
 	case MW_HB_K_STR:
-		s = str_of(v);
+		s = mw_json_str_of(v);
 		if (!s || !str_ok(f, s))
 			return -1;
 		memcpy(p, s, strlen(s) + 1);
 		return 0;
 	case MW_HB_K_TEXT:
-		s = str_of(v);
+		s = mw_json_str_of(v);
 		if (!s || !f->valid(s))
 			return -1;
 		*AT(char *, p, 0) = strdup(s);
 		return *AT(char *, p, 0) ? 0 : -1;
 	case MW_HB_K_STATE:
-		s = str_of(v);
+		s = mw_json_str_of(v);
 		if (!s || (x = mw_hb_state_parse(s)) < 0)
 			return -1;
 		*AT(enum mw_hb_state, p, 0) = (enum mw_hb_state)x;

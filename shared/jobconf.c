@@ -171,6 +171,14 @@ const struct mw_conf_key mw_jobconf_keys[] = {
 	 "an agent's TCP connect to its collector fails after this long", S | J, NULL},
 	{"handshake_timeout", MW_CONF_DOUBLE, F(handshake_timeout), 0.1, 60, NULL, "5", "seconds",
 	 "each step of the hello exchange (challenge, welcome) fails after this long", S | J, NULL},
+	/* 60 s for both the agents and the collector: the plugin stops them
+	 * when the step ends, this only catches an end it missed (a killed
+	 * slurmstepd), and each check is one request to slurmctld per node
+	 * (agents) per interval: halving it would double that load for nothing
+	 * a user sees. */
+	{"job_check", MW_CONF_DOUBLE, F(job_check), 0, 86400, NULL, "60", "seconds (0 = never)",
+	 "the agents and the collector ask Slurm this often whether the job still runs, and leave "
+	 "when it is over; 0 = never (outside Slurm)", S | J, NULL},
 	{NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0, NULL},
 };
 #undef F

@@ -42,11 +42,11 @@
  * most) before it prints the answer. */
 #define MW_PENDING_FILE "verdict-pending"
 #define MW_PENDING_WAIT_S 10
-/* The answer's first words when nothing failed (collector/answer.c): srun
- * prints no answer then. */
-#define MW_ANSWER_NOTHING "no failure detected"
-/* ...and what follows it when a rank was slow or computing (cause A). */
-#define MW_ANSWER_CAUSE_A " (a long computation or slow transfer noted: cause A)"
+/* In the job's report folder, written with each report: the answer srun
+ * prints after the step (the collector's sentences, one a line, as the
+ * first lines of report.txt), or empty when nothing failed: srun prints
+ * nothing then. */
+#define MW_ANSWER_FILE "answer.txt"
 /* The environment variable that names it for the monitor. */
 #define MW_JOBCONF_ENV "MPIWATCH_SETTINGS"
 
@@ -76,6 +76,7 @@ struct mw_jobconf {
 	double liveness;      /* s of silence before a link is declared lost (0 = off) */
 	double connect_timeout;   /* s for an agent's TCP connect to its collector */
 	double handshake_timeout; /* s for each step of the hello exchange after it */
+	double job_check;     /* s between "is the job still running?" asks of Slurm (0 = never) */
 };
 
 /* The table, ended by a NULL name. */

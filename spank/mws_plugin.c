@@ -468,14 +468,14 @@ static int this_step(const char *path)
 }
 
 /* srun: print the answer if the collector reached a verdict during this
- * step: the first lines of report.txt (one sentence per finding, up to its
- * first empty line) and its path; nothing when the answer is that nothing
- * failed.  A watched task that ended badly left
+ * step: MW_ANSWER_FILE (one sentence per finding, the first lines of
+ * report.txt) and report.txt's path; nothing when that file is empty (the
+ * answer is that nothing failed).  A watched task that ended badly left
  * MW_PENDING_FILE: wait for the collector to tell (MW_PENDING_WAIT_S at
  * most) so that the answer is in srun's output, not only in the report. */
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
-	char cwd[PATH_MAX], path[PATH_MAX + 16], pending[PATH_MAX + 32], line[1024];
+	char cwd[PATH_MAX], path[PATH_MAX + 16], answer[PATH_MAX + 16], pending[PATH_MAX + 32], line[1024];
 	FILE *f;
 
 	(void)sp;
@@ -485,17 +485,17 @@ int slurm_spank_exit(spank_t sp, int ac, char **av)
 	if (conf_bad || !conf.on || !getcwd(cwd, sizeof(cwd)) || mw_jobconf_resolve(&conf, step_job, cwd) < 0)
 		return 0;
 	snprintf(path, sizeof(path), "%s/report.txt", conf.dir);
+	snprintf(answer, sizeof(answer), "%s/%s", conf.dir, MW_ANSWER_FILE);
 	snprintf(pending, sizeof(pending), "%s/%s", conf.dir, MW_PENDING_FILE);
 	for (int i = 0; i < MW_PENDING_WAIT_S * 10 && this_step(pending); i++) {
 		struct timespec ts = {0, 100000000L};
 		nanosleep(&ts, NULL);
 	}
-	if (!this_step(path) || !(f = fopen(path, "r")))
+	if (!this_step(answer) || !(f = fopen(answer, "r")))
 		return 0;
-	/* Nothing to tell (a healthy step, or a report of nothing): nothing is
-	 * added to the step's output. */
-	if (!fgets(line, sizeof(line), f) || line[0] == '\n' ||
-	    !strncmp(line, MW_ANSWER_NOTHING, strlen(MW_ANSWER_NOTHING))) {
+	/* Nothing to tell (a healthy step, or a report of nothing: the file is
+	 * empty): nothing is added to the step's output. */
+	if (!fgets(line, sizeof(line), f) || line[0] == '\n') {
 		fclose(f);
 		return 0;
 	}

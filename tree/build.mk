@@ -30,7 +30,7 @@ $(B)/fuzz/fuzz_tree_counts: tree/mwt_counts.c tree/mwt_counts.h tree/mwt_place.c
 
 # Fuzz target: the decoder of a CP's aggregate (MW_HB_AGG payload).
 FUZZERS += $(B)/fuzz/fuzz_tree_agg
-FUZZ_EXTRA_fuzz_tree_agg := tree/mwt_agg.c tree/mwt_aggjson.c tree/mwt_err.c tree/mwt_json.c -Itree
+FUZZ_EXTRA_fuzz_tree_agg := tree/mwt_agg.c tree/mwt_aggjson.c tree/mwt_err.c -Itree
 $(B)/fuzz/fuzz_tree_agg: tree/mwt_agg.c tree/mwt_aggjson.c tree/mwt_aggstate.h tree/mwt_agg.h
 
 # The in-process simulator (bench/tree-sim, doc/benchmarks.md): not installed.
@@ -51,5 +51,5 @@ $(B)/bench/tree-ranks: bench/tree-ranks.c $(SHARED_LIB)
 
 # Fuzz target: the decoder of a CP's probe summary (MW_HB_PROBESUM payload).
 FUZZERS += $(B)/fuzz/fuzz_tree_probe
-FUZZ_EXTRA_fuzz_tree_probe := tree/mwt_probe.c tree/mwt_err.c tree/mwt_json.c -Itree
+FUZZ_EXTRA_fuzz_tree_probe := tree/mwt_probe.c tree/mwt_err.c -Itree
 $(B)/fuzz/fuzz_tree_probe: tree/mwt_probe.c tree/mwt_probe.h

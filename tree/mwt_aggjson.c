@@ -261,15 +261,15 @@ struct mwt_agg *mwt_agg_from_json(const char *json, size_t len, char *err, size_
 	if (only_keys(o, top_keys))
 		goto bad;
 	why = "v: expected 1";
-	if (mwt_json_int(o, "v", 1, 1, &v))
+	if (mw_json_int(o, "v", 1, 1, &v))
 		goto bad;
 	why = "from: expected a node name";
-	if (!(from = mwt_json_str(o, "from", MW_HB_STR_MAX)) || !mw_hb_valid_name(from))
+	if (!(from = mw_json_str(o, "from", MW_HB_STR_MAX)) || !mw_hb_valid_name(from))
 		goto bad;
 	why = "events, first, last: expected numbers";
-	if (mwt_json_int(o, "events", 0, MWT_AGG_MAX_EVENTS, &events) ||
-	    mwt_json_num(o, "first", 0, MWT_JSON_NUM_MAX, &first) ||
-	    mwt_json_num(o, "last", 0, MWT_JSON_NUM_MAX, &last) || first > last)
+	if (mw_json_int(o, "events", 0, MWT_AGG_MAX_EVENTS, &events) ||
+	    mw_json_num(o, "first", 0, MW_JSON_NUM_MAX, &first) ||
+	    mw_json_num(o, "last", 0, MW_JSON_NUM_MAX, &last) || first > last)
 		goto bad;
 	why = "classes: expected an array";
 	if (!json_object_object_get_ex(o, "classes", &cl) || !json_object_is_type(cl, json_type_array))
@@ -295,12 +295,12 @@ struct mwt_agg *mwt_agg_from_json(const char *json, size_t len, char *err, size_
 		struct mwt_class key;
 		why = "a class: bad field";
 		if (!x || !json_object_is_type(x, json_type_object) || only_keys(x, cls_keys) ||
-		    !(st = mwt_json_str(x, "state", 16)) || (state = mw_hb_state_parse(st)) < 0 ||
-		    !(call = mwt_json_str(x, "call", MW_HB_STR_MAX)) ||
-		    mwt_json_int(x, "peer", -2, MW_HB_MAX_RANK, &peer) || mwt_json_int(x, "count", 1, events, &count) ||
-		    mwt_json_num(x, "first", 0, MWT_JSON_NUM_MAX, &cf) ||
-		    mwt_json_num(x, "last", 0, MWT_JSON_NUM_MAX, &clast) || cf > clast || cf < first ||
-		    clast > last || !(ranks = mwt_json_str(x, "ranks", 1u << 22)) ||
+		    !(st = mw_json_str(x, "state", 16)) || (state = mw_hb_state_parse(st)) < 0 ||
+		    !(call = mw_json_str(x, "call", MW_HB_STR_MAX)) ||
+		    mw_json_int(x, "peer", -2, MW_HB_MAX_RANK, &peer) || mw_json_int(x, "count", 1, events, &count) ||
+		    mw_json_num(x, "first", 0, MW_JSON_NUM_MAX, &cf) ||
+		    mw_json_num(x, "last", 0, MW_JSON_NUM_MAX, &clast) || cf > clast || cf < first ||
+		    clast > last || !(ranks = mw_json_str(x, "ranks", 1u << 22)) ||
 		    !json_object_object_get_ex(x, "cover", &cov) || !json_object_is_type(cov, json_type_object))
 			goto bad;
 		{
@@ -310,13 +310,13 @@ struct mwt_agg *mwt_agg_from_json(const char *json, size_t len, char *err, size_
 			int64_t root, tag, ex, sig, size;
 			double idle;
 			why = "a class: bad heartbeat field";
-			if (!(kind = mwt_json_str(x, "kind", 15)) || !(comm = mwt_json_str(x, "comm", MW_HB_STR_MAX)) ||
-			    !(moving = mwt_json_str(x, "moving", 31)) ||
-			    mwt_json_int(x, "root", -1, MW_HB_MAX_RANK, &root) ||
-			    mwt_json_int(x, "tag", -1, INT32_MAX, &tag) || mwt_json_int(x, "exit", -1, 255, &ex) ||
-			    mwt_json_int(x, "signal", 0, 128, &sig) ||
-			    mwt_json_int(x, "size", 1, MW_HB_MAX_RANK + 1, &size) ||
-			    mwt_json_num(x, "idle", 0, MWT_JSON_NUM_MAX, &idle))
+			if (!(kind = mw_json_str(x, "kind", 15)) || !(comm = mw_json_str(x, "comm", MW_HB_STR_MAX)) ||
+			    !(moving = mw_json_str(x, "moving", 31)) ||
+			    mw_json_int(x, "root", -1, MW_HB_MAX_RANK, &root) ||
+			    mw_json_int(x, "tag", -1, INT32_MAX, &tag) || mw_json_int(x, "exit", -1, 255, &ex) ||
+			    mw_json_int(x, "signal", 0, 128, &sig) ||
+			    mw_json_int(x, "size", 1, MW_HB_MAX_RANK + 1, &size) ||
+			    mw_json_num(x, "idle", 0, MW_JSON_NUM_MAX, &idle))
 				goto bad;
 			memset(&key, 0, sizeof(key));
 			key.state = (enum mw_hb_state)state;
@@ -352,8 +352,8 @@ struct mwt_agg *mwt_agg_from_json(const char *json, size_t len, char *err, size_
 				int *rks = NULL;
 				why = "a class: bad cover";
 				if (!mw_hb_valid_name(on) || !json_object_is_type(sv, json_type_object) ||
-				    only_keys(sv, cov_keys) || !(sq = mwt_json_str(sv, "seq", 1u << 22)) ||
-				    !(rk = mwt_json_str(sv, "rank", 1u << 22)))
+				    only_keys(sv, cov_keys) || !(sq = mw_json_str(sv, "seq", 1u << 22)) ||
+				    !(rk = mw_json_str(sv, "rank", 1u << 22)))
 					goto bad;
 				ns = mw_ranges_parse(sq, (size_t)(count - got), &tmp);
 				if (ns < 1 || got + ns > count)

@@ -8,7 +8,7 @@
 #include <stdint.h>
 
 #include "mwt_agg.h"
-#include "mwt_json.h"
+#include "mw_json.h"
 
 #define NAME_LEN (MW_HB_STR_MAX + 1)
 #define MAX_CLASSES (1u << 20)

@@ -10,7 +10,7 @@
 
 #include "heartbeat.h"
 #include "mwt_err.h"
-#include "mwt_json.h"
+#include "mw_json.h"
 
 struct pres {
 	char node[MW_HB_STR_MAX + 1];
@@ -242,7 +242,7 @@ char *mwt_psum_to_json(const struct mwt_psum *s)
 /* A string field, printable ASCII, shorter than size, into dst. */
 static int get_str(json_object *o, const char *key, char *dst, size_t size)
 {
-	const char *t = mwt_json_str(o, key, size - 1);
+	const char *t = mw_json_str(o, key, size - 1);
 	if (!t || !text_ok(t, size))
 		return -1;
 	memcpy(dst, t, strlen(t) + 1);
@@ -274,12 +274,12 @@ static int decode_result(struct mwt_psum *s, json_object *e, const char **what)
 	if (get_str(e, "state", st, sizeof st) || (state = parse_state(st)) < 0)
 		return *what = "state", -1;
 	r.state = (enum mw_probe_state)state;
-	if (mwt_json_num(e, "rtt_ms", -1, 1e7, &r.rtt_ms))
+	if (mw_json_num(e, "rtt_ms", -1, 1e7, &r.rtt_ms))
 		return *what = "rtt_ms", -1;
-	if (mwt_json_int(e, "tries", 0, 1000, &x))
+	if (mw_json_int(e, "tries", 0, 1000, &x))
 		return *what = "tries", -1;
 	r.tries = (int)x;
-	if (mwt_json_int(e, "failed", 0, 255, &x))
+	if (mw_json_int(e, "failed", 0, 255, &x))
 		return *what = "failed", -1;
 	r.failed = (int)x;
 	if (get_str(e, "summary", r.summary, sizeof r.summary))
@@ -314,7 +314,7 @@ struct mwt_psum *mwt_psum_from_json(const char *txt, size_t len, char *err, size
 		return NULL;
 	}
 	json_tokener_free(tok);
-	if (mwt_json_int(o, "round", 1, INT32_MAX, &round)) {
+	if (mw_json_int(o, "round", 1, INT32_MAX, &round)) {
 		mwt_errf(err, errlen, "probe summary: round");
 		goto fail;
 	}

@@ -98,7 +98,7 @@ static void setup(void)
 	O.hang_limit_s = 0;
 	O.ranks = 6;
 	O.job_check_s = 0; /* no Slurm: no job output file to read */
-	O.action = COL_ACT_REPORT;
+	O.action = MW_JC_REPORT;
 	O.drain = O.post = 1;
 	ck_assert_int_eq(col_ctx_init(&C, &O, &env), 0);
 	ck_assert_int_eq((int)C.s.nnodes, NNODES);
@@ -272,7 +272,7 @@ START_TEST(test_partition)
 {
 	/* Two of three nodes silent at once: a partition, nothing drained. */
 	F.probe[1] = F.probe[2] = MW_PROBE_DEAD;
-	O.action = COL_ACT_CANCEL;
+	O.action = MW_JC_CANCEL;
 	beat(0, MW_HB_S_IN_MPI, "MPI_Recv", 2, -1, 0);
 	col_eval_agent_lost(&C, 1, "Connection reset by peer");
 	col_eval_agent_lost(&C, 2, "Connection reset by peer");
@@ -303,7 +303,7 @@ END_TEST
 START_TEST(test_crash)
 {
 	/* Rank 2 segfaults; ranks 0 and 1 wait for it. */
-	O.action = COL_ACT_CANCEL;
+	O.action = MW_JC_CANCEL;
 	beat(2, MW_HB_S_EXITED, "", -1, -1, SIGSEGV);
 	beat(0, MW_HB_S_IN_MPI, "MPI_Recv", 2, -1, 0);
 	beat(1, MW_HB_S_IN_MPI, "MPI_Recv", 2, -1, 0);
@@ -424,7 +424,7 @@ START_TEST(test_refused_no_retry)
 {
 	/* Refused while Slurm answers: a final answer, not retried. */
 	F.refuse = 1;
-	O.action = COL_ACT_CANCEL;
+	O.action = MW_JC_CANCEL;
 	beat(2, MW_HB_S_EXITED, "", -1, -1, SIGSEGV);
 	run(12000);
 	ck_assert_int_eq(C.s.decided, 1);
@@ -454,7 +454,7 @@ START_TEST(test_final_evaluation)
 {
 	/* The job ends right after a rank crashed, before the timeout: the
 	 * evaluation at shutdown decides, and only reports (no cancel). */
-	O.action = COL_ACT_CANCEL;
+	O.action = MW_JC_CANCEL;
 	beat(2, MW_HB_S_EXITED, "", -1, -1, SIGSEGV);
 	run(100);
 	ck_assert_uint_eq(C.s.st.evaluations, 0);
@@ -463,7 +463,7 @@ START_TEST(test_final_evaluation)
 	ck_assert(said("note", "stopping with unevaluated heartbeats"));
 	ck_assert_int_eq(C.s.decided, 1);
 	ck_assert_int_eq(C.s.res.verdict, COL_V_SOFTWARE);
-	ck_assert_int_eq(O.action, COL_ACT_REPORT);
+	ck_assert_int_eq(O.action, MW_JC_REPORT);
 	ck_assert_int_eq(F.tried[COL_DO_CANCEL], 0);
 	ck_assert_int_eq(acted("comment", 1), 1);
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "answer.h"
@@ -13,6 +14,7 @@
 #include "html.h"
 #include "joblog.h"
 #include "hostlist.h"
+#include "jobconf.h"
 #include "jsonschema.h"
 #include "restd.h"
 #include "log.h"
@@ -322,6 +324,23 @@ START_TEST(test_answer_cases)
 			      "%s", txt);
 		free(txt);
 	}
+	/* and answer.txt, what srun prints, holds the same sentences, or
+	 * nothing when nothing failed */
+	{
+		struct col_report_files rf;
+		char want[COL_ANSWER_MAX * COL_ANSWER_LEN] = "";
+		const char *got = NULL;
+		for (size_t i = 0; !a.nothing && i < a.n; i++)
+			snprintf(want + strlen(want), sizeof want - strlen(want), "%s\n", a.line[i]);
+		ck_assert_int_eq(col_report_render(&s, "/nonexistent", NULL, &rf), 0);
+		for (size_t i = 0; i < rf.n; i++)
+			if (!strcmp(rf.f[i].path, "/nonexistent/" MW_ANSWER_FILE))
+				got = rf.f[i].text;
+		ck_assert_ptr_nonnull(got);
+		ck_assert_str_eq(got, want);
+		ck_assert_int_eq(a.nothing, !strncmp(a.line[0], COL_ANSWER_NOTHING, strlen(COL_ANSWER_NOTHING)));
+		col_report_files_free(&rf);
+	}
 	col_state_free(&s);
 }
 END_TEST
@@ -354,6 +373,14 @@ START_TEST(test_report_write)
 	unlink(path);
 	snprintf(path, sizeof path, "%s/collector-stats.json", dir);
 	unlink(path);
+	/* nothing failed: srun's answer file is there, empty */
+	{
+		struct stat st;
+		snprintf(path, sizeof path, "%s/" MW_ANSWER_FILE, dir);
+		ck_assert_int_eq(stat(path, &st), 0);
+		ck_assert_int_eq(st.st_size, 0);
+		unlink(path);
+	}
 	ck_assert_int_eq(rmdir(dir), 0);
 	json_object_put(sch);
 	col_state_free(&s);

@@ -231,6 +231,61 @@ START_TEST(test_expect_size)
 }
 END_TEST
 
+/* What the library reports through the program's callbacks (it prints
+ * nothing itself): progress calls end with one last call of total/total,
+ * and the phase times come once, none negative. */
+struct seen {
+	int calls, lasts, phases;
+	size_t done, total;
+	double phase_sum;
+};
+
+static void on_progress(void *arg, size_t done, size_t total, int last)
+{
+	struct seen *s = arg;
+	s->calls++;
+	s->lasts += last;
+	s->done = done;
+	s->total = total;
+}
+
+static void on_phases(void *arg, const double phase_s[4])
+{
+	struct seen *s = arg;
+	s->phases++;
+	for (int i = 0; i < 4; i++) {
+		ck_assert(phase_s[i] >= 0);
+		s->phase_sum += phase_s[i];
+	}
+}
+
+START_TEST(test_callbacks)
+{
+	struct dl_options o;
+	struct dl_result *r = NULL;
+	struct seen s = {0};
+	dl_options_init(&o);
+	o.progress = 1;
+	o.on_progress = on_progress;
+	o.on_phases = on_phases;
+	o.cb_arg = &s;
+	ck_assert_int_eq(dl_analyze_dir(DATA "ring4", &o, &r), 0);
+	ck_assert_int_ge(s.calls, 2);
+	ck_assert_int_eq(s.lasts, 1);
+	ck_assert_uint_eq(s.done, 4);
+	ck_assert_uint_eq(s.total, 4);
+	ck_assert_int_eq(s.phases, 1);
+	dl_result_free(r);
+	/* progress off (the default "auto" below 5000 files): no progress call */
+	memset(&s, 0, sizeof s);
+	o.progress = 0;
+	ck_assert_int_eq(dl_analyze_dir(DATA "ring4", &o, &r), 0);
+	ck_assert_int_eq(s.calls, 0);
+	ck_assert_int_eq(s.phases, 1);
+	dl_result_free(r);
+}
+END_TEST
+
 START_TEST(test_top_and_eager)
 {
 	struct dl_options o;
@@ -283,6 +338,7 @@ int main(void)
 	tcase_add_test(tc, test_stack_tree);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_expect_size);
+	tcase_add_test(tc, test_callbacks);
 	tcase_add_test(tc, test_top_and_eager);
 	suite_add_tcase(s, tc);
 	SRunner *r = srunner_create(s);
