@@ -19,13 +19,19 @@ lab_require 3
 command -v tc >/dev/null || BAIL_OUT "tc (iproute2) is needed: .ci/deps"
 coll=$MW_LAB_REPO/build/bin/mpiwatch-collector
 schema=$MW_LAB_REPO/doc/schemas/report.schema.json
-veth=mwl${MW_LAB_ID:-0}-n3
+veth=$MW_LAB_PREFIX-n3
 ncpu=$(nproc)
 secs=40
 
 # --- the slow node: load + memory hog on n3, 50 ms on its link ------------
+# A kernel without sch_netem (no module to load, as this project's CI VM in
+# 2026-11) cannot add the latency: the assertion is then TODO with that
+# reason, shown as not passed; the load part below runs all the same.
+tc qdisc add dev "$veth" root netem delay 50ms 2>/dev/null ||
+    todo_start "issue 34: this kernel has no sch_netem (tc netem), the 50 ms latency is not applied"
 ok_cmd "50 ms of added latency on n3's link (tc netem on $veth)" \
-    tc qdisc add dev "$veth" root netem delay 50ms
+    sh -c "tc qdisc show dev '$veth' | grep -q 'netem.*delay 50ms'"
+todo_end
 tap_cleanup "tc qdisc del dev '$veth' root 2>/dev/null"
 # Every load process is bounded by timeout(1): it ends by itself even when
 # the cleanup does not run.
