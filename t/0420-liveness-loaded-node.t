@@ -1,0 +1,75 @@
+#!/bin/bash
+# Issue 34: the dead-node path must not call a slow node dead.  With the
+# default settings (liveness 5 s, stall timeout 60 s) a healthy 3-node job
+# runs while n3 is under full CPU load (one busy loop per core) and a memory
+# hog (bounded: 256 MB, for the job's time), all inside n3's namespaces, and
+# n3's link carries 50 ms of added latency (tc netem on its veth in the lab).
+# A user/admin checks: the job completes with its own output, the report's
+# verdict is not hardware, no node is dead in it, no node is drained.  Then
+# the positive case on the same lab: n3 killed under a healthy job is named
+# dead (verdict hardware, n3 and only n3).  No time is asserted here: the
+# kill-to-verdict time is bench/verdict-liveness's figure (doc/benchmarks.md).
+. "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/lab.sh"
+. "$(dirname "$0")/lib/collector.sh"
+. "$(dirname "$0")/lib/liveness.sh"
+
+plan no_plan
+lab_require 3
+command -v tc >/dev/null || BAIL_OUT "tc (iproute2) is needed: .ci/deps"
+coll=$MW_LAB_REPO/build/bin/mpiwatch-collector
+schema=$MW_LAB_REPO/doc/schemas/report.schema.json
+veth=$MW_LAB_PREFIX-n3
+ncpu=$(nproc)
+secs=40
+
+# --- the slow node: load + memory hog on n3, 50 ms on its link ------------
+# A kernel without sch_netem (no module to load, as this project's CI VM in
+# 2026-11) cannot add the latency: the assertion is then TODO with that
+# reason, shown as not passed; the load part below runs all the same.
+tc qdisc add dev "$veth" root netem delay 50ms 2>/dev/null ||
+    todo_start "issue 34: this kernel has no sch_netem (tc netem), the 50 ms latency is not applied"
+ok_cmd "50 ms of added latency on n3's link (tc netem on $veth)" \
+    sh -c "tc qdisc show dev '$veth' | grep -q 'netem.*delay 50ms'"
+todo_end
+tap_cleanup "tc qdisc del dev '$veth' root 2>/dev/null"
+# Every load process is bounded by timeout(1): it ends by itself even when
+# the cleanup does not run.
+load_pids=()
+for _ in $(seq "$ncpu"); do
+    lab_exec n3 timeout $((secs + 30)) sh -c 'while :; do :; done' &
+    load_pids+=($!)
+done
+lab_exec n3 timeout $((secs + 30)) python3 -c 'import time; b = b"x" * (256 << 20); time.sleep(3600)' &
+load_pids+=($!)
+tap_cleanup "kill ${load_pids[*]} 2>/dev/null; true"
+sleep 2
+
+prog=$(lab_prog openmpi col_steady)
+dir=$(lab_tmpdir mwuser1)
+cd "$dir" || BAIL_OUT "cd $dir"
+jid=$(lab_sbatch mwuser1 -N3 -n6 -w "n[1-3]" --mpiwatch -o "$dir/job.out" \
+    --wrap "srun --mpi=pmix $prog $secs; echo srun-exit=\$?")
+like "$jid" '^[0-9]+$' "a $secs s healthy job on n[1-3] submitted (default settings)"
+tap_cleanup "scancel $jid 2>/dev/null"
+st=$(lab_job_wait "$jid" 240)
+is "$st" COMPLETED "the job completes on the loaded, slow node"
+like "$(cat "$dir/job.out")" "steady done" "the program's own output is complete"
+like "$(cat "$dir/job.out")" "srun-exit=0" "srun exits 0"
+rep=$dir/mpiwatch-$jid/report.json
+wait_for 60 "test -s '$rep'"
+unlike "$(jv "$rep" 'd["verdict"]')" "^hardware$" "the verdict is not hardware"
+is "$(jv "$rep" '",".join(n["name"] for n in d["nodes"] if n["state"] == "dead")')" "" \
+    "no node is dead in the report"
+ok_cmd "report.json is valid against the schema" "$coll" --check-report "$rep" --schema "$schema"
+is "$(lab_reasoned_nodes)" "" "no node is drained"
+
+kill "${load_pids[@]}" 2>/dev/null
+tc qdisc del dev "$veth" root 2>/dev/null
+wait 2>/dev/null
+
+# --- the positive case: n3 killed is named dead ------------------------------
+live_kill_scenario n3 on
+is "$(lab_reasoned_nodes)" "n3" "no other node is drained"
+col_end_and_revive "$live_jid" n3
+done_testing
