@@ -5,7 +5,8 @@
 # signal is: "crash: rank 1 ended by the MPI library in MPI_Recv
 # (run_truncate.c:15): <the library's line>".  The slot keeps the call site
 # of every call as it enters, so the line is known although the rank died
-# before any dump.  Both MPIs.
+# before any dump.  Both MPIs.  Item 7: the same answer when the library's
+# line was lost (run_truncate_quiet), never 'the launcher was killed'.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
