@@ -379,8 +379,12 @@ static void lost_mpi_errors(struct collector *c)
 	if (code <= 0 || !s->mpi_errors)
 		return;
 	for (size_t i = 0; i < s->size; i++) {
+		const struct col_rank *x = &s->ranks[i];
 		if (col_mpi_error(s, (int)i, tmp, sizeof tmp))
 			return; /* the library's own line tells it */
+		if ((x->exit_signal > 0 && !col_killed_from_outside(x)) ||
+		    col_rank_line(s->crash_stacks, (int)i, tmp, sizeof tmp))
+			return; /* a rank killed by a signal of its own: a crash, not the library */
 		own |= ended_in_call(&s->ranks[i]) && strcmp(s->ranks[i].kind, "collective");
 	}
 	size_t len = strlen(s->mpi_errors), cap = len + s->size * 128 + 1;
