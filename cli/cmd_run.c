@@ -311,6 +311,11 @@ static int run_watched(struct run_opts *o)
 		unlink(procs.mpierr_file);
 	snprintf(procs.crash_file, sizeof(procs.crash_file), "%s/crash-stacks.txt", outdir);
 	unlink(procs.crash_file);
+	{
+		char le[PATH_MAX + 32]; /* written when the launcher failed by itself */
+		snprintf(le, sizeof(le), "%s/launcher-exit.txt", outdir);
+		unlink(le);
+	}
 	struct mw_run_spec spec = {
 		.work = work, .slots = slots, .outdir = outdir, .report = report, .auth_file = token,
 		.jc = &o->jc, .np = o->np,
@@ -363,6 +368,16 @@ static int run_watched(struct run_opts *o)
 			while (waitpid(procs.launcher, &status, 0) < 0 && errno == EINTR)
 				;
 		procs.launcher = 0;
+		/* Its output is read to its end: tell the collector the launcher
+		 * failed by itself (not killed), so ranks that vanished are the
+		 * program's failure although the library's own line was lost. */
+		if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+			char ex[16], path[PATH_MAX + 32];
+			int n = snprintf(ex, sizeof(ex), "%d\n", WEXITSTATUS(status));
+			snprintf(path, sizeof(path), "%s/launcher-exit.txt", outdir);
+			if (mw_write_atomic(path, ex, (size_t)n, 0644, (uid_t)-1, (gid_t)-1) < 0)
+				fprintf(stderr, "mpiwatch run: cannot write %s: %s\n", path, strerror(errno));
+		}
 		/* The program ended.  If it failed, give the agent and collector
 		 * time to see which rank died and how (a signal cuts it short).
 		 * A launcher ended by a signal (killed: SIGKILL, an OOM kill) took

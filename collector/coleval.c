@@ -583,7 +583,10 @@ double col_eval_next(const struct collector *c)
 void col_eval_final(struct collector *c)
 {
 	struct col_opts *o = c->o;
-	if (!c->s.decided && (c->pending || col_eval_suspicious(&c->s) > 0) && c->gen != c->eval_gen) {
+	/* Once more if the launcher was found killed: "mpiwatch run" may since
+	 * have told that it exited with a failure of its own (item 7). */
+	if (!c->s.decided && (c->pending || col_eval_suspicious(&c->s) > 0) &&
+	    (c->gen != c->eval_gen || (c->s.have_res && c->s.res.launcher_killed))) {
 		if (o->probe_budget_s > 1.5)
 			o->probe_budget_s = 1.5;
 		o->action = MW_JC_REPORT; /* the job is ending anyway */

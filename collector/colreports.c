@@ -354,6 +354,56 @@ static void read_side_file(struct collector *c, const char *name, char **text)
 	fclose(f);
 }
 
+/* Whether rank x ended inside an MPI call of its own (not MPI_Finalize),
+ * not by a signal of its own: the MPI library may have ended it. */
+static int ended_in_call(const struct col_rank *x)
+{
+	return (x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED) && x->call[0] &&
+	       strcmp(x->call, "MPI_Finalize") && (x->exit_signal <= 0 || col_killed_from_outside(x));
+}
+
+/* The launcher exited by itself with a failure (OUTDIR/launcher-exit.txt,
+ * its exit status, written by "mpiwatch run" once it read the launcher's
+ * output to its end) but no MPI library line was read: Open MPI's help
+ * aggregation loses it when the ranks are torn down first (issue 35 item 7).
+ * The ranks that ended inside a call of their own (a point-to-point call or
+ * a wait when any did, else every one that ended inside a call) get a line
+ * saying so in s->mpi_errors: they are the MPI error, not a killed launcher. */
+static void lost_mpi_errors(struct collector *c)
+{
+	struct col_state *s = &c->s;
+	char *st = NULL, tmp[8];
+	int code, own = 0;
+	read_side_file(c, "launcher-exit.txt", &st);
+	code = st ? atoi(st) : 0;
+	free(st);
+	if (code <= 0 || !s->mpi_errors)
+		return;
+	for (size_t i = 0; i < s->size; i++) {
+		const struct col_rank *x = &s->ranks[i];
+		if (col_mpi_error(s, (int)i, tmp, sizeof tmp))
+			return; /* the library's own line tells it */
+		if ((x->exit_signal > 0 && !col_killed_from_outside(x)) ||
+		    col_rank_line(s->crash_stacks, (int)i, tmp, sizeof tmp))
+			return; /* a rank killed by a signal of its own: a crash, not the library */
+		own |= ended_in_call(&s->ranks[i]) && strcmp(s->ranks[i].kind, "collective");
+	}
+	size_t len = strlen(s->mpi_errors), cap = len + s->size * 128 + 1;
+	char *t = malloc(cap);
+	if (!t)
+		return;
+	memcpy(t, s->mpi_errors, len + 1);
+	for (size_t i = 0; i < s->size; i++) {
+		const struct col_rank *x = &s->ranks[i];
+		if (ended_in_call(x) && (!own || strcmp(x->kind, "collective")))
+			len += (size_t)snprintf(t + len, cap - len,
+						"%zu\tits own error message was not printed (the launcher exited "
+						"with status %d)\n", i, code);
+	}
+	free(s->mpi_errors);
+	s->mpi_errors = t;
+}
+
 /* What "mpiwatch run" read from the launcher's output and wrote beside the
  * report (none under Slurm): the MPI library's error lines and where
  * crashed ranks died. */
@@ -361,6 +411,7 @@ void col_reports_read_mpi_errors(struct collector *c)
 {
 	read_side_file(c, "mpi-errors.txt", &c->s.mpi_errors);
 	read_side_file(c, "crash-stacks.txt", &c->s.crash_stacks);
+	lost_mpi_errors(c);
 }
 
 /* Under Slurm, where a crashed rank died: the MPI library's crash report in
