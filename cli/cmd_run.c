@@ -304,16 +304,16 @@ static int run_watched(struct run_opts *o)
 	}
 
 	/* The MPI library's own error lines, for the collector (doc/collector.md). */
-	snprintf(procs.mpierr_file, sizeof(procs.mpierr_file), "%s/mpi-errors.txt", outdir);
+	snprintf(procs.mpierr_file, sizeof(procs.mpierr_file), "%s/" MW_MPI_ERRORS_FILE, outdir);
 	/* Created empty: it tells the collector the launcher's output is read
 	 * (it then gives the library's line a moment before a verdict). */
 	if (mw_write_atomic(procs.mpierr_file, "", 0, 0644, (uid_t)-1, (gid_t)-1) < 0)
 		unlink(procs.mpierr_file);
-	snprintf(procs.crash_file, sizeof(procs.crash_file), "%s/crash-stacks.txt", outdir);
+	snprintf(procs.crash_file, sizeof(procs.crash_file), "%s/" MW_CRASH_STACKS_FILE, outdir);
 	unlink(procs.crash_file);
 	{
 		char le[PATH_MAX + 32]; /* written when the launcher failed by itself */
-		snprintf(le, sizeof(le), "%s/launcher-exit.txt", outdir);
+		snprintf(le, sizeof(le), "%s/" MW_LAUNCHER_EXIT_FILE, outdir);
 		unlink(le);
 	}
 	struct mw_run_spec spec = {
@@ -374,7 +374,7 @@ static int run_watched(struct run_opts *o)
 		if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
 			char ex[16], path[PATH_MAX + 32];
 			int n = snprintf(ex, sizeof(ex), "%d\n", WEXITSTATUS(status));
-			snprintf(path, sizeof(path), "%s/launcher-exit.txt", outdir);
+			snprintf(path, sizeof(path), "%s/" MW_LAUNCHER_EXIT_FILE, outdir);
 			if (mw_write_atomic(path, ex, (size_t)n, 0644, (uid_t)-1, (gid_t)-1) < 0)
 				fprintf(stderr, "mpiwatch run: cannot write %s: %s\n", path, strerror(errno));
 		}

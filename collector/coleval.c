@@ -173,7 +173,7 @@ static int wait_for_mpi_error(struct collector *c)
 	} else {
 		if (!c->o->dir[0])
 			return 0;
-		snprintf(path, sizeof path, "%s/mpi-errors.txt", c->o->dir);
+		snprintf(path, sizeof path, "%s/" MW_MPI_ERRORS_FILE, c->o->dir);
 		if (access(path, F_OK) != 0)
 			return 0;
 	}

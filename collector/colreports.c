@@ -374,7 +374,7 @@ static void lost_mpi_errors(struct collector *c)
 	struct col_state *s = &c->s;
 	char *st = NULL, tmp[8];
 	int code, own = 0;
-	read_side_file(c, "launcher-exit.txt", &st);
+	read_side_file(c, MW_LAUNCHER_EXIT_FILE, &st);
 	code = st ? atoi(st) : 0;
 	free(st);
 	if (code <= 0 || !s->mpi_errors)
@@ -409,8 +409,8 @@ static void lost_mpi_errors(struct collector *c)
  * crashed ranks died. */
 void col_reports_read_mpi_errors(struct collector *c)
 {
-	read_side_file(c, "mpi-errors.txt", &c->s.mpi_errors);
-	read_side_file(c, "crash-stacks.txt", &c->s.crash_stacks);
+	read_side_file(c, MW_MPI_ERRORS_FILE, &c->s.mpi_errors);
+	read_side_file(c, MW_CRASH_STACKS_FILE, &c->s.crash_stacks);
 	lost_mpi_errors(c);
 }
 
@@ -426,7 +426,7 @@ static int job_output_needed(struct collector *c)
 	if (c->o->job_check_s <= 0)
 		return 0;
 	if (c->o->dir[0]) {
-		snprintf(path, sizeof path, "%s/mpi-errors.txt", c->o->dir);
+		snprintf(path, sizeof path, "%s/" MW_MPI_ERRORS_FILE, c->o->dir);
 		if (access(path, F_OK) == 0)
 			return 0;
 	}

@@ -47,6 +47,13 @@
  * first lines of report.txt), or empty when nothing failed: srun prints
  * nothing then. */
 #define MW_ANSWER_FILE "answer.txt"
+/* Side files `mpiwatch run` writes in its OUTDIR for the collector: the MPI
+ * library's own error lines from the launcher's output, the stacks the
+ * ranks printed when they crashed, and the launcher's exit status when it
+ * failed by itself (not killed by us). */
+#define MW_MPI_ERRORS_FILE "mpi-errors.txt"
+#define MW_CRASH_STACKS_FILE "crash-stacks.txt"
+#define MW_LAUNCHER_EXIT_FILE "launcher-exit.txt"
 /* The environment variable that names it for the monitor. */
 #define MW_JOBCONF_ENV "MPIWATCH_SETTINGS"
 
