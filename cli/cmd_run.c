@@ -277,10 +277,24 @@ static int run_watched(struct run_opts *o)
 	}
 	snprintf(report, sizeof(report), "%s/report.json", outdir);
 	snprintf(txt, sizeof(txt), "%s/report.txt", outdir);
-	char profdir[PATH_MAX + 16];
+	/* The ranks' profile folder, in the settings file (the monitor reads
+	 * nothing else): DIR/profile with --profile (and the load-imbalance
+	 * report at the end); a MPIWATCH_PROFILE of the user's, read as the
+	 * monitor reads it without settings (mw_profile_env_folder), profiles
+	 * the ranks into its folder. */
+	char profdir[PATH_MAX + 16], perr[PATH_MAX + 64];
+	int imb_report = o->jc.profile, penv = 0;
 	snprintf(profdir, sizeof(profdir), "%s/profile", outdir);
-	if (o->jc.profile && setenv("MPIWATCH_PROFILE", profdir, 1) < 0) /* the ranks inherit it */
-		o->jc.profile = 0;
+	if (!o->jc.profile)
+		penv = mw_profile_env_folder(getenv("MPIWATCH_PROFILE"), NULL, profdir, sizeof(profdir));
+	if ((o->jc.profile || penv > 0) &&
+	    (mw_jobconf_set(&o->jc, MW_JC_JOB, "profile", "yes", perr, sizeof(perr)) < 0 ||
+	     mw_jobconf_set(&o->jc, MW_JC_JOB, "profile_dir", profdir, perr, sizeof(perr)) < 0)) {
+		fprintf(stderr, "mpiwatch run: MPIWATCH_PROFILE=%s: %s\n", profdir, perr);
+		mw_run_watchdog_done(wd);
+		mw_rmtree(work, (uid_t)-1);
+		return 1;
+	}
 	unlink(report);
 	unlink(txt);
 	coll_port = free_port(SOCK_STREAM);
@@ -415,7 +429,7 @@ static int run_watched(struct run_opts *o)
 	fprintf(stderr, "mpiwatch: JSON report %s\n", o->report ? o->report : report);
 	fprintf(stderr, "mpiwatch: verdict %s%s; report %s\n", verdict[0] ? verdict : "unknown",
 		hang ? " (the program was ended)" : "", txt);
-	if (o->jc.profile && !hang)
+	if (imb_report && !hang)
 		mw_cli_imbalance_report(profdir, outdir);
 	mw_run_watchdog_done(wd);
 	mw_rmtree(work, (uid_t)-1);

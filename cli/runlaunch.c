@@ -387,7 +387,7 @@ int mw_run_start_program(const struct mw_run_paths *p, const struct mw_run_spec 
 	snprintf(dumps, sizeof(dumps), "%s/dumps", s->slots);
 	mkdir(dumps, 0700);
 	add_env(envs, &nenv, "MPIWATCH_DUMPDIR=%s", dumps);
-	add_env(envs, &nenv, "MPIWATCH_DIR=%s", s->outdir);
+	/* the report and profile folders are in the settings file only */
 
 	if (s->mpi == MW_MPI_OPENMPI) {
 		if (mw_run_which("mpirun.openmpi", launcher, sizeof(launcher)) < 0 &&

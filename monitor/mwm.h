@@ -34,7 +34,7 @@ struct mwm_name {
 	int size; /* bytes (datatypes) */
 };
 
-/* Per-op profile (only when MPIWATCH_PROFILE is set). */
+/* Per-op profile (only when the settings, or MPIWATCH_PROFILE without them, ask for it). */
 struct mwm_prof {
 	uint64_t calls;
 	uint64_t ns;
@@ -75,6 +75,7 @@ struct mwm_rt {
 	char mpi[48];
 	double timeout_s;
 	char dumpdir[1024];
+	char profdir[1024];      /* where the profile goes (the settings, runtime.c) */
 	char slotpath[1024];
 	struct mwm_prof *prof; /* [mwm_nops] */
 	uint64_t prof_start_ns;

@@ -216,17 +216,13 @@ static int phases_write(const char *dir, int rank, const char *host)
 
 int mwm_profile_write(void)
 {
-	const char *env = getenv("MPIWATCH_PROFILE"), *job = getenv("SLURM_JOB_ID");
-	char dir[PATH_MAX], path[PATH_MAX + 64], host[64] = "";
+	const char *dir = mwm.profdir;
+	char path[PATH_MAX + 64], host[64] = "";
 	uint64_t in_mpi = 0, total;
 	int nfun = 1, rank = mwm.slot->world_rank;
 	FILE *f;
-	if (!env || !*env || !mwm.prof)
+	if (!dir[0] || !mwm.prof)
 		return 0;
-	if (!strcmp(env, "1") || !strcasecmp(env, "yes") || !strcasecmp(env, "true"))
-		snprintf(dir, sizeof(dir), "mpiwatch-%s/profile", job && *job ? job : "nojob");
-	else
-		snprintf(dir, sizeof(dir), "%s", env);
 	if (mwm_mkdirs(dir) < 0)
 		return -1;
 	mw_node_name(host, sizeof(host));

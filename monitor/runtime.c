@@ -74,26 +74,47 @@ double mwm_parse_timeout(const char *s, int *bad)
 double mwm_settings_timeout(const char *settings, const char *timeout_env, const char *host,
 			    char *why, size_t len)
 {
+	struct mwm_settings st;
+	mwm_settings_read(settings, timeout_env, NULL, NULL, host, &st, why, len);
+	return st.timeout_s;
+}
+
+int mwm_settings_read(const char *settings, const char *timeout_env, const char *dir_env,
+		      const char *profile_env, const char *host, struct mwm_settings *st, char *why,
+		      size_t len)
+{
+	const char *job = getenv("SLURM_JOB_ID");
 	char path[PATH_MAX];
 	struct mw_jobconf jc;
 	int bad;
-	double v;
 
 	why[0] = 0;
+	st->dir[0] = st->profile[0] = 0;
 	if (settings && *settings) {
 		if (mw_path_host(path, sizeof(path), settings, host) < 0) {
 			snprintf(why, len, "%s=%s: path too long", MW_JOBCONF_ENV, settings);
 		} else if (mw_jobconf_load(&jc, path, NULL, 0, why, len) == 0) {
-			v = jc.timeout;
+			/* the file, and nothing of the environment */
+			st->timeout_s = jc.timeout;
+			if (jc.dir && snprintf(st->dir, sizeof(st->dir), "%s", jc.dir) >= (int)sizeof(st->dir))
+				st->dir[0] = 0;
+			if (mw_jobconf_profile_folder(&jc, getenv("SLURM_STEP_ID"), st->profile,
+						      sizeof(st->profile)) < 0)
+				snprintf(why, len, "%s: the profile folder's name is too long", path);
 			mw_jobconf_free(&jc);
-			return v;
+			return 1;
 		}
 	}
-	v = mwm_parse_timeout(timeout_env, &bad);
+	/* no settings file (plain mpirun), or one that cannot be read */
+	st->timeout_s = mwm_parse_timeout(timeout_env, &bad);
 	if (bad && !why[0])
 		snprintf(why, len, "MPIWATCH_TIMEOUT=\"%s\" is not %s", timeout_env,
 			 "a number of seconds from 1 to 604800");
-	return v;
+	if (dir_env && snprintf(st->dir, sizeof(st->dir), "%s", dir_env) >= (int)sizeof(st->dir))
+		st->dir[0] = 0;
+	if (mw_profile_env_folder(profile_env, job, st->profile, sizeof(st->profile)) < 0 && !why[0])
+		snprintf(why, len, "MPIWATCH_PROFILE: the folder's name is too long");
+	return 0;
 }
 
 int mwm_norm_rank(int r)
@@ -292,10 +313,9 @@ static void abspath(char *dst, size_t len, const char *p)
 		snprintf(dst, len, "%s/%s", cwd, p);
 }
 
-void mwm_choose_dumpdir(char *dst, size_t len)
+void mwm_choose_dumpdir(char *dst, size_t len, const char *dir)
 {
 	const char *d = getenv("MPIWATCH_DUMPDIR");
-	const char *dir = getenv("MPIWATCH_DIR");
 	const char *job = getenv("SLURM_JOB_ID");
 	char tmp[PATH_MAX];
 	dst[0] = 0;
@@ -426,15 +446,17 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 {
 	char dir[PATH_MAX], host[64] = "";
 	const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
-	const char *prof = getenv("MPIWATCH_PROFILE");
+	struct mwm_settings st;
 	struct mw_slot *s;
 	char why[600];
 
 	mw_node_name(host, sizeof(host));
 	/* The job's settings file (written by the plugin or mpiwatch run),
-	 * else MPIWATCH_TIMEOUT (plain mpirun), else the default. */
-	mwm.timeout_s = mwm_settings_timeout(getenv(MW_JOBCONF_ENV), getenv("MPIWATCH_TIMEOUT"), host,
-					     why, sizeof(why));
+	 * else MPIWATCH_TIMEOUT, MPIWATCH_DIR, MPIWATCH_PROFILE (plain
+	 * mpirun), else the defaults. */
+	mwm_settings_read(getenv(MW_JOBCONF_ENV), getenv("MPIWATCH_TIMEOUT"), getenv("MPIWATCH_DIR"),
+			  getenv("MPIWATCH_PROFILE"), host, &st, why, sizeof(why));
+	mwm.timeout_s = st.timeout_s;
 	if (why[0]) {
 		mw_log_open("mpiwatch", MW_LOG_STDERR, LOG_WARNING);
 		mw_warn("%s; using a timeout of %g s", why, mwm.timeout_s);
@@ -469,12 +491,13 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 	mwm.seq = 0;
 	mw_slot_publish(s);
 	mwm.slot = s;
-	mwm_choose_dumpdir(mwm.dumpdir, sizeof(mwm.dumpdir));
+	mwm_choose_dumpdir(mwm.dumpdir, sizeof(mwm.dumpdir), st.dir);
 	mwm.main = pthread_self();
 	mwm.main_tid = (int)syscall(SYS_gettid);
 	mwm.thread_check = thread_multiple;
 	mwm_stack_init();
-	if (prof && *prof) {
+	if (st.profile[0]) {
+		snprintf(mwm.profdir, sizeof(mwm.profdir), "%s", st.profile);
 		mwm.prof = calloc((size_t)mwm_nops, sizeof(*mwm.prof));
 		if (mwm.prof) {
 			struct cal_timer_info ti;

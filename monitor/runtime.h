@@ -18,8 +18,28 @@ double mwm_parse_timeout(const char *s, int *bad);
 double mwm_settings_timeout(const char *settings, const char *timeout_env, const char *host,
 			    char *why, size_t len);
 
-/* The dump directory from the environment (absolute), "" if none. */
-void mwm_choose_dumpdir(char *dst, size_t len);
+/* What the monitor takes from the job's settings. */
+struct mwm_settings {
+	double timeout_s;
+	char dir[1024];     /* the report folder ("" = none given) */
+	char profile[1024]; /* the profile folder ("" = no profile) */
+};
+
+/* Fill st from the settings file named by settings (%h = host) and nothing
+ * else: timeout, dir, and the profile folder (mw_jobconf_profile_folder,
+ * for the step in SLURM_STEP_ID).  Without one (settings NULL or "", or a
+ * file that cannot be read), from the environment's values: timeout_env
+ * (MPIWATCH_TIMEOUT), dir_env (MPIWATCH_DIR), profile_env
+ * (MPIWATCH_PROFILE, mw_profile_env_folder).  why gets what was wrong (""
+ * if nothing).  Return 1 if the file was read, else 0. */
+int mwm_settings_read(const char *settings, const char *timeout_env, const char *dir_env,
+		      const char *profile_env, const char *host, struct mwm_settings *st, char *why,
+		      size_t len);
+
+/* The dump directory (absolute), "" if none: $MPIWATCH_DUMPDIR (set by
+ * the launchers with the run folder), else dir/dumps (dir: the settings'
+ * report folder, mwm_settings_read), else mpiwatch-JOB/dumps in a job. */
+void mwm_choose_dumpdir(char *dst, size_t len, const char *dir);
 
 /* mkdir -p.  Return 0 on success, or -1 on error (with errno set). */
 int mwm_mkdirs(const char *path);
@@ -68,7 +88,7 @@ void mwm_frame_symbolize(struct mwm_frame *f);
 struct mw_slot;
 void mwm_exe_record(struct mw_slot *s);
 
-/* Write the profile (TAU format) if MPIWATCH_PROFILE is set.  Return 0 on
+/* Write the profile (TAU format) into mwm.profdir if profiling is on.  Return 0 on
  * success, or -1 on error (with errno set). */
 int mwm_profile_write(void);
 

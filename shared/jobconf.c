@@ -44,6 +44,11 @@ static const char *check_path(const char *v)
 	return *v && strlen(v) < PATH_MAX && !has_ctl(v) ? NULL : "bad";
 }
 
+static const char *check_opt_path(const char *v)
+{
+	return !*v || !check_path(v) ? NULL : "bad";
+}
+
 static const char *check_url(const char *v)
 {
 	if (!*v)
@@ -115,6 +120,10 @@ const struct mw_conf_key mw_jobconf_keys[] = {
 	{"dir", MW_CONF_STRING, F(dir), 0, 0, NULL, NULL, "a path (no control characters)",
 	 "the report folder (relative to the job's working directory; default mpiwatch-JOBID)",
 	 U | J, check_path},
+	{"profile_dir", MW_CONF_STRING, F(profile_dir), 0, 0, NULL, "", "a path (no control characters)",
+	 "the ranks' profile folder (empty: DIR/profile/STEP, STEP as mw_jobconf_step_label names "
+	 "the rank's Slurm step; mpiwatch run gives its own)",
+	 J, check_opt_path},
 	{"drain", MW_CONF_BOOL, F(drain), 0, 0, NULL, "yes", NULL,
 	 "ask nodehealthd to drain a node the collector finds dead", S | J, NULL},
 	{"post", MW_CONF_BOOL, F(post), 0, 0, NULL, "yes", NULL,
@@ -464,4 +473,60 @@ int mw_jobconf_threshold(const char *s, long *n, int *pct)
 const char *mw_jobconf_action_name(int action)
 {
 	return action >= 0 && action <= MW_JC_REQUEUE ? actions[action] : "report";
+}
+
+void mw_jobconf_step_label(const char *step_id, char *buf, size_t len)
+{
+	char *end;
+	unsigned long id;
+	errno = 0;
+	id = step_id && *step_id ? strtoul(step_id, &end, 10) : MW_STEP_BATCH;
+	if (step_id && *step_id && (errno || *end || id > 0xffffffffUL))
+		id = MW_STEP_BATCH;
+	if (id == MW_STEP_BATCH)
+		snprintf(buf, len, "batch");
+	else if (id == MW_STEP_INTERACTIVE)
+		snprintf(buf, len, "interactive");
+	else
+		snprintf(buf, len, "step%lu", id);
+}
+
+int mw_jobconf_profile_folder(const struct mw_jobconf *c, const char *step_id, char *buf, size_t len)
+{
+	char label[32];
+	int n;
+	if (!c->profile) {
+		buf[0] = 0;
+		return 0;
+	}
+	if (c->profile_dir && *c->profile_dir) {
+		n = snprintf(buf, len, "%s", c->profile_dir);
+	} else {
+		mw_jobconf_step_label(step_id, label, sizeof(label));
+		n = snprintf(buf, len, "%s/profile/%s", c->dir ? c->dir : ".", label);
+	}
+	if (n < 0 || (size_t)n >= len) {
+		buf[0] = 0;
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+int mw_profile_env_folder(const char *env, const char *job, char *buf, size_t len)
+{
+	int n;
+	buf[0] = 0;
+	if (!env || !*env)
+		return 0;
+	if (!strcmp(env, "1") || !strcasecmp(env, "yes") || !strcasecmp(env, "true"))
+		n = snprintf(buf, len, "mpiwatch-%s/profile", job && *job ? job : "nojob");
+	else
+		n = snprintf(buf, len, "%s", env);
+	if (n < 0 || (size_t)n >= len) {
+		buf[0] = 0;
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 1;
 }

@@ -11,6 +11,12 @@
  *                       collector and the monitor read that file and
  *                       nothing else.
  *
+ * The monitor's one exception: without a settings file (plain mpirun, no
+ * plugin, no mpiwatch run) it takes MPIWATCH_PROFILE (mw_profile_env_folder),
+ * MPIWATCH_DIR and MPIWATCH_TIMEOUT from the environment; given a settings
+ * file it reads those from the file only, and a stray variable of the user's
+ * changes nothing.
+ *
  * MPIWATCH_DISABLE is read here too (mw_env_disables), header-only, for the
  * monitor's dispatcher, which links nothing of shared/.
  */
@@ -70,6 +76,7 @@ struct mw_jobconf {
 	int action;           /* enum mw_jc_action */
 	int profile;          /* per-rank profiles */
 	char *dir;            /* the report folder ("" = ./mpiwatch-JOBID) */
+	char *profile_dir;    /* the ranks' profile folder ("" = dir/profile/STEP) */
 	int drain, post, strict;
 	char *restd, *munge_socket, *nhd_socket, *off_partitions;
 	long probe_port, port_base;
@@ -158,6 +165,30 @@ int mw_jobconf_threshold(const char *s, long *n, int *pct);
  * not all 0, into w[0..n) (n must be 5).  Return 0, or -1 (errno EINVAL). */
 #define MW_JOBCONF_NWEIGHTS 5
 int mw_jobconf_weights(const char *s, double *w, size_t n);
+
+/* Slurm's step ids of the batch and the interactive step (slurm.h
+ * SLURM_BATCH_SCRIPT, SLURM_INTERACTIVE_STEP). */
+#define MW_STEP_BATCH 0xfffffffbu
+#define MW_STEP_INTERACTIVE 0xfffffffau
+
+/* The name of a step's profile folder from its id as Slurm writes it in
+ * SLURM_STEP_ID: "stepN", or "batch" when step_id is NULL, "" or not a
+ * number (Slurm sets no SLURM_STEP_ID in the batch step, nor in the
+ * interactive one: both are "batch" here), "interactive" for its id. */
+void mw_jobconf_step_label(const char *step_id, char *buf, size_t len);
+
+/* Where a rank of step step_id (SLURM_STEP_ID, may be NULL) writes its
+ * profile: "" when c->profile is off, else c->profile_dir, or
+ * c->dir/profile/LABEL (mw_jobconf_step_label) when that is "".  Return 0,
+ * or -1 (errno ENAMETOOLONG; buf is then ""). */
+int mw_jobconf_profile_folder(const struct mw_jobconf *c, const char *step_id, char *buf, size_t len);
+
+/* The one reading of MPIWATCH_PROFILE (its value env), for the monitor
+ * without a settings file and for mpiwatch run: "1", "yes", "true" mean
+ * mpiwatch-JOB/profile (JOB = job, or "nojob" when NULL or ""), anything
+ * else is the folder itself.  Return 1 with the folder in buf, 0 when env
+ * is NULL or "" (no profile; buf ""), or -1 (errno ENAMETOOLONG). */
+int mw_profile_env_folder(const char *env, const char *job, char *buf, size_t len);
 
 /* The action's name ("report" for an unknown one). */
 const char *mw_jobconf_action_name(int action);

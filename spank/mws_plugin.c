@@ -39,8 +39,8 @@ SPANK_PLUGIN(mpiwatch, 1);
 
 /* Special step ids (slurm.h): batch script, extern, interactive, pending. */
 #define MWS_STEP_SPECIAL_MIN 0xfffffff0u
-#define MWS_STEP_BATCH 0xfffffffbu	  /* SLURM_BATCH_SCRIPT */
-#define MWS_STEP_INTERACTIVE 0xfffffffau /* SLURM_INTERACTIVE_STEP */
+#define MWS_STEP_BATCH MW_STEP_BATCH	     /* SLURM_BATCH_SCRIPT (jobconf.h) */
+#define MWS_STEP_INTERACTIVE MW_STEP_INTERACTIVE /* SLURM_INTERACTIVE_STEP */
 
 /* The job's settings (shared/jobconf.h): site arguments, then the user's
  * --mpiwatch (kept as given, applied by load_conf). */
@@ -159,19 +159,6 @@ __attribute__((format(printf, 1, 2))) static void start_fail(const char *fmt, ..
 	vsnprintf(start_why, sizeof(start_why), fmt, ap);
 	va_end(ap);
 	slurm_error("mpiwatch: %s", start_why);
-}
-
-/* The name of this step's profile folder: "batch", "interactive", "stepN". */
-static void step_label(spank_t sp, char *buf, size_t len)
-{
-	uint32_t stepid = 0;
-	spank_get_item(sp, S_JOB_STEPID, &stepid);
-	if (stepid == MWS_STEP_BATCH)
-		snprintf(buf, len, "batch");
-	else if (stepid == MWS_STEP_INTERACTIVE)
-		snprintf(buf, len, "interactive");
-	else
-		snprintf(buf, len, "step%u", stepid);
 }
 
 /* How long a helper may take to start before we stop waiting for it. */
@@ -393,16 +380,11 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 		snprintf(buf, sizeof(buf), "%s/%s", env_rundir, MW_JOBCONF_FILE);
 		set_env(sp, MW_JOBCONF_ENV, buf);
 	}
-	set_env(sp, "MPIWATCH_DIR", outdir);
+	/* The report folder and the profile's (a folder per step, so that
+	 * steps of different sizes do not mix: mw_jobconf_profile_folder) are
+	 * the settings file's too: the monitor reads nothing else. */
 	snprintf(buf, sizeof(buf), "%s:%u", collector_host, collector_port);
 	set_env(sp, "MPIWATCH_COLLECTOR", buf);
-	if (conf.profile) {
-		/* A folder per step: steps of different sizes do not mix. */
-		char step[32];
-		step_label(sp, step, sizeof(step));
-		snprintf(buf, sizeof(buf), "%.4000s/profile/%s", outdir, step);
-		set_env(sp, "MPIWATCH_PROFILE", buf);
-	}
 	return set_env(sp, "LD_PRELOAD", preload) < 0 && conf.strict ? -1 : 0;
 }
 

@@ -186,6 +186,57 @@ START_TEST(test_man_page)
 }
 END_TEST
 
+/* The profile folder a rank takes from the settings (the monitor and
+ * nothing else): off -> none; profile_dir when given (mpiwatch run); else
+ * DIR/profile/STEP, STEP named from SLURM_STEP_ID as the plugin named it. */
+START_TEST(test_profile_folder)
+{
+	struct mw_jobconf c;
+	char buf[256], err[256];
+
+	ck_assert_int_eq(mw_jobconf_init(&c), 0);
+	ck_assert_int_eq(mw_jobconf_set(&c, MW_JC_JOB, "dir", "/r/mpiwatch-7", err, sizeof(err)), 0);
+	ck_assert_int_eq(mw_jobconf_profile_folder(&c, "3", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "");
+	ck_assert_int_eq(mw_jobconf_set(&c, MW_JC_JOB, "profile", "yes", err, sizeof(err)), 0);
+	ck_assert_int_eq(mw_jobconf_profile_folder(&c, "3", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "/r/mpiwatch-7/profile/step3");
+	ck_assert_int_eq(mw_jobconf_profile_folder(&c, NULL, buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "/r/mpiwatch-7/profile/batch");
+	ck_assert_int_eq(mw_jobconf_profile_folder(&c, "4294967290", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "/r/mpiwatch-7/profile/interactive");
+	ck_assert_int_eq(mw_jobconf_profile_folder(&c, "x1", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "/r/mpiwatch-7/profile/batch");
+	ck_assert_int_eq(mw_jobconf_profile_folder(&c, "3", buf, 10), -1);
+	ck_assert_int_eq(errno, ENAMETOOLONG);
+	ck_assert_str_eq(buf, "");
+	ck_assert_int_eq(mw_jobconf_set(&c, MW_JC_JOB, "profile_dir", "run/profile", err, sizeof(err)), 0);
+	ck_assert_int_eq(mw_jobconf_profile_folder(&c, "3", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "run/profile");
+	/* neither the site nor the user gives it: only a launcher's file */
+	ck_assert_int_eq(mw_jobconf_set(&c, MW_JC_USER | MW_JC_SITE, "profile_dir", "/x", err, sizeof(err)), -1);
+	ck_assert_int_eq(mw_jobconf_set(&c, MW_JC_JOB, "profile_dir", "a\nb", err, sizeof(err)), -1);
+	mw_jobconf_free(&c);
+}
+END_TEST
+
+/* MPIWATCH_PROFILE's one reading (the monitor without settings, mpiwatch run). */
+START_TEST(test_profile_env)
+{
+	char buf[64];
+	ck_assert_int_eq(mw_profile_env_folder(NULL, "5", buf, sizeof(buf)), 0);
+	ck_assert_str_eq(buf, "");
+	ck_assert_int_eq(mw_profile_env_folder("", "5", buf, sizeof(buf)), 0);
+	ck_assert_int_eq(mw_profile_env_folder("1", "5", buf, sizeof(buf)), 1);
+	ck_assert_str_eq(buf, "mpiwatch-5/profile");
+	ck_assert_int_eq(mw_profile_env_folder("YES", NULL, buf, sizeof(buf)), 1);
+	ck_assert_str_eq(buf, "mpiwatch-nojob/profile");
+	ck_assert_int_eq(mw_profile_env_folder("/tmp/p", NULL, buf, sizeof(buf)), 1);
+	ck_assert_str_eq(buf, "/tmp/p");
+	ck_assert_int_eq(mw_profile_env_folder("/a/very/long/folder", NULL, buf, 8), -1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("jobconf");
@@ -193,6 +244,8 @@ int main(void)
 	tcase_add_test(tc, test_every_setting);
 	tcase_add_test(tc, test_file_scope);
 	tcase_add_test(tc, test_man_page);
+	tcase_add_test(tc, test_profile_folder);
+	tcase_add_test(tc, test_profile_env);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
