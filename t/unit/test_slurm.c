@@ -346,7 +346,9 @@ END_TEST
 
 START_TEST(test_token_and_timeout)
 {
-	struct mw_slurm s = {scontrol, 0.5};
+	/* 5 s for the fake's answers (under valgrind on a loaded machine a
+	 * shell start took more than 0.5 s), 0.5 s against its 5 s sleep. */
+	struct mw_slurm s = {scontrol, 5};
 	char tok[64] = "", err[256] = "";
 	struct mw_slurm_job j;
 
@@ -356,6 +358,7 @@ START_TEST(test_token_and_timeout)
 	put("out.scontrol", "no token\n");
 	ck_assert_int_eq(mw_slurm_token(&s, tok, sizeof(tok)), -1);
 	put("sleep", "");
+	s.timeout_s = 0.5;
 	ck_assert_int_eq(mw_slurm_job(&s, "5", &j, err, sizeof(err)), -1);
 	ck_assert_int_eq(errno, ETIMEDOUT);
 	ck_assert_msg(strstr(err, "cannot run ") && strstr(err, "/squeue: "), "%s", err);
