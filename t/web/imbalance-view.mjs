@@ -194,6 +194,18 @@ async function readPage(D, tag) {
     }
     ok(st.rows.length > 0 && hidden.length === 0,
        `${at} every row of the 3D view (${lv || "level 1"}: ${st.rows.length}) has visible bars; hidden: ${hidden.join(", ") || "none"}`);
+    // the 3D view's axis labels (ticks and names of the three axes) where
+    // they are drawn on the screen: none lies on another
+    const lab = await page.evaluate(labels3d);
+    const lover = [];
+    for (let i = 0; i < lab.length; i++)
+      for (let j = i + 1; j < lab.length; j++) {
+        const a = lab[i], b = lab[j];
+        if (a.x < b.x + b.w - 1 && b.x < a.x + a.w - 1 && a.y < b.y + b.h - 1 && b.y < a.y + a.h - 1)
+          lover.push(`${a.axis} "${a.t}" / ${b.axis} "${b.t}"`);
+      }
+    ok(lab.length > st.rows.length && lover.length === 0,
+       `${at} the 3D view's ${lab.length} axis labels (${lv || "level 1"}) are apart; overlapping: ${lover.join(", ") || "none"}`);
     if (lv) await page.evaluate(() => window.mwShow && window.mwShow("all"));
     await page.waitForTimeout(500);
   }
@@ -226,4 +238,36 @@ async function readPage(D, tag) {
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: `${dirname(shot_path)}/page-${tag}.jpg`, fullPage: true, type: "jpeg", quality: 70 });
   ok(errors.length === 0, `${at} no JavaScript or console error ${errors.join("; ")}`);
+}
+
+// The screen boxes (CSS px in the 3D chart) of the labels echarts-gl draws
+// on the 3D view's axes, each {axis, t, x, y, w, h}: a label is a sprite of
+// 4 vertices at one 3D point, moved on the screen by per-vertex pixel
+// offsets, as its "ecgl.labels.vertex" shader draws it.  Runs in the page.
+function labels3d() {
+  const c = window.mwCharts.c3;
+  const v = c._componentsViews.find(x => x && x._axes);
+  const cam = v._control.getCamera();
+  const vp = c.getModel().getComponent("grid3D").coordinateSystem.viewGL.viewport, dpr = vp.devicePixelRatio || 1;
+  const mul = (m, x) => [0, 1, 2, 3].map(i => m[i] * x[0] + m[4 + i] * x[1] + m[8 + i] * x[2] + m[12 + i] * x[3]);
+  const boxes = [];
+  for (const ax of v._axes) {
+    const g = ax.labelsMesh.geometry, P = g.attributes.position, O = g.attributes.offset;
+    const texts = ax.labelElements.map(e => e.style.text);
+    if (ax.nameLabelElement) texts[ax.nameLabelElement.__idx] = ax.nameLabelElement.style.text;
+    for (let s = 0; s * 4 < g.vertexCount; s++) {
+      let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+      for (let k = 4 * s; k < 4 * s + 4; k++) {
+        const p = mul(cam.projectionMatrix.array, mul(cam.viewMatrix.array,
+                      mul(ax.labelsMesh.worldTransform.array, [...P.get(k, []), 1])));
+        const o = O.get(k, []);
+        const x = vp.x + ((p[0] / Math.abs(p[3]) + 1) * 0.5 * vp.width * dpr + o[0]) / dpr;
+        const y = vp.y + vp.height - ((p[1] / Math.abs(p[3]) + 1) * 0.5 * vp.height * dpr + o[1]) / dpr;
+        x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+      }
+      if (texts[s] !== undefined && texts[s] !== "")
+        boxes.push({ axis: ax.dim, t: String(texts[s]), x: x0, y: y0, w: x1 - x0, h: y1 - y0 });
+    }
+  }
+  return boxes;
 }
