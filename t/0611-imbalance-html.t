@@ -8,7 +8,8 @@
 # generated jobs of 40 and 10,000 processes (t/lib/tau-profiles.py): the
 # findings on the first screen, the sortable tables with the similarity, the
 # 3D bars coloured by similarity with every row visible, the process axis
-# binned when it must be, whole and separate heatmap labels, no console
+# binned when it must be, whole and separate heatmap labels, 3D axis labels
+# that do not lie on one another (their screen boxes), no console
 # error.  MW_SHOTS=DIR keeps the screenshots (doc/img/ has a copy).
 top=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /var/tmp/mw-imbhtml.XXXXXX)

@@ -29,10 +29,10 @@ export function launch(extra = []) {
 
 // Decode the PNG screenshots pngs (Buffers) in page (any page that allows
 // data: images and eval) and return what the function body of (px, arg)
-// gives, px being their RGBA pixel arrays.
+// gives, px being their RGBA pixel arrays (w their widths).
 function withPixels(page, pngs, body, arg) {
   return page.evaluate(async ([b64s, body, arg]) => {
-    const px = [];
+    const px = [], w = [];
     for (const b64 of b64s) {
       const img = new Image();
       img.src = "data:image/png;base64," + b64;
@@ -42,8 +42,9 @@ function withPixels(page, pngs, body, arg) {
       const g = c.getContext("2d");
       g.drawImage(img, 0, 0);
       px.push(g.getImageData(0, 0, c.width, c.height).data);
+      w.push(c.width);
     }
-    return new Function("px", "arg", body)(px, arg);
+    return new Function("px", "arg", "w", body)(px, arg, w);
   }, [pngs.map(p => p.toString("base64")), body, arg]);
 }
 
@@ -70,4 +71,15 @@ export function diffPixels(page, a, b, tol = 24) {
     for (let i = 0; i < p.length; i += 4)
       if (Math.abs(p[i] - q[i]) > arg || Math.abs(p[i + 1] - q[i + 1]) > arg || Math.abs(p[i + 2] - q[i + 2]) > arg) n++;
     return n;`, tol);
+}
+
+
+// The pixels of a PNG screenshot (a Buffer) that pass test, the body of a
+// function of (r, g, b), decoded in page: an array of y * 100000 + x.
+export function pixelsWhere(page, png, test) {
+  return withPixels(page, [png], `
+    const d = px[0], f = new Function("r", "g", "b", arg), out = [];
+    for (let i = 0; i < d.length; i += 4)
+      if (f(d[i], d[i + 1], d[i + 2])) out.push(Math.floor(i / 4 / w[0]) * 100000 + (i / 4) % w[0]);
+    return out;`, test);
 }

@@ -5,7 +5,7 @@
 // (the first one too) gets the reading checks of readPage() at 1280 px, and
 // its screenshots go beside SCREENSHOT.png as page-TAG.png.
 // Prints TAP lines; exits 1 if any check fails.
-import { ok, done, launch, countPixels, diffPixels } from "./common.mjs";
+import { ok, done, launch, countPixels, diffPixels, pixelsWhere } from "./common.mjs";
 import { readFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -13,6 +13,12 @@ import { pathToFileURL } from "node:url";
 const [page_path, json_path, shot_path, ...more] = process.argv.slice(2);
 const R = JSON.parse(readFileSync(json_path, "utf8"));
 const W = 1280, H = 800;
+// Wait until the page has drawn n more frames (echarts draws in its own
+// requestAnimationFrame loop): what a change of option shows is on screen.
+const frames = (n = 3) => page.evaluate(n => new Promise(r => {
+  const f = () => (--n <= 0 ? r() : requestAnimationFrame(f));
+  requestAnimationFrame(f);
+}), n);
 
 const browser = await launch(["--use-angle=swiftshader", "--enable-unsafe-swiftshader"]);
 const page = await browser.newPage({ viewport: { width: W, height: H } });
@@ -23,7 +29,7 @@ page.on("pageerror", e => errors.push(String(e)));
 page.on("console", m => { if (m.type() === "error") errors.push("console: " + m.text()); });
 await page.goto(pathToFileURL(page_path).href);
 await page.waitForFunction(() => window.mwState && window.mwState.ready, null, { timeout: 30000 });
-await page.waitForTimeout(1500); // let the WebGL scene render
+await frames(); // let the WebGL scene render
 ok(errors.length === 0, "the page runs without a JavaScript error " + errors.join("; "));
 ok(JSON.stringify(await page.evaluate(() => window.mwState.rows)) ===
    JSON.stringify(R.groups.filter(g => g.level === 1 && g.max_us > 0).map(g => g.label)),
@@ -35,7 +41,10 @@ const px = await countPixels(page, shot, { nonwhite: "return r < 240 || g < 240 
 ok(px.nonwhite > px.total * 0.02, `the 3D view is not blank (${px.nonwhite} of ${px.total} pixels drawn)`);
 
 // Hover over the 3D view until a bar's tooltip appears; check its value.
+// Only the points of the grid that the screenshot shows coloured (a bar,
+// not the white ground, the grey grid lines or the dark text) are tried.
 const box = await page.locator("#view3d").boundingBox();
+const bar = new Set(await pixelsWhere(page, shot, "return Math.max(r, g, b) - Math.min(r, g, b) > 40"));
 async function tooltip() {
   return page.evaluate(() => {
     for (const d of document.querySelectorAll("#view3d div"))
@@ -47,6 +56,7 @@ async function tooltip() {
 let tip = null, at = null;
 for (let y = box.y + box.height * 0.25; y < box.y + box.height * 0.8 && !tip; y += 12)
   for (let x = box.x + box.width * 0.15; x < box.x + box.width * 0.85 && !tip; x += 12) {
+    if (!bar.has(Math.round(y - box.y) * 100000 + Math.round(x - box.x))) continue;
     await page.mouse.move(x, y);
     await page.waitForTimeout(30);
     const t = await tooltip();
@@ -68,14 +78,14 @@ if (tip) {
 // Click that level-1 bar: the view drills down to its level-2 groups.
 if (at) {
   await page.mouse.click(at.x, at.y);
-  await page.waitForTimeout(500);
+  await frames();
   const st = await page.evaluate(() => window.mwState);
   const g = R.groups.find(x => x.label === label);
   const kids = R.groups.filter(x => x.parent === (g && g.id) && x.max_us > 0).map(x => x.label);
   ok(g && st.parent === g.id && JSON.stringify(st.rows) === JSON.stringify(kids),
      `clicking the ${label} bar shows its level-2 groups ${JSON.stringify(st.rows)}`);
   await page.click("#back");
-  await page.waitForTimeout(300);
+  await frames();
   ok((await page.evaluate(() => window.mwState.parent)) === "all", "Back returns to the level-1 groups");
 } else {
   ok(false, "no bar found to click");
@@ -87,7 +97,7 @@ for (let i = 0; i + 2 < more.length + 1; i += 3) {
   errors.length = 0;
   await page.goto(pathToFileURL(p).href);
   await page.waitForFunction(() => window.mwState && window.mwState.ready, null, { timeout: 120000 });
-  await page.waitForTimeout(1500);
+  await frames();
   await readPage(JSON.parse(readFileSync(j, "utf8")), tag);
 }
 await browser.close();
@@ -167,35 +177,49 @@ async function readPage(D, tag) {
   for (const lv of levels) {
     if (lv) {
       await page.evaluate(g => window.mwShow && window.mwShow(g), lv);
-      await page.waitForTimeout(1000);
+      await frames();
     }
     const st = await page.evaluate(() => window.mwState);
     const el = page.locator("#view3d");
     await el.scrollIntoViewIfNeeded();
-    await page.waitForTimeout(300);
+    await frames();
     const base = await el.screenshot({ path: `${dirname(shot_path)}/page-${tag}-3d${lv ? "-" + lv : ""}.png` });
     const hidden = [];
     for (let i = 0; i < st.rows.length; i++) {
+      // put back the row removed before (if any) and remove row i, in one redraw
       const saved = await page.evaluate(i => {
         const c = window.mwCharts.c3, s = c.getOption().series.find(x => x.id === "row" + i);
-        if (!s) return null;
-        window.mwSaved = s.data;
-        c.setOption({ series: [{ id: "row" + i, data: [] }] });
-        return true;
+        const back = window.mwSaved ? [{ id: window.mwSaved.id, data: window.mwSaved.data }] : [];
+        window.mwSaved = s ? { id: s.id, data: s.data } : null;
+        c.setOption({ series: back.concat(s ? [{ id: s.id, data: [] }] : []) });
+        return !!s;
       }, i);
-      await page.waitForTimeout(400);
+      await frames();
       const without = await el.screenshot();
       const changed = saved ? await diffPixels(page, base, without) : 0;
-      await page.evaluate(i => {
-        if (window.mwSaved) window.mwCharts.c3.setOption({ series: [{ id: "row" + i, data: window.mwSaved }] });
-      }, i);
-      await page.waitForTimeout(300);
       if (changed < 30) hidden.push(`${st.rows[i]} (${changed} px)`);
     }
+    await page.evaluate(() => {
+      if (window.mwSaved) window.mwCharts.c3.setOption({ series: [{ id: window.mwSaved.id, data: window.mwSaved.data }] });
+      window.mwSaved = null;
+    });
+    await frames();
     ok(st.rows.length > 0 && hidden.length === 0,
        `${at} every row of the 3D view (${lv || "level 1"}: ${st.rows.length}) has visible bars; hidden: ${hidden.join(", ") || "none"}`);
+    // the 3D view's axis labels (ticks and names of the three axes) where
+    // they are drawn on the screen: none lies on another
+    const lab = await page.evaluate(labels3d);
+    const lover = [];
+    for (let i = 0; i < lab.length; i++)
+      for (let j = i + 1; j < lab.length; j++) {
+        const a = lab[i], b = lab[j];
+        if (a.x < b.x + b.w - 1 && b.x < a.x + a.w - 1 && a.y < b.y + b.h - 1 && b.y < a.y + a.h - 1)
+          lover.push(`${a.axis} "${a.t}" / ${b.axis} "${b.t}"`);
+      }
+    ok(lab.length > st.rows.length && lover.length === 0,
+       `${at} the 3D view's ${lab.length} axis labels (${lv || "level 1"}) are apart; overlapping: ${lover.join(", ") || "none"}`);
     if (lv) await page.evaluate(() => window.mwShow && window.mwShow("all"));
-    await page.waitForTimeout(500);
+    await frames();
   }
   // the process axis: binned beyond what the width shows, and the page says so
   const bins = await page.evaluate(() => ({ bins: window.mwState.bins, note: (document.getElementById("binnote") || {}).textContent || "" }));
@@ -227,3 +251,36 @@ async function readPage(D, tag) {
   await page.screenshot({ path: `${dirname(shot_path)}/page-${tag}.jpg`, fullPage: true, type: "jpeg", quality: 70 });
   ok(errors.length === 0, `${at} no JavaScript or console error ${errors.join("; ")}`);
 }
+
+// The screen boxes (CSS px in the 3D chart) of the labels echarts-gl draws
+// on the 3D view's axes, each {axis, t, x, y, w, h}: a label is a sprite of
+// 4 vertices at one 3D point, moved on the screen by per-vertex pixel
+// offsets, as its "ecgl.labels.vertex" shader draws it.  Runs in the page.
+function labels3d() {
+  const c = window.mwCharts.c3;
+  const v = c._componentsViews.find(x => x && x._axes);
+  const cam = v._control.getCamera();
+  const vp = c.getModel().getComponent("grid3D").coordinateSystem.viewGL.viewport, dpr = vp.devicePixelRatio || 1;
+  const mul = (m, x) => [0, 1, 2, 3].map(i => m[i] * x[0] + m[4 + i] * x[1] + m[8 + i] * x[2] + m[12 + i] * x[3]);
+  const boxes = [];
+  for (const ax of v._axes) {
+    const g = ax.labelsMesh.geometry, P = g.attributes.position, O = g.attributes.offset;
+    const texts = ax.labelElements.map(e => e.style.text);
+    if (ax.nameLabelElement) texts[ax.nameLabelElement.__idx] = ax.nameLabelElement.style.text;
+    for (let s = 0; s * 4 < g.vertexCount; s++) {
+      let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+      for (let k = 4 * s; k < 4 * s + 4; k++) {
+        const p = mul(cam.projectionMatrix.array, mul(cam.viewMatrix.array,
+                      mul(ax.labelsMesh.worldTransform.array, [...P.get(k, []), 1])));
+        const o = O.get(k, []);
+        const x = vp.x + ((p[0] / Math.abs(p[3]) + 1) * 0.5 * vp.width * dpr + o[0]) / dpr;
+        const y = vp.y + vp.height - ((p[1] / Math.abs(p[3]) + 1) * 0.5 * vp.height * dpr + o[1]) / dpr;
+        x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+      }
+      if (texts[s] !== undefined && texts[s] !== "")
+        boxes.push({ axis: ax.dim, t: String(texts[s]), x: x0, y: y0, w: x1 - x0, h: y1 - y0 });
+    }
+  }
+  return boxes;
+}
+
