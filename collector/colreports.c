@@ -354,12 +354,19 @@ static void read_side_file(struct collector *c, const char *name, char **text)
 	fclose(f);
 }
 
+/* Whether rank x was killed by a signal of its own (a crash), not from
+ * outside. */
+static int own_signal(const struct col_rank *x)
+{
+	return x->exit_signal > 0 && !col_killed_from_outside(x);
+}
+
 /* Whether rank x ended inside an MPI call of its own (not MPI_Finalize),
  * not by a signal of its own: the MPI library may have ended it. */
 static int ended_in_call(const struct col_rank *x)
 {
 	return (x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED) && x->call[0] &&
-	       strcmp(x->call, "MPI_Finalize") && (x->exit_signal <= 0 || col_killed_from_outside(x));
+	       strcmp(x->call, "MPI_Finalize") && !own_signal(x);
 }
 
 /* The launcher exited by itself with a failure (OUTDIR/launcher-exit.txt,
@@ -383,10 +390,9 @@ static void lost_mpi_errors(struct collector *c)
 		const struct col_rank *x = &s->ranks[i];
 		if (col_mpi_error(s, (int)i, tmp, sizeof tmp))
 			return; /* the library's own line tells it */
-		if ((x->exit_signal > 0 && !col_killed_from_outside(x)) ||
-		    col_rank_line(s->crash_stacks, (int)i, tmp, sizeof tmp))
+		if (own_signal(x) || col_rank_line(s->crash_stacks, (int)i, tmp, sizeof tmp))
 			return; /* a rank killed by a signal of its own: a crash, not the library */
-		own |= ended_in_call(&s->ranks[i]) && strcmp(s->ranks[i].kind, "collective");
+		own |= ended_in_call(x) && strcmp(x->kind, "collective");
 	}
 	size_t len = strlen(s->mpi_errors), cap = len + s->size * 128 + 1;
 	char *t = malloc(cap);
