@@ -4,6 +4,8 @@
 #include <check.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -201,6 +203,44 @@ START_TEST(test_read_regular)
 }
 END_TEST
 
+/* mw_fsid_enter takes the user's identity for files: the caller's (root's)
+ * supplementary groups must not come along, or a link the user planted
+ * would lead to a file of one of root's groups (issue: "fsuid keeps
+ * supplementary groups").  Root, in group 4242, reads a 0640 root:4242
+ * file; as uid:gid 65534 it must not; afterwards its groups are back. */
+START_TEST(test_fsid_groups)
+{
+	gid_t saved[256], g = 4242, now[4];
+	int n, fd, e, k;
+	char p[512];
+	struct mw_fsid old;
+
+	ck_assert_msg(geteuid() == 0, "test_fsutil's identity case needs root");
+	n = getgroups(256, saved);
+	ck_assert_int_ge(n, 0);
+	ck_assert_int_eq(setgroups(1, &g), 0);
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	snprintf(p, sizeof(p), "%s/secret", dir);
+	mw_unit_put(dir, "secret", "root's group only\n");
+	ck_assert_int_eq(chown(p, 0, 4242), 0);
+	ck_assert_int_eq(chmod(p, 0640), 0);
+
+	mw_fsid_enter(&old, 65534, 65534);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	e = errno;
+	mw_fsid_leave(&old);
+	if (fd >= 0)
+		close(fd);
+	k = getgroups(4, now);
+	ck_assert_int_eq(setgroups((size_t)n, saved), 0);
+
+	ck_assert_msg(fd < 0 && e == EACCES,
+		      "as uid 65534, a file of the caller's supplementary group 4242 was opened");
+	ck_assert_int_eq(k, 1);
+	ck_assert_int_eq(now[0], 4242);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fsutil");
@@ -212,6 +252,7 @@ int main(void)
 	tcase_add_test(tc, test_write_atomic);
 	tcase_add_test(tc, test_atomic_stream);
 	tcase_add_test(tc, test_read_regular);
+	tcase_add_test(tc, test_fsid_groups);
 	suite_add_tcase(s, tc);
 	return mw_unit_run(s);
 }
