@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/fsuid.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -224,8 +225,27 @@ int mw_pidfile_write(const char *path, pid_t pid, uid_t owner, gid_t group)
 	return mw_write_atomic(path, buf, (size_t)len, 0644, owner, group);
 }
 
+/* This thread's supplementary groups (glibc's setgroups would set every
+ * thread's: slurmstepd's other threads keep theirs). */
+static int thread_setgroups(size_t n, const gid_t *g)
+{
+	return (int)syscall(SYS_setgroups, n, g);
+}
+
 void mw_fsid_enter(struct mw_fsid *old, uid_t uid, gid_t gid)
 {
+	int n = getgroups(0, NULL);
+
+	old->ngroups = -1;
+	old->groups = NULL;
+	if (n >= 0 && (old->groups = malloc(((size_t)n + 1) * sizeof(gid_t))) != NULL &&
+	    getgroups(n, old->groups) != n) {
+		free(old->groups);
+		old->groups = NULL;
+	}
+	/* Only a caller allowed to (root) changes them; a user's are its own. */
+	if (thread_setgroups(1, &gid) == 0)
+		old->ngroups = old->groups ? n : 0;
 	/* Both calls return the previous identity.  The group first: it is
 	 * set while we still have every right. */
 	old->gid = (gid_t)setfsgid(gid);
@@ -236,6 +256,9 @@ void mw_fsid_leave(const struct mw_fsid *old)
 {
 	setfsuid(old->uid);
 	setfsgid(old->gid);
+	if (old->ngroups >= 0)
+		thread_setgroups((size_t)old->ngroups, old->groups);
+	free(old->groups);
 }
 
 int mw_open_regular(const char *path)

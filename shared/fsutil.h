@@ -84,19 +84,28 @@ const char *mw_read_regular_why(int e);
  * gid the kernel checks when the thread opens, creates, renames or removes
  * a file.  Root uses it to act in a user's folder with that user's rights
  * only (a link the user planted then leads nowhere the user could not go);
- * the kernel also ignores root's file capabilities meanwhile.  Supplementary
- * groups are the caller's. */
+ * the kernel also ignores root's file capabilities meanwhile.  The caller's
+ * supplementary groups are set aside too (this thread's only: the raw
+ * setgroups system call, not glibc's, which changes every thread), so a
+ * file of one of root's groups is out of reach as well; the user's own
+ * supplementary groups are not taken (only gid). */
 struct mw_fsid {
 	uid_t uid;
 	gid_t gid;
+	int ngroups;   /* the caller's groups, kept; -1: they were not changed */
+	gid_t *groups; /* (allocated) */
 };
 
 /* Take uid:gid as this thread's (only this thread's: slurmstepd is
- * threaded) file-system identity, keeping the one it had in old.  Never
- * fails for root; for others the kernel keeps what it does not allow. */
+ * threaded) file-system identity, with gid its only supplementary group,
+ * keeping the one it had in old.  Never fails for root (if the caller's
+ * groups cannot be kept, for want of memory, they are dropped all the same
+ * and mw_fsid_leave leaves none); for others the kernel keeps what it does
+ * not allow.  Every mw_fsid_enter is followed by one mw_fsid_leave. */
 void mw_fsid_enter(struct mw_fsid *old, uid_t uid, gid_t gid);
 
-/* Go back to the identity mw_fsid_enter kept in old. */
+/* Go back to the identity mw_fsid_enter kept in old (and free what it
+ * kept). */
 void mw_fsid_leave(const struct mw_fsid *old);
 
 #endif
