@@ -1,8 +1,9 @@
 #!/bin/bash
 # 0699: issue 35 ("no rank or helper outlives mpiwatch run in any test").
-# Runs after every mpiwatch run test of the suite (t/06NN, in name order)
-# and fails if any process they started is still there: a collector, agent
-# or nodehealthd of an `mpiwatch run` (their files are in its
+# Runs after every mpiwatch run test of the suite (t/run-integration runs it
+# last, alone, after t/0103, t/06NN, t/0913 and the others) and fails if
+# any process they started is still there: a collector, agent or
+# nodehealthd of an `mpiwatch run` (their files are in its
 # /dev/shm/mpiwatch-run.* folder), a launcher (mpirun, mpiexec, Hydra's
 # proxy, Open MPI's prted/orted) or a rank of a test program (build/progs/)
 # that is not part of a Slurm job of the lab (no slurmstepd above it).  Each

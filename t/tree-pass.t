@@ -3,8 +3,9 @@
 # the collector's tests just ran on, whose plugin line forces the tree
 # (MW_LAB_PLUGIN_ARGS="tree_threshold=1 tree_fanout=2").  For every job of
 # the run (each report.json under the lab's work folders, kept until the lab
-# stops), as the collector recorded it: a job of more nodes than the
-# threshold and the fanout (the collector plans CPs for it) shows the tree
+# stops; on each lab the run used: MW_LAB_IDS), as the collector recorded
+# it: a job of more nodes than the threshold and the fanout (the collector
+# plans CPs for it) shows the tree
 # (1 CP or more) and agents that reached the collector through a CP (the
 # report's tree.nodes[].served_by names a CP: set from the CP's CHILD frame,
 # never for a direct link); a job of fewer nodes runs the flat star, as
@@ -23,11 +24,14 @@ like "$thr $fan" '^[0-9]+ [0-9]+$' "the lab's plugin line forces the tree: tree_
     diag "plugin line: $line"
 
 # One line a job: JOB NODES tree|star|NOTREE DETAIL, in job order.
-jobs=$(python3 -S - "$MW_LAB_DIR" "${thr:-0}" "${fan:-0}" <<'EOF'
+# (t/run-integration on two labs: MW_LAB_IDS names both, each with its jobs)
+labdirs=()
+for id in ${MW_LAB_IDS:-$MW_LAB_ID}; do labdirs+=("$(dirname "$MW_LAB_DIR")/mwl$id"); done
+jobs=$(python3 -S - "${thr:-0}" "${fan:-0}" "${labdirs[@]}" <<'EOF'
 import glob, json, os, sys
-lab, thr, fan = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+thr, fan, labs = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3:]
 rows = []
-for f in glob.glob(os.path.join(lab, "work", "*", "t.*", "mpiwatch-*", "report.json")):
+for f in [f for lab in labs for f in glob.glob(os.path.join(lab, "work", "*", "t.*", "mpiwatch-*", "report.json"))]:
     try:
         d = json.load(open(f))
     except Exception as x:
