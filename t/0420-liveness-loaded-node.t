@@ -42,7 +42,15 @@ for _ in $(seq "$ncpu"); do
 done
 lab_exec n3 timeout $((secs + 30)) python3 -c 'import time; b = b"x" * (256 << 20); time.sleep(3600)' &
 load_pids+=($!)
-tap_cleanup "kill ${load_pids[*]} 2>/dev/null; true"
+# (each pid is the subshell of "lab_exec ... &"; its child, timeout(1), ends
+# the load it runs when it gets the signal: both are signalled)
+load_stop() {
+    local p
+    for p in "${load_pids[@]}"; do pkill -TERM -P "$p" 2>/dev/null; done
+    kill "${load_pids[@]}" 2>/dev/null
+    true
+}
+tap_cleanup load_stop
 sleep 2
 
 prog=$(lab_prog openmpi col_steady)
@@ -64,7 +72,9 @@ is "$(jv "$rep" '",".join(n["name"] for n in d["nodes"] if n["state"] == "dead")
 ok_cmd "report.json is valid against the schema" "$coll" --check-report "$rep" --schema "$schema"
 is "$(lab_reasoned_nodes)" "" "no node is drained"
 
-kill "${load_pids[@]}" 2>/dev/null
+# The load ends here, not when its timeout runs out: the positive case
+# below runs on an unloaded n3.
+load_stop
 tc qdisc del dev "$veth" root 2>/dev/null
 wait 2>/dev/null
 
