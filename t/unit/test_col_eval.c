@@ -268,6 +268,24 @@ START_TEST(test_stalled_node)
 }
 END_TEST
 
+/* Issue 34: a link the liveness setting broke is the node's own alarm:
+ * its probe round starts at once (the same instant on the clock), not
+ * after a wait, and the dead node is named. */
+START_TEST(test_lost_link_probed_at_once)
+{
+	F.probe[2] = MW_PROBE_DEAD;
+	C.s.agents[2].hello = C.s.agents[2].connected = 1;
+	col_eval_agent_lost(&C, 2, strerror(ETIMEDOUT));
+	ck_assert(C.pending);
+	ck_assert(col_eval_next(&C) <= f_now(&F));
+	col_eval_tick(&C); /* no time passed */
+	ck_assert_int_eq(F.rounds, 1);
+	ck_assert_int_eq(C.s.decided, 1);
+	ck_assert_int_eq(C.s.res.verdict, COL_V_HARDWARE);
+	ck_assert_int_eq(C.s.res.dead_nodes[0], 2);
+}
+END_TEST
+
 START_TEST(test_partition)
 {
 	/* Two of three nodes silent at once: a partition, nothing drained. */
@@ -510,6 +528,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_deadlock_hang_limit);
 	tcase_add_test(tc, test_stalled_node);
 	tcase_add_test(tc, test_partition);
+	tcase_add_test(tc, test_lost_link_probed_at_once);
 	tcase_add_test(tc, test_probe_broken);
 	tcase_add_test(tc, test_crash);
 	tcase_add_test(tc, test_killed_settles);
