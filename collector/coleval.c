@@ -349,7 +349,8 @@ void col_eval_run(struct collector *c)
 }
 
 /* The agent of node is lost without a goodbye (its link, or its CP says
- * so): its node is a suspect, probed with the others. */
+ * so): its node is a suspect, probed with the others at once (issue 34: a
+ * dead node's round is the verdict's time; nothing is gained by waiting). */
 void col_eval_agent_lost(struct collector *c, int node, const char *why)
 {
 	struct col_agent *g = &c->s.agents[node];
@@ -366,7 +367,7 @@ void col_eval_agent_lost(struct collector *c, int node, const char *why)
 					? ": no answer within the link liveness time, probing the node now"
 					: ": probing the node now");
 		c->gen++;
-		col_eval_schedule(c, 0.5);
+		col_eval_schedule(c, 0);
 	}
 	c->status_dirty = 1;
 }
