@@ -121,7 +121,7 @@ static void link_check_live(struct agent *a, double now)
 	if (n != a->live_segs) {
 		a->live_segs = n;
 		a->live_at = now;
-	} else if (now - a->live_at >= a->o->liveness_s) {
+	} else if (now - a->live_at >= mw_link_silence_limit(a->o->liveness_s)) {
 		errno = ETIMEDOUT;
 		link_drop(a, strerror(ETIMEDOUT));
 	}

@@ -291,6 +291,12 @@ double mw_link_user_timeout(double s)
 	return ut < least ? least : ut;
 }
 
+double mw_link_silence_limit(double s)
+{
+	double least = mw_link_user_timeout(s) + mw_link_keepintvl(s);
+	return s < least ? least : s;
+}
+
 /* Off (s <= 0): the kernel's keepalive defaults, no user timeout. */
 static int liveness_off(int fd)
 {

@@ -45,7 +45,8 @@ struct mw_link *mw_link_connect(const char *host, uint16_t port, double timeout_
  * The answering end (mw_link_liveness_fd), s > 0: no keepalive probes of
  * its own (the watcher's, answered by the kernel, keep the link busy both
  * ways), TCP_USER_TIMEOUT s for its own data; it tells a silent watcher by
- * mw_link_segs_in not moving for s seconds (agent/agent.c).
+ * mw_link_segs_in not moving for mw_link_silence_limit(s) seconds
+ * (agent/agent.c).
  *
  * s <= 0 (both ends): off, the passive mode: keepalive with the kernel's
  * defaults (net.ipv4.tcp_keepalive_time, 2 hours), so an idle link carries
@@ -64,6 +65,11 @@ int mw_link_set_liveness_watch(struct mw_link *l, double s);
 int mw_link_keepidle(double s);
 int mw_link_keepintvl(double s);
 double mw_link_user_timeout(double s);
+
+/* How long the answering end waits for a segment from a watcher before it
+ * gives the link up: s, and at least the watcher's user timeout plus one
+ * probe interval (a short s must not outrun the watcher's own probes). */
+double mw_link_silence_limit(double s);
 
 /* The TCP segments l's socket received so far (TCP_INFO tcpi_segs_in: the
  * peer's data, acknowledgements and keepalive probes alike), or -1. */

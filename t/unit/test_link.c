@@ -147,6 +147,8 @@ START_TEST(test_link_liveness)
 	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE), 1);
 	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL), 1);
 	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT), 2000);
+	ck_assert_double_eq_tol(mw_link_silence_limit(5), 5.0, 1e-9);   /* the answering end waits s */
+	ck_assert_double_eq_tol(mw_link_silence_limit(0.5), 3.0, 1e-9); /* but outlives the watcher's probes */
 	ck_assert_int_eq(mw_link_liveness_fd(fd, 5), 0); /* the answering end */
 	ck_assert_int_eq(sockopt(fd, SOL_SOCKET, SO_KEEPALIVE), 0);
 	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT), 5000);
