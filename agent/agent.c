@@ -109,6 +109,24 @@ static void link_drop(struct agent *a, const char *why)
 	ag_retell(a);
 }
 
+/* The link liveness, the answering end (mw_link.h): the parent's keepalive
+ * probes, answers and data all count as segments received; none for the
+ * liveness time means the parent's node stopped answering (issue 34: the
+ * watching end probes, this end only listens). */
+static void link_check_live(struct agent *a, double now)
+{
+	long long n;
+	if (!a->link || a->o->liveness_s <= 0 || (n = mw_link_segs_in(a->link)) < 0)
+		return;
+	if (n != a->live_segs) {
+		a->live_segs = n;
+		a->live_at = now;
+	} else if (now - a->live_at >= mw_link_silence_limit(a->o->liveness_s)) {
+		errno = ETIMEDOUT;
+		link_drop(a, strerror(ETIMEDOUT));
+	}
+}
+
 static int send_msg(struct agent *a, const struct mw_hb_msg *m)
 {
 	if (!a->link)
@@ -224,6 +242,8 @@ void ag_link_up(struct agent *a, struct mw_link *l)
 	a->lpoll_ev = UV_READABLE;
 	uv_poll_start(h, UV_READABLE, on_link);
 	a->link = l;
+	a->live_segs = -1;
+	a->live_at = mono();
 	a->connects++;
 	a->backoff = 0;
 	a->fresh = 1;
@@ -351,6 +371,7 @@ static void on_look(uv_timer_t *t)
 	/* Judged at the beat, not at the moment the loop woke up: a late
 	 * wake-up does not push a stall to the next beat. */
 	ag_watch_look(a, now - a->next_look < a->tick_s ? a->next_look : now);
+	link_check_live(a, now);
 	a->next_look = next_beat(mono(), a->tick_s);
 	arm_at(a, &a->t_look, on_look, a->next_look);
 }

@@ -49,6 +49,8 @@ struct agent {
 	size_t nr;
 	struct mw_link *link;
 	double next_connect, backoff;
+	long long live_segs;   /* the link's segments received at live_at (mw_link_segs_in) */
+	double live_at;        /* when they last moved: a parent silent for liveness_s is lost */
 	int stop;
 	int rundir_seen;
 	int last_look; /* stopping: a rank found gone is told at once */

@@ -61,7 +61,7 @@ int main(int argc, char **argv)
 		for (int k = 0; k < 200 && ag[i] && !co[i]; k++)
 			if (!(co[i] = mw_link_accept(lfd)))
 				usleep(10000);
-		if (!ag[i] || !co[i] || mw_link_set_liveness(ag[i], s) < 0 || mw_link_set_liveness(co[i], s) < 0) {
+		if (!ag[i] || !co[i] || mw_link_set_liveness(ag[i], s) < 0 || mw_link_set_liveness_watch(co[i], s) < 0) {
 			perror("liveness-cost: link");
 			return 1;
 		}

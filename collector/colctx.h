@@ -91,6 +91,8 @@ struct col_own_probe {
 	char *covered;
 	char (*by)[MW_HB_STR_MAX + 1];
 	size_t *idx;
+	int early;       /* begun at the threshold (col_probe_early), no evaluation waits on it yet */
+	double began;    /* when it began (col_now) */
 };
 
 struct collector {

@@ -50,6 +50,20 @@ void col_eval_schedule(struct collector *c, double delay)
 	c->pending = 1;
 }
 
+/* Whether everything an evaluation waits for after the threshold is in:
+ * every rank of the job known, stuck in MPI, with its dump (no other rank
+ * can still cross the timeout, no dump can still come). */
+static int all_in(const struct collector *c)
+{
+	long n = job_ranks(c);
+	if (n <= 0 || (size_t)n > c->s.size)
+		return 0;
+	for (long i = 0; i < n; i++)
+		if (c->s.ranks[i].state != MW_HB_S_IN_MPI || !c->s.ranks[i].has_dump)
+			return 0;
+	return 1;
+}
+
 static void check_threshold(struct collector *c)
 {
 	long n = col_eval_suspicious(&c->s), need = col_threshold_need(&c->o->thr, job_ranks(c));
@@ -65,11 +79,18 @@ static void check_threshold(struct collector *c)
 	}
 	{
 		/* Only exits so far: their peers need the timeout to be seen
-		 * stuck, so wait for that (C instead of nothing). */
+		 * stuck, so wait for that (C instead of nothing).  Ranks stuck:
+		 * the probe round begins now, beside the dumps, and the
+		 * evaluation runs when both are in (all_in), at the latest
+		 * after the settle time. */
 		int stuck = 0;
 		for (size_t i = 0; i < c->s.size; i++)
 			stuck |= c->s.ranks[i].state == MW_HB_S_IN_MPI;
 		col_eval_schedule(c, stuck ? c->o->settle_s : c->o->timeout_s + 1.0);
+		if (stuck && c->s.stuck_since_mono <= 0)
+			col_probe_early(c);
+		if (stuck && all_in(c))
+			col_eval_schedule(c, 0);
 	}
 }
 
@@ -349,7 +370,8 @@ void col_eval_run(struct collector *c)
 }
 
 /* The agent of node is lost without a goodbye (its link, or its CP says
- * so): its node is a suspect, probed with the others. */
+ * so): its node is a suspect, probed with the others at once (issue 34: a
+ * dead node's round is the verdict's time; nothing is gained by waiting). */
 void col_eval_agent_lost(struct collector *c, int node, const char *why)
 {
 	struct col_agent *g = &c->s.agents[node];
@@ -366,7 +388,7 @@ void col_eval_agent_lost(struct collector *c, int node, const char *why)
 					? ": no answer within the link liveness time, probing the node now"
 					: ": probing the node now");
 		c->gen++;
-		col_eval_schedule(c, 0.5);
+		col_eval_schedule(c, 0);
 	}
 	c->status_dirty = 1;
 }
@@ -561,6 +583,8 @@ void col_eval_dump(struct collector *c, struct mw_hb_msg *m)
 		col_reports_write(c);
 	} else if (c->s.stuck_since_mono > 0) {
 		col_eval_schedule(c, 0.5); /* a suspected hang: the analysis may confirm it now */
+	} else if (c->pending && all_in(c)) {
+		col_eval_schedule(c, 0); /* the last dump after the threshold: nothing more to wait for */
 	}
 }
 

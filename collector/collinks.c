@@ -507,7 +507,7 @@ void col_links_accept(struct collector *c)
 			return;
 		}
 		c->c = p;
-		if (mw_link_set_liveness(l, c->o->liveness_s) < 0)
+		if (mw_link_set_liveness_watch(l, c->o->liveness_s) < 0)
 			mw_log_limited(&peer_rl, LOG_WARNING, "link liveness %g s: %s", c->o->liveness_s,
 				       strerror(errno));
 		memset(&p[c->nc], 0, sizeof p[c->nc]);

@@ -111,7 +111,8 @@ static void round_done(void *arg, int rc)
 	pr->rc = rc;
 	pr->rc_errno = errno;
 	pr->done = 1;
-	col_eval_schedule(c, 0);
+	if (!pr->early) /* an evaluation waits for it */
+		col_eval_schedule(c, 0);
 }
 
 /* Begin probing the job's nodes: the CPs' summaries first, our own round
@@ -123,6 +124,7 @@ static int probe_begin(struct collector *c)
 	size_t nn = s->nnodes ? s->nnodes : 1;
 
 	memset(pr, 0, sizeof *pr);
+	pr->began = col_now(c);
 	pr->nn = s->nnodes;
 	pr->names = calloc(nn, sizeof *pr->names);
 	pr->addrs = calloc(nn, sizeof *pr->addrs);
@@ -262,8 +264,11 @@ static void probe_end(struct collector *c)
 int col_probe_own_ready(struct collector *c)
 {
 	struct col_own_probe *pr = &c->pr;
+	if (pr->active && pr->early && !pr->round && col_now(c) - pr->began > COL_PROBE_FRESH_S)
+		col_probe_free(pr); /* begun early, too long ago: probe again */
 	if (!pr->active && probe_begin(c) < 0)
 		return 1; /* no memory: judged without probing */
+	pr->early = 0;
 	if (pr->round && c->final_eval) {
 		while (pr->round)
 			uv_run(c->loop, UV_RUN_ONCE);
@@ -272,6 +277,13 @@ int col_probe_own_ready(struct collector *c)
 	}
 	probe_end(c);
 	return 1;
+}
+
+void col_probe_early(struct collector *c)
+{
+	if (c->tree || c->pr.active || probe_begin(c) < 0)
+		return;
+	c->pr.early = 1;
 }
 
 /* The fuzzy placement's factor set (tree_strategy=fuzzy, a job above the

@@ -22,6 +22,15 @@ int col_probe_tree_ready(struct collector *c);
  * goes on (the evaluation is scheduled again). */
 int col_probe_own_ready(struct collector *c);
 
+/* Begin our own probe round now, ahead of the evaluation that will use it
+ * (the threshold: the round runs beside the dumps, issue 34); nothing in a
+ * tree job (the CPs probe first) or when a round is under way.  Its end
+ * does not run the evaluation by itself; col_probe_own_ready takes its
+ * results, or begins a fresh round when they are older than
+ * COL_PROBE_FRESH_S. */
+#define COL_PROBE_FRESH_S 5.0
+void col_probe_early(struct collector *c);
+
 /* Free pr's round and tables (pr zeroed). */
 void col_probe_free(struct col_own_probe *pr);
 

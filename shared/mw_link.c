@@ -276,41 +276,75 @@ const char *mw_link_connect_hint(int err)
 
 int mw_link_keepidle(double s)
 {
-	int v = (int)(s / 3 + 0.5);
+	int v = (int)(s / 5 + 0.5);
 	return v < 1 ? 1 : v;
 }
 
 int mw_link_keepintvl(double s)
 {
-	int v = (int)(s / 5 + 0.5);
-	return v < 1 ? 1 : v;
+	return mw_link_keepidle(s);
 }
 
-int mw_link_liveness_fd(int fd, double s)
+double mw_link_user_timeout(double s)
+{
+	double ut = 0.6 * s, least = 2.0 * mw_link_keepintvl(s);
+	return ut < least ? least : ut;
+}
+
+double mw_link_silence_limit(double s)
+{
+	double least = mw_link_user_timeout(s) + mw_link_keepintvl(s);
+	return s < least ? least : s;
+}
+
+/* Off (s <= 0): the kernel's keepalive defaults, no user timeout. */
+static int liveness_off(int fd)
 {
 	int one = 1, zero = 0;
 	if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one) < 0)
 		return -1;
-	if (s <= 0) /* off: the kernel's defaults, no user timeout */
-		return setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &zero, sizeof zero);
-	{
-		int idle = mw_link_keepidle(s), intvl = mw_link_keepintvl(s);
-		int cnt = (int)(s / intvl + 0.999);
-		unsigned int ut = (unsigned int)(s * 1000 + 0.5);
-		if (cnt < 1)
-			cnt = 1;
-		if (setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle) < 0 ||
-		    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl) < 0 ||
-		    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt) < 0 ||
-		    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ut, sizeof ut) < 0)
-			return -1;
-	}
+	return setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &zero, sizeof zero);
+}
+
+int mw_link_liveness_fd(int fd, double s)
+{
+	int zero = 0;
+	unsigned int ut = (unsigned int)(s * 1000 + 0.5);
+	if (s <= 0)
+		return liveness_off(fd);
+	if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &zero, sizeof zero) < 0 ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ut, sizeof ut) < 0)
+		return -1;
+	return 0;
+}
+
+int mw_link_liveness_watch_fd(int fd, double s)
+{
+	int one = 1, idle, intvl, cnt;
+	unsigned int ut;
+	if (s <= 0)
+		return liveness_off(fd);
+	idle = mw_link_keepidle(s);
+	intvl = mw_link_keepintvl(s);
+	ut = (unsigned int)(mw_link_user_timeout(s) * 1000 + 0.5);
+	cnt = (int)(mw_link_user_timeout(s) / intvl + 0.999) + 1;
+	if (setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &one, sizeof one) < 0 ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof idle) < 0 ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof intvl) < 0 ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt) < 0 ||
+	    setsockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT, &ut, sizeof ut) < 0)
+		return -1;
 	return 0;
 }
 
 int mw_link_set_liveness(struct mw_link *l, double s)
 {
 	return mw_link_liveness_fd(l->fd, s);
+}
+
+int mw_link_set_liveness_watch(struct mw_link *l, double s)
+{
+	return mw_link_liveness_watch_fd(l->fd, s);
 }
 
 int mw_link_fd(const struct mw_link *l)

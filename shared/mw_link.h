@@ -28,25 +28,52 @@ struct mw_link *mw_link_accept(int lfd);
  * set: ECONNREFUSED, ETIMEDOUT, ENOENT when host does not resolve...). */
 struct mw_link *mw_link_connect(const char *host, uint16_t port, double timeout_s);
 
-/* The link liveness setting (jobconf "liveness", seconds), the one
- * function every link (agent -> collector, the tree's links) applies on
- * both of its ends.  s > 0: TCP keepalive probes after mw_link_keepidle(s)
- * seconds of silence, every mw_link_keepintvl(s) seconds, and
- * TCP_USER_TIMEOUT of s seconds, so that a peer that stops answering (its
- * node died, its link is down) breaks the link with ETIMEDOUT about
- * s + s/3 seconds after it last answered; unacknowledged data is also
- * given up after s.  s <= 0: off, the passive mode: keepalive with the
- * kernel's defaults (net.ipv4.tcp_keepalive_time, 2 hours), so an idle
- * link carries nothing.  Return 0, or -1 (errno from setsockopt). */
+/* The link liveness setting (jobconf "liveness", seconds), shared by the
+ * two ends of every link (agent -> collector, the tree's links) so that
+ * only one of them pays for it (issue 34): the accepting end (the
+ * collector, a CP toward its children) watches, the connecting end (an
+ * agent, a CP toward its parent) only answers.
+ *
+ * The watching end (mw_link_liveness_watch_fd), s > 0: TCP keepalive probes
+ * after mw_link_keepidle(s) seconds of silence and every
+ * mw_link_keepintvl(s) seconds after, and TCP_USER_TIMEOUT of
+ * mw_link_user_timeout(s): a peer that stops answering (its node died, its
+ * link is down) breaks the link with ETIMEDOUT that long after it last
+ * answered (at the default s = 5: probes every second, given up after 3 s
+ * without an answer, i.e. after two unanswered probes).
+ *
+ * The answering end (mw_link_liveness_fd), s > 0: no keepalive probes of
+ * its own (the watcher's, answered by the kernel, keep the link busy both
+ * ways), TCP_USER_TIMEOUT s for its own data; it tells a silent watcher by
+ * mw_link_segs_in not moving for mw_link_silence_limit(s) seconds
+ * (agent/agent.c).
+ *
+ * s <= 0 (both ends): off, the passive mode: keepalive with the kernel's
+ * defaults (net.ipv4.tcp_keepalive_time, 2 hours), so an idle link carries
+ * nothing, and no user timeout.  Return 0, or -1 (errno from setsockopt). */
 int mw_link_liveness_fd(int fd, double s);
+int mw_link_liveness_watch_fd(int fd, double s);
 
-/* mw_link_liveness_fd on l's socket. */
+/* mw_link_liveness_fd, mw_link_liveness_watch_fd on l's socket. */
 int mw_link_set_liveness(struct mw_link *l, double s);
+int mw_link_set_liveness_watch(struct mw_link *l, double s);
 
-/* The keepalive idle time and probe interval (whole seconds, >= 1) that
- * liveness s gives (for the docs and the benchmark). */
+/* The watching end's keepalive idle time and probe interval (whole
+ * seconds, >= 1: max(1, s/5)) and its user timeout (seconds: 0.6 s, at
+ * least two intervals) that liveness s gives (for the docs and the
+ * benchmark). */
 int mw_link_keepidle(double s);
 int mw_link_keepintvl(double s);
+double mw_link_user_timeout(double s);
+
+/* How long the answering end waits for a segment from a watcher before it
+ * gives the link up: s, and at least the watcher's user timeout plus one
+ * probe interval (a short s must not outrun the watcher's own probes). */
+double mw_link_silence_limit(double s);
+
+/* The TCP segments l's socket received so far (TCP_INFO tcpi_segs_in: the
+ * peer's data, acknowledgements and keepalive probes alike), or -1. */
+long long mw_link_segs_in(const struct mw_link *l);
 
 /* Where an agent leaves its last link error (one line of text) for the
  * collector's report: OUTDIR/logs/link-error-NODE.txt.  The collector reads

@@ -471,8 +471,10 @@ static size_t read_errors(int fd, struct target *t, size_t n, uint16_t port, str
 	return resolved;
 }
 
-/* Drain replies from fd into the targets.  Return the number newly answered. */
-static size_t read_replies(int fd, struct target *t, const struct nonce_idx *x, struct mw_probe_result *out)
+/* Drain replies from fd into the targets; *rtt_max: the slowest round trip
+ * answered (s), raised by these.  Return the number newly answered. */
+static size_t read_replies(int fd, struct target *t, const struct nonce_idx *x, struct mw_probe_result *out,
+			   double *rtt_max)
 {
 	uint8_t buf[MW_PROBE_MAX_SIZE + 1];
 	size_t answered = 0;
@@ -502,6 +504,8 @@ static size_t read_replies(int fd, struct target *t, const struct nonce_idx *x, 
 			t[i].done = 1;
 			out[i].state = rep.state == MW_PROBE_DEGRADED ? MW_PROBE_DEGRADED : MW_PROBE_ALIVE;
 			out[i].rtt_ms = (now - t[i].t_sent[try_]) * 1e3;
+			if (now - t[i].t_sent[try_] > *rtt_max)
+				*rtt_max = now - t[i].t_sent[try_];
 			out[i].failed = rep.failed;
 			snprintf(out[i].name, sizeof(out[i].name), "%s", rep.name);
 			snprintf(out[i].summary, sizeof(out[i].summary), "%s", rep.summary);
@@ -516,14 +520,27 @@ static size_t read_replies(int fd, struct target *t, const struct nonce_idx *x, 
 
 /* Errors first (they name the targets the kernel refused), then replies. */
 static size_t read_all(int fd4, int fd6, struct target *t, size_t n, uint16_t port, const struct nonce_idx *x,
-		       struct mw_probe_result *out)
+		       struct mw_probe_result *out, double *rtt_max)
 {
 	size_t got = 0;
 	if (fd4 >= 0)
-		got += read_errors(fd4, t, n, port, out) + read_replies(fd4, t, x, out);
+		got += read_errors(fd4, t, n, port, out) + read_replies(fd4, t, x, out, rtt_max);
 	if (fd6 >= 0)
-		got += read_errors(fd6, t, n, port, out) + read_replies(fd6, t, x, out);
+		got += read_errors(fd6, t, n, port, out) + read_replies(fd6, t, x, out, rtt_max);
 	return got;
+}
+
+double mw_probe_spacing(double budget_s, int tries, double rtt_s)
+{
+	double most, least, s;
+	if (tries < 1)
+		tries = 1;
+	most = budget_s / tries;
+	if (rtt_s < 0)
+		return most;
+	least = (MW_PROBE_MIN_ROUND_S < budget_s ? MW_PROBE_MIN_ROUND_S : budget_s) / tries;
+	s = MW_PROBE_RTT_FACTOR * rtt_s;
+	return s < least ? least : s > most ? most : s;
 }
 
 struct mw_probe_round {
@@ -535,6 +552,7 @@ struct mw_probe_round {
 	unsigned flags;              /* MW_PROBE_F_* */
 	uint16_t port;
 	double budget_s, start, end, interval, round_end;
+	double rtt_max, rtt_planned; /* the slowest answer's round trip (s, -1: none); the one interval follows */
 	int done, failed;            /* failed: a local error (errno in err) */
 	int err;
 };
@@ -572,10 +590,22 @@ static int round_send(struct mw_probe_round *r)
 		       (struct sockaddr *)&x->sa, x->salen);
 		x->sent++;
 		r->out[i].tries = x->sent;
-		r->answered += read_all(r->fd4, r->fd6, r->t, r->n, r->port, &r->idx, r->out);
+		r->answered += read_all(r->fd4, r->fd6, r->t, r->n, r->port, &r->idx, r->out, &r->rtt_max);
 	}
 	r->round++;
 	return 0;
+}
+
+/* The retry schedule from the round trips answered so far (mw_probe_spacing):
+ * the interval, the end, and the time of the next tries. */
+static void replan(struct mw_probe_round *r)
+{
+	if (r->rtt_max == r->rtt_planned)
+		return;
+	r->rtt_planned = r->rtt_max;
+	r->interval = mw_probe_spacing(r->budget_s, r->tries, r->rtt_max);
+	r->end = r->start + r->interval * r->tries;
+	r->round_end = r->round >= r->tries ? r->end : r->start + r->interval * r->round;
 }
 
 struct mw_probe_round *mw_probe_round_start(const char *const *names, const char *const *addrs, size_t n,
@@ -648,7 +678,8 @@ struct mw_probe_round *mw_probe_round_start_ex(const char *const *names, const c
 	}
 	r->start = mw_now();
 	r->end = r->start + r->budget_s;
-	r->interval = r->budget_s / r->tries;
+	r->interval = mw_probe_spacing(r->budget_s, r->tries, -1);
+	r->rtt_max = r->rtt_planned = -1;
 	if (r->pending == 0)
 		r->done = 1;
 	else if (round_send(r) < 0)
@@ -681,7 +712,8 @@ int mw_probe_round_step(struct mw_probe_round *r)
 {
 	if (r->done)
 		return r->failed ? -1 : 1;
-	r->answered += read_all(r->fd4, r->fd6, r->t, r->n, r->port, &r->idx, r->out);
+	r->answered += read_all(r->fd4, r->fd6, r->t, r->n, r->port, &r->idx, r->out, &r->rtt_max);
+	replan(r);
 	while (r->answered < r->pending && mw_now() >= r->round_end) {
 		if (r->round >= r->tries) {
 			r->done = 1;
@@ -708,7 +740,7 @@ int mw_probe_round_finish(struct mw_probe_round *r)
 		for (size_t i = 0; i < r->n; i++)
 			if (r->t && r->t[i].ok && !r->t[i].done)
 				snprintf(r->out[i].summary, sizeof(r->out[i].summary), "no reply to %d probe%s in %.1fs",
-					 r->t[i].sent, r->t[i].sent == 1 ? "" : "s", r->budget_s);
+					 r->t[i].sent, r->t[i].sent == 1 ? "" : "s", r->end - r->start);
 		for (size_t i = 0; i < r->n; i++)
 			rv += r->out[i].state == MW_PROBE_ALIVE || r->out[i].state == MW_PROBE_DEGRADED;
 	}

@@ -38,6 +38,8 @@
 #define MW_PROBE_DEFAULT_PORT_STR "717" /* the same, for settings tables */
 #define MW_PROBE_PRIV_PORT_MIN 512   /* source ports of MW_PROBE_F_PRIVSRC probes: 512..1023 */
 #define MW_PROBE_F_PRIVSRC 0x1u     /* probes go out from a privileged source port */
+#define MW_PROBE_RTT_FACTOR 10.0   /* once a node answered: a try waits 10 x the slowest round trip... */
+#define MW_PROBE_MIN_ROUND_S 1.0   /* ...but the tries to a silent node span at least 1 s (or the budget) */
 #define MW_PROBE_NAME_MAX 63
 #define MW_PROBE_SUMMARY_MAX (MW_PROBE_MIN_SIZE - MW_PROBE_REPLY_HDR_LEN)
 #define MW_PROBE_FLAG_TRUNCATED 0x0001
@@ -142,10 +144,23 @@ enum mw_probe_err mw_probe_decode_reply(const uint8_t *buf, size_t len, struct m
 /* Fill nonce with random bytes (getrandom).  Return 0, or -1 (errno set). */
 int mw_probe_nonce(uint8_t nonce[MW_PROBE_NONCE_LEN]);
 
+/* The time between two tries to a node that has not answered yet (a round's
+ * retry schedule): while no node of the round has answered (rtt_s < 0), the
+ * budget shared by the tries, budget_s / tries; once nodes answered, rtt_s
+ * is the slowest round trip among them and the tries follow it:
+ * MW_PROBE_RTT_FACTOR x rtt_s, at least MW_PROBE_MIN_ROUND_S / tries (the
+ * floor: a slow or loaded node's daemon gets that long to answer any of its
+ * tries) and at most budget_s / tries.  Pure. */
+double mw_probe_spacing(double budget_s, int tries, double rtt_s);
+
 /* Probe n nodes in parallel.  names[i] is the node name (used to resolve the
  * address when addrs is NULL or addrs[i] is NULL or ""), addrs[i] an optional
  * address or name to send to.  Each node gets up to tries probes (each with a
- * fresh nonce), spread over budget_s seconds; a reply counts only if it comes
+ * fresh nonce), spaced by mw_probe_spacing: over budget_s seconds while no
+ * node answered, after the first answers as the round trips measured say (a
+ * dead node among live ones is judged after MW_PROBE_MIN_ROUND_S on a LAN,
+ * not after the whole budget); a reply to any try counts until the round's
+ * end, and only if it comes
  * from the probed address and port and echoes a nonce sent to that node.
  * out[i] receives the result of node i (MW_PROBE_ERROR when its address
  * cannot be resolved).
@@ -194,8 +209,10 @@ int mw_probe_round_fds(const struct mw_probe_round *r, struct pollfd *pfd, int m
  * next tries, or its end); 0 when it should be stepped now. */
 int mw_probe_round_timeout_ms(const struct mw_probe_round *r);
 
-/* Read what came, send the next tries when their time has come.  Return 1
- * when the round is over (every node answered, or the budget is spent), 0
+/* Read what came (an answer's round trip may bring the next tries and the
+ * end forward: mw_probe_spacing), send the next tries when their time has
+ * come.  Return 1 when the round is over (every node answered, or every
+ * try of the silent ones had its time), 0
  * while it goes on, -1 after a local error (finish tells). */
 int mw_probe_round_step(struct mw_probe_round *r);
 

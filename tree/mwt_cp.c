@@ -302,7 +302,7 @@ static void accept_children(struct mwt_cp *cp, double now)
 		mwt_cp_watch(p->w, UV_READABLE);
 		/* The agent's own links' liveness: a child node that dies is
 		 * told up (CHILD, lost) within it. */
-		if (mw_link_set_liveness(l, cp->o.liveness_s) < 0)
+		if (mw_link_set_liveness_watch(l, cp->o.liveness_s) < 0)
 			mw_log_limited(&mwt_cp_rl, LOG_WARNING, "tree: link liveness %g s: %s", cp->o.liveness_s,
 				       strerror(errno));
 		p->t_conn = now;

@@ -247,7 +247,7 @@ START_TEST(test_stalled_node)
 	C.s.agents[2].hello = C.s.agents[2].connected = 1;
 	col_eval_agent_lost(&C, 2, strerror(ETIMEDOUT));
 	ck_assert(said("agent_lost", "node n3"));
-	run(600); /* probed 0.5 s after the loss, before the settle time */
+	run(600); /* probed at once after the loss, before the settle time */
 	ck_assert_int_eq(F.rounds, 1);
 	ck_assert_int_eq(C.s.decided, 1);
 	ck_assert_int_eq(C.s.res.verdict, COL_V_HARDWARE);
@@ -265,6 +265,64 @@ START_TEST(test_stalled_node)
 	run(60000);
 	ck_assert_int_eq(F.rounds, 1);
 	ck_assert_int_eq(acted("drain", 1), 1);
+}
+END_TEST
+
+/* Issue 34: a link the liveness setting broke is the node's own alarm:
+ * its probe round starts at once (the same instant on the clock), not
+ * after a wait, and the dead node is named. */
+START_TEST(test_lost_link_probed_at_once)
+{
+	F.probe[2] = MW_PROBE_DEAD;
+	C.s.agents[2].hello = C.s.agents[2].connected = 1;
+	col_eval_agent_lost(&C, 2, strerror(ETIMEDOUT));
+	ck_assert(C.pending);
+	ck_assert(col_eval_next(&C) <= f_now(&F));
+	col_eval_tick(&C); /* no time passed */
+	ck_assert_int_eq(F.rounds, 1);
+	ck_assert_int_eq(C.s.decided, 1);
+	ck_assert_int_eq(C.s.res.verdict, COL_V_HARDWARE);
+	ck_assert_int_eq(C.s.res.dead_nodes[0], 2);
+}
+END_TEST
+
+/* A rank's dump, as its agent sends it (a minimal one: the rank waits). */
+static void dump(int rank)
+{
+	struct mw_hb_msg m;
+	char json[96];
+	memset(&m, 0, sizeof m);
+	m.type = MW_HB_DUMP;
+	m.u.dump.rank = rank;
+	snprintf(json, sizeof json, "{\"rank\":%d,\"size\":6}", rank);
+	m.u.dump.json = strdup(json);
+	col_eval_dump(&C, &m);
+	free(m.u.dump.json); /* NULL once the state took it */
+}
+
+/* Issue 34: once every rank of the job is stuck in MPI and every dump is
+ * in, nothing more can come: the evaluation runs at once (its probe round
+ * started at the threshold, beside the dumps), not after the settle time.
+ * While one rank is not stuck, it waits for the settle time as before. */
+START_TEST(test_all_in_evaluates_at_once)
+{
+	for (int r = 0; r < 5; r++)
+		beat(r, MW_HB_S_IN_MPI, "MPI_Recv", (r + 1) % 6, -1, 0);
+	for (int r = 0; r < 5; r++)
+		dump(r);
+	ck_assert(said("threshold", ""));
+	col_eval_tick(&C); /* no time passed */
+	ck_assert_uint_eq(C.s.st.evaluations, 0); /* rank 5 is not stuck: the settle time */
+	beat(5, MW_HB_S_IN_MPI, "MPI_Recv", 0, -1, 0);
+	col_eval_tick(&C);
+	ck_assert_uint_eq(C.s.st.evaluations, 0); /* its dump is not in yet */
+	dump(5);
+	ck_assert(col_eval_next(&C) <= f_now(&F));
+	col_eval_tick(&C);
+	ck_assert_uint_eq(C.s.st.evaluations, 1);
+	ck_assert_int_eq(F.rounds, 1);
+	ck_assert(C.s.have_res);
+	ck_assert_int_eq(C.s.res.verdict, COL_V_SOFTWARE);
 }
 END_TEST
 
@@ -510,6 +568,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_deadlock_hang_limit);
 	tcase_add_test(tc, test_stalled_node);
 	tcase_add_test(tc, test_partition);
+	tcase_add_test(tc, test_lost_link_probed_at_once);
+	tcase_add_test(tc, test_all_in_evaluates_at_once);
 	tcase_add_test(tc, test_probe_broken);
 	tcase_add_test(tc, test_crash);
 	tcase_add_test(tc, test_killed_settles);

@@ -125,28 +125,37 @@ static int sockopt(int fd, int level, int name)
 	return v;
 }
 
-/* The liveness setting: on, keepalive after s/3, probes every s/5 (at least
- * 1 s each), TCP_USER_TIMEOUT s; off, keepalive at the kernel's defaults and
- * no user timeout. */
+/* The liveness setting (issue 34: one end watches, the other answers).
+ * The watching end: keepalive after max(1, s/5) s of silence, every as
+ * much, TCP_USER_TIMEOUT 0.6 s (at least two intervals); the answering
+ * end: no keepalive probes of its own, TCP_USER_TIMEOUT s for its data; off
+ * (both): keepalive at the kernel's defaults and no user timeout. */
 START_TEST(test_link_liveness)
 {
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(mw_link_liveness_fd(fd, 6), 0);
+	ck_assert_int_eq(mw_link_liveness_watch_fd(fd, 5), 0); /* the default */
 	ck_assert_int_eq(sockopt(fd, SOL_SOCKET, SO_KEEPALIVE), 1);
-	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE), 2);
-	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL), 1);
-	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT), 6000);
-	ck_assert_int_eq(mw_link_liveness_fd(fd, 30), 0);
-	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE), 10);
-	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL), 6);
-	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPCNT), 5);
-	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT), 30000);
-	ck_assert_int_eq(mw_link_liveness_fd(fd, 0.5), 0); /* at least 1 s each */
 	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE), 1);
 	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL), 1);
-	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT), 500);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT), 3000);
+	ck_assert_int_eq(mw_link_liveness_watch_fd(fd, 30), 0);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE), 6);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL), 6);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT), 18000);
+	ck_assert_int_eq(mw_link_liveness_watch_fd(fd, 0.5), 0); /* at least 1 s, two of them */
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE), 1);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL), 1);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT), 2000);
+	ck_assert_double_eq_tol(mw_link_silence_limit(5), 5.0, 1e-9);   /* the answering end waits s */
+	ck_assert_double_eq_tol(mw_link_silence_limit(0.5), 3.0, 1e-9); /* but outlives the watcher's probes */
+	ck_assert_int_eq(mw_link_liveness_fd(fd, 5), 0); /* the answering end */
+	ck_assert_int_eq(sockopt(fd, SOL_SOCKET, SO_KEEPALIVE), 0);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT), 5000);
 	ck_assert_int_eq(mw_link_liveness_fd(fd, 0), 0); /* off */
+	ck_assert_int_eq(sockopt(fd, SOL_SOCKET, SO_KEEPALIVE), 1);
+	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT), 0);
+	ck_assert_int_eq(mw_link_liveness_watch_fd(fd, 0), 0);
 	ck_assert_int_eq(sockopt(fd, SOL_SOCKET, SO_KEEPALIVE), 1);
 	ck_assert_int_eq(sockopt(fd, IPPROTO_TCP, TCP_USER_TIMEOUT), 0);
 	close(fd);

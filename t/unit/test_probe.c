@@ -445,6 +445,20 @@ START_TEST(test_client_nodaemon)
 }
 END_TEST
 
+/* The retry schedule (issue 34): the budget shared while nobody answered;
+ * after answers, 10 x the slowest round trip, between the floor (1 s over
+ * the tries, or the budget if smaller) and the budget's share. */
+START_TEST(test_spacing)
+{
+	ck_assert_double_eq_tol(mw_probe_spacing(3.0, 3, -1), 1.0, 1e-9);         /* nobody answered yet */
+	ck_assert_double_eq_tol(mw_probe_spacing(3.0, 3, 0.0002), 1.0 / 3, 1e-9); /* a LAN: the floor */
+	ck_assert_double_eq_tol(mw_probe_spacing(3.0, 3, 0.05), 0.5, 1e-9);       /* 50 ms: 10 x the round trip */
+	ck_assert_double_eq_tol(mw_probe_spacing(3.0, 3, 0.5), 1.0, 1e-9);        /* slower: the budget's share */
+	ck_assert_double_eq_tol(mw_probe_spacing(0.3, 3, 0.0002), 0.1, 1e-9);     /* a budget under the floor */
+	ck_assert_double_eq_tol(mw_probe_spacing(3.0, 0, -1), 3.0, 1e-9);         /* at least one try */
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("probe");
@@ -463,6 +477,7 @@ int main(void)
 	tcase_add_test(tc, test_client_many_and_unresolvable);
 	tcase_add_test(tc, test_client_empty_and_invalid);
 	tcase_add_test(tc, test_client_nodaemon);
+	tcase_add_test(tc, test_spacing);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

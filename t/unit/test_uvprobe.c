@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <check.h>
 #include <netinet/in.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -19,7 +20,19 @@ struct responder {
 	unsigned src_port;  /* of the last probe */
 	int probes;
 	int answer;         /* 0: stay silent */
+	uint64_t delay_ms;  /* answer this late (a slow link, a loaded node) */
+	uv_timer_t late;
+	uint8_t rep[MW_PROBE_MIN_SIZE];
+	int replen;
+	struct sockaddr_storage to;
 };
+
+static void on_late(uv_timer_t *t)
+{
+	struct responder *r = t->data;
+	uv_udp_try_send(&r->udp, &(uv_buf_t){.base = (char *)r->rep, .len = (size_t)r->replen}, 1,
+			(struct sockaddr *)&r->to);
+}
 
 static void on_alloc(uv_handle_t *h, size_t n, uv_buf_t *b)
 {
@@ -44,23 +57,40 @@ static void on_probe(uv_udp_t *u, ssize_t n, const uv_buf_t *b, const struct soc
 		return;
 	len = mw_probe_encode_reply(rep, sizeof(rep), (size_t)n, nonce, MW_PROBE_ALIVE, 0, 1, "n9", "ok");
 	ck_assert_int_gt(len, 0);
+	if (r->delay_ms) { /* the last probe's answer, later */
+		memcpy(r->rep, rep, (size_t)len);
+		r->replen = len;
+		memcpy(&r->to, from, sizeof(struct sockaddr_in));
+		if (!r->late.data) {
+			ck_assert_int_eq(uv_timer_init(u->loop, &r->late), 0);
+			r->late.data = r;
+		}
+		uv_timer_start(&r->late, on_late, r->delay_ms, 0);
+		return;
+	}
 	ck_assert_int_eq(uv_udp_try_send(u, &(uv_buf_t){.base = (char *)rep, .len = (size_t)len}, 1, from), len);
 }
 
-static void start_responder(uv_loop_t *loop, struct responder *r, int answer)
+/* A responder on ip:port (port 0: any free one, r->port tells). */
+static void start_responder_at(uv_loop_t *loop, struct responder *r, int answer, const char *ip, int port)
 {
 	struct sockaddr_in a;
 	struct sockaddr_storage got;
 	int len = sizeof(got);
 	memset(r, 0, sizeof(*r));
 	r->answer = answer;
-	ck_assert_int_eq(uv_ip4_addr("127.0.0.1", 0, &a), 0);
+	ck_assert_int_eq(uv_ip4_addr(ip, port, &a), 0);
 	ck_assert_int_eq(uv_udp_init(loop, &r->udp), 0);
 	r->udp.data = r;
 	ck_assert_int_eq(uv_udp_bind(&r->udp, (struct sockaddr *)&a, 0), 0);
 	ck_assert_int_eq(uv_udp_getsockname(&r->udp, (struct sockaddr *)&got, &len), 0);
 	r->port = ntohs(((struct sockaddr_in *)&got)->sin_port);
 	ck_assert_int_eq(uv_udp_recv_start(&r->udp, on_alloc, on_probe), 0);
+}
+
+static void start_responder(uv_loop_t *loop, struct responder *r, int answer)
+{
+	start_responder_at(loop, r, answer, "127.0.0.1", 0);
 }
 
 struct outcome {
@@ -125,6 +155,75 @@ START_TEST(test_silent_every_try)
 }
 END_TEST
 
+/* A dead node among live ones (issue 34): the live node's answer gives the
+ * round trip, and the silent node's tries follow it (mw_probe_spacing) with
+ * its floor, instead of being spread over the whole budget: with a 60 s
+ * budget (twice the case's time limit) the round is over, the silent node
+ * judged dead after its 3 tries within the span its summary tells, far
+ * less than the budget, and the live one alive after one try. */
+START_TEST(test_dead_among_live)
+{
+	const char *names[] = {"n8", "n9"}, *addrs[] = {"127.0.0.1", "127.0.0.2"};
+	struct mw_probe_result res[2];
+	struct responder live, silent;
+	struct outcome o = {0};
+	double span = -1;
+	const char *in;
+	uv_loop_t loop;
+	ck_assert_int_eq(uv_loop_init(&loop), 0);
+	start_responder(&loop, &live, 1);
+	start_responder_at(&loop, &silent, 0, "127.0.0.2", live.port); /* the same port, another address */
+	ck_assert_ptr_nonnull(mw_uvprobe_start(&loop, names, addrs, 2, (uint16_t)live.port, 60.0, 3, 0, res,
+					       round_done, &o));
+	while (!o.calls)
+		uv_run(&loop, UV_RUN_ONCE);
+	uv_close((uv_handle_t *)&live.udp, NULL);
+	uv_close((uv_handle_t *)&silent.udp, NULL);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	ck_assert_int_eq(uv_loop_close(&loop), 0);
+	ck_assert_int_eq(o.rc, 1);
+	ck_assert_int_eq(res[0].state, MW_PROBE_ALIVE);
+	ck_assert_int_eq(res[0].tries, 1);
+	ck_assert_int_eq(res[1].state, MW_PROBE_DEAD);
+	ck_assert_int_eq(res[1].tries, 3);
+	ck_assert_int_eq(silent.probes, 3);
+	ck_assert_ptr_nonnull(strstr(res[1].summary, "no reply to 3 probes in "));
+	in = strstr(res[1].summary, " in ") + 4;
+	span = strtod(in, NULL);
+	ck_assert(span > 0 && span < 60.0);
+}
+END_TEST
+
+/* A slow node among fast ones (issue 34): the fast node's round trip sets
+ * the tries' spacing, but its floor leaves a node that answers 50 ms late
+ * (a loaded node, 50 ms more on its link) its time: alive, not dead. */
+START_TEST(test_slow_node_alive)
+{
+	const char *names[] = {"n8", "n9"}, *addrs[] = {"127.0.0.1", "127.0.0.2"};
+	struct mw_probe_result res[2];
+	struct responder fast, slow;
+	struct outcome o = {0};
+	uv_loop_t loop;
+	ck_assert_int_eq(uv_loop_init(&loop), 0);
+	start_responder(&loop, &fast, 1);
+	start_responder_at(&loop, &slow, 1, "127.0.0.2", fast.port);
+	slow.delay_ms = 50;
+	ck_assert_ptr_nonnull(mw_uvprobe_start(&loop, names, addrs, 2, (uint16_t)fast.port, 3.0, 3, 0, res,
+					       round_done, &o));
+	while (!o.calls)
+		uv_run(&loop, UV_RUN_ONCE);
+	uv_close((uv_handle_t *)&fast.udp, NULL);
+	uv_close((uv_handle_t *)&slow.udp, NULL);
+	if (slow.late.data)
+		uv_close((uv_handle_t *)&slow.late, NULL);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	ck_assert_int_eq(uv_loop_close(&loop), 0);
+	ck_assert_int_eq(o.rc, 2);
+	ck_assert_int_eq(res[0].state, MW_PROBE_ALIVE);
+	ck_assert_int_eq(res[1].state, MW_PROBE_ALIVE);
+}
+END_TEST
+
 START_TEST(test_closed_port_no_daemon)
 {
 	const char *names[] = {"n9"}, *addrs[] = {"127.0.0.1"};
@@ -177,6 +276,8 @@ int main(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_answered);
 	tcase_add_test(tc, test_silent_every_try);
+	tcase_add_test(tc, test_dead_among_live);
+	tcase_add_test(tc, test_slow_node_alive);
 	tcase_add_test(tc, test_closed_port_no_daemon);
 	tcase_add_test(tc, test_stop);
 	suite_add_tcase(s, tc);
