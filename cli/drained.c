@@ -95,13 +95,13 @@ void mw_drained_print(const struct mw_drained *d, long n, FILE *out)
 		fputs("no node is drained by mpiwatch\n", out);
 		return;
 	}
-	fprintf(out, "%-16s %-24s %-19s %-10s %s\n", "NODE", "STATE", "SINCE", "JOB", "REASON");
+	fprintf(out, "%-16s %-26s %-19s %-10s %s\n", "NODE", "STATE", "SINCE", "JOB", "REASON");
 	for (long i = 0; i < n; i++) {
 		char since[32] = "-";
 		struct tm tm;
 		if (d[i].since > 0 && localtime_r(&d[i].since, &tm))
 			strftime(since, sizeof(since), "%Y-%m-%d %H:%M:%S", &tm);
-		fprintf(out, "%-16s %-24s %-19s %-10s %s\n", d[i].node, d[i].state, since, d[i].job[0] ? d[i].job : "-",
+		fprintf(out, "%-16s %-26s %-19s %-10s %s\n", d[i].node, d[i].state, since, d[i].job[0] ? d[i].job : "-",
 			d[i].job[0] ? d[i].summary : d[i].reason);
 	}
 }

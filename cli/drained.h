@@ -31,7 +31,7 @@ long mw_drained_pick(const struct mw_slurm_node *v, long n, struct mw_drained **
 
 /* {"drained": [{"node", "state", "since" (seconds since the epoch, or null),
  * "since_utc" (ISO 8601, or null), "job" (or null), "summary", "reason",
- * "set_by" (or null)}...]} for d[0..n-1] (doc/schemas/status-drained.schema.json).
+ * "set_by" (or null)}...]} for d[0..n-1].
  * Return a new object (json_object_put), or NULL (out of memory). */
 struct json_object *mw_drained_json(const struct mw_drained *d, long n);
 

@@ -89,8 +89,8 @@ START_TEST(test_captured)
 	f = open_memstream(&text, &len);
 	mw_drained_print(d, 1, f);
 	fclose(f);
-	ck_assert_str_eq(text, "NODE             STATE                    SINCE               JOB        REASON\n"
-			       "n3               IDLE+DRAIN               2026-11-28 10:47:38 41         "
+	ck_assert_str_eq(text, "NODE             STATE                      SINCE               JOB        REASON\n"
+			       "n3               IDLE+DRAIN                 2026-11-28 10:47:38 41         "
 			       "node n3 dead (no answer to 3 probes in 2.0s)\n");
 	free(text);
 	free(d);
