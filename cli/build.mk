@@ -39,3 +39,13 @@ $(B)/t/test_statusprint: CPPFLAGS += -Icli
 $(B)/t/test_statusprint: $(B)/obj/cli/statusprint.o
 FUZZERS += $(B)/fuzz/fuzz_status
 FUZZ_EXTRA_fuzz_status := cli/statusprint.c -Icli
+
+# "mpiwatch status --drained" (cli/drained.c) and the drain reason's format
+# (shared/drainreason.c): unit test on a captured "sinfo --json", and a fuzz
+# target (sinfo's answer, then the reason on its own).
+UNIT_TESTS += $(B)/t/test_drained
+$(B)/t/test_drained: CPPFLAGS += -Icli
+$(B)/t/test_drained: $(B)/obj/cli/drained.o
+FUZZERS += $(B)/fuzz/fuzz_drained
+FUZZ_EXTRA_fuzz_drained := cli/drained.c -Icli
+$(B)/fuzz/fuzz_drained: cli/drained.c cli/drained.h

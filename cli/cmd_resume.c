@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "drainreq.h"
+#include "drainreason.h"
 #include "hostlist.h"
 #include "slurm.h"
 
@@ -18,7 +18,7 @@ static int resume_one(const struct mw_slurm *slurm, const char *node, int dry)
 		fprintf(stderr, "mpiwatch resume: %s: cannot read node state: %s\n", node, err);
 		return 1;
 	}
-	if (strncmp(x.reason, MW_DRAIN_REASON_PREFIX, strlen(MW_DRAIN_REASON_PREFIX)) != 0) {
+	if (!mw_drain_reason_ours(x.reason)) {
 		fprintf(stderr, "mpiwatch resume: %s: not resumed: %s\n", node,
 			x.reason[0] ? "its reason was not set by mpiwatch" : "not drained by mpiwatch");
 		if (x.reason[0])

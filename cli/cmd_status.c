@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "conf.h"
+#include "drained.h"
 #include "drainreq.h"
 #include "fsutil.h"
 #include "jsonschema.h"
@@ -26,11 +27,15 @@ static const char status_intro[] =
 	"With --job: that job's watch, from the report its collector keeps up to date\n"
 	"(DIR, default mpiwatch-JOB in the job's working directory as squeue gives it):\n"
 	"Slurm's state, the verdict, which nodes' agents are connected, the ranks seen,\n"
-	"the last events.";
+	"the last events.\n"
+	"With --drained: the nodes mpiwatch drained in Slurm (\"sinfo --json\": draining\n"
+	"or drained, with a reason starting \"" MW_DRAIN_REASON_PREFIX "\"), why and since when;\n"
+	"nodes drained by anyone else are left out.";
 
 static const char status_epilog[] =
-	"Exit status: 0 alive (--job: watched), 1 degraded or no daemon (--job: no\n"
-	"report: not watched, or not started yet), 2 usage error.";
+	"Exit status: 0 alive (--job: watched; --drained: listed, none or some), 1\n"
+	"degraded or no daemon (--job: no report: not watched, or not started yet;\n"
+	"--drained: sinfo failed), 2 usage error.";
 
 /* --job: digits, '_' and '+' (a job id, an array task, a het job). */
 static int parse_job(const char *v, void *dst)
@@ -90,6 +95,44 @@ static struct json_object *read_report(const char *path, long owner, char *err, 
 	return r;
 }
 
+static const char status_scontrol[] = "/usr/bin/scontrol";
+
+/* mpiwatch status --drained [-S SCONTROL] [--json]. */
+static int drained_status(const char *scontrol, int json)
+{
+	const struct mw_slurm slurm = {scontrol, 30};
+	struct mw_slurm_node *nodes = NULL;
+	struct mw_drained *d = NULL;
+	char err[512];
+	long n = mw_slurm_nodes(&slurm, &nodes, err, sizeof err), k;
+
+	if (n < 0) {
+		fprintf(stderr, "mpiwatch status: %s\n", err);
+		return 1;
+	}
+	k = mw_drained_pick(nodes, n, &d);
+	free(nodes);
+	if (k < 0) {
+		fprintf(stderr, "mpiwatch status: out of memory\n");
+		return 1;
+	}
+	if (json) {
+		struct json_object *o = mw_drained_json(d, k);
+		if (!o) {
+			free(d);
+			fprintf(stderr, "mpiwatch status: out of memory\n");
+			return 1;
+		}
+		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |
+								    JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+	} else {
+		mw_drained_print(d, k, stdout);
+	}
+	free(d);
+	return 0;
+}
+
 /* mpiwatch status --job JOB [--dir DIR]. */
 static int job_status(const char *job, const char *dir_opt, int json)
 {
@@ -136,9 +179,9 @@ static int job_status(const char *job, const char *dir_opt, int json)
 
 static int cmd_status(int argc, char **argv)
 {
-	const char *sock = MW_DRAIN_DEFAULT_SOCKET, *job = NULL, *dir = NULL;
+	const char *sock = MW_DRAIN_DEFAULT_SOCKET, *job = NULL, *dir = NULL, *scontrol = status_scontrol;
 	long port = MW_PROBE_DEFAULT_PORT;
-	int json = 0, rv, calibrate = 0, force = 0, first;
+	int json = 0, rv, calibrate = 0, force = 0, drained = 0, first;
 	char msg[512], *text = NULL, sock_help[160], port_help[120];
 	struct json_object *st, *v;
 	snprintf(sock_help, sizeof(sock_help), "daemon socket (default %s)", MW_DRAIN_DEFAULT_SOCKET);
@@ -160,19 +203,28 @@ static int cmd_status(int argc, char **argv)
 		 .what = "a job id (digits, '_' or '+')", .help = "that job's watch instead"},
 		{.name = "dir", .kind = MW_CLIOPT_STRING, .dst = &dir, .arg = "DIR",
 		 .help = "--job: its report folder (default mpiwatch-JOB in its working directory)"},
+		{.name = "drained", .kind = MW_CLIOPT_FLAG, .dst = &drained,
+		 .help = "the nodes mpiwatch drained in Slurm instead: why and since when"},
+		{.name = "scontrol", .shortname = 'S', .kind = MW_CLIOPT_STRING, .dst = &scontrol, .arg = "PATH",
+		 .help = "--drained: sinfo is taken from this scontrol's folder (default /usr/bin/scontrol)"},
 		{.name = NULL},
 	};
 	const struct mw_cliopt_cmd cmd = {
-		.prog = "mpiwatch status", .more = "       mpiwatch status --job JOB [--dir DIR] [--json]",
+		.prog = "mpiwatch status",
+		.more = "       mpiwatch status --job JOB [--dir DIR] [--json]\n"
+			"       mpiwatch status --drained [-S PATH] [--json]",
 		.intro = status_intro, .epilog = status_epilog, .opts = opts,
 	};
 
 	if ((rv = mw_cli_options(&cmd, argc, argv, &first)) >= 0)
 		return rv;
-	if (first != argc || (dir && !job) || (force && !calibrate) || (job && calibrate)) {
+	if (first != argc || (dir && !job) || (force && !calibrate) || (job && calibrate) ||
+	    (drained && (job || calibrate)) || (scontrol != status_scontrol && !drained)) {
 		mw_cli_usage(&cmd, stderr);
 		return 2;
 	}
+	if (drained)
+		return drained_status(scontrol, json);
 	if (job)
 		return job_status(job, dir, json);
 	if (mw_drain_status(sock, calibrate + force, &text, msg, sizeof(msg)) < 0 && errno == EPERM) {

@@ -22,9 +22,13 @@ $(B)/inst/paths: FORCE
 FORCE:
 .PHONY: FORCE uninstall
 
-INST_SUBST := sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
-	-e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g'
-$(B)/inst/etc/%: etc/%.in $(B)/inst/paths
+# The unit's Type and watchdog follow the daemon's build (WITH_SYSTEMD,
+# nodehealthd/build.mk): notify with WatchdogSec, or simple without.
+INST_SUBST = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
+	-e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	-e 's|@NHD_TYPE@|$(if $(filter yes,$(WITH_SYSTEMD)),notify,simple)|g' \
+	-e 's|@NHD_DOG@|$(if $(filter yes,$(WITH_SYSTEMD)),,#)|g'
+$(B)/inst/etc/%: etc/%.in $(B)/inst/paths $(B)/inst/systemd
 	@mkdir -p $(dir $@)
 	$(INST_SUBST) $< >$@
 
@@ -43,6 +47,9 @@ INST_SNIP  := $(B)/inst/etc/plugstack.conf.d/mpiwatch.conf
 INST_CONFS := $(wildcard etc/*.conf)
 INST_LIBS   = $(filter-out $(SPANK_PLUGIN),$(filter %.so,$(LIBS)))
 INST_SCHEMAS := $(wildcard doc/schemas/*.json)
+# The Grafana dashboard (doc/admin.md), beside the schemas.
+GRAFANADIR ?= $(SCHEMADIR)/grafana
+INST_GRAFANA := $(wildcard etc/grafana/*.json)
 
 # install_conf SRC DIR: install SRC into DIR unless an edited copy is there.
 define install_conf
@@ -70,12 +77,13 @@ install: build-install
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SBINDIR) $(DESTDIR)$(LIBDIR) \
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
 	  $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(SYSCONFDIR)/mpiwatch $(DESTDIR)$(UNITDIR) \
-	  $(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d $(DESTDIR)$(SCHEMADIR); \
+	  $(DESTDIR)$(SYSCONFDIR)/slurm/plugstack.conf.d $(DESTDIR)$(SCHEMADIR) $(DESTDIR)$(GRAFANADIR); \
 	for b in $(BINS); do case $$b in *nodehealthd) install -m 0755 $$b $(DESTDIR)$(SBINDIR)/;; \
 	  *) install -m 0755 $$b $(DESTDIR)$(BINDIR)/;; esac; done; \
 	for l in $(INST_LIBS) $(B)/inst/mpiwatch.so; do install -m 0755 $$l $(DESTDIR)$(LIBDIR)/; done; \
 	for m in $(MANS); do s=$${m##*.}; install -m 0644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done; \
 	for s in $(INST_SCHEMAS); do install -m 0644 $$s $(DESTDIR)$(SCHEMADIR)/; done; \
+	for g in $(INST_GRAFANA); do install -m 0644 $$g $(DESTDIR)$(GRAFANADIR)/; done; \
 	install -m 0644 $(INST_UNIT) $(DESTDIR)$(UNITDIR)/; \
 	for c in $(INST_CONFS); do $(call install_conf,$$c,$(SYSCONFDIR)/mpiwatch); done; \
 	$(call install_conf,$(INST_SNIP),$(SYSCONFDIR)/slurm/plugstack.conf.d)
@@ -87,8 +95,9 @@ uninstall: $(INST_SNIP)
 	for l in $(INST_LIBS) $(B)/inst/mpiwatch.so; do rm -f $(DESTDIR)$(LIBDIR)/$${l##*/}; done; \
 	for m in $(MANS); do s=$${m##*.}; rm -f $(DESTDIR)$(MANDIR)/man$$s/$${m##*/}; done; \
 	for s in $(INST_SCHEMAS); do rm -f $(DESTDIR)$(SCHEMADIR)/$${s##*/}; done; \
+	for g in $(INST_GRAFANA); do rm -f $(DESTDIR)$(GRAFANADIR)/$${g##*/}; done; \
 	rm -f $(DESTDIR)$(UNITDIR)/$(notdir $(INST_UNIT)); \
 	for c in $(INST_CONFS); do $(call uninstall_conf,$$c,$(SYSCONFDIR)/mpiwatch); done; \
 	$(call uninstall_conf,$(INST_SNIP),$(SYSCONFDIR)/slurm/plugstack.conf.d); \
-	for d in $(LIBDIR) $(SCHEMADIR) $(SYSCONFDIR)/mpiwatch; do \
+	for d in $(LIBDIR) $(GRAFANADIR) $(SCHEMADIR) $(SYSCONFDIR)/mpiwatch; do \
 	  rmdir $(DESTDIR)$$d 2>/dev/null || true; done

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "drainreason.h"
 #include "hostlist.h"
 #include "nhd_drain.h"
 
@@ -98,6 +99,6 @@ int nhd_nodelist_has(const char *nodelist, const char *node)
 
 int nhd_reason_ours(const char *reason)
 {
-	return !strncmp(reason, MW_DRAIN_REASON_PREFIX, strlen(MW_DRAIN_REASON_PREFIX));
+	return mw_drain_reason_ours(reason);
 }
 

@@ -43,7 +43,7 @@ int nhd_job_eligible(const struct mw_slurm_job *j, time_t now, long grace, char 
  * list cannot be parsed. */
 int nhd_nodelist_has(const char *nodelist, const char *node);
 
-/* Does a Slurm reason carry our prefix? */
+/* Does a Slurm reason carry our prefix?  (shared/drainreason.h's rule) */
 int nhd_reason_ours(const char *reason);
 
 struct nhd_drain_ctx {

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "drainreason.h"
 #include "hostlist.h"
 #include "log.h"
 #include "nhd_drain.h"
@@ -147,8 +148,7 @@ static void storm_then_drain(struct nhd_drain_op *op)
 		refuse(op);
 		return;
 	}
-	snprintf(op->reason, sizeof(op->reason), "%s job %s: %s", MW_DRAIN_REASON_PREFIX, op->req->job,
-		 op->req->summary);
+	mw_drain_reason_format(op->reason, sizeof(op->reason), op->req->job, op->req->summary);
 	op->call = mw_uvslurm_drain(op->loop, &op->slurm, op->x->name, op->reason, drained, op, why, sizeof(why));
 	if (!op->call) {
 		snprintf(op->msg, sizeof(op->msg), "drain of %s failed: %s", op->x->name, why);

@@ -19,6 +19,7 @@
 #include "log.h"
 #include "mw_slot.h"
 #include "nhd.h"
+#include "nhd_notify.h"
 
 static const int level_map[] = {LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG};
 
@@ -274,6 +275,7 @@ static void stop(struct nhd *d)
 	unlink(d->unix_path);
 	nhd_checker_stop(d);
 	nhd_unix_stop(d);
+	nhd_notify_stop();
 	uv_timer_init(d->loop, &guard);
 	guard.data = d;
 	uv_timer_start(&guard, stop_guard, 5000, 0);
@@ -435,6 +437,9 @@ int main(int argc, char **argv)
 	setenv("UV_THREADPOOL_SIZE", "1", 1);
 	nhd_checker_start(&d);
 	unsetenv("UV_THREADPOOL_SIZE"); /* not for what we run */
+	/* systemd (Type=notify): ready at the loop's first turn, then the
+	 * watchdog's keep-alives from the loop, if it is on. */
+	nhd_notify_start(&loop);
 
 	uv_run(&loop, UV_RUN_DEFAULT);
 	if (d.stop) {

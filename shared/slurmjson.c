@@ -141,6 +141,12 @@ long mw_slurm_nodes_parse(const char *text, struct mw_slurm_node **nodes)
 		scopy(v[n].addr, sizeof(v[n].addr), addr && *addr ? addr : name);
 		node_state(x, v[n].state, sizeof(v[n].state));
 		scopy(v[n].reason, sizeof(v[n].reason), mw_json_text(x, "reason"));
+		if (v[n].reason[0]) {
+			long long t;
+			if (mw_json_long(x, "reason_changed_at", &t) == 0 && t > 0 && t <= (long long)MW_JSON_NUM_MAX)
+				v[n].reason_time = (time_t)t;
+			scopy(v[n].reason_user, sizeof(v[n].reason_user), mw_json_text(x, "reason_set_by_user"));
+		}
 		n++;
 	}
 	json_object_put(root);

@@ -31,6 +31,8 @@ struct mw_slurm_node {
 	char addr[256];    /* address (the name when unset) */
 	char state[64];    /* STATE[+FLAG...], upper case, e.g. IDLE+DRAIN, DOWN+NOT_RESPONDING */
 	char reason[256];  /* "" if none */
+	time_t reason_time;     /* reason_changed_at: when the reason was set (0 if unknown) */
+	char reason_user[64];   /* reason_set_by_user ("" if unknown) */
 };
 
 /* Parse "squeue --json -j JOBID" output: the record(s) of job jobid (a het
