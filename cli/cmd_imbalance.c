@@ -129,7 +129,7 @@ static int run_imbalance(int argc, char **argv)
 		return 2;
 	}
 	struct imb_fluct_result fl;
-	if (imb_fluct_of_dir(job.dir, &fl) < 0) {
+	if (imb_fluct_of_dir(job.dir, NULL, &fl) < 0) {
 		fprintf(stderr, ME ": %s\n", strerror(errno));
 		imb_analysis_free(&a);
 		imb_job_free(&job);
@@ -180,7 +180,7 @@ int mw_cli_imbalance_report(const char *profdir, const char *outdir)
 {
 	char err[4096];
 	struct imb_fluct_result fl;
-	if (imb_write_reports(profdir, outdir, "", &fl, err, sizeof err) < 0) {
+	if (imb_write_reports(profdir, outdir, "", NULL, &fl, err, sizeof err) < 0) {
 		fprintf(stderr, "mpiwatch: no imbalance analysis: %s\n", err);
 		return -1;
 	}
