@@ -14,8 +14,6 @@ $(COLLECTOR_LIB): $(COLLECTOR_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
 $(B)/obj/collector/%.o: CPPFLAGS += -Icollector -Ianalyze -Iimbalance -Itree
-# nodecal.c reads a calibration file with calib/'s reader (issue 32).
-$(B)/obj/collector/nodecal.o: CPPFLAGS += -Icalib
 
 $(B)/bin/mpiwatch-collector: $(B)/bin/%: $(B)/obj/collector/%.o $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwtree.a $(SHARED_LIB)
 	@mkdir -p $(dir $@)

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cal_report.h"
 #include "colctx.h"
 #include "imb_phases.h"
 #include "log.h"
@@ -25,24 +24,17 @@ int col_nodecal_of_probe(const char *node, const struct mw_probe_result *r, stru
 	return 1;
 }
 
-/* Every node gets the calibration file's figures. */
+/* The calibration file's figures, for every node (one entry, node ""). */
 static int from_file(struct collector *c, struct imb_nodecal *t, size_t *n)
 {
-	struct col_state *s = &c->s;
 	char err[600];
-	double iv, res;
-	if (cal_node_load(c->o->calibration, &iv, &res, err, sizeof err) < 0) {
+	if (imb_nodecal_load(c->o->calibration, t, err, sizeof err) < 0) {
 		mw_warn("node calibration: %s; the compute-phase flag uses its fixed criterion", err);
 		return 0;
 	}
-	for (size_t i = 0; i < s->nnodes; i++) {
-		memset(&t[i], 0, sizeof(t[i]));
-		snprintf(t[i].node, sizeof t[i].node, "%s", s->nodes[i].name);
-		t[i].interval_ns = iv;
-		t[i].resolution_ns = res;
-	}
-	*n = s->nnodes;
-	mw_info("node calibration from %s: interval %.0f ns, resolution %.0f ns", c->o->calibration, iv, res);
+	*n = 1;
+	mw_info("node calibration from %s: interval %.0f ns, resolution %.0f ns", c->o->calibration,
+		t->interval_ns, t->resolution_ns);
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cal_report.h"
 #include "fsutil.h"
 #include "imb.h"
 #include "imb_phases.h"
@@ -62,6 +63,12 @@ int imb_fluct_of_dir(const char *profdir, const struct imb_fluct_opts *o, struct
 	rc = imb_fluct_analyze(&ph, o, fl);
 	imb_phases_free(&ph);
 	return rc;
+}
+
+int imb_nodecal_load(const char *path, struct imb_nodecal *k, char *err, size_t errlen)
+{
+	memset(k, 0, sizeof(*k));
+	return cal_node_load(path, &k->interval_ns, &k->resolution_ns, err, errlen);
 }
 
 int imb_write_reports(const char *profdir, const char *outdir, const char *suffix,

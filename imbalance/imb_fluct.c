@@ -27,10 +27,14 @@ void imb_fluct_defaults(struct imb_fluct_opts *o)
 
 const struct imb_nodecal *imb_nodecal_find(const struct imb_fluct_opts *o, const char *node)
 {
-	for (size_t i = 0; o && node && i < o->ncal; i++)
+	const struct imb_nodecal *any = NULL;
+	for (size_t i = 0; o && node && i < o->ncal; i++) {
 		if (!strcmp(o->cal[i].node, node))
 			return &o->cal[i];
-	return NULL;
+		if (!o->cal[i].node[0] && !any)
+			any = &o->cal[i];
+	}
+	return any;
 }
 
 int imb_nodecal_can_judge(const struct imb_nodecal *k, double med_ns)
@@ -62,12 +66,12 @@ static void cal_figures(char *buf, size_t len, const struct imb_nodecal *k)
 	snprintf(buf, len, "interval %s, resolution %s%s", iv, rs, k->degraded ? ", degraded" : "");
 }
 
-/* Count one rank-phase of node k->node as not judged. */
-static int unjudged_add(struct imb_fluct_result *out, const struct imb_nodecal *k)
+/* Count one rank-phase of node as not judged. */
+static int unjudged_add(struct imb_fluct_result *out, const char *node)
 {
 	size_t i;
 	for (i = 0; i < out->nunjudged; i++)
-		if (!strcmp(out->unjudged[i].node, k->node))
+		if (!strcmp(out->unjudged[i].node, node))
 			break;
 	if (i == out->nunjudged) {
 		struct imb_fluct_unjudged *n = realloc(out->unjudged, (i + 1) * sizeof(*n));
@@ -76,26 +80,25 @@ static int unjudged_add(struct imb_fluct_result *out, const struct imb_nodecal *
 		out->unjudged = n;
 		memset(&n[i], 0, sizeof(n[i]));
 		out->nunjudged++;
-		if (!(n[i].node = strdup(k->node)))
+		if (!(n[i].node = strdup(node)))
 			return -1;
 	}
 	out->unjudged[i].rank_phases++;
 	return 0;
 }
 
-/* The calibrations of o that are of nodes in ph, copied into out->opts
- * (the result owns them).  Return 0, or -1 (ENOMEM). */
+/* The calibrations of o that apply to the nodes in ph, one per node under
+ * its name, copied into out->opts (the result owns them).  Return 0, or -1
+ * (ENOMEM). */
 static int keep_cals(const struct imb_phases *ph, const struct imb_fluct_opts *o, struct imb_fluct_result *out)
 {
 	struct imb_nodecal *c = NULL;
 	size_t n = 0;
 	out->opts.cal = NULL;
 	out->opts.ncal = 0;
-	for (size_t i = 0; i < o->ncal; i++) {
-		int used = 0;
-		for (size_t r = 0; r < ph->nrank && !used; r++)
-			used = !strcmp(ph->r[r].node, o->cal[i].node);
-		if (!used || imb_nodecal_find(&out->opts, o->cal[i].node))
+	for (size_t r = 0; r < ph->nrank; r++) {
+		const struct imb_nodecal *k = imb_nodecal_find(o, ph->r[r].node);
+		if (!k || imb_nodecal_find(&out->opts, ph->r[r].node))
 			continue;
 		struct imb_nodecal *nc = realloc(c, (n + 1) * sizeof(*nc));
 		if (!nc) {
@@ -105,7 +108,9 @@ static int keep_cals(const struct imb_phases *ph, const struct imb_fluct_opts *o
 			return -1;
 		}
 		c = nc;
-		c[n++] = o->cal[i];
+		c[n] = *k;
+		snprintf(c[n].node, sizeof c[n].node, "%s", ph->r[r].node);
+		n++;
 		out->opts.cal = c;
 		out->opts.ncal = n;
 	}
@@ -296,7 +301,7 @@ int imb_fluct_analyze(const struct imb_phases *ph, const struct imb_fluct_opts *
 				continue;
 			/* Shorter than what the rank's node can resolve: not judged. */
 			if (!imb_nodecal_can_judge(nc, fmin(v.med_a, v.med_b))) {
-				if (unjudged_add(out, nc) < 0)
+				if (unjudged_add(out, r->node) < 0)
 					goto oom;
 				continue;
 			}

@@ -51,7 +51,7 @@ void imb_phases_free(struct imb_phases *ph);
  * figures the flag trusts on that node (doc/imbalance.md "The node's
  * calibration"). */
 struct imb_nodecal {
-	char node[64];
+	char node[64];        /* "": every node not listed by name (one machine's) */
 	double interval_ns;   /* shortest trustworthy interval; 0: none found */
 	double resolution_ns; /* 0: none resolved */
 	int degraded;         /* the calibration made the node degraded */
@@ -102,7 +102,8 @@ struct imb_fluct_result {
 	struct imb_fluct_unjudged *unjudged; /* by node, in order of first rank */
 };
 
-/* The calibration of node in o (NULL: none known). */
+/* The calibration of node in o: its own, else the one for every node
+ * (NULL: none known). */
 const struct imb_nodecal *imb_nodecal_find(const struct imb_fluct_opts *o, const char *node);
 
 /* The per-node rule: whether node calibration k can judge a phase whose
@@ -126,6 +127,11 @@ void imb_fluct_free(struct imb_fluct_result *r);
  * the phases.N files in profdir into *fl; a file that cannot be read is
  * said in fl->error, not an error.  Return 0, or -1 (ENOMEM). */
 int imb_fluct_of_dir(const char *profdir, const struct imb_fluct_opts *o, struct imb_fluct_result *fl);
+
+/* A calibration JSON file (mpiwatch calibrate --json; calib/'s reader) as
+ * the entry for every node (*k, node "").  Return 0, or -1 with a message
+ * naming the file in err. */
+int imb_nodecal_load(const char *path, struct imb_nodecal *k, char *err, size_t errlen);
 
 /* The text section and the JSON member ("fluctuation" of imbalance.json). */
 int imb_fluct_text(FILE *f, const struct imb_fluct_result *r);

@@ -397,6 +397,34 @@ START_TEST(test_nodecal_resolution)
 }
 END_TEST
 
+/* One machine's calibration (mpiwatch run: node "") applies to every node,
+ * and the result names it after each node; a node's own entry wins. */
+START_TEST(test_nodecal_every_node)
+{
+	struct imb_phases ph;
+	struct imb_fluct_result fl;
+	struct imb_fluct_opts o;
+	const double f[] = {1, 1, 1.06, 1};
+	struct imb_nodecal cal[] = {{"", 2e6, 30, 0}, {"n1", 3500, 25, 0}};
+	synth(&ph, 4, nodes4, f, 256, 1e6);
+	imb_fluct_defaults(&o);
+	o.cal = cal;
+	o.ncal = 2;
+	ck_assert_ptr_eq(imb_nodecal_find(&o, "n1"), &cal[1]);
+	ck_assert_ptr_eq(imb_nodecal_find(&o, "zz"), &cal[0]);
+	ck_assert_int_eq(imb_fluct_analyze(&ph, &o, &fl), 0);
+	ck_assert_uint_eq(fl.opts.ncal, 2);
+	ck_assert_str_eq(fl.opts.cal[0].node, "n1");
+	ck_assert(fl.opts.cal[0].interval_ns == 3500);
+	ck_assert_str_eq(fl.opts.cal[1].node, "n2");
+	ck_assert(fl.opts.cal[1].interval_ns == 2e6);
+	ck_assert_uint_eq(fl.nunjudged, 1);
+	ck_assert_str_eq(fl.unjudged[0].node, "n2");
+	imb_fluct_free(&fl);
+	imb_phases_free(&ph);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("imb_phases");
@@ -412,6 +440,7 @@ int main(void)
 	tcase_add_test(tc, test_nodecal_can_judge);
 	tcase_add_test(tc, test_nodecal_below);
 	tcase_add_test(tc, test_nodecal_resolution);
+	tcase_add_test(tc, test_nodecal_every_node);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
