@@ -13,6 +13,8 @@
 
 #include "cal_criterion.h"
 #include "imb_phases.h"
+#include "jsonschema.h"
+#include "mw_json.h"
 
 static const char good[] = "mpiwatch-phases 1\n"
 			   "rank 3 node n2 dropped 7\n"
@@ -349,6 +351,15 @@ START_TEST(test_nodecal_below)
 		ck_assert_uint_eq(json_object_array_length(a), 1);
 		e = json_object_array_get_idx(a, 0);
 		ck_assert(json_object_object_get_ex(e, "rank_phases", &v) && json_object_get_int(v) == 2);
+		/* the schema's "fluctuation" has the new members */
+		char err[512];
+		struct json_object *schema =
+			mw_json_read_file(MW_SRCDIR "/doc/schemas/imbalance.schema.json", err, sizeof(err)), *fs;
+		ck_assert_ptr_nonnull(schema);
+		fs = json_object_object_get(json_object_object_get(schema, "properties"), "fluctuation");
+		ck_assert_ptr_nonnull(fs);
+		ck_assert_msg(mw_jsonschema_validate(fs, j, err, sizeof(err)) == 0, "%s", err);
+		json_object_put(schema);
 		json_object_put(j);
 	}
 	imb_fluct_free(&fl);
