@@ -93,6 +93,7 @@ for n in ("n1", "n2"):
 print(sorted(out))' "$dir"; }
 is "$(used)" "$(told)" "the flag used n1's and n2's own calibrations, as their nodehealthd report them" \
     || diag "$(cat "$dir/status-n1.json")"
-like "$(cat "$out/imbalance.txt")" "node n1's calibration used: interval [0-9.]+ [un]s, resolution [0-9.]+ [un]s" \
-    "imbalance.txt shows the node's figures used"
+like "$(cat "$out/imbalance.txt")" "node n1's calibration used: interval ([0-9.]+ [unm]s|none), resolution ([0-9.]+ [unm]s|none)
+  node n2's calibration used: interval ([0-9.]+ [unm]s|none), resolution ([0-9.]+ [unm]s|none)" \
+    "imbalance.txt shows the nodes' figures used (none: a loaded node's quick calibration found no interval)"
 done_testing
