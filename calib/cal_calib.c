@@ -13,7 +13,6 @@ void cal_opts_defaults(struct cal_opts *o, int quick)
 {
 	memset(o, 0, sizeof(*o));
 	cal_search_defaults(&o->search);
-	o->search.confirm = 2;
 	o->quick = quick;
 	o->samples = quick ? 40 : 200;
 	o->timer_samples = quick ? 2000 : 20000;
@@ -50,8 +49,6 @@ int cal_opts_check(const struct cal_opts *o, char *err, size_t errlen)
 		bad = "steps must be in 1..40";
 	else if (o->step * pow(M_SQRT2, o->steps - 1) > 4)
 		bad = "the largest resolution step (step * 2^((steps - 1) / 2)) must be at most 400 %";
-	else if (s->confirm > 10)
-		bad = "confirm must be in 0..10";
 	else if (o->blocks < 1 || o->blocks > CAL_BLOCKS_MAX)
 		bad = "blocks must be in 1..16";
 	else if (!(o->at >= 0 && o->at <= 1e10))

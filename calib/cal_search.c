@@ -15,7 +15,6 @@ void cal_search_defaults(struct cal_search_opts *o)
 	o->tol = 0.05;
 	o->threshold_ns = 10000;
 	o->alpha = 0.01;
-	o->confirm = 0;
 }
 
 /* lo, median and hi quantiles of x[0..n-1] (a sorted copy is made); the
@@ -71,20 +70,11 @@ int cal_interval_step(struct cal_interval *out, size_t r, const struct cal_round
 {
 	out->round = r;
 	if (pass) {
-		if (!out->streak++) {
-			out->cand = r;
-			out->cand_cy = st->med_cy;
-			out->cand_ns = st->med_ns;
-		}
-		if (out->streak <= o->confirm)
-			return 0;
 		out->found = 1;
-		out->round = out->cand;
-		out->cy = out->cand_cy;
-		out->ns = out->cand_ns;
+		out->cy = st->med_cy;
+		out->ns = st->med_ns;
 		return 1;
 	}
-	out->streak = 0;
 	if (st->med_ns > o->threshold_ns) {
 		out->unable = 1;
 		return 1;

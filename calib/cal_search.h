@@ -15,9 +15,6 @@ struct cal_search_opts {
 	double tol;          /* the band: expected value * (1 -/+ tol) (0.05, i.e. +-5 %) */
 	double threshold_ns; /* detection threshold on a round's median wall interval (10000) */
 	double alpha;        /* significance level of the rank-sum tests (0.01) */
-	unsigned confirm;    /* R0 is a passing round whose next `confirm` rounds pass
-				too (one pass by chance does not count): 0 here, 2 in a
-				calibration (cal_opts_defaults) */
 };
 
 /* The defaults above. */
@@ -49,16 +46,12 @@ struct cal_interval {
 	int unable;    /* 1: a round's median passed threshold_ns before any passed */
 	size_t round;  /* index of R0 (when found) or of the round that stopped the search */
 	double cy, ns; /* the shortest trustworthy interval: R0's medians */
-	size_t streak; /* passing rounds in a row so far (a candidate R0 when > 0) */
-	size_t cand;   /* the first of them */
-	double cand_cy, cand_ns;
 };
 
 /* One step of the search: round r, summarised in st, passed (pass 1) or not.
- * A passing round followed by o->confirm passing rounds is R0 (found); a
- * failing round whose median wall interval is above threshold_ns ends the
- * search (unable).  Return 1 when the search ends here, 0 when the next
- * round is needed.  out starts zeroed. */
+ * A passing round is R0 (found); a failing round whose median wall interval
+ * is above threshold_ns ends the search (unable).  Return 1 when the search
+ * ends here, 0 when the next round is needed.  out starts zeroed. */
 int cal_interval_step(struct cal_interval *out, size_t r, const struct cal_round_stat *st, int pass,
 		      const struct cal_search_opts *o);
 

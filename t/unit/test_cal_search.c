@@ -74,43 +74,6 @@ START_TEST(test_interval_found)
 }
 END_TEST
 
-/* confirm = 2 (a calibration's default, issue 32): a round that passes by
- * chance between failing ones is not R0; the first of three passing rounds
- * in a row is.  Round 1 passes, round 2 fails, rounds 3-5 pass: R0 = 3
- * (its median), found after round 5; without confirm, R0 = 1.  Passing
- * rounds that run out before the third: not found. */
-START_TEST(test_interval_confirm)
-{
-	struct cal_round r[6];
-	struct cal_interval iv;
-	struct cal_search_opts o;
-	struct cal_rate rate = {2, 1};
-	cal_search_defaults(&o);
-	ck_assert_uint_eq(o.confirm, 0);
-	synth(&r[0], 8, 18, 2, 0);
-	synth(&r[1], 64, 64, 1, 0);
-	synth(&r[2], 128, 128, 20, 0);
-	synth(&r[3], 256, 256, 3, 0);
-	synth(&r[4], 512, 512, 3, 0);
-	synth(&r[5], 1024, 1024, 3, 0);
-	ck_assert_int_eq(cal_find_interval(r, 6, &rate, &o, NULL, &iv), 2);
-	ck_assert_uint_eq(iv.round, 1);
-	o.confirm = 2;
-	ck_assert_int_eq(cal_find_interval(r, 6, &rate, &o, NULL, &iv), 6);
-	ck_assert_int_eq(iv.found, 1);
-	ck_assert_uint_eq(iv.round, 3);
-	ck_assert(fabs(iv.ns - 256) < 1e-9 && fabs(iv.cy - 512) < 1e-9);
-	ck_assert_int_eq(cal_find_interval(r, 5, &rate, &o, NULL, &iv), 5);
-	ck_assert_int_eq(iv.found, 0);
-	for (int k = 0; k < 6; k++)
-		cal_round_free(&r[k]);
-	/* a calibration confirms R0 with two more rounds */
-	struct cal_opts co;
-	cal_opts_defaults(&co, 0);
-	ck_assert_uint_eq(co.search.confirm, 2);
-}
-END_TEST
-
 /* Threshold 50 ns: round 1 (median 64 ns) fails and is above it: unable. */
 START_TEST(test_interval_unable)
 {
@@ -365,7 +328,6 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_interval_found);
 	tcase_add_test(tc, test_interval_unable);
-	tcase_add_test(tc, test_interval_confirm);
 	tcase_add_test(tc, test_resolution);
 	tcase_add_test(tc, test_resolution_drift);
 	tcase_add_test(tc, test_resolution_blocks);
