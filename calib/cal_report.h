@@ -27,4 +27,11 @@ int cal_report_text(FILE *f, const struct cal_result *r);
 int cal_criterion_load(const char *path, int cycles, struct cal_criterion *c, int *resolved,
 		       char *err, size_t errlen);
 
+/* What a job's compute-phase flag takes from a calibration JSON file (as
+ * cal_criterion_load reads it): the shortest trustworthy interval (0: none
+ * found) and the criterion's resolution in ns (0: none resolved).  Return
+ * 0, or -1 with a message naming the file in err (errno set: EINVAL for a
+ * file that is not a calibration). */
+int cal_node_load(const char *path, double *interval_ns, double *resolution_ns, char *err, size_t errlen);
+
 #endif

@@ -40,9 +40,16 @@ int mw_cli_options(const struct mw_cliopt_cmd *c, int argc, char **argv, int *fi
 void mw_cli_usage(const struct mw_cliopt_cmd *c, FILE *f);
 
 /* The load-imbalance analysis of the profiles in profdir written to
- * outdir/imbalance.txt, .json and .html (mpiwatch run --profile); problems
- * are said on stderr, once.  Return 0 or -1. */
-int mw_cli_imbalance_report(const char *profdir, const char *outdir);
+ * outdir/imbalance.txt, .json and .html (mpiwatch run --profile), the
+ * compute-phase flag judged with the calibration file calibration (NULL:
+ * the fixed criterion); problems are said on stderr, once.  Return 0 or -1. */
+int mw_cli_imbalance_report(const char *profdir, const char *outdir, const char *calibration);
+
+/* "mpiwatch calibrate --quick --json" of this machine into path (written
+ * whole or not at all), within 2 s of wall time (the rounds so far are
+ * judged): mpiwatch run's calibration for the compute-phase flag
+ * (issue 32).  Return 0, or -1 with the reason in err. */
+int mw_cli_calibrate_quick_file(const char *path, char *err, size_t errlen);
 
 #define MW_CLI_COMMAND(ident, name_, summary_, fn_)                                    \
 	static struct mw_cli_command mw_cli_cmd_##ident = {name_, summary_, fn_, 0};      \

@@ -11,6 +11,7 @@
 #include "cal_report.h"
 #include "cli.h"
 #include "conf.h"
+#include "fsutil.h"
 
 #define ME "mpiwatch calibrate"
 
@@ -179,6 +180,34 @@ static int run_calibrate(int argc, char **argv)
 		fprintf(stderr, ME ": write error: %s\n", strerror(errno));
 		rc = 2;
 	}
+	cal_result_free(&r);
+	return rc;
+}
+
+#define QUICK_FILE_BUDGET_S 2.0
+
+int mw_cli_calibrate_quick_file(const char *path, char *err, size_t errlen)
+{
+	struct cal_opts o;
+	struct cal_result r;
+	struct json_object *j;
+	const char *txt;
+	int rc = -1;
+	cal_opts_defaults(&o, 1);
+	o.budget_s = QUICK_FILE_BUDGET_S;
+	if (cal_run(&o, &r) < 0) {
+		snprintf(err, errlen, "calibration: %s", strerror(errno));
+		return -1;
+	}
+	j = cal_report_json(&r);
+	txt = j ? json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE) : NULL;
+	if (!txt)
+		snprintf(err, errlen, "calibration: %s", strerror(ENOMEM));
+	else if (mw_write_atomic(path, txt, strlen(txt), 0644, (uid_t)-1, (gid_t)-1) < 0)
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	else
+		rc = 0;
+	json_object_put(j);
 	cal_result_free(&r);
 	return rc;
 }

@@ -129,7 +129,7 @@ static int run_imbalance(int argc, char **argv)
 		return 2;
 	}
 	struct imb_fluct_result fl;
-	if (imb_fluct_of_dir(job.dir, &fl) < 0) {
+	if (imb_fluct_of_dir(job.dir, NULL, &fl) < 0) {
 		fprintf(stderr, ME ": %s\n", strerror(errno));
 		imb_analysis_free(&a);
 		imb_job_free(&job);
@@ -176,11 +176,18 @@ static int run_imbalance(int argc, char **argv)
 MW_CLI_COMMAND(analyze_imbalance, "analyze imbalance",
 	       "rank the load imbalance of TAU profiles", run_imbalance)
 
-int mw_cli_imbalance_report(const char *profdir, const char *outdir)
+int mw_cli_imbalance_report(const char *profdir, const char *outdir, const char *calibration)
 {
 	char err[4096];
 	struct imb_fluct_result fl;
-	if (imb_write_reports(profdir, outdir, "", &fl, err, sizeof err) < 0) {
+	struct imb_fluct_opts fo;
+	struct imb_nodecal k;
+	imb_fluct_defaults(&fo);
+	if (calibration && imb_nodecal_load(calibration, &k, err, sizeof err) == 0) {
+		fo.cal = &k; /* this machine's, for its ranks (node "": every node) */
+		fo.ncal = 1;
+	}
+	if (imb_write_reports(profdir, outdir, "", &fo, &fl, err, sizeof err) < 0) {
 		fprintf(stderr, "mpiwatch: no imbalance analysis: %s\n", err);
 		return -1;
 	}
@@ -189,6 +196,8 @@ int mw_cli_imbalance_report(const char *profdir, const char *outdir)
 		fprintf(stderr, "mpiwatch: %s\n", fl.node_message[i]);
 	for (size_t i = 0; i < fl.n; i++)
 		fprintf(stderr, "mpiwatch: %s\n", fl.f[i].message);
+	for (size_t i = 0; i < fl.nunjudged; i++)
+		fprintf(stderr, "mpiwatch: %s\n", fl.unjudged[i].message);
 	imb_fluct_free(&fl);
 	return 0;
 }

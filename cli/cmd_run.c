@@ -330,7 +330,22 @@ static int run_watched(struct run_opts *o)
 		snprintf(le, sizeof(le), "%s/" MW_LAUNCHER_EXIT_FILE, outdir);
 		unlink(le);
 	}
+	/* Profiled: a quick calibration of this machine (before the ranks
+	 * start, so they do not share a core with it), whose figures the
+	 * compute-phase flag uses (issue 32; doc/imbalance.md). */
+	char calfile[PATH_MAX + 32], calerr[600];
+	int have_cal = 0;
+	snprintf(calfile, sizeof(calfile), "%s/calibration.json", work);
+	if (o->jc.profile) {
+		have_cal = mw_cli_calibrate_quick_file(calfile, calerr, sizeof(calerr)) == 0;
+		if (!have_cal)
+			fprintf(stderr, "mpiwatch run: warning: %s; the compute-phase flag uses its fixed criterion\n",
+				calerr);
+		else if (o->verbose)
+			fprintf(stderr, "mpiwatch run: quick calibration of this machine in %s\n", calfile);
+	}
 	struct mw_run_spec spec = {
+		.calibration = have_cal ? calfile : NULL,
 		.work = work, .slots = slots, .outdir = outdir, .report = report, .auth_file = token,
 		.jc = &o->jc, .np = o->np,
 		.collector_port = coll_port, .probe_port = probe_port, .mpi = o->mpi,
@@ -430,7 +445,7 @@ static int run_watched(struct run_opts *o)
 	fprintf(stderr, "mpiwatch: verdict %s%s; report %s\n", verdict[0] ? verdict : "unknown",
 		hang ? " (the program was ended)" : "", txt);
 	if (imb_report && !hang)
-		mw_cli_imbalance_report(profdir, outdir);
+		mw_cli_imbalance_report(profdir, outdir, have_cal ? calfile : NULL);
 	mw_run_watchdog_done(wd);
 	mw_rmtree(work, (uid_t)-1);
 	if (interrupted) {

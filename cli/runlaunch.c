@@ -325,7 +325,13 @@ int mw_run_start_helpers(const struct mw_run_paths *p, const struct mw_run_spec 
 	snprintf(snp, sizeof(snp), "%ld", s->np);
 	char *coll_argv[] = {(char *)p->collector, "--job", sjob, "--nodes", "localhost",
 			     "--settings", settings, "--report", (char *)s->report, "--ranks", snp,
-			     "--job-check", "0", "--ports", "1", "--auth-file", (char *)s->auth_file, NULL};
+			     "--job-check", "0", "--ports", "1", "--auth-file", (char *)s->auth_file, NULL, NULL,
+			     NULL};
+	if (s->calibration) { /* the machine's quick calibration: the flag's figures */
+		size_t k = sizeof(coll_argv) / sizeof(coll_argv[0]) - 3;
+		coll_argv[k] = "--calibration";
+		coll_argv[k + 1] = (char *)s->calibration;
+	}
 	procs->collector = spawn(coll_argv, log, NULL);
 
 	snprintf(scoll, sizeof(scoll), "127.0.0.1:%d", s->collector_port);

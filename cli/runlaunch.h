@@ -29,6 +29,8 @@ struct mw_run_spec {
 				* to WORK/settings for the collector, the agent and
 				* the monitor */
 	const char *auth_file; /* token file for --auth-file (agent and collector) */
+	const char *calibration; /* this machine's quick calibration (JSON) for the
+				  * collector's --calibration, or NULL */
 	long np;
 	int collector_port, probe_port;
 	int mpi; /* enum mw_mpi_kind */

@@ -34,6 +34,12 @@ $(B)/t/test_col_eval: $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwimbalance.a 
 $(B)/t/test_col_eval: CPPFLAGS += -Icollector -Ianalyze -Iimbalance -Itree
 UNIT_LIBS_test_col_eval := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)
 
+# The nodes' calibrations for the compute-phase flag (nodecal.h; issue 32).
+UNIT_TESTS += $(B)/t/test_nodecal
+$(B)/t/test_nodecal: $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwimbalance.a $(B)/lib/libmwcalib.a $(B)/lib/libmwtree.a
+$(B)/t/test_nodecal: CPPFLAGS += -Icollector -Ianalyze -Iimbalance -Itree
+UNIT_LIBS_test_nodecal := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)
+
 # Fuzz target: the collector's reading of a rank's dump (JSON from an agent).
 FUZZERS += $(B)/fuzz/fuzz_col_dump
 FUZZ_EXTRA_fuzz_col_dump := collector/colstate.c collector/verdict.c collector/colgraph.c -Icollector -Ianalyze -Iimbalance

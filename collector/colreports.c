@@ -20,6 +20,7 @@
 #include "jobconf.h"
 #include "log.h"
 #include "mw_link.h"
+#include "nodecal.h"
 #include "slurm.h"
 #include "uvslurm.h"
 
@@ -161,11 +162,12 @@ static int name_cmp(const void *a, const void *b)
 }
 
 /* One analysis written to OUTDIR/imbalance<suffix>.*, told in the timeline. */
-static void imbalance_one(struct collector *c, const char *prof, const char *label, const char *suffix)
+static void imbalance_one(struct collector *c, const struct imb_fluct_opts *fo, const char *prof, const char *label,
+			  const char *suffix)
 {
 	char err[1024];
 	struct imb_fluct_result fl;
-	if (imb_write_reports(prof, c->o->dir, suffix, &fl, err, sizeof err) == 0) {
+	if (imb_write_reports(prof, c->o->dir, suffix, fo, &fl, err, sizeof err) == 0) {
 		mw_info("load imbalance of %s in %s/imbalance%s.txt", label, c->o->dir, suffix);
 		col_state_event(&c->s, "note", "load imbalance of %s: imbalance%s.txt, imbalance%s.html",
 				label, suffix, suffix);
@@ -174,6 +176,8 @@ static void imbalance_one(struct collector *c, const char *prof, const char *lab
 			col_state_event(&c->s, "note", "%s: %s", label, fl.node_message[i]);
 		for (size_t i = 0; i < fl.n; i++)
 			col_state_event(&c->s, "note", "%s: %s", label, fl.f[i].message);
+		for (size_t i = 0; i < fl.nunjudged; i++)
+			col_state_event(&c->s, "note", "%s: %s", label, fl.unjudged[i].message);
 		imb_fluct_free(&fl);
 	} else {
 		mw_warn("no load-imbalance analysis of %s: %s", label, err);
@@ -192,10 +196,18 @@ void col_reports_imbalance(struct collector *c)
 	DIR *d;
 	struct dirent *e;
 
+	struct imb_fluct_opts fo;
+	struct imb_nodecal *cal = NULL;
+
 	if (!prof[0] || !c->o->dir[0])
 		return;
+	/* The flag judges with each node's own calibration (issue 32). */
+	imb_fluct_defaults(&fo);
 	if (has_profiles(prof)) {
-		imbalance_one(c, prof, "the job", "");
+		if (col_nodecal_get(c, &cal, &fo.ncal) == 0)
+			fo.cal = cal;
+		imbalance_one(c, &fo, prof, "the job", "");
+		free(cal);
 		return;
 	}
 	d = opendir(prof);
@@ -210,14 +222,17 @@ void col_reports_imbalance(struct collector *c)
 	}
 	closedir(d);
 	qsort(names, n, sizeof names[0], name_cmp);
+	if (n && col_nodecal_get(c, &cal, &fo.ncal) == 0)
+		fo.cal = cal;
 	for (size_t i = 0; i < n; i++) {
 		char label[256];
 		snprintf(sub, sizeof sub, "%s/%s", prof, names[i]);
 		snprintf(label, sizeof label, "%s", names[i]);
 		snprintf(suffix, sizeof suffix, n == 1 ? "%s" : ".%s", n == 1 ? "" : names[i]);
-		imbalance_one(c, sub, label, suffix);
+		imbalance_one(c, &fo, sub, label, suffix);
 		free(names[i]);
 	}
+	free(cal);
 }
 
 /* The integer array o[key] as a new array (*n entries; NULL and 0 when it

@@ -46,6 +46,8 @@ struct col_opts {
 	double liveness_s;         /* the link liveness setting (jobconf liveness; 0 = off) */
 	char profile[4096];        /* --profile DIR: at the end, the imbalance analysis of
 				    * DIR's profiles (or of each of its step folders) */
+	char calibration[4096];    /* --calibration FILE: every node's timer calibration
+				    * ("" = each node's nodehealthd's, probed; nodecal.h) */
 };
 
 /* Defaults: the job settings' own (shared/jobconf.c: port port_base,

@@ -115,6 +115,12 @@ static int parse_profile(const char *v, void *dst)
 	return *v && !mw_copy(o->profile, sizeof o->profile, v) ? 0 : -1;
 }
 
+static int parse_calibration(const char *v, void *dst)
+{
+	struct col_opts *o = dst;
+	return *v && !mw_copy(o->calibration, sizeof o->calibration, v) ? 0 : -1;
+}
+
 /* The options that set a job setting: option, setting, value name. */
 static const char *const job_opts[][3] = {
 	{"port", "port", "PORT"},	   {"timeout", "timeout", "S"},
@@ -176,6 +182,9 @@ int main(int argc, char **argv)
 		 .help = "leave after a confirmed verdict"},
 		{.name = "profile", .kind = MW_CLIOPT_CUSTOM, .dst = &o, .parse = parse_profile, .arg = "DIR",
 		 .what = "a directory path", .help = "at the end, the imbalance analysis of DIR's profiles"},
+		{.name = "calibration", .kind = MW_CLIOPT_CUSTOM, .dst = &o, .parse = parse_calibration,
+		 .arg = "FILE", .what = "a file path",
+		 .help = "every node's timer calibration (mpiwatch calibrate --json) for the compute-phase flag"},
 		{.name = "auth", .kind = MW_CLIOPT_CUSTOM, .dst = &o, .parse = parse_auth, .arg = "munge|none",
 		 .what = "munge or none", .help = "how agents prove who they are (default munge)"},
 		{.name = "auth-file", .kind = MW_CLIOPT_CUSTOM, .dst = &o, .parse = parse_auth_file,

@@ -1,5 +1,6 @@
 /* libFuzzer target for the calibration file reader of "mpiwatch analyze
- * fluctuation --calibration FILE" (cal_criterion_load, calib/cal_report.c):
+ * fluctuation --calibration FILE" (cal_criterion_load, calib/cal_report.c)
+ * and the collector's --calibration FILE (cal_node_load, the same file):
  * the first byte chooses cycles or ns, the rest is the file's content.  A
  * file it accepts gives a criterion in range; one it refuses, a message
  * naming the file. */
@@ -33,6 +34,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 		} else if (strncmp(err, path, strlen(path)) != 0) {
 			abort(); /* the message names the file */
+		}
+		double iv = -1, res = -1;
+		err[0] = 0;
+		if (cal_node_load(path, &iv, &res, err, sizeof err) == 0) {
+			if (!(iv >= 0) || !(res >= 0))
+				abort();
+		} else if (strncmp(err, path, strlen(path)) != 0) {
+			abort();
 		}
 	}
 	close(fd);

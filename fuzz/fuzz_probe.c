@@ -39,12 +39,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		summary = strndup((const char *)data + 2, size - 2);
 		memset(nonce, 0xab, sizeof(nonce));
 		struct mw_probe_factors f = {(double)data[0] / 7, (double)data[1] * 1000, data[1]};
-		len = mw_probe_encode_reply_factors(out, sizeof(out), probe_len, nonce, MW_PROBE_ALIVE, 0, 0, text,
-						    summary, data[0] & 1 ? &f : NULL);
+		/* and the calibration block (flag bit 2), with or without the factors */
+		struct mw_probe_calib k = {(double)data[1] * 97.5, (double)data[0] / 3, data[0] & 4};
+		len = mw_probe_encode_reply_ex(out, sizeof(out), probe_len, nonce, MW_PROBE_ALIVE, 0, 0, text, summary,
+					       data[0] & 1 ? &f : NULL, data[0] & 2 ? &k : NULL);
 		if (len >= 0) {
 			if ((size_t)len > probe_len)
 				abort();
 			if (mw_probe_decode_reply(out, (size_t)len, &r) != MW_PROBE_OK)
+				abort();
+			if (r.has_calib && (r.cal.interval_ns < k.interval_ns || r.cal.interval_ns > k.interval_ns + 1 ||
+					    r.cal.degraded != (k.degraded != 0)))
 				abort();
 		}
 		free(summary);

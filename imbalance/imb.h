@@ -225,6 +225,7 @@ int imb_report_svg(FILE *f, const struct imb_analysis *a);
 int imb_report_html(FILE *f, struct json_object *doc);
 
 struct imb_fluct_result;
+struct imb_fluct_opts;
 
 /* The whole JSON document: imb_report_json with "fluctuation" from fl (none
  * when fl is NULL).  A new reference, or NULL (ENOMEM). */
@@ -235,11 +236,12 @@ struct json_object *imb_report_doc(const struct imb_analysis *a, const struct im
  * written to outdir/imbalance<suffix>.txt, .json and .html (suffix "" or
  * e.g. ".step0"), each file whole or not at all; the text and the JSON also
  * carry the compute-phase fluctuations of profdir's phases.N files
- * (imb_phases.h), which go to *fl too when fl is not NULL (free them with
- * imb_fluct_free; filled only on success).  Return 0, or -1 with the
- * reason (the file and line of a bad profile, a missing rank, a write
+ * (imb_phases.h) judged with fo (NULL: the defaults; the nodes'
+ * calibrations go there), which go to *fl too when fl is not NULL (free
+ * them with imb_fluct_free; filled only on success).  Return 0, or -1 with
+ * the reason (the file and line of a bad profile, a missing rank, a write
  * error) in err. */
 int imb_write_reports(const char *profdir, const char *outdir, const char *suffix,
-		      struct imb_fluct_result *fl, char *err, size_t errlen);
+		      const struct imb_fluct_opts *fo, struct imb_fluct_result *fl, char *err, size_t errlen);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cal_report.h"
 #include "fsutil.h"
 #include "imb.h"
 #include "imb_phases.h"
@@ -43,24 +44,35 @@ struct json_object *imb_report_doc(const struct imb_analysis *a, const struct im
 	return o;
 }
 
-int imb_fluct_of_dir(const char *profdir, struct imb_fluct_result *fl)
+int imb_fluct_of_dir(const char *profdir, const struct imb_fluct_opts *o, struct imb_fluct_result *fl)
 {
 	struct imb_phases ph;
 	char perr[512];
 	int rc;
 	if (imb_phases_load(profdir, &ph, perr, sizeof perr) < 0) {
 		memset(fl, 0, sizeof(*fl));
-		imb_fluct_defaults(&fl->opts);
+		if (o)
+			fl->opts = *o;
+		else
+			imb_fluct_defaults(&fl->opts);
+		fl->opts.cal = NULL; /* the result keeps no pointer into the caller's table */
+		fl->opts.ncal = 0;
 		snprintf(fl->error, sizeof fl->error, "%s", perr);
 		return 0;
 	}
-	rc = imb_fluct_analyze(&ph, NULL, fl);
+	rc = imb_fluct_analyze(&ph, o, fl);
 	imb_phases_free(&ph);
 	return rc;
 }
 
+int imb_nodecal_load(const char *path, struct imb_nodecal *k, char *err, size_t errlen)
+{
+	memset(k, 0, sizeof(*k));
+	return cal_node_load(path, &k->interval_ns, &k->resolution_ns, err, errlen);
+}
+
 int imb_write_reports(const char *profdir, const char *outdir, const char *suffix,
-		      struct imb_fluct_result *fl_out, char *err, size_t errlen)
+		      const struct imb_fluct_opts *fo, struct imb_fluct_result *fl_out, char *err, size_t errlen)
 {
 	struct imb_fluct_result fl;
 	static const char *const ext[] = {"txt", "json", "html"};
@@ -77,7 +89,7 @@ int imb_write_reports(const char *profdir, const char *outdir, const char *suffi
 		imb_job_free(&job);
 		return -1;
 	}
-	if (imb_fluct_of_dir(profdir, &fl) < 0) {
+	if (imb_fluct_of_dir(profdir, fo, &fl) < 0) {
 		snprintf(err, errlen, "%s: %s", profdir, strerror(errno));
 		imb_analysis_free(&a);
 		imb_job_free(&job);

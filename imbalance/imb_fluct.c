@@ -5,6 +5,7 @@
  * the quantile band). */
 #include <errno.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,100 @@ void imb_fluct_defaults(struct imb_fluct_opts *o)
 	o->min_samples = 20;
 	o->min_ns = 10000;
 	o->max_peers = 8192;
+	o->cal = NULL;
+	o->ncal = 0;
+}
+
+const struct imb_nodecal *imb_nodecal_find(const struct imb_fluct_opts *o, const char *node)
+{
+	const struct imb_nodecal *any = NULL;
+	for (size_t i = 0; o && node && i < o->ncal; i++) {
+		if (!strcmp(o->cal[i].node, node))
+			return &o->cal[i];
+		if (!o->cal[i].node[0] && !any)
+			any = &o->cal[i];
+	}
+	return any;
+}
+
+int imb_nodecal_can_judge(const struct imb_nodecal *k, double med_ns)
+{
+	if (!k)
+		return 1;
+	return !k->degraded && med_ns >= k->interval_ns;
+}
+
+/* A duration for people: "3.5 us", "25 ns", or "none" (0). */
+static void fmt_ns(char *buf, size_t len, double ns)
+{
+	if (!(ns > 0))
+		snprintf(buf, len, "none");
+	else if (ns >= 1e6)
+		snprintf(buf, len, "%.3g ms", ns / 1e6);
+	else if (ns >= 1e3)
+		snprintf(buf, len, "%.3g us", ns / 1e3);
+	else
+		snprintf(buf, len, "%.3g ns", ns);
+}
+
+/* "interval 3.5 us, resolution 25 ns[, degraded]" of k. */
+static void cal_figures(char *buf, size_t len, const struct imb_nodecal *k)
+{
+	char iv[32], rs[32];
+	fmt_ns(iv, sizeof iv, k->interval_ns);
+	fmt_ns(rs, sizeof rs, k->resolution_ns);
+	snprintf(buf, len, "interval %s, resolution %s%s", iv, rs, k->degraded ? ", degraded" : "");
+}
+
+/* Count one rank-phase of node as not judged. */
+static int unjudged_add(struct imb_fluct_result *out, const char *node)
+{
+	size_t i;
+	for (i = 0; i < out->nunjudged; i++)
+		if (!strcmp(out->unjudged[i].node, node))
+			break;
+	if (i == out->nunjudged) {
+		struct imb_fluct_unjudged *n = realloc(out->unjudged, (i + 1) * sizeof(*n));
+		if (!n)
+			return -1;
+		out->unjudged = n;
+		memset(&n[i], 0, sizeof(n[i]));
+		out->nunjudged++;
+		if (!(n[i].node = strdup(node)))
+			return -1;
+	}
+	out->unjudged[i].rank_phases++;
+	return 0;
+}
+
+/* The calibrations of o that apply to the nodes in ph, one per node under
+ * its name, copied into out->opts (the result owns them).  Return 0, or -1
+ * (ENOMEM). */
+static int keep_cals(const struct imb_phases *ph, const struct imb_fluct_opts *o, struct imb_fluct_result *out)
+{
+	struct imb_nodecal *c = NULL;
+	size_t n = 0;
+	out->opts.cal = NULL;
+	out->opts.ncal = 0;
+	for (size_t r = 0; r < ph->nrank; r++) {
+		const struct imb_nodecal *k = imb_nodecal_find(o, ph->r[r].node);
+		if (!k || imb_nodecal_find(&out->opts, ph->r[r].node))
+			continue;
+		struct imb_nodecal *nc = realloc(c, (n + 1) * sizeof(*nc));
+		if (!nc) {
+			free(c);
+			out->opts.cal = NULL;
+			out->opts.ncal = 0;
+			return -1;
+		}
+		c = nc;
+		c[n] = *k;
+		snprintf(c[n].node, sizeof c[n].node, "%s", ph->r[r].node);
+		n++;
+		out->opts.cal = c;
+		out->opts.ncal = n;
+	}
+	return 0;
 }
 
 /* Whether the job has ranks on a node other than rank self's. */
@@ -105,6 +200,12 @@ void imb_fluct_free(struct imb_fluct_result *r)
 	for (size_t i = 0; i < r->nnode; i++)
 		free(r->node_message[i]);
 	free(r->node_message);
+	for (size_t i = 0; i < r->nunjudged; i++) {
+		free(r->unjudged[i].node);
+		free(r->unjudged[i].message);
+	}
+	free(r->unjudged);
+	free((void *)r->opts.cal);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -160,6 +261,8 @@ int imb_fluct_analyze(const struct imb_phases *ph, const struct imb_fluct_opts *
 	memset(out, 0, sizeof(*out));
 	out->opts = *o;
 	out->ranks = ph->nrank;
+	if (keep_cals(ph, o, out) < 0)
+		goto oom;
 	cal_criterion_defaults(&crit);
 	crit.q = o->q;
 	crit.alpha = o->alpha;
@@ -170,7 +273,11 @@ int imb_fluct_analyze(const struct imb_phases *ph, const struct imb_fluct_opts *
 	for (size_t i = 0; i < ph->nrank; i++) {
 		const struct imb_phases_rank *r = &ph->r[i];
 		struct imb_fluct best = {.rank = r->rank};
+		const struct imb_nodecal *nc = imb_nodecal_find(o, r->node);
 		int have = 0;
+		/* The node's own resolution, when it is known: the relative one
+		 * (min_rel of the peers' median) still applies above it. */
+		crit.resolution = nc && nc->resolution_ns > 0 ? nc->resolution_ns : 0;
 		for (size_t k = 0; k < r->nphase; k++) {
 			const struct imb_phase *p = &r->phase[k];
 			struct cal_verdict v;
@@ -192,6 +299,12 @@ int imb_fluct_analyze(const struct imb_phases *ph, const struct imb_fluct_opts *
 			free(peers);
 			if (v.med_a < o->min_ns)
 				continue;
+			/* Shorter than what the rank's node can resolve: not judged. */
+			if (!imb_nodecal_can_judge(nc, fmin(v.med_a, v.med_b))) {
+				if (unjudged_add(out, r->node) < 0)
+					goto oom;
+				continue;
+			}
 			best.tested++;
 			judged[i] = 1;
 			if (!(v.real && v.diff > 0))
@@ -226,6 +339,16 @@ int imb_fluct_analyze(const struct imb_phases *ph, const struct imb_fluct_opts *
 	}
 	if (node_lines(ph, judged, out) < 0)
 		goto oom;
+	for (size_t i = 0; i < out->nunjudged; i++) {
+		struct imb_fluct_unjudged *u = &out->unjudged[i];
+		char fig[128];
+		cal_figures(fig, sizeof fig, imb_nodecal_find(&out->opts, u->node));
+		if (asprintf(&u->message, "not judged: below what node %s can resolve (%s): %zu rank-phase%s", u->node,
+			     fig, u->rank_phases, u->rank_phases == 1 ? "" : "s") < 0) {
+			u->message = NULL;
+			goto oom;
+		}
+	}
 	free(judged);
 	return 0;
 oom:
@@ -240,6 +363,13 @@ int imb_fluct_text(FILE *f, const struct imb_fluct_result *r)
 	fprintf(f, "\nCompute-phase fluctuations (each rank's intervals between the same two MPI calls\n"
 		   "against the other ranks': rank-sum p < %g, slower by more than %g%%, more of it above their band):\n",
 		r->opts.alpha, r->opts.min_rel * 100);
+	for (size_t i = 0; i < r->opts.ncal; i++) {
+		char fig[128];
+		cal_figures(fig, sizeof fig, &r->opts.cal[i]);
+		fprintf(f, "  node %s's calibration used: %s\n", r->opts.cal[i].node, fig);
+	}
+	for (size_t i = 0; i < r->nunjudged; i++)
+		fprintf(f, "  %s\n", r->unjudged[i].message);
 	if (r->error[0])
 		fprintf(f, "  not judged: %s\n", r->error);
 	else if (!r->ranks)
@@ -297,5 +427,26 @@ struct json_object *imb_fluct_json(const struct imb_fluct_result *r)
 	for (size_t i = 0; i < r->nnode; i++)
 		json_object_array_add(nodes, json_object_new_string(r->node_message[i]));
 	json_object_object_add(o, "nodes", nodes);
+	struct json_object *cals = json_object_new_array(), *un = json_object_new_array();
+	for (size_t i = 0; i < r->opts.ncal; i++) {
+		const struct imb_nodecal *k = &r->opts.cal[i];
+		struct json_object *e = json_object_new_object();
+		json_object_object_add(e, "node", json_object_new_string(k->node));
+		json_object_object_add(e, "interval_ns",
+				       k->interval_ns > 0 ? json_object_new_double(k->interval_ns) : NULL);
+		json_object_object_add(e, "resolution_ns",
+				       k->resolution_ns > 0 ? json_object_new_double(k->resolution_ns) : NULL);
+		json_object_object_add(e, "degraded", json_object_new_boolean(k->degraded));
+		json_object_array_add(cals, e);
+	}
+	json_object_object_add(o, "node_calibration", cals);
+	for (size_t i = 0; i < r->nunjudged; i++) {
+		struct json_object *e = json_object_new_object();
+		json_object_object_add(e, "node", json_object_new_string(r->unjudged[i].node));
+		json_object_object_add(e, "rank_phases", json_object_new_int64((int64_t)r->unjudged[i].rank_phases));
+		json_object_object_add(e, "message", json_object_new_string(r->unjudged[i].message));
+		json_object_array_add(un, e);
+	}
+	json_object_object_add(o, "not_judged", un);
 	return o;
 }

@@ -83,6 +83,8 @@ struct snapshot {
 	uint32_t age;
 	struct mw_probe_factors f;
 	int mono_known; /* the checks ran: f holds something */
+	int cal_known;  /* a calibration ran: cal holds its figures */
+	struct mw_probe_calib cal;
 	char summary[sizeof(((struct nhd_health *)0)->summary) + 64];
 };
 
@@ -97,6 +99,12 @@ static void take_snapshot(struct nhd *d, double interval, struct snapshot *s)
 	s->f = d->health.f;
 	s->age = mono > 0 ? (uint32_t)(now - mono) : 0;
 	snprintf(s->summary, sizeof(s->summary), "%s", d->health.summary);
+	/* The calibration's figures ride along (protocol.md, flag bit 2):
+	 * what a job's compute-phase flag may trust on this node. */
+	s->cal_known = d->calib.ran > 0;
+	s->cal.interval_ns = d->calib.r0_ns;
+	s->cal.resolution_ns = d->calib.resolution_ns;
+	s->cal.degraded = d->calib.degraded;
 	pthread_mutex_unlock(&d->health_mu);
 	if (mono > 0 && now - mono > stuck) {
 		s->state = MW_PROBE_DEGRADED;
@@ -160,9 +168,9 @@ void nhd_udp_serve(struct nhd *d)
 				NHD_INC(d, rate_limited);
 				continue;
 			}
-			rl = mw_probe_encode_reply_factors(sbuf[k], sizeof(sbuf[k]), len, nonce, snap.state,
-							   snap.failed, snap.age, d->self, snap.summary,
-							   snap.mono_known ? &snap.f : NULL);
+			rl = mw_probe_encode_reply_ex(sbuf[k], sizeof(sbuf[k]), len, nonce, snap.state, snap.failed,
+						      snap.age, d->self, snap.summary, snap.mono_known ? &snap.f : NULL,
+						      snap.cal_known ? &snap.cal : NULL);
 			if (rl < 0)
 				continue;
 			iov_out[k].iov_base = sbuf[k];

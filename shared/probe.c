@@ -133,14 +133,26 @@ static uint32_t milli_or_unknown(double v, double scale)
 	return v >= 4294967294.0 ? 0xfffffffeu : (uint32_t)(v + 0.5);
 }
 
-int mw_probe_encode_reply_factors(uint8_t *buf, size_t len, size_t probe_len,
-				  const uint8_t nonce[MW_PROBE_NONCE_LEN], int state, int failed,
-				  uint32_t age_s, const char *name, const char *summary,
-				  const struct mw_probe_factors *f)
+/* A non-negative figure in whole units, rounded up (0 stays 0: none). */
+static uint32_t ceil_u32(double v)
+{
+	if (!(v > 0))
+		return 0;
+	if (v >= 4294967295.0)
+		return 0xffffffffu;
+	uint32_t u = (uint32_t)v;
+	return (double)u < v ? u + 1 : u;
+}
+
+int mw_probe_encode_reply_ex(uint8_t *buf, size_t len, size_t probe_len,
+			     const uint8_t nonce[MW_PROBE_NONCE_LEN], int state, int failed,
+			     uint32_t age_s, const char *name, const char *summary,
+			     const struct mw_probe_factors *f, const struct mw_probe_calib *cal)
 {
 	size_t cap = len < probe_len ? len : probe_len;
 	size_t nlen, slen, room;
 	uint16_t flags = 0;
+	uint8_t *x;
 
 	if (!buf || cap < MW_PROBE_REPLY_HDR_LEN) {
 		errno = EINVAL;
@@ -152,6 +164,10 @@ int mw_probe_encode_reply_factors(uint8_t *buf, size_t len, size_t probe_len,
 	if (f && room >= MW_PROBE_FACTORS_LEN) {
 		flags |= MW_PROBE_FLAG_FACTORS;
 		room -= MW_PROBE_FACTORS_LEN;
+	}
+	if (cal && room >= MW_PROBE_CALIB_LEN) {
+		flags |= MW_PROBE_FLAG_CALIB;
+		room -= MW_PROBE_CALIB_LEN;
 	}
 	nlen = copy_text(buf + MW_PROBE_REPLY_HDR_LEN, name, room < MW_PROBE_NAME_MAX ? room : MW_PROBE_NAME_MAX);
 	room -= nlen;
@@ -168,15 +184,32 @@ int mw_probe_encode_reply_factors(uint8_t *buf, size_t len, size_t probe_len,
 	put16(buf + 28, (uint16_t)slen);
 	put16(buf + 30, 0);
 	put32(buf + 32, age_s);
+	x = buf + MW_PROBE_REPLY_HDR_LEN + nlen + slen;
 	if (flags & MW_PROBE_FLAG_FACTORS) {
-		uint8_t *x = buf + MW_PROBE_REPLY_HDR_LEN + nlen + slen;
 		put32(x, milli_or_unknown(f->load, 1000));
 		put32(x + 4, milli_or_unknown(f->mem_free_mb, 1));
 		put16(x + 8, (uint16_t)(f->cores < 0 ? 0 : f->cores > 65535 ? 65535 : f->cores));
 		put16(x + 10, 0);
-		return (int)(MW_PROBE_REPLY_HDR_LEN + nlen + slen + MW_PROBE_FACTORS_LEN);
+		x += MW_PROBE_FACTORS_LEN;
 	}
-	return (int)(MW_PROBE_REPLY_HDR_LEN + nlen + slen);
+	if (flags & MW_PROBE_FLAG_CALIB) {
+		put32(x, ceil_u32(cal->interval_ns));
+		put32(x + 4, ceil_u32(cal->resolution_ns));
+		x[8] = cal->degraded ? 1 : 0;
+		x[9] = 0;
+		put16(x + 10, 0);
+		x += MW_PROBE_CALIB_LEN;
+	}
+	return (int)(x - buf);
+}
+
+int mw_probe_encode_reply_factors(uint8_t *buf, size_t len, size_t probe_len,
+				  const uint8_t nonce[MW_PROBE_NONCE_LEN], int state, int failed,
+				  uint32_t age_s, const char *name, const char *summary,
+				  const struct mw_probe_factors *f)
+{
+	return mw_probe_encode_reply_ex(buf, len, probe_len, nonce, state, failed, age_s, name, summary, f,
+					NULL);
 }
 
 int mw_probe_encode_reply(uint8_t *buf, size_t len, size_t probe_len,
@@ -208,7 +241,8 @@ enum mw_probe_err mw_probe_decode_reply(const uint8_t *buf, size_t len, struct m
 	nlen = buf[26];
 	slen = get16(buf + 28);
 	flags = get16(buf + 6);
-	flen = flags & MW_PROBE_FLAG_FACTORS ? MW_PROBE_FACTORS_LEN : 0;
+	flen = (flags & MW_PROBE_FLAG_FACTORS ? MW_PROBE_FACTORS_LEN : 0) +
+	       (flags & MW_PROBE_FLAG_CALIB ? MW_PROBE_CALIB_LEN : 0);
 	if (buf[24] != MW_PROBE_ALIVE && buf[24] != MW_PROBE_DEGRADED)
 		return MW_PROBE_E_FORMAT;
 	if (nlen > MW_PROBE_NAME_MAX || slen > MW_PROBE_SUMMARY_MAX ||
@@ -225,13 +259,20 @@ enum mw_probe_err mw_probe_decode_reply(const uint8_t *buf, size_t len, struct m
 	memcpy(out->name, buf + MW_PROBE_REPLY_HDR_LEN, nlen);
 	memcpy(out->summary, buf + MW_PROBE_REPLY_HDR_LEN + nlen, slen);
 	out->f.load = out->f.mem_free_mb = -1;
-	if (flen) {
-		const uint8_t *x = buf + MW_PROBE_REPLY_HDR_LEN + nlen + slen;
+	const uint8_t *x = buf + MW_PROBE_REPLY_HDR_LEN + nlen + slen;
+	if (flags & MW_PROBE_FLAG_FACTORS) {
 		uint32_t l = get32(x), m = get32(x + 4);
 		out->has_factors = 1;
 		out->f.load = l == 0xffffffffu ? -1 : l / 1000.0;
 		out->f.mem_free_mb = m == 0xffffffffu ? -1 : (double)m;
 		out->f.cores = get16(x + 8);
+		x += MW_PROBE_FACTORS_LEN;
+	}
+	if (flags & MW_PROBE_FLAG_CALIB) {
+		out->has_calib = 1;
+		out->cal.interval_ns = get32(x);
+		out->cal.resolution_ns = get32(x + 4);
+		out->cal.degraded = x[8] & 1;
 	}
 	return MW_PROBE_OK;
 }
@@ -511,6 +552,8 @@ static size_t read_replies(int fd, struct target *t, const struct nonce_idx *x, 
 			snprintf(out[i].summary, sizeof(out[i].summary), "%s", rep.summary);
 			out[i].has_factors = rep.has_factors;
 			out[i].f = rep.f;
+			out[i].has_calib = rep.has_calib;
+			out[i].cal = rep.cal;
 			answered++;
 			break;
 		}

@@ -18,6 +18,11 @@
  *     itself (the tree's fuzzy placement, doc/tree.md): u32 load average x
  *     1000, u32 free memory MiB (both 0xffffffff unknown), u16 online cores
  *     (0 unknown), u16 reserved (0)
+ *     then, with flags bit 2 (CALIB), 12 bytes of the node's last timer
+ *     calibration (doc/calibrate.md): u32 shortest trustworthy interval ns
+ *     (0 none found), u32 resolution ns (0 none resolved; both rounded up),
+ *     u8 bit 0 = the calibration made the node degraded, u8 reserved (0),
+ *     u16 reserved (0)
  */
 #ifndef MW_PROBE_H
 #define MW_PROBE_H
@@ -45,6 +50,8 @@
 #define MW_PROBE_FLAG_TRUNCATED 0x0001
 #define MW_PROBE_FLAG_FACTORS 0x0002
 #define MW_PROBE_FACTORS_LEN 12
+#define MW_PROBE_FLAG_CALIB 0x0004
+#define MW_PROBE_CALIB_LEN 12
 
 /* What a node's nodehealthd knows of its own resources (the factor set of
  * the tree's fuzzy placement).  Negative (cores: 0) = unknown. */
@@ -52,6 +59,14 @@ struct mw_probe_factors {
 	double load;         /* 1-minute load average */
 	double mem_free_mb;  /* MemAvailable, MiB */
 	int cores;           /* online cores */
+};
+
+/* What a node's last timer calibration found (nodehealthd's quick one at
+ * start or on request: the figures a job on the node can trust). */
+struct mw_probe_calib {
+	double interval_ns;   /* shortest trustworthy interval R0; 0: none found */
+	double resolution_ns; /* the resolution; 0: none resolved */
+	int degraded;         /* the calibration made the node degraded */
 };
 
 enum mw_probe_state {
@@ -88,6 +103,8 @@ struct mw_probe_reply {
 	char summary[MW_PROBE_SUMMARY_MAX + 1];
 	int has_factors;  /* the reply carried the factors block */
 	struct mw_probe_factors f;
+	int has_calib;    /* the reply carried the calibration block */
+	struct mw_probe_calib cal;
 };
 
 /* One node's result from mw_probe_nodes(). */
@@ -101,6 +118,8 @@ struct mw_probe_result {
 	char addr[64];                           /* numeric address probed */
 	int has_factors;                         /* the reply carried f */
 	struct mw_probe_factors f;               /* the node's load, memory, cores */
+	int has_calib;                           /* the reply carried cal */
+	struct mw_probe_calib cal;               /* the node's last calibration */
 };
 
 /* Return a static string for a state ("alive", "dead", "degraded", "error",
@@ -137,6 +156,14 @@ int mw_probe_encode_reply_factors(uint8_t *buf, size_t len, size_t probe_len,
 				  const uint8_t nonce[MW_PROBE_NONCE_LEN], int state, int failed,
 				  uint32_t age_s, const char *name, const char *summary,
 				  const struct mw_probe_factors *f);
+
+/* mw_probe_encode_reply_factors with the calibration block cal as well
+ * (NULL: none).  Each block is kept when the reply has room for it, the
+ * factors first (the summary is cut before either). */
+int mw_probe_encode_reply_ex(uint8_t *buf, size_t len, size_t probe_len,
+			     const uint8_t nonce[MW_PROBE_NONCE_LEN], int state, int failed,
+			     uint32_t age_s, const char *name, const char *summary,
+			     const struct mw_probe_factors *f, const struct mw_probe_calib *cal);
 
 /* Decode a reply.  Return MW_PROBE_OK and fill out, or an error code. */
 enum mw_probe_err mw_probe_decode_reply(const uint8_t *buf, size_t len, struct mw_probe_reply *out);

@@ -6,7 +6,8 @@
 # core, what busy processes pinned beside it leave it), or doing 50 % more
 # work in its phase (t/progs/phases), is flagged, with the sentence a user
 # reads on stderr and in imbalance.txt/json; the same run without it flags
-# nothing.
+# nothing.  mpiwatch run calibrates the machine (calibrate --quick) before
+# the ranks start, and the flag judges with its figures (issue 32).
 #
 # As in t/0622 (its header says why; doc/calibrate.md "The flag on the lab"):
 # the run is a node of its own, one CPU group with the largest weight
@@ -18,7 +19,7 @@
 . "$(dirname "$0")/lib/run.sh"
 . "$(dirname "$0")/lib/cpugroup.sh"
 
-plan 18
+plan 20
 run_setup mw-fluct
 P=$top/build/progs/openmpi/phases
 [ -x "$P" ] || BAIL_OUT "$P missing: make progs"
@@ -62,6 +63,11 @@ is "$(flagged quiet)" "[]" "no slowdown: imbalance.json flags no rank"
 is "$(field quiet/imbalance.json 'r["fluctuation"]["ranks_judged"]')" 2 "no slowdown: both ranks were judged"
 like "$(cat quiet/imbalance.txt)" 'none: 2 ranks judged' "no slowdown: imbalance.txt says none"
 note "no slowdown: $(phase_medians quiet/profile)"
+is "$(field quiet/imbalance.json '[(c["node"] != "", c["interval_ns"] is None or c["interval_ns"] > 0, c["degraded"]) for c in r["fluctuation"]["node_calibration"]]')" \
+    "[(True, True, False)]" "no slowdown: the flag used the machine's quick calibration" \
+    || diag "$(sed -n '/Compute-phase/,$p' quiet/imbalance.txt)"
+like "$(cat quiet/imbalance.txt)" "node [^ ]+'s calibration used: interval ([0-9.]+ [unm]s|none), resolution ([0-9.]+ [unm]s|none)" \
+    "no slowdown: imbalance.txt shows the machine's figures used"
 
 # --- 50 % more work in rank 1's phase (a slow node, simulated), both MPIs.
 # 120 intervals: the band test needs 27 of 60 intervals (45 %) above

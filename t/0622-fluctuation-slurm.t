@@ -4,7 +4,9 @@
 # (it gets only a quarter of a core, what busy processes pinned beside it
 # leave it), the collector's analysis at job end flags that rank and its
 # node, in imbalance.txt/json and in the report's timeline; the same job
-# without it flags nothing.
+# without it flags nothing.  The flag judges with each node's own timer
+# calibration (issue 32): the figures n1's and n2's nodehealthd report in
+# their status are the ones the analysis used, and imbalance.txt says so.
 #
 # Why it is built so (doc/calibrate.md "The flag on the lab"): every lab node
 # shares this VM's 2 virtual CPUs with everything else, and the test failed in
@@ -31,7 +33,7 @@
 . "$(dirname "$0")/lib/run.sh"  # field
 . "$(dirname "$0")/lib/cpugroup.sh"
 
-plan 10
+plan 12
 lab_require 2
 prog=$(lab_prog openmpi phases)
 dir=$(lab_tmpdir mwuser1)
@@ -75,4 +77,23 @@ run_job quiet
 is "$(cat "$dir/quiet.state")" COMPLETED "no slowdown: the job completes"
 is "$(flagged "$out")" "[]" "no slowdown: no rank flagged" || diag "$(sed -n '/Compute-phase/,$p' "$out/imbalance.txt")"
 is "$(field "$out/imbalance.json" 'r["fluctuation"]["ranks_judged"]')" 2 "no slowdown: both ranks judged"
+
+# The nodes' calibrations used: each node's as its nodehealthd reports it
+# (mpiwatch status on the node), whole ns rounded up, as the probe carries them.
+M=$MW_LAB_REPO/build/bin/mpiwatch
+for n in n1 n2; do lab_exec $n "$M" status --json >"$dir/status-$n.json" 2>/dev/null; done
+used() { field "$out/imbalance.json" "sorted((c['node'], c['interval_ns'], c['resolution_ns'], c['degraded']) for c in r['fluctuation']['node_calibration'])"; }
+told() { python3 -S -c '
+import json, math, sys
+out = []
+for n in ("n1", "n2"):
+    j = json.load(open(sys.argv[1] + "/status-" + n + ".json")); c = j.get("status", j)["calibration"]
+    up = lambda v: float(math.ceil(v)) if v else None
+    out.append((n, up(c.get("interval_ns")), up(c.get("resolution_ns")), c.get("state") == "degraded"))
+print(sorted(out))' "$dir"; }
+is "$(used)" "$(told)" "the flag used n1's and n2's own calibrations, as their nodehealthd report them" \
+    || diag "$(cat "$dir/status-n1.json")"
+like "$(cat "$out/imbalance.txt")" "node n1's calibration used: interval ([0-9.]+ [unm]s|none), resolution ([0-9.]+ [unm]s|none)
+  node n2's calibration used: interval ([0-9.]+ [unm]s|none), resolution ([0-9.]+ [unm]s|none)" \
+    "imbalance.txt shows the nodes' figures used (none: a loaded node's quick calibration found no interval)"
 done_testing

@@ -3,7 +3,8 @@
  * (file:line errors), and the flag on synthetic ranks: a rank 6 % slower in
  * one phase is flagged with the sentence a user reads, nothing is flagged
  * without a slowdown, a node all of whose ranks are slower is named, short
- * or thin phases are not judged. */
+ * or thin phases are not judged; a node's calibration (issue 32) decides
+ * what of its ranks is judged, and with what resolution. */
 #include <check.h>
 #include <json-c/json.h>
 #include <stdio.h>
@@ -12,6 +13,8 @@
 
 #include "cal_criterion.h"
 #include "imb_phases.h"
+#include "jsonschema.h"
+#include "mw_json.h"
 
 static const char good[] = "mpiwatch-phases 1\n"
 			   "rank 3 node n2 dropped 7\n"
@@ -289,6 +292,150 @@ START_TEST(test_two_speeds)
 }
 END_TEST
 
+/* The per-node rule (issue 32): a node's calibration decides what of its
+ * ranks is judged and with what resolution. */
+START_TEST(test_nodecal_can_judge)
+{
+	struct imb_nodecal k = {"n1", 3500, 25, 0};
+	ck_assert_int_eq(imb_nodecal_can_judge(NULL, 1), 1);  /* none known: the fixed criterion */
+	ck_assert_int_eq(imb_nodecal_can_judge(&k, 3500), 1);
+	ck_assert_int_eq(imb_nodecal_can_judge(&k, 3499), 0); /* below its interval */
+	k.interval_ns = 0;                                      /* none found: min_ns bounds it */
+	ck_assert_int_eq(imb_nodecal_can_judge(&k, 10000), 1);
+	k.degraded = 1;
+	ck_assert_int_eq(imb_nodecal_can_judge(&k, 1e9), 0);
+}
+END_TEST
+
+/* Rank 2 on n2 is 6 % slower in a 1 ms phase.  With n2's calibration
+ * saying it cannot trust intervals below 2 ms, n2's ranks are not judged
+ * (nothing flagged; the sentence names the node and its figures), n1's
+ * are; the text and the JSON show the figures used; a node outside the
+ * job is not listed. */
+START_TEST(test_nodecal_below)
+{
+	struct imb_phases ph;
+	struct imb_fluct_result fl;
+	struct imb_fluct_opts o;
+	const double f[] = {1, 1, 1.06, 1};
+	struct imb_nodecal cal[] = {{"n1", 3500, 25, 0}, {"n2", 2e6, 25, 0}, {"n9", 1, 1, 0}};
+	char *txt = NULL;
+	size_t len = 0;
+	FILE *m;
+	synth(&ph, 4, nodes4, f, 256, 1e6);
+	imb_fluct_defaults(&o);
+	o.cal = cal;
+	o.ncal = 3;
+	ck_assert_int_eq(imb_fluct_analyze(&ph, &o, &fl), 0);
+	ck_assert_uint_eq(fl.n, 0);
+	ck_assert_uint_eq(fl.ranks_tested, 2);
+	ck_assert_uint_eq(fl.nunjudged, 1);
+	ck_assert_str_eq(fl.unjudged[0].node, "n2");
+	ck_assert_uint_eq(fl.unjudged[0].rank_phases, 2);
+	ck_assert_str_eq(fl.unjudged[0].message,
+			 "not judged: below what node n2 can resolve (interval 2 ms, resolution 25 ns): 2 rank-phases");
+	ck_assert_uint_eq(fl.opts.ncal, 2); /* n9 is not in the job */
+	m = open_memstream(&txt, &len);
+	ck_assert_int_eq(imb_fluct_text(m, &fl), 0);
+	fclose(m);
+	ck_assert_msg(strstr(txt, "node n1's calibration used: interval 3.5 us, resolution 25 ns\n"), "%s", txt);
+	ck_assert_msg(strstr(txt, "  not judged: below what node n2 can resolve (interval 2 ms"), "%s", txt);
+	free(txt);
+	{
+		struct json_object *j = imb_fluct_json(&fl), *a, *e, *v;
+		ck_assert(json_object_object_get_ex(j, "node_calibration", &a));
+		ck_assert_uint_eq(json_object_array_length(a), 2);
+		e = json_object_array_get_idx(a, 1);
+		ck_assert(json_object_object_get_ex(e, "interval_ns", &v) && json_object_get_double(v) == 2e6);
+		ck_assert(json_object_object_get_ex(j, "not_judged", &a));
+		ck_assert_uint_eq(json_object_array_length(a), 1);
+		e = json_object_array_get_idx(a, 0);
+		ck_assert(json_object_object_get_ex(e, "rank_phases", &v) && json_object_get_int(v) == 2);
+		/* the schema's "fluctuation" has the new members */
+		char err[512];
+		struct json_object *schema =
+			mw_json_read_file(MW_SRCDIR "/doc/schemas/imbalance.schema.json", err, sizeof(err)), *fs;
+		ck_assert_ptr_nonnull(schema);
+		fs = json_object_object_get(json_object_object_get(schema, "properties"), "fluctuation");
+		ck_assert_ptr_nonnull(fs);
+		ck_assert_msg(mw_jsonschema_validate(fs, j, err, sizeof(err)) == 0, "%s", err);
+		json_object_put(schema);
+		json_object_put(j);
+	}
+	imb_fluct_free(&fl);
+	/* The same with n2 trusting 3.5 us: rank 2 is flagged, as without a table. */
+	cal[1].interval_ns = 3500;
+	ck_assert_int_eq(imb_fluct_analyze(&ph, &o, &fl), 0);
+	ck_assert_uint_eq(fl.n, 1);
+	ck_assert_int_eq(fl.f[0].rank, 2);
+	ck_assert_uint_eq(fl.nunjudged, 0);
+	imb_fluct_free(&fl);
+	/* A degraded n2: not judged either, and said so. */
+	cal[1].degraded = 1;
+	ck_assert_int_eq(imb_fluct_analyze(&ph, &o, &fl), 0);
+	ck_assert_uint_eq(fl.n, 0);
+	ck_assert_uint_eq(fl.nunjudged, 1);
+	ck_assert_msg(strstr(fl.unjudged[0].message, "(interval 3.5 us, resolution 25 ns, degraded)"), "%s",
+		      fl.unjudged[0].message);
+	imb_fluct_free(&fl);
+	imb_phases_free(&ph);
+}
+END_TEST
+
+/* The node's resolution bounds the difference that counts: rank 2's 6 %
+ * (60 us of 1 ms) is flagged with n2's 25 ns, not with a resolution of
+ * 100 us (10 %: above the relative 2 % of the fixed criterion). */
+START_TEST(test_nodecal_resolution)
+{
+	struct imb_phases ph;
+	struct imb_fluct_result fl;
+	struct imb_fluct_opts o;
+	const double f[] = {1, 1, 1.06, 1};
+	struct imb_nodecal cal[] = {{"n1", 3500, 25, 0}, {"n2", 3500, 1e5, 0}};
+	synth(&ph, 4, nodes4, f, 256, 1e6);
+	imb_fluct_defaults(&o);
+	o.cal = cal;
+	o.ncal = 2;
+	ck_assert_int_eq(imb_fluct_analyze(&ph, &o, &fl), 0);
+	ck_assert_uint_eq(fl.ranks_tested, 4);
+	ck_assert_uint_eq(fl.n, 0);
+	imb_fluct_free(&fl);
+	cal[1].resolution_ns = 25;
+	ck_assert_int_eq(imb_fluct_analyze(&ph, &o, &fl), 0);
+	ck_assert_uint_eq(fl.n, 1);
+	imb_fluct_free(&fl);
+	imb_phases_free(&ph);
+}
+END_TEST
+
+/* One machine's calibration (mpiwatch run: node "") applies to every node,
+ * and the result names it after each node; a node's own entry wins. */
+START_TEST(test_nodecal_every_node)
+{
+	struct imb_phases ph;
+	struct imb_fluct_result fl;
+	struct imb_fluct_opts o;
+	const double f[] = {1, 1, 1.06, 1};
+	struct imb_nodecal cal[] = {{"", 2e6, 30, 0}, {"n1", 3500, 25, 0}};
+	synth(&ph, 4, nodes4, f, 256, 1e6);
+	imb_fluct_defaults(&o);
+	o.cal = cal;
+	o.ncal = 2;
+	ck_assert_ptr_eq(imb_nodecal_find(&o, "n1"), &cal[1]);
+	ck_assert_ptr_eq(imb_nodecal_find(&o, "zz"), &cal[0]);
+	ck_assert_int_eq(imb_fluct_analyze(&ph, &o, &fl), 0);
+	ck_assert_uint_eq(fl.opts.ncal, 2);
+	ck_assert_str_eq(fl.opts.cal[0].node, "n1");
+	ck_assert(fl.opts.cal[0].interval_ns == 3500);
+	ck_assert_str_eq(fl.opts.cal[1].node, "n2");
+	ck_assert(fl.opts.cal[1].interval_ns == 2e6);
+	ck_assert_uint_eq(fl.nunjudged, 1);
+	ck_assert_str_eq(fl.unjudged[0].node, "n2");
+	imb_fluct_free(&fl);
+	imb_phases_free(&ph);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("imb_phases");
@@ -301,6 +448,10 @@ int main(void)
 	tcase_add_test(tc, test_slow_node);
 	tcase_add_test(tc, test_not_judged);
 	tcase_add_test(tc, test_two_speeds);
+	tcase_add_test(tc, test_nodecal_can_judge);
+	tcase_add_test(tc, test_nodecal_below);
+	tcase_add_test(tc, test_nodecal_resolution);
+	tcase_add_test(tc, test_nodecal_every_node);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -195,6 +195,54 @@ START_TEST(test_reply_factors)
 }
 END_TEST
 
+/* The calibration block (flags bit 2, issue 32): the interval and the
+ * resolution round up to whole ns, the degraded bit round-trips, with the
+ * factors block before it; a 256-byte probe with a 63-byte name and a long
+ * summary keeps both blocks (the summary is cut), never longer than the
+ * probe; a block whose length disagrees is refused. */
+START_TEST(test_reply_calib)
+{
+	uint8_t buf[512];
+	struct mw_probe_reply r;
+	struct mw_probe_factors f = {1.25, 15872, 16};
+	struct mw_probe_calib k = {2294.2, 24.5, 0}, d = {0, 0, 1};
+	char big[301], name[64];
+	int len;
+	memset(big, 'x', 300);
+	big[300] = 0;
+	memset(name, 'n', 63);
+	name[63] = 0;
+	len = mw_probe_encode_reply_ex(buf, sizeof(buf), 256, N1, 1, 0, 3, "n1", "ok", &f, &k);
+	ck_assert_int_eq(len, MW_PROBE_REPLY_HDR_LEN + 2 + 2 + MW_PROBE_FACTORS_LEN + MW_PROBE_CALIB_LEN);
+	ck_assert_int_eq(mw_probe_decode_reply(buf, (size_t)len, &r), MW_PROBE_OK);
+	ck_assert(r.has_factors && r.f.cores == 16);
+	ck_assert_int_eq(r.has_calib, 1);
+	ck_assert(r.cal.interval_ns == 2295 && r.cal.resolution_ns == 25 && !r.cal.degraded);
+	/* without the factors, degraded, nothing found */
+	len = mw_probe_encode_reply_ex(buf, sizeof(buf), 256, N1, 2, 1, 3, "n1", "calibration: noisy", NULL, &d);
+	ck_assert_int_eq(mw_probe_decode_reply(buf, (size_t)len, &r), MW_PROBE_OK);
+	ck_assert(!r.has_factors && r.has_calib && r.cal.degraded && r.cal.interval_ns == 0 &&
+		  r.cal.resolution_ns == 0);
+	/* the longest name and summary: both blocks kept, the summary cut */
+	len = mw_probe_encode_reply_ex(buf, sizeof(buf), 256, N1, 1, 0, 3, name, big, &f, &k);
+	ck_assert_int_eq(len, 256);
+	ck_assert_int_eq(mw_probe_decode_reply(buf, (size_t)len, &r), MW_PROBE_OK);
+	ck_assert(r.has_factors && r.has_calib && r.truncated && r.cal.interval_ns == 2295);
+	ck_assert_str_eq(r.name, name);
+	ck_assert_uint_eq(strlen(r.summary), 256 - MW_PROBE_REPLY_HDR_LEN - 63 - MW_PROBE_FACTORS_LEN -
+						     MW_PROBE_CALIB_LEN);
+	/* no block (an older daemon, or no calibration yet): none */
+	len = mw_probe_encode_reply_factors(buf, sizeof(buf), 256, N1, 1, 0, 3, "n1", "ok", &f);
+	ck_assert_int_eq(mw_probe_decode_reply(buf, (size_t)len, &r), MW_PROBE_OK);
+	ck_assert_int_eq(r.has_calib, 0);
+	/* the flag without the block: refused */
+	len = mw_probe_encode_reply_ex(buf, sizeof(buf), 256, N1, 1, 0, 3, "n1", "ok", NULL, &k);
+	ck_assert_int_eq(mw_probe_decode_reply(buf, (size_t)len - 1, &r), MW_PROBE_E_FORMAT);
+	buf[7] &= (uint8_t)~MW_PROBE_FLAG_CALIB;
+	ck_assert_int_eq(mw_probe_decode_reply(buf, (size_t)len, &r), MW_PROBE_E_FORMAT);
+}
+END_TEST
+
 START_TEST(test_nonce_random)
 {
 	uint8_t a[MW_PROBE_NONCE_LEN], b[MW_PROBE_NONCE_LEN];
@@ -470,6 +518,7 @@ int main(void)
 	tcase_add_test(tc, test_reply_too_small);
 	tcase_add_loop_test(tc, test_reply_bad, 0, sizeof(bad_reply_cases) / sizeof(bad_reply_cases[0]));
 	tcase_add_test(tc, test_reply_factors);
+	tcase_add_test(tc, test_reply_calib);
 	tcase_add_test(tc, test_nonce_random);
 	tcase_add_loop_test(tc, test_client, 0, sizeof(client_cases) / sizeof(client_cases[0]));
 	tcase_add_test(tc, test_round_in_event_loop);
