@@ -1,7 +1,9 @@
 /* agconnect.c - the node agent attaching to its parent (agstate.h): the
  * collector's ports (with backoff and a clear link error when it lasts), or
  * in the tree its parent CP and then the next ancestors, each through the
- * two-way handshake of doc/protocol.md.
+ * two-way handshake of doc/protocol.md.  A try is a cursor over those
+ * candidates (a->try_*), one handshake at a time on the loop (aghs.h): the
+ * loop never waits for a connect, an answer or a credential.
  */
 #include "agstate.h"
 
@@ -12,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "aghs.h"
 #include "agtree.h"
-#include "auth.h"
 #include "fsutil.h"
 #include "log.h"
 #include "slurm.h"
@@ -21,8 +23,6 @@
 
 /* Failed connection rounds before a link error is told (log + report). */
 #define AG_LINK_ERROR_TRIES 3
-
-static struct mw_ratelimit auth_rl = MW_RATELIMIT_INIT(0.1, 2);
 
 static double mono(void)
 {
@@ -103,179 +103,36 @@ static int ask_node_addr(struct agent *a)
 	return 0;
 }
 
-/* How a handshake failed (handshake's *stage). */
-enum { HS_CONNECT, HS_NO_CHALLENGE, HS_IMPOSTOR, HS_REFUSED, HS_NO_WELCOME, HS_SEND };
+/* What a try goes through (a->try_phase). */
+enum { AG_TRY_NONE, AG_TRY_TREE, AG_TRY_PORTS, AG_TRY_MOVE };
 
-/* Connect to host:port and authenticate both ways (doc/protocol.md
- * "Handshake"): our nonce (VERIFY); the peer's CHALLENGE, whose proof must
- * name our job, the endpoint we connected to and both nonces, made by our
- * own uid (or root), or with our token; only then our HELLO, with our own
- * proof; then the welcome.  Nothing else is sent to a peer that did not
- * prove itself.  Within connect_s for the TCP connect and the
- * handshake_timeout setting for each step; the link gets the liveness
- * setting (every link: to the collector and to a CP).  Return the link, or
- * NULL with *stage telling where it failed: HS_CONNECT with errno set
- * (why[] untouched), else why[] in words (HS_IMPOSTOR: the peer is not our
- * collector, and was told nothing). */
-static struct mw_link *handshake(struct agent *a, const char *host, uint16_t port, double connect_s, int *stage,
-				 char *why, size_t whylen)
+static void go_on(struct agent *a);
+
+int ag_connect_busy(const struct agent *a)
 {
-	const struct ag_opts *o = a->o;
-	const struct mw_auth au = {o->munge_socket, o->auth_token};
-	struct mw_link *l = mw_link_connect(host, port, connect_s);
-	struct mw_hb_msg m = {0}, r;
-	enum mw_hb_err e = MW_HB_OK;
-	char payload[400], err[256] = "job, node or endpoint too long";
-	int rc, impostor = 0;
-	if (!l) {
-		int err_ = errno;
-		*stage = HS_CONNECT; /* why[] untouched: the caller keeps an earlier port's reason */
-		mw_debug("connect %s:%u: %s", host, port, strerror(err_));
-		errno = err_;
-		return NULL;
-	}
-	/* Nothing is trusted before the peer proves itself: small frames only. */
-	mw_link_set_max_payload(l, MW_HB_PREAUTH_MAX);
-	m.type = MW_HB_VERIFY;
-	if (mw_auth_nonce(m.u.verify.nonce, sizeof m.u.verify.nonce) < 0 || mw_link_send(l, &m) < 0) {
-		*stage = HS_SEND;
-		snprintf(why, whylen, "port %u: cannot send our nonce: %s", port, strerror(errno));
-		mw_link_close(l);
-		return NULL;
-	}
-	rc = mw_link_recv_wait(l, &r, &e, o->handshake_timeout_s);
-	if (rc != 1 || r.type != MW_HB_CHALLENGE) {
-		if (rc == -2) /* something answered, and not with a challenge we can read */
-			mw_warn("refusing the peer on port %u of %.64s: not a collector's challenge (%s); nothing "
-				"sent to it", port, host, mw_hb_err_name(e));
-		else
-			mw_debug("no challenge from %s:%u (rc %d, %s)", host, port, rc, mw_hb_err_name(e));
-		*stage = HS_NO_CHALLENGE;
-		snprintf(why, whylen, "port %u answers, but no valid challenge came within handshake_timeout %g s "
-			 "(another service on the port?)", port, o->handshake_timeout_s);
-		if (rc == 1)
-			mw_hb_msg_free(&r);
-		mw_link_close(l);
-		return NULL;
-	}
-	/* The peer's proof: our job, the endpoint we reached, both nonces. */
-	if (strcmp(r.u.challenge.job, o->job) != 0) {
-		impostor = 1;
-		snprintf(why, whylen, "port %u of %.64s: it serves job %s, not %s", port, host, r.u.challenge.job,
-			 o->job);
-	} else if (mw_hb_proof_payload(o->job, mw_link_peer(l), m.u.verify.nonce, r.u.challenge.nonce, payload,
-				       sizeof payload) < 0 ||
-		   mw_auth_verify(&au, r.u.challenge.cred, payload, err, sizeof err) < 0) {
-		impostor = 1;
-		snprintf(why, whylen, "port %u of %.64s: not the collector of job %s: %.150s", port, host, o->job,
-			 err);
-	}
-	if (impostor) {
-		*stage = HS_IMPOSTOR;
-		mw_hb_msg_free(&r);
-		mw_warn("refusing %s (nothing sent to it); trying the next port", why);
-		mw_link_close(l);
-		return NULL;
-	}
-	memset(&m, 0, sizeof m);
-	m.type = MW_HB_HELLO;
-	snprintf(m.u.hello.job, sizeof m.u.hello.job, "%s", o->job);
-	snprintf(m.u.hello.node, sizeof m.u.hello.node, "%s", o->node);
-	m.u.hello.pid = (int32_t)getpid();
-	m.u.hello.ranks = (int32_t)a->nr;
-	if (mw_hb_auth_payload(o->job, o->node, mw_link_peer(l), r.u.challenge.nonce, payload, sizeof payload) < 0 ||
-	    mw_auth_sign(&au, payload, m.u.hello.cred, sizeof m.u.hello.cred, err, sizeof err) < 0) {
-		/* Sent without: the collector says so. */
-		m.u.hello.cred[0] = 0;
-		mw_log_limited(&auth_rl, LOG_WARNING, "no credential for the collector: %s", err);
-	}
-	mw_hb_msg_free(&r);
-	if (mw_link_send(l, &m) < 0) {
-		*stage = HS_SEND;
-		snprintf(why, whylen, "port %u: cannot send the hello: %s", port, strerror(errno));
-		mw_link_close(l);
-		return NULL;
-	}
-	rc = mw_link_recv_wait(l, &r, &e, o->handshake_timeout_s);
-	if (rc == 1 && r.type == MW_HB_WELCOME && r.u.welcome.ok) {
-		mw_hb_msg_free(&r);
-		mw_link_set_max_payload(l, 0);
-		if (mw_link_set_liveness(l, o->liveness_s) < 0)
-			mw_warn("link liveness %g s: %s", o->liveness_s, strerror(errno));
-		return l;
-	}
-	if (rc == 1 && r.type == MW_HB_WELCOME) {
-		/* Refused: a node name the collector does not know (the host
-		 * name is not Slurm's NodeName?), a bad credential... */
-		*stage = HS_REFUSED;
-		snprintf(why, whylen, "%.250s", r.u.welcome.error);
-	} else {
-		mw_debug("no welcome from %s:%u (rc %d, %s)", host, port, rc, mw_hb_err_name(e));
-		*stage = HS_NO_WELCOME;
-		snprintf(why, whylen, "port %u: no welcome within handshake_timeout %g s", port,
-			 o->handshake_timeout_s);
-	}
-	if (rc == 1)
-		mw_hb_msg_free(&r);
-	mw_link_close(l);
-	return NULL;
+	return a->try_phase != AG_TRY_NONE;
 }
 
-void ag_connect_try(struct agent *a)
+int ag_connect_moving(const struct agent *a)
+{
+	return a->try_phase == AG_TRY_MOVE;
+}
+
+void ag_connect_stop(struct agent *a)
+{
+	ag_hs_stop(a->hs);
+	a->hs = NULL;
+	a->try_phase = AG_TRY_NONE;
+}
+
+/* The round failed on every port: the backoff, and the error told when
+ * it lasts. */
+static void round_failed(struct agent *a)
 {
 	const struct ag_opts *o = a->o;
-	char host[256], why[300] = "";
-	uint16_t tport;
-	int last = 0, stage;
-	/* In the tree: the parent, else the next ancestor, at once. */
-	while (!a->stop && ag_tree_target(a->tree, host, sizeof host, &tport)) {
-		struct mw_link *l = handshake(a, host, tport, 1.0, &stage, why, sizeof why);
-		if (l) {
-			mw_info("attached to %s at %s:%u (liveness %g s)", ag_tree_parent_name(a->tree), host, tport,
-				o->liveness_s);
-			ag_link_up(a, l);
-			return;
-		}
-		mw_warn("cannot attach to %s at %s:%u (%s): trying the next one up", ag_tree_parent_name(a->tree),
-			host, tport, stage == HS_CONNECT ? mw_link_connect_hint(errno) : why);
-		ag_tree_lost_parent(a->tree);
-	}
-	why[0] = 0;
-	if (!a->target[0])
-		snprintf(a->target, sizeof a->target, "%s", o->host);
-	for (int i = 0; i < o->nports && !a->stop; i++) {
-		uint16_t port = (uint16_t)(o->port + i);
-		struct mw_link *l = handshake(a, a->target, port, o->connect_timeout_s, &stage, why, sizeof why);
-		if (!l && stage == HS_CONNECT && errno == ENOENT && !a->addr_tried) {
-			if (ask_node_addr(a))
-				return; /* tried again with Slurm's answer (addr_answer) */
-			errno = ENOENT;
-		}
-		if (l) {
-			if (a->last_error[0]) {
-				mw_info("connected to the collector at %s:%u after %lu failed tries (liveness %g s)",
-					a->target, port, a->connect_failures, o->liveness_s);
-				link_error(a, "%.250s; then connected after %lu failed tries", a->last_error,
-					   a->connect_failures);
-				a->last_error[0] = 0;
-			} else
-				mw_info("connected to the collector at %s:%u (liveness %g s)", a->target, port,
-					o->liveness_s);
-			ag_link_up(a, l);
-			return;
-		}
-		if (stage == HS_CONNECT) {
-			last = errno;
-			if (last == ENOENT || last == ETIMEDOUT || last == EHOSTUNREACH || last == ENETUNREACH)
-				break; /* the host, not the port: the other ports fare no better */
-		} else if (stage == HS_REFUSED) {
-			link_error(a, "the collector at %s:%u refused the agent of node %s: %s", a->target, port,
-				   o->node, why);
-			char tmp[300];
-			snprintf(tmp, sizeof tmp, "refused: %.250s", why);
-			snprintf(why, sizeof why, "%s", tmp);
-		}
-	}
+	int last = a->try_last;
+	char *why = a->try_why;
+	a->try_phase = AG_TRY_NONE;
 	a->connect_failures++;
 	a->backoff = a->backoff <= 0 ? 0.5 : a->backoff * 2;
 	if (a->backoff > o->backoff_max_s)
@@ -283,7 +140,7 @@ void ag_connect_try(struct agent *a)
 	/* Jitter: +-20 %, so that many agents do not retry in lockstep. */
 	a->next_connect = mono() + a->backoff * (0.8 + 0.4 * ((double)(rand() % 1000) / 1000.0));
 	if (!why[0] && last)
-		snprintf(why, sizeof why, "%s", mw_link_connect_hint(last));
+		snprintf(why, sizeof a->try_why, "%s", mw_link_connect_hint(last));
 	if (a->stop)
 		return;
 	/* The collector may simply not listen yet (the job starts on every
@@ -301,26 +158,160 @@ void ag_connect_try(struct agent *a)
 			o->port, o->port + o->nports - 1, a->connect_failures, why[0] ? why : "?", a->backoff);
 }
 
-/* Leaving the collector with a goodbye so that it does not take the move
- * for a lost agent. */
-void ag_connect_move(struct agent *a)
+/* A CP candidate's end (the tree or a move): attached, or on to the next
+ * ancestor.  Return 1 if the try is over. */
+static int cp_end(struct agent *a, struct mw_link *l, int stage, int err, const char *why)
 {
-	char host[256], why[300];
-	uint16_t port;
-	int stage;
-	while (ag_tree_target(a->tree, host, sizeof host, &port)) {
-		struct mw_link *l = handshake(a, host, port, 1.0, &stage, why, sizeof why);
-		if (l) {
+	const struct ag_opts *o = a->o;
+	if (l) {
+		if (a->try_phase == AG_TRY_MOVE) {
 			char reason[128]; /* a BYE's reason */
 			snprintf(reason, sizeof reason, "moved into the tree: %s", ag_tree_parent_name(a->tree));
+			/* Leaving the collector with a goodbye so that it does not
+			 * take the move for a lost agent. */
 			ag_link_leave(a, reason);
-			mw_info("attached to %s at %s:%u", ag_tree_parent_name(a->tree), host, port);
-			ag_link_up(a, l);
+			mw_info("attached to %s at %s:%u", ag_tree_parent_name(a->tree), a->try_host, a->try_tport);
+		} else
+			mw_info("attached to %s at %s:%u (liveness %g s)", ag_tree_parent_name(a->tree), a->try_host,
+				a->try_tport, o->liveness_s);
+		a->try_phase = AG_TRY_NONE;
+		ag_link_up(a, l);
+		return 1;
+	}
+	mw_warn("cannot attach to %s at %s:%u (%s): trying the next one up", ag_tree_parent_name(a->tree),
+		a->try_host, a->try_tport, stage == AG_HS_CONNECT ? mw_link_connect_hint(err) : why);
+	ag_tree_lost_parent(a->tree);
+	return 0;
+}
+
+/* A port of the collector tried: attached, or the next port, or the round
+ * over.  Return 1 if the try is over (or waits for Slurm's NodeAddr). */
+static int port_end(struct agent *a, struct mw_link *l, int stage, int err, const char *why)
+{
+	const struct ag_opts *o = a->o;
+	uint16_t port = a->try_tport;
+	if (l) {
+		a->try_phase = AG_TRY_NONE;
+		if (a->last_error[0]) {
+			mw_info("connected to the collector at %s:%u after %lu failed tries (liveness %g s)", a->target,
+				port, a->connect_failures, o->liveness_s);
+			link_error(a, "%.250s; then connected after %lu failed tries", a->last_error,
+				   a->connect_failures);
+			a->last_error[0] = 0;
+		} else
+			mw_info("connected to the collector at %s:%u (liveness %g s)", a->target, port, o->liveness_s);
+		ag_link_up(a, l);
+		return 1;
+	}
+	a->try_port++;
+	if (stage == AG_HS_CONNECT) {
+		if (err == ENOENT && !a->addr_tried) {
+			a->try_phase = AG_TRY_NONE;
+			if (ask_node_addr(a))
+				return 1; /* tried again with Slurm's answer (addr_answer) */
+			a->try_phase = AG_TRY_PORTS;
+		}
+		a->try_last = err;
+		if (err == ENOENT || err == ETIMEDOUT || err == EHOSTUNREACH || err == ENETUNREACH) {
+			round_failed(a); /* the host, not the port: the other ports fare no better */
+			return 1;
+		}
+	} else if (stage == AG_HS_REFUSED) {
+		link_error(a, "the collector at %s:%u refused the agent of node %s: %s", a->target, port, o->node,
+			   why);
+		snprintf(a->try_why, sizeof a->try_why, "refused: %.250s", why);
+	} else
+		snprintf(a->try_why, sizeof a->try_why, "%s", why);
+	return 0;
+}
+
+/* The candidate's end (a handshake's, or one that could not begin). */
+static int candidate_end(struct agent *a, struct mw_link *l, int stage, int err, const char *why)
+{
+	if (a->try_phase == AG_TRY_PORTS)
+		return port_end(a, l, stage, err, why);
+	return cp_end(a, l, stage, err, why);
+}
+
+static void hs_done(void *arg, struct mw_link *l, int stage, int err, const char *why)
+{
+	struct agent *a = arg;
+	a->hs = NULL;
+	if (!candidate_end(a, l, stage, err, why))
+		go_on(a);
+}
+
+/* The next candidate of the try under way into a->try_host/try_tport
+ * with its connect bound: 1, or 0 when there is none left (the try's end
+ * done: staying on the collector, or the round failed). */
+static int next_candidate(struct agent *a, double *connect_s)
+{
+	const struct ag_opts *o = a->o;
+	if (a->try_phase == AG_TRY_TREE || a->try_phase == AG_TRY_MOVE) {
+		/* In the tree: the parent, else the next ancestor, at once. */
+		if (ag_tree_target(a->tree, a->try_host, sizeof a->try_host, &a->try_tport)) {
+			*connect_s = 1.0;
+			return 1;
+		}
+		if (a->try_phase == AG_TRY_MOVE) {
+			a->try_phase = AG_TRY_NONE;
+			mw_warn("tree: no CP answered: staying on the collector");
+			return 0;
+		}
+		/* Then the collector's ports. */
+		a->try_phase = AG_TRY_PORTS;
+		a->try_port = 0;
+		a->try_last = 0;
+		a->try_why[0] = 0;
+		if (!a->target[0])
+			snprintf(a->target, sizeof a->target, "%s", o->host);
+	}
+	if (a->try_port < o->nports) {
+		snprintf(a->try_host, sizeof a->try_host, "%s", a->target);
+		a->try_tport = (uint16_t)(o->port + a->try_port);
+		*connect_s = o->connect_timeout_s;
+		return 1;
+	}
+	round_failed(a);
+	return 0;
+}
+
+/* Begin the next candidate's handshake; those that cannot begin are
+ * taken as failed at once, until one is under way or the try is over. */
+static void go_on(struct agent *a)
+{
+	const struct ag_opts *o = a->o;
+	double connect_s;
+	while (a->try_phase != AG_TRY_NONE) {
+		struct ag_hs_params p = {o->job, o->node, o->munge_socket, o->auth_token, (int32_t)a->nr, 0,
+					 o->handshake_timeout_s, o->liveness_s};
+		if (a->stop || a->closing) {
+			a->try_phase = AG_TRY_NONE;
 			return;
 		}
-		mw_warn("cannot attach to %s at %s:%u (%s): trying the next one up", ag_tree_parent_name(a->tree),
-			host, port, stage == HS_CONNECT ? mw_link_connect_hint(errno) : why);
-		ag_tree_lost_parent(a->tree);
+		if (!next_candidate(a, &connect_s))
+			return;
+		p.connect_s = connect_s;
+		a->hs = ag_hs_start(a->loop, &p, a->try_host, a->try_tport, hs_done, a);
+		if (a->hs)
+			return;
+		if (candidate_end(a, NULL, AG_HS_CONNECT, errno, ""))
+			return;
 	}
-	mw_warn("tree: no CP answered: staying on the collector");
+}
+
+void ag_connect_try(struct agent *a)
+{
+	if (ag_connect_busy(a) || a->stop)
+		return;
+	a->try_phase = AG_TRY_TREE;
+	go_on(a);
+}
+
+void ag_connect_move(struct agent *a)
+{
+	if (ag_connect_busy(a) || a->stop)
+		return;
+	a->try_phase = AG_TRY_MOVE;
+	go_on(a);
 }

@@ -6,6 +6,8 @@
  *   - uv_timer t_look: the next look at the ranks' slots (agwatch.c), on a
  *     beat common to every agent of the job;
  *   - uv_timer t_connect: the next try to attach (agconnect.c, backoff);
+ *     a try's handshake owns its own uv_getaddrinfo, uv_poll, uv_timer
+ *     and uv_queue_work (aghs.c), one candidate at a time;
  *   - uv_timer t_job: the next "is the job still active?" (squeue through
  *     uvslurm.h, never blocking the loop);
  *   - uv_poll lpoll: the parent link's socket (mw_link.h), readable, and
@@ -95,16 +97,20 @@ static double next_beat(double now, double tick_s)
 
 static void link_drop(struct agent *a, const char *why)
 {
+	/* While moving into the tree the link is still the collector's: the
+	 * move goes on (and, if no CP answers, the collector is tried again). */
+	int moving = ag_connect_moving(a);
 	if (!a->link)
 		return;
-	mw_warn("lost the %s %s (%s%s); reconnecting", ag_tree_parent_name(a->tree), mw_link_peer(a->link), why,
+	mw_warn("lost the %s %s (%s%s); reconnecting", moving ? "collector" : ag_tree_parent_name(a->tree),
+		mw_link_peer(a->link), why,
 		errno == ETIMEDOUT && a->o->liveness_s > 0 ? ": it stopped answering (liveness)" : "");
 	lpoll_close(a); /* before its socket closes */
 	mw_link_close(a->link);
 	a->link = NULL;
 	a->backoff = 0.5;
 	a->next_connect = mono() + a->backoff;
-	if (ag_tree_lost_parent(a->tree)) /* a CP: on to its parent at once */
+	if (!moving && ag_tree_lost_parent(a->tree)) /* a CP: on to its parent at once */
 		a->next_connect = mono();
 	ag_retell(a);
 }
@@ -357,7 +363,7 @@ static void on_connect(uv_timer_t *t)
 {
 	struct agent *a = t->data;
 	if (!a->link && !a->stop && !a->addrcall)
-		ag_connect_try(a);
+		ag_connect_try(a); /* begun: its handshakes go on on the loop */
 }
 
 static void on_look(uv_timer_t *t)
@@ -454,9 +460,7 @@ static void on_prepare(uv_prepare_t *p)
 		read_link(a);
 	if (a->move) {
 		a->move = 0;
-		ag_connect_move(a);
-		if (a->link && a->fresh)
-			read_link(a);
+		ag_connect_move(a); /* begun: the collector's link is served meanwhile */
 	}
 	for (size_t i = 0; i < a->nr && a->link; i++)
 		flush_rank(a, a->r[i]);
@@ -468,8 +472,8 @@ static void on_prepare(uv_prepare_t *p)
 		if (ev != a->lpoll_ev) /* each uv_poll_start is a stop and an epoll_ctl */
 			uv_poll_start(a->lpoll, ev, on_link);
 		a->lpoll_ev = ev;
-	} else if (!a->addrcall && !uv_is_active((uv_handle_t *)&a->t_connect)) /* not while sinfo runs */
-		arm_at(a, &a->t_connect, on_connect, a->next_connect);
+	} else if (!a->addrcall && !ag_connect_busy(a) && !uv_is_active((uv_handle_t *)&a->t_connect))
+		arm_at(a, &a->t_connect, on_connect, a->next_connect); /* not while sinfo or a try runs */
 }
 
 static void on_signal(uv_signal_t *h, int signo)
@@ -572,6 +576,7 @@ int ag_run(const struct ag_opts *o)
 			ag_ap_flush(a.ap, send_ap, &a);
 		ag_link_leave(&a, "agent stopping"); /* flushed below, for 1 s at most */
 	}
+	ag_connect_stop(&a); /* a try under way: given up */
 	mw_info("agent stopping: %lu heartbeats sent, %lu connections, %lu failed connection attempts",
 		a.beats_sent, a.connects, a.connect_failures);
 	ag_tree_free(a.tree);

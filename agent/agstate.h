@@ -17,6 +17,7 @@
 #include "slurm.h"
 
 struct ag_ap;
+struct ag_hs;
 struct ag_tree;
 struct mw_uvslurm;
 
@@ -68,6 +69,15 @@ struct agent {
 	struct mw_uvslurm *addrcall;   /* that sinfo under way (NULL: none) */
 	struct mw_slurm_node addr_node; /* its answer */
 	char last_error[400];  /* the last link error told (told again only when it changes) */
+	/* A connection try under way (agconnect.c): a cursor over the
+	 * candidates, one handshake (aghs.h) at a time. */
+	struct ag_hs *hs;      /* the handshake under way (NULL: none) */
+	int try_phase;         /* AG_TRY_* of agconnect.c (0: no try under way) */
+	int try_port;          /* the collector's ports: the index of the one tried */
+	int try_last;          /* the round's last connect error (errno), 0: none */
+	char try_host[256];    /* the candidate under way */
+	uint16_t try_tport;
+	char try_why[300];     /* the round's last failure, in words */
 	/* The loop (agent.c) and what it owns: */
 	uv_loop_t *loop;
 	uv_signal_t sig[3];      /* SIGTERM, SIGINT, SIGHUP (SIGPIPE is ignored) */
@@ -109,15 +119,28 @@ void ag_watch_look(struct agent *a, double now);
 /* agwatch.c: unmap every slot and free the ranks. */
 void ag_watch_free(struct agent *a);
 
-/* agconnect.c: try the parent (in the tree) or the collector's ports now;
- * on success ag_link_up, else a->next_connect is the next try (backoff) and
- * the error is told when it lasts.  Blocks for the TCP connect and the
- * handshake (connect_timeout, handshake_timeout). */
+/* agconnect.c: begin a try of the parent (in the tree: the parent CP, then
+ * each ancestor up) or else the collector's ports, one handshake at a time
+ * on the loop (aghs.h; never waiting in it); nothing if a try or a move is
+ * under way.  On success ag_link_up, else a->next_connect is the next try
+ * (backoff) and the error is told when it lasts. */
 void ag_connect_try(struct agent *a);
 
-/* agconnect.c: the ROLE named a parent CP: attach to it (or the next
- * ancestor), then leave the collector with a goodbye (ag_link_leave).  If
- * none answers, stay. */
+/* agconnect.c: the ROLE named a parent CP: begin attaching to it (or the
+ * next ancestor) on the loop; once attached, leave the collector with a
+ * goodbye (ag_link_leave).  If none answers, stay.  Nothing if a try or a
+ * move is under way. */
 void ag_connect_move(struct agent *a);
+
+/* agconnect.c: 1 while a try or a move is under way (no new try then). */
+int ag_connect_busy(const struct agent *a);
+
+/* agconnect.c: 1 while a move into the tree is under way: the link is
+ * still the collector's (ag_tree_parent_name names the CP tried). */
+int ag_connect_moving(const struct agent *a);
+
+/* agconnect.c: give up the try or move under way (the agent stops): its
+ * handshake's socket closed, its handles closed on the loop. */
+void ag_connect_stop(struct agent *a);
 
 #endif

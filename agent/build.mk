@@ -14,3 +14,10 @@ $(B)/bin/mpiwatch-agent: $(AGENT_OBJS) $(B)/lib/libmwtree.a $(SHARED_LIB)
 
 # Fuzz target of the site's auxiliary processes file (shared/apconf.c).
 FUZZERS += $(B)/fuzz/fuzz_apconf
+
+# Unit test of the agent's connection tries on its loop (agconnect.c,
+# aghs.c): the agent's objects but its main, against loopback parents.
+UNIT_TESTS += $(B)/t/test_agconnect
+$(B)/t/test_agconnect: $(filter-out $(B)/obj/agent/mpiwatch-agent.o,$(AGENT_OBJS)) $(B)/lib/libmwtree.a
+$(B)/t/test_agconnect: CPPFLAGS += -Iagent -Itree
+UNIT_LIBS_test_agconnect := $(MUNGE_LIBS) $(UV_LIBS)

@@ -139,57 +139,75 @@ struct mw_link *mw_link_accept(int lfd)
 	return l;
 }
 
+int mw_link_connect_start(const struct sockaddr *sa, socklen_t salen)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0), err;
+	if (fd < 0)
+		return -1;
+	if (connect(fd, sa, salen) < 0 && errno != EINPROGRESS) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+struct mw_link *mw_link_connect_end(int fd, const struct sockaddr *sa)
+{
+	struct mw_link *l;
+	socklen_t sl;
+	int err = 0;
+	sl = sizeof err;
+	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl) < 0)
+		err = errno;
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	l = link_new(fd, sa);
+	if (!l)
+		errno = ENOMEM;
+	return l;
+}
+
 struct mw_link *mw_link_connect(const char *host, uint16_t port, double timeout_s)
 {
 	struct addrinfo hints = {0}, *ai = NULL;
+	struct pollfd p = {-1, POLLOUT, 0};
+	struct mw_link *l = NULL;
 	char ps[8];
-	int fd = -1, rc, err;
-	struct mw_link *l;
+	int rc, err;
 
 	hints.ai_family = AF_INET;
 	hints.ai_socktype = SOCK_STREAM;
 	snprintf(ps, sizeof ps, "%u", port);
 	rc = getaddrinfo(host, ps, &hints, &ai);
 	if (rc || !ai) {
+		if (ai)
+			freeaddrinfo(ai);
 		errno = ENOENT;
 		return NULL;
 	}
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		goto fail;
-	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
-		struct pollfd p = {fd, POLLOUT, 0};
-		socklen_t sl = sizeof err;
-		if (errno != EINPROGRESS)
-			goto fail;
-		rc = poll(&p, 1, (int)(timeout_s * 1000));
-		if (rc == 0) {
+	p.fd = mw_link_connect_start(ai->ai_addr, ai->ai_addrlen);
+	if (p.fd >= 0) {
+		do
+			rc = poll(&p, 1, (int)(timeout_s * 1000));
+		while (rc < 0 && errno == EINTR);
+		if (rc > 0)
+			l = mw_link_connect_end(p.fd, ai->ai_addr);
+		else if (rc == 0)
 			errno = ETIMEDOUT;
-			goto fail;
-		}
-		if (rc < 0)
-			goto fail;
-		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl) < 0)
-			goto fail;
-		if (err) {
+		if (!l) {
+			err = errno;
+			close(p.fd);
 			errno = err;
-			goto fail;
 		}
 	}
-	l = link_new(fd, ai->ai_addr);
-	freeaddrinfo(ai);
-	if (!l) {
-		close(fd);
-		errno = ENOMEM;
-	}
-	return l;
-fail:
 	err = errno;
-	if (fd >= 0)
-		close(fd);
 	freeaddrinfo(ai);
 	errno = err;
-	return NULL;
+	return l;
 }
 
 int mw_link_error_path(char *buf, size_t len, const char *outdir, const char *node)

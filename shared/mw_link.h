@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/socket.h>
 
 #include "heartbeat.h"
 
@@ -24,9 +25,24 @@ int mw_link_listen(uint16_t lo, int nports, uint16_t *bound);
  * (errno set; EAGAIN when there is nothing to accept). */
 struct mw_link *mw_link_accept(int lfd);
 
-/* Connect to host:port within timeout_s.  Return a new link, or NULL (errno
- * set: ECONNREFUSED, ETIMEDOUT, ENOENT when host does not resolve...). */
+/* Connect to host:port within timeout_s, blocking (the CLI, tests and
+ * benches; a daemon's loop uses mw_link_connect_start/_end).  Return a new
+ * link, or NULL (errno set: ECONNREFUSED, ETIMEDOUT, ENOENT when host does
+ * not resolve...). */
 struct mw_link *mw_link_connect(const char *host, uint16_t port, double timeout_s);
+
+/* Begin a TCP connect to the IPv4 address sa (salen bytes) without
+ * waiting.  Return the socket (non-blocking, close-on-exec), whose connect
+ * is done or under way: once the socket is writable (or its poll reports
+ * an error) the connect is over, and mw_link_connect_end tells how.  Or
+ * -1 (errno set: ECONNREFUSED when it failed at once...). */
+int mw_link_connect_start(const struct sockaddr *sa, socklen_t salen);
+
+/* The connect begun on fd by mw_link_connect_start is over (the socket
+ * writable): return a new link to sa that owns fd, or NULL with fd still
+ * the caller's to close (after it stops watching it; errno: the connect's
+ * error, ECONNREFUSED, EHOSTUNREACH...). */
+struct mw_link *mw_link_connect_end(int fd, const struct sockaddr *sa);
 
 /* The link liveness setting (jobconf "liveness", seconds), shared by the
  * two ends of every link (agent -> collector, the tree's links) so that
