@@ -8,13 +8,18 @@
 . "$(dirname "$0")/lib/lab.sh"
 . "$(dirname "$0")/lib/collector.sh"
 
-plan 16
+plan 17
 lab_require 3
 node=n3
 prog=$(lab_prog openmpi col_steady)
 schema=$MW_LAB_REPO/doc/schemas/report.schema.json
 coll=$MW_LAB_REPO/build/bin/mpiwatch-collector
 col_storm_raise
+# The link liveness (default 5 s: the link of a dead node is given up about
+# 4 s after its last word) would race the heartbeats (2 s timeout, a 0.5 s
+# look, the tree's relay): this scenario is the heartbeats', so liveness is
+# 30 s here; t/0710 and t/0420 cover the liveness path.
+col_plugin_args liveness=30
 dir=$(lab_tmpdir mwuser1)
 cd "$dir" || BAIL_OUT "cd $dir"
 
