@@ -633,6 +633,31 @@ static const char *frame_label(struct dl_ctx *c, const struct dl_frame *fr)
 	return dl_intern(c->pool, b);
 }
 
+/* frame_label() of the frames seen before: the frames' strings are the
+ * pool's (never freed or changed while c lives), so their addresses and
+ * the line name a label; 100,000 ranks share a few dozen frames. */
+#define LABEL_CACHE 1024
+struct label_cache {
+	const struct dl_frame *key[LABEL_CACHE]; /* a frame with these strings */
+	const char *label[LABEL_CACHE];
+};
+
+static const char *frame_label_cached(struct dl_ctx *c, struct label_cache *lc, const struct dl_frame *fr)
+{
+	uintptr_t h = ((uintptr_t)fr->symbol * 31u + (uintptr_t)fr->file) * 31u + (uintptr_t)fr->object +
+		      (uintptr_t)fr->line;
+	h ^= h >> 17;
+	unsigned i = (unsigned)(h % LABEL_CACHE);
+	const struct dl_frame *k = lc->key[i];
+	if (k && k->symbol == fr->symbol && k->file == fr->file && k->object == fr->object &&
+	    k->line == fr->line)
+		return lc->label[i];
+	const char *l = frame_label(c, fr);
+	lc->key[i] = fr;
+	lc->label[i] = l;
+	return l;
+}
+
 static int tree_child(struct tnode *t, int *nt, int parent, const char *label)
 {
 	for (int k = t[parent].child; k >= 0; k = t[k].sibling)
@@ -685,10 +710,14 @@ static struct json_object *tree_json(const struct tnode *t, int k)
 static struct json_object *stack_tree(struct dl_ctx *c, int *truncated)
 {
 	struct tnode *t = calloc(TREE_MAX_NODES + 1, sizeof *t);
+	struct label_cache *lc = calloc(1, sizeof *lc);
 	struct json_object *a;
 	int nt = 1, full = 0;
-	if (!t)
+	if (!t || !lc) {
+		free(t);
+		free(lc);
 		return json_object_new_array();
+	}
 	t[0] = (struct tnode){"", -1, -1, NULL, 0, 0};
 	for (int r = 0; r < c->size; r++) {
 		const struct dl_rank *x = c->ranks[r];
@@ -696,7 +725,7 @@ static struct json_object *stack_tree(struct dl_ctx *c, int *truncated)
 		if (!x)
 			continue;
 		for (int i = x->nstack - 1; i >= 0 && k >= 0 && depth < TREE_MAX_DEPTH; i--) {
-			const char *l = frame_label(c, &x->stack[i]);
+			const char *l = frame_label_cached(c, lc, &x->stack[i]);
 			if (!l || !*l)
 				continue;
 			k = tree_child(t, &nt, k, l);
@@ -714,6 +743,7 @@ static struct json_object *stack_tree(struct dl_ctx *c, int *truncated)
 	for (int i = 0; i < nt; i++)
 		free(t[i].ranks);
 	free(t);
+	free(lc);
 	*truncated = full;
 	return a;
 }

@@ -4,7 +4,10 @@
  * "alt": MPI_Test and MPI_Iprobe alternating (no call repeats the one
  * before it: the full record every time), and "testany4chg": MPI_Testany
  * over a request array whose order changes on every call (as hpcc's
- * MPIRandomAccess's sets change: the full record), MPI against PMPI in the same
+ * MPIRandomAccess's sets change: the full record), "hpcc16": MPI_Testany over
+ * 16 receives alternating with an MPI_Test of another (hpcc's MPIRandomAccess
+ * pattern: its receive set, then its send, so no poll repeats the one before;
+ * per call, the pair counted as two), MPI against PMPI in the same
  * process, interleaved: `pairs` pairs of `n` calls (default 41 and 20 000;
  * argv[1], argv[2]; argv[3], the digits of the kinds to run, default all).  Prints, per call, the median of the paired differences
  * in ns per call.  Run by bench/test-poll.sh. */
@@ -13,19 +16,21 @@
 #include <stdlib.h>
 #include <string.h>
 static int cmpd(const void *a, const void *b) { double x = *(const double *)a, y = *(const double *)b; return (x > y) - (x < y); }
-#define NK 7
+#define NK 8
 int main(int argc, char **argv) {
 	MPI_Init(&argc, &argv);
 	int n = argc > 1 ? atoi(argv[1]) : 20000, pairs = argc > 2 ? atoi(argv[2]) : 41, flag, idx, oc, ind[4];
 	char buf[4][8];
-	const char *name[NK] = {"test", "testany4", "testsome4", "testall4", "iprobe", "alt", "testany4chg"};
-	MPI_Request r[4], rc[2][4];
+	const char *name[NK] = {"test", "testany4", "testsome4", "testall4", "iprobe", "alt", "testany4chg", "hpcc16"};
+	MPI_Request r[4], rc[2][4], r16[16];
+	char buf16[16][8];
 	MPI_Status st[4];
 	for (int i = 0; i < 4; i++) MPI_Irecv(buf[i], 8, MPI_CHAR, 0, 99 + i, MPI_COMM_SELF, &r[i]);
 	for (int i = 0; i < 4; i++) { rc[0][i] = r[i]; rc[1][i] = r[3 - i]; }
+	for (int i = 0; i < 16; i++) MPI_Irecv(buf16[i], 8, MPI_CHAR, 0, 200 + i, MPI_COMM_SELF, &r16[i]);
 	if (pairs > 256) pairs = 256;
 	static double d[NK][256];
-	const char *only = argc > 3 ? argv[3] : "0123456";
+	const char *only = argc > 3 ? argv[3] : "01234567";
 	for (int p = 0; p < pairs; p++) {
 		for (int k = 0; k < NK; k++) {
 			if (!strchr(only, '0' + k))
@@ -39,6 +44,7 @@ int main(int argc, char **argv) {
 			case 4: for (int i = 0; i < n; i++) MPI_Iprobe(0, 98, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE); break;
 			case 5: for (int i = 0; i < n; i += 2) { MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE); MPI_Iprobe(0, 98, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE); } break;
 			case 6: for (int i = 0; i < n; i++) MPI_Testany(4, rc[i & 1], &idx, &flag, MPI_STATUS_IGNORE); break;
+			case 7: for (int i = 0; i < n; i += 2) { MPI_Testany(16, r16, &idx, &flag, MPI_STATUS_IGNORE); MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE); } break;
 			}
 			double t1 = MPI_Wtime();
 			switch (k) {
@@ -49,6 +55,7 @@ int main(int argc, char **argv) {
 			case 4: for (int i = 0; i < n; i++) PMPI_Iprobe(0, 98, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE); break;
 			case 5: for (int i = 0; i < n; i += 2) { PMPI_Test(&r[0], &flag, MPI_STATUS_IGNORE); PMPI_Iprobe(0, 98, MPI_COMM_SELF, &flag, MPI_STATUS_IGNORE); } break;
 			case 6: for (int i = 0; i < n; i++) PMPI_Testany(4, rc[i & 1], &idx, &flag, MPI_STATUS_IGNORE); break;
+			case 7: for (int i = 0; i < n; i += 2) { PMPI_Testany(16, r16, &idx, &flag, MPI_STATUS_IGNORE); PMPI_Test(&r[0], &flag, MPI_STATUS_IGNORE); } break;
 			}
 			double t2 = MPI_Wtime();
 			d[k][p] = ((t1 - t0) - (t2 - t1)) / n * 1e9;
@@ -63,6 +70,7 @@ int main(int argc, char **argv) {
 	}
 	printf("\n");
 	for (int i = 0; i < 4; i++) { MPI_Cancel(&r[i]); MPI_Wait(&r[i], MPI_STATUS_IGNORE); }
+	for (int i = 0; i < 16; i++) { MPI_Cancel(&r16[i]); MPI_Wait(&r16[i], MPI_STATUS_IGNORE); }
 	MPI_Finalize();
 	return 0;
 }

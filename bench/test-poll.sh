@@ -12,7 +12,10 @@
 # hardware counter needed): test-poll with n = 2000, pairs = 3 (6000 calls
 # of each), every libmpiwatch function on the path (trampoline, wrapper,
 # out-of-line helpers) divided by 6000; then MPI_Testany over a request
-# array that changes on every call (the full record) alone, likewise.
+# array that changes on every call (the full record) alone, likewise; then
+# hpcc's pattern alone (MPI_Testany over 16 requests alternating with an
+# MPI_Test: 3000 of each).  The libc memcmp/memcpy the wrappers call for
+# arrays over 8 handles are counted apart (any caller's).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 LIB=${MPIWATCH_BENCH_LIB:-$PWD/build/lib/libmpiwatch.so}
@@ -21,7 +24,7 @@ trap 'rm -rf "$dir"' EXIT
 if [ "${1:-}" = --instructions ]; then
     MPI=${2:-openmpi}
     mpicc.$MPI -O2 -o "$dir/test-poll" bench/test-poll.c || exit 1
-    for kinds in 01234 6; do
+    for kinds in 01234 6 7; do
         if [ "$MPI" = openmpi ]; then
             mpirun.openmpi --allow-run-as-root -np 1 -x "LD_PRELOAD=$LIB" valgrind -q --tool=callgrind \
                 --callgrind-out-file="$dir/cg" "$dir/test-poll" 2000 3 $kinds >/dev/null || exit 1
@@ -30,13 +33,16 @@ if [ "${1:-}" = --instructions ]; then
                 --callgrind-out-file="$dir/cg" "$dir/test-poll" 2000 3 $kinds >/dev/null || exit 1
         fi
         callgrind_annotate --threshold=100 "$dir/cg" | sed -e 's/ *(.*%) */ /' |
-            awk -v tail="$( [ $kinds = 6 ] && echo ' (changing array)')" \
+            awk -v tail="$(case $kinds in 6) echo ' (changing array)' ;; 7) echo ' (hpcc pattern)' ;; esac)" \
+                -v calls="$( [ $kinds = 7 ] && echo 3000 || echo 6000)" \
                 '/libmpiwatch/ && /(mwv_MPI_|:MPI_|mwm_)(Test|Iprobe|req_done|begin|commit|finish)/ {
                      gsub(",", "", $1); print
                      for (k = split("Testany Testsome Testall Test Iprobe", ops, " "); k > 0; k--)
                          if ($0 ~ ("MPI_" ops[k] " ") || $0 ~ ("MPI_" ops[k] " \\[")) { n[ops[k]] += $1; break }
                  }
-                 END { for (o in n) printf "SUMMARY: MPI_%s%s %.1f instructions per call\n", o, tail, n[o] / 6000 }'
+                 /libc/ && /(memcmp|memmove|memcpy)/ { gsub(",", "", $1); libc += $1 }
+                 END { for (o in n) printf "SUMMARY: MPI_%s%s %.1f instructions per call\n", o, tail, n[o] / calls
+                       printf "SUMMARY: libc memcmp/memcpy (any caller: the wrappers above 8 handles)%s %.1f per call\n", tail, libc / calls }'
         rm -f "$dir/cg"
     done
     exit 0

@@ -139,16 +139,18 @@ static int run_imbalance(int argc, char **argv)
 	int to_stdout = (json && !strcmp(json, "-")) || (svg && !strcmp(svg, "-")) ||
 			(html && !strcmp(html, "-"));
 	struct json_object *doc = html || json ? imb_report_doc(&a, &job, &fl) : NULL;
+	/* serialized once for both outputs (the page embeds the same text) */
+	const char *doc_json = doc ? json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN) : NULL;
 	if (html) {
 		FILE *f = open_out(html);
-		if (!f || !doc || imb_report_html(f, doc) < 0)
+		if (!f || !doc_json || imb_report_html_text(f, doc_json) < 0)
 			rc = 2;
 		if (f && close_out(f, html) < 0)
 			rc = 2;
 	}
 	if (json) {
 		FILE *f = open_out(json);
-		if (!f || !doc || fputs(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN), f) < 0 ||
+		if (!f || !doc_json || fputs(doc_json, f) < 0 ||
 		    fputc('\n', f) < 0)
 			rc = 2;
 		if (f && close_out(f, json) < 0)

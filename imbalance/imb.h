@@ -223,6 +223,9 @@ int imb_report_svg(FILE *f, const struct imb_analysis *a);
  * heatmap with drill-down; imbalance/web/imbalance.html) showing doc, a
  * document of imb_report_doc.  Return 0, or -1 on a write error. */
 int imb_report_html(FILE *f, struct json_object *doc);
+/* The same page around doc already serialized as JSON text (json-c's, which
+ * writes "/" as "\/"): a caller that writes the JSON too serializes once. */
+int imb_report_html_text(FILE *f, const char *doc_json);
 
 struct imb_fluct_result;
 struct imb_fluct_opts;

@@ -13,14 +13,27 @@ extern const char imb_asset_page[], imb_asset_echarts[], imb_asset_echarts_gl[];
  * not found elsewhere in minified code (checked by the browser test). */
 static int put_script(FILE *f, const char *s)
 {
-	for (const char *p; (p = strstr(s, "</")); s = p + 2) {
+	/* strchr for '<' (vectorised), not strstr: the page's 20 MB of data at
+	 * 10,000 processes took a tenth of the run through strstr */
+	const char *p = s;
+	while ((p = strchr(p, '<'))) {
+		if (p[1] != '/') {
+			p++;
+			continue;
+		}
 		fwrite(s, 1, (size_t)(p - s), f);
 		fputs("<\\/", f);
+		s = p = p + 2;
 	}
 	return fputs(s, f) < 0 ? -1 : 0;
 }
 
 int imb_report_html(FILE *f, struct json_object *o)
+{
+	return imb_report_html_text(f, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+}
+
+int imb_report_html_text(FILE *f, const char *doc_json)
 {
 	static const struct {
 		const char *mark;
@@ -37,7 +50,7 @@ int imb_report_html(FILE *f, struct json_object *o)
 		else if (marks[i].which == 1)
 			put_script(f, imb_asset_echarts_gl);
 		else /* json-c writes "/" as "\/": no "</" can appear */
-			put_script(f, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+			put_script(f, doc_json);
 		s = m + strlen(marks[i].mark);
 	}
 	fputs(s, f);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hostlist.h"
+#include "mw_jnum.h"
 #include "imb.h"
 
 static const char *fmt_time(double us, char *buf, size_t len)
@@ -235,7 +236,9 @@ int imb_report_text(FILE *f, const struct imb_analysis *a, const struct imb_job 
 	return ferror(f) ? -1 : 0;
 }
 
-static struct json_object *num(double v) { return json_object_new_double(v); }
+/* Every number of the document, the per-process arrays' millions among them,
+ * written by mw_jnum (the same values, read back, as json-c's own format). */
+static struct json_object *num(double v) { return mw_jnum_new(v); }
 
 static struct json_object *vec(const double *v, size_t n)
 {

@@ -145,7 +145,7 @@ def gen_body(f, lang, call, prof=True, xcall=None):
         if 'reqs' in a:
             hexpr = req_array_head(L, f, lang, xcall)
             L.append('\tuint32_t mw_gen;')
-            L += req_array_copy(hexpr, '\t')
+            L += req_array_copy(hexpr, '\t', req_array_c(f, lang))
         else:
             L.append('\tint mw_n = 1;')
             if lang == 'c':
@@ -163,7 +163,7 @@ def gen_body(f, lang, call, prof=True, xcall=None):
     if k == 'commfree':
         L.append('\tuint64_t mw_h = c->comm;')
     L.append('\t(void)c;')
-    L.append('\tmwm_commit_as(%d, %d);' % (1 if k in BLOCKING else 0, 1 if KINDS[k] == 'MW_KIND_TEST' else 0))
+    L.append('\tmwm_commit_as(c, %d, %d);' % (1 if k in BLOCKING else 0, 1 if KINDS[k] == 'MW_KIND_TEST' else 0))
     return L + gen_after(f, lang, call, prof)
 
 
@@ -187,7 +187,13 @@ def req_array_head(L, f, lang, xcall):
     return ('MWH(%s[i])' % arr) if lang == 'c' else 'MWH(PMPI_Request_f2c(((MPI_Fint *)%s)[i]))' % arr
 
 
-def req_array_copy(hexpr, ind):
+def req_array_c(f, lang):
+    """The C request array parameter of f (for mwm_reqs_get/mwm_reqs_same),
+    or None for Fortran (its handles need PMPI_Request_f2c one by one)."""
+    return f.attrs['reqs'].split(',')[1] if lang == 'c' else None
+
+
+def req_array_copy(hexpr, ind, carr=None):
     """Lines (indented by ind) that copy the handles before the call once,
     straight into the call extension the dumps read (mwm.x.reqs), or, beyond
     MWM_MAX_WAIT, into a heap copy whose head goes there, and bump its
@@ -198,8 +204,12 @@ def req_array_copy(hexpr, ind):
         'if (mw_n > MWM_MAX_WAIT)',
         '\tmw_before = mw_heap = malloc(sizeof(uint64_t) * (size_t)mw_n);',
         'if (mw_before)',
+    ) + ((
+        '\tmwm_reqs_get(mw_before, %s, mw_n);' % carr,
+    ) if carr else (
         '\tfor (int i = 0; i < mw_n; i++)',
         '\t\tmw_before[i] = %s;' % hexpr,
+    )) + (
         'if (mw_heap)',
         '\tmemcpy(mwm.x.reqs, mw_heap, sizeof(mwm.x.reqs));',
         'mwm.x.nreqs = mw_n < MWM_MAX_WAIT ? mw_n : (mw_before ? MWM_MAX_WAIT : 0);',
@@ -236,20 +246,25 @@ def gen_poll_entry(f, lang, xcall):
         L.append('\tint mw_again = mwm_poll_again(MWM_OP_%s, %d, mw_site, mw_frame) && mw_n <= MWM_MAX_WAIT &&'
                  % (f.name, lng))
         L.append('\t\t       mwm.x.nreqs == mw_n && mwm.slot->call.nreqs == mw_n;')
-        L.append('\tif (mw_again) {')
-        L.append('\t\tint i = 0;')
-        L.append('\t\twhile (i < mw_n && mwm.x.reqs[i] == %s)' % hexpr)
-        L.append('\t\t\ti++;')
-        L.append('\t\tmw_again = i == mw_n;')
-        L.append('\t}')
+        carr = req_array_c(f, lang)
+        if carr:
+            L.append('\tif (mw_again)')
+            L.append('\t\tmw_again = mwm_reqs_same(mwm.x.reqs, %s, mw_n);' % carr)
+        else:
+            L.append('\tif (mw_again) {')
+            L.append('\t\tint i = 0;')
+            L.append('\t\twhile (i < mw_n && mwm.x.reqs[i] == %s)' % hexpr)
+            L.append('\t\t\ti++;')
+            L.append('\t\tmw_again = i == mw_n;')
+            L.append('\t}')
         L.append('\tif (mw_again) {')
         L.append('\t\tc = mwm_poll_enter();')
         L.append('\t\tmw_gen = mwm.x.gen;')
         L.append('\t} else {')
         L += full
-        L += req_array_copy(hexpr, '\t\t')
+        L += req_array_copy(hexpr, '\t\t', carr)
         L.append('\t\tc->nreqs = mw_n;')
-        L.append('\t\tmwm_commit_as(0, 1);')
+        L.append('\t\tmwm_commit_as(c, 0, 1);')
         L.append('\t}')
         return L
     if 'req1' in a:
@@ -266,7 +281,7 @@ def gen_poll_entry(f, lang, xcall):
     L.append('\t\tc = mwm_poll_enter();')
     L.append('\telse {')
     L += full
-    L.append('\t\tmwm_commit_as(0, 1);')
+    L.append('\t\tmwm_commit_as(c, 0, 1);')
     L.append('\t}')
     return L
 

@@ -58,8 +58,12 @@ struct mwm_rt {
 	pthread_t main;
 	int main_tid;     /* its thread id (the motion probe reads its I/O counts) */
 	struct mw_slot *slot;
-	uint64_t seq;     /* the writer's copy of slot->seq */
-	uint64_t clock_ns; /* coarse CLOCK_MONOTONIC, advanced by the watcher */
+	/* The main thread writes nothing of this block on the fast path (the
+	 * slot's seq is its own: slot->seq, read back by its only writer), and
+	 * the watcher's coarse clock has a cache line of its own: no store of
+	 * one thread lands on a line the other reads on every call or tick. */
+	uint64_t clock_ns __attribute__((aligned(64))); /* coarse CLOCK_MONOTONIC, advanced by the watcher */
+	char clock_pad[56];
 	int profile;
 	struct mwm_reqtab reqs;
 	struct mwm_ring ring;
@@ -122,7 +126,8 @@ MWM_FAST struct mw_slot_call *mwm_begin(int op, int lang, void *site, void *fram
 	_Static_assert(offsetof(struct mw_slot_call, lang) == offsetof(struct mw_slot_call, op_id) + 4 &&
 			       offsetof(struct mw_slot_call, op_id) % 8 == 0,
 		       "op_id and lang form one aligned word");
-	__atomic_store_n(&s->seq, mwm.seq + 1, __ATOMIC_RELAXED);
+	/* the main thread is seq's only writer: its own load needs no order */
+	__atomic_store_n(&s->seq, __atomic_load_n(&s->seq, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	*(mwm_u64a *)&c->op_id = (uint64_t)(uint32_t)op | (uint64_t)(uint32_t)lang << 32;
 	c->site = (uint64_t)(uintptr_t)site;
@@ -131,19 +136,19 @@ MWM_FAST struct mw_slot_call *mwm_begin(int op, int lang, void *site, void *fram
 	return c;
 }
 
-/* Publish the call: A += 1 for a blocking op, tests += 1 for a test-family
- * op (both compile-time constants in the wrappers). */
-MWM_FAST void mwm_commit_as(int blocking, int test)
+/* Publish the call c of mwm_begin(): A += 1 for a blocking op, tests += 1
+ * for a test-family op (both compile-time constants in the wrappers).  The
+ * slot is c's (no reload of mwm.slot after the argument stores). */
+MWM_FAST void mwm_commit_as(struct mw_slot_call *c, int blocking, int test)
 {
-	struct mw_slot *s = mwm.slot;
+	struct mw_slot *s = (struct mw_slot *)(void *)((char *)c - offsetof(struct mw_slot, call));
 	s->calls++;
 	if (blocking)
 		s->a++;
 	else if (test)
 		s->tests++;
 	s->state = MW_STATE_IN_MPI;
-	mwm.seq += 2;
-	__atomic_store_n(&s->seq, mwm.seq, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->seq, __atomic_load_n(&s->seq, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
 }
 
 /* The call returned: B = A for a blocking op; ncompl requests/operations
@@ -152,7 +157,8 @@ MWM_FAST void mwm_commit_as(int blocking, int test)
 MWM_FAST void mwm_finish_as(int blocking, unsigned ncompl, int reqs)
 {
 	struct mw_slot *s = mwm.slot;
-	__atomic_store_n(&s->seq, mwm.seq + 1, __ATOMIC_RELAXED);
+	uint64_t q = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->seq, q + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	if (blocking)
 		s->b = s->a;
@@ -163,8 +169,7 @@ MWM_FAST void mwm_finish_as(int blocking, unsigned ncompl, int reqs)
 	if (reqs)
 		s->pending = mwm.reqs.nused;
 	s->state = MW_STATE_COMPUTING;
-	mwm.seq += 2;
-	__atomic_store_n(&s->seq, mwm.seq, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->seq, q + 2, __ATOMIC_RELEASE);
 }
 
 /* Repeated polls (the test family: MPI_Test*, MPI_Iprobe, MPI_Improbe).  A
@@ -185,14 +190,13 @@ MWM_FAST int mwm_poll_again(int op, int lang, void *site, void *frame)
 MWM_FAST struct mw_slot_call *mwm_poll_enter(void)
 {
 	struct mw_slot *s = mwm.slot;
-	uint64_t q = mwm.seq;
+	uint64_t q = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->seq, q + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	s->call.enter_ns = __atomic_load_n(&mwm.clock_ns, __ATOMIC_RELAXED);
 	s->calls++;
 	s->tests++;
 	s->state = MW_STATE_IN_MPI;
-	mwm.seq = q + 2;
 	__atomic_store_n(&s->seq, q + 2, __ATOMIC_RELEASE);
 	return &s->call;
 }
@@ -256,7 +260,7 @@ static inline const struct mw_slot_op *mwm_cur_op(void)
 static inline void mwm_commit(void)
 {
 	const struct mw_slot_op *o = mwm_cur_op();
-	mwm_commit_as(o->blocking, o->kind == MW_KIND_TEST);
+	mwm_commit_as(&mwm.slot->call, o->blocking, o->kind == MW_KIND_TEST);
 }
 
 static inline void mwm_finish(unsigned ncompl)

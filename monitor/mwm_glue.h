@@ -5,11 +5,44 @@
 
 #include <mpi.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "mwm.h"
 
 /* Any MPI handle (pointer or int) as a uint64_t. */
 #define MWH(x) ((uint64_t)(uintptr_t)(x))
+
+/* Above this many 8-byte handles, one memcpy/memcmp (a call into libc)
+ * beats a loop; at 4 handles whose order changes on every call the two
+ * calls were slower than the loop (doc/benchmarks.md, issue 34). */
+#define MWM_REQS_BULK 8
+
+/* The n handles of a C request array as uint64_t (MWH) into dst: one
+ * memcpy for more than MWM_REQS_BULK 8-byte handles (Open MPI's pointers:
+ * the same bits as MWH), else one per handle.  hpcc's polls pass 16
+ * handles per call, mostly a set other than the record's. */
+static inline __attribute__((always_inline)) void mwm_reqs_get(uint64_t *dst, const MPI_Request *a, int n)
+{
+	if (sizeof(MPI_Request) == sizeof(uint64_t) && n > MWM_REQS_BULK) {
+		memcpy(dst, a, sizeof(uint64_t) * (size_t)n);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		dst[i] = MWH(a[i]);
+}
+
+/* 1 if the n handles of a C request array are x[0..n) (MWH), else 0: one
+ * memcmp for more than MWM_REQS_BULK 8-byte handles, else a compare per
+ * handle. */
+static inline __attribute__((always_inline)) int mwm_reqs_same(const uint64_t *x, const MPI_Request *a, int n)
+{
+	if (sizeof(MPI_Request) == sizeof(uint64_t) && n > MWM_REQS_BULK)
+		return !memcmp(x, a, sizeof(uint64_t) * (size_t)n);
+	int i = 0;
+	while (i < n && x[i] == MWH(a[i]))
+		i++;
+	return i == n;
+}
 
 /* Bytes of count elements of dt (0 if unknown); profiling only. */
 /* out of line: the profile path only (its local would give every wrapper a stack canary) */

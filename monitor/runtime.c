@@ -238,8 +238,12 @@ void mwm_req_new(uint64_t handle, int table, int persistent)
 	if (!persistent && table == MWM_TABLE_RECV && (has & MW_ARG_COMM) && !(has & MW_ARG_PEER) &&
 	    c->op_id < (uint32_t)mwm_nops && mwm_ops[c->op_id].kind == MW_KIND_NONBLOCKING) {
 		struct mwm_comm *m = mwm_comms_find(&mwm.comms, c->comm);
-		if (m)
-			r.seq = __atomic_add_fetch(&m->nbc_started, 1, __ATOMIC_RELAXED);
+		if (m) {
+			/* the main thread is its only writer: a plain load and a
+			 * release store, no locked read-modify-write */
+			r.seq = __atomic_load_n(&m->nbc_started, __ATOMIC_RELAXED) + 1;
+			__atomic_store_n(&m->nbc_started, r.seq, __ATOMIC_RELEASE);
+		}
 	}
 	if (table == MWM_TABLE_RECV)
 		r.buf = c->buf;
@@ -364,11 +368,11 @@ static void on_exit_cb(int status, void *arg)
 	mwm_watcher_stop();
 	if (!s || !slot_is_file)
 		return;
-	__atomic_store_n(&s->seq, mwm.seq + 1, __ATOMIC_RELAXED);
+	uint64_t q = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->seq, q + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	s->state = MW_STATE_EXITED;
-	mwm.seq += 2;
-	__atomic_store_n(&s->seq, mwm.seq, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->seq, q + 2, __ATOMIC_RELEASE);
 	if (!(__atomic_load_n(&s->exit_flags, __ATOMIC_ACQUIRE) & MW_SLOT_EXIT_VALID)) {
 		s->exit_status = status & 0xff;
 		__atomic_store_n(&s->exit_flags, MW_SLOT_EXIT_VALID, __ATOMIC_RELEASE);
@@ -488,7 +492,6 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 	s->comm_id = -1;
 	s->state = MW_STATE_COMPUTING;
 	mwm_exe_record(s);
-	mwm.seq = 0;
 	mw_slot_publish(s);
 	mwm.slot = s;
 	mwm_choose_dumpdir(mwm.dumpdir, sizeof(mwm.dumpdir), st.dir);
@@ -545,11 +548,11 @@ void mwm_after_finalize(void)
 	mwm_set_on(0);
 	mwm_watcher_stop();
 	if (s) {
-		__atomic_store_n(&s->seq, mwm.seq + 1, __ATOMIC_RELAXED);
+		uint64_t q = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->seq, q + 1, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_RELEASE);
 		s->state = MW_STATE_FINALIZED;
-		mwm.seq += 2;
-		__atomic_store_n(&s->seq, mwm.seq, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->seq, q + 2, __ATOMIC_RELEASE);
 	}
 	if (mwm.profile) {
 		prof_ticks_to_ns();

@@ -305,7 +305,11 @@ size_t mw_ranges_format(const int *v, size_t n, char *buf, size_t len)
 	if (!s)
 		return 0;
 	memcpy(s, v, n * sizeof(*s));
-	qsort(s, n, sizeof(*s), cmp_int);
+	size_t up = 1;
+	while (up < n && s[up - 1] <= s[up])
+		up++;
+	if (up < n) /* most callers pass their ranks in order already */
+		qsort(s, n, sizeof(*s), cmp_int);
 	for (size_t a = 0; a < n;) {
 		size_t b = a;
 		while (b + 1 < n && (s[b + 1] == s[b] || (long)s[b + 1] == (long)s[b] + 1))
