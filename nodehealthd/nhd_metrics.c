@@ -36,7 +36,7 @@ const struct nhd_metric_def nhd_metric_defs[NHD_M_N] = {
 				"requests on the drain socket that could not be read or parsed"},
 	[NHD_M_HEALTHY] = {"mpiwatch_node_healthy", "gauge", NULL, "",
 			   "1 if every health check passed at the last run, else 0"},
-	[NHD_M_CHECK_OK] = {"mpiwatch_health_check_ok", "gauge", "check", "the checks run (`load`, `mem`, ...)",
+	[NHD_M_CHECK_OK] = {"mpiwatch_health_check_ok", "gauge", "check", "the checks run (`load`, `memory`, ...)",
 			    "1 if the health check passed at the last run, else 0"},
 	[NHD_M_CHECK_RUNS] = {"mpiwatch_health_check_runs_total", "counter", NULL, "",
 			      "health check runs"},
@@ -113,8 +113,8 @@ static void put_value(struct nhd_mtext *t, double v)
 		snprintf(b, sizeof b, "NaN");
 	else if (isinf(v))
 		snprintf(b, sizeof b, "%sInf", v > 0 ? "+" : "-");
-	else
-		snprintf(b, sizeof b, "%.17g", v);
+	else if (snprintf(b, sizeof b, "%.15g", v), strtod(b, NULL) != v)
+		snprintf(b, sizeof b, "%.17g", v); /* the shortest that reads back as v */
 	puts_(t, b);
 }
 
