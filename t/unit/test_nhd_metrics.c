@@ -297,6 +297,8 @@ START_TEST(test_gather)
 	d.conf = c;
 	d.started = mw_now();
 	mw_strlist_add(&c->daemon, "no-such-daemon");
+	mw_strlist_add(&c->daemon, "init");
+	mw_strlist_add(&c->daemon, "init");
 	nhd_checks_run(c, &d.check_state, &d.health);
 	d.cnt.rx = 10;
 	d.cnt.replies = 7;
@@ -337,6 +339,9 @@ START_TEST(test_gather)
 		/* the daemon check that failed */
 		ck_assert_msg(strstr(text, "\nmpiwatch_health_check_ok{check=\"daemon\"} 0\n"),
 			      "the failed check (daemon) is 0:\n%s", text);
+		/* one series per check (three daemon results, one failed) */
+		ck_assert_msg(!strstr(strstr(text, "check=\"daemon\"") + 1, "check=\"daemon\""),
+			      "check daemon once:\n%s", text);
 		/* no calibration ran: its gauges are left out */
 		ck_assert_ptr_null(strstr(text, "mpiwatch_calibration_degraded"));
 	}
