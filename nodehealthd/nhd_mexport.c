@@ -43,8 +43,19 @@ char *nhd_mexport_text(struct nhd *d, size_t *len)
 	nhd_mtext_add(&t, NHD_M_BAD_REQUESTS, NULL, (double)NHD_GET(d, bad_requests));
 	if (h->mono > 0) {
 		nhd_mtext_add(&t, NHD_M_HEALTHY, NULL, h->failed == 0);
-		for (int i = 0; i < h->n; i++)
-			nhd_mtext_add(&t, NHD_M_CHECK_OK, h->r[i].name, h->r[i].ok != 0);
+		/* One series per check: a check made of several results (a
+		 * daemon, a mount each) passed if all of them did. */
+		for (int i = 0; i < h->n; i++) {
+			int seen = 0, ok = 1;
+			for (int j = 0; j < h->n; j++) {
+				if (strcmp(h->r[j].name, h->r[i].name))
+					continue;
+				seen |= j < i;
+				ok &= h->r[j].ok != 0;
+			}
+			if (!seen)
+				nhd_mtext_add(&t, NHD_M_CHECK_OK, h->r[i].name, ok);
+		}
 	}
 	nhd_mtext_add(&t, NHD_M_CHECK_RUNS, NULL, (double)NHD_GET(d, checks_run));
 	nhd_mtext_add(&t, NHD_M_CALIB_RUNS, NULL, (double)k.ran);
