@@ -253,21 +253,9 @@ START_TEST(test_conf_metrics_dir)
 }
 END_TEST
 
-static char *read_doc(void)
-{
-	const char *top = getenv("MW_TOP");
-	char path[4096];
-	char *buf = NULL;
-	size_t len;
-	snprintf(path, sizeof path, "%s/doc/admin.md", top ? top : ".");
-	ck_assert_msg(mw_read_regular(path, 1 << 22, &buf, &len) == 0, "%s: %s", path,
-		      mw_read_regular_why(errno));
-	return buf;
-}
-
 START_TEST(test_doc_is_generated)
 {
-	char *doc = read_doc(), *want = nhd_metrics_doc_splice(doc);
+	char *doc = mw_unit_read_top("doc/admin.md"), *want = nhd_metrics_doc_splice(doc);
 	ck_assert_msg(want != NULL, "doc/admin.md has the markers %s and %s", NHD_METRICS_DOC_BEGIN,
 		      NHD_METRICS_DOC_END);
 	ck_assert_msg(strcmp(doc, want) == 0, "doc/admin.md's metrics table differs from the table: run make metricsdoc");
