@@ -83,11 +83,21 @@ like "$(mv mpiwatch_calibration_resolution_seconds) $(mv mpiwatch_calibration_in
 none0=$(mv mpiwatch_verdicts_total verdict=none) sw0=$(mv mpiwatch_verdicts_total verdict=software)
 hw0=$(mv mpiwatch_verdicts_total verdict=hardware) jobs0=$(mv mpiwatch_jobs_watched_total)
 drained0=$(mv mpiwatch_drain_requests_total result=drained) ans0=$(mv mpiwatch_probes_answered_total)
+rx0=$(mv mpiwatch_probes_received_total) rl0=$(mv mpiwatch_probes_rate_limited_total source=user)
+drop0=$(printf '%s\n' "$S" | awk '/^mpiwatch_probes_dropped_total/ { n += $2 } END { print n + 0 }')
 dup0=$(mv mpiwatch_summaries_total result=duplicate) ref0=$(mv mpiwatch_summaries_total result=refused)
 bad0=$(mv mpiwatch_bad_requests_total)
 
 dir=$(lab_tmpdir mwuser1)
 cd "$dir" || BAIL_OUT "cd $dir"
+
+# --- probes from n2: malformed ones, an admin's probe, a flood ---------------
+# (their counters are in the file written when the healthy job's verdict
+# comes in below)
+load=$MW_LAB_REPO/build/bench/probe-load
+like "$(lab_exec n2 "$load" -a "$ne_addr" -g 20 -S 7)" 'sent=20' "20 malformed probes sent from n2 to n1"
+ok_cmd "mpiwatch probe n1 (from n2): alive" lab_exec n2 "$MW_LAB_REPO/build/bin/mpiwatch" probe n1
+like "$(lab_exec n2 "$load" -a "$ne_addr" -d 1)" 'replies' "a 1 s flood of probes from n2 to n1"
 
 # --- a healthy job -----------------------------------------------------------
 jid=$(lab_sbatch mwuser1 -N2 -n2 -w "n[1-2]" --mpiwatch=timeout=2 -o "$dir/ok.out" \
@@ -100,6 +110,12 @@ is "$(mv mpiwatch_jobs_watched_total)" $((jobs0 + 1)) "one more job watched"
 is "$(mv mpiwatch_verdicts_total verdict=software) $(mv mpiwatch_verdicts_total verdict=hardware)" "$sw0 $hw0" \
     "no software or hardware verdict counted"
 promtool_ok "after the healthy job"
+cmp_ok "$(mv mpiwatch_probes_answered_total)" -gt "$ans0" "n1 counted the probes it answered"
+cmp_ok "$(($(mv mpiwatch_probes_received_total) - rx0))" -gt "$(($(mv mpiwatch_probes_answered_total) - ans0))" \
+    "n1 received more probes than it answered (the malformed and the rate-limited)"
+cmp_ok "$(printf '%s\n' "$S" | awk '/^mpiwatch_probes_dropped_total/ { n += $2 } END { print n + 0 }')" -gt "$drop0" \
+    "n1 counted malformed probes as dropped"
+cmp_ok "$(mv mpiwatch_probes_rate_limited_total source=user)" -gt "$rl0" "n1 counted the flood's rate-limited probes"
 
 # The same job's summary again (its owner), from another user, malformed.
 like "$(send_as mwuser1 "{\"version\":1,\"op\":\"summary\",\"job\":\"$jid\",\"verdict\":\"none\"}")" \
@@ -122,8 +138,6 @@ tap_cleanup "scancel $jid 2>/dev/null"
 rep=$dir/mpiwatch-$jid/report.json
 wait_for 120 "grep -q '\"verdict\": *\"software\"' '$rep'"
 is "$(jv "$rep" 'd["verdict"]')" software "the deadlocked job's verdict is software"
-scrape
-cmp_ok "$(mv mpiwatch_probes_answered_total)" -gt "$ans0" "n1 answered the collector's probes"
 scancel "$jid"
 lab_job_wait "$jid" 60 >/dev/null
 wait_for 30 "m_is mpiwatch_verdicts_total verdict=software $((sw0 + 1))"
