@@ -20,10 +20,12 @@ $(B)/bin/mpiwatch-collector: $(B)/bin/%: $(B)/obj/collector/%.o $(COLLECTOR_LIB)
 	$(CC) $(CFLAGS) -o $@ $< $(COLLECTOR_LIB) $(ANALYZE_LIB) $(IMB_LIB) $(CAL_LIB) $(B)/lib/libmwtree.a $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS) -lpthread -lm
 
 # Unit tests of the collector's core.
-UNIT_TESTS += $(B)/t/test_collector $(B)/t/test_verdict $(B)/t/test_coltree
+UNIT_TESTS += $(B)/t/test_collector $(B)/t/test_verdict $(B)/t/test_coltree $(B)/t/test_colsummary
 $(B)/t/test_coltree: $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwtree.a
 $(B)/t/test_coltree: CPPFLAGS += -Icollector -Itree
 UNIT_LIBS_test_coltree := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)
+$(B)/t/test_colsummary: $(B)/obj/collector/colsummary.o $(B)/obj/collector/verdict.o $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwtree.a
+$(B)/t/test_colsummary: CPPFLAGS += -Icollector
 $(B)/t/test_verdict $(B)/t/test_collector: $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwtree.a
 $(B)/t/test_verdict $(B)/t/test_collector: CPPFLAGS += -Icollector
 UNIT_LIBS_test_collector := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)

@@ -29,6 +29,7 @@
 #include "collinks.h"
 #include "colprobe.h"
 #include "colreports.h"
+#include "colsummary.h"
 #include "coltree.h"
 #include "fsutil.h"
 #include "hostlist.h"
@@ -446,6 +447,8 @@ int col_run(struct col_opts *o)
 	col_state_event(&c.s, "shutdown", "collector stopping; verdict %s",
 			col_verdict_name(c.s.have_res ? c.s.res.verdict : COL_V_NONE));
 	col_reports_write(&c);
+	/* Last: the node's nodehealthd counts the verdict (its metrics). */
+	col_summary_send(o->nhd_socket, o->job, c.s.have_res ? c.s.res.verdict : COL_V_NONE, 5.0);
 	rv = 0;
 out:
 	loop_close(&L);

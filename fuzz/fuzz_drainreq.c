@@ -1,4 +1,5 @@
-/* libFuzzer target for the drain-request parser (shared/drainreq.c) and the
+/* libFuzzer target for the drain-request parser (shared/drainreq.c: every op,
+ * the collector's summary too) and the
  * parsers of Slurm's JSON answers the daemon decides drains on
  * (shared/slurmjson.c: squeue --json, sinfo --json). */
 #include <stddef.h>
@@ -25,6 +26,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				if (*p < 0x20 || *p > 0x7e || *p == '=' || *p == '"')
 					abort();
 		}
+		/* A summary (a collector's end): a valid job and one of the verdicts,
+		 * nothing else. */
+		if (req.op == MW_DRAINREQ_SUMMARY &&
+		    (!mw_drainreq_valid_job(req.job) || req.verdict < 0 || req.verdict >= MW_SUMMARY_NVERDICTS ||
+		     req.evidence || req.node[0]))
+			abort();
 		mw_drainreq_free(&req);
 	}
 	text = strndup((const char *)data, size);

@@ -33,12 +33,15 @@ $(B)/inst/systemd: FORCE
 	@echo '$(WITH_SYSTEMD)' | cmp -s - $@ || echo '$(WITH_SYSTEMD)' >$@
 
 # Unit tests of the daemon's modules.
-UNIT_TESTS += $(addprefix $(B)/t/,test_nhd_calib test_nhd_checks test_nhd_conf test_nhd_drain test_nhd_rl test_nhd_schemas)
+UNIT_TESTS += $(addprefix $(B)/t/,test_nhd_calib test_nhd_checks test_nhd_conf test_nhd_drain test_nhd_rl test_nhd_schemas test_nhd_metrics)
 $(B)/t/test_nhd_%: CPPFLAGS += -Inodehealthd -Icalib
 $(B)/t/test_nhd_calib: $(B)/obj/nodehealthd/nhd_calib.o $(B)/obj/nodehealthd/nhd_checks.o $(B)/obj/nodehealthd/nhd_conf.o $(CAL_LIB)
 $(B)/t/test_nhd_conf: $(B)/obj/nodehealthd/nhd_conf.o
 $(B)/t/test_nhd_checks: $(B)/obj/nodehealthd/nhd_checks.o $(B)/obj/nodehealthd/nhd_conf.o
 $(B)/t/test_nhd_rl: $(B)/obj/nodehealthd/nhd_rl.o
+# test_nhd_metrics gathers the daemon's state (nhd_mexport.c) too.
+$(B)/t/test_nhd_metrics: $(NHD_LIB_OBJS) $(CAL_LIB)
+UNIT_LIBS_test_nhd_metrics := $(UV_LIBS)
 $(B)/t/test_nhd_drain: $(B)/obj/nodehealthd/nhd_drain.o $(B)/obj/nodehealthd/nhd_drainop.o $(B)/obj/nodehealthd/nhd_conf.o
 # The drain procedure and the daemon's state run on a libuv loop.
 UNIT_LIBS_test_nhd_drain := $(UV_LIBS)
@@ -60,3 +63,4 @@ $(B)/bench/probe-load: bench/probe-load.c $(SHARED_LIB)
 $(B)/bench/probe-fanout: bench/probe-fanout.c $(SHARED_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ $< $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) -lpthread -lm
+

@@ -15,6 +15,7 @@
 #include "nhd_checks.h"
 #include "nhd_conf.h"
 #include "nhd_drain.h"
+#include "nhd_mexport.h"
 #include "nhd_rl.h"
 #include "probe.h"
 
@@ -69,6 +70,7 @@ struct nhd {
 	struct nhd_rl rl_priv;    /* probes from privileged source ports (root:
 				   * other daemons' re-probes), their own buckets */
 	struct nhd_storm storm;
+	struct nhd_mexport mx;    /* the metrics' own counts and timers (nhd_mexport.c) */
 
 	int udp_fd, unix_fd;
 	char unix_path[108];      /* path unix_fd is bound to */

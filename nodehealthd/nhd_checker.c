@@ -145,6 +145,7 @@ static void after_work(uv_work_t *w, int status)
 	nhd_conf_put(d, r->c);
 	free(r);
 	d->check_running = 0;
+	nhd_mexport_changed(d); /* the checks' or the calibration's result */
 	if (d->stop)
 		return;
 	if (d->rerun_checks || d->calib_req)

@@ -55,6 +55,7 @@ const struct mw_conf_key nhd_conf_keys[] = {
 	K("storm_max_fraction", MW_CONF_DOUBLE, storm_max_fraction, 0, 1),
 	K("hook", MW_CONF_LIST, hook, 0, 0),
 	K("hook_timeout", MW_CONF_DOUBLE, hook_timeout, 0.1, 3600),
+	K("metrics_dir", MW_CONF_STRING, metrics_dir, 0, 0),
 	{.name = NULL},
 };
 #undef K
@@ -101,7 +102,8 @@ int nhd_conf_defaults(struct nhd_conf *c)
 	if (set_str(&c->listen, "0.0.0.0") || set_str(&c->socket, MW_DRAIN_DEFAULT_SOCKET) ||
 	    set_str(&c->tmp_path, "/tmp") || set_str(&c->scontrol, "/usr/bin/scontrol") ||
 	    set_str(&c->edac_path, "/sys/devices/system/edac/mc") ||
-	    set_str(&c->slurmd_spool_dir, "/var/spool/slurmd") || set_str(&c->node_name, "")) {
+	    set_str(&c->slurmd_spool_dir, "/var/spool/slurmd") || set_str(&c->node_name, "") ||
+	    set_str(&c->metrics_dir, NHD_DEFAULT_METRICS_DIR)) {
 		errno = ENOMEM;
 		return -1;
 	}
@@ -133,6 +135,8 @@ int nhd_conf_validate(const struct nhd_conf *c, const char *source, struct mw_co
 		mw_conf_error(errs, "%s: slurmd_spool_dir: must be an absolute path", source);
 	if (!is_abs(c->edac_path))
 		mw_conf_error(errs, "%s: edac_path: must be an absolute path", source);
+	if (c->metrics_dir && c->metrics_dir[0] && !is_abs(c->metrics_dir))
+		mw_conf_error(errs, "%s: metrics_dir: must be an absolute path (or empty: no metrics)", source);
 	for (size_t i = 0; i < c->mount.n; i++)
 		if (!is_abs(c->mount.v[i]))
 			mw_conf_error(errs, "%s: mount: '%s' is not an absolute path", source, c->mount.v[i]);

@@ -5,6 +5,8 @@
 #include "conf.h"
 
 #define NHD_DEFAULT_CONF "/etc/mpiwatch/nodehealthd.conf"
+/* node_exporter's textfile folder in Debian's prometheus-node-exporter */
+#define NHD_DEFAULT_METRICS_DIR "/var/lib/prometheus/node-exporter"
 
 enum nhd_log_dest { NHD_LOG_SYSLOG = 0, NHD_LOG_STDERR = 1 };
 enum nhd_log_level { NHD_LL_ERR = 0, NHD_LL_WARNING, NHD_LL_NOTICE, NHD_LL_INFO, NHD_LL_DEBUG };
@@ -54,6 +56,8 @@ struct nhd_conf {
 	double storm_max_fraction;
 	struct mw_strlist hook;
 	double hook_timeout;
+	/* metrics (nhd_mexport.h) */
+	char *metrics_dir;
 	/* not from the file */
 	char *path;
 	int refs;

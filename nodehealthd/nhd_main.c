@@ -19,6 +19,7 @@
 #include "log.h"
 #include "mw_slot.h"
 #include "nhd.h"
+#include "nhd_metrics.h"
 #include "nhd_notify.h"
 
 static const int level_map[] = {LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO, LOG_DEBUG};
@@ -226,6 +227,8 @@ static void reload(struct nhd *d, int force_stderr)
 			pthread_mutex_unlock(&d->conf_mu);
 		}
 	}
+	if (strcmp(nc->metrics_dir, old->metrics_dir))
+		nhd_metrics_remove(old->metrics_dir); /* the new folder gets it */
 	nhd_conf_put(d, old);
 	apply_logging(nc, force_stderr);
 	nhd_rl_set(&d->rl, nc->rate_limit, nc->rate_burst);
@@ -240,6 +243,7 @@ static void reload(struct nhd *d, int force_stderr)
 	pthread_mutex_unlock(&d->conf_mu);
 	d->rerun_checks = 1;
 	nhd_checker_kick(d);
+	nhd_mexport_changed(d); /* metrics_dir may have changed */
 	NHD_INC(d, reloads);
 	mw_info("configuration reloaded from %s", d->conf_path);
 }
@@ -274,6 +278,7 @@ static void stop(struct nhd *d)
 	d->udp_watch = d->unix_watch = NULL;
 	unlink(d->unix_path);
 	nhd_checker_stop(d);
+	nhd_mexport_stop(d);
 	nhd_unix_stop(d);
 	nhd_notify_stop();
 	uv_timer_init(d->loop, &guard);
@@ -437,6 +442,7 @@ int main(int argc, char **argv)
 	setenv("UV_THREADPOOL_SIZE", "1", 1);
 	nhd_checker_start(&d);
 	unsetenv("UV_THREADPOOL_SIZE"); /* not for what we run */
+	nhd_mexport_start(&d);
 	/* systemd (Type=notify): ready at the loop's first turn, then the
 	 * watchdog's keep-alives from the loop, if it is on. */
 	nhd_notify_start(&loop);

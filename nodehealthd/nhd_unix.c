@@ -17,6 +17,7 @@
 #include "drainreq.h"
 #include "log.h"
 #include "nhd.h"
+#include "uvslurm.h"
 
 /* Open path's directory (created 0755 if missing) and check it: a
  * directory, not a symlink, owned by us or root, and writable by nobody
@@ -321,6 +322,10 @@ struct nhd_conn {
 	struct nhd_drain_op *op;
 	struct nhd_hooks *hooks;
 	int in_hooks;
+	/* a collector's summary: its job as Slurm knows it */
+	struct mw_slurm slurm;
+	struct mw_slurm_job job;
+	struct mw_uvslurm *scall;
 };
 
 static void conn_closed(uv_handle_t *h)
@@ -430,6 +435,8 @@ static void drain_done(void *arg, int rv, const char *msg, char *verdict)
 
 	k->op = NULL;
 	if (rv == 0) {
+		if (!verdict)
+			d->mx.already_drained++;
 		NHD_INC(d, drains);
 		mw_log(LOG_WARNING, "drain of %s for job %s (uid %u): %s", k->req.node, k->req.job,
 		       (unsigned)k->cred.uid, msg);
@@ -440,6 +447,7 @@ static void drain_done(void *arg, int rv, const char *msg, char *verdict)
 		       (unsigned)k->cred.uid, msg);
 		reply(k->fd, 0, NULL, msg);
 	}
+	nhd_mexport_changed(d);
 	/* The client has its answer; now the admin hooks. */
 	shutdown(k->fd, SHUT_RDWR);
 	if (!verdict) {
@@ -451,6 +459,65 @@ static void drain_done(void *arg, int rv, const char *msg, char *verdict)
 	free(verdict);
 	if (k->in_hooks)
 		k->hooks = h;
+}
+
+/* A summary's job as squeue tells it: counted if the caller owns it (or
+ * is root) and it ran on this node. */
+static void summary_checked(void *arg, long rc, const char *err)
+{
+	struct nhd_conn *k = arg;
+	struct nhd *d = k->d;
+	char msg[1024];
+	int ok = 0;
+
+	k->scall = NULL;
+	if (d->stop)
+		snprintf(msg, sizeof msg, "nodehealthd is stopping");
+	else if (rc < 0)
+		snprintf(msg, sizeof msg, "cannot verify job %s: %s", k->req.job, err);
+	else if (k->cred.uid != 0 && (long)k->cred.uid != k->job.uid)
+		snprintf(msg, sizeof msg, "uid %u does not own job %s (owner %s, uid %ld)", (unsigned)k->cred.uid,
+			 k->req.job, k->job.user, k->job.uid);
+	else if (nhd_nodelist_has(k->job.nodelist, k->self) <= 0)
+		snprintf(msg, sizeof msg, "job %s did not run on this node %s (nodes: %s)", k->req.job, k->self,
+			 k->job.nodelist[0] ? k->job.nodelist : "none");
+	else
+		ok = 1;
+	if (ok) {
+		enum nhd_summary_result r = nhd_mexport_summary(d, k->req.job, k->req.verdict);
+		snprintf(msg, sizeof msg, "job %s: verdict %s %s", k->req.job, mw_summary_verdicts[k->req.verdict],
+			 r == NHD_SUM_COUNTED ? "counted" : "was counted already");
+		mw_info("summary from uid %u pid %d: %s", (unsigned)k->cred.uid, (int)k->cred.pid, msg);
+		reply(k->fd, 1, r == NHD_SUM_COUNTED ? "counted" : "duplicate", msg);
+	} else {
+		nhd_mexport_refused(d);
+		mw_warn("refused summary from uid %u pid %d: %s", (unsigned)k->cred.uid, (int)k->cred.pid, msg);
+		reply(k->fd, 0, NULL, msg);
+	}
+	mw_slurm_job_free(&k->job);
+	end_conn(k);
+}
+
+/* A collector's summary: its job is asked of Slurm (on the loop). */
+static void serve_summary(struct nhd_conn *k)
+{
+	struct nhd *d = k->d;
+	struct nhd_conf *c = nhd_conf_get(d);
+	char why[512];
+
+	pthread_mutex_lock(&d->conf_mu);
+	memcpy(k->self, d->self, sizeof(k->self));
+	pthread_mutex_unlock(&d->conf_mu);
+	k->c = c; /* kept until the connection ends: the scontrol path lives there */
+	k->slurm = (struct mw_slurm){c->scontrol, NHD_SLURM_TIMEOUT};
+	k->scall = mw_uvslurm_job(d->loop, &k->slurm, k->req.job, &k->job, summary_checked, k, why, sizeof why);
+	if (!k->scall) {
+		char msg[1024];
+		snprintf(msg, sizeof msg, "cannot verify job %s: %s", k->req.job, why);
+		nhd_mexport_refused(d);
+		reply(k->fd, 0, NULL, msg);
+		end_conn(k);
+	}
 }
 
 /* The request is read (len bytes, -1: none in time): answer it. */
@@ -467,6 +534,7 @@ static void serve(struct nhd_conn *k, ssize_t len)
 	}
 	if (mw_drainreq_parse(k->buf, (size_t)len, &k->req, err, sizeof(err)) < 0) {
 		NHD_INC(d, bad_requests);
+		nhd_mexport_changed(d);
 		mw_warn("bad request from pid %d uid %u: %s", (int)k->cred.pid, (unsigned)k->cred.uid, err);
 		reply(k->fd, 0, NULL, err);
 		end_conn(k);
@@ -483,6 +551,10 @@ static void serve(struct nhd_conn *k, ssize_t len)
 		} else {
 			reply_status(k);
 		}
+		return;
+	}
+	if (k->req.op == MW_DRAINREQ_SUMMARY) {
+		serve_summary(k);
 		return;
 	}
 	k->c = nhd_conf_get(d);
@@ -609,6 +681,8 @@ void nhd_unix_kill(struct nhd *d)
 		return;
 	if (k->op)
 		nhd_drain_cancel(k->op); /* its end (refused) ends the connection */
+	else if (k->scall)
+		mw_uvslurm_kill(k->scall); /* its end (refused) ends the connection */
 	else if (k->hooks)
 		nhd_hooks_cancel(k->hooks);
 	else if (!k->in_hooks)

@@ -20,6 +20,8 @@ static void set_err(char *err, size_t errlen, const char *fmt, const char *arg)
 		snprintf(err, errlen, fmt, arg ? arg : "");
 }
 
+const char *const mw_summary_verdicts[MW_SUMMARY_NVERDICTS + 1] = {"none", "software", "hardware", NULL};
+
 int mw_drainreq_valid_job(const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
@@ -151,17 +153,31 @@ int mw_drainreq_parse(const char *buf, size_t len, struct mw_drainreq *req, char
 		rv = 0;
 		goto fail;
 	}
-	if (strcmp(s, "drain") != 0) {
-		set_err(err, errlen, "unknown op (want \"drain\" or \"status\")%s", NULL);
+	if (strcmp(s, "drain") != 0 && strcmp(s, "summary") != 0) {
+		set_err(err, errlen, "unknown op (want \"drain\", \"status\" or \"summary\")%s", NULL);
 		goto fail;
 	}
-	req->op = MW_DRAINREQ_DRAIN;
+	req->op = strcmp(s, "drain") ? MW_DRAINREQ_SUMMARY : MW_DRAINREQ_DRAIN;
 	if (!json_object_object_get_ex(obj, "job", &v) || !json_object_is_type(v, json_type_string) ||
 	    !mw_drainreq_valid_job(json_object_get_string(v))) {
 		set_err(err, errlen, "missing or invalid \"job\" (a Slurm job id string)%s", NULL);
 		goto fail;
 	}
 	snprintf(req->job, sizeof(req->job), "%s", json_object_get_string(v));
+	if (req->op == MW_DRAINREQ_SUMMARY) {
+		req->verdict = -1;
+		if (json_object_object_get_ex(obj, "verdict", &v) && json_object_is_type(v, json_type_string))
+			for (int i = 0; mw_summary_verdicts[i]; i++)
+				if (!strcmp(json_object_get_string(v), mw_summary_verdicts[i]) &&
+				    (size_t)json_object_get_string_len(v) == strlen(mw_summary_verdicts[i]))
+					req->verdict = i;
+		if (req->verdict < 0) {
+			set_err(err, errlen, "missing or invalid \"verdict\" (none, software or hardware)%s", NULL);
+			goto fail;
+		}
+		rv = 0;
+		goto fail;
+	}
 	if (!json_object_object_get_ex(obj, "node", &v) || !json_object_is_type(v, json_type_string) ||
 	    !mw_drainreq_valid_node(json_object_get_string(v))) {
 		set_err(err, errlen, "missing or invalid \"node\" (a node name)%s", NULL);

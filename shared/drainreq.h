@@ -7,6 +7,7 @@
  *   {"version":1,"op":"drain","job":"1234","node":"n2","evidence":{...}}
  *   {"version":1,"op":"status"}
  *   {"version":1,"op":"status","calibrate":true[,"force":true]}
+ *   {"version":1,"op":"summary","job":"1234","verdict":"software"}
  *   -> {"ok":true,"result":"drained","message":"..."}
  *   -> {"ok":false,"error":"node n2 answered our probe: it is alive"}
  *   -> {"ok":false,"error":"nodehealthd is busy, try again later","retry":true}
@@ -28,7 +29,15 @@
 enum mw_drainreq_op {
 	MW_DRAINREQ_DRAIN = 1,
 	MW_DRAINREQ_STATUS = 2,
+	MW_DRAINREQ_SUMMARY = 3, /* a collector's end: its job's verdict, counted
+				  * by the node's nodehealthd (its metrics) */
 };
+
+/* The verdicts a summary may carry, in this order (NULL-terminated); the
+ * collector's own names (col_verdict_name) are these
+ * (t/unit/test_colsummary.c checks it). */
+extern const char *const mw_summary_verdicts[];
+#define MW_SUMMARY_NVERDICTS 3
 
 struct mw_drainreq {
 	enum mw_drainreq_op op;
@@ -38,6 +47,7 @@ struct mw_drainreq {
 	char summary[MW_DRAINREQ_SUMMARY_MAX + 1]; /* printable text for the reason */
 	int calibrate;  /* status: calibrate first (nodehealthd's quick calibration) */
 	int force;      /* status: ... even while job steps run (root only) */
+	int verdict;    /* summary: index into mw_summary_verdicts (job is set too) */
 };
 
 /* Parse a request of len bytes (need not be NUL-terminated).  Return 0 and

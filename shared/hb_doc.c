@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "docsplice.h"
 #include "heartbeat.h"
 
 /* 2^k-1 and 2^k for large bounds, else the number. */
@@ -210,28 +211,10 @@ char *mw_hb_doc_layouts(void)
 
 char *mw_hb_doc_splice(const char *doc)
 {
-	const char *b = strstr(doc, MW_HB_DOC_BEGIN), *e;
-	char *gen, *out;
-	size_t head, glen, tail;
-
-	if (!b || !(e = strstr(b, MW_HB_DOC_END))) {
-		errno = EINVAL;
-		return NULL;
-	}
-	gen = mw_hb_doc_layouts();
+	char *gen = mw_hb_doc_layouts(), *out;
 	if (!gen)
 		return NULL;
-	head = (size_t)(b - doc) + strlen(MW_HB_DOC_BEGIN);
-	glen = strlen(gen);
-	tail = strlen(e);
-	out = malloc(head + glen + tail + 1);
-	if (out) {
-		memcpy(out, doc, head);
-		memcpy(out + head, gen, glen);
-		memcpy(out + head + glen, e, tail + 1);
-	} else {
-		errno = ENOMEM;
-	}
+	out = mw_doc_splice(doc, MW_HB_DOC_BEGIN, MW_HB_DOC_END, gen);
 	free(gen);
 	return out;
 }

@@ -1,11 +1,14 @@
-/* mw-protodoc: the message layouts of doc/protocol.md, from the table the
- * heartbeat codec walks (shared/hb_layout.c).
+/* mw-protodoc: the generated parts of the documentation, each from the one
+ * table the code walks: doc/protocol.md's message layouts (the heartbeat
+ * codec's, shared/hb_layout.c) and doc/admin.md's metrics table
+ * (nodehealthd's, nodehealthd/nhd_metrics.c).
  *
- *   mw-protodoc             print the generated markdown
- *   mw-protodoc --update F  rewrite the text between F's markers
- *                           (MW_HB_DOC_BEGIN, MW_HB_DOC_END) in place
+ *   mw-protodoc [--part P]             print part P's markdown
+ *   mw-protodoc [--part P] --update F  rewrite the text between F's
+ *                                      markers for P in place
  *
- * Exit 0, or 1 with a message on standard error. */
+ * P is "layouts" (the default) or "metrics".  Exit 0, or 1 with a message
+ * on standard error. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,32 +16,51 @@
 
 #include "fsutil.h"
 #include "heartbeat.h"
+#include "nhd_metrics.h"
+
+static const struct part {
+	const char *name, *begin;
+	char *(*gen)(void);
+	char *(*splice)(const char *doc);
+} parts[] = {
+	{"layouts", MW_HB_DOC_BEGIN, mw_hb_doc_layouts, mw_hb_doc_splice},
+	{"metrics", NHD_METRICS_DOC_BEGIN, nhd_metrics_doc, nhd_metrics_doc_splice},
+};
 
 int main(int argc, char **argv)
 {
+	const struct part *p = &parts[0];
 	char *doc, *out;
 	size_t len;
 	FILE *f;
 
-	if (argc == 1) {
-		out = mw_hb_doc_layouts();
+	if (argc >= 3 && !strcmp(argv[1], "--part")) {
+		p = NULL;
+		for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+			if (!strcmp(argv[2], parts[i].name))
+				p = &parts[i];
+		argc -= 2;
+		argv += 2;
+	}
+	if (p && argc == 1) {
+		out = p->gen();
 		if (!out || fputs(out, stdout) < 0)
 			return 1;
 		free(out);
 		return 0;
 	}
-	if (argc != 3 || strcmp(argv[1], "--update") != 0) {
-		fprintf(stderr, "usage: mw-protodoc [--update doc/protocol.md]\n");
+	if (!p || argc != 3 || strcmp(argv[1], "--update") != 0) {
+		fprintf(stderr, "usage: mw-protodoc [--part layouts|metrics] [--update FILE]\n");
 		return 1;
 	}
 	if (mw_read_regular(argv[2], 1 << 22, &doc, &len)) {
 		fprintf(stderr, "mw-protodoc: %s: %s\n", argv[2], mw_read_regular_why(errno));
 		return 1;
 	}
-	out = mw_hb_doc_splice(doc);
+	out = p->splice(doc);
 	if (!out) {
-		fprintf(stderr, "mw-protodoc: %s: %s\n", argv[2],
-			errno == EINVAL ? "no markers " MW_HB_DOC_BEGIN : strerror(errno));
+		fprintf(stderr, "mw-protodoc: %s: %s%s", argv[2], errno == EINVAL ? "no markers " : strerror(errno),
+			errno == EINVAL ? p->begin : "\n");
 		return 1;
 	}
 	if (strcmp(out, doc) != 0) {

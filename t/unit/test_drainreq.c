@@ -49,7 +49,36 @@ static const struct {
 	{"{\"version\":1,\"op\":\"drain\",\"job\":\"1\",\"node\":\"n2 State=DOWN\"}", 0, 0, NULL, NULL, NULL, "node"},
 	{"{\"version\":1,\"op\":\"drain\",\"job\":\"1\",\"node\":\"-n2\"}", 0, 0, NULL, NULL, NULL, "node"},
 	{"{\"version\":1,\"op\":\"drain\",\"job\":\"1\",\"node\":\"n[1-2]\"}", 0, 0, NULL, NULL, NULL, "node"},
+	/* a collector's summary: the job and one of the verdicts */
+	{"{\"version\":1,\"op\":\"summary\",\"job\":\"12\",\"verdict\":\"software\"}\n", 1, MW_DRAINREQ_SUMMARY, "12",
+	 "", "", NULL},
+	{"{\"version\":1,\"op\":\"summary\",\"verdict\":\"none\"}", 0, 0, NULL, NULL, NULL, "job"},
+	{"{\"version\":1,\"op\":\"summary\",\"job\":\"1;x\",\"verdict\":\"none\"}", 0, 0, NULL, NULL, NULL, "job"},
+	{"{\"version\":1,\"op\":\"summary\",\"job\":\"12\"}", 0, 0, NULL, NULL, NULL,
+	 "missing or invalid \"verdict\" (none, software or hardware)"},
+	{"{\"version\":1,\"op\":\"summary\",\"job\":\"12\",\"verdict\":\"Software\"}", 0, 0, NULL, NULL, NULL, "verdict"},
+	{"{\"version\":1,\"op\":\"summary\",\"job\":\"12\",\"verdict\":2}", 0, 0, NULL, NULL, NULL, "verdict"},
+	{"{\"version\":1,\"op\":\"summary\",\"job\":\"12\",\"verdict\":\"hardware\\u0000\"}", 0, 0, NULL, NULL, NULL,
+	 "verdict"},
 };
+
+/* A summary's verdict is its index in mw_summary_verdicts. */
+START_TEST(test_parse_summary_verdict)
+{
+	for (int i = 0; i < MW_SUMMARY_NVERDICTS; i++) {
+		struct mw_drainreq r;
+		char in[128], err[256] = "";
+		snprintf(in, sizeof in, "{\"version\":1,\"op\":\"summary\",\"job\":\"5\",\"verdict\":\"%s\"}",
+			 mw_summary_verdicts[i]);
+		ck_assert_msg(mw_drainreq_parse(in, strlen(in), &r, err, sizeof err) == 0, "%s: %s", in, err);
+		ck_assert_int_eq(r.op, MW_DRAINREQ_SUMMARY);
+		ck_assert_int_eq(r.verdict, i);
+		ck_assert_ptr_null(r.evidence);
+		mw_drainreq_free(&r);
+	}
+	ck_assert_ptr_null(mw_summary_verdicts[MW_SUMMARY_NVERDICTS]);
+}
+END_TEST
 
 START_TEST(test_parse)
 {
@@ -196,6 +225,7 @@ int main(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_loop_test(tc, test_parse, 0, sizeof(parse_cases) / sizeof(parse_cases[0]));
 	tcase_add_test(tc, test_parse_limits);
+	tcase_add_test(tc, test_parse_summary_verdict);
 	tcase_add_test(tc, test_client_no_daemon);
 	tcase_add_test(tc, test_client_busy_retry);
 	suite_add_tcase(s, tc);

@@ -12,21 +12,9 @@
 #include "heartbeat.h"
 #include "unit.h"
 
-static char *read_doc(void)
-{
-	const char *top = getenv("MW_TOP");
-	char path[4096];
-	char *buf = NULL;
-	size_t len;
-	snprintf(path, sizeof path, "%s/doc/protocol.md", top ? top : ".");
-	ck_assert_msg(mw_read_regular(path, 1 << 22, &buf, &len) == 0, "%s: %s", path,
-		      mw_read_regular_why(errno));
-	return buf;
-}
-
 START_TEST(test_doc_is_generated)
 {
-	char *doc = read_doc(), *want = mw_hb_doc_splice(doc);
+	char *doc = mw_unit_read_top("doc/protocol.md"), *want = mw_hb_doc_splice(doc);
 	ck_assert_msg(want != NULL, "doc/protocol.md has the markers %s and %s", MW_HB_DOC_BEGIN,
 		      MW_HB_DOC_END);
 	ck_assert_msg(strcmp(doc, want) == 0,
@@ -60,7 +48,7 @@ static void check_fields(const char *sec, const struct mw_hb_field *fs, const ch
 
 START_TEST(test_every_field)
 {
-	char *doc = read_doc();
+	char *doc = mw_unit_read_top("doc/protocol.md");
 	const char *gen = strstr(doc, MW_HB_DOC_BEGIN);
 	int types = 0;
 	ck_assert_ptr_nonnull(gen);

@@ -4,9 +4,12 @@
 #define MW_UNIT_H
 
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+#include "fsutil.h"
 
 /* Run the suite s (Check's normal output).  Return the process exit status:
  * EXIT_SUCCESS if every test passed. */
@@ -52,6 +55,21 @@ static inline const char *mw_unit_get(const char *dir, const char *name)
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	buf[n] = 0;
 	fclose(f);
+	return buf;
+}
+
+/* The whole text of the repository's file rel ("doc/protocol.md"), below
+ * $MW_TOP (default: the current folder), malloc'd; the test fails if it
+ * cannot be read.  For the tests that compare a generated part of a
+ * document with its table. */
+static inline char *mw_unit_read_top(const char *rel)
+{
+	const char *top = getenv("MW_TOP");
+	char path[4096];
+	char *buf = NULL;
+	size_t len;
+	snprintf(path, sizeof path, "%s/%s", top ? top : ".", rel);
+	ck_assert_msg(mw_read_regular(path, 1 << 22, &buf, &len) == 0, "%s: %s", path, mw_read_regular_why(errno));
 	return buf;
 }
 
