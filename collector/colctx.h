@@ -91,6 +91,8 @@ struct col_own_probe {
 	char *covered;
 	char (*by)[MW_HB_STR_MAX + 1];
 	size_t *idx;
+	struct col_nodaemon *nd; /* Slurm asked about nodes up without nodehealthd (colnodaemon.c) */
+	int nd_asked;
 };
 
 struct collector {

@@ -11,38 +11,13 @@
 #include <string.h>
 
 #include "coleval.h"
+#include "colnodaemon.h"
 #include "collinks.h"
 #include "coltree.h"
 #include "log.h"
 #include "mwt_cp.h"
 #include "mwt_plan.h"
 #include "slurm.h"
-
-/* A node that is up without nodehealthd is not dead, unless Slurm agrees
- * that it is down (mw_slurm_node_down, the rule nodehealthd's drain check
- * applies too).  Slurm is asked only when such a node exists. */
-static void nodaemon_rule(struct mw_probe_result *out, size_t n, const char **names)
-{
-	struct mw_slurm_node *v = NULL;
-	long nv = -1;
-	char err[256];
-
-	for (size_t i = 0; i < n; i++) {
-		if (out[i].state != MW_PROBE_NODAEMON)
-			continue;
-		if (nv < 0 && (nv = mw_slurm_nodes(NULL, &v, err, sizeof err)) < 0) {
-			mw_warn("cannot ask Slurm about node %s, up without nodehealthd: %s", names[i], err);
-			return;
-		}
-		for (long k = 0; k < nv; k++)
-			if (!strcmp(v[k].name, names[i]) && mw_slurm_node_down(&v[k])) {
-				out[i].state = MW_PROBE_DEAD;
-				snprintf(out[i].summary, sizeof out[i].summary,
-					 "no nodehealthd, and Slurm says the node is %.100s", v[k].state);
-			}
-	}
-	free(v);
-}
 
 /* Probing down the tree (doc/tree.md): in a tree job the collector first
  * asks the CPs it serves to probe their subtrees (PROBEREQ) and waits for
@@ -83,6 +58,7 @@ int col_probe_tree_ready(struct collector *c)
 
 void col_probe_free(struct col_own_probe *pr)
 {
+	col_nodaemon_free(pr); /* Slurm's answer, if asked, is not waited for */
 	if (pr->round) {
 		struct mw_uvprobe *r = pr->round;
 		pr->round = NULL; /* its end (now) is not ours any more: round_done ignores it */
@@ -206,7 +182,7 @@ static void probe_end(struct collector *c)
 	}
 	for (size_t i = 0; i < nn; i++)
 		pr->names[i] = s->nodes[i].name;
-	nodaemon_rule(out, nn, pr->names);
+	col_nodaemon_apply(c, out, nn, pr->names);
 	for (size_t i = 0; i < nn; i++) {
 		struct col_node *n = &s->nodes[i];
 		n->probed = 1;
@@ -270,6 +246,8 @@ int col_probe_own_ready(struct collector *c)
 	} else if (pr->round) {
 		return 0; /* round_done schedules the evaluation */
 	}
+	if (!col_nodaemon_ready(c))
+		return 0; /* Slurm's answer schedules the evaluation */
 	probe_end(c);
 	return 1;
 }
