@@ -93,6 +93,7 @@ struct col_own_probe {
 	size_t *idx;
 	struct col_nodaemon *nd; /* Slurm asked about nodes up without nodehealthd (colnodaemon.c) */
 	int nd_asked;
+	struct col_resolve *resolve; /* the names without an address looked up (colresolve.c) */
 };
 
 struct collector {

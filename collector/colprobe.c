@@ -12,6 +12,7 @@
 
 #include "coleval.h"
 #include "colnodaemon.h"
+#include "colresolve.h"
 #include "collinks.h"
 #include "coltree.h"
 #include "log.h"
@@ -59,6 +60,7 @@ int col_probe_tree_ready(struct collector *c)
 void col_probe_free(struct col_own_probe *pr)
 {
 	col_nodaemon_free(pr); /* Slurm's answer, if asked, is not waited for */
+	col_resolve_free(pr->resolve); /* look-ups under way: cancelled */
 	if (pr->round) {
 		struct mw_uvprobe *r = pr->round;
 		pr->round = NULL; /* its end (now) is not ours any more: round_done ignores it */
@@ -88,6 +90,26 @@ static void round_done(void *arg, int rc)
 	pr->rc_errno = errno;
 	pr->done = 1;
 	col_eval_schedule(c, 0);
+}
+
+/* Our UDP round of the nodes of ours, their names resolved (colresolve.c). */
+static void round_start(struct collector *c)
+{
+	struct col_own_probe *pr = &c->pr;
+	pr->round = mw_uvprobe_start(c->loop, pr->names, pr->addrs, pr->nown, c->o->probe_port,
+				     c->o->probe_budget_s, c->o->probe_tries, 0, pr->own, round_done, c);
+	if (!pr->round)
+		pr->start_errno = errno;
+}
+
+/* colresolve's then: the names are addresses (or errors); the round starts
+ * (if it cannot, the evaluation waiting for it goes on). */
+static void resolved(void *arg)
+{
+	struct collector *c = arg;
+	round_start(c);
+	if (!c->pr.round)
+		col_eval_schedule(c, 0);
 }
 
 /* Begin probing the job's nodes: the CPs' summaries first, our own round
@@ -143,10 +165,9 @@ static int probe_begin(struct collector *c)
 		pr->rc_errno = errno;
 		pr->done = 1;
 	} else if (pr->nown) {
-		pr->round = mw_uvprobe_start(c->loop, pr->names, pr->addrs, pr->nown, c->o->probe_port,
-					     c->o->probe_budget_s, c->o->probe_tries, 0, pr->own, round_done, c);
-		if (!pr->round)
-			pr->start_errno = errno;
+		pr->resolve = col_resolve_start(c->loop, pr->names, pr->addrs, pr->hosts, pr->nown, resolved, c);
+		if (!col_resolve_busy(pr->resolve))
+			round_start(c);
 	}
 	return 0;
 }
@@ -240,12 +261,13 @@ int col_probe_own_ready(struct collector *c)
 	struct col_own_probe *pr = &c->pr;
 	if (!pr->active && probe_begin(c) < 0)
 		return 1; /* no memory: judged without probing */
-	if (pr->round && c->final_eval) {
-		while (pr->round)
+	if ((pr->round || col_resolve_busy(pr->resolve)) && c->final_eval) {
+		while (pr->round || col_resolve_busy(pr->resolve))
 			uv_run(c->loop, UV_RUN_ONCE);
-	} else if (pr->round) {
-		return 0; /* round_done schedules the evaluation */
+	} else if (pr->round || col_resolve_busy(pr->resolve)) {
+		return 0; /* round_done (resolved, if it fails) schedules the evaluation */
 	}
+	col_resolve_summaries(pr->resolve, pr->own, pr->nown);
 	if (!col_nodaemon_ready(c))
 		return 0; /* Slurm's answer schedules the evaluation */
 	probe_end(c);

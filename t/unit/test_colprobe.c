@@ -17,6 +17,7 @@
 
 #include "colctx.h"
 #include "colprobe.h"
+#include "colresolve.h"
 #include "log.h"
 #include "unit.h"
 
@@ -94,7 +95,7 @@ START_TEST(test_slurm_silent_loop_serves)
 {
 	/* Slurm never answers about n3: the round waits for it on the loop,
 	 * and the loop goes on serving (a timer's three ticks come). */
-	uv_timer_t t;
+	static uv_timer_t t; /* closed by the teardown's loop run */
 	fake_sinfo("exec sleep 600");
 	ck_assert_int_eq(col_probe_own_ready(&C), 0);
 	ck_assert_int_eq(uv_timer_init(&L, &t), 0);
@@ -151,6 +152,59 @@ START_TEST(test_no_nodaemon_no_slurm)
 }
 END_TEST
 
+/* A job on localhost and a name that does not resolve, probed by UDP
+ * (no agent attached: no address known, the names are looked up). */
+static void setup_udp(void)
+{
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	col_opts_default(&O);
+	snprintf(O.job, sizeof O.job, "4243");
+	snprintf(O.nodes, sizeof O.nodes, "localhost,nosuch.invalid");
+	snprintf(O.dir, sizeof O.dir, "%s", dir);
+	O.job_check_s = 0;
+	O.probe_port = 9; /* discard: nobody answers */
+	O.probe_tries = 1;
+	O.probe_budget_s = 0.2;
+	ck_assert_int_eq(col_ctx_init(&C, &O, NULL), 0);
+	ck_assert_int_eq((int)C.s.nnodes, 2);
+	ck_assert_int_eq(uv_loop_init(&L), 0);
+	C.loop = &L;
+}
+
+START_TEST(test_names_looked_up_on_loop)
+{
+	/* The round begins with the names being looked up on the loop's pool,
+	 * not in line; then the round probes the address found, and a name
+	 * that does not resolve says so. */
+	ck_assert_int_eq(col_probe_own_ready(&C), 0);
+	ck_assert_ptr_null(C.pr.round);
+	ck_assert_int_eq(col_resolve_busy(C.pr.resolve), 1);
+	while (!col_probe_own_ready(&C))
+		uv_run(&L, UV_RUN_ONCE);
+	ck_assert_str_eq(C.s.nodes[0].addr, "127.0.0.1");
+	ck_assert_int_eq(C.s.nodes[1].state, MW_PROBE_ERROR);
+	ck_assert_ptr_nonnull(strstr(C.s.nodes[1].summary, "cannot resolve 'nosuch.invalid'"));
+}
+END_TEST
+
+START_TEST(test_names_final)
+{
+	/* At the last evaluation the look-ups and the round end in one call. */
+	C.final_eval = 1;
+	ck_assert_int_eq(col_probe_own_ready(&C), 1);
+	ck_assert_str_eq(C.s.nodes[0].addr, "127.0.0.1");
+}
+END_TEST
+
+START_TEST(test_names_freed_under_way)
+{
+	/* The round freed while the names are looked up: nothing is left. */
+	ck_assert_int_eq(col_probe_own_ready(&C), 0);
+	col_probe_free(&C.pr);
+	ck_assert_ptr_null(C.pr.resolve);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("colprobe");
@@ -161,6 +215,12 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_slurm_up_nodaemon);
 	tcase_add_test(tc, test_final_waits_for_slurm);
 	tcase_add_test(tc, test_no_nodaemon_no_slurm);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("names");
+	tcase_add_checked_fixture(tc, setup_udp, teardown);
+	tcase_add_test(tc, test_names_looked_up_on_loop);
+	tcase_add_test(tc, test_names_final);
+	tcase_add_test(tc, test_names_freed_under_way);
 	suite_add_tcase(s, tc);
 	return s;
 }
