@@ -93,6 +93,9 @@ struct col_own_probe {
 	size_t *idx;
 	int early;       /* begun at the threshold (col_probe_early), no evaluation waits on it yet */
 	double began;    /* when it began (col_now) */
+	struct col_nodaemon *nd; /* Slurm asked about nodes up without nodehealthd (colnodaemon.c) */
+	int nd_asked;
+	struct col_resolve *resolve; /* the names without an address looked up (colresolve.c) */
 };
 
 struct collector {

@@ -11,38 +11,14 @@
 #include <string.h>
 
 #include "coleval.h"
+#include "colnodaemon.h"
+#include "colresolve.h"
 #include "collinks.h"
 #include "coltree.h"
 #include "log.h"
 #include "mwt_cp.h"
 #include "mwt_plan.h"
 #include "slurm.h"
-
-/* A node that is up without nodehealthd is not dead, unless Slurm agrees
- * that it is down (mw_slurm_node_down, the rule nodehealthd's drain check
- * applies too).  Slurm is asked only when such a node exists. */
-static void nodaemon_rule(struct mw_probe_result *out, size_t n, const char **names)
-{
-	struct mw_slurm_node *v = NULL;
-	long nv = -1;
-	char err[256];
-
-	for (size_t i = 0; i < n; i++) {
-		if (out[i].state != MW_PROBE_NODAEMON)
-			continue;
-		if (nv < 0 && (nv = mw_slurm_nodes(NULL, &v, err, sizeof err)) < 0) {
-			mw_warn("cannot ask Slurm about node %s, up without nodehealthd: %s", names[i], err);
-			return;
-		}
-		for (long k = 0; k < nv; k++)
-			if (!strcmp(v[k].name, names[i]) && mw_slurm_node_down(&v[k])) {
-				out[i].state = MW_PROBE_DEAD;
-				snprintf(out[i].summary, sizeof out[i].summary,
-					 "no nodehealthd, and Slurm says the node is %.100s", v[k].state);
-			}
-	}
-	free(v);
-}
 
 /* Probing down the tree (doc/tree.md): in a tree job the collector first
  * asks the CPs it serves to probe their subtrees (PROBEREQ) and waits for
@@ -83,6 +59,8 @@ int col_probe_tree_ready(struct collector *c)
 
 void col_probe_free(struct col_own_probe *pr)
 {
+	col_nodaemon_free(pr); /* Slurm's answer, if asked, is not waited for */
+	col_resolve_free(pr->resolve); /* look-ups under way: cancelled */
 	if (pr->round) {
 		struct mw_uvprobe *r = pr->round;
 		pr->round = NULL; /* its end (now) is not ours any more: round_done ignores it */
@@ -112,6 +90,26 @@ static void round_done(void *arg, int rc)
 	pr->rc_errno = errno;
 	pr->done = 1;
 	if (!pr->early) /* an evaluation waits for it */
+		col_eval_schedule(c, 0);
+}
+
+/* Our UDP round of the nodes of ours, their names resolved (colresolve.c). */
+static void round_start(struct collector *c)
+{
+	struct col_own_probe *pr = &c->pr;
+	pr->round = mw_uvprobe_start(c->loop, pr->names, pr->addrs, pr->nown, c->o->probe_port,
+				     c->o->probe_budget_s, c->o->probe_tries, 0, pr->own, round_done, c);
+	if (!pr->round)
+		pr->start_errno = errno;
+}
+
+/* colresolve's then: the names are addresses (or errors); the round starts
+ * (if it cannot, the evaluation waiting for it goes on). */
+static void resolved(void *arg)
+{
+	struct collector *c = arg;
+	round_start(c);
+	if (!c->pr.round)
 		col_eval_schedule(c, 0);
 }
 
@@ -169,10 +167,9 @@ static int probe_begin(struct collector *c)
 		pr->rc_errno = errno;
 		pr->done = 1;
 	} else if (pr->nown) {
-		pr->round = mw_uvprobe_start(c->loop, pr->names, pr->addrs, pr->nown, c->o->probe_port,
-					     c->o->probe_budget_s, c->o->probe_tries, 0, pr->own, round_done, c);
-		if (!pr->round)
-			pr->start_errno = errno;
+		pr->resolve = col_resolve_start(c->loop, pr->names, pr->addrs, pr->hosts, pr->nown, resolved, c);
+		if (!col_resolve_busy(pr->resolve))
+			round_start(c);
 	}
 	return 0;
 }
@@ -208,7 +205,7 @@ static void probe_end(struct collector *c)
 	}
 	for (size_t i = 0; i < nn; i++)
 		pr->names[i] = s->nodes[i].name;
-	nodaemon_rule(out, nn, pr->names);
+	col_nodaemon_apply(c, out, nn, pr->names);
 	for (size_t i = 0; i < nn; i++) {
 		struct col_node *n = &s->nodes[i];
 		n->probed = 1;
@@ -264,17 +261,21 @@ static void probe_end(struct collector *c)
 int col_probe_own_ready(struct collector *c)
 {
 	struct col_own_probe *pr = &c->pr;
-	if (pr->active && pr->early && !pr->round && col_now(c) - pr->began > COL_PROBE_FRESH_S)
+	if (pr->active && pr->early && !pr->round && !col_resolve_busy(pr->resolve) &&
+	    col_now(c) - pr->began > COL_PROBE_FRESH_S)
 		col_probe_free(pr); /* begun early, too long ago: probe again */
 	if (!pr->active && probe_begin(c) < 0)
 		return 1; /* no memory: judged without probing */
 	pr->early = 0;
-	if (pr->round && c->final_eval) {
-		while (pr->round)
+	if ((pr->round || col_resolve_busy(pr->resolve)) && c->final_eval) {
+		while (pr->round || col_resolve_busy(pr->resolve))
 			uv_run(c->loop, UV_RUN_ONCE);
-	} else if (pr->round) {
-		return 0; /* round_done schedules the evaluation */
+	} else if (pr->round || col_resolve_busy(pr->resolve)) {
+		return 0; /* round_done (resolved, if it fails) schedules the evaluation */
 	}
+	col_resolve_summaries(pr->resolve, pr->own, pr->nown);
+	if (!col_nodaemon_ready(c))
+		return 0; /* Slurm's answer schedules the evaluation */
 	probe_end(c);
 	return 1;
 }

@@ -382,9 +382,9 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	}
 	/* The report folder and the profile's (a folder per step, so that
 	 * steps of different sizes do not mix: mw_jobconf_profile_folder) are
-	 * the settings file's too: the monitor reads nothing else. */
-	snprintf(buf, sizeof(buf), "%s:%u", collector_host, collector_port);
-	set_env(sp, "MPIWATCH_COLLECTOR", buf);
+	 * the settings file's too: the monitor reads nothing else.  The
+	 * collector's address is the agent's business (its command line), not
+	 * the ranks': no variable for it. */
 	return set_env(sp, "LD_PRELOAD", preload) < 0 && conf.strict ? -1 : 0;
 }
 
