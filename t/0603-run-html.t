@@ -5,7 +5,10 @@
 # playwright-core (t/web, installed by .ci/deps) opens it from the file: it
 # renders, its first line is the answer, the wait-for graph shows the ranks
 # of the cycle, the stack classes, timeline and nodes are there, and no
-# network request was made.
+# network request was made.  An MPI error (t/progs/run_truncate.c: rank 1's
+# receive of 5 ints from rank 0, which sent 10, ends it by MPI_ERR_TRUNCATE
+# before any dump): the graph draws the arrow from rank 1 to its sender,
+# rank 0 (issue 35 item 3).
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
@@ -42,5 +45,19 @@ while IFS= read -r l; do
     esac
 done <"$work/browser.tap"
 is "$st" 0 "the browser test ran to its end"
+
+timeout 120 "$mw" run -n 3 --timeout 2 --mpi openmpi --dir "$work/tr" \
+    -- "$top/build/progs/openmpi/run_truncate" >"$work/tr.out" 2>"$work/tr.err"
+(cd "$top/t/web" && timeout 120 node report-arrow.mjs "$work/tr/report.html" 1 0) >"$work/arrow.tap" 2>&1
+st=$?
+while IFS= read -r l; do
+    case $l in
+        "ok "*) pass "MPI error: browser: ${l#ok * - }" ;;
+        "not ok "*) fail "MPI error: browser: ${l#not ok * - }" ;;
+        1..*) ;;
+        *) diag "$l" ;;
+    esac
+done <"$work/arrow.tap"
+is "$st" 0 "MPI error: the browser check ran to its end"
 
 done_testing
