@@ -517,6 +517,7 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 	s->comm_id = -1;
 	s->state = MW_STATE_COMPUTING;
 	mwm_exe_record(s);
+	s->comm_world = mwm.comm_world;
 	mwm.seq = 0;
 	mw_slot_publish(s);
 	mwm.slot = s;
