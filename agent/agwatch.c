@@ -173,6 +173,9 @@ static void set_beat(struct agent *a, struct ag_rank *x, const struct mw_slot_sn
 					b->peer_world = s->peer_world;
 				if (s->root_world >= -1 && s->root_world <= MW_HB_MAX_RANK)
 					b->root_world = s->root_world;
+			} else if (mw_slot_world_peer(s) >= 0 && mw_slot_world_peer(s) <= MW_HB_MAX_RANK) {
+				/* ended before its watcher resolved the call (an MPI error) */
+				b->peer_world = mw_slot_world_peer(s);
 			}
 			if (s->call.tag >= 0)
 				b->tag = s->call.tag;

@@ -196,6 +196,7 @@ void dl_rank_free(struct dl_rank *r)
 	free(r->psend);
 	free(r->precv);
 	free(r->recent);
+	free(r->bsend);
 	free(r->unexp);
 	free(r->comms);
 	free(r->crank);
@@ -471,8 +472,12 @@ static int extract_msgs(struct dl_ex *e, const struct dlj *d, const struct lmap 
 {
 	if (get_msgs(e, d, "pending_sends", 1, lm, &r->psend, &r->npsend) < 0 ||
 	    get_msgs(e, d, "pending_recvs", 1, lm, &r->precv, &r->nprecv) < 0 ||
-	    get_msgs(e, d, "recent_sends", 0, lm, &r->recent, &r->nrecent) < 0)
+	    get_msgs(e, d, "recent_sends", 0, lm, &r->recent, &r->nrecent) < 0 ||
+	    get_msgs(e, d, "buffered_sends", 0, lm, &r->bsend, &r->nbsend) < 0 ||
+	    dl_get_long(e, d, "buffered_sends_total", 0, 0, LONG_MAX, &r->nbsend_total) < 0)
 		return -1;
+	if (r->nbsend_total < r->nbsend)
+		r->nbsend_total = r->nbsend;
 	r->unexp_count = -1;
 	const struct dlj *u = NULL;
 	int rc = dl_get_object(e, d, "unexpected", &u);

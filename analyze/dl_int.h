@@ -94,6 +94,9 @@ struct dl_rank {
 	int nstack;
 	struct dl_msg *psend, *precv, *recent, *unexp;
 	int npsend, nprecv, nrecent, nunexp;
+	struct dl_msg *bsend; /* buffered sends since the last MPI_Buffer_detach, newest first */
+	int nbsend;
+	long nbsend_total;    /* how many (bsend lists the newest); 0 when the dump has none */
 	long unexp_count; /* -1 = unknown */
 	int *comms; /* global comm indices this rank knows */
 	int *crank; /* this rank's rank in each of them (-1 unknown) */

@@ -552,6 +552,7 @@ static int merge_rank(struct dl_ctx *c, struct worker *w, struct dl_rank *r, str
 	merge_msgs(c, w, r->psend, r->npsend, &oom);
 	merge_msgs(c, w, r->precv, r->nprecv, &oom);
 	merge_msgs(c, w, r->recent, r->nrecent, &oom);
+	merge_msgs(c, w, r->bsend, r->nbsend, &oom);
 	merge_msgs(c, w, r->unexp, r->nunexp, &oom);
 	for (int i = 0; i < r->ncomms; i++)
 		r->comms[i] = w->cmap[r->comms[i]];

@@ -117,6 +117,23 @@ static const struct dl_msg *waited_request(const struct dl_rank *x, int *send)
 	return NULL;
 }
 
+/* "to rank 1, tag 5" / "from any rank" of message m (a send or not). */
+static void peer_tag(const struct dl_msg *m, int send, char *buf, size_t len)
+{
+	char peer[32], tag[24];
+	if (m->peer == DL_ANY_SOURCE || m->peer_world < 0)
+		snprintf(peer, sizeof peer, "%s", m->peer == DL_ANY_SOURCE ? "any rank" : "?");
+	else
+		snprintf(peer, sizeof peer, "rank %d", m->peer_world);
+	if (m->tag == DL_ANY_TAG)
+		snprintf(tag, sizeof tag, "any tag");
+	else if (m->tag == DL_NO_TAG)
+		tag[0] = 0;
+	else
+		snprintf(tag, sizeof tag, "tag %d", m->tag);
+	snprintf(buf, len, "%s %s%s%s", send ? "to" : "from", peer, tag[0] ? ", " : "", tag);
+}
+
 /* Issue 35 item 4: a wait is named with the call that posted its request,
  * the line to change: " on the receive posted at x.c:9 (from rank 1, tag
  * 8)", " on the send posted at x.c:21 (to rank 1, tag 5)", " on the
@@ -132,19 +149,40 @@ static void posted_at(const struct dl_rank *x, char *buf, size_t n, size_t len)
 		snprintf(buf + n, len - n, " on the %s posted at %s:%d", m->op, m->site.file, m->site.line);
 		return;
 	}
-	char peer[32], tag[24];
-	if (m->peer == DL_ANY_SOURCE || m->peer_world < 0)
-		snprintf(peer, sizeof peer, "%s", m->peer == DL_ANY_SOURCE ? "any rank" : "?");
-	else
-		snprintf(peer, sizeof peer, "rank %d", m->peer_world);
-	if (m->tag == DL_ANY_TAG)
-		snprintf(tag, sizeof tag, "any tag");
-	else if (m->tag == DL_NO_TAG)
-		tag[0] = 0;
-	else
-		snprintf(tag, sizeof tag, "tag %d", m->tag);
-	snprintf(buf + n, len - n, " on the %s posted at %s:%d (%s %s%s%s)", send ? "send" : "receive",
-		 m->site.file, m->site.line, send ? "to" : "from", peer, tag[0] ? ", " : "", tag);
+	char pt[64];
+	peer_tag(m, send, pt, sizeof pt);
+	snprintf(buf + n, len - n, " on the %s posted at %s:%d (%s)", send ? "send" : "receive",
+		 m->site.file, m->site.line, pt);
+}
+
+/* Issue 35 item 11: what ranks in MPI_Finalize or MPI_Buffer_detach still
+ * wait for: the buffered sends made since the last MPI_Buffer_detach, which
+ * the library delivers before either returns.  Of the ranks v[0..n), the
+ * first with any: "rank 0's buffered send posted at x.c:18 (to rank 1, tag
+ * 5) was never received", or, with several, "rank 0's 3 buffered sends
+ * since its last MPI_Buffer_detach were not all received (the last posted
+ * at x.c:18, to rank 1, tag 5)".  Return 1 if written into buf. */
+static int bsend_waits(const struct dl_ctx *c, const int *v, int n, char *buf, size_t len)
+{
+	for (int i = 0; i < n; i++) {
+		const struct dl_rank *x = c->ranks[v[i]];
+		if (!x || !x->has_call || !x->nbsend || !x->call.name ||
+		    (strcmp(x->call.name, "MPI_Finalize") && strcmp(x->call.name, "MPI_Buffer_detach")))
+			continue;
+		const struct dl_msg *m = &x->bsend[0]; /* the newest */
+		char pt[64], at[300] = "";
+		peer_tag(m, 1, pt, sizeof pt);
+		if (m->site.file && m->site.line > 0)
+			snprintf(at, sizeof at, " posted at %s:%d", m->site.file, m->site.line);
+		if (x->nbsend_total <= 1)
+			snprintf(buf, len, "rank %d's buffered send%s (%s) was never received", v[i], at, pt);
+		else
+			snprintf(buf, len,
+				 "rank %d's %ld buffered sends since its last MPI_Buffer_detach were not all "
+				 "received (the last%s, %s)", v[i], x->nbsend_total, at, pt);
+		return 1;
+	}
+	return 0;
 }
 
 /* Where rank r is: "MPI_Recv (deadlock.c:16)", or "MPI_Recv (in solve, no
@@ -233,6 +271,9 @@ static struct json_object *classes(struct dl_ctx *c, const int *ranks, int n)
 		char wh[200];
 		call_at(c, tmp[0], wh, sizeof wh);
 		json_object_object_add(o, "where", json_object_new_string(wh));
+		char wf[400];
+		if (bsend_waits(c, tmp, all[i].n, wf, sizeof wf))
+			json_object_object_add(o, "waits_for", json_object_new_string(wf));
 		if (all[i].n == 1) {
 			json_object_object_add(o, "description", json_object_new_string(desc_of(c, tmp[0], 0)));
 		} else {
@@ -892,6 +933,8 @@ static void text_classes(FILE *f, struct json_object *cls, const char *indent, i
 		int cnt = json_object_get_int(json_object_object_get(o, "count"));
 		fprintf(f, "%s%s %s: %s\n", indent, cnt == 1 ? "rank " : "ranks", js(o, "ranks"),
 			js(o, "description"));
+		if (js(o, "waits_for"))
+			fprintf(f, "%s      still waits for: %s\n", indent, js(o, "waits_for"));
 	}
 	if ((int)n > max)
 		fprintf(f, "%s... and %zu more classes (see --json)\n", indent, n - (size_t)max);

@@ -195,6 +195,9 @@ int dl_symbolize(struct dl_ctx *c)
 			add_ref(&refs, &n, &cap, &p->psend[i].site);
 		for (int i = 0; i < p->nprecv; i++)
 			add_ref(&refs, &n, &cap, &p->precv[i].site);
+		/* what a rank in MPI_Finalize or MPI_Buffer_detach waits for */
+		for (int i = 0; i < p->nbsend; i++)
+			add_ref(&refs, &n, &cap, &p->bsend[i].site);
 		for (int i = 0; i < p->nstack; i++)
 			add_ref(&refs, &n, &cap, &p->stack[i]);
 	}

@@ -47,9 +47,9 @@ static const char *ranks_text(const int *v, size_t n, char *buf, size_t len)
 	return buf;
 }
 
-/* Where rank r is, from the analysis' classes ("MPI_Recv (x.c:12)").
- * Return 1 if known. */
-static int where_of(const struct col_state *s, int r, char *buf, size_t len)
+/* Field key of the analysis' class of rank r ("where": "MPI_Recv (x.c:12)";
+ * "waits_for").  Return 1 if known. */
+static int class_field(const struct col_state *s, int r, const char *key, char *buf, size_t len)
 {
 	json_object *cls, *o, *v;
 	if (!s->analysis || !json_object_object_get_ex(s->analysis, "classes", &cls) ||
@@ -66,12 +66,19 @@ static int where_of(const struct col_state *s, int r, char *buf, size_t len)
 		for (long k = 0; k < n && !hit; k++)
 			hit = rs[k] == r;
 		free(rs);
-		if (hit && json_object_object_get_ex(o, "where", &v)) {
+		if (hit && json_object_object_get_ex(o, key, &v)) {
 			snprintf(buf, len, "%s", json_object_get_string(v));
 			return 1;
 		}
 	}
 	return 0;
+}
+
+/* Where rank r is, from the analysis' classes ("MPI_Recv (x.c:12)").
+ * Return 1 if known. */
+static int where_of(const struct col_state *s, int r, char *buf, size_t len)
+{
+	return class_field(s, r, "where", buf, len);
 }
 
 /* The analysis' deadlock holds (not explained by a rank that ended). */
@@ -240,7 +247,7 @@ static int overdue_line(const struct col_state *s, struct col_answer *a, const c
 static void software_lines(const struct col_state *s, struct col_answer *a)
 {
 	const struct col_result *r = &s->res;
-	char rk[220], wh[240];
+	char rk[220], wh[240], wf[400];
 	const char *pre = s->confirmed ? "" : "suspected hang (not confirmed yet): ";
 
 	if (overdue_line(s, a, pre))
@@ -286,6 +293,9 @@ static void software_lines(const struct col_state *s, struct col_answer *a)
 		else if (wh[0] && col_others_run(s->ranks, s->size, c->ranks, c->n))
 			add(a, "%shang: %s stuck%s while %s peers still run (a message that never matches?)",
 			    pre, rk, wh, c->n > 1 ? "their" : "its");
+		else if (wh[0] && class_field(s, c->ranks[0], "waits_for", wf, sizeof wf))
+			/* in MPI_Finalize (or MPI_Buffer_detach) with buffered sends */
+			add(a, "%shang: %s stuck%s: %s", pre, rk, wh, wf);
 		else if (wh[0])
 			add(a, "%shang: %s stuck%s while no other rank runs: what %s wait%s for never comes", pre, rk,
 			    wh, c->n > 1 ? "they" : "it", c->n > 1 ? "" : "s");

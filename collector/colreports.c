@@ -384,13 +384,28 @@ static int ended_in_call(const struct col_rank *x)
 	       strcmp(x->call, "MPI_Finalize") && !own_signal(x);
 }
 
+/* Whether rank i ended inside a send to a rank that had ended inside the
+ * receive matching it (from rank i or any rank, with its tag or any): the
+ * message was being delivered when the launcher tore the job down, and
+ * where the MPI library failed is the receive (a truncation), not the send. */
+static int delivering(const struct col_state *s, size_t i)
+{
+	const struct col_rank *x = &s->ranks[i], *y;
+	if (strcmp(x->kind, "send") || x->peer_world < 0 || (size_t)x->peer_world >= s->size)
+		return 0;
+	y = &s->ranks[x->peer_world];
+	return ended_in_call(y) && !strcmp(y->kind, "recv") &&
+	       (y->peer_world == (int)i || y->peer_world == MW_RANK_ANY) && (y->tag < 0 || y->tag == x->tag);
+}
+
 /* The launcher exited by itself with a failure (OUTDIR/launcher-exit.txt,
  * its exit status, written by "mpiwatch run" once it read the launcher's
  * output to its end) but no MPI library line was read: Open MPI's help
  * aggregation loses it when the ranks are torn down first (issue 35 item 7).
  * The ranks that ended inside a call of their own (a point-to-point call or
- * a wait when any did, else every one that ended inside a call) get a line
- * saying so in s->mpi_errors: they are the MPI error, not a killed launcher. */
+ * a wait when any did, else every one that ended inside a call; not a send
+ * its receiver was taking: delivering()) get a line saying so in
+ * s->mpi_errors: they are the MPI error, not a killed launcher. */
 static void lost_mpi_errors(struct collector *c)
 {
 	struct col_state *s = &c->s;
@@ -416,7 +431,7 @@ static void lost_mpi_errors(struct collector *c)
 	memcpy(t, s->mpi_errors, len + 1);
 	for (size_t i = 0; i < s->size; i++) {
 		const struct col_rank *x = &s->ranks[i];
-		if (ended_in_call(x) && (!own || strcmp(x->kind, "collective")))
+		if (ended_in_call(x) && (!own || strcmp(x->kind, "collective")) && !delivering(s, i))
 			len += (size_t)snprintf(t + len, cap - len,
 						"%zu\tits own error message was not printed (the launcher exited "
 						"with status %d)\n", i, code);

@@ -270,6 +270,12 @@ struct json_object *mwm_dump_build(const struct mwm_dumpin *in)
 	for (int i = 0; i < in->nrecent; i++)
 		json_object_array_add(a, req_json(&in->recent[i]));
 	json_object_object_add(o, "recent_sends", a);
+	/* MPI_Buffer_detach and MPI_Finalize wait for these to be received */
+	a = json_object_new_array();
+	for (int i = 0; i < in->nbsends; i++)
+		json_object_array_add(a, req_json(&in->bsends[i]));
+	json_object_object_add(o, "buffered_sends", a);
+	json_object_object_add(o, "buffered_sends_total", json_object_new_int64((int64_t)in->bsends_total));
 	u = json_object_new_object();
 	json_object_object_add(u, "source", json_object_new_string(in->unexp_source ? in->unexp_source : "none"));
 	json_object_object_add(u, "count", in->unexp_count >= 0 ? json_object_new_int64(in->unexp_count) : NULL);

@@ -15,6 +15,9 @@ struct mwm_dumpin {
 	int npending;
 	const struct mwm_req *recent;   /* recent sends, newest first */
 	int nrecent;
+	const struct mwm_req *bsends;   /* buffered sends since the last detach, newest first */
+	int nbsends;
+	uint64_t bsends_total;          /* how many there were (bsends: the newest MWM_RING) */
 	const struct mwm_frame *frames; /* symbolised stack, innermost first */
 	int nframes;
 	const char *stack_method;       /* "frame_pointers", "scan", "site" (NULL: guess) */

@@ -67,6 +67,7 @@ struct mwm_rt {
 	int profile;
 	struct mwm_reqtab reqs;
 	struct mwm_ring ring;
+	struct mwm_bsends bsends; /* buffered sends since the last detach (runtime.c) */
 	struct mwm_comms comms;
 	struct mwm_callx x;
 	/* MPI constants, normalised by the glue at init */
@@ -290,6 +291,13 @@ unsigned mwm_req_done(uint64_t handle);
 void mwm_req_start(uint64_t handle);
 /* MPI_Request_free: forget the request. */
 void mwm_req_free(uint64_t handle);
+/* MPI_Bsend returned (its wrapper's hook, off the fast path): remember the
+ * buffered send the current call record describes, on communicator comm,
+ * with its call site, until the buffer is detached (mwm.bsends). */
+void mwm_bsend_posted(uint64_t comm);
+/* MPI_Buffer_detach returned (its wrapper's hook): the buffered sends so
+ * far were delivered; buf (the detached buffer) is not used. */
+void mwm_bsend_detached(uint64_t buf);
 
 /* CLOCK_MONOTONIC in ns (a vDSO call; not used on the fast path). */
 uint64_t mwm_now_ns(void);

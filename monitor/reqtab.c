@@ -225,3 +225,27 @@ int mwm_ring_snapshot(const struct mwm_ring *ring, struct mwm_req *out)
 	}
 	return n;
 }
+
+void mwm_bsends_push(struct mwm_bsends *b, const struct mwm_req *r)
+{
+	mwm_ring_push(&b->ring, r);
+}
+
+void mwm_bsends_detached(struct mwm_bsends *b)
+{
+	__atomic_store_n(&b->since, b->ring.head, __ATOMIC_RELEASE);
+}
+
+int mwm_bsends_snapshot(const struct mwm_bsends *b, struct mwm_req *out, uint64_t *total)
+{
+	uint64_t head = __atomic_load_n(&b->ring.head, __ATOMIC_ACQUIRE);
+	uint64_t since = __atomic_load_n(&b->since, __ATOMIC_ACQUIRE);
+	int n = 0;
+	*total = head > since ? head - since : 0;
+	for (uint64_t k = 0; k < MWM_RING && k < *total; k++) {
+		const struct mwm_req *e = &b->ring.e[(head - 1 - k) % MWM_RING];
+		if (copy_entry(e, &out[n]) && out[n].used == MWM_REQ_USED)
+			n++;
+	}
+	return n;
+}

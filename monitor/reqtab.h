@@ -54,6 +54,17 @@ struct mwm_ring {
 	struct mwm_req e[MWM_RING];
 };
 
+/* The buffered sends (MPI_Bsend, MPI_Ibsend and MPI_Bsend_init requests once
+ * complete) since the last MPI_Buffer_detach: the library keeps each in the
+ * attached buffer until it is received, and MPI_Buffer_detach and
+ * MPI_Finalize wait for that (issue 35 item 11: a hang there says which
+ * send was never received).  A ring of the newest MWM_RING, written by the
+ * main thread outside the fast path, read by the watcher. */
+struct mwm_bsends {
+	struct mwm_ring ring;
+	uint64_t since; /* ring.head at the last MPI_Buffer_detach */
+};
+
 /* Allocate a table of cap entries (rounded up to a power of two, >= 16).
  * Return 0 on success, or -1 on error (with errno set). */
 int mwm_reqtab_init(struct mwm_reqtab *t, uint32_t cap);
@@ -82,5 +93,18 @@ void mwm_ring_push(struct mwm_ring *ring, const struct mwm_req *r);
 
 /* Copy the ring, newest first, into out[MWM_RING].  Return the count. */
 int mwm_ring_snapshot(const struct mwm_ring *ring, struct mwm_req *out);
+
+/* A buffered send was posted (or an MPI_Ibsend/MPI_Bsend_init request
+ * completed): remember it (writer side). */
+void mwm_bsends_push(struct mwm_bsends *b, const struct mwm_req *r);
+
+/* MPI_Buffer_detach returned: every buffered send so far was delivered
+ * (writer side). */
+void mwm_bsends_detached(struct mwm_bsends *b);
+
+/* Copy the buffered sends since the last detach, newest first, into
+ * out[MWM_RING] (reader side, any thread); *total gets how many there were
+ * (the ring keeps the newest MWM_RING).  Return the count copied. */
+int mwm_bsends_snapshot(const struct mwm_bsends *b, struct mwm_req *out, uint64_t *total);
 
 #endif

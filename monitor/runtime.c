@@ -260,6 +260,8 @@ unsigned mwm_req_done(uint64_t handle)
 		return 1;
 	if (r->table == MWM_TABLE_SEND)
 		mwm_ring_push(&mwm.ring, r);
+	if (r->mode == MW_MODE_BUFFERED) /* in the attached buffer until received */
+		mwm_bsends_push(&mwm.bsends, r);
 	if (r->persistent)
 		mwm_reqtab_set_active(r, 0);
 	else
@@ -279,6 +281,33 @@ void mwm_req_free(uint64_t handle)
 	struct mwm_req *r = mwm_reqtab_find(&mwm.reqs, handle);
 	if (r)
 		mwm_reqtab_del(&mwm.reqs, r);
+}
+
+void mwm_bsend_posted(uint64_t comm)
+{
+	const struct mw_slot_call *c = &mwm.slot->call;
+	struct mwm_req r;
+	memset(&r, 0, sizeof(r));
+	r.used = MWM_REQ_USED;
+	r.table = MWM_TABLE_SEND;
+	r.mode = MW_MODE_BUFFERED;
+	r.lang = (uint8_t)c->lang;
+	r.op = (uint16_t)c->op_id;
+	r.id = -1;
+	r.comm = comm;
+	r.peer = c->peer;
+	r.tag = c->tag;
+	r.root = MWM_NOARG;
+	r.count = c->count;
+	r.datatype = c->datatype;
+	r.site = c->site;
+	mwm_bsends_push(&mwm.bsends, &r);
+}
+
+void mwm_bsend_detached(uint64_t buf)
+{
+	(void)buf;
+	mwm_bsends_detached(&mwm.bsends);
 }
 
 /* ---- profile ---- */
@@ -492,6 +521,7 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 	s->comm_id = -1;
 	s->state = MW_STATE_COMPUTING;
 	mwm_exe_record(s);
+	s->comm_world = mwm.comm_world;
 	mw_slot_publish(s);
 	mwm.slot = s;
 	mwm_choose_dumpdir(mwm.dumpdir, sizeof(mwm.dumpdir), st.dir);

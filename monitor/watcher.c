@@ -116,7 +116,7 @@ int mwm_dump_write(const char *reason)
 	struct mw_slot_snap sn;
 	struct mwm_callx x;
 	struct mwm_dumpin in;
-	struct mwm_req *pend = NULL, recent[MWM_RING];
+	struct mwm_req *pend = NULL, recent[MWM_RING], bsends[MWM_RING];
 	struct mwm_frame *frames = NULL;
 	struct json_object *obj = NULL;
 	struct timespec rt;
@@ -154,6 +154,8 @@ int mwm_dump_write(const char *reason)
 	in.npending = mwm_reqtab_snapshot(&mwm.reqs, pend, (int)mwm.reqs.cap);
 	in.recent = recent;
 	in.nrecent = mwm_ring_snapshot(&mwm.ring, recent);
+	in.bsends = bsends;
+	in.nbsends = mwm_bsends_snapshot(&mwm.bsends, bsends, &in.bsends_total);
 	if (sn.s.state == MW_STATE_IN_MPI || !strcmp(reason, "polling")) {
 		in.frames = frames;
 		in.nframes = mwm_stack_scan((uintptr_t)sn.s.call.site,

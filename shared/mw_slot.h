@@ -181,6 +181,8 @@ struct mw_slot {
 	uint64_t exe_base;    /* its load base (dladdr's dli_fbase): offset = site - exe_base */
 	uint64_t exe_lo, exe_hi; /* the range its PT_LOAD segments span */
 	char exe[256];        /* its absolute path ("" unknown) */
+	uint64_t comm_world;  /* the raw MPI_COMM_WORLD handle: a call on it names
+				 world ranks before the watcher resolved it (mw_slot_world_peer) */
 };
 
 /* Longest "OBJECT+0xOFFSET" mw_slot_site() writes (and the heartbeat's
@@ -274,6 +276,14 @@ int mw_slot_scan_dir(const char *dir, int (*cb)(const char *path, int rank, void
  * with buf "" when it is not there, the block is empty or the path is not
  * printable ASCII. */
 int mw_slot_site(const struct mw_slot *s, uint64_t addr, char *buf, size_t len);
+
+/* The world rank the current call of s names as its peer (the source of a
+ * receive, the destination of a send), read from the raw call record: for a
+ * rank that ended inside a call before its watcher resolved the call (an
+ * MPI error ends it at once).  Known only on MPI_COMM_WORLD, whose ranks are
+ * world ranks.  Return the rank, or -1 if not known (another communicator,
+ * no peer, MPI_ANY_SOURCE, MPI_PROC_NULL). */
+int mw_slot_world_peer(const struct mw_slot *s);
 
 /* Split a site mw_slot_site() wrote into the object (into obj) and the
  * offset.  Return 0, or -1 if site is not of that form. */

@@ -72,7 +72,7 @@ like "$(cat "$work/segv/report.txt")" "where rank 1 died \\(its stack, innermost
 # --- the same under MPICH (UCX prints the crash report)
 timeout 120 "$mw" run -n 3 --timeout 2 --mpi mpich --dir "$work/segv-mpich" \
     -- "$top/build/progs/mpich/run_crash" segv >"$work/segv-mpich.out" 2>"$work/segv-mpich.err"
-is "$(head -1 "$work/segv-mpich/report.txt")" "crash: rank 1 killed by signal 11 (SIGSEGV) in fill_halo (run_crash.c:15), without MPI_Finalize" \
+is "$(head -1 "$work/segv-mpich/report.txt")" "crash: rank 1 killed by signal 11 (SIGSEGV) in fill_halo (run_crash.c:15), without MPI_Finalize; ranks 0,2 were blocked on it (cause C: blocked by a failed or stuck peer)" \
    "segv (MPICH): the first line names the rank, the signal, the function and the faulting line"
 
 # --- abort() in one rank

@@ -5,7 +5,10 @@
 # playwright-core (t/web, installed by .ci/deps) opens it from the file: it
 # renders, its first line is the answer, the wait-for graph shows the ranks
 # of the cycle, the stack classes, timeline and nodes are there, and no
-# network request was made.
+# network request was made.  An MPI error (t/progs/run_truncate.c: rank 1's
+# receive of 5 ints from rank 0, which sent 10, ends it by MPI_ERR_TRUNCATE
+# before any dump): the graph draws the arrow from rank 1 to its sender,
+# rank 0 (issue 35 item 3).
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
@@ -31,16 +34,28 @@ like "$(cat "$work/dl/report.txt")" "stack classes \\(ranks by identical call pa
       MPI_Recv \\[3: 0-2\\]" "report.txt has the stack classes as a tree"
 unlike "$(cat "$work/dl/report.html")" "<(script|link|img|iframe)" "the page has no script and loads nothing"
 
+# browser_tap PREFIX TAPFILE: the browser script's TAP lines as this test's.
+browser_tap() {
+    while IFS= read -r l; do
+        case $l in
+            "ok "*) pass "$1${l#ok * - }" ;;
+            "not ok "*) fail "$1${l#not ok * - }" ;;
+            1..*) ;;
+            *) diag "$l" ;;
+        esac
+    done <"$2"
+}
+
 (cd "$top/t/web" && timeout 240 node report-view.mjs "$work/dl/report.html" "$work/dl/report.json" "$work/graph.png") >"$work/browser.tap" 2>&1
 st=$?
-while IFS= read -r l; do
-    case $l in
-        "ok "*) pass "browser: ${l#ok * - }" ;;
-        "not ok "*) fail "browser: ${l#not ok * - }" ;;
-        1..*) ;;
-        *) diag "$l" ;;
-    esac
-done <"$work/browser.tap"
+browser_tap "browser: " "$work/browser.tap"
 is "$st" 0 "the browser test ran to its end"
+
+timeout 120 "$mw" run -n 3 --timeout 2 --mpi openmpi --dir "$work/tr" \
+    -- "$top/build/progs/openmpi/run_truncate" >"$work/tr.out" 2>"$work/tr.err"
+(cd "$top/t/web" && timeout 120 node report-arrow.mjs "$work/tr/report.html" 1 0) >"$work/arrow.tap" 2>&1
+st=$?
+browser_tap "MPI error: browser: " "$work/arrow.tap"
+is "$st" 0 "MPI error: the browser check ran to its end"
 
 done_testing

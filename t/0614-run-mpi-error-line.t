@@ -7,10 +7,13 @@
 # of every call as it enters, so the line is known although the rank died
 # before any dump.  Both MPIs.  Item 7: the same answer when the library's
 # line was lost (run_truncate_quiet), never 'the launcher was killed'.
+# The sender is named although rank 1 died before the watcher resolved its
+# call's peer ("from rank 0"; the slot keeps MPI_COMM_WORLD's handle, so its
+# reader knows a world rank when it sees one).
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 20
+plan 28
 run_setup mw-mpierr
 
 # The answer is right whether or not the MPI library's own line reached the
@@ -37,6 +40,9 @@ for mpi in openmpi mpich; do
             diag "$mpi $prog: the MPI library's own line was not printed"
             like "$first" 'its own error message was not printed' "$mpi $prog: and that the library's message was lost"
         fi
+        like "$first" "in MPI_Recv \\($prog\\.c:$line\\) from rank 0\\b" "$mpi $prog: and the sender, rank 0"
+        is "$(field "$d/report.json" '[x["peer_world"] for x in r["ranks"] if x["rank"] == 1]')" "[0]" \
+           "$mpi $prog: report.json: rank 1 waited for rank 0"
         unlike "$first" 'exit status unknown|launcher was killed' "$mpi $prog: no 'exit status unknown', no killed launcher"
         is "$(field "$d/report.json" 'r["answer"][0]')" "$first" "$mpi $prog: report.json's answer is the same sentence"
     done

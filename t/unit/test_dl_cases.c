@@ -56,6 +56,8 @@ static const struct {
 	{"missing_ranks", 0, "none", NULL, "", NULL, 0, "4-7", "rank(s) 4-7 wrote no dump"},
 	{"outlier", 1, "missing_send", NULL, "0-7", "rank 5 is among the least similar", 0, "",
 	 "ranks 0-4,6-7: MPI_Barrier"},
+	{"finalize_bsend", 0, "none", NULL, "", NULL, 0, "",
+	 "still waits for: rank 0's buffered send posted at prog.c:18 (to rank 1, tag 5) was never received"},
 	{"broken", 0, "none", NULL, "", NULL, 4, "", "rank-1.json: truncated JSON"},
 	{"foreign_job", 0, "none", NULL, "", NULL, 1, "1", "differs from the job \"77\""},
 	{"stale_pingpong", 0, "none", NULL, "", NULL, 0, "", "not from one moment"},

@@ -356,6 +356,37 @@ START_TEST(test_slot_site)
 }
 END_TEST
 
+/* mw_slot_world_peer(): the peer of a call on MPI_COMM_WORLD is a world
+ * rank; on another communicator, or a rank the world has not, not known. */
+static const struct {
+	const char *name;
+	uint64_t world, comm;
+	int32_t peer;
+	int expect;
+} world_peer_cases[] = {
+	{"recv from 0 on world", 0x1000, 0x1000, 0, 0},
+	{"send to 2 on world", 0x1000, 0x1000, 2, 2},
+	{"another comm", 0x1000, 0x3000, 0, -1},
+	{"no world recorded", 0, 0, 0, -1},
+	{"any source", 0x1000, 0x1000, -1, -1},
+	{"proc null (mpich)", 0x1000, 0x1000, -1, -1},
+	{"proc null (open mpi)", 0x1000, 0x1000, -2, -1},
+	{"no peer", 0x1000, 0x1000, INT32_MIN, -1},
+	{"past the world", 0x1000, 0x1000, 3, -1},
+};
+
+START_TEST(test_slot_world_peer)
+{
+	struct mw_slot sl;
+	memset(&sl, 0, sizeof sl);
+	sl.world_size = 3;
+	sl.comm_world = world_peer_cases[_i].world;
+	sl.call.comm = world_peer_cases[_i].comm;
+	sl.call.peer = world_peer_cases[_i].peer;
+	ck_assert_msg(mw_slot_world_peer(&sl) == world_peer_cases[_i].expect, "%s", world_peer_cases[_i].name);
+}
+END_TEST
+
 START_TEST(test_names)
 {
 	ck_assert_str_eq(mw_hb_type_name(MW_HB_HEARTBEAT), "heartbeat");
@@ -447,6 +478,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_decode_table, 0, sizeof(dec_cases) / sizeof(dec_cases[0]));
 	tcase_add_test(tc, test_beat_fields);
 	tcase_add_test(tc, test_slot_site);
+	tcase_add_loop_test(tc, test_slot_world_peer, 0, sizeof(world_peer_cases) / sizeof(world_peer_cases[0]));
 	tcase_add_test(tc, test_roundtrip);
 	tcase_add_test(tc, test_roundtrip_probe);
 	tcase_add_test(tc, test_encode_invalid);

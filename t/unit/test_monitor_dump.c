@@ -85,7 +85,7 @@ START_TEST(test_build)
 {
 	static struct mw_slot s;
 	struct mwm_callx x;
-	struct mwm_req pend[2], recent[1];
+	struct mwm_req pend[2], recent[1], bsend[1];
 	struct mwm_frame fr[2];
 	struct mwm_dumpin in;
 	struct json_object *o;
@@ -140,6 +140,11 @@ START_TEST(test_build)
 	recent[0] = pend[1];
 	recent[0].id = -1;
 	recent[0].op = MWM_OP_Send;
+	bsend[0] = recent[0];
+	bsend[0].op = MWM_OP_Bsend;
+	bsend[0].mode = MW_MODE_BUFFERED;
+	bsend[0].persistent = 0;
+	bsend[0].site = 0x401200;
 	fr[0].addr = 0x401234;
 	fr[1].addr = 0x7f0000005678;
 	snprintf(fr[1].object, sizeof(fr[1].object), "/lib/libc.so.6");
@@ -153,6 +158,9 @@ START_TEST(test_build)
 	in.npending = 2;
 	in.recent = recent;
 	in.nrecent = 1;
+	in.bsends = bsend;
+	in.nbsends = 1;
+	in.bsends_total = 3;
 	in.frames = fr;
 	in.nframes = 2;
 	in.unexp_source = "mpi_t";
@@ -180,6 +188,11 @@ START_TEST(test_build)
 	ck_assert_str_eq(json_object_get_string(get(o, "pending_sends/0/mode")), "sync");
 	ck_assert_int_eq(json_object_get_boolean(get(o, "pending_sends/0/persistent")), 1);
 	ck_assert_str_eq(json_object_get_string(get(o, "recent_sends/0/op")), "MPI_Send");
+	ck_assert_str_eq(json_object_get_string(get(o, "buffered_sends/0/op")), "MPI_Bsend");
+	ck_assert_str_eq(json_object_get_string(get(o, "buffered_sends/0/mode")), "buffered");
+	ck_assert_str_eq(json_object_get_string(get(o, "buffered_sends/0/site/addr")), "0x401200");
+	ck_assert_int_eq(json_object_get_int(get(o, "buffered_sends/0/peer_world")), 1);
+	ck_assert_int_eq(json_object_get_int(get(o, "buffered_sends_total")), 3);
 	ck_assert_str_eq(json_object_get_string(get(o, "comms/2/gid")), mwm_comms_find(&mwm.comms, H_SPLIT)->gid);
 	ck_assert_int_eq(json_object_get_int(get(o, "comms/2/world_ranks/0")), 3);
 	ck_assert_str_eq(json_object_get_string(get(o, "stack/1/symbol")), "__libc_start_main");

@@ -162,6 +162,49 @@ static uint64_t handle_of(unsigned k) /* half of them collide in a 64-entry tabl
 	return k % 2 ? 0x1000 + (uint64_t)k : (uint64_t)k * 64 + 64;
 }
 
+/* Buffered sends: listed newest first since the last detach; the total
+ * counts those the ring no longer holds. */
+static const struct {
+	const char *name;
+	int before, after; /* pushes before and after a detach (-1: no detach) */
+	uint64_t total;
+	int listed, newest_tag;
+} bsend_cases[] = {
+	{"none", 0, -1, 0, 0, -1},
+	{"one", 1, -1, 1, 1, 0},
+	{"detached", 3, 0, 0, 0, -1},
+	{"after detach", 3, 2, 2, 2, 4},
+	{"more than the ring", MWM_RING + 4, -1, MWM_RING + 4, MWM_RING, MWM_RING + 3},
+};
+
+START_TEST(test_bsends)
+{
+	static struct mwm_bsends b;
+	struct mwm_req out[MWM_RING];
+	uint64_t total = 99;
+	int tag = 0;
+	memset(&b, 0, sizeof(b));
+	for (int i = 0; i < bsend_cases[_i].before; i++) {
+		struct mwm_req r = mk(0, MWM_TABLE_SEND, 1, tag++);
+		mwm_bsends_push(&b, &r);
+	}
+	if (bsend_cases[_i].after >= 0) {
+		mwm_bsends_detached(&b);
+		for (int i = 0; i < bsend_cases[_i].after; i++) {
+			struct mwm_req r = mk(0, MWM_TABLE_SEND, 1, tag++);
+			mwm_bsends_push(&b, &r);
+		}
+	}
+	int n = mwm_bsends_snapshot(&b, out, &total);
+	ck_assert_int_eq(n, bsend_cases[_i].listed);
+	ck_assert_uint_eq(total, bsend_cases[_i].total);
+	if (n)
+		ck_assert_int_eq(out[0].tag, bsend_cases[_i].newest_tag);
+	for (int i = 1; i < n; i++)
+		ck_assert_int_eq(out[i].tag, out[i - 1].tag - 1);
+}
+END_TEST
+
 START_TEST(test_del_frees_run_end)
 {
 	struct mwm_reqtab t;
@@ -256,6 +299,7 @@ int main(void)
 	tcase_add_test(tc, test_full_and_churn);
 	tcase_add_test(tc, test_persistent);
 	tcase_add_test(tc, test_ring);
+	tcase_add_loop_test(tc, test_bsends, 0, sizeof(bsend_cases) / sizeof(bsend_cases[0]));
 	tcase_add_test(tc, test_del_frees_run_end);
 	tcase_add_test(tc, test_concurrent_snapshot);
 	suite_add_tcase(s, tc);

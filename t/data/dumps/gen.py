@@ -321,6 +321,20 @@ def schema_invalid():
     return d
 
 
+@case
+def finalize_bsend():
+    # Issue 35 item 11: both ranks in MPI_Finalize, rank 0 with a buffered
+    # send (MPI_Bsend at line 18, to rank 1, tag 5) since its last
+    # MPI_Buffer_detach, which MPI_Finalize waits to deliver: no deadlock,
+    # and the classes say what MPI_Finalize still waits for.
+    d = {r: dump(r, 2, call("MPI_Finalize", "collective", line=22)) for r in (0, 1)}
+    b = req(-1, "MPI_Bsend", 1, 1, 5, mode="buffered")
+    b["site"] = site("prog.c", 18)
+    d[0]["buffered_sends"] = [b]
+    d[0]["buffered_sends_total"] = 1
+    return d
+
+
 def write_case(name, files):
     d = os.path.join(HERE, name)
     shutil.rmtree(d, ignore_errors=True)
