@@ -90,7 +90,9 @@ tap_cleanup "'$MW_LAB_T/lab/revive-node' n2 >/dev/null 2>&1"
 ok_cmd "t/lab/kill-node n2" lab_kill_node n2
 out=$(lab_exec n1 "$M" probe -t 2 "$MW_LAB_NODES" 2>&1); st=$?
 is "$st" 1 "probe from n1 exits 1 with a node dead"
-like "$out" 'n2 +dead +- +no reply to 3 probes in 2.0s' "n2 is reported dead within the 2 s budget"
+# (the retries are spaced from the live nodes' round trip, issue 34: the
+# three tries end well before the budget; the summary says when)
+like "$out" 'n2 +dead +- +no reply to 3 probes in (0\.[0-9]|1\.[0-9]|2\.0)s' "n2 is reported dead within the 2 s budget"
 is "$(grep -cE '^n[0-9]+ +alive ' <<<"$out")" $((MW_LAB_N - 1)) "the other nodes are still alive"
 
 out=$(lab_exec -u mwuser1 n1 "$M" drain -e "$ev" "$job" n2 2>&1); st=$?
