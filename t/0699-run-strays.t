@@ -1,8 +1,8 @@
 #!/bin/bash
 # 0699: issue 35 ("no rank or helper outlives mpiwatch run in any test").
-# Runs after every mpiwatch run test of the suite (t/run-integration runs it
-# last, alone, after t/0103, t/06NN, t/0913 and the others) and fails if
-# any process they started is still there: a collector, agent or
+# Runs after the mpiwatch run tests of the suite (in name order on one lab,
+# after t/0103 and t/06NN; with MW_LAB_SHARDS=2 last, alone, after all of
+# them, t/0913 too) and fails if any process they started is still there: a collector, agent or
 # nodehealthd of an `mpiwatch run` (their files are in its
 # /dev/shm/mpiwatch-run.* folder), a launcher (mpirun, mpiexec, Hydra's
 # proxy, Open MPI's prted/orted) or a rank of a test program (build/progs/)
