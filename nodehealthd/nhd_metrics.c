@@ -260,12 +260,5 @@ char *nhd_metrics_doc(void)
 	return t.buf;
 }
 
-char *nhd_metrics_doc_splice(const char *doc)
-{
-	char *gen = nhd_metrics_doc(), *out;
-	if (!gen)
-		return NULL;
-	out = mw_doc_splice(doc, NHD_METRICS_DOC_BEGIN, NHD_METRICS_DOC_END, gen);
-	free(gen);
-	return out;
-}
+const struct mw_doc_part nhd_metrics_doc_part = {"metrics", NHD_METRICS_DOC_BEGIN, NHD_METRICS_DOC_END,
+						 nhd_metrics_doc};

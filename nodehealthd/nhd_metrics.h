@@ -80,9 +80,9 @@ char *nhd_metrics_doc(void);
 #define NHD_METRICS_DOC_BEGIN "<!-- BEGIN generated: metrics (make metricsdoc) -->\n"
 #define NHD_METRICS_DOC_END "<!-- END generated: metrics -->\n"
 
-/* doc (NUL-terminated) with the text between the markers replaced by
- * nhd_metrics_doc().  Return the copy (malloc'd), or NULL (errno EINVAL:
- * markers missing or out of order; ENOMEM). */
-char *nhd_metrics_doc_splice(const char *doc);
+/* doc/admin.md's generated part: the markers and nhd_metrics_doc()
+ * (spliced with mw_doc_part_splice, docsplice.h). */
+struct mw_doc_part;
+extern const struct mw_doc_part nhd_metrics_doc_part;
 
 #endif

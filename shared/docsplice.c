@@ -28,3 +28,16 @@ char *mw_doc_splice(const char *doc, const char *begin, const char *end, const c
 	memcpy(out + head + glen, e, tail + 1);
 	return out;
 }
+
+char *mw_doc_part_splice(const struct mw_doc_part *part, const char *doc)
+{
+	char *gen = part->gen(), *out;
+	int e;
+	if (!gen)
+		return NULL;
+	out = mw_doc_splice(doc, part->begin, part->end, gen);
+	e = errno;
+	free(gen);
+	errno = e;
+	return out;
+}

@@ -209,12 +209,4 @@ char *mw_hb_doc_layouts(void)
 	return text;
 }
 
-char *mw_hb_doc_splice(const char *doc)
-{
-	char *gen = mw_hb_doc_layouts(), *out;
-	if (!gen)
-		return NULL;
-	out = mw_doc_splice(doc, MW_HB_DOC_BEGIN, MW_HB_DOC_END, gen);
-	free(gen);
-	return out;
-}
+const struct mw_doc_part mw_hb_doc_part = {"layouts", MW_HB_DOC_BEGIN, MW_HB_DOC_END, mw_hb_doc_layouts};

@@ -303,11 +303,10 @@ char *mw_hb_doc_layouts(void);
 #define MW_HB_DOC_BEGIN "<!-- BEGIN generated: message layouts (make protodoc) -->\n"
 #define MW_HB_DOC_END "<!-- END generated: message layouts -->\n"
 
-/* Copy doc (NUL-terminated) with the text between MW_HB_DOC_BEGIN and
- * MW_HB_DOC_END replaced by mw_hb_doc_layouts().  Return the copy
- * (malloc'd), or NULL with errno EINVAL (the markers are missing or out of
- * order) or ENOMEM. */
-char *mw_hb_doc_splice(const char *doc);
+/* doc/protocol.md's generated part: the markers and mw_hb_doc_layouts()
+ * (spliced with mw_doc_part_splice, docsplice.h). */
+struct mw_doc_part;
+extern const struct mw_doc_part mw_hb_doc_part;
 
 /* The text a HELLO's credential carries, binding it to the job, the node
  * and the connection (the collector's endpoint "ADDR:PORT", as the agent

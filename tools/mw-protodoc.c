@@ -14,22 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "docsplice.h"
 #include "fsutil.h"
 #include "heartbeat.h"
 #include "nhd_metrics.h"
 
-static const struct part {
-	const char *name, *begin;
-	char *(*gen)(void);
-	char *(*splice)(const char *doc);
-} parts[] = {
-	{"layouts", MW_HB_DOC_BEGIN, mw_hb_doc_layouts, mw_hb_doc_splice},
-	{"metrics", NHD_METRICS_DOC_BEGIN, nhd_metrics_doc, nhd_metrics_doc_splice},
-};
+static const struct mw_doc_part *const parts[] = {&mw_hb_doc_part, &nhd_metrics_doc_part};
 
 int main(int argc, char **argv)
 {
-	const struct part *p = &parts[0];
+	const struct mw_doc_part *p = parts[0];
 	char *doc, *out;
 	size_t len;
 	FILE *f;
@@ -37,8 +31,8 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "--part")) {
 		p = NULL;
 		for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-			if (!strcmp(argv[2], parts[i].name))
-				p = &parts[i];
+			if (!strcmp(argv[2], parts[i]->name))
+				p = parts[i];
 		argc -= 2;
 		argv += 2;
 	}
@@ -57,7 +51,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mw-protodoc: %s: %s\n", argv[2], mw_read_regular_why(errno));
 		return 1;
 	}
-	out = p->splice(doc);
+	out = mw_doc_part_splice(p, doc);
 	if (!out) {
 		fprintf(stderr, "mw-protodoc: %s: %s%s", argv[2], errno == EINVAL ? "no markers " : strerror(errno),
 			errno == EINVAL ? p->begin : "\n");
