@@ -13,25 +13,22 @@
 #include "imb_phases.h"
 
 /* Write one output kind (0 text, 1 JSON, 2 HTML) to path through a temporary
- * file renamed into place.  Return 0, or -1 with errno. */
-static int write_one(const char *path, int kind, const struct imb_analysis *a,
-		     const struct imb_job *job, const struct imb_fluct_result *fl)
+ * file renamed into place; doc is the JSON document (imb_report_doc), built
+ * once for both the JSON and the page.  Return 0, or -1 with errno. */
+static int write_one(const char *path, int kind, const struct imb_analysis *a, const struct imb_job *job,
+		     const struct imb_fluct_result *fl, json_object *doc)
 {
 	struct mw_atomic_file af;
 	int bad = 0;
 	if (mw_atomic_open(&af, path, 0666) < 0)
 		return -1;
-	if (kind == 0) {
+	if (kind == 0)
 		bad = imb_report_text(af.f, a, job) < 0 || imb_fluct_text(af.f, fl) < 0;
-	} else {
-		json_object *o = imb_report_doc(a, job, fl);
-		if (kind == 1)
-			bad = !o || fputs(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), af.f) < 0 ||
-			      fputc('\n', af.f) == EOF;
-		else
-			bad = !o || imb_report_html(af.f, o) < 0;
-		json_object_put(o);
-	}
+	else if (kind == 1)
+		bad = fputs(json_object_to_json_string_ext(doc, JSON_C_TO_STRING_PLAIN), af.f) < 0 ||
+		      fputc('\n', af.f) == EOF;
+	else
+		bad = imb_report_html(af.f, doc) < 0;
 	return mw_atomic_close(&af, !bad);
 }
 
@@ -80,6 +77,7 @@ int imb_write_reports(const char *profdir, const char *outdir, const char *suffi
 	struct imb_job job;
 	struct imb_analysis a;
 	char path[4200];
+	json_object *doc;
 	int rc = 0;
 
 	if (imb_job_load(profdir, &job, err, errlen) < 0)
@@ -95,13 +93,19 @@ int imb_write_reports(const char *profdir, const char *outdir, const char *suffi
 		imb_job_free(&job);
 		return -1;
 	}
+	doc = imb_report_doc(&a, &job, &fl);
+	if (!doc) {
+		snprintf(err, errlen, "%s: %s", profdir, strerror(ENOMEM));
+		rc = -1;
+	}
 	for (int i = 0; i < 3 && rc == 0; i++) {
 		snprintf(path, sizeof path, "%s/imbalance%s.%s", outdir, suffix ? suffix : "", ext[i]);
-		if (write_one(path, i, &a, &job, &fl) < 0) {
+		if (write_one(path, i, &a, &job, &fl, doc) < 0) {
 			snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
 			rc = -1;
 		}
 	}
+	json_object_put(doc);
 	if (fl_out && rc == 0)
 		*fl_out = fl;
 	else
