@@ -1,0 +1,32 @@
+/* run_preinit: rank 0 dies before it calls MPI_Init: read_config() writes
+ * through a null pointer (line 17), as a program that parses its input
+ * first may.  The other ranks wait for it in MPI_Init (line 28), which
+ * under srun never returns.  The rank is the launcher's (srun, Open MPI's
+ * mpirun, MPICH's Hydra), as a program can know it before MPI_Init. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int *volatile config; /* null on rank 0: the bug */
+
+__attribute__((noinline)) static void read_config(int rank)
+{
+	static int storage;
+	if (rank != 0)
+		config = &storage;
+	*config = 1; /* the faulting line on rank 0 */
+}
+
+int main(int argc, char **argv)
+{
+	const char *env[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "SLURM_PROCID"};
+	int rank = -1;
+	for (int i = 0; i < 3 && rank < 0; i++)
+		if (getenv(env[i]))
+			rank = atoi(getenv(env[i]));
+	read_config(rank);
+	MPI_Init(&argc, &argv);
+	MPI_Barrier(MPI_COMM_WORLD);
+	MPI_Finalize();
+	return 0;
+}
