@@ -228,7 +228,7 @@ static void watch_rank(struct agent *a, struct ag_rank *x, double now)
 	struct mw_slot_snap sn;
 	const struct mw_slot *s;
 	double T = a->o->timeout_s, idle_c, idle_k;
-	int finalized, exited;
+	int finalized, exited, preinit;
 	enum mw_stall_class cls;
 
 	if (!x->slot)
@@ -272,9 +272,12 @@ static void watch_rank(struct agent *a, struct ag_rank *x, double now)
 	finalized = s->state == MW_STATE_FINALIZED || strcmp(s->call.name, "MPI_Finalize") == 0;
 	exited = (s->exit_flags & MW_SLOT_EXIT_VALID) != 0;
 
+	/* No MPI call yet (not even MPI_Init): ending so is a failure only
+	 * with a signal or a status; a vanishing one is told (before MPI_Init). */
+	preinit = s->calls == 0;
 	if (exited || s->state == MW_STATE_EXITED) {
-		int bad = !finalized || (exited && ((s->exit_flags & MW_SLOT_EXIT_SIGNALED) ||
-						    s->exit_status != 0));
+		int failed = exited && ((s->exit_flags & MW_SLOT_EXIT_SIGNALED) || s->exit_status != 0);
+		int bad = failed || (!finalized && !preinit);
 		x->done = 1;
 		if (bad) {
 			set_beat(a, x, &sn, MW_HB_S_EXITED, idle_c);

@@ -420,8 +420,9 @@ static void lost_mpi_errors(struct collector *c)
 		const struct col_rank *x = &s->ranks[i];
 		if (col_mpi_error(s, (int)i, tmp, sizeof tmp))
 			return; /* the library's own line tells it */
-		if (own_signal(x) || col_rank_line(s->crash_stacks, (int)i, tmp, sizeof tmp))
-			return; /* a rank killed by a signal of its own: a crash, not the library */
+		if (own_signal(x) || x->preinit || col_rank_line(s->crash_stacks, (int)i, tmp, sizeof tmp))
+			return; /* a rank killed by a signal of its own, or one that ended before
+				   MPI_Init: a crash, not the library */
 		own |= ended_in_call(x) && strcmp(x->kind, "collective");
 	}
 	size_t len = strlen(s->mpi_errors), cap = len + s->size * 128 + 1;

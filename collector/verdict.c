@@ -172,6 +172,16 @@ static void exit_text(const struct col_rank *x, char *buf, size_t len)
 			snprintf(buf, len, "vanished inside MPI_Finalize (exit status unknown)");
 		return;
 	}
+	if (x->preinit) {
+		if (x->exit_signal > 0)
+			snprintf(buf, len, "killed by signal %d (%s) before MPI_Init", x->exit_signal,
+				 signame(x->exit_signal));
+		else if (x->exit_code >= 0)
+			snprintf(buf, len, "exited with status %d before MPI_Init", x->exit_code);
+		else
+			snprintf(buf, len, "vanished before MPI_Init (exit status unknown)");
+		return;
+	}
 	if (x->call[0])
 		snprintf(in, sizeof in, " inside %.40s,", x->call);
 	if (x->exit_signal > 0)
@@ -400,6 +410,14 @@ static int waited_for(const struct waits *w, size_t r)
 	return 0;
 }
 
+/* Whether x ended with a status or a signal of its own (not one a launcher
+ * or Slurm ends a step with). */
+static int own_end(const struct col_rank *x)
+{
+	return col_graph_failed(x) &&
+	       ((x->exit_signal > 0 && !col_killed_from_outside(x)) || x->exit_code > 0);
+}
+
 /* Cause B, an own fault: a rank that ended outside MPI, or while blocked on
  * ranks none of which failed ('B'); a stuck rank on a cycle of waits that
  * waits for no failed rank ('b', and res->cycle.found).  Ranks that ended
@@ -424,6 +442,14 @@ static void cause_b(const struct col_rank *ranks, size_t size, struct waits *w,
 	for (size_t r = 0; lib && r < size; r++)
 		if (!w->cls[r] && col_killed_from_outside(&ranks[r]) && !w->g.nadj[r])
 			w->cls[r] = 'k';
+	/* A rank that ended before MPI_Init with no status of its own (it
+	 * vanished, or was killed from outside) while another ended with one:
+	 * the launcher ended it with the step of the failed rank ('p'). */
+	for (size_t r = 0; r < size; r++)
+		if (own_end(&ranks[r]))
+			for (size_t q = 0; q < size; q++)
+				if (!w->cls[q] && ranks[q].preinit && !own_end(&ranks[q]))
+					w->cls[q] = 'p';
 	for (size_t r = 0; r < size; r++) {
 		if (w->cls[r])
 			continue;
@@ -567,6 +593,18 @@ static char rank_detail(const struct col_rank *ranks, size_t r, char c, struct w
 		else
 			exit_text(x, detail, len);
 		break;
+	case 'p': {
+		size_t nb = 0;
+		for (size_t i = 0; i < w->g.n && nb < 64; i++)
+			if (own_end(&ranks[i]))
+				bad[nb++] = (int)i;
+		mw_ranges_format(bad, nb, buf, sizeof buf);
+		exit_text(x, detail, len);
+		size_t used = strlen(detail);
+		snprintf(detail + used, len - used, ", with the step of failed rank(s) %.100s (cascade)", buf);
+		c = 'C';
+		break;
+	}
 	case 'k': {
 		size_t nb = 0;
 		for (size_t i = 0; i < w->g.n && nb < 64; i++)
@@ -688,9 +726,18 @@ int col_killed_from_outside(const struct col_rank *x)
  * tasks of an srun that was killed so), none with an exit code or a signal
  * of its own (SIGSEGV, SIGABRT...): the launcher was killed or the job
  * ended, not a failure.  Ranks killed by SIGKILL while stuck (blocked on
- * each other) are left to the other rules: they stay B. */
+ * each other) are left to the other rules: they stay B.  Nor is it when a
+ * rank ended before MPI_Init while others were inside MPI (in MPI_Init,
+ * waiting for it): the launcher ended them because that rank failed. */
 static int all_vanished(const struct col_rank *ranks, size_t size)
 {
+	int preinit = 0, inited = 0;
+	for (size_t r = 0; r < size; r++) {
+		preinit |= ranks[r].preinit;
+		inited |= ranks[r].call[0] != 0;
+	}
+	if (preinit && inited)
+		return 0; /* one ended before MPI_Init while others were inside MPI: its failure */
 	for (size_t r = 0; r < size; r++) {
 		const struct col_rank *x = &ranks[r];
 		int sig = x->exit_signal;

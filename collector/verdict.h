@@ -59,6 +59,7 @@ struct col_rank {
 	double computing_since;
 	double computed_s;
 	int overdue;
+	int preinit;            /* it ended before its first MPI call (MPI_Init) */
 };
 
 struct col_node {

@@ -17,8 +17,10 @@ KINDS = {
     'nb': 'MW_KIND_NONBLOCKING', 'init': 'MW_KIND_NONBLOCKING', 'start': 'MW_KIND_NONBLOCKING',
     'reqfree': 'MW_KIND_OTHER', 'comm': 'MW_KIND_COLLECTIVE', 'commfree': 'MW_KIND_OTHER',
     'iprobe': 'MW_KIND_TEST', 'other': 'MW_KIND_OTHER',
-    'init_manual': 'MW_KIND_OTHER', 'fin_manual': 'MW_KIND_COLLECTIVE',
+    # a rank ended in MPI_Init waited for every process of the job
+    'init_manual': 'MW_KIND_COLLECTIVE', 'fin_manual': 'MW_KIND_COLLECTIVE',
 }
+# (not MPI_Init: it may take long on large jobs, it is never judged by time)
 BLOCKING = {'send', 'recv', 'sendrecv', 'probe', 'wait', 'collective', 'rma_sync', 'io', 'comm',
             'fin_manual'}
 # kinds whose wrappers may change the request table (the slot's pending count)

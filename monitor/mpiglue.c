@@ -149,7 +149,9 @@ static void after_init(int rc, int provided)
 int mwv_MPI_Init(int *argc, char ***argv);
 int mwv_MPI_Init(int *argc, char ***argv)
 {
-	int rc = PMPI_Init(argc, argv), provided = MPI_THREAD_SINGLE;
+	int rc, provided = MPI_THREAD_SINGLE;
+	mwm_init_enter(MWM_OP_Init, __builtin_return_address(0), __builtin_frame_address(0));
+	rc = PMPI_Init(argc, argv);
 	if (rc == MPI_SUCCESS)
 		PMPI_Query_thread(&provided);
 	after_init(rc, provided);
@@ -159,7 +161,9 @@ int mwv_MPI_Init(int *argc, char ***argv)
 int mwv_MPI_Init_thread(int *argc, char ***argv, int required, int *provided);
 int mwv_MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
-	int rc = PMPI_Init_thread(argc, argv, required, provided);
+	int rc;
+	mwm_init_enter(MWM_OP_Init_thread, __builtin_return_address(0), __builtin_frame_address(0));
+	rc = PMPI_Init_thread(argc, argv, required, provided);
 	after_init(rc, rc == MPI_SUCCESS ? *provided : 0);
 	return rc;
 }
@@ -321,6 +325,7 @@ void mwv_f_mpi_init(MPI_Fint *ierr);
 void mwv_f_mpi_init(MPI_Fint *ierr)
 {
 	int provided = MPI_THREAD_SINGLE;
+	mwm_init_enter(MWM_OP_Init, __builtin_return_address(0), __builtin_frame_address(0));
 	real_f_init(ierr);
 	if (*ierr == MPI_SUCCESS)
 		PMPI_Query_thread(&provided);
@@ -330,6 +335,7 @@ void mwv_f_mpi_init(MPI_Fint *ierr)
 void mwv_f_mpi_init_thread(MPI_Fint *req, MPI_Fint *prov, MPI_Fint *ierr);
 void mwv_f_mpi_init_thread(MPI_Fint *req, MPI_Fint *prov, MPI_Fint *ierr)
 {
+	mwm_init_enter(MWM_OP_Init_thread, __builtin_return_address(0), __builtin_frame_address(0));
 	real_f_init_thread(req, prov, ierr);
 	after_init(*ierr, *ierr == MPI_SUCCESS ? (int)*prov : 0);
 }

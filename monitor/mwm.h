@@ -318,6 +318,11 @@ static inline uint64_t mwm_prof_now(void)
 void mwm_prof_add(int op, uint64_t t0, uint64_t bytes);
 
 /* Runtime life cycle (runtime.c). */
+/* MPI_Init or MPI_Init_thread (op) is entered from site (frame: the
+ * wrapper's): the slot made at load (mwm_early_init) shows the rank inside
+ * that call, so that a rank that ends in it is told with its line.  Never
+ * fails: without a slot, nothing. */
+void mwm_init_enter(int op, void *site, void *frame);
 /* Set up the slot, tables and watcher after MPI_Init returned.  Never fails
  * the job: on error, monitoring stays off.  Return 0 if monitoring is on. */
 int mwm_start(int world_rank, int world_size, int thread_multiple);

@@ -373,11 +373,6 @@ int mwm_mkdirs(const char *path)
 
 /* ---- life cycle ---- */
 
-void mwm_early_init(void)
-{
-	if (!mwm.slot)
-		mwm.slot = &mwm_private_slot;
-}
 
 /* A child forked by the application is not monitored: it must not write
  * into its parent's slot nor wait for a watcher thread it does not have. */
@@ -475,62 +470,220 @@ static void prune_stale(const char *host, const char *mine)
 	closedir(d);
 }
 
-int mwm_start(int world_rank, int world_size, int thread_multiple)
+/* The job's settings, read once (by mwm_init_enter or mwm_start): the job's
+ * settings file (written by the plugin or mpiwatch run), else
+ * MPIWATCH_TIMEOUT, MPIWATCH_DIR, MPIWATCH_PROFILE (plain mpirun), else the
+ * defaults.  What was wrong is said once. */
+static const struct mwm_settings *settings(const char *host)
 {
-	char dir[PATH_MAX], host[64] = "";
-	const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
-	struct mwm_settings st;
-	struct mw_slot *s;
+	static struct mwm_settings st;
+	static int loaded;
 	char why[600];
-
-	mw_node_name(host, sizeof(host));
-	/* The job's settings file (written by the plugin or mpiwatch run),
-	 * else MPIWATCH_TIMEOUT, MPIWATCH_DIR, MPIWATCH_PROFILE (plain
-	 * mpirun), else the defaults. */
+	if (loaded)
+		return &st;
+	loaded = 1;
 	mwm_settings_read(getenv(MW_JOBCONF_ENV), getenv("MPIWATCH_TIMEOUT"), getenv("MPIWATCH_DIR"),
 			  getenv("MPIWATCH_PROFILE"), host, &st, why, sizeof(why));
-	mwm.timeout_s = st.timeout_s;
 	if (why[0]) {
 		mw_log_open("mpiwatch", MW_LOG_STDERR, LOG_WARNING);
-		mw_warn("%s; using a timeout of %g s", why, mwm.timeout_s);
+		mw_warn("%s; using a timeout of %g s", why, st.timeout_s);
 	}
-	if (mwm_reqtab_init(&mwm.reqs, 4096) < 0)
-		return -1;
-	if (mw_slot_default_dir(dir, sizeof(dir), (unsigned)getuid(), job, (long)getppid(), host) == 0 &&
-	    (world_rank != 0 || !mwm_slot_is_temporary() || (prune_stale(host, dir), 1)) &&
-	    (s = mw_slot_create(dir, world_rank, mwm.slotpath, sizeof(mwm.slotpath)))) {
-		slot_is_file = 1;
-	} else {
-		warn_once("cannot create the shared-memory slot", strerror(errno));
-		s = &mwm_private_slot;
-		memset(s, 0, sizeof(*s));
-	}
-	s->world_rank = world_rank;
-	s->world_size = world_size;
+	return &st;
+}
+
+/* The header every slot has (the rest zero). */
+static void slot_header(struct mw_slot *s, int rank, int size, const char *host)
+{
+	const char *job = getenv("SLURM_JOB_ID"), *step = getenv("SLURM_STEP_ID");
+	s->world_rank = rank;
+	s->world_size = size;
 	s->pid = (int32_t)getpid();
 	s->uid = (int32_t)getuid();
 	snprintf(s->host, sizeof(s->host), "%s", host);
 	snprintf(s->job_id, sizeof(s->job_id), "%s", job ? job : "");
 	snprintf(s->step_id, sizeof(s->step_id), "%s", step ? step : "");
 	snprintf(s->mpi, sizeof(s->mpi), "%s", mwm.mpi);
+	s->comm_id = -1;
+}
+
+/* The slot file rank-RANK of this job and host, made (zeroed) with its
+ * header; NULL (errno set) if it cannot be made. */
+static struct mw_slot *slot_make(int rank, int size, const char *host, char *path, size_t len)
+{
+	char dir[PATH_MAX];
+	struct mw_slot *s;
+	if (mw_slot_default_dir(dir, sizeof(dir), (unsigned)getuid(), getenv("SLURM_JOB_ID"), (long)getppid(),
+				host) != 0)
+		return NULL;
+	if (rank == 0 && mwm_slot_is_temporary())
+		prune_stale(host, dir);
+	s = mw_slot_create(dir, rank, path, len);
+	if (s)
+		slot_header(s, rank, size, host);
+	return s;
+}
+
+/* The slot made at MPI_Init's entry (mwm_init_enter), its rank and path. */
+static struct mw_slot *early;
+static int early_rank = -1;
+static char early_path[sizeof mwm.slotpath];
+
+/* Exit before MPI_Init returned: the status in the slot (the plugin's
+ * record, if it came first, is kept); a temporary slot removed. */
+static void on_exit_early(int status, void *arg)
+{
+	struct mw_slot *s = early;
+	(void)arg;
+	if (!s || s->pid != (int32_t)getpid())
+		return; /* MPI_Init returned (mwm_start's handler), or a forked child */
+	if (mwm_slot_is_temporary()) {
+		unlink(early_path);
+		return;
+	}
+	if (!(__atomic_load_n(&s->exit_flags, __ATOMIC_ACQUIRE) & MW_SLOT_EXIT_VALID)) {
+		s->exit_status = status & 0xff;
+		__atomic_store_n(&s->exit_flags, MW_SLOT_EXIT_VALID, __ATOMIC_RELEASE);
+	}
+}
+
+/* A non-negative number from the first of names set in the environment,
+ * else -1. */
+static int env_number(const char *const *names)
+{
+	for (; *names; names++) {
+		const char *v = getenv(*names);
+		char *end;
+		long n;
+		if (!v || !*v)
+			continue;
+		errno = 0;
+		n = strtol(v, &end, 10);
+		return errno || *end || n < 0 || n > 0x7fffffff ? -1 : (int)n;
+	}
+	return -1;
+}
+
+/* The slot made before MPI_Init, in MW_STATE_INIT (no MPI call yet), when
+ * the launcher names the rank: Open MPI's mpirun, MPICH's Hydra, PMIx, then
+ * srun (last: srun may start a launcher whose processes inherit its
+ * SLURM_PROCID). */
+static void early_open(void)
+{
+	static const char *const rank_env[] = {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID",
+					       NULL};
+	static const char *const size_env[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_STEP_NUM_TASKS",
+					       "SLURM_NTASKS", NULL};
+	char host[64] = "";
+	struct mw_slot *s;
+	int rank = env_number(rank_env), size = env_number(size_env);
+	if (early || mwm.on || rank < 0 || mwm_disabled())
+		return;
+	mw_node_name(host, sizeof(host));
+	s = slot_make(rank, size > rank ? size : 0, host, early_path, sizeof(early_path));
+	if (!s)
+		return; /* mwm_start says so if it cannot make one either */
+	s->timeout_s = settings(host)->timeout_s;
+	s->start_ns = s->now_ns = s->last_progress_ns = mwm_now_ns();
+	s->state = MW_STATE_INIT;
+	mwm_exe_record(s);
+	mw_slot_publish(s);
+	early = s;
+	early_rank = rank;
+	on_exit(on_exit_early, NULL);
+}
+
+void mwm_early_init(void)
+{
+	if (!mwm.slot)
+		mwm.slot = &mwm_private_slot;
+	early_open();
+}
+
+void mwm_init_enter(int op, void *site, void *frame)
+{
+	struct mw_slot *s;
+	uint64_t q;
+	early_open();
+	if (!(s = early) || s->state != MW_STATE_INIT)
+		return;
+	/* inside MPI_Init (not a blocking call for the stall rule: it is
+	 * never judged by time, only a rank that ends in it is told) */
+	q = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->seq, q + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	s->calls = 1;
+	s->call.op_id = (uint32_t)op;
+	s->call.site = (uint64_t)(uintptr_t)site;
+	s->call.frame = (uint64_t)(uintptr_t)frame;
+	s->call.enter_ns = mwm_now_ns();
+	s->state = MW_STATE_IN_MPI;
+	__atomic_store_n(&s->seq, q + 2, __ATOMIC_RELEASE);
+}
+
+int mwm_start(int world_rank, int world_size, int thread_multiple)
+{
+	char host[64] = "";
+	const struct mwm_settings *st;
+	struct mw_slot *s;
+
+	mw_node_name(host, sizeof(host));
+	st = settings(host);
+	mwm.timeout_s = st->timeout_s;
+	if (mwm_reqtab_init(&mwm.reqs, 4096) < 0)
+		return -1;
+	if (early && early_rank == world_rank) {
+		/* MPI_Init returned: the slot made at its entry goes on (the
+		 * agent may already watch it) */
+		uint64_t q = __atomic_load_n(&early->seq, __ATOMIC_RELAXED);
+		s = early;
+		snprintf(mwm.slotpath, sizeof(mwm.slotpath), "%s", early_path);
+		__atomic_store_n(&s->seq, q + 1, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		s->calls = 1; /* MPI_Init (0: no MPI call yet) */
+		s->state = MW_STATE_COMPUTING;
+		s->last_progress_ns = mwm_now_ns();
+		__atomic_store_n(&s->seq, q + 2, __ATOMIC_RELEASE);
+		slot_is_file = 1;
+	} else {
+		if (early) { /* the launcher's rank was not MPI's: that file is not ours */
+			if (early->pid == (int32_t)getpid())
+				unlink(early_path);
+			mw_slot_unmap(early);
+		}
+		s = slot_make(world_rank, world_size, host, mwm.slotpath, sizeof(mwm.slotpath));
+		if (s) {
+			slot_is_file = 1;
+			s->calls = 1; /* MPI_Init */
+			s->start_ns = mwm_now_ns();
+			s->last_progress_ns = s->start_ns;
+			s->state = MW_STATE_COMPUTING;
+			mwm_exe_record(s);
+		} else {
+			warn_once("cannot create the shared-memory slot", strerror(errno));
+			s = &mwm_private_slot;
+			memset(s, 0, sizeof(*s));
+			slot_header(s, world_rank, world_size, host);
+			s->start_ns = mwm_now_ns();
+			s->last_progress_ns = s->start_ns;
+			s->state = MW_STATE_COMPUTING;
+			mwm_exe_record(s);
+		}
+	}
+	early = NULL;
+	s->world_size = world_size;
 	s->timeout_s = mwm.timeout_s;
 	mwm.clock_ns = mwm_now_ns();
-	s->start_ns = mwm.clock_ns;
 	s->now_ns = mwm.clock_ns;
-	s->last_progress_ns = mwm.clock_ns;
-	s->comm_id = -1;
-	s->state = MW_STATE_COMPUTING;
-	mwm_exe_record(s);
 	s->comm_world = mwm.comm_world;
 	mw_slot_publish(s);
 	mwm.slot = s;
-	mwm_choose_dumpdir(mwm.dumpdir, sizeof(mwm.dumpdir), st.dir);
+	mwm_choose_dumpdir(mwm.dumpdir, sizeof(mwm.dumpdir), st->dir);
 	mwm.main = pthread_self();
 	mwm.main_tid = (int)syscall(SYS_gettid);
 	mwm.thread_check = thread_multiple;
 	mwm_stack_init();
-	if (st.profile[0]) {
-		snprintf(mwm.profdir, sizeof(mwm.profdir), "%s", st.profile);
+	if (st->profile[0]) {
+		snprintf(mwm.profdir, sizeof(mwm.profdir), "%s", st->profile);
 		mwm.prof = calloc((size_t)mwm_nops, sizeof(*mwm.prof));
 		if (mwm.prof) {
 			struct cal_timer_info ti;

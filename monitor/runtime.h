@@ -44,7 +44,11 @@ void mwm_choose_dumpdir(char *dst, size_t len, const char *dir);
 /* mkdir -p.  Return 0 on success, or -1 on error (with errno set). */
 int mwm_mkdirs(const char *path);
 
-/* Point mwm.slot at a private slot until MPI_Init (library constructor). */
+/* Library constructor: point mwm.slot at a private slot until MPI_Init,
+ * and when the launcher names the rank (OMPI_COMM_WORLD_RANK, PMI_RANK,
+ * PMIX_RANK, SLURM_PROCID) make the rank's slot file now, state
+ * MW_STATE_INIT and no call (calls 0), so that a rank that dies before or
+ * inside MPI_Init is seen; mwm_start takes it over. */
 void mwm_early_init(void);
 
 /* 1 if the slot file is removed at exit (no Slurm job, no MPIWATCH_RUNDIR,

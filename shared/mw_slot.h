@@ -29,7 +29,7 @@
 #define MW_SLOT_SIZE 4096
 
 enum mw_slot_state {
-	MW_STATE_INIT = 0,      /* library loaded, MPI_Init not returned yet */
+	MW_STATE_INIT = 0,      /* library loaded, MPI_Init not called yet */
 	MW_STATE_COMPUTING = 1, /* outside MPI */
 	MW_STATE_IN_MPI = 2,    /* inside a wrapped MPI call */
 	MW_STATE_FINALIZED = 3, /* MPI_Finalize returned */
@@ -139,7 +139,7 @@ struct mw_slot {
 	uint64_t a;           /* seed 002 counter A: blocking calls entered */
 	uint64_t b;           /* counter B: = A on return of a blocking call */
 	uint64_t completions; /* blocking calls returned + requests completed */
-	uint64_t calls;       /* wrapped MPI calls made */
+	uint64_t calls;       /* wrapped MPI calls made, MPI_Init included (0: none yet) */
 	uint64_t tests;       /* test-family calls (MPI_Test*, MPI_Iprobe) */
 	uint32_t state;       /* enum mw_slot_state */
 	uint32_t pending;     /* pending requests (sends + receives) */
