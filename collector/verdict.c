@@ -157,40 +157,29 @@ static int cmp_cause(const void *a, const void *b)
 	return x->ranks[0] - y->ranks[0];
 }
 
+/* "killed by signal N (SIGX)WHERE", "exited with status NWHERE" or
+ * "vanishedWHERE (exit status unknown)". */
+static void ended_text(const struct col_rank *x, const char *where, char *buf, size_t len)
+{
+	if (x->exit_signal > 0)
+		snprintf(buf, len, "killed by signal %d (%s)%s", x->exit_signal, signame(x->exit_signal), where);
+	else if (x->exit_code >= 0)
+		snprintf(buf, len, "exited with status %d%s", x->exit_code, where);
+	else
+		snprintf(buf, len, "vanished%s (exit status unknown)", where);
+}
+
 /* How a rank ended, and in which MPI call if it ended inside one. */
 static void exit_text(const struct col_rank *x, char *buf, size_t len)
 {
-	char in[64] = "";
-	if (!strcmp(x->call, "MPI_Finalize")) {
-		/* it had called MPI_Finalize, which had not returned */
-		if (x->exit_signal > 0)
-			snprintf(buf, len, "killed by signal %d (%s) inside MPI_Finalize", x->exit_signal,
-				 signame(x->exit_signal));
-		else if (x->exit_code >= 0)
-			snprintf(buf, len, "exited with status %d inside MPI_Finalize", x->exit_code);
-		else
-			snprintf(buf, len, "vanished inside MPI_Finalize (exit status unknown)");
-		return;
-	}
-	if (x->preinit) {
-		if (x->exit_signal > 0)
-			snprintf(buf, len, "killed by signal %d (%s) before MPI_Init", x->exit_signal,
-				 signame(x->exit_signal));
-		else if (x->exit_code >= 0)
-			snprintf(buf, len, "exited with status %d before MPI_Init", x->exit_code);
-		else
-			snprintf(buf, len, "vanished before MPI_Init (exit status unknown)");
-		return;
-	}
-	if (x->call[0])
-		snprintf(in, sizeof in, " inside %.40s,", x->call);
-	if (x->exit_signal > 0)
-		snprintf(buf, len, "killed by signal %d (%s)%s without MPI_Finalize", x->exit_signal,
-			 signame(x->exit_signal), in);
-	else if (x->exit_code >= 0)
-		snprintf(buf, len, "exited with status %d%s without MPI_Finalize", x->exit_code, in);
-	else
-		snprintf(buf, len, "vanished%s without MPI_Finalize (exit status unknown)", in);
+	char where[80] = " without MPI_Finalize";
+	if (!strcmp(x->call, "MPI_Finalize")) /* it had called it, and it had not returned */
+		snprintf(where, sizeof where, " inside MPI_Finalize");
+	else if (x->preinit)
+		snprintf(where, sizeof where, " before MPI_Init");
+	else if (x->call[0])
+		snprintf(where, sizeof where, " inside %.40s, without MPI_Finalize", x->call);
+	ended_text(x, where, buf, len);
 }
 
 static const char *callname(const struct col_rank *x)
