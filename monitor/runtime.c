@@ -506,15 +506,36 @@ static void slot_header(struct mw_slot *s, int rank, int size, const char *host)
 	s->comm_id = -1;
 }
 
+/* Whether dir's rank-RANK is the slot of another live process (a child
+ * that inherited its parent's rank from the launcher's environment must not
+ * take its parent's slot before MPI_Init). */
+static int slot_taken(const char *dir, int rank)
+{
+	char p[PATH_MAX + 32];
+	struct mw_slot *s;
+	int32_t pid;
+	snprintf(p, sizeof(p), "%s/rank-%d", dir, rank);
+	if (!(s = mw_slot_map(p, 0)))
+		return 0;
+	pid = s->pid;
+	mw_slot_unmap(s);
+	return pid > 0 && pid != (int32_t)getpid() && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
 /* The slot file rank-RANK of this job and host, made (zeroed) with its
- * header; NULL (errno set) if it cannot be made. */
-static struct mw_slot *slot_make(int rank, int size, const char *host, char *path, size_t len)
+ * header; NULL (errno set) if it cannot be made, or (early: before MPI_Init)
+ * if another live process has it. */
+static struct mw_slot *slot_make(int rank, int size, const char *host, char *path, size_t len, int early_one)
 {
 	char dir[PATH_MAX];
 	struct mw_slot *s;
 	if (mw_slot_default_dir(dir, sizeof(dir), (unsigned)getuid(), getenv("SLURM_JOB_ID"), (long)getppid(),
 				host) != 0)
 		return NULL;
+	if (early_one && slot_taken(dir, rank)) {
+		errno = EEXIST;
+		return NULL;
+	}
 	if (rank == 0 && mwm_slot_is_temporary())
 		prune_stale(host, dir);
 	s = mw_slot_create(dir, rank, path, len);
@@ -579,7 +600,7 @@ static void early_open(void)
 	if (early || mwm.on || rank < 0 || mwm_disabled())
 		return;
 	mw_node_name(host, sizeof(host));
-	s = slot_make(rank, size > rank ? size : 0, host, early_path, sizeof(early_path));
+	s = slot_make(rank, size > rank ? size : 0, host, early_path, sizeof(early_path), 1);
 	if (!s)
 		return; /* mwm_start says so if it cannot make one either */
 	s->timeout_s = settings(host)->timeout_s;
@@ -650,7 +671,7 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 				unlink(early_path);
 			mw_slot_unmap(early);
 		}
-		s = slot_make(world_rank, world_size, host, mwm.slotpath, sizeof(mwm.slotpath));
+		s = slot_make(world_rank, world_size, host, mwm.slotpath, sizeof(mwm.slotpath), 0);
 		if (s) {
 			slot_is_file = 1;
 			s->calls = 1; /* MPI_Init */
