@@ -193,6 +193,7 @@ static void set_beat(struct agent *a, struct ag_rank *x, const struct mw_slot_sn
 	b->completions = s->completions;
 	b->calls = s->calls;
 	b->idle_s = idle < 0 ? 0 : idle;
+	b->preinit = (state == MW_HB_S_EXITED || state == MW_HB_S_VANISHED) && s->state == MW_STATE_INIT;
 	b->seq = ++a->seq; /* per origin: a re-sent beat is counted once (tree overlay) */
 	x->beat_state = state;
 	x->beat_unsent = 1;
@@ -272,9 +273,9 @@ static void watch_rank(struct agent *a, struct ag_rank *x, double now)
 	finalized = s->state == MW_STATE_FINALIZED || strcmp(s->call.name, "MPI_Finalize") == 0;
 	exited = (s->exit_flags & MW_SLOT_EXIT_VALID) != 0;
 
-	/* No MPI call yet (not even MPI_Init): ending so is a failure only
-	 * with a signal or a status; a vanishing one is told (before MPI_Init). */
-	preinit = s->calls == 0;
+	/* Not even in MPI_Init yet (its slot made at load): ending so is a
+	 * failure only with a signal or a status; a vanishing one is told. */
+	preinit = s->state == MW_STATE_INIT;
 	if (exited || s->state == MW_STATE_EXITED) {
 		int failed = exited && ((s->exit_flags & MW_SLOT_EXIT_SIGNALED) || s->exit_status != 0);
 		int bad = failed || (!finalized && !preinit);

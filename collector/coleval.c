@@ -420,8 +420,7 @@ static void take_call(struct col_rank *x, const struct mw_hb_beat *b)
 	x->root_world = b->root_world;
 	x->tag = b->tag;
 	x->idle_s = b->idle_s;
-	/* ended before any MPI call (its monitor's slot was made at start-up) */
-	x->preinit = (b->state == MW_HB_S_EXITED || b->state == MW_HB_S_VANISHED) && !b->call[0] && !b->calls;
+	x->preinit = b->preinit;
 }
 
 void col_eval_beat(struct collector *c, int node, const struct mw_hb_beat *b)

@@ -632,7 +632,6 @@ void mwm_init_enter(int op, void *site, void *frame)
 	q = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->seq, q + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	s->calls = 1;
 	s->call.op_id = (uint32_t)op;
 	s->call.site = (uint64_t)(uintptr_t)site;
 	s->call.frame = (uint64_t)(uintptr_t)frame;
@@ -660,7 +659,6 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 		snprintf(mwm.slotpath, sizeof(mwm.slotpath), "%s", early_path);
 		__atomic_store_n(&s->seq, q + 1, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_RELEASE);
-		s->calls = 1; /* MPI_Init (0: no MPI call yet) */
 		s->state = MW_STATE_COMPUTING;
 		s->last_progress_ns = mwm_now_ns();
 		__atomic_store_n(&s->seq, q + 2, __ATOMIC_RELEASE);
@@ -674,7 +672,6 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 		s = slot_make(world_rank, world_size, host, mwm.slotpath, sizeof(mwm.slotpath), 0);
 		if (s) {
 			slot_is_file = 1;
-			s->calls = 1; /* MPI_Init */
 			s->start_ns = mwm_now_ns();
 			s->last_progress_ns = s->start_ns;
 			s->state = MW_STATE_COMPUTING;

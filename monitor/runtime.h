@@ -47,7 +47,7 @@ int mwm_mkdirs(const char *path);
 /* Library constructor: point mwm.slot at a private slot until MPI_Init,
  * and when the launcher names the rank (OMPI_COMM_WORLD_RANK, PMI_RANK,
  * PMIX_RANK, SLURM_PROCID) make the rank's slot file now, state
- * MW_STATE_INIT and no call (calls 0), so that a rank that dies before or
+ * MW_STATE_INIT (until MPI_Init is called), so that a rank that dies before or
  * inside MPI_Init is seen; mwm_start takes it over. */
 void mwm_early_init(void);
 

@@ -142,6 +142,9 @@ static const struct mw_hb_field beat_f[] = {
 	STR("site", beat.site, .flags = MW_HB_F_OPT, .valid = valid_site,
 	    .syntax = "`/PROGRAM+0xOFFSET`", .doc = "in MPI: the call's site in the program, its "
 	    "absolute path and the offset from its load base (the source line is resolved offline)"),
+	BOOL("preinit", beat.preinit, .flags = MW_HB_F_OPT,
+	     .doc = "exited or vanished: it ended before its first MPI call, `MPI_Init` (its slot is made "
+	     "when the library is loaded)"),
 	END,
 };
 static const struct mw_hb_field dump_f[] = {

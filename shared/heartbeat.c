@@ -156,6 +156,8 @@ static int64_t int_value(const struct mw_hb_field *f, const char *p)
 		return *(const uint16_t *)(const void *)p;
 	case MW_HB_K_U32:
 		return *(const uint32_t *)(const void *)p;
+	case MW_HB_K_BOOL: /* an optional one is left out when false */
+		return *(const int *)(const void *)p != 0;
 	default:
 		return 0;
 	}

@@ -135,6 +135,7 @@ struct mw_hb_beat {
 	char moving[32];              /* slow: what moved ("recv_buffer,io"), else "" */
 	uint32_t seq;                 /* tree overlay: per-origin sequence number, 1 .. 2^31-1; 0 = none */
 	char site[MW_SLOT_SITE_MAX + 1]; /* the call's site "PROGRAM+0xOFFSET" (mw_slot_site), else "" */
+	int preinit;                  /* exited/vanished before its first MPI call (MPI_Init) */
 };
 
 #define MW_HB_AP_NAME_MAX 31            /* characters of an AP's name */

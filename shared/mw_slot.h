@@ -139,7 +139,7 @@ struct mw_slot {
 	uint64_t a;           /* seed 002 counter A: blocking calls entered */
 	uint64_t b;           /* counter B: = A on return of a blocking call */
 	uint64_t completions; /* blocking calls returned + requests completed */
-	uint64_t calls;       /* wrapped MPI calls made, MPI_Init included (0: none yet) */
+	uint64_t calls;       /* wrapped MPI calls made */
 	uint64_t tests;       /* test-family calls (MPI_Test*, MPI_Iprobe) */
 	uint32_t state;       /* enum mw_slot_state */
 	uint32_t pending;     /* pending requests (sends + receives) */
