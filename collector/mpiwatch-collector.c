@@ -130,6 +130,9 @@ static const char *const job_opts[][3] = {
 	{"nhd-socket", "nhd_socket", "PATH"}, {"probe-port", "probe_port", "P"},
 	{"hang-limit", "hang_limit", "S"}, {"munge-socket", "munge_socket", "PATH"},
 	{"job-check", "job_check", "S"},
+	/* the collector's own settings (MW_JC_HELPER) */
+	{"ports", "ports", "N"},	   {"settle", "settle", "S"},
+	{"probe-budget", "probe_budget", "S"}, {"probe-tries", "probe_tries", "N"},
 };
 #define NJOB_OPTS (sizeof job_opts / sizeof job_opts[0])
 
@@ -143,13 +146,10 @@ int main(int argc, char **argv)
 	const char *pidfile = NULL, *logfile = NULL, *check = NULL;
 	const char *schema = "/usr/local/share/mpiwatch/report.schema.json";
 	int verbose = 0, schema_set = 0, version = 0, rc, first;
-	long nports, tries;
 	struct mw_jobconf scratch;
 	char err[1024];
 
 	col_opts_default(&o);
-	nports = o.nports;
-	tries = o.probe_tries;
 	/* The job settings first, each checked by the one table
 	 * (shared/jobconf.c) as it is read, and applied after --settings FILE
 	 * by mw_jobconf_load; then the collector's own options. */
@@ -170,14 +170,6 @@ int main(int argc, char **argv)
 		 .what = "a file name", .help = "the report (default OUTDIR/report.json)"},
 		{.name = "ranks", .kind = MW_CLIOPT_LONG, .dst = &o.ranks, .arg = "N", .min = 1, .max = 262144,
 		 .unit = "a rank count", .help = "the job's ranks (default: learnt)"},
-		{.name = "ports", .kind = MW_CLIOPT_LONG, .dst = &nports, .arg = "N", .min = 1, .max = 100,
-		 .help = "ports to try from PORT on"},
-		{.name = "settle", .kind = MW_CLIOPT_DOUBLE, .dst = &o.settle_s, .arg = "S", .min = 0,
-		 .max = 600, .unit = "seconds", .help = "wait after the threshold for more heartbeats"},
-		{.name = "probe-budget", .kind = MW_CLIOPT_DOUBLE, .dst = &o.probe_budget_s, .arg = "S",
-		 .min = 0.1, .max = 60, .unit = "seconds", .help = "time budget of one probe round"},
-		{.name = "probe-tries", .kind = MW_CLIOPT_LONG, .dst = &tries, .arg = "N", .min = 1, .max = 20,
-		 .help = "probes per node per round"},
 		{.name = "exit-on-verdict", .kind = MW_CLIOPT_FLAG, .dst = &o.exit_on_verdict,
 		 .help = "leave after a confirmed verdict"},
 		{.name = "profile", .kind = MW_CLIOPT_CUSTOM, .dst = &o, .parse = parse_profile, .arg = "DIR",
@@ -231,8 +223,6 @@ int main(int argc, char **argv)
 		printf("mpiwatch-collector %s\n", MW_VERSION);
 		return 0;
 	}
-	o.nports = (int)nports;
-	o.probe_tries = (int)tries;
 	for (size_t k = 0; k < NJOB_OPTS; k++)
 		if (texts[k])
 			set[nset].key = job_opts[k][1], set[nset++].val = texts[k];
@@ -271,6 +261,12 @@ int main(int argc, char **argv)
 				snprintf(err, sizeof err, "a setting is too long for the collector");
 				bad = 1;
 			}
+			o.nports = (int)jc.ports;
+			o.probe_tries = (int)jc.probe_tries;
+			o.probe_budget_s = jc.probe_budget;
+			for (int i = 0; i < nset; i++)
+				if (!strcmp(set[i].key, "settle"))
+					o.settle_s = jc.settle;
 			mw_jobconf_free(&jc);
 		}
 		/* A later step may profile when the first does not: always
