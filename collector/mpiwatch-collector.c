@@ -15,6 +15,7 @@
 #include "hostlist.h"
 #include "jsonschema.h"
 #include "log.h"
+#include "settings.h"
 
 /* --check-report FILE --schema SCHEMA: validate a report.json. */
 static int check_report(const char *file, const char *schema)
@@ -152,7 +153,7 @@ int main(int argc, char **argv)
 	col_opts_default(&o);
 	/* The job settings first, each checked by the one table
 	 * (shared/jobconf.c) as it is read, and applied after --settings FILE
-	 * by mw_jobconf_load; then the collector's own options. */
+	 * by mw_settings_load; then the collector's own options. */
 	struct mw_cliopt opts[NJOB_OPTS + 32];
 	size_t nopt = 0;
 	for (; nopt < NJOB_OPTS; nopt++)
@@ -251,33 +252,21 @@ int main(int argc, char **argv)
 		return check_report(check, schema);
 	}
 	{
-		struct mw_jobconf jc;
-		int bad = mw_jobconf_load(&jc, settings, set, nset, err, sizeof err) < 0;
+		/* The settings, read-only from now on (shared/settings.h). */
+		int bad = mw_settings_load(settings, set, nset, err, sizeof err) < 0;
 		int have_timeout = settings != NULL;
+		const char *dir = mw_setting_str(MW_SET_DIR);
 		for (int i = 0; i < nset; i++)
 			have_timeout |= !strcmp(set[i].key, "timeout");
-		if (!bad) {
-			if (col_opts_set_job(&o, &jc) < 0) {
-				snprintf(err, sizeof err, "a setting is too long for the collector");
-				bad = 1;
-			}
-			o.nports = (int)jc.ports;
-			o.probe_tries = (int)jc.probe_tries;
-			o.probe_budget_s = jc.probe_budget;
-			for (int i = 0; i < nset; i++)
-				if (!strcmp(set[i].key, "settle"))
-					o.settle_s = jc.settle;
-			mw_jobconf_free(&jc);
-		}
-		/* A later step may profile when the first does not: always
-		 * look in the report folder's profile/. */
-		if (!bad && settings && !o.profile[0] && o.dir[0])
-			snprintf(o.profile, sizeof o.profile, "%.4080s/profile", o.dir);
 		if (bad) {
 			fprintf(stderr, "mpiwatch-collector: %s\n", err);
 			return 2;
 		}
-		if (first < argc || !o.job[0] || !have_timeout || (!o.dir[0] && !o.report[0])) {
+		/* A later step may profile when the first does not: always
+		 * look in the report folder's profile/. */
+		if (settings && !o.profile[0] && dir[0])
+			snprintf(o.profile, sizeof o.profile, "%.4080s/profile", dir);
+		if (first < argc || !o.job[0] || !have_timeout || (!dir[0] && !o.report[0])) {
 			fprintf(stderr, "mpiwatch-collector: --job and --settings (or --timeout and --dir or --report) are required\n");
 			return 2;
 		}
