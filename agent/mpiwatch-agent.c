@@ -12,6 +12,7 @@
 #include "conf.h"
 #include "heartbeat.h"
 #include "log.h"
+#include "settings.h"
 
 static const char agent_intro[] =
 	"The per-node, per-job heartbeat agent (started by the SPANK plugin or by\n"
@@ -141,27 +142,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mpiwatch-agent: --job, --node, --rundir, --collector and --settings (or --timeout) are required\n");
 		return 2;
 	}
-	{
-		struct mw_jobconf jc;
-		int bad = mw_jobconf_load(&jc, settings, set, nset, err, sizeof err) < 0;
-		if (!bad) {
-			o.timeout_s = jc.timeout;
-			o.liveness_s = jc.liveness;
-			o.connect_timeout_s = jc.connect_timeout;
-			o.handshake_timeout_s = jc.handshake_timeout;
-			o.job_check_s = jc.job_check;
-			o.tick_s = jc.tick;
-			o.nports = (int)jc.ports;
-			bad = mw_copy(o.munge_socket, sizeof o.munge_socket, jc.munge_socket) ||
-			      (settings && jc.dir && mw_copy(o.outdir, sizeof o.outdir, jc.dir));
-			if (bad)
-				snprintf(err, sizeof err, "munge_socket or dir: path too long");
-			mw_jobconf_free(&jc);
-		}
-		if (bad) {
-			fprintf(stderr, "mpiwatch-agent: %s\n", err);
-			return 2;
-		}
+	/* The settings, read-only from now on (shared/settings.h). */
+	if (mw_settings_load(settings, set, nset, err, sizeof err) < 0) {
+		fprintf(stderr, "mpiwatch-agent: %s\n", err);
+		return 2;
 	}
 	if (mw_helper_setup("mpiwatch-agent", logfile, pidfile, verbose))
 		return 1;
