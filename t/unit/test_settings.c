@@ -16,6 +16,7 @@
 #include "probe.h"
 #include "jobconf.h"
 #include "settings.h"
+#include "unit.h"
 
 /* Every enum names its row (the rows are written [MW_SET_X] = {"x", ...}). */
 START_TEST(test_one_enum_per_row)
@@ -260,8 +261,6 @@ int main(void)
 {
 	Suite *s = suite_create("settings");
 	TCase *tc = tcase_create("settings");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_test(tc, test_one_enum_per_row);
 	tcase_add_test(tc, test_defaults);
@@ -269,9 +268,5 @@ int main(void)
 	tcase_add_test(tc, test_load_sealed);
 	tcase_add_test(tc, test_man_pages);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+	return mw_unit_run(s);
 }
