@@ -37,6 +37,7 @@ static void link_error(struct agent *a, const char *fmt, ...) __attribute__((for
 static void link_error(struct agent *a, const char *fmt, ...)
 {
 	char msg[sizeof a->last_error], path[4200];
+	const char *outdir = mw_setting_str(MW_SET_DIR); /* the report folder ("" = none) */
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
@@ -45,7 +46,7 @@ static void link_error(struct agent *a, const char *fmt, ...)
 		return;
 	snprintf(a->last_error, sizeof a->last_error, "%s", msg);
 	mw_err("%s", msg);
-	if (mw_setting_str(MW_SET_DIR)[0] && mw_link_error_path(path, sizeof path, mw_setting_str(MW_SET_DIR), a->o->node) == 0) {
+	if (outdir[0] && mw_link_error_path(path, sizeof path, outdir, a->o->node) == 0) {
 		size_t n = strlen(msg);
 		msg[n < sizeof msg - 1 ? n : n - 1] = '\n';
 		msg[n < sizeof msg - 1 ? n + 1 : n] = 0;
@@ -200,7 +201,8 @@ static int port_end(struct agent *a, struct mw_link *l, int stage, int err, cons
 				   a->connect_failures);
 			a->last_error[0] = 0;
 		} else
-			mw_info("connected to the collector at %s:%u (liveness %g s)", a->target, port, mw_setting_double(MW_SET_LIVENESS));
+			mw_info("connected to the collector at %s:%u (liveness %g s)", a->target, port,
+				mw_setting_double(MW_SET_LIVENESS));
 		ag_link_up(a, l);
 		return 1;
 	}

@@ -26,8 +26,8 @@ struct ag_opts {
 /* Fill o with defaults (everything but job, node, rundir, host/port). */
 void ag_opts_default(struct ag_opts *o);
 
-/* Run the agent (with the settings of shared/settings.h) on its own libuv loop until SIGTERM/SIGINT, its rundir
- * disappears or the job is over.  SIGTERM, SIGINT and SIGHUP are the loop's
+/* Run the agent (with the settings of shared/settings.h) on its own libuv
+ * loop until SIGTERM/SIGINT, its rundir disappears or the job is over.  SIGTERM, SIGINT and SIGHUP are the loop's
  * (uv_signal; SIGHUP is ignored), SIGPIPE is ignored.  Return 0 on a clean
  * stop, or -1 on a startup error (logged). */
 int ag_run(const struct ag_opts *o);

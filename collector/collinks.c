@@ -509,8 +509,8 @@ void col_links_accept(struct collector *c)
 		}
 		c->c = p;
 		if (mw_link_set_liveness_watch(l, mw_setting_double(MW_SET_LIVENESS)) < 0)
-			mw_log_limited(&peer_rl, LOG_WARNING, "link liveness %g s: %s", mw_setting_double(MW_SET_LIVENESS),
-				       strerror(errno));
+			mw_log_limited(&peer_rl, LOG_WARNING, "link liveness %g s: %s",
+				       mw_setting_double(MW_SET_LIVENESS), strerror(errno));
 		memset(&p[c->nc], 0, sizeof p[c->nc]);
 		p[c->nc].l = l;
 		p[c->nc].node = -1;

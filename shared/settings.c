@@ -119,11 +119,6 @@ int mw_setting_given(enum mw_setting s)
 	return (unsigned)s < MW_SET_COUNT && given[s];
 }
 
-const struct mw_jobconf *mw_settings(void)
-{
-	return settings();
-}
-
 double mw_settings_hang_limit(void)
 {
 	return mw_jobconf_hang_limit(mw_setting_double(MW_SET_HANG_LIMIT), mw_setting_double(MW_SET_TIMEOUT));

@@ -52,10 +52,6 @@ const char *mw_setting_str(enum mw_setting s);
  * mw_settings_set (not: a default, the settings file). */
 int mw_setting_given(enum mw_setting s);
 
-/* All the settings at once (for mw_jobconf_summary, mw_jobconf_profile_folder):
- * read-only. */
-const struct mw_jobconf *mw_settings(void);
-
 /* Derived values, each rule written once:
  * - the hang limit in effect (mw_jobconf_hang_limit of hang_limit, timeout);
  * - the collector's settle time: settle when given, else timeout/4 within
