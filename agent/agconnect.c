@@ -20,6 +20,7 @@
 #include "log.h"
 #include "slurm.h"
 #include "uvslurm.h"
+#include "settings.h"
 
 /* Failed connection rounds before a link error is told (log + report). */
 #define AG_LINK_ERROR_TRIES 3
@@ -36,6 +37,7 @@ static void link_error(struct agent *a, const char *fmt, ...) __attribute__((for
 static void link_error(struct agent *a, const char *fmt, ...)
 {
 	char msg[sizeof a->last_error], path[4200];
+	const char *outdir = mw_setting_str(MW_SET_DIR); /* the report folder ("" = none) */
 	va_list ap;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
@@ -44,7 +46,7 @@ static void link_error(struct agent *a, const char *fmt, ...)
 		return;
 	snprintf(a->last_error, sizeof a->last_error, "%s", msg);
 	mw_err("%s", msg);
-	if (a->o->outdir[0] && mw_link_error_path(path, sizeof path, a->o->outdir, a->o->node) == 0) {
+	if (outdir[0] && mw_link_error_path(path, sizeof path, outdir, a->o->node) == 0) {
 		size_t n = strlen(msg);
 		msg[n < sizeof msg - 1 ? n : n - 1] = '\n';
 		msg[n < sizeof msg - 1 ? n + 1 : n] = 0;
@@ -130,6 +132,7 @@ void ag_connect_stop(struct agent *a)
 static void round_failed(struct agent *a)
 {
 	const struct ag_opts *o = a->o;
+	unsigned nports = (unsigned)mw_setting_long(MW_SET_PORTS);
 	int last = a->try_last;
 	char *why = a->try_why;
 	a->try_phase = AG_TRY_NONE;
@@ -148,21 +151,20 @@ static void round_failed(struct agent *a)
 	 * backoff), or at once for a name that does not resolve. */
 	if (a->connect_failures < AG_LINK_ERROR_TRIES && last != ENOENT) {
 		mw_info("the collector at %s:%u-%u does not answer yet (%s); retrying in %.1f s", a->target,
-			o->port, o->port + o->nports - 1, why[0] ? why : "?", a->backoff);
+			o->port, o->port + nports - 1, why[0] ? why : "?", a->backoff);
 		return;
 	}
 	link_error(a, "cannot reach the collector of job %s at %s:%u-%u from node %s: %s", o->job,
-		   a->target, o->port, o->port + o->nports - 1, o->node, why[0] ? why : "?");
+		   a->target, o->port, o->port + nports - 1, o->node, why[0] ? why : "?");
 	if (a->connect_failures % 10 == 0) /* the first one: link_error above */
 		mw_warn("cannot reach the collector at %s:%u-%u (%lu tries): %s; retrying in %.1f s", a->target,
-			o->port, o->port + o->nports - 1, a->connect_failures, why[0] ? why : "?", a->backoff);
+			o->port, o->port + nports - 1, a->connect_failures, why[0] ? why : "?", a->backoff);
 }
 
 /* A CP candidate's end (the tree or a move): attached, or on to the next
  * ancestor.  Return 1 if the try is over. */
 static int cp_end(struct agent *a, struct mw_link *l, int stage, int err, const char *why)
 {
-	const struct ag_opts *o = a->o;
 	if (l) {
 		if (a->try_phase == AG_TRY_MOVE) {
 			char reason[128]; /* a BYE's reason */
@@ -173,7 +175,7 @@ static int cp_end(struct agent *a, struct mw_link *l, int stage, int err, const 
 			mw_info("attached to %s at %s:%u", ag_tree_parent_name(a->tree), a->try_host, a->try_tport);
 		} else
 			mw_info("attached to %s at %s:%u (liveness %g s)", ag_tree_parent_name(a->tree), a->try_host,
-				a->try_tport, o->liveness_s);
+				a->try_tport, mw_setting_double(MW_SET_LIVENESS));
 		a->try_phase = AG_TRY_NONE;
 		ag_link_up(a, l);
 		return 1;
@@ -194,12 +196,13 @@ static int port_end(struct agent *a, struct mw_link *l, int stage, int err, cons
 		a->try_phase = AG_TRY_NONE;
 		if (a->last_error[0]) {
 			mw_info("connected to the collector at %s:%u after %lu failed tries (liveness %g s)", a->target,
-				port, a->connect_failures, o->liveness_s);
+				port, a->connect_failures, mw_setting_double(MW_SET_LIVENESS));
 			link_error(a, "%.250s; then connected after %lu failed tries", a->last_error,
 				   a->connect_failures);
 			a->last_error[0] = 0;
 		} else
-			mw_info("connected to the collector at %s:%u (liveness %g s)", a->target, port, o->liveness_s);
+			mw_info("connected to the collector at %s:%u (liveness %g s)", a->target, port,
+				mw_setting_double(MW_SET_LIVENESS));
 		ag_link_up(a, l);
 		return 1;
 	}
@@ -266,10 +269,10 @@ static int next_candidate(struct agent *a, double *connect_s)
 		if (!a->target[0])
 			snprintf(a->target, sizeof a->target, "%s", o->host);
 	}
-	if (a->try_port < o->nports) {
+	if (a->try_port < mw_setting_long(MW_SET_PORTS)) {
 		snprintf(a->try_host, sizeof a->try_host, "%s", a->target);
 		a->try_tport = (uint16_t)(o->port + a->try_port);
-		*connect_s = o->connect_timeout_s;
+		*connect_s = mw_setting_double(MW_SET_CONNECT_TIMEOUT);
 		return 1;
 	}
 	round_failed(a);
@@ -283,8 +286,9 @@ static void go_on(struct agent *a)
 	const struct ag_opts *o = a->o;
 	double connect_s;
 	while (a->try_phase != AG_TRY_NONE) {
-		struct ag_hs_params p = {o->job, o->node, o->munge_socket, o->auth_token, (int32_t)a->nr, 0,
-					 o->handshake_timeout_s, o->liveness_s};
+		struct ag_hs_params p = {o->job, o->node, mw_setting_str(MW_SET_MUNGE_SOCKET), o->auth_token,
+					 (int32_t)a->nr, 0, mw_setting_double(MW_SET_HANDSHAKE_TIMEOUT),
+					 mw_setting_double(MW_SET_LIVENESS)};
 		if (a->stop || a->closing) {
 			a->try_phase = AG_TRY_NONE;
 			return;

@@ -39,6 +39,7 @@
 #include "agtree.h"
 #include "log.h"
 #include "uvslurm.h"
+#include "settings.h"
 
 static double mono(void)
 {
@@ -104,7 +105,7 @@ static void link_drop(struct agent *a, const char *why)
 		return;
 	mw_warn("lost the %s %s (%s%s); reconnecting", moving ? "collector" : ag_tree_parent_name(a->tree),
 		mw_link_peer(a->link), why,
-		errno == ETIMEDOUT && a->o->liveness_s > 0 ? ": it stopped answering (liveness)" : "");
+		errno == ETIMEDOUT && mw_setting_double(MW_SET_LIVENESS) > 0 ? ": it stopped answering (liveness)" : "");
 	lpoll_close(a); /* before its socket closes */
 	mw_link_close(a->link);
 	a->link = NULL;
@@ -122,12 +123,12 @@ static void link_drop(struct agent *a, const char *why)
 static void link_check_live(struct agent *a, double now)
 {
 	long long n;
-	if (!a->link || a->o->liveness_s <= 0 || (n = mw_link_segs_in(a->link)) < 0)
+	if (!a->link || mw_setting_double(MW_SET_LIVENESS) <= 0 || (n = mw_link_segs_in(a->link)) < 0)
 		return;
 	if (n != a->live_segs) {
 		a->live_segs = n;
 		a->live_at = now;
-	} else if (now - a->live_at >= mw_link_silence_limit(a->o->liveness_s)) {
+	} else if (now - a->live_at >= mw_link_silence_limit(mw_setting_double(MW_SET_LIVENESS))) {
 		errno = ETIMEDOUT;
 		link_drop(a, strerror(ETIMEDOUT));
 	}
@@ -376,9 +377,9 @@ static void on_look(uv_timer_t *t)
 	}
 	/* Judged at the beat, not at the moment the loop woke up: a late
 	 * wake-up does not push a stall to the next beat. */
-	ag_watch_look(a, now - a->next_look < a->tick_s ? a->next_look : now);
+	ag_watch_look(a, now - a->next_look < mw_settings_tick() ? a->next_look : now);
 	link_check_live(a, now);
-	a->next_look = next_beat(mono(), a->tick_s);
+	a->next_look = next_beat(mono(), mw_settings_tick());
 	arm_at(a, &a->t_look, on_look, a->next_look);
 }
 
@@ -398,7 +399,7 @@ static void job_answer(void *arg, long rc, const char *err)
 		uv_stop(a->loop);
 		return;
 	}
-	arm_at(a, &a->t_job, on_job, mono() + a->o->job_check_s);
+	arm_at(a, &a->t_job, on_job, mono() + mw_setting_double(MW_SET_JOB_CHECK));
 }
 
 static void on_job(uv_timer_t *t)
@@ -410,7 +411,7 @@ static void on_job(uv_timer_t *t)
 	a->jobcall = mw_uvslurm_job_active(a->loop, NULL, a->o->job, job_answer, a, err, sizeof err);
 	if (!a->jobcall) {
 		mw_debug("is job %s active? %s", a->o->job, err);
-		arm_at(a, &a->t_job, on_job, mono() + a->o->job_check_s);
+		arm_at(a, &a->t_job, on_job, mono() + mw_setting_double(MW_SET_JOB_CHECK));
 	}
 }
 
@@ -491,18 +492,6 @@ static void on_signal(uv_signal_t *h, int signo)
 void ag_opts_default(struct ag_opts *o)
 {
 	memset(o, 0, sizeof *o);
-	o->nports = 5;
-	{
-		struct mw_jobconf jc; /* the table's default */
-		if (mw_jobconf_init(&jc) == 0) {
-			o->timeout_s = jc.timeout;
-			o->liveness_s = jc.liveness;
-			o->connect_timeout_s = jc.connect_timeout;
-			o->handshake_timeout_s = jc.handshake_timeout;
-			o->job_check_s = jc.job_check;
-			mw_jobconf_free(&jc);
-		}
-	}
 	o->backoff_max_s = 30;
 	o->rundir_wait_s = 600;
 }
@@ -541,24 +530,19 @@ int ag_run(const struct ag_opts *o)
 	a.t_look.data = a.t_connect.data = a.t_job.data = a.prep.data = &a;
 	srand((unsigned)getpid() ^ (unsigned)time(NULL));
 	a.ap = ag_ap_create(o->ap_conf, 0, o->node);
-	a.tick_s = o->tick_s > 0 ? o->tick_s : o->timeout_s / 4;
-	if (a.tick_s < 0.1)
-		a.tick_s = 0.1;
-	if (a.tick_s > 0.5)
-		a.tick_s = 0.5;
 	/* Two beats T apart are T apart on the wall clock; on the monotonic
 	 * clock that the rule uses they may differ by NTP's slew and the
 	 * rounding of the two readings: a stall of T seen at the beat T after
 	 * it is stuck, not one beat later. */
-	a.beat_tol = a.tick_s / 100;
+	a.beat_tol = mw_settings_tick() / 100;
 	mw_info("agent for job %s on %s: rundir %s, collector %s:%u, timeout %g s", o->job, o->node,
-		o->rundir, o->host, o->port, o->timeout_s);
+		o->rundir, o->host, o->port, mw_setting_double(MW_SET_TIMEOUT));
 	mw_ready_notify(); /* started: whoever launched us may stop waiting */
 	a.next_look = mono();
 	uv_timer_start(&a.t_look, on_look, 0, 0);
 	a.next_connect = mono();
-	if (o->job_check_s > 0)
-		arm_at(&a, &a.t_job, on_job, mono() + o->job_check_s);
+	if (mw_setting_double(MW_SET_JOB_CHECK) > 0)
+		arm_at(&a, &a.t_job, on_job, mono() + mw_setting_double(MW_SET_JOB_CHECK));
 	uv_prepare_start(&a.prep, on_prepare);
 	if (!a.stop)
 		uv_run(&loop, UV_RUN_DEFAULT);

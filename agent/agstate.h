@@ -90,7 +90,6 @@ struct agent {
 	uv_poll_t *appoll;       /* the auxiliary processes' runner pipe (NULL: none) */
 	int apfd;                /* the fd appoll watches */
 	struct mw_uvslurm *jobcall; /* squeue under way (NULL: none) */
-	double tick_s;
 	double next_look;        /* when t_look fires (monotonic s) */
 	int closing;             /* the loop is being taken down */
 };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "settings.h"
 
 struct ag_tree {
 	struct mw_hb_role role; /* role.up: the chain of ancestors, nearest first */
@@ -31,7 +32,8 @@ int ag_tree_role(struct ag_tree **tp, uv_loop_t *loop, const struct ag_opts *o, 
 		mw_info("tree: this job runs through the tree overlay; dumps go up on demand");
 	}
 	if (r->cp && !t->cp) {
-		struct mwt_cp_opts co = {o->job, o->node, o->munge_socket, o->auth_token, 0.05, o->liveness_s};
+		struct mwt_cp_opts co = {o->job, o->node, mw_setting_str(MW_SET_MUNGE_SOCKET), o->auth_token, 0.05,
+					 mw_setting_double(MW_SET_LIVENESS)};
 		struct mw_hb_msg m = {0};
 		t->cp = mwt_cp_create(loop, &co, up, arg, &t->port);
 		if (!t->cp)

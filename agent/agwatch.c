@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "settings.h"
 
 #define AG_DUMP_MAX (MW_HB_MAX_PAYLOAD - 4096)
 
@@ -228,7 +229,7 @@ static void watch_rank(struct agent *a, struct ag_rank *x, double now)
 {
 	struct mw_slot_snap sn;
 	const struct mw_slot *s;
-	double T = a->o->timeout_s, idle_c, idle_k;
+	double T = mw_setting_double(MW_SET_TIMEOUT), idle_c, idle_k;
 	int finalized, exited, preinit;
 	enum mw_stall_class cls;
 

@@ -12,6 +12,7 @@
 #include "conf.h"
 #include "heartbeat.h"
 #include "log.h"
+#include "settings.h"
 
 static const char agent_intro[] =
 	"The per-node, per-job heartbeat agent (started by the SPANK plugin or by\n"
@@ -54,18 +55,16 @@ int main(int argc, char **argv)
 {
 	struct ag_opts o;
 	const char *pidfile = NULL, *logfile = NULL, *settings = NULL, *auth_file = NULL;
-	const char *timeout = NULL, *munge_socket = NULL, *job_check = NULL;
+	const char *timeout = NULL, *munge_socket = NULL, *job_check = NULL, *tick = NULL, *ports = NULL;
 	int verbose = 0, have_coll = 0, version = 0, rc, first;
-	long nports;
 	/* Job settings given one by one (after --settings FILE, which they
 	 * override): checked here by the one table (shared/jobconf.c), applied
 	 * by mw_jobconf_load. */
 	struct mw_jobconf scratch;
-	struct mw_jobconf_override set[3];
+	struct mw_jobconf_override set[5];
 	int nset = 0;
 
 	ag_opts_default(&o);
-	nports = o.nports;
 	const struct mw_cliopt opts[] = {
 		{.name = "job", .kind = MW_CLIOPT_CUSTOM, .dst = &o, .parse = parse_job, .arg = "JOBID",
 		 .what = "a job id", .help = "the job"},
@@ -83,12 +82,10 @@ int main(int argc, char **argv)
 		 .help = "write our pid to FILE"},
 		{.name = "log", .kind = MW_CLIOPT_STRING, .dst = &logfile, .arg = "FILE",
 		 .help = "append the log to FILE"},
-		{.name = "tick", .kind = MW_CLIOPT_DOUBLE, .dst = &o.tick_s, .arg = "S", .min = 0.01,
-		 .max = 60, .unit = "seconds", .help = "slot scan period (default: timeout / 4)"},
+		{.name = "tick", .kind = MW_CLIOPT_SETTING, .setting = "tick", .text = &tick, .arg = "S"},
 		{.name = "job-check", .kind = MW_CLIOPT_SETTING, .setting = "job_check", .text = &job_check,
 		 .arg = "S"},
-		{.name = "ports", .kind = MW_CLIOPT_LONG, .dst = &nports, .arg = "N", .min = 1, .max = 100,
-		 .help = "collector ports to try from PORT on"},
+		{.name = "ports", .kind = MW_CLIOPT_SETTING, .setting = "ports", .text = &ports, .arg = "N"},
 		{.name = "munge-socket", .kind = MW_CLIOPT_SETTING, .setting = "munge_socket",
 		 .text = &munge_socket, .arg = "PATH"},
 		{.name = "auth-file", .kind = MW_CLIOPT_STRING, .dst = &auth_file, .arg = "FILE",
@@ -126,7 +123,6 @@ int main(int argc, char **argv)
 		printf("mpiwatch-agent %s\n", MW_VERSION);
 		return 0;
 	}
-	o.nports = (int)nports;
 	if (auth_file && mw_auth_token_read(auth_file, o.auth_token, sizeof o.auth_token, err, sizeof err) < 0) {
 		fprintf(stderr, "mpiwatch-agent: --auth-file: %s\n", err);
 		return 2;
@@ -137,30 +133,19 @@ int main(int argc, char **argv)
 		set[nset].key = "munge_socket", set[nset++].val = munge_socket;
 	if (job_check)
 		set[nset].key = "job_check", set[nset++].val = job_check;
+	if (tick)
+		set[nset].key = "tick", set[nset++].val = tick;
+	if (ports)
+		set[nset].key = "ports", set[nset++].val = ports;
 	if (first < argc || !o.job[0] || !o.node[0] || !o.rundir[0] || !have_coll ||
 	    (!settings && !timeout && !munge_socket)) {
 		fprintf(stderr, "mpiwatch-agent: --job, --node, --rundir, --collector and --settings (or --timeout) are required\n");
 		return 2;
 	}
-	{
-		struct mw_jobconf jc;
-		int bad = mw_jobconf_load(&jc, settings, set, nset, err, sizeof err) < 0;
-		if (!bad) {
-			o.timeout_s = jc.timeout;
-			o.liveness_s = jc.liveness;
-			o.connect_timeout_s = jc.connect_timeout;
-			o.handshake_timeout_s = jc.handshake_timeout;
-			o.job_check_s = jc.job_check;
-			bad = mw_copy(o.munge_socket, sizeof o.munge_socket, jc.munge_socket) ||
-			      (settings && jc.dir && mw_copy(o.outdir, sizeof o.outdir, jc.dir));
-			if (bad)
-				snprintf(err, sizeof err, "munge_socket or dir: path too long");
-			mw_jobconf_free(&jc);
-		}
-		if (bad) {
-			fprintf(stderr, "mpiwatch-agent: %s\n", err);
-			return 2;
-		}
+	/* The settings, read-only from now on (shared/settings.h). */
+	if (mw_settings_load(settings, set, nset, err, sizeof err) < 0) {
+		fprintf(stderr, "mpiwatch-agent: %s\n", err);
+		return 2;
 	}
 	if (mw_helper_setup("mpiwatch-agent", logfile, pidfile, verbose))
 		return 1;

@@ -32,13 +32,17 @@ static int settings_main(int argc, char **argv)
 			strcat(who, "site");
 		if (k->scope & MW_JC_USER)
 			strcat(who, who[0] ? ",user" : "user");
+		if (!who[0] && (k->scope & MW_JC_HELPER))
+			strcat(who, "helper");
 		if (!who[0])
 			strcat(who, "resolved");
 		mw_conf_expect(k, what, sizeof(what));
 		printf("%-15s %-10s %-22s %s\n%-49s %s\n", k->name, who,
 		       k->def && *k->def ? k->def : "-", what, "", k->doc);
 	}
-	printf("\nsite: plugstack.conf arguments; user: --mpiwatch=ITEM,... (%s).\n",
+	printf("\nsite: plugstack.conf arguments; user: --mpiwatch=ITEM,... (%s);\n"
+	       "helper: an option of mpiwatch-collector or mpiwatch-agent (--probe-budget for\n"
+	       "probe_budget).\n",
 	       mw_jobconf_user_items());
 	return 0;
 }

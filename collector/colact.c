@@ -16,6 +16,7 @@
 #include "slurm.h"
 #include "slurmplan.h"
 #include "uvslurm.h"
+#include "settings.h"
 
 /* An action on Slurm that failed while Slurm did not answer (slurmctld
  * down or restarting): retried with backoff, so the drain, the comment and
@@ -64,8 +65,8 @@ static char *drain_event(struct collector *c, int node)
 	json_object_object_add(ev, "verdict", json_object_new_string("hardware"));
 	json_object_object_add(ev, "detector", json_object_new_string("mpiwatch-collector"));
 	json_object_object_add(ev, "node", json_object_new_string(n->name));
-	json_object_object_add(ev, "probe_tries", json_object_new_int(c->o->probe_tries));
-	json_object_object_add(ev, "probe_budget_s", json_object_new_double(c->o->probe_budget_s));
+	json_object_object_add(ev, "probe_tries", json_object_new_int(col_probe_tries()));
+	json_object_object_add(ev, "probe_budget_s", json_object_new_double(col_probe_budget(c)));
 	json_object_object_add(ev, "stuck_ranks", sr);
 	json_object_object_add(
 		ev, "summary",
@@ -91,8 +92,8 @@ static struct act_job *act_prepare(struct collector *c, const struct col_retry *
 	a->w.data = a;
 	snprintf(a->job, sizeof a->job, "%s", s->job);
 	snprintf(a->target, sizeof a->target, "%s", x->kind == COL_DO_DRAIN ? s->nodes[x->node].name : s->job);
-	snprintf(a->nhd_socket, sizeof a->nhd_socket, "%s", c->o->nhd_socket);
-	snprintf(a->restd, sizeof a->restd, "%s", c->o->restd);
+	snprintf(a->nhd_socket, sizeof a->nhd_socket, "%s", mw_setting_str(MW_SET_NHD_SOCKET));
+	snprintf(a->restd, sizeof a->restd, "%s", mw_setting_str(MW_SET_RESTD));
 	if (x->kind == COL_DO_DRAIN) {
 		s->st.drain_requests++;
 		if (!(a->drain_ev = drain_event(c, x->node))) {
@@ -161,8 +162,8 @@ static void act_compose(struct act_job *a)
 {
 	struct collector *c = a->c;
 	char rpath[4200] = "";
-	if (c->o->dir[0])
-		snprintf(rpath, sizeof rpath, "%s/report.txt", c->o->dir);
+	if (mw_setting_str(MW_SET_DIR)[0])
+		snprintf(rpath, sizeof rpath, "%s/report.txt", mw_setting_str(MW_SET_DIR));
 	col_report_comment(&c->s, a->j.comment, rpath, a->text, sizeof a->text);
 	mw_slurm_job_free(&a->j);
 	a->got_job = 0;
@@ -445,20 +446,20 @@ void col_act_verdict(struct collector *c)
 		col_state_event(s, "note", "network partition suspected (%zu of %zu nodes silent at once): "
 					   "no node drained, the job is not cancelled or requeued",
 				r->ndead, s->nnodes);
-	} else if (r->verdict == COL_V_HARDWARE && c->o->drain) {
+	} else if (r->verdict == COL_V_HARDWARE && mw_setting_int(MW_SET_DRAIN)) {
 		for (size_t i = 0; i < r->ndead; i++) {
 			x = (struct col_retry){.kind = COL_DO_DRAIN, .node = r->dead_nodes[i]};
 			do_or_retry(c, &x);
 		}
 	}
-	if (c->o->post) {
+	if (mw_setting_int(MW_SET_POST)) {
 		x = (struct col_retry){.kind = COL_DO_COMMENT};
 		do_or_retry(c, &x);
 	}
 	if (r->verdict == COL_V_HARDWARE && r->partition)
 		return; /* nothing more: we cannot tell which side is cut off */
-	if (c->o->action == MW_JC_CANCEL || c->o->action == MW_JC_REQUEUE) {
-		x = (struct col_retry){.kind = c->o->action == MW_JC_CANCEL ? COL_DO_CANCEL : COL_DO_REQUEUE};
+	if (col_action(c) == MW_JC_CANCEL || col_action(c) == MW_JC_REQUEUE) {
+		x = (struct col_retry){.kind = col_action(c) == MW_JC_CANCEL ? COL_DO_CANCEL : COL_DO_REQUEUE};
 		do_or_retry(c, &x);
 	}
 }

@@ -15,6 +15,7 @@
 #include "jobconf.h"
 #include "log.h"
 #include "mw_link.h"
+#include "settings.h"
 
 double col_now(const struct collector *c)
 {
@@ -28,23 +29,19 @@ int col_ctx_init(struct collector *c, struct col_opts *o, const struct col_env *
 	c->lfd = -1;
 	if (env)
 		c->env = *env;
-	if (o->settle_s < 0) {
-		o->settle_s = o->timeout_s / 4;
-		if (o->settle_s < 1)
-			o->settle_s = 1;
-		if (o->settle_s > 3)
-			o->settle_s = 3;
-	}
 	if (col_state_init(&c->s, o->job) < 0) {
 		mw_err("out of memory");
 		return -1;
 	}
 	c->s.ap = col_ap_create(o->ap_conf, 0);
-	c->s.timeout_s = o->timeout_s;
-	c->s.hang_limit_s = mw_jobconf_hang_limit(o->hang_limit_s, o->timeout_s);
-	c->s.thr = o->thr;
+	c->s.timeout_s = mw_setting_double(MW_SET_TIMEOUT);
+	c->s.hang_limit_s = mw_settings_hang_limit();
+	snprintf(c->s.threshold_spec, sizeof c->s.threshold_spec, "%s", mw_setting_str(MW_SET_THRESHOLD));
+	if (col_threshold_parse(c->s.threshold_spec, &c->s.thr) < 0) {
+		mw_err("threshold %s: not a threshold", mw_setting_str(MW_SET_THRESHOLD));
+		return -1;
+	}
 	c->s.expected_ranks = o->ranks;
-	snprintf(c->s.threshold_spec, sizeof c->s.threshold_spec, "%s", o->threshold);
 	if (o->nodes[0]) {
 		struct mw_hostlist hl = {0};
 		if (mw_hostlist_expand(o->nodes, 65536, &hl) < 0) {
@@ -57,8 +54,12 @@ int col_ctx_init(struct collector *c, struct col_opts *o, const struct col_env *
 		/* Above the threshold: the tree overlay (doc/tree.md). */
 		{
 			struct mwt_factors *f = col_probe_fuzzy_factors(c);
-			c->tree = col_tree_plan(&c->s, o->tree_threshold, o->tree_fanout, o->tree_cps, f,
-						o->tree_weights_set ? o->tree_weights : NULL);
+			double w[MW_JOBCONF_NWEIGHTS];
+			const char *ws = mw_setting_str(MW_SET_TREE_WEIGHTS);
+			int wset = ws[0] && mw_jobconf_weights(ws, w, MW_JOBCONF_NWEIGHTS) == 0;
+			c->tree = col_tree_plan(&c->s, mw_setting_long(MW_SET_TREE_THRESHOLD),
+						mw_setting_long(MW_SET_TREE_FANOUT), mw_setting_long(MW_SET_TREE_CPS), f,
+						wset ? w : NULL);
 			free(f);
 		}
 		c->s.tree = c->tree;
@@ -68,6 +69,27 @@ int col_ctx_init(struct collector *c, struct col_opts *o, const struct col_env *
 		return -1;
 	}
 	return 0;
+}
+
+double col_probe_budget(const struct collector *c)
+{
+	double b = mw_setting_double(MW_SET_PROBE_BUDGET);
+	return c->final_eval && b > 1.5 ? 1.5 : b;
+}
+
+uint16_t col_probe_port(void)
+{
+	return (uint16_t)mw_setting_long(MW_SET_PROBE_PORT);
+}
+
+int col_probe_tries(void)
+{
+	return (int)mw_setting_long(MW_SET_PROBE_TRIES);
+}
+
+enum mw_jc_action col_action(const struct collector *c)
+{
+	return c->final_eval ? MW_JC_REPORT : (enum mw_jc_action)mw_setting_int(MW_SET_ACTION);
 }
 
 void col_ctx_free(struct collector *c)

@@ -152,9 +152,23 @@ struct collector {
 /* The collector's clock (env.now, else mw_now), in seconds. */
 double col_now(const struct collector *c);
 
-/* Set up c for the options o (settle time derived, the state, the nodes
- * of --nodes, the auxiliary processes) with env (copied; NULL: the real
- * one).  No socket is opened.  Return 0, or -1 (logged). */
+/* The probe budget in effect: the probe_budget setting, at most 1.5 s in
+ * the evaluation at shutdown (final_eval). */
+double col_probe_budget(const struct collector *c);
+
+/* The probe port and the probes per node of a round (the settings
+ * probe_port and probe_tries), typed for the probe calls. */
+uint16_t col_probe_port(void);
+int col_probe_tries(void);
+
+/* The action in effect: the action setting, or report only in the
+ * evaluation at shutdown (the job is ending anyway). */
+enum mw_jc_action col_action(const struct collector *c);
+
+/* Set up c for the options o and the settings (shared/settings.h: the
+ * state with the timeout, hang limit and threshold, the nodes of --nodes
+ * and the tree's plan, the auxiliary processes) with env (copied; NULL:
+ * the real one).  No socket is opened.  Return 0, or -1 (logged). */
 int col_ctx_init(struct collector *c, struct col_opts *o, const struct col_env *env);
 
 /* Free what c holds (the links are closed).  c may be half set up. */

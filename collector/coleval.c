@@ -24,6 +24,7 @@
 #include "coltree.h"
 #include "fsutil.h"
 #include "log.h"
+#include "settings.h"
 
 static struct mw_ratelimit peer_rl = MW_RATELIMIT_INIT(1, 10);
 
@@ -66,14 +67,14 @@ static int all_in(const struct collector *c)
 
 static void check_threshold(struct collector *c)
 {
-	long n = col_eval_suspicious(&c->s), need = col_threshold_need(&c->o->thr, job_ranks(c));
+	long n = col_eval_suspicious(&c->s), need = col_threshold_need(&c->s.thr, job_ranks(c));
 	if (c->s.decided || n < need || c->gen == c->eval_gen)
 		return;
 	if (!c->pending) {
 		if (c->s.threshold_mono <= 0)
 			c->s.threshold_mono = col_now(c);
 		col_state_event(&c->s, "threshold", "%ld suspicious rank(s) >= threshold %s (%ld needed)",
-				n, c->o->threshold, need);
+				n, c->s.threshold_spec, need);
 		col_links_dumpreq(c);
 		col_links_apreq(c, "threshold crossed");
 	}
@@ -86,7 +87,7 @@ static void check_threshold(struct collector *c)
 		int stuck = 0;
 		for (size_t i = 0; i < c->s.size; i++)
 			stuck |= c->s.ranks[i].state == MW_HB_S_IN_MPI;
-		col_eval_schedule(c, stuck ? c->o->settle_s : c->o->timeout_s + 1.0);
+		col_eval_schedule(c, stuck ? mw_settings_settle() : mw_setting_double(MW_SET_TIMEOUT) + 1.0);
 		if (stuck && c->s.stuck_since_mono <= 0)
 			col_probe_early(c);
 		if (stuck && all_in(c))
@@ -192,9 +193,9 @@ static int wait_for_mpi_error(struct collector *c)
 				return 1;
 			}
 	} else {
-		if (!c->o->dir[0])
+		if (!mw_setting_str(MW_SET_DIR)[0])
 			return 0;
-		snprintf(path, sizeof path, "%s/" MW_MPI_ERRORS_FILE, c->o->dir);
+		snprintf(path, sizeof path, "%s/" MW_MPI_ERRORS_FILE, mw_setting_str(MW_SET_DIR));
 		if (access(path, F_OK) != 0)
 			return 0;
 	}
@@ -384,7 +385,7 @@ void col_eval_agent_lost(struct collector *c, int node, const char *why)
 		 * after the stall timeout. */
 		col_state_event(&c->s, "agent_lost", "agent of node %s: connection lost (%s)%s",
 				c->s.nodes[node].name, why,
-				!strcmp(why, strerror(ETIMEDOUT)) && c->o->liveness_s > 0
+				!strcmp(why, strerror(ETIMEDOUT)) && mw_setting_double(MW_SET_LIVENESS) > 0
 					? ": no answer within the link liveness time, probing the node now"
 					: ": probing the node now");
 		c->gen++;
@@ -547,7 +548,7 @@ void col_eval_beat(struct collector *c, int node, const struct mw_hb_beat *b)
 		/* A rank of a suspected hang moved on: look again (the hang may
 		 * be over: a slow transfer that completed). */
 		if (was && !col_state_suspicious(b->state) && s->stuck_since_mono > 0)
-			col_eval_schedule(c, c->o->settle_s);
+			col_eval_schedule(c, mw_settings_settle());
 	}
 }
 
@@ -563,10 +564,10 @@ void col_eval_dump(struct collector *c, struct mw_hb_msg *m)
 		col_state_grow(s, (size_t)rank + 1);
 	if (rank < 0 || (size_t)rank >= s->size)
 		return;
-	if (c->o->dir[0]) {
-		snprintf(path, sizeof path, "%s/dumps", c->o->dir);
+	if (mw_setting_str(MW_SET_DIR)[0]) {
+		snprintf(path, sizeof path, "%s/dumps", mw_setting_str(MW_SET_DIR));
 		mw_mkdir_p(path, 0755);
-		snprintf(path, sizeof path, "%s/dumps/rank-%d.json", c->o->dir, rank);
+		snprintf(path, sizeof path, "%s/dumps/rank-%d.json", mw_setting_str(MW_SET_DIR), rank);
 		f = fopen(path, "we");
 		if (f) {
 			fprintf(f, "%s\n", m->u.dump.json);
@@ -607,14 +608,12 @@ double col_eval_next(const struct collector *c)
 
 void col_eval_final(struct collector *c)
 {
-	struct col_opts *o = c->o;
 	/* Once more if the launcher was found killed: "mpiwatch run" may since
-	 * have told that it exited with a failure of its own (item 7). */
+	 * have told that it exited with a failure of its own (item 7).  From
+	 * now on the probe budget is at most 1.5 s and the action is report
+	 * only: the job is ending anyway (col_probe_budget, col_action). */
 	if (!c->s.decided && (c->pending || col_eval_suspicious(&c->s) > 0) &&
 	    (c->gen != c->eval_gen || (c->s.have_res && c->s.res.launcher_killed))) {
-		if (o->probe_budget_s > 1.5)
-			o->probe_budget_s = 1.5;
-		o->action = MW_JC_REPORT; /* the job is ending anyway */
 		col_state_event(&c->s, "note", "stopping with unevaluated heartbeats: evaluating now");
 		c->mpierr_grace_until = c->settle_until = 1; /* no more waiting: the job is over */
 		c->final_eval = 1;

@@ -19,6 +19,7 @@
 #include "coltree.h"
 #include "log.h"
 #include "mw_link.h"
+#include "settings.h"
 
 #define COL_MAX_CLIENTS 4096
 /* Before its HELLO is welcomed a connection holds little (frames of at
@@ -507,9 +508,9 @@ void col_links_accept(struct collector *c)
 			return;
 		}
 		c->c = p;
-		if (mw_link_set_liveness_watch(l, c->o->liveness_s) < 0)
-			mw_log_limited(&peer_rl, LOG_WARNING, "link liveness %g s: %s", c->o->liveness_s,
-				       strerror(errno));
+		if (mw_link_set_liveness_watch(l, mw_setting_double(MW_SET_LIVENESS)) < 0)
+			mw_log_limited(&peer_rl, LOG_WARNING, "link liveness %g s: %s",
+				       mw_setting_double(MW_SET_LIVENESS), strerror(errno));
 		memset(&p[c->nc], 0, sizeof p[c->nc]);
 		p[c->nc].l = l;
 		p[c->nc].node = -1;

@@ -19,6 +19,7 @@
 #include "mwt_cp.h"
 #include "mwt_plan.h"
 #include "slurm.h"
+#include "settings.h"
 
 /* Probing down the tree (doc/tree.md): in a tree job the collector first
  * asks the CPs it serves to probe their subtrees (PROBEREQ) and waits for
@@ -34,9 +35,9 @@ int col_probe_tree_ready(struct collector *c)
 		struct mw_hb_probereq r = {0};
 		int asked;
 		r.round = ++c->tprobe_seq;
-		r.port = c->o->probe_port;
-		r.tries = c->o->probe_tries;
-		r.budget_s = c->o->probe_budget_s;
+		r.port = col_probe_port();
+		r.tries = col_probe_tries();
+		r.budget_s = col_probe_budget(c);
 		r.wait_s = r.budget_s + 0.2 + MWT_PROBE_LEVEL_S * col_tree_depth(c->tree);
 		asked = col_tree_probe_begin(c->tree, &c->s, &r, col_links_send_to_node, c);
 		if (asked <= 0)
@@ -97,8 +98,8 @@ static void round_done(void *arg, int rc)
 static void round_start(struct collector *c)
 {
 	struct col_own_probe *pr = &c->pr;
-	pr->round = mw_uvprobe_start(c->loop, pr->names, pr->addrs, pr->nown, c->o->probe_port,
-				     c->o->probe_budget_s, c->o->probe_tries, 0, pr->own, round_done, c);
+	pr->round = mw_uvprobe_start(c->loop, pr->names, pr->addrs, pr->nown, col_probe_port(),
+				     col_probe_budget(c), col_probe_tries(), 0, pr->own, round_done, c);
 	if (!pr->round)
 		pr->start_errno = errno;
 }
@@ -156,14 +157,14 @@ static int probe_begin(struct collector *c)
 		pr->nown++;
 	}
 	col_state_event(s, "probe_start", "probing %zu node(s) on udp port %u (%d tries, %.1f s budget)%s",
-			pr->nown, c->o->probe_port, c->o->probe_tries, c->o->probe_budget_s,
+			pr->nown, col_probe_port(), col_probe_tries(), col_probe_budget(c),
 			pr->ncp ? ": those the CPs did not report on" : "");
 	if (pr->nown && c->env.probe) {
 		c->env.probe(c->env.arg, pr->names, pr->nown, pr->own);
 		pr->done = 1;
 	} else if (pr->nown && !c->loop) { /* no loop: the blocking round */
-		pr->rc = mw_probe_nodes(pr->names, pr->addrs, pr->nown, c->o->probe_port, c->o->probe_budget_s,
-					c->o->probe_tries, pr->own);
+		pr->rc = mw_probe_nodes(pr->names, pr->addrs, pr->nown, col_probe_port(), col_probe_budget(c),
+					col_probe_tries(), pr->own);
 		pr->rc_errno = errno;
 		pr->done = 1;
 	} else if (pr->nown) {
@@ -236,7 +237,7 @@ static void probe_end(struct collector *c)
 			s->nodes[i].state = MW_PROBE_ERROR;
 			snprintf(s->nodes[i].summary, sizeof s->nodes[i].summary,
 				 "no node answered any probe: is mpiwatch-nodehealthd running on port %u?",
-				 c->o->probe_port);
+				 col_probe_port());
 		}
 		col_state_event(s, "probe_end",
 				"no node answered (%d probe(s) lost): liveness unknown, no node judged dead",
@@ -301,7 +302,8 @@ struct mwt_factors *col_probe_fuzzy_factors(struct collector *c)
 	struct mwt_factors *f = NULL;
 	int alive;
 
-	if (c->o->tree_strategy != MWT_FUZZY || s->nnodes <= (size_t)c->o->tree_threshold)
+	if (mw_setting_int(MW_SET_TREE_STRATEGY) != MWT_FUZZY ||
+	    s->nnodes <= (size_t)mw_setting_long(MW_SET_TREE_THRESHOLD))
 		return NULL;
 	names = calloc(s->nnodes, sizeof *names);
 	out = calloc(s->nnodes, sizeof *out);
@@ -313,9 +315,9 @@ struct mwt_factors *col_probe_fuzzy_factors(struct collector *c)
 	}
 	for (size_t i = 0; i < s->nnodes; i++)
 		names[i] = s->nodes[i].name;
-	alive = mw_probe_nodes(names, NULL, s->nnodes, c->o->probe_port,
-			       c->o->probe_budget_s < COL_FUZZY_BUDGET ? c->o->probe_budget_s : COL_FUZZY_BUDGET,
-			       c->o->probe_tries, out);
+	alive = mw_probe_nodes(names, NULL, s->nnodes, col_probe_port(),
+			       col_probe_budget(c) < COL_FUZZY_BUDGET ? col_probe_budget(c) : COL_FUZZY_BUDGET,
+			       col_probe_tries(), out);
 	for (size_t i = 0; i < s->nnodes; i++)
 		col_tree_factors(&out[i], &f[i]);
 	mw_info("tree: fuzzy placement: %d of %zu node(s) answered the start-up probe", alive < 0 ? 0 : alive,

@@ -23,6 +23,7 @@
 #include "nodecal.h"
 #include "slurm.h"
 #include "uvslurm.h"
+#include "settings.h"
 
 static struct mw_ratelimit report_rl = MW_RATELIMIT_INIT(0.1, 2);
 
@@ -53,9 +54,10 @@ void col_reports_keep_old(const char *dir)
 void col_reports_pending_clear(const struct collector *c)
 {
 	char path[4200];
-	if (!c->o->dir[0])
+	(void)c;
+	if (!mw_setting_str(MW_SET_DIR)[0])
 		return;
-	snprintf(path, sizeof path, "%s/%s", c->o->dir, MW_PENDING_FILE);
+	snprintf(path, sizeof path, "%s/%s", mw_setting_str(MW_SET_DIR), MW_PENDING_FILE);
 	unlink(path);
 }
 
@@ -83,7 +85,7 @@ static void rep_told(struct collector *c, int rc, int err, int clear)
 {
 	if (rc < 0)
 		mw_log_limited(&report_rl, LOG_ERR, "cannot write the report in %s: %s",
-			       c->o->report[0] ? c->o->report : c->o->dir, strerror(err));
+			       c->o->report[0] ? c->o->report : mw_setting_str(MW_SET_DIR), strerror(err));
 	else if (clear)
 		col_reports_pending_clear(c);
 }
@@ -120,7 +122,7 @@ void col_reports_write(struct collector *c)
 		r->c = c;
 		r->w.data = r;
 		r->clear = clear;
-		r->made_rc = col_report_render(&c->s, c->o->dir, c->o->report, &r->f);
+		r->made_rc = col_report_render(&c->s, mw_setting_str(MW_SET_DIR), c->o->report, &r->f);
 		r->made_err = errno;
 		if (uv_queue_work(c->loop, &r->w, rep_work, rep_done) == 0) {
 			c->write_busy = 1;
@@ -130,7 +132,7 @@ void col_reports_write(struct collector *c)
 		free(r);
 	}
 	{
-		int rc = col_report_write(&c->s, c->o->dir, c->o->report);
+		int rc = col_report_write(&c->s, mw_setting_str(MW_SET_DIR), c->o->report);
 		rep_told(c, rc, errno, clear);
 	}
 }
@@ -167,8 +169,8 @@ static void imbalance_one(struct collector *c, const struct imb_fluct_opts *fo, 
 {
 	char err[1024];
 	struct imb_fluct_result fl;
-	if (imb_write_reports(prof, c->o->dir, suffix, fo, &fl, err, sizeof err) == 0) {
-		mw_info("load imbalance of %s in %s/imbalance%s.txt", label, c->o->dir, suffix);
+	if (imb_write_reports(prof, mw_setting_str(MW_SET_DIR), suffix, fo, &fl, err, sizeof err) == 0) {
+		mw_info("load imbalance of %s in %s/imbalance%s.txt", label, mw_setting_str(MW_SET_DIR), suffix);
 		col_state_event(&c->s, "note", "load imbalance of %s: imbalance%s.txt, imbalance%s.html",
 				label, suffix, suffix);
 		/* The compute-phase fluctuation flags (issue 14), one note each. */
@@ -199,7 +201,7 @@ void col_reports_imbalance(struct collector *c)
 	struct imb_fluct_opts fo;
 	struct imb_nodecal *cal = NULL;
 
-	if (!prof[0] || !c->o->dir[0])
+	if (!prof[0] || !mw_setting_str(MW_SET_DIR)[0])
 		return;
 	/* The flag judges with each node's own calibration (issue 32). */
 	imb_fluct_defaults(&fo);
@@ -303,8 +305,8 @@ void col_reports_analyse_dumps(struct collector *c)
 	if (s->analysis)
 		json_object_put(s->analysis);
 	s->analysis = json_object_get(dl_result_json(dr));
-	if (c->o->dir[0]) {
-		snprintf(dir, sizeof dir, "%s/deadlock.txt", c->o->dir);
+	if (mw_setting_str(MW_SET_DIR)[0]) {
+		snprintf(dir, sizeof dir, "%s/deadlock.txt", mw_setting_str(MW_SET_DIR));
 		f = fopen(dir, "we");
 		if (f) {
 			dl_write_text(f, dr);
@@ -350,14 +352,14 @@ out:
 }
 
 /* OUTDIR/NAME (at most 64 KiB) into *text, replacing it, if it exists. */
-static void read_side_file(struct collector *c, const char *name, char **text)
+static void read_side_file(const char *name, char **text)
 {
 	char path[4200];
 	FILE *f;
 	size_t n;
-	if (!c->o->dir[0])
+	if (!mw_setting_str(MW_SET_DIR)[0])
 		return;
-	snprintf(path, sizeof path, "%s/%s", c->o->dir, name);
+	snprintf(path, sizeof path, "%s/%s", mw_setting_str(MW_SET_DIR), name);
 	if (!(f = fopen(path, "re")))
 		return;
 	free(*text);
@@ -411,7 +413,7 @@ static void lost_mpi_errors(struct collector *c)
 	struct col_state *s = &c->s;
 	char *st = NULL, tmp[8];
 	int code, own = 0;
-	read_side_file(c, MW_LAUNCHER_EXIT_FILE, &st);
+	read_side_file(MW_LAUNCHER_EXIT_FILE, &st);
 	code = st ? atoi(st) : 0;
 	free(st);
 	if (code <= 0 || !s->mpi_errors)
@@ -446,8 +448,8 @@ static void lost_mpi_errors(struct collector *c)
  * crashed ranks died. */
 void col_reports_read_mpi_errors(struct collector *c)
 {
-	read_side_file(c, MW_MPI_ERRORS_FILE, &c->s.mpi_errors);
-	read_side_file(c, MW_CRASH_STACKS_FILE, &c->s.crash_stacks);
+	read_side_file(MW_MPI_ERRORS_FILE, &c->s.mpi_errors);
+	read_side_file(MW_CRASH_STACKS_FILE, &c->s.crash_stacks);
 	lost_mpi_errors(c);
 }
 
@@ -460,10 +462,10 @@ static int job_output_needed(struct collector *c)
 	struct col_state *s = &c->s;
 	char path[4200], have[8];
 	int need = 0;
-	if (c->o->job_check_s <= 0)
+	if (mw_setting_double(MW_SET_JOB_CHECK) <= 0)
 		return 0;
-	if (c->o->dir[0]) {
-		snprintf(path, sizeof path, "%s/" MW_MPI_ERRORS_FILE, c->o->dir);
+	if (mw_setting_str(MW_SET_DIR)[0]) {
+		snprintf(path, sizeof path, "%s/" MW_MPI_ERRORS_FILE, mw_setting_str(MW_SET_DIR));
 		if (access(path, F_OK) == 0)
 			return 0;
 	}
@@ -596,9 +598,9 @@ void col_reports_read_link_errors(struct collector *c)
 	char dir[4200];
 	DIR *d;
 	struct dirent *e;
-	if (!c->o->dir[0])
+	if (!mw_setting_str(MW_SET_DIR)[0])
 		return;
-	snprintf(dir, sizeof dir, "%s/logs", c->o->dir);
+	snprintf(dir, sizeof dir, "%s/logs", mw_setting_str(MW_SET_DIR));
 	if (!(d = opendir(dir)))
 		return;
 	while ((e = readdir(d))) {

@@ -37,6 +37,7 @@
 #include "log.h"
 #include "mw_link.h"
 #include "ready.h"
+#include "settings.h"
 #include "slurm.h"
 #include "uvslurm.h"
 
@@ -46,61 +47,18 @@
  * node's agent as it stops (its goodbye ends the wait). */
 #define COL_STOP_DRAIN_S 2.0
 
-/* Copy s into a fixed-size field; -1 if it does not fit. */
-static int set_field(char *dst, size_t len, const char *s)
-{
-	if (!s)
-		s = "";
-	if (strlen(s) >= len)
-		return -1;
-	memcpy(dst, s, strlen(s) + 1);
-	return 0;
-}
-
-int col_opts_set_job(struct col_opts *o, const struct mw_jobconf *jc)
-{
-	o->timeout_s = jc->timeout;
-	o->hang_limit_s = jc->hang_limit;
-	if (set_field(o->threshold, sizeof o->threshold, jc->threshold) < 0 ||
-	    col_threshold_parse(o->threshold, &o->thr) < 0 ||
-	    (jc->dir && jc->dir[0] && set_field(o->dir, sizeof o->dir, jc->dir) < 0) ||
-	    set_field(o->restd, sizeof o->restd, jc->restd) < 0 ||
-	    set_field(o->nhd_socket, sizeof o->nhd_socket, jc->nhd_socket) < 0 ||
-	    set_field(o->munge_socket, sizeof o->munge_socket, jc->munge_socket) < 0) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	o->action = (enum mw_jc_action)jc->action;
-	o->drain = jc->drain;
-	o->post = jc->post;
-	o->probe_port = (uint16_t)jc->probe_port;
-	o->tree_threshold = jc->tree_threshold;
-	o->tree_fanout = jc->tree_fanout;
-	o->tree_cps = jc->tree_cps;
-	o->tree_strategy = jc->tree_strategy;
-	o->tree_weights_set = jc->tree_weights && jc->tree_weights[0] &&
-			      mw_jobconf_weights(jc->tree_weights, o->tree_weights, MW_JOBCONF_NWEIGHTS) == 0;
-	o->port = (uint16_t)(jc->port ? jc->port : jc->port_base);
-	o->liveness_s = jc->liveness;
-	o->job_check_s = jc->job_check;
-	return 0;
-}
-
 void col_opts_default(struct col_opts *o)
 {
-	struct mw_jobconf jc;
-
 	memset(o, 0, sizeof *o);
-	if (mw_jobconf_init(&jc) == 0) { /* the table's defaults */
-		col_opts_set_job(o, &jc);
-		mw_jobconf_free(&jc);
-	}
-	o->hang_limit_s = 0; /* MW_HANG_LIMIT_FACTOR x the timeout given */
-	o->nports = 5;
-	o->settle_s = -1; /* derived from the timeout */
-	o->probe_budget_s = 3.0;
-	o->probe_tries = 3;
 	o->auth = 1;
+}
+
+/* The port the collector listens on first: the job's (port), else
+ * port_base. */
+static uint16_t first_port(void)
+{
+	long p = mw_setting_long(MW_SET_PORT);
+	return (uint16_t)(p ? p : mw_setting_long(MW_SET_PORT_BASE));
 }
 
 /* ------------------------------------------------------------------ loop */
@@ -231,7 +189,7 @@ static void job_check_done(void *arg, long rc, const char *err)
 	L->job_check = NULL;
 	if (L->quiet)
 		return;
-	L->next_job_check = col_now(c) + c->o->job_check_s;
+	L->next_job_check = col_now(c) + mw_setting_double(MW_SET_JOB_CHECK);
 	if (rc == 0 && !c->stopping_until) {
 		col_state_event(&c->s, "note", "job %s is over", c->o->job);
 		c->stop = 1;
@@ -271,7 +229,7 @@ static void on_check(uv_check_t *h)
 		if ((L->job_check = mw_uvslurm_job_active(&L->loop, NULL, L->job, job_check_done, L, err, sizeof err)))
 			L->job_checking = 1;
 		else
-			L->next_job_check = now + c->o->job_check_s;
+			L->next_job_check = now + mw_setting_double(MW_SET_JOB_CHECK);
 	}
 	if (c->stop)
 		uv_stop(&L->loop);
@@ -345,7 +303,7 @@ static int loop_open(struct col_loop *L, struct collector *c)
 	}
 	L->nhandles++;
 	{
-		struct mw_auth au = {c->o->munge_socket, c->o->auth == 2 ? c->o->auth_token : ""};
+		struct mw_auth au = {mw_setting_str(MW_SET_MUNGE_SOCKET), c->o->auth == 2 ? c->o->auth_token : ""};
 		c->aq = col_authq_create(&L->loop, &au, on_authq, L);
 		if (!c->aq) {
 			mw_err("cannot make the credential queue: %s", strerror(errno));
@@ -402,32 +360,35 @@ int col_run(struct col_opts *o)
 {
 	struct collector c = {0};
 	struct col_loop L;
+	const char *dir = mw_setting_str(MW_SET_DIR);
+	int nports = (int)mw_setting_long(MW_SET_PORTS);
+	double job_check = mw_setting_double(MW_SET_JOB_CHECK);
 	int rv = -1;
 
 	memset(&L, 0, sizeof L);
 	signal(SIGPIPE, SIG_IGN); /* a link's peer gone: the send says so */
 	if (col_ctx_init(&c, o, NULL) < 0)
 		goto out;
-	if (o->dir[0] && mw_mkdir_p(o->dir, 0755) < 0) {
-		mw_err("cannot create %s: %s", o->dir, strerror(errno));
+	if (dir[0] && mw_mkdir_p(dir, 0755) < 0) {
+		mw_err("cannot create %s: %s", dir, strerror(errno));
 		goto out;
 	}
-	col_reports_keep_old(o->dir);
-	c.lfd = mw_link_listen(o->port, o->nports, &c.port);
+	col_reports_keep_old(dir);
+	c.lfd = mw_link_listen(first_port(), nports, &c.port);
 	if (c.lfd < 0) {
-		mw_err("cannot listen on tcp ports %u-%u: %s", o->port, o->port + o->nports - 1,
+		mw_err("cannot listen on tcp ports %u-%u: %s", first_port(), first_port() + nports - 1,
 		       strerror(errno));
 		goto out;
 	}
 	if (loop_open(&L, &c) < 0)
 		goto out;
 	mw_info("collector for job %s listening on port %u; %zu node(s), timeout %g s, hang limit %g s, threshold %s, action %s",
-		o->job, c.port, c.s.nnodes, o->timeout_s, c.s.hang_limit_s, o->threshold,
-		mw_jobconf_action_name(o->action));
+		o->job, c.port, c.s.nnodes, mw_setting_double(MW_SET_TIMEOUT), c.s.hang_limit_s,
+		c.s.threshold_spec, mw_jobconf_action_name(col_action(&c)));
 	col_state_event(&c.s, "start", "collector listening on port %u", c.port);
 	mw_ready_notify(); /* started: whoever launched us may stop waiting */
 	c.status_dirty = 1; /* a report from the start: the job is watched */
-	L.next_job_check = col_now(&c) + (o->job_check_s > 0 ? o->job_check_s : 1e18);
+	L.next_job_check = col_now(&c) + (job_check > 0 ? job_check : 1e18);
 
 	uv_run(&L.loop, UV_RUN_DEFAULT);
 
@@ -448,7 +409,8 @@ int col_run(struct col_opts *o)
 			col_verdict_name(c.s.have_res ? c.s.res.verdict : COL_V_NONE));
 	col_reports_write(&c);
 	/* Last: the node's nodehealthd counts the verdict (its metrics). */
-	col_summary_send(o->nhd_socket, o->job, c.s.have_res ? c.s.res.verdict : COL_V_NONE, 5.0);
+	col_summary_send(mw_setting_str(MW_SET_NHD_SOCKET), o->job,
+			 c.s.have_res ? c.s.res.verdict : COL_V_NONE, 5.0);
 	rv = 0;
 out:
 	loop_close(&L);

@@ -15,6 +15,7 @@
 #include "hostlist.h"
 #include "jsonschema.h"
 #include "log.h"
+#include "settings.h"
 
 /* --check-report FILE --schema SCHEMA: validate a report.json. */
 static int check_report(const char *file, const char *schema)
@@ -130,6 +131,9 @@ static const char *const job_opts[][3] = {
 	{"nhd-socket", "nhd_socket", "PATH"}, {"probe-port", "probe_port", "P"},
 	{"hang-limit", "hang_limit", "S"}, {"munge-socket", "munge_socket", "PATH"},
 	{"job-check", "job_check", "S"},
+	/* the collector's own settings (MW_JC_HELPER) */
+	{"ports", "ports", "N"},	   {"settle", "settle", "S"},
+	{"probe-budget", "probe_budget", "S"}, {"probe-tries", "probe_tries", "N"},
 };
 #define NJOB_OPTS (sizeof job_opts / sizeof job_opts[0])
 
@@ -143,16 +147,13 @@ int main(int argc, char **argv)
 	const char *pidfile = NULL, *logfile = NULL, *check = NULL;
 	const char *schema = "/usr/local/share/mpiwatch/report.schema.json";
 	int verbose = 0, schema_set = 0, version = 0, rc, first;
-	long nports, tries;
 	struct mw_jobconf scratch;
 	char err[1024];
 
 	col_opts_default(&o);
-	nports = o.nports;
-	tries = o.probe_tries;
 	/* The job settings first, each checked by the one table
 	 * (shared/jobconf.c) as it is read, and applied after --settings FILE
-	 * by mw_jobconf_load; then the collector's own options. */
+	 * by mw_settings_load; then the collector's own options. */
 	struct mw_cliopt opts[NJOB_OPTS + 32];
 	size_t nopt = 0;
 	for (; nopt < NJOB_OPTS; nopt++)
@@ -170,14 +171,6 @@ int main(int argc, char **argv)
 		 .what = "a file name", .help = "the report (default OUTDIR/report.json)"},
 		{.name = "ranks", .kind = MW_CLIOPT_LONG, .dst = &o.ranks, .arg = "N", .min = 1, .max = 262144,
 		 .unit = "a rank count", .help = "the job's ranks (default: learnt)"},
-		{.name = "ports", .kind = MW_CLIOPT_LONG, .dst = &nports, .arg = "N", .min = 1, .max = 100,
-		 .help = "ports to try from PORT on"},
-		{.name = "settle", .kind = MW_CLIOPT_DOUBLE, .dst = &o.settle_s, .arg = "S", .min = 0,
-		 .max = 600, .unit = "seconds", .help = "wait after the threshold for more heartbeats"},
-		{.name = "probe-budget", .kind = MW_CLIOPT_DOUBLE, .dst = &o.probe_budget_s, .arg = "S",
-		 .min = 0.1, .max = 60, .unit = "seconds", .help = "time budget of one probe round"},
-		{.name = "probe-tries", .kind = MW_CLIOPT_LONG, .dst = &tries, .arg = "N", .min = 1, .max = 20,
-		 .help = "probes per node per round"},
 		{.name = "exit-on-verdict", .kind = MW_CLIOPT_FLAG, .dst = &o.exit_on_verdict,
 		 .help = "leave after a confirmed verdict"},
 		{.name = "profile", .kind = MW_CLIOPT_CUSTOM, .dst = &o, .parse = parse_profile, .arg = "DIR",
@@ -231,8 +224,6 @@ int main(int argc, char **argv)
 		printf("mpiwatch-collector %s\n", MW_VERSION);
 		return 0;
 	}
-	o.nports = (int)nports;
-	o.probe_tries = (int)tries;
 	for (size_t k = 0; k < NJOB_OPTS; k++)
 		if (texts[k])
 			set[nset].key = job_opts[k][1], set[nset++].val = texts[k];
@@ -261,27 +252,21 @@ int main(int argc, char **argv)
 		return check_report(check, schema);
 	}
 	{
-		struct mw_jobconf jc;
-		int bad = mw_jobconf_load(&jc, settings, set, nset, err, sizeof err) < 0;
+		/* The settings, read-only from now on (shared/settings.h). */
+		int bad = mw_settings_load(settings, set, nset, err, sizeof err) < 0;
 		int have_timeout = settings != NULL;
+		const char *dir = mw_setting_str(MW_SET_DIR);
 		for (int i = 0; i < nset; i++)
 			have_timeout |= !strcmp(set[i].key, "timeout");
-		if (!bad) {
-			if (col_opts_set_job(&o, &jc) < 0) {
-				snprintf(err, sizeof err, "a setting is too long for the collector");
-				bad = 1;
-			}
-			mw_jobconf_free(&jc);
-		}
-		/* A later step may profile when the first does not: always
-		 * look in the report folder's profile/. */
-		if (!bad && settings && !o.profile[0] && o.dir[0])
-			snprintf(o.profile, sizeof o.profile, "%.4080s/profile", o.dir);
 		if (bad) {
 			fprintf(stderr, "mpiwatch-collector: %s\n", err);
 			return 2;
 		}
-		if (first < argc || !o.job[0] || !have_timeout || (!o.dir[0] && !o.report[0])) {
+		/* A later step may profile when the first does not: always
+		 * look in the report folder's profile/. */
+		if (settings && !o.profile[0] && dir[0])
+			snprintf(o.profile, sizeof o.profile, "%.4080s/profile", dir);
+		if (first < argc || !o.job[0] || !have_timeout || (!dir[0] && !o.report[0])) {
 			fprintf(stderr, "mpiwatch-collector: --job and --settings (or --timeout and --dir or --report) are required\n");
 			return 2;
 		}

@@ -68,9 +68,9 @@ int col_nodecal_get(struct collector *c, struct imb_nodecal **tab, size_t *n)
 		if (c->env.probe)
 			c->env.probe(c->env.arg, names, s->nnodes, out);
 		else
-			mw_probe_nodes(names, addrs, s->nnodes, c->o->probe_port,
-				       c->o->probe_budget_s < NODECAL_BUDGET_S ? c->o->probe_budget_s : NODECAL_BUDGET_S,
-				       c->o->probe_tries, out);
+			mw_probe_nodes(names, addrs, s->nnodes, col_probe_port(),
+				       col_probe_budget(c) < NODECAL_BUDGET_S ? col_probe_budget(c) : NODECAL_BUDGET_S,
+				       col_probe_tries(), out);
 		for (size_t i = 0; i < s->nnodes; i++)
 			*n += (size_t)col_nodecal_of_probe(s->nodes[i].name, &out[i], &t[*n]);
 		mw_info("node calibration: %zu of %zu node(s) reported one", *n, s->nnodes);

@@ -14,6 +14,7 @@
 #define S MW_JC_SITE
 #define U MW_JC_USER
 #define J MW_JC_JOB
+#define H MW_JC_HELPER
 
 static const char *const onoff[] = {"off", "on", NULL};
 static const char *const actions[] = {"report", "cancel", "requeue", NULL};
@@ -100,100 +101,118 @@ static const char *check_weights(const char *v)
 #define F(field) offsetof(struct mw_jobconf, field)
 /* name, type, offset, min, max, choices, default, unit, doc, scope, check */
 const struct mw_conf_key mw_jobconf_keys[] = {
-	{"default", MW_CONF_ENUM, F(on), 0, 0, onoff, "off", NULL,
+	[MW_SET_DEFAULT] = {"default", MW_CONF_ENUM, F(on), 0, 0, onoff, "off", NULL,
 	 "whether jobs are watched without --mpiwatch (site); --mpiwatch=off|on (user)", S | U, NULL},
-	{"timeout", MW_CONF_DOUBLE, F(timeout), MW_TIMEOUT_MIN, MW_TIMEOUT_MAX, NULL, "60", "seconds",
+	[MW_SET_TIMEOUT] = {"timeout", MW_CONF_DOUBLE, F(timeout), MW_TIMEOUT_MIN, MW_TIMEOUT_MAX, NULL, "60", "seconds",
 	 "time a rank may stay in one MPI call, or poll without progress, before it counts as stuck",
 	 S | U | J, NULL},
-	{"hang_limit", MW_CONF_DOUBLE, F(hang_limit), 1, 31536000, NULL, NULL, "seconds",
+	[MW_SET_HANG_LIMIT] = {"hang_limit", MW_CONF_DOUBLE, F(hang_limit), 1, 31536000, NULL, NULL, "seconds",
 	 "act on a hang the deadlock analysis does not confirm only after this long "
 	 "(default: 10 x timeout)",
 	 S | U | J, NULL},
-	{"threshold", MW_CONF_STRING, F(threshold), 0, 0, NULL, "1",
+	[MW_SET_THRESHOLD] = {"threshold", MW_CONF_STRING, F(threshold), 0, 0, NULL, "1",
 	 "a rank count (e.g. 4) or a percentage (e.g. 50%)",
 	 "stuck ranks (N, 1-1000000, or P%, 1%-100%) that make a suspicious event", S | U | J,
 	 check_threshold},
-	{"action", MW_CONF_ENUM, F(action), 0, 0, actions, "report", NULL,
+	[MW_SET_ACTION] = {"action", MW_CONF_ENUM, F(action), 0, 0, actions, "report", NULL,
 	 "what a confirmed hang verdict does to the job", S | U | J, NULL},
-	{"profile", MW_CONF_BOOL, F(profile), 0, 0, NULL, "no", NULL,
+	[MW_SET_PROFILE] = {"profile", MW_CONF_BOOL, F(profile), 0, 0, NULL, "no", NULL,
 	 "write per-rank profiles and the load-imbalance analysis", S | U | J, NULL},
-	{"dir", MW_CONF_STRING, F(dir), 0, 0, NULL, NULL, "a path (no control characters)",
+	[MW_SET_DIR] = {"dir", MW_CONF_STRING, F(dir), 0, 0, NULL, NULL, "a path (no control characters)",
 	 "the report folder (relative to the job's working directory; default mpiwatch-JOBID)",
 	 U | J, check_path},
-	{"profile_dir", MW_CONF_STRING, F(profile_dir), 0, 0, NULL, "", "a path (no control characters)",
+	[MW_SET_PROFILE_DIR] = {"profile_dir", MW_CONF_STRING, F(profile_dir), 0, 0, NULL, "", "a path (no control characters)",
 	 "the ranks' profile folder (empty: DIR/profile/STEP, STEP as mw_jobconf_step_label names "
 	 "the rank's Slurm step; mpiwatch run gives its own)",
 	 J, check_opt_path},
-	{"drain", MW_CONF_BOOL, F(drain), 0, 0, NULL, "yes", NULL,
+	[MW_SET_DRAIN] = {"drain", MW_CONF_BOOL, F(drain), 0, 0, NULL, "yes", NULL,
 	 "ask nodehealthd to drain a node the collector finds dead", S | J, NULL},
-	{"post", MW_CONF_BOOL, F(post), 0, 0, NULL, "yes", NULL,
+	[MW_SET_POST] = {"post", MW_CONF_BOOL, F(post), 0, 0, NULL, "yes", NULL,
 	 "post the verdict as the job's comment in Slurm", S | J, NULL},
-	{"strict", MW_CONF_BOOL, F(strict), 0, 0, NULL, "no", NULL,
+	[MW_SET_STRICT] = {"strict", MW_CONF_BOOL, F(strict), 0, 0, NULL, "no", NULL,
 	 "fail a watched step when the watch cannot start", S, NULL},
-	{"lib", MW_CONF_STRING, F(lib), 0, 0, NULL, NULL, "an absolute path",
+	[MW_SET_LIB] = {"lib", MW_CONF_STRING, F(lib), 0, 0, NULL, NULL, "an absolute path",
 	 "the monitor library to inject (default: the installed libmpiwatch.so)", S, check_abs_path},
-	{"bindir", MW_CONF_STRING, F(bindir), 0, 0, NULL, NULL, "an absolute path",
+	[MW_SET_BINDIR] = {"bindir", MW_CONF_STRING, F(bindir), 0, 0, NULL, NULL, "an absolute path",
 	 "where mpiwatch-agent and mpiwatch-collector are (default: the install's bin folder)", S,
 	 check_abs_path},
-	{"rundir", MW_CONF_STRING, F(rundir), 0, 0, NULL, MW_RUNDIR_BASE, "an absolute path",
+	[MW_SET_RUNDIR] = {"rundir", MW_CONF_STRING, F(rundir), 0, 0, NULL, MW_RUNDIR_BASE, "an absolute path",
 	 "base of the per-node run directory (RUNDIR/mpiwatch.UID.JOB.HOST)", S, check_abs_path},
-	{"restd", MW_CONF_STRING, F(restd), 0, 0, NULL, "", "an http:// or https:// URL",
+	[MW_SET_RESTD] = {"restd", MW_CONF_STRING, F(restd), 0, 0, NULL, "", "an http:// or https:// URL",
 	 "slurmrestd's URL for the job comment (empty: scontrol)", S | J, check_url},
-	{"munge_socket", MW_CONF_STRING, F(munge_socket), 0, 0, NULL, "", "an absolute path",
+	[MW_SET_MUNGE_SOCKET] = {"munge_socket", MW_CONF_STRING, F(munge_socket), 0, 0, NULL, "", "an absolute path",
 	 "munged's socket (empty: MUNGE's default)", S | J, check_opt_abs_path},
-	{"nhd_socket", MW_CONF_STRING, F(nhd_socket), 0, 0, NULL, "/run/mpiwatch/nodehealthd.sock",
+	[MW_SET_NHD_SOCKET] = {"nhd_socket", MW_CONF_STRING, F(nhd_socket), 0, 0, NULL, "/run/mpiwatch/nodehealthd.sock",
 	 "an absolute path", "nodehealthd's drain socket", S | J, check_abs_path},
-	{"off_partitions", MW_CONF_STRING, F(off_partitions), 0, 0, NULL, "",
+	[MW_SET_OFF_PARTITIONS] = {"off_partitions", MW_CONF_STRING, F(off_partitions), 0, 0, NULL, "",
 	 "a comma-separated list of partition names",
 	 "partitions whose jobs are never watched", S, check_partitions},
-	{"probe_port", MW_CONF_INT, F(probe_port), 1, 65535, NULL, MW_PROBE_DEFAULT_PORT_STR, "a UDP port",
+	[MW_SET_PROBE_PORT] = {"probe_port", MW_CONF_INT, F(probe_port), 1, 65535, NULL, MW_PROBE_DEFAULT_PORT_STR, "a UDP port",
 	 "nodehealthd's probe port", S | J, NULL},
-	{"port_base", MW_CONF_INT, F(port_base), 1024, 65535 - 505, NULL, "7300", "a TCP port",
+	[MW_SET_PORT_BASE] = {"port_base", MW_CONF_INT, F(port_base), 1024, 65535 - 505, NULL, "7300", "a TCP port",
 	 "the collector listens on port_base + JOBID % 500", S, NULL},
-	{"port", MW_CONF_INT, F(port), 1, 65535, NULL, NULL, "a TCP port",
+	[MW_SET_PORT] = {"port", MW_CONF_INT, F(port), 1, 65535, NULL, NULL, "a TCP port",
 	 "the collector's port (resolved from port_base)", J, NULL},
-	{"ap_conf", MW_CONF_STRING, F(ap_conf), 0, 0, NULL, "", "an absolute path",
+	[MW_SET_AP_CONF] = {"ap_conf", MW_CONF_STRING, F(ap_conf), 0, 0, NULL, "", "an absolute path",
 	 "the auxiliary processes file, mpiwatch-ap.conf(5), owned by root (empty: none)", S,
 	 check_opt_abs_path},
-	{"tree_threshold", MW_CONF_INT, F(tree_threshold), 1, 1000000, NULL, "512", "a node count",
+	[MW_SET_TREE_THRESHOLD] = {"tree_threshold", MW_CONF_INT, F(tree_threshold), 1, 1000000, NULL, "512", "a node count",
 	 "a job on more nodes than this runs through the tree overlay (at or below it: the flat star)",
 	 S | U | J, NULL},
-	{"tree_fanout", MW_CONF_INT, F(tree_fanout), 2, 1024, NULL, "32", "a count",
+	[MW_SET_TREE_FANOUT] = {"tree_fanout", MW_CONF_INT, F(tree_fanout), 2, 1024, NULL, "32", "a count",
 	 "children per node of the tree overlay", S | U | J, NULL},
-	{"tree_cps", MW_CONF_INT, F(tree_cps), 0, 1000000, NULL, "0", "a count",
+	[MW_SET_TREE_CPS] = {"tree_cps", MW_CONF_INT, F(tree_cps), 0, 1000000, NULL, "0", "a count",
 	 "communication processes of the tree overlay (0: as many as the fanout needs)", S | U | J, NULL},
-	{"tree_strategy", MW_CONF_ENUM, F(tree_strategy), 0, 0, strategies, "average", NULL,
+	[MW_SET_TREE_STRATEGY] = {"tree_strategy", MW_CONF_ENUM, F(tree_strategy), 0, 0, strategies, "average", NULL,
 	 "where the tree's communication processes go: average (the same share of processes on every "
 	 "node) or fuzzy (the nodes nodehealthd finds best: load, memory, cores, health, round-trip)",
 	 S | U | J, NULL},
-	{"tree_weights", MW_CONF_STRING, F(tree_weights), 0, 0, NULL, "",
+	[MW_SET_TREE_WEIGHTS] = {"tree_weights", MW_CONF_STRING, F(tree_weights), 0, 0, NULL, "",
 	 "five numbers L,M,C,H,R (0-1000000, not all 0)",
 	 "the fuzzy placement's weights of load, free memory, cores, health and round-trip "
 	 "(empty: 0.3,0.2,0.1,0.3,0.1)",
 	 S | J, check_weights},
-	{"liveness", MW_CONF_DOUBLE, F(liveness), 0, 600, NULL, "5", "seconds (0 = off)",
+	[MW_SET_LIVENESS] = {"liveness", MW_CONF_DOUBLE, F(liveness), 0, 600, NULL, "5", "seconds (0 = off)",
 	 "a link (agent-collector) silent for this long while its peer does not answer TCP "
 	 "keepalive probes is lost, and the collector probes that node at once; 0 = off "
 	 "(no traffic on an idle link; a dead node is then noticed after the stall timeout)",
 	 S | J, NULL},
-	{"connect_timeout", MW_CONF_DOUBLE, F(connect_timeout), 0.1, 60, NULL, "2", "seconds",
+	[MW_SET_CONNECT_TIMEOUT] = {"connect_timeout", MW_CONF_DOUBLE, F(connect_timeout), 0.1, 60, NULL, "2", "seconds",
 	 "an agent's TCP connect to its collector fails after this long", S | J, NULL},
-	{"handshake_timeout", MW_CONF_DOUBLE, F(handshake_timeout), 0.1, 60, NULL, "5", "seconds",
+	[MW_SET_HANDSHAKE_TIMEOUT] = {"handshake_timeout", MW_CONF_DOUBLE, F(handshake_timeout), 0.1, 60, NULL, "5", "seconds",
 	 "each step of the hello exchange (challenge, welcome) fails after this long", S | J, NULL},
 	/* 60 s for both the agents and the collector: the plugin stops them
 	 * when the step ends, this only catches an end it missed (a killed
 	 * slurmstepd), and each check is one request to slurmctld per node
 	 * (agents) per interval: halving it would double that load for nothing
 	 * a user sees. */
-	{"job_check", MW_CONF_DOUBLE, F(job_check), 0, 86400, NULL, "60", "seconds (0 = never)",
+	[MW_SET_JOB_CHECK] = {"job_check", MW_CONF_DOUBLE, F(job_check), 0, 86400, NULL, "60", "seconds (0 = never)",
 	 "the agents and the collector ask Slurm this often whether the job still runs, and leave "
 	 "when it is over; 0 = never (outside Slurm)", S | J, NULL},
-	{NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0, NULL},
+	/* The helpers' own options (mpiwatch-collector, mpiwatch-agent): on
+	 * their command lines only, never in a settings file. */
+	[MW_SET_SETTLE] = {"settle", MW_CONF_DOUBLE, F(settle), 0, 600, NULL, NULL, "seconds",
+	 "the collector waits this long after the threshold for more heartbeats and dumps before it "
+	 "probes (default: timeout/4, within 1-3 s)", H, NULL},
+	[MW_SET_PROBE_BUDGET] = {"probe_budget", MW_CONF_DOUBLE, F(probe_budget), 0.1, 60, NULL, "3", "seconds",
+	 "time budget of one probe round of the collector", H, NULL},
+	[MW_SET_PROBE_TRIES] = {"probe_tries", MW_CONF_INT, F(probe_tries), 1, 20, NULL, "3", NULL,
+	 "probes per node per probe round of the collector", H, NULL},
+	[MW_SET_PORTS] = {"ports", MW_CONF_INT, F(ports), 1, 100, NULL, "5", NULL,
+	 "TCP ports tried from the collector's port on (the collector listens on the first free one, "
+	 "the agents try them in order)", H, NULL},
+	[MW_SET_TICK] = {"tick", MW_CONF_DOUBLE, F(tick), 0.01, 60, NULL, NULL, "seconds",
+	 "the agent's slot scan period (default: timeout/4; kept within 0.1-0.5 s), on multiples of "
+	 "it on the wall clock", H, NULL},
+	[MW_SET_COUNT] = {NULL, 0, 0, 0, 0, NULL, NULL, NULL, NULL, 0, NULL},
 };
+_Static_assert(sizeof mw_jobconf_keys / sizeof mw_jobconf_keys[0] == MW_SET_COUNT + 1,
+	       "one row of mw_jobconf_keys per enum mw_setting");
 #undef F
 #undef S
 #undef U
 #undef J
+#undef H
 
 int mw_jobconf_init(struct mw_jobconf *c)
 {
@@ -428,7 +447,7 @@ int mw_jobconf_load(struct mw_jobconf *c, const char *file, const struct mw_jobc
 	if (file && mw_jobconf_read(c, file, err, errlen) < 0)
 		goto fail;
 	for (int i = 0; i < n; i++)
-		if (mw_jobconf_set(c, MW_JC_JOB, ov[i].key, ov[i].val, err, errlen) < 0)
+		if (mw_jobconf_set(c, MW_JC_JOB | MW_JC_HELPER, ov[i].key, ov[i].val, err, errlen) < 0)
 			goto fail;
 	return 0;
 fail:

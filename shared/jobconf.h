@@ -38,6 +38,7 @@
 #define MW_JC_SITE 1u
 #define MW_JC_USER 2u
 #define MW_JC_JOB 4u
+#define MW_JC_HELPER 8u /* an option of mpiwatch-collector's or -agent's command line */
 
 /* The settings file in a job's run directory. */
 #define MW_JOBCONF_FILE "settings"
@@ -91,9 +92,57 @@ struct mw_jobconf {
 	double connect_timeout;   /* s for an agent's TCP connect to its collector */
 	double handshake_timeout; /* s for each step of the hello exchange after it */
 	double job_check;     /* s between "is the job still running?" asks of Slurm (0 = never) */
+	/* The helpers' own options (MW_JC_HELPER): */
+	double settle;        /* s the collector waits after the threshold (settings.h: derived) */
+	double probe_budget;  /* s of one probe round */
+	long probe_tries;     /* probes per node per round */
+	long ports;           /* collector ports tried from port on */
+	double tick;          /* s between the agent's slot scans (0 = derived) */
 };
 
-/* The table, ended by a NULL name. */
+/* One enum per setting: the index of its row in mw_jobconf_keys (read
+ * through shared/settings.h's accessors). */
+enum mw_setting {
+	MW_SET_DEFAULT,
+	MW_SET_TIMEOUT,
+	MW_SET_HANG_LIMIT,
+	MW_SET_THRESHOLD,
+	MW_SET_ACTION,
+	MW_SET_PROFILE,
+	MW_SET_DIR,
+	MW_SET_PROFILE_DIR,
+	MW_SET_DRAIN,
+	MW_SET_POST,
+	MW_SET_STRICT,
+	MW_SET_LIB,
+	MW_SET_BINDIR,
+	MW_SET_RUNDIR,
+	MW_SET_RESTD,
+	MW_SET_MUNGE_SOCKET,
+	MW_SET_NHD_SOCKET,
+	MW_SET_OFF_PARTITIONS,
+	MW_SET_PROBE_PORT,
+	MW_SET_PORT_BASE,
+	MW_SET_PORT,
+	MW_SET_AP_CONF,
+	MW_SET_TREE_THRESHOLD,
+	MW_SET_TREE_FANOUT,
+	MW_SET_TREE_CPS,
+	MW_SET_TREE_STRATEGY,
+	MW_SET_TREE_WEIGHTS,
+	MW_SET_LIVENESS,
+	MW_SET_CONNECT_TIMEOUT,
+	MW_SET_HANDSHAKE_TIMEOUT,
+	MW_SET_JOB_CHECK,
+	MW_SET_SETTLE,
+	MW_SET_PROBE_BUDGET,
+	MW_SET_PROBE_TRIES,
+	MW_SET_PORTS,
+	MW_SET_TICK,
+	MW_SET_COUNT
+};
+
+/* The table, ended by a NULL name; row i is enum mw_setting i. */
 extern const struct mw_conf_key mw_jobconf_keys[];
 
 /* Fill c with the table's defaults (c need not be initialised).  Return 0,
@@ -148,8 +197,8 @@ struct mw_jobconf_override {
 };
 
 /* What a helper runs with: c = the table's defaults, then the settings
- * file (if file is not NULL), then the n overrides in order, each checked
- * by the table.  Return 0, or -1 with the first error in err (c then holds
+ * file (if file is not NULL), then the n overrides in order (job or helper
+ * settings), each checked by the table.  Return 0, or -1 with the first error in err (c then holds
  * nothing to free). */
 int mw_jobconf_load(struct mw_jobconf *c, const char *file, const struct mw_jobconf_override *ov,
 		    int n, char *err, size_t errlen);

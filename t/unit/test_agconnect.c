@@ -184,10 +184,15 @@ static void bench_init(struct bench *b, uint16_t port, int nports)
 	snprintf(b->o.host, sizeof b->o.host, "127.0.0.1");
 	snprintf(b->o.auth_token, sizeof b->o.auth_token, TOKEN);
 	b->o.port = port;
-	b->o.nports = nports;
-	b->o.connect_timeout_s = 2;
-	b->o.handshake_timeout_s = 0.3; /* the silent listener's wait */
-	b->o.liveness_s = 0;
+	mw_settings_reset();
+	{
+		char n[16];
+		snprintf(n, sizeof n, "%d", nports);
+		mw_unit_set(MW_SET_PORTS, n);
+	}
+	mw_unit_set(MW_SET_CONNECT_TIMEOUT, "2");
+	mw_unit_set(MW_SET_HANDSHAKE_TIMEOUT, "0.3"); /* the silent listener's wait */
+	mw_unit_set(MW_SET_LIVENESS, "0");
 	b->a.o = &b->o;
 	b->a.loop = &b->loop;
 	b->a.apfd = -1;
@@ -274,7 +279,7 @@ START_TEST(test_round_fails_then_stop)
 	ck_assert_int_eq(others, 0);
 	/* The next try, stopped once its nonce reached the silent port (it
 	 * waits for the challenge). */
-	b.o.handshake_timeout_s = 60;
+	mw_unit_set(MW_SET_HANDSHAKE_TIMEOUT, "60");
 	ag_connect_try(&b.a);
 	{
 		struct mw_link *s = NULL;

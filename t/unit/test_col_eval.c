@@ -91,15 +91,15 @@ static void setup(void)
 	col_opts_default(&O);
 	snprintf(O.job, sizeof O.job, "4242");
 	snprintf(O.nodes, sizeof O.nodes, "n[1-3]");
-	snprintf(O.dir, sizeof O.dir, "%s", dir);
-	snprintf(O.threshold, sizeof O.threshold, "1");
-	ck_assert_int_eq(col_threshold_parse(O.threshold, &O.thr), 0);
-	O.timeout_s = 10;
-	O.hang_limit_s = 0;
+	mw_settings_reset(); /* hang_limit: none given (10 x the timeout) */
+	mw_unit_set(MW_SET_DIR, dir);
+	mw_unit_set(MW_SET_THRESHOLD, "1");
+	mw_unit_set(MW_SET_TIMEOUT, "10");
 	O.ranks = 6;
-	O.job_check_s = 0; /* no Slurm: no job output file to read */
-	O.action = MW_JC_REPORT;
-	O.drain = O.post = 1;
+	mw_unit_set(MW_SET_JOB_CHECK, "0"); /* no Slurm: no job output file to read */
+	mw_unit_set(MW_SET_ACTION, "report");
+	mw_unit_set(MW_SET_DRAIN, "yes");
+	mw_unit_set(MW_SET_POST, "yes");
 	ck_assert_int_eq(col_ctx_init(&C, &O, &env), 0);
 	ck_assert_int_eq((int)C.s.nnodes, NNODES);
 }
@@ -195,8 +195,8 @@ END_TEST
 START_TEST(test_threshold)
 {
 	/* threshold 3: two stuck ranks are not enough, the third is. */
-	O.thr.value = 3;
-	snprintf(O.threshold, sizeof O.threshold, "3");
+	C.s.thr.value = 3;
+	snprintf(C.s.threshold_spec, sizeof C.s.threshold_spec, "3");
 	cycle();
 	run(30000);
 	ck_assert_uint_eq(C.s.st.evaluations, 0);
@@ -330,7 +330,7 @@ START_TEST(test_partition)
 {
 	/* Two of three nodes silent at once: a partition, nothing drained. */
 	F.probe[1] = F.probe[2] = MW_PROBE_DEAD;
-	O.action = MW_JC_CANCEL;
+	mw_unit_set(MW_SET_ACTION, "cancel");
 	beat(0, MW_HB_S_IN_MPI, "MPI_Recv", 2, -1, 0);
 	col_eval_agent_lost(&C, 1, "Connection reset by peer");
 	col_eval_agent_lost(&C, 2, "Connection reset by peer");
@@ -361,7 +361,7 @@ END_TEST
 START_TEST(test_crash)
 {
 	/* Rank 2 segfaults; ranks 0 and 1 wait for it. */
-	O.action = MW_JC_CANCEL;
+	mw_unit_set(MW_SET_ACTION, "cancel");
 	beat(2, MW_HB_S_EXITED, "", -1, -1, SIGSEGV);
 	beat(0, MW_HB_S_IN_MPI, "MPI_Recv", 2, -1, 0);
 	beat(1, MW_HB_S_IN_MPI, "MPI_Recv", 2, -1, 0);
@@ -482,7 +482,7 @@ START_TEST(test_refused_no_retry)
 {
 	/* Refused while Slurm answers: a final answer, not retried. */
 	F.refuse = 1;
-	O.action = MW_JC_CANCEL;
+	mw_unit_set(MW_SET_ACTION, "cancel");
 	beat(2, MW_HB_S_EXITED, "", -1, -1, SIGSEGV);
 	run(12000);
 	ck_assert_int_eq(C.s.decided, 1);
@@ -496,7 +496,7 @@ START_TEST(test_retry_at_shutdown)
 {
 	/* Slurm still down at shutdown: one last try each, then noted. */
 	F.slurm_up = 0;
-	O.post = 0;
+	mw_unit_set(MW_SET_POST, "no");
 	F.probe[2] = MW_PROBE_DEAD;
 	col_eval_agent_lost(&C, 2, "Connection reset by peer");
 	run(600);
@@ -512,7 +512,7 @@ START_TEST(test_final_evaluation)
 {
 	/* The job ends right after a rank crashed, before the timeout: the
 	 * evaluation at shutdown decides, and only reports (no cancel). */
-	O.action = MW_JC_CANCEL;
+	mw_unit_set(MW_SET_ACTION, "cancel");
 	beat(2, MW_HB_S_EXITED, "", -1, -1, SIGSEGV);
 	run(100);
 	ck_assert_uint_eq(C.s.st.evaluations, 0);
@@ -521,7 +521,7 @@ START_TEST(test_final_evaluation)
 	ck_assert(said("note", "stopping with unevaluated heartbeats"));
 	ck_assert_int_eq(C.s.decided, 1);
 	ck_assert_int_eq(C.s.res.verdict, COL_V_SOFTWARE);
-	ck_assert_int_eq(O.action, MW_JC_REPORT);
+	ck_assert_int_eq(col_action(&C), MW_JC_REPORT);
 	ck_assert_int_eq(F.tried[COL_DO_CANCEL], 0);
 	ck_assert_int_eq(acted("comment", 1), 1);
 }

@@ -66,8 +66,9 @@ static void setup(void)
 	col_opts_default(&O);
 	snprintf(O.job, sizeof O.job, "4242");
 	snprintf(O.nodes, sizeof O.nodes, "n[1-3]");
-	snprintf(O.dir, sizeof O.dir, "%s", dir);
-	O.job_check_s = 0;
+	mw_settings_reset();
+	mw_unit_set(MW_SET_DIR, dir);
+	mw_unit_set(MW_SET_JOB_CHECK, "0");
 	ck_assert_int_eq(col_ctx_init(&C, &O, &env), 0);
 	ck_assert_int_eq(uv_loop_init(&L), 0);
 	C.loop = &L;
@@ -160,11 +161,12 @@ static void setup_udp(void)
 	col_opts_default(&O);
 	snprintf(O.job, sizeof O.job, "4243");
 	snprintf(O.nodes, sizeof O.nodes, "localhost,nosuch.invalid");
-	snprintf(O.dir, sizeof O.dir, "%s", dir);
-	O.job_check_s = 0;
-	O.probe_port = 9; /* discard: nobody answers */
-	O.probe_tries = 1;
-	O.probe_budget_s = 0.2;
+	mw_settings_reset();
+	mw_unit_set(MW_SET_DIR, dir);
+	mw_unit_set(MW_SET_JOB_CHECK, "0");
+	mw_unit_set(MW_SET_PROBE_PORT, "9"); /* discard: nobody answers */
+	mw_unit_set(MW_SET_PROBE_TRIES, "1");
+	mw_unit_set(MW_SET_PROBE_BUDGET, "0.2");
 	ck_assert_int_eq(col_ctx_init(&C, &O, NULL), 0);
 	ck_assert_int_eq((int)C.s.nnodes, 2);
 	ck_assert_int_eq(uv_loop_init(&L), 0);

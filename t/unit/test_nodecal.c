@@ -45,7 +45,8 @@ static void setup(void)
 	snprintf(O.job, sizeof O.job, "4242");
 	snprintf(O.nodes, sizeof O.nodes, "n[1-3]");
 	O.ranks = 3;
-	O.job_check_s = 0;
+	mw_settings_reset();
+	mw_unit_set(MW_SET_JOB_CHECK, "0");
 	ck_assert_int_eq(col_ctx_init(&C, &O, &env), 0);
 	ck_assert_int_eq((int)C.s.nnodes, 3);
 }

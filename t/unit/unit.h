@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fsutil.h"
+#include "settings.h"
 
 /* Run the suite s (Check's normal output).  Return the process exit status:
  * EXIT_SUCCESS if every test passed. */
@@ -21,6 +22,15 @@ static inline int mw_unit_run(Suite *s)
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+/* Set a setting of the process's settings (shared/settings.h), as a
+ * settings file or an option would; the test fails if the table refuses
+ * it.  Call mw_settings_reset() first (in the test's setup). */
+static inline void mw_unit_set(enum mw_setting s, const char *val)
+{
+	char err[512];
+	ck_assert_msg(mw_settings_set(s, val, err, sizeof err) == 0, "%s", err);
 }
 
 /* Write text to dir/name (text NULL: remove the file); the test fails if it
