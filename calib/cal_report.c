@@ -138,16 +138,14 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	add(x, "q", num(o->q));
 	add(x, "alpha", num(o->search.alpha));
 	add(x, "band", json_object_new_string("[Q(q/2) - R, Q(1 - q/2) + R], R = max(resolution, resolution_relative * median)"));
-	/* The criterion judges with the upper end of the spread over blocks:
-	 * what repeats from one run to the next, where the median block's
-	 * resolution does not (doc/benchmarks.md, issue 32). */
-	double up_ns = rs->blocks_found && rs->hi_ns > rs->d_ns ? rs->hi_ns : rs->d_ns;
-	double up_cy = rs->blocks_found && rs->hi_cy > rs->d_cy ? rs->hi_cy : rs->d_cy;
+	/* The criterion judges with the upper end of the spread over blocks
+	 * (cal_resolution_judged: the same rule as nodehealthd's probe reply). */
+	double up_ns, up_cy, up_rel;
+	cal_resolution_judged(rs, &up_ns, &up_cy, &up_rel);
 	add(x, "resolution_ns", num_or_null(res, up_ns));
 	add(x, "resolution_cy", num_or_null(res && cy, up_cy));
 	/* Unresolved: the largest difference tested is all that can be said. */
-	add(x, "resolution_relative", num(res ? (rs->d_ns > 0 ? rs->rel * up_ns / rs->d_ns : rs->rel)
-					      : cal_largest_step(o)));
+	add(x, "resolution_relative", num(res ? up_rel : cal_largest_step(o)));
 	add(j, "criterion", x);
 	return j;
 }

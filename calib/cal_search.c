@@ -224,3 +224,10 @@ int cal_resolution_blocks(const struct cal_resolution *blk, size_t nb, struct ca
 	out->drift_bound = m->drift_bound;
 	return 0;
 }
+
+void cal_resolution_judged(const struct cal_resolution *rs, double *ns, double *cy, double *rel)
+{
+	*ns = rs->blocks_found && rs->hi_ns > rs->d_ns ? rs->hi_ns : rs->d_ns;
+	*cy = rs->blocks_found && rs->hi_cy > rs->d_cy ? rs->hi_cy : rs->d_cy;
+	*rel = rs->d_ns > 0 ? rs->rel * *ns / rs->d_ns : rs->rel;
+}

@@ -113,4 +113,13 @@ int cal_resolution_drift(struct cal_resolution *r, const struct cal_round *bases
  * 0, or -1 with errno EINVAL (nb 0). */
 int cal_resolution_blocks(const struct cal_resolution *blk, size_t nb, struct cal_resolution *out);
 
+/* The resolution a criterion judges with, from the combined blocks rs (found):
+ * the upper end of the spread over blocks, or the median block's when that is
+ * larger: what repeats from one run to the next, where the median block's
+ * does not (doc/calibrate.md section 5).  *ns and *cy (0 without cycles) are
+ * absolute, *rel the same relative to the interval it was measured at.  The
+ * one rule for the calibration file's criterion and nodehealthd's probe
+ * reply. */
+void cal_resolution_judged(const struct cal_resolution *rs, double *ns, double *cy, double *rel);
+
 #endif

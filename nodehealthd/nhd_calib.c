@@ -122,9 +122,14 @@ void nhd_calib_take(const struct nhd_conf *c, struct nhd_calib *k, const struct 
 	k->obs.tsc_ghz_start = tsc_start;
 	k->obs.tsc_ghz_end = tsc_end;
 	k->obs.found = r->interval.found;
-	k->obs.noise = r->resolution.found ? r->resolution.rel : -1;
+	/* The resolution sent in the probe reply (the job's flag judges with
+	 * it) and the noise the degraded rule checks: the calibration file's
+	 * criterion's rule, the upper end of the spread over blocks. */
+	double up_ns, up_cy, up_rel;
+	cal_resolution_judged(&r->resolution, &up_ns, &up_cy, &up_rel);
+	k->obs.noise = r->resolution.found ? up_rel : -1;
 	k->r0_ns = r->interval.found ? r->interval.ns : 0;
-	k->resolution_ns = r->resolution.found ? r->resolution.d_ns : 0;
+	k->resolution_ns = r->resolution.found ? up_ns : 0;
 	k->degraded = nhd_calib_judge(&k->obs, c, &k->rate_diff, k->detail, sizeof(k->detail));
 }
 
