@@ -78,6 +78,11 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	x = json_object_new_object();
 	add(x, "cy_per_add", num_or_null(cy, r->rate.cy_per_add));
 	add(x, "ns_per_add", num(r->rate.ns_per_add));
+	add(x, "noise_adds", json_object_new_int64((int64_t)r->noise_adds));
+	add(x, "low_ns", num(r->rate.lo_ns));
+	add(x, "high_ns", num(r->rate.hi_ns));
+	add(x, "low_cy", num_or_null(cy, r->rate.lo_cy));
+	add(x, "high_cy", num_or_null(cy, r->rate.hi_cy));
 	add(j, "rate", x);
 
 	x = json_object_new_array();
@@ -93,6 +98,10 @@ struct json_object *cal_report_json(const struct cal_result *r)
 		add(e, "low_cy", num_or_null(cy, s->lo_cy));
 		add(e, "median_cy", num_or_null(cy, s->med_cy));
 		add(e, "high_cy", num_or_null(cy, s->hi_cy));
+		add(e, "band_low_ns", num(s->band_lo_ns));
+		add(e, "band_high_ns", num(s->band_hi_ns));
+		add(e, "band_low_cy", num_or_null(cy, s->band_lo_cy));
+		add(e, "band_high_cy", num_or_null(cy, s->band_hi_cy));
 		add(e, "outside", num(s->outside_ns));
 		add(e, "pass", json_object_new_boolean(s->pass_ns && s->pass_cy));
 		json_object_array_add(x, e);
