@@ -185,6 +185,11 @@ int cal_report_text(FILE *f, const struct cal_result *r)
 		fprintf(f, ", %.4f cycles", r->rate.cy_per_add);
 	fprintf(f, "; band: quantiles %g-%g within +-%g%% of expected\n", o->search.q_lo, o->search.q_hi,
 		o->search.tol * 100);
+	if (r->noise_adds && r->rate.hi_ns > 0)
+		fprintf(f, "the work's own spread (noise round, %llu additions): %+.1f%% / %+.1f%% of its median"
+			   " (quantiles %g, %g), the band widened by it\n",
+			(unsigned long long)r->noise_adds, (r->rate.lo_ns - 1) * 100, (r->rate.hi_ns - 1) * 100,
+			o->search.q_lo, o->search.q_hi);
 	fprintf(f, "%10s %10s %10s %10s %10s", "additions", "exp_ns", "low_ns", "median_ns", "high_ns");
 	if (cy)
 		fprintf(f, " %10s %10s %10s %10s", "exp_cy", "low_cy", "median_cy", "high_cy");
