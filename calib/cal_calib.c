@@ -205,7 +205,9 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 		if (bad < 0)
 			goto fail;
 		double a = r->rate.ns_per_add > 0 ? o->search.threshold_ns / r->rate.ns_per_add : (double)o->max_adds;
-		r->noise_adds = round_adds(a < (double)o->max_adds ? a : (double)o->max_adds);
+		/* At most the reference chain's length: a large --threshold must
+		 * not make every sample milliseconds long. */
+		r->noise_adds = round_adds(a < (double)ref_adds ? a : (double)ref_adds);
 	}
 
 	/* Step 3: rounds of growing chains until one passes. */
