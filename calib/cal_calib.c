@@ -16,7 +16,7 @@ void cal_opts_defaults(struct cal_opts *o, int quick)
 	o->quick = quick;
 	o->samples = quick ? 40 : 200;
 	o->timer_samples = quick ? 2000 : 20000;
-	o->growth = 1.4;
+	o->growth = 2;
 	o->max_adds = (uint64_t)1 << 24;
 	o->step = quick ? 0.005 : 0.0025;
 	o->steps = quick ? 10 : 12;
@@ -89,6 +89,31 @@ static int rate_of(const struct cal_round *ref, struct cal_rate *rate)
 		return -1;
 	rate->ns_per_add = m_ns / (double)ref->adds;
 	rate->cy_per_add = m_cy / (double)ref->adds;
+	return 0;
+}
+
+/* The work's own spread from the noise round (cal_rate): its q_lo and q_hi
+ * quantiles over its median, for each clock. */
+static int spread_of(const struct cal_round *nz, const struct cal_search_opts *o, struct cal_rate *rate)
+{
+	double *x[2] = {nz->ns, nz->cy};
+	double *lo[2] = {&rate->lo_ns, &rate->lo_cy}, *hi[2] = {&rate->hi_ns, &rate->hi_cy};
+	double *s = malloc(nz->n * sizeof(*s));
+	if (!s)
+		return -1;
+	for (int c = 0; c < 2; c++) {
+		*lo[c] = *hi[c] = 0;
+		if (!x[c])
+			continue;
+		memcpy(s, x[c], nz->n * sizeof(*s));
+		cal_sort(s, nz->n);
+		double m = cal_quantile_sorted(s, nz->n, 0.5);
+		if (m > 0) {
+			*lo[c] = cal_quantile_sorted(s, nz->n, o->q_lo) / m;
+			*hi[c] = cal_quantile_sorted(s, nz->n, o->q_hi) / m;
+		}
+	}
+	free(s);
 	return 0;
 }
 
@@ -166,10 +191,28 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 		goto fail;
 	warm_up(o->quick ? 20 : 100);
 	uint64_t ref_adds = (uint64_t)1 << (o->quick ? 16 : 18);
+	/* The noise round: the chain expected to take the detection threshold
+	 * (10 us), where the timers' error is negligible (a few tens of ns) and
+	 * what spreads is the work itself; the rate from a few long chains. */
+	{
+		struct cal_round ref;
+		if (cal_round_init(&ref, ref_adds, 10, r->timer.have_cycles) < 0)
+			goto fail;
+		for (size_t i = 0; i < ref.n; i++)
+			cal_measure(&ref, i, &r->timer, NULL);
+		int bad = rate_of(&ref, &r->rate);
+		cal_round_free(&ref);
+		if (bad < 0)
+			goto fail;
+		double a = r->rate.ns_per_add > 0 ? o->search.threshold_ns / r->rate.ns_per_add : (double)o->max_adds;
+		/* At most the reference chain's length: a large --threshold must
+		 * not make every sample milliseconds long. */
+		r->noise_adds = round_adds(a < (double)ref_adds ? a : (double)ref_adds);
+	}
 
 	/* Step 3: rounds of growing chains until one passes. */
 	for (uint64_t adds = CAL_GROUP; adds <= o->max_adds;) {
-		struct cal_round round, ref;
+		struct cal_round round, ref, nz;
 		struct cal_round_stat st;
 		if (over_budget(o, t0, c0)) {
 			r->truncated = 1;
@@ -191,15 +234,26 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 			cal_round_free(&round);
 			goto fail;
 		}
+		if (cal_round_init(&nz, r->noise_adds, o->samples, r->timer.have_cycles) < 0) {
+			cal_round_free(&round);
+			cal_round_free(&ref);
+			goto fail;
+		}
+		/* ... and with the noise round: the band follows the work's own
+		 * spread at that moment (cal_rate, doc/calibrate.md section 3). */
 		for (size_t i = 0; i < o->samples; i++) {
 			cal_measure(&round, i, &r->timer, fl);
 			cal_measure(&ref, i, &r->timer, NULL); /* long: no flush needed */
+			cal_measure(&nz, i, &r->timer, NULL);
 		}
 		int pass = rate_of(&ref, &r->rate);
+		if (pass == 0)
+			pass = spread_of(&nz, &o->search, &r->rate);
 		if (pass == 0)
 			pass = cal_round_check(&round, &r->rate, &o->search, &st);
 		cal_round_free(&round);
 		cal_round_free(&ref);
+		cal_round_free(&nz);
 		if (pass < 0)
 			goto fail;
 		r->rounds[r->nrounds++] = st;

@@ -19,7 +19,8 @@ struct cal_opts {
 	int quick;             /* the quick defaults were taken */
 	size_t samples;        /* measurements per round: 200 (quick 40) */
 	size_t timer_samples;  /* reads per timer cost: 20000 (quick 2000) */
-	double growth;         /* additions multiplied by this each round: 1.4 */
+	double growth;         /* additions multiplied by this each round: 2 (a coarse ladder:
+				  neighbouring runs land on the same step, issue 32) */
 	uint64_t max_adds;     /* no round beyond this: 1 << 24 */
 	double step;           /* the first resolution round is this fraction of the base
 				  longer: 0.0025 (quick 0.005) */
@@ -51,7 +52,10 @@ struct cal_result {
 	struct cal_opts opts;
 	struct cal_timer_info timer;
 	struct cal_rate rate;             /* per addition, from the long chains measured
-					     with the last round searched */
+					     with the last round searched; the work's own
+					     spread from its noise round */
+	uint64_t noise_adds;              /* the noise round's chain: expected to take the
+					     detection threshold */
 	size_t nrounds;
 	struct cal_round_stat *rounds;    /* the rounds searched, in order */
 	struct cal_interval interval;

@@ -78,6 +78,11 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	x = json_object_new_object();
 	add(x, "cy_per_add", num_or_null(cy, r->rate.cy_per_add));
 	add(x, "ns_per_add", num(r->rate.ns_per_add));
+	add(x, "noise_adds", json_object_new_int64((int64_t)r->noise_adds));
+	add(x, "low_ns", num(r->rate.lo_ns));
+	add(x, "high_ns", num(r->rate.hi_ns));
+	add(x, "low_cy", num_or_null(cy, r->rate.lo_cy));
+	add(x, "high_cy", num_or_null(cy, r->rate.hi_cy));
 	add(j, "rate", x);
 
 	x = json_object_new_array();
@@ -93,6 +98,10 @@ struct json_object *cal_report_json(const struct cal_result *r)
 		add(e, "low_cy", num_or_null(cy, s->lo_cy));
 		add(e, "median_cy", num_or_null(cy, s->med_cy));
 		add(e, "high_cy", num_or_null(cy, s->hi_cy));
+		add(e, "band_low_ns", num(s->band_lo_ns));
+		add(e, "band_high_ns", num(s->band_hi_ns));
+		add(e, "band_low_cy", num_or_null(cy, s->band_lo_cy));
+		add(e, "band_high_cy", num_or_null(cy, s->band_hi_cy));
 		add(e, "outside", num(s->outside_ns));
 		add(e, "pass", json_object_new_boolean(s->pass_ns && s->pass_cy));
 		json_object_array_add(x, e);
@@ -138,16 +147,14 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	add(x, "q", num(o->q));
 	add(x, "alpha", num(o->search.alpha));
 	add(x, "band", json_object_new_string("[Q(q/2) - R, Q(1 - q/2) + R], R = max(resolution, resolution_relative * median)"));
-	/* The criterion judges with the upper end of the spread over blocks:
-	 * what repeats from one run to the next, where the median block's
-	 * resolution does not (doc/benchmarks.md, issue 32). */
-	double up_ns = rs->blocks_found && rs->hi_ns > rs->d_ns ? rs->hi_ns : rs->d_ns;
-	double up_cy = rs->blocks_found && rs->hi_cy > rs->d_cy ? rs->hi_cy : rs->d_cy;
+	/* The criterion judges with the upper end of the spread over blocks
+	 * (cal_resolution_judged: the same rule as nodehealthd's probe reply). */
+	double up_ns, up_cy, up_rel;
+	cal_resolution_judged(rs, &up_ns, &up_cy, &up_rel);
 	add(x, "resolution_ns", num_or_null(res, up_ns));
 	add(x, "resolution_cy", num_or_null(res && cy, up_cy));
 	/* Unresolved: the largest difference tested is all that can be said. */
-	add(x, "resolution_relative", num(res ? (rs->d_ns > 0 ? rs->rel * up_ns / rs->d_ns : rs->rel)
-					      : cal_largest_step(o)));
+	add(x, "resolution_relative", num(res ? up_rel : cal_largest_step(o)));
 	add(j, "criterion", x);
 	return j;
 }
@@ -178,6 +185,11 @@ int cal_report_text(FILE *f, const struct cal_result *r)
 		fprintf(f, ", %.4f cycles", r->rate.cy_per_add);
 	fprintf(f, "; band: quantiles %g-%g within +-%g%% of expected\n", o->search.q_lo, o->search.q_hi,
 		o->search.tol * 100);
+	if (r->noise_adds && r->rate.hi_ns > 0)
+		fprintf(f, "the work's own spread (noise round, %llu additions): %+.1f%% / %+.1f%% of its median"
+			   " (quantiles %g, %g), the band widened by it\n",
+			(unsigned long long)r->noise_adds, (r->rate.lo_ns - 1) * 100, (r->rate.hi_ns - 1) * 100,
+			o->search.q_lo, o->search.q_hi);
 	fprintf(f, "%10s %10s %10s %10s %10s", "additions", "exp_ns", "low_ns", "median_ns", "high_ns");
 	if (cy)
 		fprintf(f, " %10s %10s %10s %10s", "exp_cy", "low_cy", "median_cy", "high_cy");

@@ -49,18 +49,21 @@ int cal_round_check(const struct cal_round *r, const struct cal_rate *rate,
 	memset(st, 0, sizeof(*st));
 	st->adds = r->adds;
 	st->exp_ns = (double)r->adds * rate->ns_per_add;
-	if (summarise(r->ns, r->n, o, st->exp_ns * (1 - o->tol), st->exp_ns * (1 + o->tol), &st->lo_ns,
-		      &st->med_ns, &st->hi_ns, &st->outside_ns) < 0)
+	st->band_lo_ns = st->exp_ns * (rate->lo_ns > 0 ? rate->lo_ns : 1) * (1 - o->tol);
+	st->band_hi_ns = st->exp_ns * (rate->hi_ns > 0 ? rate->hi_ns : 1) * (1 + o->tol);
+	if (summarise(r->ns, r->n, o, st->band_lo_ns, st->band_hi_ns, &st->lo_ns, &st->med_ns, &st->hi_ns,
+		      &st->outside_ns) < 0)
 		return -1;
-	st->pass_ns = st->lo_ns >= st->exp_ns * (1 - o->tol) && st->hi_ns <= st->exp_ns * (1 + o->tol);
+	st->pass_ns = st->lo_ns >= st->band_lo_ns && st->hi_ns <= st->band_hi_ns;
 	st->pass_cy = 1;
 	if (r->cy) {
 		st->exp_cy = (double)r->adds * rate->cy_per_add;
-		if (summarise(r->cy, r->n, o, st->exp_cy * (1 - o->tol), st->exp_cy * (1 + o->tol),
-			      &st->lo_cy, &st->med_cy, &st->hi_cy, &dummy) < 0)
+		st->band_lo_cy = st->exp_cy * (rate->lo_cy > 0 ? rate->lo_cy : 1) * (1 - o->tol);
+		st->band_hi_cy = st->exp_cy * (rate->hi_cy > 0 ? rate->hi_cy : 1) * (1 + o->tol);
+		if (summarise(r->cy, r->n, o, st->band_lo_cy, st->band_hi_cy, &st->lo_cy, &st->med_cy,
+			      &st->hi_cy, &dummy) < 0)
 			return -1;
-		st->pass_cy = st->lo_cy >= st->exp_cy * (1 - o->tol) &&
-			      st->hi_cy <= st->exp_cy * (1 + o->tol);
+		st->pass_cy = st->lo_cy >= st->band_lo_cy && st->hi_cy <= st->band_hi_cy;
 	}
 	return st->pass_ns && st->pass_cy;
 }
@@ -223,4 +226,11 @@ int cal_resolution_blocks(const struct cal_resolution *blk, size_t nb, struct ca
 	out->p_cy = m->p_cy;
 	out->drift_bound = m->drift_bound;
 	return 0;
+}
+
+void cal_resolution_judged(const struct cal_resolution *rs, double *ns, double *cy, double *rel)
+{
+	*ns = rs->blocks_found && rs->hi_ns > rs->d_ns ? rs->hi_ns : rs->d_ns;
+	*cy = rs->blocks_found && rs->hi_cy > rs->d_cy ? rs->hi_cy : rs->d_cy;
+	*rel = rs->d_ns > 0 ? rs->rel * *ns / rs->d_ns : rs->rel;
 }

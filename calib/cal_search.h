@@ -24,6 +24,14 @@ void cal_search_defaults(struct cal_search_opts *o);
  * of a chain of a additions is a * cy_per_add cycles and a * ns_per_add ns. */
 struct cal_rate {
 	double cy_per_add, ns_per_add;
+	/* The work's own spread (issue 32): the q_lo and q_hi quantiles of a
+	 * chain long enough that the timers' error is negligible (the noise
+	 * round, measured sample by sample with the round judged), each over
+	 * that chain's median, so below and above 1.  The band of a round is
+	 * then [expected * lo_ns * (1 - tol), expected * hi_ns * (1 + tol)]:
+	 * what the timers add beyond what the work itself varies at that
+	 * moment.  0: not measured, the expected value itself (lo = hi = 1). */
+	double lo_ns, hi_ns, lo_cy, hi_cy;
 };
 
 /* One round summarised. */
@@ -31,12 +39,15 @@ struct cal_round_stat {
 	uint64_t adds;
 	double exp_cy, lo_cy, med_cy, hi_cy; /* 0 without a cycle counter */
 	double exp_ns, lo_ns, med_ns, hi_ns;
+	double band_lo_ns, band_hi_ns;       /* the band the quantiles must lie in (cal_rate) */
+	double band_lo_cy, band_hi_cy;
 	int pass_cy, pass_ns;                /* quantiles within the band (pass_cy 1 without cycles) */
 	double outside_ns;                   /* fraction of samples outside the ns band */
 };
 
 /* Summarise round r against the expected values and check it: both
- * clocks' q_lo and q_hi quantiles within expected * (1 -/+ tol).  Return 1
+ * clocks' q_lo and q_hi quantiles within expected * (1 -/+ tol), each end
+ * scaled by the work's own spread when rate has it (rate->lo_ns ...).  Return 1
  * if it passes, 0 if not, -1 with errno set (EINVAL: empty round; ENOMEM). */
 int cal_round_check(const struct cal_round *r, const struct cal_rate *rate,
 		    const struct cal_search_opts *o, struct cal_round_stat *st);
@@ -112,5 +123,14 @@ int cal_resolution_drift(struct cal_resolution *r, const struct cal_round *bases
  * of the blocks'; step, p, drift_bound those of the median block.  Return
  * 0, or -1 with errno EINVAL (nb 0). */
 int cal_resolution_blocks(const struct cal_resolution *blk, size_t nb, struct cal_resolution *out);
+
+/* The resolution a criterion judges with, from the combined blocks rs (found):
+ * the upper end of the spread over blocks, or the median block's when that is
+ * larger: what repeats from one run to the next, where the median block's
+ * does not (doc/calibrate.md section 5).  *ns and *cy (0 without cycles) are
+ * absolute, *rel the same relative to the interval it was measured at.  The
+ * one rule for the calibration file's criterion and nodehealthd's probe
+ * reply. */
+void cal_resolution_judged(const struct cal_resolution *rs, double *ns, double *cy, double *rel);
 
 #endif

@@ -110,6 +110,29 @@ int nhd_calib_busy_steps(const char *spool, const char *node)
 	return n;
 }
 
+void nhd_calib_take(const struct nhd_conf *c, struct nhd_calib *k, const struct cal_result *r, double tsc_start,
+		    double tsc_end)
+{
+	k->ran++;
+	k->skipped[0] = 0;
+	k->seconds = r->seconds;
+	k->cpu_seconds = r->cpu_seconds;
+	k->truncated = r->truncated;
+	k->obs.backward_steps = r->timer.backward_steps;
+	k->obs.tsc_ghz_start = tsc_start;
+	k->obs.tsc_ghz_end = tsc_end;
+	k->obs.found = r->interval.found;
+	/* The resolution sent in the probe reply (the job's flag judges with
+	 * it) and the noise the degraded rule checks: the calibration file's
+	 * criterion's rule, the upper end of the spread over blocks. */
+	double up_ns, up_cy, up_rel;
+	cal_resolution_judged(&r->resolution, &up_ns, &up_cy, &up_rel);
+	k->obs.noise = r->resolution.found ? up_rel : -1;
+	k->r0_ns = r->interval.found ? r->interval.ns : 0;
+	k->resolution_ns = r->resolution.found ? up_ns : 0;
+	k->degraded = nhd_calib_judge(&k->obs, c, &k->rate_diff, k->detail, sizeof(k->detail));
+}
+
 int nhd_calib_run(const struct nhd_conf *c, struct nhd_calib *k)
 {
 	struct cal_opts o;
@@ -132,19 +155,7 @@ int nhd_calib_run(const struct nhd_conf *c, struct nhd_calib *k)
 		snprintf(k->skipped, sizeof(k->skipped), "calibration failed: %s", strerror(errno));
 		return -1;
 	}
-	k->ran++;
-	k->skipped[0] = 0;
-	k->seconds = r.seconds;
-	k->cpu_seconds = r.cpu_seconds;
-	k->truncated = r.truncated;
-	k->obs.backward_steps = r.timer.backward_steps;
-	k->obs.tsc_ghz_start = start;
-	k->obs.tsc_ghz_end = r.timer.have_cycles ? cal_tsc_rate(tscp, NHD_CALIB_RATE_MS) : 0;
-	k->obs.found = r.interval.found;
-	k->obs.noise = r.resolution.found ? r.resolution.rel : -1;
-	k->r0_ns = r.interval.found ? r.interval.ns : 0;
-	k->resolution_ns = r.resolution.found ? r.resolution.d_ns : 0;
-	k->degraded = nhd_calib_judge(&k->obs, c, &k->rate_diff, k->detail, sizeof(k->detail));
+	nhd_calib_take(c, k, &r, start, r.timer.have_cycles ? cal_tsc_rate(tscp, NHD_CALIB_RATE_MS) : 0);
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	k->mono = (double)ts.tv_sec + ts.tv_nsec / 1e9;
 	k->wall = time(NULL);

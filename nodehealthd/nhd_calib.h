@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "cal_calib.h"
 #include "nhd_checks.h"
 #include "nhd_conf.h"
 
@@ -49,6 +50,14 @@ int nhd_calib_judge(const struct nhd_calib_obs *o, const struct nhd_conf *c, dou
  * ranks).
  * Return their number, or -1 if spool cannot be read (errno set). */
 int nhd_calib_busy_steps(const char *spool, const char *node);
+
+/* Judge the calibration result r into *k (ran, seconds, what the degraded
+ * rule observes, R0 and the resolution sent in the probe reply, degraded and
+ * detail), with the TSC rate measured before (tsc_start) and after
+ * (tsc_end) it (both 0 without a cycle counter).  Neither gen nor the times
+ * of day are touched. */
+void nhd_calib_take(const struct nhd_conf *c, struct nhd_calib *k, const struct cal_result *r, double tsc_start,
+		    double tsc_end);
 
 /* Run a quick calibration with a budget (the whole within 2 s and 1 CPU-second) and judge it
  * into *k (ran, gen and everything measured).  Return 0, or -1 if the

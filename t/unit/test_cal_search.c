@@ -41,7 +41,7 @@ START_TEST(test_interval_found)
 	struct cal_round_stat st[4];
 	struct cal_interval iv;
 	struct cal_search_opts o;
-	struct cal_rate rate = {2, 1};
+	struct cal_rate rate = {.cy_per_add = 2, .ns_per_add = 1};
 	cal_search_defaults(&o);
 	synth(&r[0], 8, 18, 2, 0);
 	synth(&r[1], 64, 64, 10, 0);
@@ -74,13 +74,46 @@ START_TEST(test_interval_found)
 }
 END_TEST
 
+/* The band follows the work's own spread (issue 32): rate 1 ns per
+ * addition, tolerance 5 %, quantiles 5/95 %.  A round of 1000 additions
+ * spread -2..+8 % around 1020 ns: its 95 % quantile (~1075 ns) is above the
+ * plain band's 1050, so it fails without the noise round.  When a chain
+ * long enough that the timers do not matter shows the same machine spread
+ * (its 5 % quantile at 0.97 of its median, its 95 % at 1.04), the band is
+ * [1000 * 0.97 * 0.95, 1000 * 1.04 * 1.05] = [921.5, 1092]: the round passes,
+ * what the timers add is within 5 % of what the work itself varies.  A round
+ * whose high quantile the timers push further (+15 %) still fails. */
+START_TEST(test_interval_noise_band)
+{
+	struct cal_round r;
+	struct cal_round_stat st;
+	struct cal_search_opts o;
+	struct cal_rate plain = {.cy_per_add = 2, .ns_per_add = 1};
+	struct cal_rate noisy = {.cy_per_add = 2, .ns_per_add = 1, .lo_ns = 0.97, .hi_ns = 1.04,
+				 .lo_cy = 0.97, .hi_cy = 1.04};
+	cal_search_defaults(&o);
+	synth(&r, 1000, 1030, 50, -60); /* ns 980..1080, cycles 1900..2100 */
+	ck_assert_int_eq(cal_round_check(&r, &plain, &o, &st), 0);
+	ck_assert(st.hi_ns > 1050 && st.pass_ns == 0);
+	ck_assert(fabs(st.band_hi_ns - 1050) < 1e-9 && fabs(st.band_lo_ns - 950) < 1e-9);
+	ck_assert_int_eq(cal_round_check(&r, &noisy, &o, &st), 1);
+	ck_assert(fabs(st.band_hi_ns - 1092) < 1e-9 && fabs(st.band_lo_ns - 921.5) < 1e-9);
+	ck_assert(fabs(st.band_hi_cy - 2184) < 1e-9 && fabs(st.band_lo_cy - 1843) < 1e-9);
+	cal_round_free(&r);
+	synth(&r, 1000, 1075, 75, 0); /* ns 1000..1150: the 95 % quantile ~1142 */
+	ck_assert_int_eq(cal_round_check(&r, &noisy, &o, &st), 0);
+	ck_assert_int_eq(st.pass_ns, 0);
+	cal_round_free(&r);
+}
+END_TEST
+
 /* Threshold 50 ns: round 1 (median 64 ns) fails and is above it: unable. */
 START_TEST(test_interval_unable)
 {
 	struct cal_round r[3];
 	struct cal_interval iv;
 	struct cal_search_opts o;
-	struct cal_rate rate = {2, 1};
+	struct cal_rate rate = {.cy_per_add = 2, .ns_per_add = 1};
 	cal_search_defaults(&o);
 	o.threshold_ns = 50;
 	synth(&r[0], 8, 18, 2, 0);
@@ -327,6 +360,7 @@ int main(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_interval_found);
+	tcase_add_test(tc, test_interval_noise_band);
 	tcase_add_test(tc, test_interval_unable);
 	tcase_add_test(tc, test_resolution);
 	tcase_add_test(tc, test_resolution_drift);

@@ -10,6 +10,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "cal_report.h"
 #include "nhd_calib.h"
 #include "probe.h"
 
@@ -160,6 +161,56 @@ START_TEST(test_real_quick_calibration)
 }
 END_TEST
 
+/* One rule for the resolution (issue 32): what nodehealthd sends in its
+ * probe reply (k.resolution_ns, the job's flag judges with it) is what the
+ * calibration file's criterion judges with (criterion.resolution_ns of
+ * `mpiwatch calibrate --json`): the upper end of the spread over blocks, not
+ * the median block's.  A synthetic result: median block 20 ns, spread
+ * 10-50 ns over 5 blocks, at R0 = 4000 ns. */
+START_TEST(test_take_resolution)
+{
+	struct nhd_conf c;
+	struct nhd_calib k;
+	struct cal_result r;
+	struct json_object *j, *crit, *x;
+	ck_assert_int_eq(nhd_conf_defaults(&c), 0);
+	memset(&k, 0, sizeof(k));
+	memset(&r, 0, sizeof(r));
+	cal_opts_defaults(&r.opts, 1);
+	struct cal_round_stat st = {.adds = 12000, .exp_ns = 4000, .med_ns = 4000, .pass_ns = 1, .pass_cy = 1};
+	r.rounds = &st;
+	r.nrounds = 1;
+	r.interval.found = 1;
+	r.interval.ns = 4000;
+	r.high_precision = 1;
+	r.timer.invariant_how = "none";
+	r.base_adds = 12000;
+	r.step_adds = 32;
+	r.resolution.found = 1;
+	r.resolution.d_ns = 20;
+	r.resolution.rel = 20.0 / 4000;
+	r.resolution.blocks = 5;
+	r.resolution.blocks_found = 5;
+	r.resolution.lo_ns = 10;
+	r.resolution.hi_ns = 50;
+	nhd_calib_take(&c, &k, &r, 0, 0);
+	j = cal_report_json(&r);
+	ck_assert_ptr_nonnull(j);
+	ck_assert(json_object_object_get_ex(j, "criterion", &crit));
+	ck_assert(json_object_object_get_ex(crit, "resolution_ns", &x));
+	ck_assert_msg(k.resolution_ns == json_object_get_double(x),
+		      "probe reply %g ns, calibration file's criterion %g ns", k.resolution_ns,
+		      json_object_get_double(x));
+	ck_assert(k.resolution_ns == 50);
+	/* The degraded rule's noise is the same resolution relative to R0. */
+	ck_assert(json_object_object_get_ex(crit, "resolution_relative", &x));
+	ck_assert_msg(k.obs.noise == json_object_get_double(x), "noise %g, criterion %g", k.obs.noise,
+		      json_object_get_double(x));
+	json_object_put(j);
+	mw_conf_free(nhd_conf_keys, &c);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("nhd_calib");
@@ -169,6 +220,7 @@ int main(void)
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_busy_steps);
 	tcase_add_test(tc, test_health_merge);
+	tcase_add_test(tc, test_take_resolution);
 	tcase_add_test(tc, test_real_quick_calibration);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
