@@ -194,6 +194,36 @@ START_TEST(test_dead_among_live)
 }
 END_TEST
 
+/* MW_PROBE_F_FIRST (nodehealthd's re-probe: the target, then the nodes it
+ * measures the round trip on): node 0's answer ends the round at once; a
+ * silent node beside it got its first try only, not the rest of its
+ * schedule (60 s of budget: the round would outlast the case). */
+START_TEST(test_first_answer_ends_round)
+{
+	const char *names[] = {"n8", "n9"}, *addrs[] = {"127.0.0.1", "127.0.0.2"};
+	struct mw_probe_result res[2];
+	struct responder live, silent;
+	struct outcome o = {0};
+	uv_loop_t loop;
+	ck_assert_int_eq(uv_loop_init(&loop), 0);
+	start_responder(&loop, &live, 1);
+	start_responder_at(&loop, &silent, 0, "127.0.0.2", live.port);
+	ck_assert_ptr_nonnull(mw_uvprobe_start(&loop, names, addrs, 2, (uint16_t)live.port, 60.0, 3, MW_PROBE_F_FIRST,
+					       res, round_done, &o));
+	while (!o.calls)
+		uv_run(&loop, UV_RUN_ONCE);
+	uv_close((uv_handle_t *)&live.udp, NULL);
+	uv_close((uv_handle_t *)&silent.udp, NULL);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	ck_assert_int_eq(uv_loop_close(&loop), 0);
+	ck_assert_int_eq(o.rc, 1);
+	ck_assert_int_eq(res[0].state, MW_PROBE_ALIVE);
+	ck_assert_int_eq(res[1].state, MW_PROBE_DEAD);
+	ck_assert_int_eq(res[1].tries, 1);
+	ck_assert_int_eq(silent.probes, 1);
+}
+END_TEST
+
 /* A slow node among fast ones (issue 34): the fast node's round trip sets
  * the tries' spacing, but its floor leaves a node that answers 50 ms late
  * (a loaded node, 50 ms more on its link) its time: alive, not dead. */
@@ -278,6 +308,7 @@ int main(void)
 	tcase_add_test(tc, test_silent_every_try);
 	tcase_add_test(tc, test_dead_among_live);
 	tcase_add_test(tc, test_slow_node_alive);
+	tcase_add_test(tc, test_first_answer_ends_round);
 	tcase_add_test(tc, test_closed_port_no_daemon);
 	tcase_add_test(tc, test_stop);
 	suite_add_tcase(s, tc);
