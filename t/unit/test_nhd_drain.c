@@ -306,7 +306,9 @@ static void *rp_main(void *arg)
 }
 
 /* Daemons on 127.0.0.2..5 (n2..n5 of RP_SINFO), one free port, as
- * rp_want[] says; the thread serving them runs until rp_end. */
+ * rp_want[] says (answer -1: none at all); the thread serving them runs
+ * until rp_end.  The first node of rp_want is never without a daemon (its
+ * socket picks the port). */
 static pthread_t rp_start(void)
 {
 	pthread_t t;
@@ -318,8 +320,10 @@ static pthread_t rp_start(void)
 		char ip[32];
 		snprintf(ip, sizeof(ip), "127.0.0.%d", i + 2);
 		inet_pton(AF_INET, ip, &a.sin_addr);
-		rp[i] = (struct rp_node){.fd = socket(AF_INET, SOCK_DGRAM, 0), .answer = rp_want[i].answer,
-					 .delay_ms = rp_want[i].delay_ms};
+		rp[i] = (struct rp_node){.fd = -1, .answer = rp_want[i].answer, .delay_ms = rp_want[i].delay_ms};
+		if (rp_want[i].answer < 0)
+			continue; /* no daemon: the kernel refuses the port */
+		rp[i].fd = socket(AF_INET, SOCK_DGRAM, 0);
 		ck_assert_int_ge(rp[i].fd, 0);
 		ck_assert_int_eq(bind(rp[i].fd, (struct sockaddr *)&a, sizeof(a)), 0);
 		getsockname(rp[i].fd, (struct sockaddr *)&a, &al);
@@ -334,7 +338,8 @@ static void rp_end(pthread_t t)
 	rp_stop = 1;
 	pthread_join(t, NULL);
 	for (int i = 0; i < RP_NODES; i++)
-		close(rp[i].fd);
+		if (rp[i].fd >= 0)
+			close(rp[i].fd);
 }
 
 static const char *RP_SINFO = NODES(NODE("n1", "127.0.0.1", "mixed", "", "") ","
@@ -344,9 +349,10 @@ static const char *RP_SINFO = NODES(NODE("n1", "127.0.0.1", "mixed", "", "") ","
 				    NODE("n5", "127.0.0.5", "idle", "", ""));
 
 /* As root, ask n1's procedure (3 tries in budget_s) to drain n2 for job 5
- * on n[1-4], its nodes as rp_want[] says; return nhd_drain_handle's rv
+ * on n[1-4], its nodes as rp_want[] says, Slurm's as sinfo says (NULL:
+ * RP_SINFO); return nhd_drain_handle's rv
  * (msg, *verdict filled; rp[].probes counted). */
-static int rp_drain(double budget_s, char *msg, size_t msglen, char **verdict)
+static int rp_drain(double budget_s, const char *sinfo, char *msg, size_t msglen, char **verdict)
 {
 	struct nhd_conf c;
 	struct nhd_storm storm = {.n = 0};
@@ -366,7 +372,7 @@ static int rp_drain(double budget_s, char *msg, size_t msglen, char **verdict)
 	snprintf(req.node, sizeof(req.node), "n2");
 	snprintf(req.summary, sizeof(req.summary), "node silent");
 	write_file("job", JOB("RUNNING", "n[1-4]", "0"));
-	write_file("nodes", RP_SINFO);
+	write_file("nodes", sinfo ? sinfo : RP_SINFO);
 	write_file("updates", NULL);
 	t = rp_start();
 	c.port = rp_port;
@@ -389,7 +395,7 @@ START_TEST(test_reprobe_dead_among_live)
 	int rv;
 	rp_want[0] = (struct rp_want){0, 0}; /* n2: silent */
 	rp_want[1] = rp_want[2] = rp_want[3] = (struct rp_want){1, 0};
-	rv = rp_drain(30.0, msg, sizeof(msg), &verdict);
+	rv = rp_drain(30.0, NULL, msg, sizeof(msg), &verdict);
 	ck_assert_msg(rv == 0, "rv %d: %s", rv, msg);
 	ck_assert_int_eq(rp[0].probes, 3);
 	updates = (char *)mw_unit_get(dir, "updates");
@@ -413,7 +419,7 @@ START_TEST(test_reprobe_answer_ends_it)
 	rp_want[0] = (struct rp_want){1, 0};
 	rp_want[1] = (struct rp_want){0, 0}; /* n3: silent */
 	rp_want[2] = rp_want[3] = (struct rp_want){1, 0};
-	rv = rp_drain(30.0, msg, sizeof(msg), &verdict);
+	rv = rp_drain(30.0, NULL, msg, sizeof(msg), &verdict);
 	ck_assert_msg(rv == -1, "rv %d: %s", rv, msg);
 	ck_assert_msg(strstr(msg, "node n2 answered our probe"), "%s", msg);
 	ck_assert_int_eq(rp[0].probes, 1);
@@ -432,11 +438,33 @@ START_TEST(test_reprobe_loaded_target_not_drained)
 	int rv;
 	rp_want[0] = (struct rp_want){1, 400};
 	rp_want[1] = rp_want[2] = rp_want[3] = (struct rp_want){1, 0};
-	rv = rp_drain(3.0, msg, sizeof(msg), &verdict);
+	rv = rp_drain(3.0, NULL, msg, sizeof(msg), &verdict);
 	ck_assert_msg(rv == -1, "rv %d: %s", rv, msg);
 	ck_assert_msg(strstr(msg, "node n2 answered our probe"), "%s", msg);
 	ck_assert_ptr_null(mw_unit_get(dir, "updates"));
 	ck_assert_ptr_null(verdict);
+}
+END_TEST
+
+/* No daemon on n2 (its kernel refuses the port) and Slurm says it is down:
+ * that answer must not end the round; the other nodes' answers (50 ms
+ * later) still count for the partition guard: drained. */
+START_TEST(test_reprobe_nodaemon_down_drained)
+{
+	static const char *sinfo = NODES(NODE("n1", "127.0.0.1", "mixed", "", "") ","
+					 NODE("n2", "127.0.0.3", "down", "\"NOT_RESPONDING\"", "") ","
+					 NODE("n3", "127.0.0.2", "mixed", "", "") ","
+					 NODE("n4", "127.0.0.4", "mixed", "", "") ","
+					 NODE("n5", "127.0.0.5", "idle", "", ""));
+	char msg[1024] = "", *verdict = NULL;
+	int rv;
+	rp_want[0] = (struct rp_want){1, 50};  /* 127.0.0.2: n3, 50 ms late */
+	rp_want[1] = (struct rp_want){-1, 0};  /* 127.0.0.3: n2, no daemon */
+	rp_want[2] = rp_want[3] = (struct rp_want){1, 50};
+	rv = rp_drain(3.0, sinfo, msg, sizeof(msg), &verdict);
+	ck_assert_msg(rv == 0, "rv %d: %s", rv, msg);
+	ck_assert_ptr_nonnull(strstr(mw_unit_get(dir, "updates"), "update|NodeName=n2|State=DRAIN|"));
+	free(verdict);
 }
 END_TEST
 
@@ -553,6 +581,7 @@ int main(void)
 	tcase_add_test(tc, test_reprobe_dead_among_live);
 	tcase_add_test(tc, test_reprobe_answer_ends_it);
 	tcase_add_test(tc, test_reprobe_loaded_target_not_drained);
+	tcase_add_test(tc, test_reprobe_nodaemon_down_drained);
 	suite_add_tcase(s, tc);
 	return mw_unit_run(s);
 }
