@@ -651,10 +651,11 @@ static void replan(struct mw_probe_round *r)
 	r->round_end = r->round >= r->tries ? r->end : r->start + r->interval * r->round;
 }
 
-/* MW_PROBE_F_FIRST: is node 0 resolved (answered, refused, unresolvable)? */
+/* MW_PROBE_F_FIRST: has node 0 answered (alive or degraded)? */
 static int first_decided(const struct mw_probe_round *r)
 {
-	return (r->flags & MW_PROBE_F_FIRST) && r->n && (!r->t[0].ok || r->t[0].done);
+	return (r->flags & MW_PROBE_F_FIRST) && r->n &&
+	       (r->out[0].state == MW_PROBE_ALIVE || r->out[0].state == MW_PROBE_DEGRADED);
 }
 
 struct mw_probe_round *mw_probe_round_start(const char *const *names, const char *const *addrs, size_t n,
