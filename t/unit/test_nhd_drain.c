@@ -382,6 +382,15 @@ static int rp_drain(double budget_s, const char *sinfo, char *msg, size_t msglen
 	return rv;
 }
 
+/* rp_drain's outcome when n2 answered: refused as alive, nothing drained. */
+static void rp_refused_alive(int rv, const char *msg, const char *verdict)
+{
+	ck_assert_msg(rv == -1, "rv %d: %s", rv, msg);
+	ck_assert_msg(strstr(msg, "node n2 answered our probe"), "%s", msg);
+	ck_assert_ptr_null(mw_unit_get(dir, "updates"));
+	ck_assert_ptr_null(verdict);
+}
+
 /* A dead target among live nodes (issue 34): the re-probe's tries are
  * spaced from the other nodes' round trip, measured in the same round, not
  * spread over the whole budget (30 s here, more than the case's time
@@ -415,17 +424,12 @@ END_TEST
 START_TEST(test_reprobe_answer_ends_it)
 {
 	char msg[1024] = "", *verdict = NULL;
-	int rv;
 	rp_want[0] = (struct rp_want){1, 0};
 	rp_want[1] = (struct rp_want){0, 0}; /* n3: silent */
 	rp_want[2] = rp_want[3] = (struct rp_want){1, 0};
-	rv = rp_drain(30.0, NULL, msg, sizeof(msg), &verdict);
-	ck_assert_msg(rv == -1, "rv %d: %s", rv, msg);
-	ck_assert_msg(strstr(msg, "node n2 answered our probe"), "%s", msg);
+	rp_refused_alive(rp_drain(30.0, NULL, msg, sizeof(msg), &verdict), msg, verdict);
 	ck_assert_int_eq(rp[0].probes, 1);
 	ck_assert_int_lt(rp[1].probes, 3);
-	ck_assert_ptr_null(mw_unit_get(dir, "updates"));
-	ck_assert_ptr_null(verdict);
 }
 END_TEST
 
@@ -435,14 +439,9 @@ END_TEST
 START_TEST(test_reprobe_loaded_target_not_drained)
 {
 	char msg[1024] = "", *verdict = NULL;
-	int rv;
 	rp_want[0] = (struct rp_want){1, 400};
 	rp_want[1] = rp_want[2] = rp_want[3] = (struct rp_want){1, 0};
-	rv = rp_drain(3.0, NULL, msg, sizeof(msg), &verdict);
-	ck_assert_msg(rv == -1, "rv %d: %s", rv, msg);
-	ck_assert_msg(strstr(msg, "node n2 answered our probe"), "%s", msg);
-	ck_assert_ptr_null(mw_unit_get(dir, "updates"));
-	ck_assert_ptr_null(verdict);
+	rp_refused_alive(rp_drain(3.0, NULL, msg, sizeof(msg), &verdict), msg, verdict);
 }
 END_TEST
 
