@@ -1,6 +1,7 @@
 /* nhd_drainop.c - a confirmed drain on the daemon's loop: the job and its
- * owner (squeue), the nodes (sinfo), our own re-probes, the partition and
- * storm guards, the drain (scontrol), then the admin hooks.  Each Slurm
+ * owner (squeue), the nodes (sinfo), our own re-probe (the target, with
+ * the partition guard's nodes in the same round), the partition and storm
+ * guards, the drain (scontrol), then the admin hooks.  Each Slurm
  * command is a child on the loop (uvslurm.h), each probe round a socket
  * watched by the loop (uvprobe.h): nothing here blocks. */
 #include <errno.h>
@@ -32,8 +33,9 @@ struct nhd_drain_op {
 	struct mw_slurm_node *nodes, *x;
 	long nn;
 	size_t drained;           /* nodes drained now with our reason */
-	struct mw_probe_result pr; /* the target's re-probe */
-	/* the partition guard's round */
+	struct mw_probe_result pr; /* the target's re-probe (res[0]) */
+	/* the re-probe's round: [0] the target, [1..pn] the partition guard's
+	 * nodes (extra of them from outside the job) */
 	struct mw_hostlist hl;
 	const char **names, **addrs;
 	struct mw_probe_result *res;
@@ -156,17 +158,15 @@ static void storm_then_drain(struct nhd_drain_op *op)
 	}
 }
 
-/* 5a. the partition guard's round is over. */
-static void partition_probed(void *arg, int rc)
+/* 5a. the partition guard, from the other nodes' results of the re-probe's
+ * round (res[1..pn]): when at least two were probed, too many of them
+ * silent too: refused (this node may be cut off); else 5b. */
+static void partition_check(struct nhd_drain_op *op)
 {
-	struct nhd_drain_op *op = arg;
 	const struct nhd_conf *c = op->ctx->conf;
 	size_t dead = 0;
-	op->probe = NULL;
-	if (stopped(op))
-		return;
-	if (rc >= 0) {
-		for (size_t i = 0; i < op->pn; i++)
+	if (op->pn >= 2) {
+		for (size_t i = 1; i <= op->pn; i++)
 			if (op->res[i].state == MW_PROBE_DEAD || op->res[i].state == MW_PROBE_ERROR)
 				dead++;
 		if ((double)dead / (double)op->pn > c->partition_max_dead_fraction) {
@@ -181,56 +181,43 @@ static void partition_probed(void *arg, int rc)
 	storm_then_drain(op);
 }
 
-/* 5a. Probe every other node of the job (not target, not us); when the job
- * has fewer than NHD_PARTITION_MIN such nodes (a 2-node job has none),
- * other nodes of the cluster that Slurm lists as up, to make
- * NHD_PARTITION_MIN.  The view looks sane (go on) if the cluster is too
- * small to tell or the round cannot run; too many dead: refused. */
-static void partition_check(struct nhd_drain_op *op)
+/* The re-probe's round: names[0] the target, then the partition guard's
+ * nodes: every other node of the job (not target, not us; at most 64);
+ * when the job has fewer than NHD_PARTITION_MIN such nodes (a 2-node job
+ * has none), other nodes of the cluster that Slurm lists as up, to make
+ * NHD_PARTITION_MIN.  Return the number of other nodes (op->pn); 0 when
+ * they cannot be listed (the target alone). */
+static size_t pick_others(struct nhd_drain_op *op)
 {
-	const struct nhd_conf *c = op->ctx->conf;
 	const char *target = op->x->name, *self = op->ctx->self;
 	size_t n = 0;
 
 	if (mw_hostlist_expand(op->job.nodelist, 65536, &op->hl) < 0)
-		goto go_on;
-	op->names = calloc(op->hl.n + NHD_PARTITION_MIN + 1, sizeof(*op->names));
-	op->addrs = calloc(op->hl.n + NHD_PARTITION_MIN + 1, sizeof(*op->addrs));
-	op->res = calloc(op->hl.n + NHD_PARTITION_MIN + 1, sizeof(*op->res));
-	if (!op->names || !op->addrs || !op->res)
-		goto go_on;
+		return 0;
 	for (size_t i = 0; i < op->hl.n && n < 64; i++) {
 		if (!strcmp(op->hl.host[i], target) || !strcmp(op->hl.host[i], self))
 			continue;
-		op->names[n] = op->hl.host[i];
-		op->addrs[n] = NULL;
+		op->names[1 + n] = op->hl.host[i];
+		op->addrs[1 + n] = NULL;
 		for (long k = 0; k < op->nn; k++)
 			if (!strcmp(op->nodes[k].name, op->hl.host[i]))
-				op->addrs[n] = op->nodes[k].addr;
+				op->addrs[1 + n] = op->nodes[k].addr;
 		n++;
 	}
 	if (n < NHD_PARTITION_MIN) {
 		for (long k = 0; k < op->nn && n < NHD_PARTITION_MIN; k++) {
 			int have = !strcmp(op->nodes[k].name, target) || !strcmp(op->nodes[k].name, self);
 			for (size_t i = 0; i < n && !have; i++)
-				have = !strcmp(op->names[i], op->nodes[k].name);
+				have = !strcmp(op->names[1 + i], op->nodes[k].name);
 			if (have || !slurm_up(&op->nodes[k]))
 				continue;
-			op->names[n] = op->nodes[k].name;
-			op->addrs[n] = op->nodes[k].addr;
+			op->names[1 + n] = op->nodes[k].name;
+			op->addrs[1 + n] = op->nodes[k].addr;
 			n++;
 			op->extra++;
 		}
 	}
-	op->pn = n;
-	if (n < 2)
-		goto go_on; /* too few to tell a partition from a real failure */
-	op->probe = mw_uvprobe_start(op->loop, op->names, op->addrs, n, (uint16_t)c->port, c->reprobe_timeout,
-				     (int)c->reprobe_tries, MW_PROBE_F_PRIVSRC, op->res, partition_probed, op);
-	if (op->probe)
-		return;
-go_on:
-	storm_then_drain(op);
+	return n;
 }
 
 /* 4. our own re-probe of the target is over. */
@@ -242,6 +229,7 @@ static void target_probed(void *arg, int rc)
 	op->probe = NULL;
 	if (stopped(op))
 		return;
+	*pr = op->res[0];
 	if (rc < 0) {
 		snprintf(op->msg, sizeof(op->msg), "cannot probe node %s: %s", x->name, strerror(errno));
 	} else if (pr->state == MW_PROBE_ALIVE || pr->state == MW_PROBE_DEGRADED) {
@@ -269,7 +257,7 @@ static void got_nodes(void *arg, long nn, const char *err)
 	struct nhd_drain_op *op = arg;
 	const struct nhd_conf *c = op->ctx->conf;
 	struct mw_slurm_node *x = NULL;
-	const char *names[1], *addrs[1];
+	size_t cap;
 	op->call = NULL;
 	if (stopped(op))
 		return;
@@ -303,12 +291,29 @@ static void got_nodes(void *arg, long nn, const char *err)
 		finish(op, 0, NULL);
 		return;
 	}
-	/* 4. From a privileged source port: the target answers it from
-	 * buckets no user's flood can empty (doc/security.md). */
-	names[0] = x->name;
-	addrs[0] = x->addr;
-	op->probe = mw_uvprobe_start(op->loop, names, addrs, 1, (uint16_t)c->port, c->reprobe_timeout,
-				     (int)c->reprobe_tries, MW_PROBE_F_PRIVSRC, &op->pr, target_probed, op);
+	/* 4. The target and, in the same round, the partition guard's nodes
+	 * (5a): their answers' round trip spaces the target's tries
+	 * (mw_probe_spacing: 10 x the slowest, at least 1 s for them all, at
+	 * most the budget), so a dead target among live nodes is judged after
+	 * its tries at that pace rather than at the end of the whole budget;
+	 * its answer ends the round at once (MW_PROBE_F_FIRST).  From a
+	 * privileged source port: the nodes answer it from buckets no user's
+	 * flood can empty (doc/security.md). */
+	cap = 1 + 64 + NHD_PARTITION_MIN;
+	op->names = calloc(cap, sizeof(*op->names));
+	op->addrs = calloc(cap, sizeof(*op->addrs));
+	op->res = calloc(cap, sizeof(*op->res));
+	if (!op->names || !op->addrs || !op->res) {
+		snprintf(op->msg, sizeof(op->msg), "cannot probe node %s: out of memory", x->name);
+		refuse(op);
+		return;
+	}
+	op->names[0] = x->name;
+	op->addrs[0] = x->addr;
+	op->pn = pick_others(op);
+	op->probe = mw_uvprobe_start(op->loop, op->names, op->addrs, 1 + op->pn, (uint16_t)c->port,
+				     c->reprobe_timeout, (int)c->reprobe_tries, MW_PROBE_F_PRIVSRC | MW_PROBE_F_FIRST,
+				     op->res, target_probed, op);
 	if (!op->probe) {
 		snprintf(op->msg, sizeof(op->msg), "cannot probe node %s: %s", x->name, strerror(errno));
 		refuse(op);

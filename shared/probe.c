@@ -651,6 +651,13 @@ static void replan(struct mw_probe_round *r)
 	r->round_end = r->round >= r->tries ? r->end : r->start + r->interval * r->round;
 }
 
+/* MW_PROBE_F_FIRST: has node 0 answered (alive or degraded)? */
+static int first_decided(const struct mw_probe_round *r)
+{
+	return (r->flags & MW_PROBE_F_FIRST) && r->n &&
+	       (r->out[0].state == MW_PROBE_ALIVE || r->out[0].state == MW_PROBE_DEGRADED);
+}
+
 struct mw_probe_round *mw_probe_round_start(const char *const *names, const char *const *addrs, size_t n,
 					    uint16_t port, double budget_s, int tries,
 					    struct mw_probe_result *out)
@@ -723,10 +730,12 @@ struct mw_probe_round *mw_probe_round_start_ex(const char *const *names, const c
 	r->end = r->start + r->budget_s;
 	r->interval = mw_probe_spacing(r->budget_s, r->tries, -1);
 	r->rtt_max = r->rtt_planned = -1;
-	if (r->pending == 0)
+	if (r->pending == 0 || first_decided(r))
 		r->done = 1;
 	else if (round_send(r) < 0)
 		round_fail(r, errno);
+	else if (first_decided(r))
+		r->done = 1;
 	return r;
 }
 
@@ -757,6 +766,10 @@ int mw_probe_round_step(struct mw_probe_round *r)
 		return r->failed ? -1 : 1;
 	r->answered += read_all(r->fd4, r->fd6, r->t, r->n, r->port, &r->idx, r->out, &r->rtt_max);
 	replan(r);
+	if (first_decided(r)) {
+		r->done = 1;
+		return 1;
+	}
 	while (r->answered < r->pending && mw_now() >= r->round_end) {
 		if (r->round >= r->tries) {
 			r->done = 1;

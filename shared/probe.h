@@ -43,6 +43,7 @@
 #define MW_PROBE_DEFAULT_PORT_STR "717" /* the same, for settings tables */
 #define MW_PROBE_PRIV_PORT_MIN 512   /* source ports of MW_PROBE_F_PRIVSRC probes: 512..1023 */
 #define MW_PROBE_F_PRIVSRC 0x1u     /* probes go out from a privileged source port */
+#define MW_PROBE_F_FIRST 0x2u       /* node 0 decides: the round ends once it answered */
 #define MW_PROBE_RTT_FACTOR 10.0   /* once a node answered: a try waits 10 x the slowest round trip... */
 #define MW_PROBE_MIN_ROUND_S 1.0   /* ...but the tries to a silent node span at least 1 s (or the budget) */
 #define MW_PROBE_NAME_MAX 63
@@ -224,7 +225,13 @@ struct mw_probe_round *mw_probe_round_start(const char *const *names, const char
 					    uint16_t port, double budget_s, int tries,
 					    struct mw_probe_result *out);
 
-/* mw_probe_round_start with flags (MW_PROBE_F_*, as mw_probe_nodes_ex). */
+/* mw_probe_round_start with flags (MW_PROBE_F_*, as mw_probe_nodes_ex).
+ * MW_PROBE_F_FIRST: node 0 is the one asked about, the others are there for
+ * their round trips (the retry schedule of node 0, mw_probe_spacing) and
+ * what they tell besides: the round is over as soon as node 0 answered
+ * (alive or degraded; not when its kernel refused the port: the others'
+ * results may still be needed); the others' results are then as far as the
+ * round got (a silent one: dead after fewer tries). */
 struct mw_probe_round *mw_probe_round_start_ex(const char *const *names, const char *const *addrs, size_t n,
 					       uint16_t port, double budget_s, int tries, unsigned flags,
 					       struct mw_probe_result *out);

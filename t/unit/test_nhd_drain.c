@@ -4,6 +4,8 @@
 #include <check.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +15,9 @@
 #include <unistd.h>
 
 #include "jsonschema.h"
+#include "log.h"
 #include "nhd_drain.h"
+#include "probe.h"
 #include "slurm.h"
 #include "unit.h"
 
@@ -229,6 +233,240 @@ START_TEST(test_handle)
 }
 END_TEST
 
+/* The re-probe's nodes (issue 34): nodehealthd daemons on 127.0.0.2..5,
+ * all on one port, served by a thread while the drain procedure runs on
+ * its own loop.  A node answers every probe delay_ms late (0: at once), or
+ * never (answer 0); each counts the probes it got. */
+#define RP_NODES 4
+struct rp_want {
+	int answer, delay_ms;
+};
+static struct rp_want rp_want[RP_NODES];
+struct rp_node {
+	int fd;
+	int answer;
+	int delay_ms;
+	int probes;
+	int due_n;                 /* replies waiting for their time */
+	double due[16];
+	uint8_t rep[16][MW_PROBE_MIN_SIZE];
+	int replen[16];
+	struct sockaddr_in to[16];
+};
+static struct rp_node rp[RP_NODES];
+static uint16_t rp_port;
+static volatile int rp_stop;
+
+static void *rp_main(void *arg)
+{
+	(void)arg;
+	while (!rp_stop) {
+		struct pollfd pfd[RP_NODES];
+		double now = mw_now(), next = now + 0.05;
+		for (int i = 0; i < RP_NODES; i++) {
+			pfd[i] = (struct pollfd){.fd = rp[i].fd, .events = POLLIN};
+			for (int k = 0; k < rp[i].due_n; k++) {
+				if (rp[i].due[k] <= now) { /* its time: send, drop it */
+					sendto(rp[i].fd, rp[i].rep[k], (size_t)rp[i].replen[k], 0,
+					       (struct sockaddr *)&rp[i].to[k], sizeof(rp[i].to[k]));
+					rp[i].due_n--;
+					rp[i].due[k] = rp[i].due[rp[i].due_n];
+					memcpy(rp[i].rep[k], rp[i].rep[rp[i].due_n], MW_PROBE_MIN_SIZE);
+					rp[i].replen[k] = rp[i].replen[rp[i].due_n];
+					rp[i].to[k] = rp[i].to[rp[i].due_n];
+					k--;
+				} else if (rp[i].due[k] < next) {
+					next = rp[i].due[k];
+				}
+			}
+		}
+		if (poll(pfd, RP_NODES, (int)((next - now) * 1e3) + 1) <= 0)
+			continue;
+		for (int i = 0; i < RP_NODES; i++) {
+			uint8_t buf[2048], nonce[MW_PROBE_NONCE_LEN];
+			struct sockaddr_in from;
+			socklen_t fl = sizeof(from);
+			ssize_t n;
+			struct rp_node *x = &rp[i];
+			if (!(pfd[i].revents & POLLIN))
+				continue;
+			n = recvfrom(x->fd, buf, sizeof(buf), MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
+			if (n <= 0 || mw_probe_decode_probe(buf, (size_t)n, nonce) != MW_PROBE_OK)
+				continue;
+			x->probes++;
+			if (!x->answer || x->due_n >= 16)
+				continue;
+			x->replen[x->due_n] = mw_probe_encode_reply(x->rep[x->due_n], MW_PROBE_MIN_SIZE, (size_t)n, nonce,
+								    MW_PROBE_ALIVE, 0, 1, "nx", "ok");
+			x->to[x->due_n] = from;
+			x->due[x->due_n++] = mw_now() + x->delay_ms / 1e3;
+		}
+	}
+	return NULL;
+}
+
+/* Daemons on 127.0.0.2..5 (n2..n5 of RP_SINFO), one free port, as
+ * rp_want[] says (answer -1: none at all); the thread serving them runs
+ * until rp_end.  The first node of rp_want is never without a daemon (its
+ * socket picks the port). */
+static pthread_t rp_start(void)
+{
+	pthread_t t;
+	rp_port = 0;
+	rp_stop = 0;
+	for (int i = 0; i < RP_NODES; i++) {
+		struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(rp_port)};
+		socklen_t al = sizeof(a);
+		char ip[32];
+		snprintf(ip, sizeof(ip), "127.0.0.%d", i + 2);
+		inet_pton(AF_INET, ip, &a.sin_addr);
+		rp[i] = (struct rp_node){.fd = -1, .answer = rp_want[i].answer, .delay_ms = rp_want[i].delay_ms};
+		if (rp_want[i].answer < 0)
+			continue; /* no daemon: the kernel refuses the port */
+		rp[i].fd = socket(AF_INET, SOCK_DGRAM, 0);
+		ck_assert_int_ge(rp[i].fd, 0);
+		ck_assert_int_eq(bind(rp[i].fd, (struct sockaddr *)&a, sizeof(a)), 0);
+		getsockname(rp[i].fd, (struct sockaddr *)&a, &al);
+		rp_port = ntohs(a.sin_port);
+	}
+	ck_assert_int_eq(pthread_create(&t, NULL, rp_main, NULL), 0);
+	return t;
+}
+
+static void rp_end(pthread_t t)
+{
+	rp_stop = 1;
+	pthread_join(t, NULL);
+	for (int i = 0; i < RP_NODES; i++)
+		if (rp[i].fd >= 0)
+			close(rp[i].fd);
+}
+
+static const char *RP_SINFO = NODES(NODE("n1", "127.0.0.1", "mixed", "", "") ","
+				    NODE("n2", "127.0.0.2", "mixed", "", "") ","
+				    NODE("n3", "127.0.0.3", "mixed", "", "") ","
+				    NODE("n4", "127.0.0.4", "mixed", "", "") ","
+				    NODE("n5", "127.0.0.5", "idle", "", ""));
+
+/* As root, ask n1's procedure (3 tries in budget_s) to drain n2 for job 5
+ * on n[1-4], its nodes as rp_want[] says, Slurm's as sinfo says (NULL:
+ * RP_SINFO); return nhd_drain_handle's rv
+ * (msg, *verdict filled; rp[].probes counted). */
+static int rp_drain(double budget_s, const char *sinfo, char *msg, size_t msglen, char **verdict)
+{
+	struct nhd_conf c;
+	struct nhd_storm storm = {.n = 0};
+	struct nhd_drain_ctx ctx = {.conf = &c, .self = "n1", .storm = &storm};
+	struct mw_drainreq req = {.op = MW_DRAINREQ_DRAIN, .evidence = "{\"summary\":\"node silent\"}"};
+	char path[512];
+	pthread_t t;
+	int rv;
+
+	ck_assert_int_eq(nhd_conf_defaults(&c), 0);
+	snprintf(path, sizeof(path), "%s/scontrol", dir);
+	free(c.scontrol);
+	c.scontrol = strdup(path);
+	c.reprobe_tries = 3;
+	c.reprobe_timeout = budget_s;
+	snprintf(req.job, sizeof(req.job), "5");
+	snprintf(req.node, sizeof(req.node), "n2");
+	snprintf(req.summary, sizeof(req.summary), "node silent");
+	write_file("job", JOB("RUNNING", "n[1-4]", "0"));
+	write_file("nodes", sinfo ? sinfo : RP_SINFO);
+	write_file("updates", NULL);
+	t = rp_start();
+	c.port = rp_port;
+	rv = nhd_drain_handle(&ctx, 0, &req, msg, msglen, verdict);
+	rp_end(t);
+	mw_conf_free(nhd_conf_keys, &c);
+	return rv;
+}
+
+/* rp_drain's outcome when n2 answered: refused as alive, nothing drained. */
+static void rp_refused_alive(int rv, const char *msg, const char *verdict)
+{
+	ck_assert_msg(rv == -1, "rv %d: %s", rv, msg);
+	ck_assert_msg(strstr(msg, "node n2 answered our probe"), "%s", msg);
+	ck_assert_ptr_null(mw_unit_get(dir, "updates"));
+	ck_assert_ptr_null(verdict);
+}
+
+/* A dead target among live nodes (issue 34): the re-probe's tries are
+ * spaced from the other nodes' round trip, measured in the same round, not
+ * spread over the whole budget (30 s here, more than the case's time
+ * limit): n2 gets every one of its tries (a reply-less result is trusted
+ * only after all of them), is drained, and the verdict's re-probe says its
+ * tries took less than the budget. */
+START_TEST(test_reprobe_dead_among_live)
+{
+	char msg[1024] = "", *verdict = NULL, *updates;
+	const char *in;
+	int rv;
+	rp_want[0] = (struct rp_want){0, 0}; /* n2: silent */
+	rp_want[1] = rp_want[2] = rp_want[3] = (struct rp_want){1, 0};
+	rv = rp_drain(30.0, NULL, msg, sizeof(msg), &verdict);
+	ck_assert_msg(rv == 0, "rv %d: %s", rv, msg);
+	ck_assert_int_eq(rp[0].probes, 3);
+	updates = (char *)mw_unit_get(dir, "updates");
+	ck_assert_ptr_nonnull(updates);
+	ck_assert_ptr_nonnull(strstr(updates, "update|NodeName=n2|State=DRAIN|"));
+	ck_assert_ptr_nonnull(verdict);
+	in = strstr(verdict, "\"reprobe\":\"no reply to 3 probes in ");
+	ck_assert_msg(in, "verdict: %s", verdict);
+	ck_assert_msg(strtod(in + strlen("\"reprobe\":\"no reply to 3 probes in "), NULL) < 30.0, "verdict: %s", verdict);
+	free(verdict);
+}
+END_TEST
+
+/* A reply ends the re-probe at once: n2 answers its first try; n3, a node
+ * of the job that is silent, gets fewer probes than its tries (the round
+ * did not wait for it); nothing is drained. */
+START_TEST(test_reprobe_answer_ends_it)
+{
+	char msg[1024] = "", *verdict = NULL;
+	rp_want[0] = (struct rp_want){1, 0};
+	rp_want[1] = (struct rp_want){0, 0}; /* n3: silent */
+	rp_want[2] = rp_want[3] = (struct rp_want){1, 0};
+	rp_refused_alive(rp_drain(30.0, NULL, msg, sizeof(msg), &verdict), msg, verdict);
+	ck_assert_int_eq(rp[0].probes, 1);
+	ck_assert_int_lt(rp[1].probes, 3);
+}
+END_TEST
+
+/* A live but loaded node (its daemon answers 400 ms late, every try) among
+ * nodes that answer at once, at the default budget: the others' sub-ms
+ * round trip must not judge it: it answered, it is not drained. */
+START_TEST(test_reprobe_loaded_target_not_drained)
+{
+	char msg[1024] = "", *verdict = NULL;
+	rp_want[0] = (struct rp_want){1, 400};
+	rp_want[1] = rp_want[2] = rp_want[3] = (struct rp_want){1, 0};
+	rp_refused_alive(rp_drain(3.0, NULL, msg, sizeof(msg), &verdict), msg, verdict);
+}
+END_TEST
+
+/* No daemon on n2 (its kernel refuses the port) and Slurm says it is down:
+ * that answer must not end the round; the other nodes' answers (50 ms
+ * later) still count for the partition guard: drained. */
+START_TEST(test_reprobe_nodaemon_down_drained)
+{
+	static const char *sinfo = NODES(NODE("n1", "127.0.0.1", "mixed", "", "") ","
+					 NODE("n2", "127.0.0.3", "down", "\"NOT_RESPONDING\"", "") ","
+					 NODE("n3", "127.0.0.2", "mixed", "", "") ","
+					 NODE("n4", "127.0.0.4", "mixed", "", "") ","
+					 NODE("n5", "127.0.0.5", "idle", "", ""));
+	char msg[1024] = "", *verdict = NULL;
+	int rv;
+	rp_want[0] = (struct rp_want){1, 50};  /* 127.0.0.2: n3, 50 ms late */
+	rp_want[1] = (struct rp_want){-1, 0};  /* 127.0.0.3: n2, no daemon */
+	rp_want[2] = rp_want[3] = (struct rp_want){1, 50};
+	rv = rp_drain(3.0, sinfo, msg, sizeof(msg), &verdict);
+	ck_assert_msg(rv == 0, "rv %d: %s", rv, msg);
+	ck_assert_ptr_nonnull(strstr(mw_unit_get(dir, "updates"), "update|NodeName=n2|State=DRAIN|"));
+	free(verdict);
+}
+END_TEST
+
 START_TEST(test_local_storm_window)
 {
 	struct nhd_conf c;
@@ -334,6 +572,15 @@ int main(void)
 	tcase_add_test(tc, test_local_storm_window);
 	tcase_add_loop_test(tc, test_storm_allow, 0, sizeof(storm_cases) / sizeof(storm_cases[0]));
 	tcase_add_test(tc, test_parse_records);
+	suite_add_tcase(s, tc);
+	/* the re-probe: 20 s, less than the 30 s budget of its cases */
+	tc = tcase_create("reprobe");
+	tcase_set_timeout(tc, 20);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_reprobe_dead_among_live);
+	tcase_add_test(tc, test_reprobe_answer_ends_it);
+	tcase_add_test(tc, test_reprobe_loaded_target_not_drained);
+	tcase_add_test(tc, test_reprobe_nodaemon_down_drained);
 	suite_add_tcase(s, tc);
 	return mw_unit_run(s);
 }

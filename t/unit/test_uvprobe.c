@@ -155,6 +155,33 @@ START_TEST(test_silent_every_try)
 }
 END_TEST
 
+/* One round over two nodes on one port: a (answering at once) on
+ * 127.0.0.1 and b on 127.0.0.2 (answering b_delay_ms late, or silent when
+ * b_answers is 0), budget_s, 3 tries, flags; the responders closed after.
+ * Return the round's rc; res[] filled, a->probes and b->probes counted. */
+static int run_pair(struct responder *a, struct responder *b, int b_answers, uint64_t b_delay_ms, double budget_s,
+		    unsigned flags, struct mw_probe_result res[2])
+{
+	const char *names[] = {"n8", "n9"}, *addrs[] = {"127.0.0.1", "127.0.0.2"};
+	struct outcome o = {0};
+	uv_loop_t loop;
+	ck_assert_int_eq(uv_loop_init(&loop), 0);
+	start_responder(&loop, a, 1);
+	start_responder_at(&loop, b, b_answers, "127.0.0.2", a->port); /* the same port, another address */
+	b->delay_ms = b_delay_ms;
+	ck_assert_ptr_nonnull(mw_uvprobe_start(&loop, names, addrs, 2, (uint16_t)a->port, budget_s, 3, flags, res,
+					       round_done, &o));
+	while (!o.calls)
+		uv_run(&loop, UV_RUN_ONCE);
+	uv_close((uv_handle_t *)&a->udp, NULL);
+	uv_close((uv_handle_t *)&b->udp, NULL);
+	if (b->late.data)
+		uv_close((uv_handle_t *)&b->late, NULL);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	ck_assert_int_eq(uv_loop_close(&loop), 0);
+	return o.rc;
+}
+
 /* A dead node among live ones (issue 34): the live node's answer gives the
  * round trip, and the silent node's tries follow it (mw_probe_spacing) with
  * its floor, instead of being spread over the whole budget: with a 60 s
@@ -163,25 +190,11 @@ END_TEST
  * less than the budget, and the live one alive after one try. */
 START_TEST(test_dead_among_live)
 {
-	const char *names[] = {"n8", "n9"}, *addrs[] = {"127.0.0.1", "127.0.0.2"};
 	struct mw_probe_result res[2];
 	struct responder live, silent;
-	struct outcome o = {0};
 	double span = -1;
 	const char *in;
-	uv_loop_t loop;
-	ck_assert_int_eq(uv_loop_init(&loop), 0);
-	start_responder(&loop, &live, 1);
-	start_responder_at(&loop, &silent, 0, "127.0.0.2", live.port); /* the same port, another address */
-	ck_assert_ptr_nonnull(mw_uvprobe_start(&loop, names, addrs, 2, (uint16_t)live.port, 60.0, 3, 0, res,
-					       round_done, &o));
-	while (!o.calls)
-		uv_run(&loop, UV_RUN_ONCE);
-	uv_close((uv_handle_t *)&live.udp, NULL);
-	uv_close((uv_handle_t *)&silent.udp, NULL);
-	uv_run(&loop, UV_RUN_DEFAULT);
-	ck_assert_int_eq(uv_loop_close(&loop), 0);
-	ck_assert_int_eq(o.rc, 1);
+	ck_assert_int_eq(run_pair(&live, &silent, 0, 0, 60.0, 0, res), 1);
 	ck_assert_int_eq(res[0].state, MW_PROBE_ALIVE);
 	ck_assert_int_eq(res[0].tries, 1);
 	ck_assert_int_eq(res[1].state, MW_PROBE_DEAD);
@@ -194,31 +207,30 @@ START_TEST(test_dead_among_live)
 }
 END_TEST
 
+/* MW_PROBE_F_FIRST (nodehealthd's re-probe: the target, then the nodes it
+ * measures the round trip on): node 0's answer ends the round at once; a
+ * silent node beside it got its first try only, not the rest of its
+ * schedule (60 s of budget: the round would outlast the case). */
+START_TEST(test_first_answer_ends_round)
+{
+	struct mw_probe_result res[2];
+	struct responder live, silent;
+	ck_assert_int_eq(run_pair(&live, &silent, 0, 0, 60.0, MW_PROBE_F_FIRST, res), 1);
+	ck_assert_int_eq(res[0].state, MW_PROBE_ALIVE);
+	ck_assert_int_eq(res[1].state, MW_PROBE_DEAD);
+	ck_assert_int_eq(res[1].tries, 1);
+	ck_assert_int_eq(silent.probes, 1);
+}
+END_TEST
+
 /* A slow node among fast ones (issue 34): the fast node's round trip sets
  * the tries' spacing, but its floor leaves a node that answers 50 ms late
  * (a loaded node, 50 ms more on its link) its time: alive, not dead. */
 START_TEST(test_slow_node_alive)
 {
-	const char *names[] = {"n8", "n9"}, *addrs[] = {"127.0.0.1", "127.0.0.2"};
 	struct mw_probe_result res[2];
 	struct responder fast, slow;
-	struct outcome o = {0};
-	uv_loop_t loop;
-	ck_assert_int_eq(uv_loop_init(&loop), 0);
-	start_responder(&loop, &fast, 1);
-	start_responder_at(&loop, &slow, 1, "127.0.0.2", fast.port);
-	slow.delay_ms = 50;
-	ck_assert_ptr_nonnull(mw_uvprobe_start(&loop, names, addrs, 2, (uint16_t)fast.port, 3.0, 3, 0, res,
-					       round_done, &o));
-	while (!o.calls)
-		uv_run(&loop, UV_RUN_ONCE);
-	uv_close((uv_handle_t *)&fast.udp, NULL);
-	uv_close((uv_handle_t *)&slow.udp, NULL);
-	if (slow.late.data)
-		uv_close((uv_handle_t *)&slow.late, NULL);
-	uv_run(&loop, UV_RUN_DEFAULT);
-	ck_assert_int_eq(uv_loop_close(&loop), 0);
-	ck_assert_int_eq(o.rc, 2);
+	ck_assert_int_eq(run_pair(&fast, &slow, 1, 50, 3.0, 0, res), 2);
 	ck_assert_int_eq(res[0].state, MW_PROBE_ALIVE);
 	ck_assert_int_eq(res[1].state, MW_PROBE_ALIVE);
 }
@@ -278,6 +290,7 @@ int main(void)
 	tcase_add_test(tc, test_silent_every_try);
 	tcase_add_test(tc, test_dead_among_live);
 	tcase_add_test(tc, test_slow_node_alive);
+	tcase_add_test(tc, test_first_answer_ends_round);
 	tcase_add_test(tc, test_closed_port_no_daemon);
 	tcase_add_test(tc, test_stop);
 	suite_add_tcase(s, tc);
