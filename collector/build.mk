@@ -38,7 +38,7 @@ UNIT_LIBS_test_col_eval := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)
 
 # The nodes' calibrations for the compute-phase flag (nodecal.h; issue 32).
 UNIT_TESTS += $(B)/t/test_nodecal
-$(B)/t/test_nodecal: $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwimbalance.a $(B)/lib/libmwcalib.a $(B)/lib/libmwtree.a
+$(B)/t/test_nodecal: t/unit/probe_responder.c $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwimbalance.a $(B)/lib/libmwcalib.a $(B)/lib/libmwtree.a
 $(B)/t/test_nodecal: CPPFLAGS += -Icollector -Ianalyze -Iimbalance -Itree
 UNIT_LIBS_test_nodecal := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)
 
