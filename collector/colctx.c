@@ -54,14 +54,11 @@ int col_ctx_init(struct collector *c, struct col_opts *o, const struct col_env *
 		for (size_t i = 0; i < hl.n; i++)
 			col_state_node(&c->s, hl.host[i]);
 		mw_hostlist_free(&hl);
-		/* Above the threshold: the tree overlay (doc/tree.md). */
-		{
-			struct mwt_factors *f = col_probe_fuzzy_factors(c);
-			c->tree = col_tree_plan(&c->s, o->tree_threshold, o->tree_fanout, o->tree_cps, f,
-						o->tree_weights_set ? o->tree_weights : NULL);
-			free(f);
-		}
-		c->s.tree = c->tree;
+		/* Above the threshold: the tree overlay (doc/tree.md); with the
+		 * fuzzy placement, planned after its start-up probe
+		 * (col_probe_fuzzy_start, on the loop). */
+		if (!col_probe_fuzzy_wanted(c))
+			col_ctx_plan_tree(c, NULL);
 	}
 	if (o->ranks > 0 && col_state_grow(&c->s, (size_t)o->ranks) < 0) {
 		mw_err("--ranks %ld: %s", o->ranks, strerror(errno));
@@ -70,11 +67,20 @@ int col_ctx_init(struct collector *c, struct col_opts *o, const struct col_env *
 	return 0;
 }
 
+void col_ctx_plan_tree(struct collector *c, const struct mwt_factors *f)
+{
+	const struct col_opts *o = c->o;
+	c->tree = col_tree_plan(&c->s, o->tree_threshold, o->tree_fanout, o->tree_cps, f,
+				o->tree_weights_set ? o->tree_weights : NULL);
+	c->s.tree = c->tree;
+}
+
 void col_ctx_free(struct collector *c)
 {
 	free(c->joblog_text);
 	c->joblog_text = NULL;
 	col_probe_free(&c->pr);
+	col_probe_fuzzy_free(c);
 	col_authq_destroy(c->aq);
 	c->aq = NULL;
 	for (size_t k = 0; k < c->nc; k++) {
