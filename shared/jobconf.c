@@ -124,6 +124,15 @@ const struct mw_conf_key mw_jobconf_keys[] = {
 	 "the ranks' profile folder (empty: DIR/profile/STEP, STEP as mw_jobconf_step_label names "
 	 "the rank's Slurm step; mpiwatch run gives its own)",
 	 J, check_opt_path},
+	/* Where the ranks' monitor keeps its slots and writes its dumps: the
+	 * plugin and mpiwatch run write them (the plugin with "%h", one value
+	 * for every node); the monitor reads them here and nowhere else. */
+	{"slot_dir", MW_CONF_STRING, F(slot_dir), 0, 0, NULL, "", "a path (no control characters)",
+	 "the ranks' slot folder, %h = the node's short name (empty: "
+	 "/dev/shm/mpiwatch.UID.JOB.HOST, removed at exit outside Slurm)",
+	 J, check_opt_path},
+	{"dump_dir", MW_CONF_STRING, F(dump_dir), 0, 0, NULL, "", "a path (no control characters)",
+	 "the ranks' dump folder, %h = the node's short name (empty: DIR/dumps)", J, check_opt_path},
 	{"drain", MW_CONF_BOOL, F(drain), 0, 0, NULL, "yes", NULL,
 	 "ask nodehealthd to drain a node the collector finds dead", S | J, NULL},
 	{"post", MW_CONF_BOOL, F(post), 0, 0, NULL, "yes", NULL,
