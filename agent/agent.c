@@ -13,7 +13,8 @@
  *   - uv_poll lpoll: the parent link's socket (mw_link.h), readable, and
  *     writable while frames are queued; a link being left (a goodbye) keeps
  *     its own uv_poll and a 1 s timer until it is flushed;
- *   - uv_poll appoll: the pipe of the auxiliary processes' runner (agap.h);
+ *   - the auxiliary processes (agap.h): each command a uv_process with its
+ *     output pipe and time-bound timer (uvcmd.h), one at a time;
  *   - the CP role, when its node runs one, owns its own handles on the same
  *     loop (tree/mwt_cp.h: its listening socket, its children's sockets, a
  *     timer, its probe rounds, the thread pool for its children's hellos);
@@ -415,40 +416,6 @@ static void on_job(uv_timer_t *t)
 	}
 }
 
-static void on_ap(uv_poll_t *h, int status, int events)
-{
-	struct agent *a = h->data;
-	(void)status, (void)events;
-	ag_ap_read(a->ap);
-	if (ag_ap_fd(a->ap) != a->apfd) { /* the runner is over: before its fd is reused */
-		uv_close((uv_handle_t *)a->appoll, free_handle);
-		a->appoll = NULL;
-		a->apfd = -1;
-	}
-}
-
-/* The auxiliary processes' runner pipe watched while a round runs. */
-static void watch_ap(struct agent *a)
-{
-	int fd = ag_ap_fd(a->ap);
-	if (fd == a->apfd)
-		return;
-	if (a->appoll)
-		uv_close((uv_handle_t *)a->appoll, free_handle);
-	a->appoll = NULL;
-	a->apfd = -1;
-	if (fd < 0 || !(a->appoll = malloc(sizeof *a->appoll)))
-		return;
-	if (uv_poll_init(a->loop, a->appoll, fd) < 0) {
-		free(a->appoll);
-		a->appoll = NULL;
-		return;
-	}
-	a->appoll->data = a;
-	a->apfd = fd;
-	uv_poll_start(a->appoll, UV_READABLE, on_ap);
-}
-
 /* Before each wait: what waits goes out, and the watchers follow. */
 static void on_prepare(uv_prepare_t *p)
 {
@@ -467,7 +434,6 @@ static void on_prepare(uv_prepare_t *p)
 		flush_rank(a, a->r[i]);
 	if (a->link)
 		ag_ap_flush(a->ap, send_ap, a);
-	watch_ap(a);
 	if (a->link) {
 		int ev = UV_READABLE | (mw_link_pending(a->link) ? UV_WRITABLE : 0);
 		if (ev != a->lpoll_ev) /* each uv_poll_start is a stop and an epoll_ctl */
@@ -504,7 +470,6 @@ int ag_run(const struct ag_opts *o)
 	int e;
 
 	a.o = o;
-	a.apfd = -1;
 	a.started = mono();
 	/* Sequence numbers go on from the clock, so that an agent started
 	 * again never reuses its predecessor's (4 a second until 2042). */
@@ -529,7 +494,7 @@ int ag_run(const struct ag_opts *o)
 	uv_prepare_init(&loop, &a.prep);
 	a.t_look.data = a.t_connect.data = a.t_job.data = a.prep.data = &a;
 	srand((unsigned)getpid() ^ (unsigned)time(NULL));
-	a.ap = ag_ap_create(o->ap_conf, 0, o->node);
+	a.ap = ag_ap_create(&loop, o->ap_conf, 0, o->node);
 	/* Two beats T apart are T apart on the wall clock; on the monotonic
 	 * clock that the rule uses they may differ by NTP's slew and the
 	 * rounding of the two readings: a stall of T seen at the beat T after
@@ -565,9 +530,7 @@ int ag_run(const struct ag_opts *o)
 		a.beats_sent, a.connects, a.connect_failures);
 	ag_tree_free(a.tree);
 	a.tree = NULL;
-	ag_ap_destroy(a.ap);
-	if (a.appoll)
-		uv_close((uv_handle_t *)a.appoll, free_handle);
+	ag_ap_destroy(a.ap); /* a command under way: killed, ap freed as it ends on the loop */
 	if (a.jobcall)
 		mw_uvslurm_kill(a.jobcall); /* its answer comes on the loop */
 	if (a.addrcall)

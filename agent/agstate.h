@@ -87,8 +87,6 @@ struct agent {
 	uv_prepare_t prep;       /* before each wait: send what waits, arm the watchers */
 	uv_poll_t *lpoll;        /* the parent link's socket (NULL: no link) */
 	int lpoll_ev;            /* the events it watches now */
-	uv_poll_t *appoll;       /* the auxiliary processes' runner pipe (NULL: none) */
-	int apfd;                /* the fd appoll watches */
 	struct mw_uvslurm *jobcall; /* squeue under way (NULL: none) */
 	double next_look;        /* when t_look fires (monotonic s) */
 	int closing;             /* the loop is being taken down */

@@ -306,9 +306,13 @@ int mw_run_start_helpers(const struct mw_run_paths *p, const struct mw_run_spec 
 	snprintf(sprobe, sizeof(sprobe), "%d", s->probe_port);
 	/* One machine: mpiwatch run ends the program itself after a verdict,
 	 * and there is no Slurm to drain a node or take a comment. */
+	/* The ranks' slots and dumps go in the settings file too: the
+	 * monitor reads nothing else (mw_run_start_program makes dumps/). */
+	char dumps[PATH_MAX];
+	snprintf(dumps, sizeof(dumps), "%s/dumps", s->slots);
 	const char *fixed[][2] = {{"port", sport}, {"probe_port", sprobe}, {"nhd_socket", sock},
 				  {"dir", s->outdir}, {"action", "report"}, {"drain", "no"},
-				  {"post", "no"}};
+				  {"post", "no"}, {"slot_dir", s->slots}, {"dump_dir", dumps}};
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		if (mw_jobconf_set(s->jc, MW_JC_JOB, fixed[i][0], fixed[i][1], err, sizeof(err)) < 0) {
 			fprintf(stderr, "mpiwatch run: %s\n", err);
@@ -388,12 +392,10 @@ int mw_run_start_program(const struct mw_run_paths *p, const struct mw_run_spec 
 	snprintf(snp, sizeof(snp), "%ld", s->np);
 	add_env(envs, &nenv, "LD_PRELOAD=%s", preload);
 	add_env(envs, &nenv, MW_JOBCONF_ENV "=%s", settings);
-	add_env(envs, &nenv, "MPIWATCH_RUNDIR=%s", s->slots);
 	char dumps[PATH_MAX];
 	snprintf(dumps, sizeof(dumps), "%s/dumps", s->slots);
 	mkdir(dumps, 0700);
-	add_env(envs, &nenv, "MPIWATCH_DUMPDIR=%s", dumps);
-	/* the report and profile folders are in the settings file only */
+	/* the report, profile, slot and dump folders are in the settings file only */
 
 	if (s->mpi == MW_MPI_OPENMPI) {
 		if (mw_run_which("mpirun.openmpi", launcher, sizeof(launcher)) < 0 &&

@@ -21,7 +21,7 @@ struct mw_run_paths {
 
 struct mw_run_spec {
 	const char *work;    /* private work folder (config, sockets) */
-	const char *slots;   /* the ranks' slot folder (MPIWATCH_RUNDIR) */
+	const char *slots;   /* the ranks' slot folder (the settings' slot_dir) */
 	const char *outdir;  /* reports and dumps */
 	const char *report;  /* outdir/report.json */
 	struct mw_jobconf *jc; /* the settings (shared/jobconf.h): start_helpers

@@ -38,7 +38,7 @@ UNIT_LIBS_test_col_eval := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)
 
 # The nodes' calibrations for the compute-phase flag (nodecal.h; issue 32).
 UNIT_TESTS += $(B)/t/test_nodecal
-$(B)/t/test_nodecal: $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwimbalance.a $(B)/lib/libmwcalib.a $(B)/lib/libmwtree.a
+$(B)/t/test_nodecal: t/unit/probe_responder.c $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwimbalance.a $(B)/lib/libmwcalib.a $(B)/lib/libmwtree.a
 $(B)/t/test_nodecal: CPPFLAGS += -Icollector -Ianalyze -Iimbalance -Itree
 UNIT_LIBS_test_nodecal := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)
 
@@ -67,6 +67,6 @@ $(B)/t/test_ap: CPPFLAGS += -Icollector -Iagent -Itree
 UNIT_LIBS_test_ap := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)
 # The probe round on a real loop: Slurm asked without blocking it (issue 31).
 UNIT_TESTS += $(B)/t/test_colprobe
-$(B)/t/test_colprobe: $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwimbalance.a $(B)/lib/libmwcalib.a $(B)/lib/libmwtree.a
+$(B)/t/test_colprobe: t/unit/probe_responder.c $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwimbalance.a $(B)/lib/libmwcalib.a $(B)/lib/libmwtree.a
 $(B)/t/test_colprobe: CPPFLAGS += -Icollector -Ianalyze -Iimbalance -Itree
 UNIT_LIBS_test_colprobe := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)

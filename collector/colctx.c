@@ -51,18 +51,11 @@ int col_ctx_init(struct collector *c, struct col_opts *o, const struct col_env *
 		for (size_t i = 0; i < hl.n; i++)
 			col_state_node(&c->s, hl.host[i]);
 		mw_hostlist_free(&hl);
-		/* Above the threshold: the tree overlay (doc/tree.md). */
-		{
-			struct mwt_factors *f = col_probe_fuzzy_factors(c);
-			double w[MW_JOBCONF_NWEIGHTS];
-			const char *ws = mw_setting_str(MW_SET_TREE_WEIGHTS);
-			int wset = ws[0] && mw_jobconf_weights(ws, w, MW_JOBCONF_NWEIGHTS) == 0;
-			c->tree = col_tree_plan(&c->s, mw_setting_long(MW_SET_TREE_THRESHOLD),
-						mw_setting_long(MW_SET_TREE_FANOUT), mw_setting_long(MW_SET_TREE_CPS), f,
-						wset ? w : NULL);
-			free(f);
-		}
-		c->s.tree = c->tree;
+		/* Above the threshold: the tree overlay (doc/tree.md); with the
+		 * fuzzy placement, planned after its start-up probe
+		 * (col_probe_fuzzy_start, on the loop). */
+		if (!col_probe_fuzzy_wanted(c))
+			col_ctx_plan_tree(c, NULL);
 	}
 	if (o->ranks > 0 && col_state_grow(&c->s, (size_t)o->ranks) < 0) {
 		mw_err("--ranks %ld: %s", o->ranks, strerror(errno));
@@ -92,11 +85,22 @@ enum mw_jc_action col_action(const struct collector *c)
 	return c->final_eval ? MW_JC_REPORT : (enum mw_jc_action)mw_setting_int(MW_SET_ACTION);
 }
 
+void col_ctx_plan_tree(struct collector *c, const struct mwt_factors *f)
+{
+	double w[MW_JOBCONF_NWEIGHTS];
+	const char *ws = mw_setting_str(MW_SET_TREE_WEIGHTS);
+	int wset = ws[0] && mw_jobconf_weights(ws, w, MW_JOBCONF_NWEIGHTS) == 0;
+	c->tree = col_tree_plan(&c->s, mw_setting_long(MW_SET_TREE_THRESHOLD), mw_setting_long(MW_SET_TREE_FANOUT),
+				mw_setting_long(MW_SET_TREE_CPS), f, wset ? w : NULL);
+	c->s.tree = c->tree;
+}
+
 void col_ctx_free(struct collector *c)
 {
 	free(c->joblog_text);
 	c->joblog_text = NULL;
 	col_probe_free(&c->pr);
+	col_probe_fuzzy_free(c);
 	col_authq_destroy(c->aq);
 	c->aq = NULL;
 	for (size_t k = 0; k < c->nc; k++) {

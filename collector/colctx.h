@@ -20,7 +20,9 @@
 #include "uvprobe.h"
 
 struct collector;
+struct col_fuzzy;
 struct mw_link;
+struct mwt_factors;
 
 /* The kinds of actions on Slurm (colact.c). */
 enum col_act_kind { COL_DO_DRAIN, COL_DO_COMMENT, COL_DO_CANCEL, COL_DO_REQUEUE };
@@ -145,6 +147,7 @@ struct collector {
 	char *joblog_text;    /* ... the file's tail read on the pool, not yet applied */
 	struct mw_slurm_job joblog_j; /* squeue's answer (on the loop) */
 	struct col_own_probe pr; /* our probe round, when one is under way */
+	struct col_fuzzy *fuzzy; /* the fuzzy placement's start-up probe under way (colprobe.c), or NULL */
 	struct col_authq *aq; /* MUNGE work off the loop */
 	uint64_t next_id;
 };
@@ -170,6 +173,11 @@ enum mw_jc_action col_action(const struct collector *c);
  * and the tree's plan, the auxiliary processes) with env (copied; NULL:
  * the real one).  No socket is opened.  Return 0, or -1 (logged). */
 int col_ctx_init(struct collector *c, struct col_opts *o, const struct col_env *env);
+
+/* Plan c's tree overlay (c->tree, c->s.tree: NULL in the star) from its
+ * nodes and options, with the fuzzy placement's factors f (one per node),
+ * or NULL for the average placement. */
+void col_ctx_plan_tree(struct collector *c, const struct mwt_factors *f);
 
 /* Free what c holds (the links are closed).  c may be half set up. */
 void col_ctx_free(struct collector *c);

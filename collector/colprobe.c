@@ -12,6 +12,7 @@
 
 #include "coleval.h"
 #include "colnodaemon.h"
+#include "colquick.h"
 #include "colresolve.h"
 #include "collinks.h"
 #include "coltree.h"
@@ -288,43 +289,103 @@ void col_probe_early(struct collector *c)
 	c->pr.early = 1;
 }
 
-/* The fuzzy placement's factor set (tree_strategy=fuzzy, a job above the
- * tree threshold): one probe round of every node's nodehealthd at
- * start-up (at most COL_FUZZY_BUDGET s), each reply made factors by
- * col_tree_factors.  Return them (malloc'd, s->nnodes), or NULL for the
- * average placement. */
+/* The fuzzy placement's start-up probe (tree_strategy=fuzzy, a job above
+ * the tree threshold): one probe round of every node's nodehealthd (at
+ * most COL_FUZZY_BUDGET s) on the loop, each reply made factors by
+ * col_tree_factors, then the tree planned with them. */
 #define COL_FUZZY_BUDGET 1.0
-struct mwt_factors *col_probe_fuzzy_factors(struct collector *c)
-{
-	struct col_state *s = &c->s;
+struct col_fuzzy {
+	struct col_quick *q;
 	const char **names;
 	struct mw_probe_result *out;
-	struct mwt_factors *f = NULL;
-	int alive;
+	void (*then)(void *arg);
+	void *arg;
+};
 
-	if (mw_setting_int(MW_SET_TREE_STRATEGY) != MWT_FUZZY ||
-	    s->nnodes <= (size_t)mw_setting_long(MW_SET_TREE_THRESHOLD))
-		return NULL;
-	names = calloc(s->nnodes, sizeof *names);
-	out = calloc(s->nnodes, sizeof *out);
-	f = calloc(s->nnodes, sizeof *f);
-	if (!names || !out || !f) {
-		free(f);
-		f = NULL;
-		goto out;
-	}
-	for (size_t i = 0; i < s->nnodes; i++)
-		names[i] = s->nodes[i].name;
-	alive = mw_probe_nodes(names, NULL, s->nnodes, col_probe_port(),
-			       col_probe_budget(c) < COL_FUZZY_BUDGET ? col_probe_budget(c) : COL_FUZZY_BUDGET,
-			       col_probe_tries(), out);
-	for (size_t i = 0; i < s->nnodes; i++)
-		col_tree_factors(&out[i], &f[i]);
-	mw_info("tree: fuzzy placement: %d of %zu node(s) answered the start-up probe", alive < 0 ? 0 : alive,
-		s->nnodes);
-out:
-	free(names);
-	free(out);
-	return f;
+void col_probe_fuzzy_free(struct collector *c)
+{
+	struct col_fuzzy *z = c->fuzzy;
+	if (!z)
+		return;
+	c->fuzzy = NULL;
+	col_quick_free(z->q); /* under way: given up */
+	free(z->names);
+	free(z->out);
+	free(z);
 }
 
+int col_probe_fuzzy_wanted(const struct collector *c)
+{
+	return mw_setting_int(MW_SET_TREE_STRATEGY) == MWT_FUZZY &&
+	       c->s.nnodes > (size_t)mw_setting_long(MW_SET_TREE_THRESHOLD);
+}
+
+/* The replies (alive of them answered) made factors; the tree planned. */
+static void fuzzy_plan(struct collector *c, const struct mw_probe_result *out, int alive)
+{
+	struct col_state *s = &c->s;
+	struct mwt_factors *f = calloc(s->nnodes, sizeof *f);
+	for (size_t i = 0; f && i < s->nnodes; i++)
+		col_tree_factors(&out[i], &f[i]);
+	if (f)
+		mw_info("tree: fuzzy placement: %d of %zu node(s) answered the start-up probe", alive < 0 ? 0 : alive,
+			s->nnodes);
+	col_ctx_plan_tree(c, f); /* without memory: the average placement */
+	free(f);
+}
+
+/* col_quick_fn: the start-up probe is over. */
+static void fuzzy_done(void *arg, int rc)
+{
+	struct collector *c = arg;
+	struct col_fuzzy *z = c->fuzzy;
+	void (*then)(void *) = z->then;
+	void *targ = z->arg;
+	fuzzy_plan(c, z->out, rc);
+	col_probe_fuzzy_free(c);
+	then(targ);
+}
+
+int col_probe_fuzzy_start(struct collector *c, void (*then)(void *arg), void *arg)
+{
+	struct col_state *s = &c->s;
+	struct col_fuzzy *z;
+
+	if (!col_probe_fuzzy_wanted(c) || c->tree || c->fuzzy)
+		return 0;
+	z = calloc(1, sizeof *z);
+	if (!z || !(z->names = calloc(s->nnodes, sizeof *z->names)) || !(z->out = calloc(s->nnodes, sizeof *z->out))) {
+		c->fuzzy = z;
+		col_probe_fuzzy_free(c);
+		col_ctx_plan_tree(c, NULL);
+		return 0;
+	}
+	c->fuzzy = z;
+	z->then = then;
+	z->arg = arg;
+	for (size_t i = 0; i < s->nnodes; i++)
+		z->names[i] = s->nodes[i].name;
+	if (c->env.probe || !c->loop || !then) { /* the test's answer, or no loop: no probe */
+		int alive = 0;
+		if (c->env.probe)
+			c->env.probe(c->env.arg, z->names, s->nnodes, z->out);
+		for (size_t i = 0; i < s->nnodes; i++)
+			alive += z->out[i].state == MW_PROBE_ALIVE || z->out[i].state == MW_PROBE_DEGRADED;
+		if (c->env.probe)
+			fuzzy_plan(c, z->out, alive);
+		else
+			col_ctx_plan_tree(c, NULL);
+		col_probe_fuzzy_free(c);
+		return 0;
+	}
+	z->q = col_quick_start(c->loop, z->names, NULL, s->nnodes, col_probe_port(),
+			       col_probe_budget(c) < COL_FUZZY_BUDGET ? col_probe_budget(c) : COL_FUZZY_BUDGET,
+			       col_probe_tries(), z->out, fuzzy_done, c);
+	if (!z->q) {
+		mw_warn("tree: fuzzy placement: no start-up probe (%s): the average placement", strerror(errno));
+		col_probe_fuzzy_free(c);
+		col_ctx_plan_tree(c, NULL);
+		return 0;
+	}
+	return 1;
+}

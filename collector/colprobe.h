@@ -34,9 +34,20 @@ void col_probe_early(struct collector *c);
 /* Free pr's round and tables (pr zeroed). */
 void col_probe_free(struct col_own_probe *pr);
 
-/* tree_strategy=fuzzy above the tree threshold: one start-up probe of
- * every node (at most 1 s), made placement factors.  Return them
- * (malloc'd, one per node), or NULL for the average placement. */
-struct mwt_factors *col_probe_fuzzy_factors(struct collector *c);
+/* tree_strategy=fuzzy above the tree threshold: 1, else 0. */
+int col_probe_fuzzy_wanted(const struct collector *c);
+
+/* The fuzzy placement's start-up probe of every node (at most 1 s), on
+ * c->loop: when it is over, the replies are made placement factors, the
+ * tree is planned with them (col_ctx_plan_tree) and then(arg) is called,
+ * on the loop.  Nothing to wait for (not wanted, a tree already planned,
+ * c->env.probe set: its answer at once, no loop: the average placement, or
+ * the round could not start: logged, the average placement): the tree is
+ * planned before this returns and then is not called.  Return 1 when the
+ * round is under way, else 0. */
+int col_probe_fuzzy_start(struct collector *c, void (*then)(void *arg), void *arg);
+
+/* Give up the start-up probe under way (if any; then is not called). */
+void col_probe_fuzzy_free(struct collector *c);
 
 #endif

@@ -269,7 +269,16 @@ static void on_authq(void *arg)
 		col_links_authq_finished(L->c);
 }
 
-/* Set up the loop's handles.  Return 0, or -1 (logged). */
+/* The tree is planned (col_probe_fuzzy_start): the agents are let in. */
+static void on_planned(void *arg)
+{
+	struct col_loop *L = arg;
+	if (!L->quiet)
+		uv_poll_start(&L->listen, UV_READABLE, on_listen);
+}
+
+/* Set up the loop's handles (the listener is started by on_planned).
+ * Return 0, or -1 (logged). */
 static int loop_open(struct col_loop *L, struct collector *c)
 {
 	static const int sigs[3] = {SIGTERM, SIGINT, SIGHUP};
@@ -310,7 +319,6 @@ static int loop_open(struct col_loop *L, struct collector *c)
 			return -1;
 		}
 	}
-	uv_poll_start(&L->listen, UV_READABLE, on_listen);
 	uv_prepare_start(&L->prep, on_prepare);
 	uv_check_start(&L->check, on_check);
 	return 0;
@@ -344,6 +352,7 @@ static void loop_close(struct col_loop *L)
 	if (!c || !c->loop)
 		return;
 	col_probe_free(&c->pr); /* a round still under way: its handles close too */
+	col_probe_fuzzy_free(c); /* likewise the start-up probe */
 	for (size_t k = 0; k < c->nc; k++)
 		link_closing(c, &c->c[k]);
 	for (int i = 0; i < L->nhandles && i < 7; i++)
@@ -389,6 +398,10 @@ int col_run(struct col_opts *o)
 	mw_ready_notify(); /* started: whoever launched us may stop waiting */
 	c.status_dirty = 1; /* a report from the start: the job is watched */
 	L.next_job_check = col_now(&c) + (job_check > 0 ? job_check : 1e18);
+	/* The fuzzy placement's start-up probe runs on the loop; the agents
+	 * wait in the listen queue until the tree is planned (at most 1 s). */
+	if (!col_probe_fuzzy_start(&c, on_planned, &L))
+		on_planned(&L);
 
 	uv_run(&L.loop, UV_RUN_DEFAULT);
 

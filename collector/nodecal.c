@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "colctx.h"
+#include "colquick.h"
 #include "imb_phases.h"
 #include "log.h"
 #include "nodecal.h"
@@ -22,6 +23,39 @@ int col_nodecal_of_probe(const char *node, const struct mw_probe_result *r, stru
 	k->resolution_ns = r->cal.resolution_ns;
 	k->degraded = r->cal.degraded;
 	return 1;
+}
+
+/* col_quick_fn: the probe at the job's end is over. */
+static void probed(void *arg, int rc)
+{
+	(void)rc;
+	*(int *)arg = 1;
+}
+
+/* One probe of the n nodes (names, addrs) on c's loop (c->env.probe when
+ * set), within NODECAL_BUDGET_S: the loop turns until it is over (the
+ * shutdown waits for it, nothing else blocks meanwhile).  out[] filled;
+ * without a loop nothing is probed (out[] left dead).  Return 0, or -1
+ * when the round could not start (errno). */
+static int probe(struct collector *c, const char **names, const char **addrs, size_t n,
+		 struct mw_probe_result *out)
+{
+	double budget = col_probe_budget(c) < NODECAL_BUDGET_S ? col_probe_budget(c) : NODECAL_BUDGET_S;
+	struct col_quick *q;
+	int over = 0;
+
+	if (c->env.probe) {
+		c->env.probe(c->env.arg, names, n, out);
+		return 0;
+	}
+	q = col_quick_start(c->loop, names, addrs, n, col_probe_port(), budget, col_probe_tries(), out, probed,
+			    &over);
+	if (!q)
+		return -1;
+	while (!over)
+		uv_run(c->loop, UV_RUN_ONCE);
+	col_quick_free(q);
+	return 0;
 }
 
 /* The calibration file's figures, for every node (one entry, node ""). */
@@ -65,12 +99,8 @@ int col_nodecal_get(struct collector *c, struct imb_nodecal **tab, size_t *n)
 			names[i] = s->nodes[i].name;
 			addrs[i] = s->agents[i].addr[0] ? s->agents[i].addr : NULL;
 		}
-		if (c->env.probe)
-			c->env.probe(c->env.arg, names, s->nnodes, out);
-		else
-			mw_probe_nodes(names, addrs, s->nnodes, col_probe_port(),
-				       col_probe_budget(c) < NODECAL_BUDGET_S ? col_probe_budget(c) : NODECAL_BUDGET_S,
-				       col_probe_tries(), out);
+		if (probe(c, names, addrs, s->nnodes, out) < 0)
+			mw_warn("node calibration: no probe: %s", strerror(errno));
 		for (size_t i = 0; i < s->nnodes; i++)
 			*n += (size_t)col_nodecal_of_probe(s->nodes[i].name, &out[i], &t[*n]);
 		mw_info("node calibration: %zu of %zu node(s) reported one", *n, s->nnodes);

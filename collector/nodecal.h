@@ -19,8 +19,10 @@ int col_nodecal_of_probe(const char *node, const struct mw_probe_result *r, stru
 
 /* The calibrations of the job's nodes into *tab (malloc'd, *n entries; the
  * nodes without one are left out): with c->o->calibration, that file's for
- * every node (one entry, node ""); else one probe of every node (within 1 s), their replies'
- * blocks.  Told in the log.  Return 0 (*n may be 0), or -1 (ENOMEM). */
+ * every node (one entry, node ""); else one probe of every node (within 1 s)
+ * on c->loop, their replies' blocks: the loop turns until the round is
+ * over (c->env.probe instead when set; no loop: no probe, none).  Told in
+ * the log.  Return 0 (*n may be 0), or -1 (ENOMEM). */
 int col_nodecal_get(struct collector *c, struct imb_nodecal **tab, size_t *n);
 
 #endif

@@ -23,6 +23,7 @@ struct mwm_rt mwm;
 /* Before MPI_Init the wrappers write into this private slot (never shared). */
 static struct mw_slot mwm_private_slot __attribute__((aligned(64)));
 static int slot_is_file;
+static int slot_is_temp; /* removed at exit (mwm_slot_is_temporary) */
 
 static void warn_once(const char *what, const char *detail)
 {
@@ -89,7 +90,7 @@ int mwm_settings_read(const char *settings, const char *timeout_env, const char 
 	int bad;
 
 	why[0] = 0;
-	st->dir[0] = st->profile[0] = 0;
+	st->dir[0] = st->profile[0] = st->slots[0] = st->dumps[0] = 0;
 	if (settings && *settings) {
 		if (mw_path_host(path, sizeof(path), settings, host) < 0) {
 			snprintf(why, len, "%s=%s: path too long", MW_JOBCONF_ENV, settings);
@@ -98,6 +99,11 @@ int mwm_settings_read(const char *settings, const char *timeout_env, const char 
 			st->timeout_s = jc.timeout;
 			if (jc.dir && snprintf(st->dir, sizeof(st->dir), "%s", jc.dir) >= (int)sizeof(st->dir))
 				st->dir[0] = 0;
+			if (snprintf(st->slots, sizeof(st->slots), "%s", jc.slot_dir ? jc.slot_dir : "") >=
+				    (int)sizeof(st->slots) ||
+			    snprintf(st->dumps, sizeof(st->dumps), "%s", jc.dump_dir ? jc.dump_dir : "") >=
+				    (int)sizeof(st->dumps))
+				snprintf(why, len, "%s: the slot or dump folder's name is too long", path);
 			if (mw_jobconf_profile_folder(&jc, getenv("SLURM_STEP_ID"), st->profile,
 						      sizeof(st->profile)) < 0)
 				snprintf(why, len, "%s: the profile folder's name is too long", path);
@@ -346,9 +352,9 @@ static void abspath(char *dst, size_t len, const char *p)
 		snprintf(dst, len, "%s/%s", cwd, p);
 }
 
-void mwm_choose_dumpdir(char *dst, size_t len, const char *dir)
+void mwm_choose_dumpdir(char *dst, size_t len, const char *dumps, const char *dir)
 {
-	const char *d = getenv("MPIWATCH_DUMPDIR");
+	const char *d = dumps;
 	const char *job = getenv("SLURM_JOB_ID");
 	char tmp[PATH_MAX];
 	dst[0] = 0;
@@ -401,7 +407,7 @@ static void on_exit_cb(int status, void *arg)
 		s->exit_status = status & 0xff;
 		__atomic_store_n(&s->exit_flags, MW_SLOT_EXIT_VALID, __ATOMIC_RELEASE);
 	}
-	if (mwm_slot_is_temporary()) {
+	if (slot_is_temp) {
 		char dir[PATH_MAX];
 		unlink(mwm.slotpath);
 		snprintf(dir, sizeof(dir), "%s", mwm.slotpath);
@@ -413,12 +419,11 @@ static void on_exit_cb(int status, void *arg)
 	}
 }
 
-int mwm_slot_is_temporary(void)
+int mwm_slot_is_temporary(const char *slots)
 {
 	const char *job = getenv("SLURM_JOB_ID");
-	const char *rd = getenv("MPIWATCH_RUNDIR");
 	const char *keep = getenv("MPIWATCH_KEEP_SLOT");
-	return !(job && *job) && !(rd && *rd) && !(keep && *keep && strcmp(keep, "0"));
+	return !(job && *job) && !(slots && *slots) && !(keep && *keep && strcmp(keep, "0"));
 }
 
 /* Without a job (plain mpirun), slots of killed runs stay in /dev/shm:
@@ -529,14 +534,15 @@ static struct mw_slot *slot_make(int rank, int size, const char *host, char *pat
 {
 	char dir[PATH_MAX];
 	struct mw_slot *s;
-	if (mw_slot_default_dir(dir, sizeof(dir), (unsigned)getuid(), getenv("SLURM_JOB_ID"), (long)getppid(),
-				host) != 0)
+	const struct mwm_settings *st = settings(host);
+	if (mw_slot_default_dir(dir, sizeof(dir), st->slots, (unsigned)getuid(), getenv("SLURM_JOB_ID"),
+				(long)getppid(), host) != 0)
 		return NULL;
 	if (early_one && slot_taken(dir, rank)) {
 		errno = EEXIST;
 		return NULL;
 	}
-	if (rank == 0 && mwm_slot_is_temporary())
+	if (rank == 0 && mwm_slot_is_temporary(st->slots))
 		prune_stale(host, dir);
 	s = mw_slot_create(dir, rank, path, len);
 	if (s)
@@ -557,7 +563,7 @@ static void on_exit_early(int status, void *arg)
 	(void)arg;
 	if (!s || s->pid != (int32_t)getpid())
 		return; /* MPI_Init returned (mwm_start's handler), or a forked child */
-	if (mwm_slot_is_temporary()) {
+	if (mwm_slot_is_temporary(settings("")->slots)) { /* read by early_open */
 		unlink(early_path);
 		return;
 	}
@@ -695,13 +701,13 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 	s->comm_world = mwm.comm_world;
 	mw_slot_publish(s);
 	mwm.slot = s;
-	mwm_choose_dumpdir(mwm.dumpdir, sizeof(mwm.dumpdir), st->dir);
+	mwm_choose_dumpdir(mwm.dumpdir, sizeof(mwm.dumpdir), st->dumps, st->dir);
 	mwm.main = pthread_self();
 	mwm.main_tid = (int)syscall(SYS_gettid);
 	mwm.thread_check = thread_multiple;
 	mwm_stack_init();
 	if (st->profile[0]) {
-		snprintf(mwm.profdir, sizeof(mwm.profdir), "%s", st->profile);
+		snprintf(mwm.profdir, sizeof(mwm.profdir), "%.*s", (int)sizeof(mwm.profdir) - 1, st->profile);
 		mwm.prof = calloc((size_t)mwm_nops, sizeof(*mwm.prof));
 		if (mwm.prof) {
 			struct cal_timer_info ti;
@@ -712,6 +718,7 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 			mwm.profile = 1;
 		}
 	}
+	slot_is_temp = mwm_slot_is_temporary(st->slots);
 	if (slot_is_file)
 		on_exit(on_exit_cb, NULL);
 	pthread_atfork(NULL, NULL, atfork_child);

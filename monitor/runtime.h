@@ -23,23 +23,27 @@ struct mwm_settings {
 	double timeout_s;
 	char dir[1024];     /* the report folder ("" = none given) */
 	char profile[1024]; /* the profile folder ("" = no profile) */
+	char slots[1024];   /* the slot folder, %h unreplaced ("" = the default) */
+	char dumps[1024];   /* the dump folder, %h unreplaced ("" = dir/dumps) */
 };
 
 /* Fill st from the settings file named by settings (%h = host) and nothing
- * else: timeout, dir, and the profile folder (mw_jobconf_profile_folder,
- * for the step in SLURM_STEP_ID).  Without one (settings NULL or "", or a
- * file that cannot be read), from the environment's values: timeout_env
- * (MPIWATCH_TIMEOUT), dir_env (MPIWATCH_DIR), profile_env
- * (MPIWATCH_PROFILE, mw_profile_env_folder).  why gets what was wrong (""
- * if nothing).  Return 1 if the file was read, else 0. */
+ * else: timeout, dir, the profile folder (mw_jobconf_profile_folder, for
+ * the step in SLURM_STEP_ID), the slot and dump folders.  Without one
+ * (settings NULL or "", or a file that cannot be read), from the
+ * environment's values: timeout_env (MPIWATCH_TIMEOUT), dir_env
+ * (MPIWATCH_DIR), profile_env (MPIWATCH_PROFILE, mw_profile_env_folder);
+ * the slot and dump folders are then the defaults ("").  why gets what was
+ * wrong ("" if nothing).  Return 1 if the file was read, else 0. */
 int mwm_settings_read(const char *settings, const char *timeout_env, const char *dir_env,
 		      const char *profile_env, const char *host, struct mwm_settings *st, char *why,
 		      size_t len);
 
-/* The dump directory (absolute), "" if none: $MPIWATCH_DUMPDIR (set by
- * the launchers with the run folder), else dir/dumps (dir: the settings'
- * report folder, mwm_settings_read), else mpiwatch-JOB/dumps in a job. */
-void mwm_choose_dumpdir(char *dst, size_t len, const char *dir);
+/* The dump directory (absolute), "" if none: dumps (the settings'
+ * dump_dir, "%h" = this node's name) if not "", else dir/dumps (dir: the
+ * settings' report folder), else mpiwatch-JOB/dumps in a job (both from
+ * mwm_settings_read). */
+void mwm_choose_dumpdir(char *dst, size_t len, const char *dumps, const char *dir);
 
 /* mkdir -p.  Return 0 on success, or -1 on error (with errno set). */
 int mwm_mkdirs(const char *path);
@@ -51,9 +55,10 @@ int mwm_mkdirs(const char *path);
  * inside MPI_Init is seen; mwm_start takes it over. */
 void mwm_early_init(void);
 
-/* 1 if the slot file is removed at exit (no Slurm job, no MPIWATCH_RUNDIR,
- * no MPIWATCH_KEEP_SLOT). */
-int mwm_slot_is_temporary(void);
+/* 1 if the slot file is removed at exit: no Slurm job, the default slot
+ * folder (slots: the settings' slot_dir, "" or NULL), no
+ * MPIWATCH_KEEP_SLOT. */
+int mwm_slot_is_temporary(const char *slots);
 
 /* The main thread's stack bounds (for the stack scan); call in the main thread. */
 void mwm_stack_init(void);

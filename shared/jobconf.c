@@ -125,6 +125,15 @@ const struct mw_conf_key mw_jobconf_keys[] = {
 	 "the ranks' profile folder (empty: DIR/profile/STEP, STEP as mw_jobconf_step_label names "
 	 "the rank's Slurm step; mpiwatch run gives its own)",
 	 J, check_opt_path},
+	/* Where the ranks' monitor keeps its slots and writes its dumps: the
+	 * plugin and mpiwatch run write them (the plugin with "%h", one value
+	 * for every node); the monitor reads them here and nowhere else. */
+	[MW_SET_SLOT_DIR] = {"slot_dir", MW_CONF_STRING, F(slot_dir), 0, 0, NULL, "", "a path (no control characters)",
+	 "the ranks' slot folder, %h = the node's short name (empty: "
+	 "/dev/shm/mpiwatch.UID.JOB.HOST, removed at exit outside Slurm)",
+	 J, check_opt_path},
+	[MW_SET_DUMP_DIR] = {"dump_dir", MW_CONF_STRING, F(dump_dir), 0, 0, NULL, "", "a path (no control characters)",
+	 "the ranks' dump folder, %h = the node's short name (empty: DIR/dumps)", J, check_opt_path},
 	[MW_SET_DRAIN] = {"drain", MW_CONF_BOOL, F(drain), 0, 0, NULL, "yes", NULL,
 	 "ask nodehealthd to drain a node the collector finds dead", S | J, NULL},
 	[MW_SET_POST] = {"post", MW_CONF_BOOL, F(post), 0, 0, NULL, "yes", NULL,

@@ -11,11 +11,15 @@
  *                       collector and the monitor read that file and
  *                       nothing else.
  *
- * The monitor's one exception: without a settings file (plain mpirun, no
- * plugin, no mpiwatch run) it takes MPIWATCH_PROFILE (mw_profile_env_folder),
- * MPIWATCH_DIR and MPIWATCH_TIMEOUT from the environment; given a settings
- * file it reads those from the file only, and a stray variable of the user's
- * changes nothing.
+ * The monitor finds the file through the one variable MW_JOBCONF_ENV
+ * (MPIWATCH_SETTINGS: the plugin and mpiwatch run set it; under plain
+ * mpirun the user names a settings file of their own there).  Its slot and
+ * dump folders (slot_dir, dump_dir) come from that file only.  Its one
+ * exception: without a settings file (plain mpirun, no plugin, no mpiwatch
+ * run) it takes MPIWATCH_PROFILE (mw_profile_env_folder), MPIWATCH_DIR and
+ * MPIWATCH_TIMEOUT from the environment; given a settings file it reads
+ * those from the file only, and a stray variable of the user's changes
+ * nothing.
  *
  * MPIWATCH_DISABLE is read here too (mw_env_disables), header-only, for the
  * monitor's dispatcher, which links nothing of shared/.
@@ -78,6 +82,8 @@ struct mw_jobconf {
 	int profile;          /* per-rank profiles */
 	char *dir;            /* the report folder ("" = ./mpiwatch-JOBID) */
 	char *profile_dir;    /* the ranks' profile folder ("" = dir/profile/STEP) */
+	char *slot_dir;       /* the ranks' slot folder, %h = node ("" = /dev/shm/mpiwatch.UID.JOB.HOST) */
+	char *dump_dir;       /* the ranks' dump folder, %h = node ("" = dir/dumps) */
 	int drain, post, strict;
 	char *restd, *munge_socket, *nhd_socket, *off_partitions;
 	long probe_port, port_base;
@@ -111,6 +117,8 @@ enum mw_setting {
 	MW_SET_PROFILE,
 	MW_SET_DIR,
 	MW_SET_PROFILE_DIR,
+	MW_SET_SLOT_DIR,
+	MW_SET_DUMP_DIR,
 	MW_SET_DRAIN,
 	MW_SET_POST,
 	MW_SET_STRICT,

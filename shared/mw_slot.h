@@ -1,7 +1,7 @@
 /* mw_slot.h - the per-rank shared-memory slot of libmpiwatch (version 2).
  *
  * Every monitored MPI rank maps one fixed-size file,
- *   $MPIWATCH_RUNDIR/rank-<world rank>
+ *   SLOT_DIR/rank-<world rank> (the settings' slot_dir, mw_slot_default_dir)
  *   (default /dev/shm/mpiwatch.<uid>.<jobid or "nojob-<ppid>">.<hostname>/rank-<N>),
  * and keeps its counters and current MPI call there.  The node agent, the
  * SPANK plugin and the CLI read it with the functions below.
@@ -249,19 +249,19 @@ int mw_slot_set_exit(struct mw_slot *slot, int wait_status);
 void mw_node_name(char *buf, size_t len);
 
 /* Copy path to buf, with every "%h" replaced by host (the node's short
- * name).  The plugin sets MPIWATCH_RUNDIR and MPIWATCH_DUMPDIR with "%h" so
- * that one value is right on every node, whichever launcher (srun, Open MPI's
- * orted, MPICH's hydra) carried it there.  Return 0, or -1 with errno
+ * name).  The plugin writes the settings' slot_dir and dump_dir with "%h"
+ * so that one value is right on every node, whichever launcher (srun, Open
+ * MPI's orted, MPICH's hydra) carried the settings file's name there.  Return 0, or -1 with errno
  * ENAMETOOLONG. */
 int mw_path_host(char *buf, size_t len, const char *path, const char *host);
 
-/* The default per-node slot directory:
- *   $MPIWATCH_RUNDIR if set ("%h" replaced by host), else the run directory
- *   (fsutil.h: mw_rundir_path) in /dev/shm,
+/* The per-node slot directory:
+ *   slot_dir if not NULL nor "" (the settings' slot_dir, "%h" replaced by
+ *   host), else the run directory (fsutil.h: mw_rundir_path) in /dev/shm,
  *   /dev/shm/mpiwatch.<uid>.<jobid or "nojob-<ppid>">.<host>
  * jobid may be NULL or "" (then ppid is used).  Return 0 on success, or -1
  * with errno ENAMETOOLONG (EINVAL for a jobid or host with a '/'). */
-int mw_slot_default_dir(char *buf, size_t len, unsigned uid, const char *jobid, long ppid,
+int mw_slot_default_dir(char *buf, size_t len, const char *slot_dir, unsigned uid, const char *jobid, long ppid,
 			const char *host);
 
 /* Call cb(path, rank, arg) for every rank-<N> file in dir, in rank order.

@@ -264,13 +264,12 @@ toolong:
 	return -1;
 }
 
-int mw_slot_default_dir(char *buf, size_t len, unsigned uid, const char *jobid, long ppid,
+int mw_slot_default_dir(char *buf, size_t len, const char *slot_dir, unsigned uid, const char *jobid, long ppid,
 			const char *host)
 {
-	const char *env = getenv("MPIWATCH_RUNDIR");
 	char nojob[32];
-	if (env && *env)
-		return mw_path_host(buf, len, env, host);
+	if (slot_dir && *slot_dir)
+		return mw_path_host(buf, len, slot_dir, host);
 	if (jobid && *jobid)
 		return mw_rundir_path(buf, len, MW_RUNDIR_BASE, uid, jobid, host);
 	snprintf(nojob, sizeof(nojob), "nojob-%ld", ppid);

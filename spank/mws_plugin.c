@@ -262,6 +262,19 @@ static int start_helpers(spank_t sp)
 	}
 	snprintf(outdir, sizeof(outdir), "%s", conf.dir);
 	collector_port = (unsigned)conf.port;
+	/* The ranks' slots and dumps: this node's run directory, one value
+	 * for every node ("%h": the monitor puts its node's name), since Open
+	 * MPI's orted and MPICH's hydra pass the settings file's name on to
+	 * the ranks they start on other nodes. */
+	{
+		char dumps[PATH_MAX + 8];
+		snprintf(dumps, sizeof(dumps), "%s/dumps", env_rundir);
+		if (mw_jobconf_set(&conf, MW_JC_JOB, "slot_dir", env_rundir, err, sizeof(err)) < 0 ||
+		    mw_jobconf_set(&conf, MW_JC_JOB, "dump_dir", dumps, err, sizeof(err)) < 0) {
+			start_fail("%s", err);
+			return -1;
+		}
+	}
 
 	/* dumps/, the launch lock (one launcher at a time per job and node:
 	 * steps may start together) and the settings. */
@@ -370,13 +383,11 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	}
 	/* One value for every node ("%h": the monitor puts its node's name):
 	 * Open MPI's orted and MPICH's hydra pass mpirun's environment on to
-	 * the ranks they start on other nodes.  The settings (the timeout)
-	 * come from the job's settings file, as for the agent and collector;
-	 * a MPIWATCH_TIMEOUT of the user's own is then not used. */
+	 * the ranks they start on other nodes.  The settings (the timeout,
+	 * the slot and dump folders) come from the job's settings file, as
+	 * for the agent and collector; a MPIWATCH_TIMEOUT, MPIWATCH_RUNDIR or
+	 * MPIWATCH_DUMPDIR of the user's own is then not used. */
 	if (env_rundir[0]) {
-		set_env(sp, "MPIWATCH_RUNDIR", env_rundir);
-		snprintf(buf, sizeof(buf), "%s/dumps", env_rundir);
-		set_env(sp, "MPIWATCH_DUMPDIR", buf);
 		snprintf(buf, sizeof(buf), "%s/%s", env_rundir, MW_JOBCONF_FILE);
 		set_env(sp, MW_JOBCONF_ENV, buf);
 	}

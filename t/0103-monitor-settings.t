@@ -1,9 +1,11 @@
 #!/bin/bash
 # The monitor reads the job's settings file (MPIWATCH_SETTINGS, what the
-# plugin and mpiwatch run give it) and nothing else: a MPIWATCH_PROFILE or
-# MPIWATCH_DIR left in the user's environment does not change where the
-# profile and the dumps land, nor whether a profile is written.  What a user
-# checks: the profile is where the settings say, and nowhere else.
+# plugin and mpiwatch run give it) and nothing else: a MPIWATCH_PROFILE,
+# MPIWATCH_DIR, MPIWATCH_DUMPDIR or MPIWATCH_RUNDIR left in the user's
+# environment does not change where the profile, the dumps and the ranks'
+# slots land, nor whether a profile is written.  What a user checks: the
+# profile, the dumps and the slots are where the settings say, and nowhere
+# else.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/monitor.sh"
 
@@ -46,5 +48,21 @@ for mpi in openmpi mpich; do
     ok $? "$mpi: both deadlocked ranks wrote their dump in the settings' dir/dumps"
     mon_bg_stop
     nok_cmd "$mpi: nothing in the stray MPIWATCH_DIR" test -e "$work/$mpi-straydir"
+
+    # the dumps go to the settings' dump_dir (%h: the node's name) and the
+    # slots to its slot_dir, not to a stray MPIWATCH_DUMPDIR or MPIWATCH_RUNDIR
+    settings "$work/$mpi-dd.conf" "dir = $work/$mpi-dd" "timeout = 1" "dump_dir = $work/$mpi-dumps/%h" \
+        "slot_dir = $work/$mpi-slots"
+    mon_cmd $mpi 2 "MPIWATCH_SETTINGS=$work/$mpi-dd.conf" "MPIWATCH_DUMPDIR=$work/$mpi-straydumps" \
+        "MPIWATCH_RUNDIR=$work/$mpi-strayslots" -- "$p/$mpi/mon_deadlock"
+    mon_bg_start "$work/$mpi-dd.out"
+    mon_wait_files "$work/$mpi-dumps/$(hostname -s)" 2 120
+    ok $? "$mpi: both deadlocked ranks wrote their dump in the settings' dump_dir (%h: the node's name)"
+    ok_cmd "$mpi: both ranks' slots are in the settings' slot_dir" \
+        test -e "$work/$mpi-slots/rank-0" -a -e "$work/$mpi-slots/rank-1"
+    mon_bg_stop
+    nok_cmd "$mpi: nothing in the stray MPIWATCH_DUMPDIR" test -e "$work/$mpi-straydumps"
+    nok_cmd "$mpi: nothing in the stray MPIWATCH_RUNDIR" test -e "$work/$mpi-strayslots"
+    nok_cmd "$mpi: nor in the report folder's dumps" test -e "$work/$mpi-dd/dumps"
 done
 done_testing

@@ -67,8 +67,9 @@ apid=$!
 tap_cleanup "kill $apid 2>/dev/null"
 wait_until 20 "grep -q 'connected to the collector' '$d/agent.log'"
 like "$(cat "$d/agent.log")" "connected to the collector" "the agent of job 4242 is welcomed"
+printf '%s\n' "timeout = 2" "slot_dir = $d/run" "dump_dir = $d/dumps" >"$d/ranks.conf"
 out=$(timeout 120 mpirun.openmpi --oversubscribe --allow-run-as-root -np 3 -x LD_PRELOAD="$lib" \
-      -x MPIWATCH_TIMEOUT=2 -x MPIWATCH_RUNDIR="$d/run" -x MPIWATCH_DUMPDIR="$d/dumps" "$prog" 4 2>&1)
+      -x MPIWATCH_SETTINGS="$d/ranks.conf" "$prog" 4 2>&1)
 ok $? "a healthy 3-rank job runs under the monitor"
 like "$out" "steady done" "its output is intact"
 

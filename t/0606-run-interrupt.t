@@ -34,13 +34,15 @@ marked() {
     done
 }
 
-# ranks_workdir MARK: the run's work folder, from a rank's MPIWATCH_RUNDIR
-# (WORK/slots), once both ranks have their slots; "" if not (yet).
+# ranks_workdir MARK: the run's work folder, from a rank's MPIWATCH_SETTINGS
+# (WORK/settings; the slots in WORK/slots), once both ranks have their
+# slots; "" if not (yet).
 ranks_workdir() {
     local p d
     for p in $(marked "$1"); do
-        d=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^MPIWATCH_RUNDIR=//p')
-        [ -n "$d" ] && [ -e "$d/rank-0" ] && [ -e "$d/rank-1" ] && { dirname "$d"; return; }
+        d=$(tr '\0' '\n' <"/proc/$p/environ" 2>/dev/null | sed -n 's/^MPIWATCH_SETTINGS=//p')
+        d=${d:+$(dirname "$d")}
+        [ -n "$d" ] && [ -e "$d/slots/rank-0" ] && [ -e "$d/slots/rank-1" ] && { echo "$d"; return; }
     done
 }
 

@@ -32,16 +32,18 @@ _dl_start() {   # _dl_start MPI NP PROG [ARGS...]: starts the job in its own ses
     local mpi=$1 np=$2 prog=$3; shift 3
     local bin=$DL_TOP/build/progs/$mpi/$prog
     DL_DIR=$(mktemp -d /tmp/mw-dl.XXXXXX)
-    tap_cleanup "rm -rf '$DL_DIR' '$DL_DIR.out' '$DL_DIR.json' '$DL_DIR.dot'"
+    tap_cleanup "rm -rf '$DL_DIR' '$DL_DIR.out' '$DL_DIR.json' '$DL_DIR.dot' '$DL_DIR.conf'"
+    # the run's settings file (plain mpirun: MPIWATCH_SETTINGS names it)
+    printf '%s\n' "timeout = $DL_TIMEOUT" "dump_dir = $DL_DIR" >"$DL_DIR.conf"
     case $mpi in
         openmpi)
             setsid mpirun.openmpi --oversubscribe --allow-run-as-root -np "$np" \
-                -x LD_PRELOAD="$DL_LIB" -x MPIWATCH_TIMEOUT="$DL_TIMEOUT" \
-                -x MPIWATCH_DUMPDIR="$DL_DIR" "$bin" "$@" >"$DL_DIR.out" 2>&1 </dev/null &
+                -x LD_PRELOAD="$DL_LIB" -x MPIWATCH_SETTINGS="$DL_DIR.conf" \
+                "$bin" "$@" >"$DL_DIR.out" 2>&1 </dev/null &
             ;;
         mpich)
             setsid mpiexec.mpich -np "$np" -genv LD_PRELOAD "$DL_LIB" \
-                -genv MPIWATCH_TIMEOUT "$DL_TIMEOUT" -genv MPIWATCH_DUMPDIR "$DL_DIR" \
+                -genv MPIWATCH_SETTINGS "$DL_DIR.conf" \
                 "$bin" "$@" >"$DL_DIR.out" 2>&1 </dev/null &
             ;;
     esac

@@ -14,7 +14,7 @@ mon_mpirun_tests() {
 
     # 1. two ranks that each MPI_Recv from the other both write a dump
     d=$work/dl
-    mon_cmd "$mpi" 2 MPIWATCH_TIMEOUT=1 "MPIWATCH_DUMPDIR=$d" -- "$p/mon_deadlock"
+    mon_cmd "$mpi" 2 "MPIWATCH_SETTINGS=$(mon_settings "$d.conf" "timeout = 1" "dump_dir = $d")" -- "$p/mon_deadlock"
     mon_bg_start "$work/dl.out"
     mon_wait_files "$d" 2 120
     ok $? "$mpi: both deadlocked ranks wrote a dump"
@@ -37,7 +37,7 @@ mon_mpirun_tests() {
 
     # 2. a split communicator: ranks are translated to world ranks, gids agree
     d=$work/split
-    mon_cmd "$mpi" 3 MPIWATCH_TIMEOUT=1 "MPIWATCH_DUMPDIR=$d" -- "$p/mon_deadlock" split
+    mon_cmd "$mpi" 3 "MPIWATCH_SETTINGS=$(mon_settings "$d.conf" "timeout = 1" "dump_dir = $d")" -- "$p/mon_deadlock" split
     mon_bg_start "$work/split.out"
     mon_wait_files "$d" 3 120
     ok $? "$mpi: three deadlocked ranks on a split communicator wrote dumps"
@@ -54,14 +54,14 @@ mon_mpirun_tests() {
 
     # 3. computing for 3x the timeout without MPI: no dump
     d=$work/compute
-    mon_cmd "$mpi" 2 MPIWATCH_TIMEOUT=1 "MPIWATCH_DUMPDIR=$d" -- "$p/mon_compute" 3
+    mon_cmd "$mpi" 2 "MPIWATCH_SETTINGS=$(mon_settings "$d.conf" "timeout = 1" "dump_dir = $d")" -- "$p/mon_compute" 3
     out1=$(timeout 300 "${MON_CMD[@]}" 2>&1)
     ok $? "$mpi: computing program exits 0"
     is "$(ls "$d" 2>/dev/null | wc -l)" 0 "$mpi: computing for 3x the timeout wrote no dump"
 
     # 4. a Fortran program that deadlocks is caught too
     d=$work/fortran
-    mon_cmd "$mpi" 2 MPIWATCH_TIMEOUT=1 "MPIWATCH_DUMPDIR=$d" -- "$p/mon_deadlock_f"
+    mon_cmd "$mpi" 2 "MPIWATCH_SETTINGS=$(mon_settings "$d.conf" "timeout = 1" "dump_dir = $d")" -- "$p/mon_deadlock_f"
     mon_bg_start "$work/f.out"
     mon_wait_files "$d" 2 120
     ok $? "$mpi: both deadlocked Fortran ranks wrote a dump"
@@ -78,7 +78,7 @@ mon_mpirun_tests() {
     out1=$(timeout 300 "${MON_CMD[@]}" 2>/dev/null)
     rc1=$?
     d=$work/correct
-    mon_cmd "$mpi" 4 MPIWATCH_TIMEOUT=1 "MPIWATCH_DUMPDIR=$d" -- "$p/mon_correct" 3
+    mon_cmd "$mpi" 4 "MPIWATCH_SETTINGS=$(mon_settings "$d.conf" "timeout = 1" "dump_dir = $d")" -- "$p/mon_correct" 3
     out2=$(timeout 300 "${MON_CMD[@]}" 2>/dev/null)
     rc2=$?
     is "$rc2" "$rc1" "$mpi: same exit code with and without the monitor ($rc1)"
@@ -89,7 +89,7 @@ mon_mpirun_tests() {
 
     # 6. polling with MPI_Test and no completion is seen
     d=$work/poll
-    mon_cmd "$mpi" 2 MPIWATCH_TIMEOUT=1 "MPIWATCH_DUMPDIR=$d" -- "$p/mon_poll"
+    mon_cmd "$mpi" 2 "MPIWATCH_SETTINGS=$(mon_settings "$d.conf" "timeout = 1" "dump_dir = $d")" -- "$p/mon_poll"
     mon_bg_start "$work/poll.out"
     mon_wait_files "$d" 2 120
     ok $? "$mpi: polling rank and waiting rank wrote dumps"
@@ -104,7 +104,7 @@ mon_mpirun_tests() {
 
     # 7. a message sent with the wrong tag: the recent send and the unexpected queue
     d=$work/wrongtag
-    mon_cmd "$mpi" 2 MPIWATCH_TIMEOUT=1 MPIWATCH_MPIT=1 "MPIWATCH_DUMPDIR=$d" -- "$p/mon_wrongtag"
+    mon_cmd "$mpi" 2 MPIWATCH_MPIT=1 "MPIWATCH_SETTINGS=$(mon_settings "$d.conf" "timeout = 1" "dump_dir = $d")" -- "$p/mon_wrongtag"
     mon_bg_start "$work/wt.out"
     mon_wait_files "$d" 2 120
     ok $? "$mpi wrongtag: both ranks wrote dumps"
@@ -119,15 +119,14 @@ mon_mpirun_tests() {
 
     # 8. MPIWATCH_DISABLE=1: nothing is written (bounded wait of 5x the timeout)
     d=$work/disabled
-    mon_cmd "$mpi" 2 MPIWATCH_DISABLE=1 MPIWATCH_TIMEOUT=1 "MPIWATCH_DUMPDIR=$d" -- "$p/mon_deadlock"
+    mon_cmd "$mpi" 2 MPIWATCH_DISABLE=1 "MPIWATCH_SETTINGS=$(mon_settings "$d.conf" "timeout = 1" "dump_dir = $d")" -- "$p/mon_deadlock"
     mon_bg_start "$work/dis.out"
     mon_wait_files "$d" 1 5
     nok_cmd "$mpi: MPIWATCH_DISABLE=1 writes no dump" test -d "$d"
     mon_bg_stop
 
-    # 9. a bad MPIWATCH_TIMEOUT: one warning per rank, default used, job fine
-    d=$work/badtimeout
-    mon_cmd "$mpi" 2 MPIWATCH_TIMEOUT=soon "MPIWATCH_DUMPDIR=$d" -- "$p/mon_correct"
+    # 9. a bad MPIWATCH_TIMEOUT (no settings file): one warning per rank, default used, job fine
+    mon_cmd "$mpi" 2 MPIWATCH_TIMEOUT=soon -- "$p/mon_correct"
     out1=$(timeout 300 "${MON_CMD[@]}" 2>&1 >/dev/null)
     ok $? "$mpi: a bad MPIWATCH_TIMEOUT does not harm the job"
     is "$(printf '%s\n' "$out1" | grep -c '^mpiwatch: MPIWATCH_TIMEOUT=')" 2 "$mpi: one warning per rank for MPIWATCH_TIMEOUT=soon"
@@ -142,7 +141,7 @@ mon_mpirun_tests() {
 
     # 11. MPI_THREAD_MULTIPLE: only the thread that called MPI_Init is recorded
     d=$work/threads
-    mon_cmd "$mpi" 2 MPIWATCH_TIMEOUT=1 "MPIWATCH_DUMPDIR=$d" -- "$p/mon_threads"
+    mon_cmd "$mpi" 2 "MPIWATCH_SETTINGS=$(mon_settings "$d.conf" "timeout = 1" "dump_dir = $d")" -- "$p/mon_threads"
     mon_bg_start "$work/th.out"
     mon_wait_files "$d" 2 120
     ok $? "$mpi threads: both ranks wrote dumps"

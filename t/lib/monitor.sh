@@ -42,6 +42,15 @@ mon_plain_cmd() {
     fi
 }
 
+# mon_settings FILE "KEY = VALUE"...: a settings file of one's own for plain
+# mpirun (doc/monitor.md: what MPIWATCH_SETTINGS names); prints FILE.
+mon_settings() {
+    local f=$1
+    shift
+    printf '%s\n' "# mpiwatch: this run's settings" "$@" >"$f"
+    printf '%s\n' "$f"
+}
+
 # mon_wait_files DIR N SECONDS: poll (bounded) until DIR has N rank-*.json.
 mon_wait_files() {
     local dir=$1 n=$2 secs=$3 i

@@ -1,7 +1,7 @@
 /* monitor_poll.c - repeated polls through the real wrappers (run by
  * t/unit/monitor_poll.sh: one MPICH rank started as a singleton with
- * LD_PRELOAD=libmpiwatch.so, MPIWATCH_RUNDIR and MPIWATCH_DUMPDIR set,
- * MPIWATCH_TIMEOUT=1).  The program maps its own slot, as the agent does,
+ * LD_PRELOAD=libmpiwatch.so and a settings file with timeout = 1 and the
+ * slot and dump folders; the slot folder is its argument).  The program maps its own slot, as the agent does,
  * and checks what a reader sees while it polls the same requests from the
  * same call site (the repeated-poll path of monitor/gen.py) and when it
  * changes them.  Prints TAP. */
@@ -91,7 +91,7 @@ int main(int argc, char **argv)
 	int flag = 0, tags[4] = {11, 12, 13, 14};
 	char buf[4][8], path[1200];
 	MPI_Request r[4], sw[4];
-	const char *rundir = getenv("MPIWATCH_RUNDIR");
+	const char *rundir = argc > 1 ? argv[1] : NULL; /* the settings' slot_dir */
 	MPI_Init(&argc, &argv);
 	snprintf(path, sizeof(path), "%s/rank-0", rundir ? rundir : ".");
 	slot = mw_slot_map(path, 0);

@@ -195,7 +195,6 @@ static void bench_init(struct bench *b, uint16_t port, int nports)
 	mw_unit_set(MW_SET_LIVENESS, "0");
 	b->a.o = &b->o;
 	b->a.loop = &b->loop;
-	b->a.apfd = -1;
 	uv_timer_init(&b->loop, &b->tick);
 	b->tick.data = b;
 	uv_timer_start(&b->tick, on_tick, 5, 5);

@@ -414,7 +414,7 @@ static const char round_conf[] =
 START_TEST(test_agent_round)
 {
 	const char *path = conf_file(round_conf);
-	struct ag_ap *ap = ag_ap_create(path, (long)getuid(), "n7");
+	struct ag_ap *ap = ag_ap_create(NULL, path, (long)getuid(), "n7");
 	int p[2];
 	uint8_t *buf = malloc(1 << 20);
 	size_t len = 0, off = 0;
@@ -475,26 +475,27 @@ static int send_count(const struct mw_hb_msg *m, void *arg)
 START_TEST(test_agent_request)
 {
 	const char *path = conf_file("command = one /bin/echo one\ncommand = two /bin/echo two\n");
-	struct ag_ap *ap = ag_ap_create(path, (long)getuid(), "n1");
+	uv_loop_t loop;
+	struct ag_ap *ap;
 	char other[1][MW_HB_STR_MAX + 1] = {"n2"};
 	struct mw_hb_apreq req = {.round = 1};
 
+	ck_assert_int_eq(uv_loop_init(&loop), 0);
+	ap = ag_ap_create(&loop, path, (long)getuid(), "n1");
 	/* meant for another node: nothing runs */
 	req.nodes = other;
 	req.n = 1;
 	ck_assert_int_eq(ag_ap_request(ap, &req), 0);
-	ck_assert_int_eq(ag_ap_fd(ap), -1);
+	ck_assert_int_eq(ag_ap_running(ap), 0);
 	req.n = 0;
 	ck_assert_int_eq(ag_ap_request(ap, &req), 1);
-	ck_assert_int_ge(ag_ap_fd(ap), 0);
+	ck_assert_int_eq(ag_ap_running(ap), 1);
 	/* a second request while it runs, and right after it: refused */
 	req.round = 2;
 	ck_assert_int_eq(ag_ap_request(ap, &req), 0);
-	for (int i = 0; i < 500 && ag_ap_fd(ap) >= 0; i++) {
-		ag_ap_read(ap);
-		usleep(10000);
-	}
-	ck_assert_int_eq(ag_ap_fd(ap), -1);
+	while (ag_ap_running(ap)) /* the round runs on the loop */
+		uv_run(&loop, UV_RUN_ONCE);
+	ck_assert_int_eq(ag_ap_running(ap), 0);
 	sent = 0;
 	ck_assert_int_eq(ag_ap_flush(ap, send_count, NULL), 2);
 	ck_assert_int_eq(sent, 2);
@@ -503,11 +504,34 @@ START_TEST(test_agent_request)
 	conf_file_remove(path);
 
 	/* no file, or an unusable one: no command, the agent runs on */
-	ap = ag_ap_create("/nonexistent/ap.conf", 0, "n1");
+	ap = ag_ap_create(&loop, "/nonexistent/ap.conf", 0, "n1");
 	ck_assert_ptr_nonnull(ap);
 	ck_assert_uint_eq(ag_ap_ncommands(ap), 0);
 	ck_assert_int_eq(ag_ap_request(ap, &req), 0);
 	ag_ap_destroy(ap);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+END_TEST
+
+/* The agent stops while a round's command runs (a hang): the command is
+ * killed (its process group), and the agent's loop ends (nothing is left
+ * behind on it). */
+START_TEST(test_agent_stop_mid_round)
+{
+	const char *path = conf_file("command = hang /bin/sleep 30\ntimeout = 60\n");
+	uv_loop_t loop;
+	struct ag_ap *ap;
+	struct mw_hb_apreq req = {.round = 1};
+
+	ck_assert_int_eq(uv_loop_init(&loop), 0);
+	ap = ag_ap_create(&loop, path, (long)getuid(), "n1");
+	ck_assert_int_eq(ag_ap_request(ap, &req), 1);
+	uv_run(&loop, UV_RUN_NOWAIT); /* it runs */
+	ag_ap_destroy(ap);
+	uv_run(&loop, UV_RUN_DEFAULT); /* returns: the sleep was killed, ap freed */
+	ck_assert_int_eq(uv_loop_close(&loop), 0);
+	conf_file_remove(path);
 }
 END_TEST
 
@@ -807,6 +831,7 @@ int main(void)
 	tcase_add_test(tc, test_conf_owner);
 	tcase_add_test(tc, test_agent_round);
 	tcase_add_test(tc, test_agent_request);
+	tcase_add_test(tc, test_agent_stop_mid_round);
 	tcase_add_test(tc, test_collector_rounds);
 	tcase_add_test(tc, test_man_page);
 	tcase_add_test(tc, test_tree_speaks_for);

@@ -18,7 +18,10 @@
 #include "colctx.h"
 #include "colprobe.h"
 #include "colresolve.h"
+#include "coltree.h"
 #include "log.h"
+#include "mwt_plan.h"
+#include "probe_responder.h"
 #include "unit.h"
 
 #define NNODES 3
@@ -207,6 +210,99 @@ START_TEST(test_names_freed_under_way)
 }
 END_TEST
 
+/* tree_strategy=fuzzy: the start-up probe runs on the loop.  Three nodes
+ * (tree forced on: threshold 2, one CP); only the last one's nodehealthd
+ * answers (on this loop, at 127.0.0.3), with its factors; the others'
+ * ports are closed.  The probe is under way after the start (no tree yet)
+ * while the loop serves a timer; when it is over the tree is planned with
+ * the replies: the one CP goes to the node that answered (the average
+ * placement would put it on the first), and the caller is told. */
+static int planned;
+static void on_planned(void *arg)
+{
+	ck_assert_ptr_eq(arg, &C);
+	planned++;
+}
+
+START_TEST(test_fuzzy_startup_on_loop)
+{
+	static const struct mw_probe_factors f = {.load = 0.1, .mem_free_mb = 8000, .cores = 4};
+	static uv_timer_t t;
+	static struct probe_responder r; /* closed by the teardown's loop run */
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(uv_loop_init(&L), 0);
+	probe_responder_start(&L, &r, "127.0.0.3", &f, NULL);
+	col_opts_default(&O);
+	snprintf(O.job, sizeof O.job, "4244");
+	snprintf(O.nodes, sizeof O.nodes, "127.0.0.1,127.0.0.2,127.0.0.3");
+	mw_settings_reset();
+	mw_unit_set(MW_SET_DIR, dir);
+	mw_unit_set(MW_SET_JOB_CHECK, "0");
+	{
+		char port[16];
+		snprintf(port, sizeof port, "%d", r.port);
+		mw_unit_set(MW_SET_PROBE_PORT, port);
+	}
+	mw_unit_set(MW_SET_PROBE_TRIES, "2");
+	mw_unit_set(MW_SET_PROBE_BUDGET, "1");
+	mw_unit_set(MW_SET_TREE_THRESHOLD, "2");
+	mw_unit_set(MW_SET_TREE_FANOUT, "2");
+	mw_unit_set(MW_SET_TREE_CPS, "1");
+	mw_unit_set(MW_SET_TREE_STRATEGY, "fuzzy");
+	ck_assert_int_eq(col_ctx_init(&C, &O, NULL), 0);
+	C.loop = &L;
+	ck_assert_ptr_null(C.tree); /* planned after the probe */
+	planned = 0;
+	ck_assert_int_eq(col_probe_fuzzy_start(&C, on_planned, &C), 1);
+	ck_assert_ptr_null(C.tree);
+	ck_assert_int_eq(uv_timer_init(&L, &t), 0);
+	ck_assert_int_eq(uv_timer_start(&t, on_tick, 1, 1), 0);
+	ticks = 0;
+	while (!planned)
+		uv_run(&L, UV_RUN_ONCE);
+	ck_assert_int_eq(planned, 1);
+	ck_assert_int_ge(ticks, 1); /* the loop served its timer meanwhile */
+	ck_assert_int_ge(r.probes, 1);
+	ck_assert_ptr_nonnull(C.tree);
+	ck_assert_ptr_eq(C.s.tree, C.tree);
+	ck_assert(col_tree_is_cp(C.tree, 2));
+	ck_assert(!col_tree_is_cp(C.tree, 0) && !col_tree_is_cp(C.tree, 1));
+	ck_assert_ptr_null(C.fuzzy);
+	/* once planned, there is nothing more to probe */
+	ck_assert_int_eq(col_probe_fuzzy_start(&C, on_planned, &C), 0);
+	uv_close((uv_handle_t *)&t, NULL);
+	probe_responder_stop(&r);
+}
+END_TEST
+
+/* The collector stops during the start-up probe: it is given up, nothing
+ * is left on the loop, the tree is never planned. */
+START_TEST(test_fuzzy_startup_given_up)
+{
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(uv_loop_init(&L), 0);
+	col_opts_default(&O);
+	snprintf(O.job, sizeof O.job, "4245");
+	snprintf(O.nodes, sizeof O.nodes, "localhost,nosuch.invalid,127.0.0.2");
+	mw_settings_reset();
+	mw_unit_set(MW_SET_DIR, dir);
+	mw_unit_set(MW_SET_JOB_CHECK, "0");
+	mw_unit_set(MW_SET_PROBE_PORT, "9");
+	mw_unit_set(MW_SET_TREE_THRESHOLD, "2");
+	mw_unit_set(MW_SET_TREE_STRATEGY, "fuzzy");
+	ck_assert_int_eq(col_ctx_init(&C, &O, NULL), 0);
+	C.loop = &L;
+	planned = 0;
+	ck_assert_int_eq(col_probe_fuzzy_start(&C, on_planned, &C), 1);
+	col_probe_fuzzy_free(&C);
+	ck_assert_ptr_null(C.fuzzy);
+	uv_run(&L, UV_RUN_DEFAULT); /* returns: nothing left running */
+	ck_assert_int_eq(planned, 0);
+	ck_assert_ptr_null(C.tree);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("colprobe");
@@ -223,6 +319,11 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_names_looked_up_on_loop);
 	tcase_add_test(tc, test_names_final);
 	tcase_add_test(tc, test_names_freed_under_way);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("fuzzy");
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_add_test(tc, test_fuzzy_startup_on_loop);
+	tcase_add_test(tc, test_fuzzy_startup_given_up);
 	suite_add_tcase(s, tc);
 	return s;
 }

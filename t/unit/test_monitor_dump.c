@@ -302,16 +302,15 @@ START_TEST(test_slot_api)
 	ck_assert_int_eq(errno, EPROTO);
 	mw_slot_unmap(r);
 	mw_slot_unmap(w);
-	ck_assert_int_eq(mw_slot_default_dir(buf, sizeof(buf), 1000, "77", 5, "n3"), 0);
+	ck_assert_int_eq(mw_slot_default_dir(buf, sizeof(buf), NULL, 1000, "77", 5, "n3"), 0);
 	ck_assert_str_eq(buf, "/dev/shm/mpiwatch.1000.77.n3");
-	ck_assert_int_eq(mw_slot_default_dir(buf, sizeof(buf), 1000, NULL, 5, "n3"), 0);
+	ck_assert_int_eq(mw_slot_default_dir(buf, sizeof(buf), "", 1000, NULL, 5, "n3"), 0);
 	ck_assert_str_eq(buf, "/dev/shm/mpiwatch.1000.nojob-5.n3");
-	ck_assert_int_eq(mw_slot_default_dir(buf, 10, 1000, NULL, 5, "n3"), -1);
+	ck_assert_int_eq(mw_slot_default_dir(buf, 10, NULL, 1000, NULL, 5, "n3"), -1);
 	/* The plugin's one value for every node: "%h" is this node's name. */
-	setenv("MPIWATCH_RUNDIR", "/dev/shm/mpiwatch.1000.77.%h", 1);
-	ck_assert_int_eq(mw_slot_default_dir(buf, sizeof(buf), 1000, "77", 5, "n3"), 0);
+	ck_assert_int_eq(mw_slot_default_dir(buf, sizeof(buf), "/dev/shm/mpiwatch.1000.77.%h", 1000, "77", 5, "n3"),
+			 0);
 	ck_assert_str_eq(buf, "/dev/shm/mpiwatch.1000.77.n3");
-	unsetenv("MPIWATCH_RUNDIR");
 	ck_assert_int_eq(mw_path_host(buf, sizeof(buf), "/a/%h/b.%h%", "n12"), 0);
 	ck_assert_str_eq(buf, "/a/n12/b.n12%");
 	ck_assert_int_eq(mw_path_host(buf, 7, "/a/%h", "n12"), 0);
@@ -346,9 +345,15 @@ START_TEST(test_watcher_end_to_end)
 	pid = fork();
 	if (pid == 0) {
 		struct mw_slot_call *c;
-		setenv("MPIWATCH_DUMPDIR", dumps, 1);
-		setenv("MPIWATCH_RUNDIR", run, 1);
-		setenv("MPIWATCH_TIMEOUT", "1", 1);
+		char conf[400];
+		FILE *f;
+		snprintf(conf, sizeof(conf), "%s/settings", dir);
+		f = fopen(conf, "w");
+		if (!f)
+			_exit(6);
+		fprintf(f, "timeout = 1\nslot_dir = %s\ndump_dir = %s\n", run, dumps);
+		fclose(f);
+		setenv("MPIWATCH_SETTINGS", conf, 1);
 		setup_names();
 		set_fake_unexpected(1);
 		snprintf(mwm.mpi, sizeof(mwm.mpi), "fake 1.0");
@@ -411,7 +416,7 @@ START_TEST(test_watcher_end_to_end)
 	ck_assert_int_eq(json_object_get_int(get(o, "counters/a")), 1);
 	ck_assert_int_eq(json_object_get_int(get(o, "counters/b")), 0);
 	json_object_put(o);
-	/* the slot survived (MPIWATCH_RUNDIR set) and names the dump */
+	/* the slot survived (the settings' slot_dir) and names the dump */
 	snprintf(path, sizeof(path), "%s/rank-1", run);
 	struct mw_slot *s = mw_slot_map(path, 0);
 	struct mw_slot_snap sn;

@@ -4,7 +4,10 @@
  * its figures, a node without one (an older daemon, no calibration yet)
  * or dead is left out; with --calibration FILE, that file's figures stand
  * for every node (one entry, node ""), and a file that is not a
- * calibration leaves the flag its fixed criterion. */
+ * calibration leaves the flag its fixed criterion.  Without a test's probe,
+ * the probe at the job's end runs on the collector's event loop: a node's
+ * nodehealthd answering on that same loop (probe_responder.h) is heard,
+ * which a round that blocked the loop would not. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +18,7 @@
 #include "colctx.h"
 #include "imb_phases.h"
 #include "nodecal.h"
+#include "probe_responder.h"
 #include "unit.h"
 
 static struct col_opts O;
@@ -115,6 +119,51 @@ START_TEST(test_from_file)
 }
 END_TEST
 
+/* n1's nodehealthd answers on the collector's loop (127.0.0.1) with its
+ * calibration; nothing listens on n2's address (127.0.0.2): the port is
+ * closed. */
+START_TEST(test_on_the_loop)
+{
+	static const struct mw_probe_calib cal = {.interval_ns = 1800, .resolution_ns = 30};
+	struct col_opts o;
+	struct collector c;
+	struct probe_responder r;
+	struct imb_nodecal *t;
+	uv_loop_t loop;
+	size_t n;
+
+	memset(&c, 0, sizeof c);
+	col_opts_default(&o);
+	snprintf(o.job, sizeof o.job, "4242");
+	snprintf(o.nodes, sizeof o.nodes, "n[1-2]");
+	o.ranks = 2;
+	mw_settings_reset();
+	mw_unit_set(MW_SET_JOB_CHECK, "0");
+	mw_unit_set(MW_SET_PROBE_BUDGET, "2"); /* at most NODECAL_BUDGET_S (1 s) is used */
+	ck_assert_int_eq(uv_loop_init(&loop), 0);
+	probe_responder_start(&loop, &r, "127.0.0.1", NULL, &cal);
+	{
+		char port[16];
+		snprintf(port, sizeof port, "%d", r.port);
+		mw_unit_set(MW_SET_PROBE_PORT, port);
+	}
+	ck_assert_int_eq(col_ctx_init(&c, &o, NULL), 0);
+	c.loop = &loop;
+	snprintf(c.s.agents[0].addr, sizeof c.s.agents[0].addr, "127.0.0.1");
+	snprintf(c.s.agents[1].addr, sizeof c.s.agents[1].addr, "127.0.0.2");
+	ck_assert_int_eq(col_nodecal_get(&c, &t, &n), 0);
+	ck_assert_int_ge(r.probes, 1);
+	ck_assert_uint_eq(n, 1); /* n1's, heard on the loop */
+	ck_assert_str_eq(t[0].node, "n1");
+	ck_assert(t[0].interval_ns == 1800 && t[0].resolution_ns == 30);
+	free(t);
+	probe_responder_stop(&r);
+	col_ctx_free(&c);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	ck_assert_int_eq(uv_loop_close(&loop), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("nodecal");
@@ -123,6 +172,9 @@ int main(void)
 	tcase_add_test(tc, test_from_probe);
 	tcase_add_test(tc, test_of_probe);
 	tcase_add_test(tc, test_from_file);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("loop");
+	tcase_add_test(tc, test_on_the_loop);
 	suite_add_tcase(s, tc);
 	return mw_unit_run(s);
 }
