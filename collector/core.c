@@ -1,15 +1,16 @@
 /* core.c - the job collector's loop (core.h; design in doc/collector.md).
  *
- * One single-threaded poll loop over a signalfd, the listening socket, the
- * agents' links (collinks.c), the credential thread's queue and our probe
- * round (colprobe.c); it sleeps until the next time the evaluation
- * (coleval.c) or a retry (colact.c) asks for.  Heartbeats update the
- * per-rank state; when the number of suspicious ranks crosses the
- * threshold, or an agent's connection is lost without a goodbye, the
- * evaluation waits a short settle time, probes, classifies and acts
- * (colact.c); the reports are colreports.c's.  The drain requests and the
- * Slurm commands block the loop for their (bounded) duration; agents'
- * frames wait in the socket buffers.
+ * One libuv loop: signal handles (SIGTERM, SIGINT stop; SIGHUP writes the
+ * report), a poll handle on the listening socket and one per agent's link
+ * (collinks.c), the credential checks on libuv's pool (authq), our probe
+ * rounds (colprobe.c), the Slurm commands as children (uvslurm) and one
+ * wake timer set to the next time the evaluation (coleval.c) or a retry
+ * (colact.c) asks for.  Heartbeats update the per-rank state; when the
+ * number of suspicious ranks crosses the threshold, or an agent's
+ * connection is lost without a goodbye, the evaluation waits a short
+ * settle time, probes, classifies and acts (colact.c); the reports are
+ * colreports.c's.  Nothing on it blocks but the node calibration's probe
+ * at the job's end, which turns the loop itself until it is over (1 s).
  */
 #include "core.h"
 
