@@ -218,11 +218,13 @@ def req_array_copy(hexpr, ind, carr=None):
         'mw_gen = ++mwm.x.gen;')]
 
 
-def gen_poll_entry(f, lang, xcall):
+def gen_poll_entry(f, lang, xcall, force_full=False):
     """Entry of a test-family wrapper (MPI_Test*, MPI_Iprobe, MPI_Improbe):
     a poll that repeats the call record as it stands (same op, site, frame,
     arguments and request handles: mwm_poll_again) publishes only the entry
-    time and counters (mwm_poll_enter); any other writes the record."""
+    time and counters (mwm_poll_enter); any other writes the record.
+    force_full: the caller has found that the poll does not repeat the
+    record (gen_poll_split): write it, without the comparison."""
     a = f.attrs
     lng = 1 if lang == 'f' else 0
     L = ['\tstruct mw_slot_call *c;']
@@ -245,6 +247,11 @@ def gen_poll_entry(f, lang, xcall):
         # which its generation number tells.
         hexpr = req_array_head(L, f, lang, xcall)
         L.append('\tuint32_t mw_gen;')
+        if force_full:
+            L += [x[1:] for x in full]
+            L += req_array_copy(hexpr, '\t', req_array_c(f, lang))
+            L += ['\tc->nreqs = mw_n;', '\tmwm_commit_as(c, 0, 1);']
+            return L
         L.append('\tint mw_again = mwm_poll_again(MWM_OP_%s, %d, mw_site, mw_frame) && mw_n <= MWM_MAX_WAIT &&'
                  % (f.name, lng))
         L.append('\t\t       mwm.x.nreqs == mw_n && mwm.slot->call.nreqs == mw_n;')
@@ -277,6 +284,8 @@ def gen_poll_entry(f, lang, xcall):
         L.append('\tint mw_n = 1;')
         same += ['mwm.x.nreqs == 1', 'mwm.x.reqs[0] == mw_h1']
         full += ['\t\tmwm.x.reqs[0] = mw_h1;', '\t\tmwm.x.nreqs = 1;', '\t\tc->nreqs = mw_n;']
+    if force_full:
+        return L + [x[1:] for x in full] + ['\tmwm_commit_as(c, 0, 1);']
     L.append('\tc = &mwm.slot->call;')
     L.append('\tif (mwm_poll_again(MWM_OP_%s, %d, mw_site, mw_frame)%s)'
              % (f.name, lng, ''.join(' && ' + x for x in same)))
@@ -286,6 +295,86 @@ def gen_poll_entry(f, lang, xcall):
     L.append('\t\tmwm_commit_as(c, 0, 1);')
     L.append('\t}')
     return L
+
+
+def gen_poll_split(f):
+    """The plain C fast path of an MPI_Test* wrapper (kind test), so that a
+    poll that completes nothing (hpcc's MPIRandomAccess makes millions)
+    keeps nothing live across the call but what the completion test needs
+    (issue 34): the exported wrapper mwv_X compares the poll with the call
+    record (a repeat publishes only mwm_poll_enter(), any other writes the
+    record, its handles into the call extension mwm.x.reqs), calls, and
+    when nothing completed ends with mwm_poll_finish(0, 1); a poll that
+    completed something (or failed) is left to mwr_X (noinline,
+    tail-called with the result), which attributes the completions from
+    the handles in mwm.x.reqs (unless a nested call changed them, which
+    mwm.x.gen tells) or the one handle mw_h1.  Return (the lines of mwr_X,
+    the body of mwv_X after the plain check, with mw_site and mw_frame
+    defined)."""
+    a = f.attrs
+    args = ', '.join(p[1] for p in f.params)
+    xcall = 'mwx_%s(%s, mw_site, mw_frame)' % (f.cname, args)
+    # what the completions read: the flag, index and out-count parameters
+    used = [a[k] for k in ('idx', 'flag', 'outcount', 'indices') if k in a]
+    rparams = [p for p in f.params if p[1] in used]
+    if 'reqs' in a:
+        extra, xarg = 'int mw_n, uint32_t mw_gen', 'mw_n, mw_gen'
+        head = ['\tuint64_t *mw_heap = NULL, *mw_before = mwm.x.reqs;']
+    else:
+        extra, xarg = 'uint64_t mw_h1', 'mw_h1'
+        head = []
+    rdecl = ', '.join(['int rc'] + [p[2] for p in rparams] + [extra])
+    rargs = ', '.join(['rc'] + [p[1] for p in rparams] + [xarg])
+    pre = ['static int mwr_%s(%s) __attribute__((noinline));' % (f.cname, rdecl),
+           'static int mwr_%s(%s)' % (f.cname, rdecl), '{']
+    pre += head
+    pre += gen_after(f, 'c', '\t/* the call was made by mwv_%s */' % f.cname, False)
+    pre += ['\treturn rc;', '}']
+    # the exported wrapper's body
+    L = ['\tstruct mw_slot_call *c;']
+    if 'reqs' in a:
+        cnt, arr = a['reqs'].split(',')
+        L.append('\tint mw_n = %s;' % cnt)
+        L.append('\tif (__builtin_expect(mw_n > MWM_MAX_WAIT, 0))')
+        L.append('\t\treturn %s;' % xcall)
+        L.append('\tuint32_t mw_gen;')
+        # the record's count equals mw_n (<= MWM_MAX_WAIT) only if its
+        # writer, this op from this site (mwm_poll_again), wrote mw_n
+        # handles into mwm.x.reqs as well
+        L.append('\tif (mwm_poll_again(MWM_OP_%s, 0, mw_site, mw_frame) && mwm.slot->call.nreqs == mw_n &&'
+                 % f.name)
+        L.append('\t    mwm_reqs_same(mwm.x.reqs, %s, mw_n)) {' % arr)
+        L.append('\t\tmw_gen = mwm.x.gen;')
+        L.append('\t\tmwm_poll_enter();')
+        L.append('\t} else {')
+        L.append('\t\tc = mwm_begin(MWM_OP_%s, 0, mw_site, mw_frame);' % f.name)
+        L.append('\t\tmwm_reqs_get(mwm.x.reqs, %s, mw_n);' % arr)
+        L.append('\t\tmwm.x.nreqs = mw_n;')
+        L.append('\t\tmw_gen = ++mwm.x.gen;')
+        L.append('\t\tc->nreqs = mw_n;')
+        L.append('\t\tmwm_commit_as(c, 0, 1);')
+        L.append('\t}')
+    else:
+        L.append('\tuint64_t mw_h1 = MWH(*%s);' % a['req1'])
+        L.append('\tif (mwm_poll_again(MWM_OP_%s, 0, mw_site, mw_frame) && mwm.x.nreqs == 1 &&' % f.name)
+        L.append('\t    mwm.x.reqs[0] == mw_h1) {')
+        L.append('\t\tmwm_poll_enter();')
+        L.append('\t} else {')
+        L.append('\t\tc = mwm_begin(MWM_OP_%s, 0, mw_site, mw_frame);' % f.name)
+        L.append('\t\tmwm.x.reqs[0] = mw_h1;')
+        L.append('\t\tmwm.x.nreqs = 1;')
+        L.append('\t\tc->nreqs = 1;')
+        L.append('\t\tmwm_commit_as(c, 0, 1);')
+        L.append('\t}')
+    L.append('\tint rc = P%s(%s);' % (f.cname, args))
+    if 'outcount' in a:
+        done = '*%s != 0' % a['outcount']  # MPI_UNDEFINED or a count: mwr_ tells
+    else:
+        done = '*%s' % a['flag']
+    L.append('\tif (__builtin_expect(rc != MPI_SUCCESS || %s, 0))' % done)
+    L.append('\t\treturn mwr_%s(%s);' % (f.cname, rargs))
+    L.append('\tmwm_poll_finish(0, 1);')
+    return pre, L
 
 
 def gen_after(f, lang, call, prof):
@@ -412,6 +501,9 @@ def gen_wrappers(fns):
         o += gen_body(f, 'c', '\tint rc = P%s(%s);' % (f.cname, args))
         o.append('\treturn rc;')
         o.append('}')
+        split = gen_poll_split(f) if f.kind == 'test' else None
+        if split:
+            o += split[0]
         # the exported one: the plain fast path (mwm.plain), else the above
         o.append('int mwv_%s(%s);' % (f.cname, decl))
         o.append('int mwv_%s(%s)' % (f.cname, decl))
@@ -423,8 +515,11 @@ def gen_wrappers(fns):
                  % (f.cname, args, ', ' if args else ''))
         o.append('\t}')
         o.append('\tvoid *mw_site = __builtin_return_address(0), *mw_frame = __builtin_frame_address(0);')
-        o += gen_body(f, 'c', '\tint rc = P%s(%s);' % (f.cname, args), prof=False,
-                      xcall='mwx_%s(%s%smw_site, mw_frame)' % (f.cname, args, ', ' if args else ''))
+        if split:
+            o += split[1]
+        else:
+            o += gen_body(f, 'c', '\tint rc = P%s(%s);' % (f.cname, args), prof=False,
+                          xcall='mwx_%s(%s%smw_site, mw_frame)' % (f.cname, args, ', ' if args else ''))
         o.append('\treturn rc;')
         o.append('}')
         o.append('')
