@@ -16,7 +16,7 @@ int main(int argc, char **argv)
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	MPI_Comm_split(MPI_COMM_WORLD, 0, size - rank, &rev);
 	if (rank == 0)
-		MPI_Send(v, 10, MPI_INT, size - 1, 3, rev);
+		MPI_Send(v, 10, MPI_INT, 0, 3, rev);
 	else if (rank == size - 1)
 		MPI_Recv(v, 5, MPI_INT, size - 1, 3, rev, MPI_STATUS_IGNORE);
 	MPI_Barrier(MPI_COMM_WORLD);
