@@ -181,6 +181,13 @@ static void set_beat(struct agent *a, struct ag_rank *x, const struct mw_slot_sn
 			if (s->call.tag >= 0)
 				b->tag = s->call.tag;
 			mw_slot_site(s, s->call.site, b->site, sizeof b->site);
+			if (s->call.count > 0) { /* what it sends or receives (the names block) */
+				int dsz;
+				b->count = s->call.count;
+				if (mw_slot_dtype_name(s, s->call.datatype, b->datatype, sizeof b->datatype, &dsz) &&
+				    dsz > 0)
+					b->bytes = (uint64_t)s->call.count * (uint64_t)dsz;
+			}
 		}
 	}
 	if (s->exit_flags & MW_SLOT_EXIT_VALID) {

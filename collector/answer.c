@@ -162,11 +162,30 @@ static const char *site_text(const char *site, char *buf, size_t len)
 	return buf;
 }
 
+/* What rank y's send or receive moves: ", a receive of 5 MPI_INT (20
+ * bytes)" into buf ("" if its count is not known, or not of such a call).
+ * With an MPI error, what the user compares with the other side: rank 0's
+ * MPI_ERR_TRUNCATE is a message longer than this.  Return buf. */
+static const char *amount_text(const struct col_rank *y, char *buf, size_t len)
+{
+	const char *what = !strcmp(y->kind, "recv") ? "receive" : !strcmp(y->kind, "send") ? "send" : NULL;
+	char by[40] = "";
+	if (len)
+		buf[0] = 0;
+	if (!what || y->count <= 0)
+		return buf;
+	if (y->bytes)
+		snprintf(by, sizeof by, " (%llu byte%s)", y->bytes, y->bytes == 1 ? "" : "s");
+	snprintf(buf, len, ", a %s of %d %s%s", what, y->count, y->datatype[0] ? y->datatype : "elements", by);
+	return buf;
+}
+
 /* A cause whose ranks ended inside an MPI call, some with the MPI library's
  * own error line: "crash: rank 1 ended by the MPI library in MPI_Recv
- * (x.c:15) from rank 0, exit status 15: MPI_Recv: MPI_ERR_TRUNCATE: message
- * truncated; rank 2 ended with it" (the call's line from the first rank's
- * call site, the peer and the exit status when known).  Return 1 if said
+ * (x.c:15) from rank 0, a receive of 5 MPI_INT (20 bytes), exit status 15:
+ * MPI_Recv: MPI_ERR_TRUNCATE: message truncated; rank 2 ended with it" (the
+ * call's line from the first rank's call site, the peer, the count and the
+ * exit status when known).  Return 1 if said
  * so, 0 if no rank has an error line. */
 static int mpi_error_line(const struct col_state *s, const struct col_cause *c, struct col_answer *a)
 {
@@ -183,12 +202,13 @@ static int mpi_error_line(const struct col_state *s, const struct col_cause *c, 
 		}
 	}
 	if (ne) {
-		char how[96] = "", where[300] = "", peer[40] = "";
+		char how[96] = "", where[300] = "", peer[120] = "";
 		const struct col_rank *y = &s->ranks[e[0]];
 		site_text(y->site, where, sizeof where);
 		if (y->peer_world >= 0 && (!strcmp(y->kind, "recv") || !strcmp(y->kind, "send")))
 			snprintf(peer, sizeof peer, " %s rank %d", !strcmp(y->kind, "recv") ? "from" : "to",
 				 y->peer_world);
+		amount_text(y, peer + strlen(peer), sizeof peer - strlen(peer));
 		if (y->exit_signal > 0) /* after the library's abort: its launcher's kill */
 			snprintf(how, sizeof how, ", then killed by signal %d (SIG%s) as its step was ended",
 				 y->exit_signal, sigabbrev_np(y->exit_signal) ? sigabbrev_np(y->exit_signal) : "?");

@@ -411,7 +411,7 @@ int col_eval_rank_info(struct collector *c, int node, int rank, int size)
 }
 
 /* The call a heartbeat tells into rank x: its name, kind, communicator,
- * peer, root, tag and time without progress. */
+ * peer, root, tag, count and datatype and time without progress. */
 static void take_call(struct col_rank *x, const struct mw_hb_beat *b)
 {
 	snprintf(x->call, sizeof x->call, "%s", b->call);
@@ -420,6 +420,9 @@ static void take_call(struct col_rank *x, const struct mw_hb_beat *b)
 	x->peer_world = b->peer_world;
 	x->root_world = b->root_world;
 	x->tag = b->tag;
+	x->count = b->count;
+	snprintf(x->datatype, sizeof x->datatype, "%s", b->datatype);
+	x->bytes = (unsigned long long)b->bytes;
 	x->idle_s = b->idle_s;
 	x->preinit = b->preinit;
 }

@@ -27,6 +27,9 @@ struct col_rank {
 	char kind[16];
 	char comm[MW_HB_STR_MAX + 1];
 	int peer_world, root_world, tag;
+	int count;                /* the call's element count (heartbeat "count"), 0 none */
+	char datatype[24];        /* its datatype ("MPI_INT"), "" unknown */
+	unsigned long long bytes; /* count x its size, 0 unknown */
 	int exit_code, exit_signal;
 	double idle_s;
 	char moving[32];          /* slow: what moved (heartbeat "moving") */

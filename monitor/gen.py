@@ -18,11 +18,11 @@ KINDS = {
     'reqfree': 'MW_KIND_OTHER', 'comm': 'MW_KIND_COLLECTIVE', 'commfree': 'MW_KIND_OTHER',
     'iprobe': 'MW_KIND_TEST', 'other': 'MW_KIND_OTHER',
     # a rank ended in MPI_Init waited for every process of the job
-    'init_manual': 'MW_KIND_COLLECTIVE', 'fin_manual': 'MW_KIND_COLLECTIVE',
+    'init_manual': 'MW_KIND_COLLECTIVE', 'fin_manual': 'MW_KIND_COLLECTIVE', 'detach': 'MW_KIND_OTHER',
 }
 # (not MPI_Init: it may take long on large jobs, it is never judged by time)
 BLOCKING = {'send', 'recv', 'sendrecv', 'probe', 'wait', 'collective', 'rma_sync', 'io', 'comm',
-            'fin_manual'}
+            'fin_manual', 'detach'}
 # kinds whose wrappers may change the request table (the slot's pending count)
 REQ_KINDS = {'nb', 'init', 'wait', 'test', 'start', 'reqfree'}
 # spec attribute -> the call-record argument it fills (MW_ARG_* in mw_slot.h)
@@ -413,8 +413,10 @@ def gen_after(f, lang, call, prof):
         L.append('\tif (%s)' % ok)
         L.append('\t\tmwm_req_free(mw_h);')
     if k == 'commfree':
-        L.append('\tif (%s)' % ok)
+        L.append('\tif (%s) {' % ok)
         L.append('\t\tmwm_comms_remove(&mwm.comms, mw_h);')
+        L.append('\t\tmw_slot_comm_remove(mwm.slot, mw_h);')
+        L.append('\t}')
     if k == 'comm':
         nc = a['newcomm']
         if lang == 'c':
@@ -463,9 +465,9 @@ def gen_after(f, lang, call, prof):
         L.append('\tif (mw_heap)')
         L.append('\t\tfree(mw_heap);')
     if 'hook' in a:
-        fn, arg = a['hook'].split(':', 1)
+        fn, arg = (a['hook'] + ':').split(':')[:2]
         L.append('\tif (%s)' % ok)
-        L.append('\t\t%s(%s);' % (fn, cexpr(f, lang, arg, 'handle')))
+        L.append('\t\t%s(%s);' % (fn, cexpr(f, lang, arg, 'handle') if arg else ''))
     if KINDS[k] == 'MW_KIND_TEST':
         L.append('\tmwm_poll_finish(mw_done, %d);' % (1 if k in REQ_KINDS else 0))
     else:

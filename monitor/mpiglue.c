@@ -122,6 +122,8 @@ void mwm_glue_comm_created(MPI_Comm parent, MPI_Comm newcomm, const char *how)
 	}
 	if (ranks && (!inter || local))
 		mwm_comms_add(&mwm.comms, MWH(newcomm), MWH(parent), how, ranks, n, rank, inter, local, nl);
+	if (ranks && !inter) /* the slot's names block: its reader translates the call's ranks */
+		mw_slot_comm_add(mwm.slot, MWH(newcomm), ranks, n);
 	free(ranks);
 	free(local);
 }

@@ -295,9 +295,9 @@ void mwm_req_free(uint64_t handle);
  * buffered send the current call record describes, on communicator comm,
  * with its call site, until the buffer is detached (mwm.bsends). */
 void mwm_bsend_posted(uint64_t comm);
-/* MPI_Buffer_detach returned (its wrapper's hook): the buffered sends so
- * far were delivered; buf (the detached buffer) is not used. */
-void mwm_bsend_detached(uint64_t buf);
+/* MPI_Buffer_detach returned (its wrapper's hook, C or Fortran): the
+ * buffered sends so far were delivered. */
+void mwm_bsend_detached(void);
 
 /* CLOCK_MONOTONIC in ns (a vDSO call; not used on the fast path). */
 uint64_t mwm_now_ns(void);

@@ -310,9 +310,8 @@ void mwm_bsend_posted(uint64_t comm)
 	mwm_bsends_push(&mwm.bsends, &r);
 }
 
-void mwm_bsend_detached(uint64_t buf)
+void mwm_bsend_detached(void)
 {
-	(void)buf;
 	mwm_bsends_detached(&mwm.bsends);
 }
 
@@ -699,6 +698,8 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 	mwm.clock_ns = mwm_now_ns();
 	s->now_ns = mwm.clock_ns;
 	s->comm_world = mwm.comm_world;
+	for (int i = 0; i < mwm.ndtypes; i++) /* the names block: a reader names the call's datatype */
+		mw_slot_dtype_add(s, mwm.dtypes[i].handle, mwm.dtypes[i].name, mwm.dtypes[i].size);
 	mw_slot_publish(s);
 	mwm.slot = s;
 	mwm_choose_dumpdir(mwm.dumpdir, sizeof(mwm.dumpdir), st->dumps, st->dir);

@@ -17,7 +17,7 @@ $(SHARED_LIB): $(SHARED_OBJS)
 
 # Unit tests of the shared modules (t/unit/test_<name>.c).
 UNIT_TESTS += $(addprefix $(B)/t/,test_cliopt test_conf test_drainreq test_elfneeded test_fsutil test_hb test_hb_doc test_hb_wire \
-	test_hostlist test_jobconf test_settings test_jsonschema test_link test_log test_mw_json test_mw_jnum test_probe test_runcmd test_slurm test_uvcmd test_uvprobe)
+	test_hostlist test_jobconf test_settings test_jsonschema test_link test_log test_mw_json test_mw_jnum test_probe test_runcmd test_slotnames test_slurm test_uvcmd test_uvprobe)
 
 # test_uvcmd runs real children on a libuv loop, test_uvprobe probe rounds.
 UNIT_LIBS_test_uvcmd := $(UV_LIBS)

@@ -44,6 +44,19 @@ static int valid_site(const char *s)
 	return !*s || (s[0] == '/' && mw_slot_site_parse(s, obj, sizeof obj, &off) == 0);
 }
 
+/* "" or a predefined datatype's name ("MPI_INT"). */
+static int valid_dtype(const char *s)
+{
+	if (!*s)
+		return 1;
+	if (strncmp(s, "MPI_", 4) || !s[4])
+		return 0;
+	for (const char *p = s + 4; *p; p++)
+		if (!((*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
+			return 0;
+	return 1;
+}
+
 /* Rules across fields. */
 static int rank_in_size(const void *msg)
 {
@@ -142,6 +155,12 @@ static const struct mw_hb_field beat_f[] = {
 	STR("site", beat.site, .flags = MW_HB_F_OPT, .valid = valid_site,
 	    .syntax = "`/PROGRAM+0xOFFSET`", .doc = "in MPI: the call's site in the program, its "
 	    "absolute path and the offset from its load base (the source line is resolved offline)"),
+	INT("count", MW_HB_K_I32, beat.count, 1, INT32_MAX, .flags = MW_HB_F_OPT,
+	    .doc = "in MPI: the call's element count (absent: none, or 0)"),
+	STR("datatype", beat.datatype, .flags = MW_HB_F_OPT, .valid = valid_dtype,
+	    .syntax = "`MPI_[A-Z0-9_]+`", .doc = "its predefined datatype (absent: none or derived)"),
+	INT("bytes", MW_HB_K_U64, beat.bytes, 1, INT64_MAX, .flags = MW_HB_F_OPT,
+	    .doc = "`count` times the datatype's size (absent: unknown)"),
 	BOOL("preinit", beat.preinit, .flags = MW_HB_F_OPT,
 	     .doc = "exited or vanished: it ended before its first MPI call, `MPI_Init` (its slot is made "
 	     "when the library is loaded)"),

@@ -197,6 +197,8 @@ static int left_out(const struct mw_hb_field *fs, const struct mw_hb_field *f, c
 		return *AT(const int, base, find_field(fs, f->unless)->offset) != 0;
 	if (!(f->flags & MW_HB_F_OPT))
 		return 0;
+	if (f->kind == MW_HB_K_U64)
+		return *AT(const uint64_t, p, 0) == 0;
 	return f->kind == MW_HB_K_STR ? !*p : int_value(f, p) == 0;
 }
 
@@ -218,7 +220,8 @@ static int field_ok(const struct mw_hb_field *f, const void *base)
 	}
 	case MW_HB_K_U64: {
 		uint64_t v = *AT(const uint64_t, p, 0);
-		return f->flags & MW_HB_F_WRAP63 || (v >= (uint64_t)f->min && v <= (uint64_t)f->max);
+		return f->flags & MW_HB_F_WRAP63 || (f->flags & MW_HB_F_OPT && v == 0) ||
+		       (v >= (uint64_t)f->min && v <= (uint64_t)f->max);
 	}
 	case MW_HB_K_BOOL:
 		return 1;

@@ -135,6 +135,9 @@ struct mw_hb_beat {
 	char moving[32];              /* slow: what moved ("recv_buffer,io"), else "" */
 	uint32_t seq;                 /* tree overlay: per-origin sequence number, 1 .. 2^31-1; 0 = none */
 	char site[MW_SLOT_SITE_MAX + 1]; /* the call's site "PROGRAM+0xOFFSET" (mw_slot_site), else "" */
+	int32_t count;                /* the call's element count, 0 = none (or 0) */
+	char datatype[24];            /* its predefined datatype ("MPI_INT"), "" unknown */
+	uint64_t bytes;               /* count x the datatype's size, 0 unknown */
 	int preinit;                  /* exited/vanished before its first MPI call (MPI_Init) */
 };
 

@@ -27,6 +27,8 @@
 #define MW_SLOT_MAGIC 0x31544f4c53574d4dULL /* "MMWSLOT1" little-endian */
 #define MW_SLOT_VERSION 2 /* 2: the call record's name, kind, mode and absent arguments are derived by the reader */
 #define MW_SLOT_SIZE 4096
+#define MW_SLOT_NCOMMS 16  /* communicators the slot translates (names block) */
+#define MW_SLOT_NDTYPES 56 /* predefined datatypes the slot names (names block) */
 
 enum mw_slot_state {
 	MW_STATE_INIT = 0,      /* library loaded, MPI_Init not called yet */
@@ -183,6 +185,26 @@ struct mw_slot {
 	char exe[256];        /* its absolute path ("" unknown) */
 	uint64_t comm_world;  /* the raw MPI_COMM_WORLD handle: a call on it names
 				 world ranks before the watcher resolved it (mw_slot_world_peer) */
+
+	/* names block (issue 35): what a reader needs to describe the call of a
+	 * rank that ended before its watcher resolved it (an MPI error ends a
+	 * rank at once, inside the call), written by the main thread off the
+	 * fast path.  dtypes: the predefined datatypes (name without "MPI_",
+	 * size in bytes), written once at MPI_Init, before magic.  comms: the
+	 * communicators (other than MPI_COMM_WORLD) whose rank r is world rank
+	 * first + stride * r (a dup, a split that keeps or reverses the order, a
+	 * cartesian one without reordering...), written when one is created or
+	 * freed under the seqlock seq3, handle last (0 = a free entry). */
+	uint64_t seq3;
+	struct mw_slot_comm {
+		uint64_t handle; /* raw MPI_Comm, 0 = free */
+		int32_t first, stride, size, pad;
+	} comms[MW_SLOT_NCOMMS];
+	struct mw_slot_dtype {
+		uint64_t handle; /* raw MPI_Datatype, 0 = end of the table */
+		int32_t size;    /* bytes, -1 unknown */
+		char name[20];   /* "INT" for MPI_INT */
+	} dtypes[MW_SLOT_NDTYPES];
 };
 
 /* Longest "OBJECT+0xOFFSET" mw_slot_site() writes (and the heartbeat's
@@ -280,10 +302,31 @@ int mw_slot_site(const struct mw_slot *s, uint64_t addr, char *buf, size_t len);
 /* The world rank the current call of s names as its peer (the source of a
  * receive, the destination of a send), read from the raw call record: for a
  * rank that ended inside a call before its watcher resolved the call (an
- * MPI error ends it at once).  Known only on MPI_COMM_WORLD, whose ranks are
- * world ranks.  Return the rank, or -1 if not known (another communicator,
- * no peer, MPI_ANY_SOURCE, MPI_PROC_NULL). */
+ * MPI error ends it at once).  Known on MPI_COMM_WORLD, whose ranks are
+ * world ranks, and on the communicators of the slot's names block.  Return
+ * the rank, or -1 if not known (another communicator, no peer,
+ * MPI_ANY_SOURCE, MPI_PROC_NULL). */
 int mw_slot_world_peer(const struct mw_slot *s);
+
+/* The world rank of rank r of communicator comm, from the slot's names
+ * block (slotnames.c).  Return it, or -1 if not known. */
+int mw_slot_comm_world_rank(const struct mw_slot *s, uint64_t comm, int32_t r);
+
+/* The name of datatype handle h ("MPI_INT", into buf) and its size in bytes
+ * (*size, -1 unknown), from the slot's names block.  Return buf, or NULL
+ * (buf "") when h is not a predefined datatype the block names. */
+const char *mw_slot_dtype_name(const struct mw_slot *s, uint64_t h, char *buf, size_t len, int *size);
+
+/* Writer side of the names block (the monitor's main thread).  Record
+ * communicator handle, whose group is world_ranks[0..n-1], if its ranks map
+ * to world ranks as first + stride * rank (else, or when the block is full,
+ * record nothing).  Return 1 if recorded, else 0. */
+int mw_slot_comm_add(struct mw_slot *s, uint64_t handle, const int *world_ranks, int n);
+/* Forget communicator handle (freed). */
+void mw_slot_comm_remove(struct mw_slot *s, uint64_t handle);
+/* Record predefined datatype h ("MPI_INT", size bytes) before the slot is
+ * published.  Return 1, or 0 when the block is full or the name too long. */
+int mw_slot_dtype_add(struct mw_slot *s, uint64_t h, const char *name, int size);
 
 /* Split a site mw_slot_site() wrote into the object (into obj) and the
  * offset.  Return 0, or -1 if site is not of that form. */

@@ -341,14 +341,6 @@ int mw_slot_site(const struct mw_slot *s, uint64_t addr, char *buf, size_t len)
 	return 1;
 }
 
-int mw_slot_world_peer(const struct mw_slot *s)
-{
-	int32_t p = s->call.peer;
-	if (!s->comm_world || s->call.comm != s->comm_world || p < 0 || p >= s->world_size)
-		return -1; /* MPI_ANY_SOURCE and MPI_PROC_NULL are negative in both MPIs */
-	return p;
-}
-
 int mw_slot_site_parse(const char *site, char *obj, size_t objlen, unsigned long long *offset)
 {
 	const char *plus = strrchr(site, '+');

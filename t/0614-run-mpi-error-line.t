@@ -9,11 +9,13 @@
 # line was lost (run_truncate_quiet), never 'the launcher was killed'.
 # The sender is named although rank 1 died before the watcher resolved its
 # call's peer ("from rank 0"; the slot keeps MPI_COMM_WORLD's handle, so its
-# reader knows a world rank when it sees one).
+# reader knows a world rank when it sees one).  The receive's count and
+# datatype are named ("a receive of 5 MPI_INT (20 bytes)"), from the slot's
+# call record and its table of datatype names.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 28
+plan 32
 run_setup mw-mpierr
 
 # The answer is right whether or not the MPI library's own line reached the
@@ -41,6 +43,8 @@ for mpi in openmpi mpich; do
             like "$first" 'its own error message was not printed' "$mpi $prog: and that the library's message was lost"
         fi
         like "$first" "in MPI_Recv \\($prog\\.c:$line\\) from rank 0\\b" "$mpi $prog: and the sender, rank 0"
+        like "$first" "in MPI_Recv \\($prog\\.c:$line\\) from rank 0, a receive of 5 MPI_INT \\(20 bytes\\)" \
+             "$mpi $prog: and the receive's count and datatype (the message from rank 0 was longer)"
         is "$(field "$d/report.json" '[x["peer_world"] for x in r["ranks"] if x["rank"] == 1]')" "[0]" \
            "$mpi $prog: report.json: rank 1 waited for rank 0"
         unlike "$first" 'exit status unknown|launcher was killed' "$mpi $prog: no 'exit status unknown', no killed launcher"
