@@ -34,6 +34,7 @@ mon_mpirun_tests() {
         ok_cmd "$mpi rank $r: dump valid against the schema" mon_schema_check "$d/rank-$r.json"
     done
     like "$(jget "$d/rank-0.json" call.site.object)" 'mon_deadlock$' "$mpi: call site is in the program"
+    like "$(jget "$d/rank-0.json" mpi)" "^$mpi [0-9]" "$mpi: the dump names its MPI library and version"
 
     # 2. a split communicator: ranks are translated to world ranks, gids agree
     d=$work/split
