@@ -693,6 +693,8 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 		}
 	}
 	early = NULL;
+	/* known once MPI_Init returned (a slot made at load has none) */
+	snprintf(s->mpi, sizeof(s->mpi), "%s", mwm.mpi);
 	s->world_size = world_size;
 	s->timeout_s = mwm.timeout_s;
 	mwm.clock_ns = mwm_now_ns();
