@@ -177,7 +177,7 @@ deps:
 	./.ci/deps
 
 integration: build-all
-	MW_LAB_SHARDS=$${MW_LAB_SHARDS:-1} t/run-integration
+	MW_LAB_SHARDS=$${MW_LAB_SHARDS:-2} t/run-integration
 
 # The collector's lab tests once more with the tree overlay forced on (the
 # site's plugin line: tree_threshold=1, fanout 2): every job of three nodes
@@ -190,7 +190,7 @@ TREE_TESTS ?= $(filter-out t/0408-%,$(wildcard t/04[0-1][0-9]-*.t))
 # (MW_LAB_KEEP=1: the tests' folders, with each job's report.json, stay until
 # the lab stops, for t/tree-pass.t to read.)
 integration-tree: build-all
-	MW_LAB_SHARDS=$${MW_LAB_SHARDS:-1} MW_LAB_KEEP=1 MW_LAB_PLUGIN_ARGS="tree_threshold=1 tree_fanout=2" t/run-integration $(TREE_TESTS) t/tree-pass.t
+	MW_LAB_SHARDS=$${MW_LAB_SHARDS:-2} MW_LAB_KEEP=1 MW_LAB_PLUGIN_ARGS="tree_threshold=1 tree_fanout=2" t/run-integration $(TREE_TESTS) t/tree-pass.t
 
 # make test builds on every core (CI has 2) and fuzzes each target 6 s: the
 # whole run must stay under 30 minutes there (doc/benchmarks.md, "CI").
