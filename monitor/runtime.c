@@ -549,7 +549,8 @@ static struct mw_slot *slot_make(int rank, int size, const char *host, char *pat
 	return s;
 }
 
-/* The slot made at MPI_Init's entry (mwm_init_enter), its rank and path. */
+/* The slot made before MPI_Init returned (early_open, at load), its rank and
+ * path; mwm_start takes it over. */
 static struct mw_slot *early;
 static int early_rank = -1;
 static char early_path[sizeof mwm.slotpath];
