@@ -203,6 +203,7 @@ struct waits {
 	int *queue;
 	const char *dl_what; /* the analysis' deadlock, for class 'd' */
 	char dl_core[128];   /* its ranks that wait for each other, for class 'w' */
+	char failed[160];    /* class 'p': the ranks that ended on their own (once) */
 };
 
 static int waits_alloc(struct waits *w, size_t size)
@@ -377,10 +378,12 @@ static void cause_b(const struct col_rank *ranks, size_t size, struct waits *w,
 	 * vanished, or was killed from outside) while another ended with one:
 	 * the launcher ended it with the step of the failed rank ('p'). */
 	for (size_t r = 0; r < size; r++)
-		if (own_end(&ranks[r]))
+		if (own_end(&ranks[r])) {
 			for (size_t q = 0; q < size; q++)
 				if (!w->cls[q] && ranks[q].preinit && !own_end(&ranks[q]))
 					w->cls[q] = 'p';
+			break; /* one is enough */
+		}
 	for (size_t r = 0; r < size; r++) {
 		if (w->cls[r])
 			continue;
@@ -526,13 +529,15 @@ static char rank_detail(const struct col_rank *ranks, size_t r, char c, struct w
 		break;
 	case 'p': {
 		size_t nb = 0;
-		for (size_t i = 0; i < w->g.n && nb < 64; i++)
-			if (own_end(&ranks[i]))
-				bad[nb++] = (int)i;
-		mw_ranges_format(bad, nb, buf, sizeof buf);
+		if (!w->failed[0]) { /* once: every 'p' rank names the same ones */
+			for (size_t i = 0; i < w->g.n && nb < 64; i++)
+				if (own_end(&ranks[i]))
+					bad[nb++] = (int)i;
+			mw_ranges_format(bad, nb, w->failed, sizeof w->failed);
+		}
 		exit_text(x, detail, len);
 		size_t used = strlen(detail);
-		snprintf(detail + used, len - used, ", with the step of failed rank(s) %.100s (cascade)", buf);
+		snprintf(detail + used, len - used, ", with the step of failed rank(s) %.100s (cascade)", w->failed);
 		c = 'C';
 		break;
 	}
