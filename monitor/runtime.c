@@ -658,8 +658,8 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 	if (mwm_reqtab_init(&mwm.reqs, 4096) < 0)
 		return -1;
 	if (early && early_rank == world_rank) {
-		/* MPI_Init returned: the slot made at its entry goes on (the
-		 * agent may already watch it) */
+		/* MPI_Init returned: the slot made at load goes on (the agent
+		 * may already watch it) */
 		uint64_t q = __atomic_load_n(&early->seq, __ATOMIC_RELAXED);
 		s = early;
 		snprintf(mwm.slotpath, sizeof(mwm.slotpath), "%s", early_path);
@@ -678,20 +678,16 @@ int mwm_start(int world_rank, int world_size, int thread_multiple)
 		s = slot_make(world_rank, world_size, host, mwm.slotpath, sizeof(mwm.slotpath), 0);
 		if (s) {
 			slot_is_file = 1;
-			s->start_ns = mwm_now_ns();
-			s->last_progress_ns = s->start_ns;
-			s->state = MW_STATE_COMPUTING;
-			mwm_exe_record(s);
 		} else {
 			warn_once("cannot create the shared-memory slot", strerror(errno));
 			s = &mwm_private_slot;
 			memset(s, 0, sizeof(*s));
 			slot_header(s, world_rank, world_size, host);
-			s->start_ns = mwm_now_ns();
-			s->last_progress_ns = s->start_ns;
-			s->state = MW_STATE_COMPUTING;
-			mwm_exe_record(s);
 		}
+		s->start_ns = mwm_now_ns();
+		s->last_progress_ns = s->start_ns;
+		s->state = MW_STATE_COMPUTING;
+		mwm_exe_record(s);
 	}
 	early = NULL;
 	/* known once MPI_Init returned (a slot made at load has none) */
