@@ -592,6 +592,11 @@ double mwt_cp_tick(struct mwt_cp *cp, double now)
 	return next;
 }
 
+void mwt_cp_flush(struct mwt_cp *cp)
+{
+	(void)cp;
+}
+
 void mwt_cp_uplink(struct mwt_cp *cp)
 {
 	struct mw_hb_msg m;

@@ -93,6 +93,11 @@ void mwt_cp_probe_stats(const struct mwt_cp *cp, unsigned long *rounds, unsigned
  * the unit tests. */
 double mwt_cp_tick(struct mwt_cp *cp, double now);
 
+/* The CP's agent is leaving (stopped): send up now, before its goodbye,
+ * what the CP has gathered and not sent (its window not over yet), so that
+ * the last heartbeats of its node and its children reach the parent. */
+void mwt_cp_flush(struct mwt_cp *cp);
+
 /* The CP's agent has a new parent link: send again every RANK of its
  * children, a CHILD frame per attached child, the auxiliary output its
  * children sent while it had no parent link (64 at most, kept in order),

@@ -731,6 +731,51 @@ START_TEST(test_cp_window_per_level)
 }
 END_TEST
 
+/* The CP's agent stops within the gathering window (the job's epilog
+ * right after a rank ended): the events gathered go up before it leaves,
+ * with the last state of each rank (t/0411 in the tree pass lost a rank's
+ * exit so: the collector then answered with the ranks the launcher
+ * killed). */
+START_TEST(test_cp_flush_on_leaving)
+{
+	struct mwt_cp_opts o = {"77", "cp1", NULL, "abc123", 5.0, 0};
+	uint16_t port = 0;
+	struct mwt_cp *cp = mwt_cp_create(test_loop(), &o, up, NULL, &port);
+	struct mw_hb_msg m;
+	struct mwt_agg *a;
+	char err[200];
+	size_t ch;
+	unsigned long aggs, events;
+	int exited = 0;
+	ck_assert_ptr_nonnull(cp);
+	up_reset();
+	m = beat_msg(1, 1);
+	ck_assert_int_eq(mwt_cp_beat(cp, "cp1", &m.u.beat, mw_now()), 1);
+	m = beat_msg(1, 2);
+	m.u.beat.state = MW_HB_S_EXITED;
+	ck_assert_int_eq(mwt_cp_beat(cp, "cp1", &m.u.beat, mw_now()), 1);
+	mwt_cp_stats(cp, &ch, &aggs, &events);
+	ck_assert_uint_eq(aggs, 0); /* still gathering (5 s window) */
+	mwt_cp_flush(cp);
+	ck_assert_int_eq(count_up(MW_HB_AGG), 1);
+	a = NULL;
+	for (int i = 0; i < nup; i++)
+		if (up_msgs[i].type == MW_HB_AGG)
+			a = mwt_agg_from_json(up_json[i], strlen(up_json[i]), err, sizeof err);
+	ck_assert_msg(a != NULL, "%s", err);
+	ck_assert_uint_eq(mwt_agg_events(a), 2);
+	for (size_t i = 0; i < mwt_agg_nclasses(a); i++)
+		exited += mwt_agg_class(a, i)->state == MW_HB_S_EXITED;
+	ck_assert_int_eq(exited, 1); /* the rank's exit is in it */
+	mwt_agg_destroy(a);
+	/* nothing sent twice when the window's end comes after all */
+	mwt_cp_tick(cp, mw_now() + 10);
+	ck_assert_int_eq(count_up(MW_HB_AGG), 1);
+	up_reset();
+	mwt_cp_destroy(cp);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("tree_cp");
@@ -742,6 +787,7 @@ int main(void)
 	tcase_add_test(tc, test_cp_probe_down);
 	tcase_add_test(tc, test_cp_ap);
 	tcase_add_test(tc, test_cp_window_per_level);
+	tcase_add_test(tc, test_cp_flush_on_leaving);
 	suite_add_tcase(s, tc);
 	return mw_unit_run(s);
 }
