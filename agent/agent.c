@@ -523,6 +523,8 @@ int ag_run(const struct ag_opts *o)
 			flush_rank(&a, a.r[i]);
 		if (a.link)
 			ag_ap_flush(a.ap, send_ap, &a);
+		if (a.link) /* a CP: what it gathers goes up now, not after its window */
+			ag_tree_leaving(a.tree);
 		ag_link_leave(&a, "agent stopping"); /* flushed below, for 1 s at most */
 	}
 	ag_connect_stop(&a); /* a try under way: given up */

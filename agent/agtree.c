@@ -104,6 +104,12 @@ void ag_tree_uplink(struct ag_tree *t)
 		mwt_cp_uplink(t->cp);
 }
 
+void ag_tree_leaving(struct ag_tree *t)
+{
+	if (t && t->cp)
+		mwt_cp_flush(t->cp);
+}
+
 void ag_tree_dumpreq(struct ag_tree *t, const struct mw_hb_msg *m)
 {
 	if (t && t->cp)

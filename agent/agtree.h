@@ -48,6 +48,11 @@ int ag_tree_own_beat(struct ag_tree *t, const struct mw_hb_beat *b);
 /* A new link up: a CP sends its subtree's state again. */
 void ag_tree_uplink(struct ag_tree *t);
 
+/* The agent is leaving its parent (stopped): a CP sends up at once what
+ * it gathered (mwt_cp_flush), before the goodbye; t NULL or no CP:
+ * nothing. */
+void ag_tree_leaving(struct ag_tree *t);
+
 /* A DUMPREQ from above: a CP passes it down to its children. */
 void ag_tree_dumpreq(struct ag_tree *t, const struct mw_hb_msg *m);
 

@@ -568,22 +568,26 @@ static void send_agg(struct mwt_cp *cp, const struct mwt_agg *a)
 	free(m.u.agg.json);
 }
 
+void mwt_cp_flush(struct mwt_cp *cp)
+{
+	cp->flush_at = 0;
+	/* Kept first: if the parent is gone, it goes up again after the
+	 * re-attachment. */
+	if (mwt_agg_merge(cp->all, cp->allseen, cp->pending) < 0)
+		mw_warn("tree: out of memory keeping the aggregate");
+	if (mwt_agg_events(cp->pending))
+		send_agg(cp, cp->pending);
+	mwt_agg_reset(cp->pending);
+}
+
 double mwt_cp_tick(struct mwt_cp *cp, double now)
 {
 	double next = mwt_cpp_tick(cp, now, now + 3600); /* the summary when due */
 	for (size_t k = cp->nc; k-- > 0;)
 		if (!cp->c[k].hello && !cp->c[k].verifying && now - cp->c[k].t_conn > CP_HELLO_TIMEOUT)
 			mwt_cp_child_close(cp, k, 0, "no hello");
-	if (cp->flush_at > 0 && now >= cp->flush_at) {
-		cp->flush_at = 0;
-		/* Kept first: if the parent is gone, it goes up again after
-		 * the re-attachment. */
-		if (mwt_agg_merge(cp->all, cp->allseen, cp->pending) < 0)
-			mw_warn("tree: out of memory keeping the aggregate");
-		if (mwt_agg_events(cp->pending))
-			send_agg(cp, cp->pending);
-		mwt_agg_reset(cp->pending);
-	}
+	if (cp->flush_at > 0 && now >= cp->flush_at)
+		mwt_cp_flush(cp);
 	if (cp->flush_at > 0 && cp->flush_at < next)
 		next = cp->flush_at;
 	for (size_t k = 0; k < cp->nc; k++) /* the hello deadlines */
@@ -592,10 +596,6 @@ double mwt_cp_tick(struct mwt_cp *cp, double now)
 	return next;
 }
 
-void mwt_cp_flush(struct mwt_cp *cp)
-{
-	(void)cp;
-}
 
 void mwt_cp_uplink(struct mwt_cp *cp)
 {
