@@ -64,14 +64,10 @@ is "$(py '" ".join(sorted(set(m for e in ex for m in metrics(e))))')" "$want" \
     "the issue's metrics are all shown: probes, drains, health checks, calibration, jobs, verdicts"
 is "$(py 'sorted(set(m for x in p if any("$instance" in t["expr"] for t in x["targets"]) for t in x["targets"] for m in metrics(t["expr"])))')" \
     "$(python3 -c 'import sys; print(sorted(sys.argv[1].split()))' "$want")" "... and each of them per node (the node variable)"
-# The metric names are nodehealthd's table (nodehealthd/nhd_metrics.c, once
-# merged): every name the dashboard queries must be one the daemon writes.
-if [ -f "$R/nodehealthd/nhd_metrics.c" ]; then
-    missing=$(for m in $want; do grep -q "\"$m\"\|\"${m#mpiwatch_}\"" "$R/nodehealthd/nhd_metrics.c" || echo "$m"; done | tr '\n' ' ')
-    is "$missing" "" "every metric the dashboard queries is in nodehealthd's table (nhd_metrics.c)"
-else
-    skip "nodehealthd/nhd_metrics.c is not in this tree yet (issue 33's metrics writer)" 1
-fi
+# The metric names are nodehealthd's table (nodehealthd/nhd_metrics.c):
+# every name the dashboard queries must be one the daemon writes.
+missing=$(for m in $want; do grep -q "\"$m\"\|\"${m#mpiwatch_}\"" "$R/nodehealthd/nhd_metrics.c" || echo "$m"; done | tr '\n' ' ')
+is "$missing" "" "every metric the dashboard queries is in nodehealthd's table (nhd_metrics.c)"
 # The check checks: a dashboard without a query's expr is refused.
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); del [x for x in d["panels"] if x["type"]!="row"][3]["targets"][0]["expr"]; json.dump(d, open(sys.argv[2], "w"))' "$dash" "$tmp/bad.json"
 like "$(check "$tmp/bad.json")" "^invalid: 'expr' is a required property" "a dashboard with a query without expr is refused by the schema"
