@@ -64,6 +64,7 @@ all: build-all
 include shared/build.mk
 include $(filter-out shared/build.mk,$(wildcard */build.mk))
 include t/progs/build.mk
+include t/tools/build.mk
 
 # A test or fuzz target no build.mk declares would silently never run.
 MW_UNDECLARED := $(filter-out $(UNIT_TESTS) $(FUZZERS), \
@@ -95,7 +96,7 @@ $(B)/fuzz/%: fuzz/%.c $(FUZZ_SHARED_OBJS)
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer \
 	  $(CPPFLAGS) $(JSON_CFLAGS) -Wall -Wextra -o $@ $< $(FUZZ_SHARED_OBJS) $(FUZZ_EXTRA_$*) $(JSON_LIBS) $(MUNGE_LIBS) $(UV_LIBS) -lpthread -lm
 
-build-all: $(BINS) $(LIBS) $(PROGS)
+build-all: $(BINS) $(LIBS) $(PROGS) $(LAB_TOOLS)
 build-install: $(BINS) $(LIBS)
 
 # Generic object rule: build/obj/<dir>/<file>.o from <dir>/<file>.c
