@@ -22,6 +22,8 @@ UNIT_TESTS += $(addprefix $(B)/t/,test_cliopt test_conf test_drainreq test_elfne
 # test_uvcmd runs real children on a libuv loop, test_uvprobe probe rounds.
 UNIT_LIBS_test_uvcmd := $(UV_LIBS)
 UNIT_LIBS_test_uvprobe := $(UV_LIBS)
+# (its responder is the one of the collector's probe tests)
+$(B)/t/test_uvprobe: t/unit/probe_responder.c
 UNIT_LIBS_test_slurm := $(UV_LIBS)
 
 # test_hb checks the handshake's proofs (auth.c: MUNGE's library).

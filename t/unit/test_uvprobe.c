@@ -11,87 +11,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "probe_responder.h"
 #include "unit.h"
 #include "uvprobe.h"
-
-struct responder {
-	uv_udp_t udp;
-	int port;
-	unsigned src_port;  /* of the last probe */
-	int probes;
-	int answer;         /* 0: stay silent */
-	uint64_t delay_ms;  /* answer this late (a slow link, a loaded node) */
-	uv_timer_t late;
-	uint8_t rep[MW_PROBE_MIN_SIZE];
-	int replen;
-	struct sockaddr_storage to;
-};
-
-static void on_late(uv_timer_t *t)
-{
-	struct responder *r = t->data;
-	uv_udp_try_send(&r->udp, &(uv_buf_t){.base = (char *)r->rep, .len = (size_t)r->replen}, 1,
-			(struct sockaddr *)&r->to);
-}
-
-static void on_alloc(uv_handle_t *h, size_t n, uv_buf_t *b)
-{
-	static char buf[2048];
-	(void)h;
-	(void)n;
-	*b = uv_buf_init(buf, sizeof(buf));
-}
-
-static void on_probe(uv_udp_t *u, ssize_t n, const uv_buf_t *b, const struct sockaddr *from, unsigned flags)
-{
-	struct responder *r = u->data;
-	uint8_t nonce[MW_PROBE_NONCE_LEN], rep[MW_PROBE_MIN_SIZE];
-	int len;
-	(void)flags;
-	if (n <= 0 || !from)
-		return;
-	ck_assert_int_eq(mw_probe_decode_probe((const uint8_t *)b->base, (size_t)n, nonce), MW_PROBE_OK);
-	r->probes++;
-	r->src_port = ntohs(((const struct sockaddr_in *)(const void *)from)->sin_port);
-	if (!r->answer)
-		return;
-	len = mw_probe_encode_reply(rep, sizeof(rep), (size_t)n, nonce, MW_PROBE_ALIVE, 0, 1, "n9", "ok");
-	ck_assert_int_gt(len, 0);
-	if (r->delay_ms) { /* the last probe's answer, later */
-		memcpy(r->rep, rep, (size_t)len);
-		r->replen = len;
-		memcpy(&r->to, from, sizeof(struct sockaddr_in));
-		if (!r->late.data) {
-			ck_assert_int_eq(uv_timer_init(u->loop, &r->late), 0);
-			r->late.data = r;
-		}
-		uv_timer_start(&r->late, on_late, r->delay_ms, 0);
-		return;
-	}
-	ck_assert_int_eq(uv_udp_try_send(u, &(uv_buf_t){.base = (char *)rep, .len = (size_t)len}, 1, from), len);
-}
-
-/* A responder on ip:port (port 0: any free one, r->port tells). */
-static void start_responder_at(uv_loop_t *loop, struct responder *r, int answer, const char *ip, int port)
-{
-	struct sockaddr_in a;
-	struct sockaddr_storage got;
-	int len = sizeof(got);
-	memset(r, 0, sizeof(*r));
-	r->answer = answer;
-	ck_assert_int_eq(uv_ip4_addr(ip, port, &a), 0);
-	ck_assert_int_eq(uv_udp_init(loop, &r->udp), 0);
-	r->udp.data = r;
-	ck_assert_int_eq(uv_udp_bind(&r->udp, (struct sockaddr *)&a, 0), 0);
-	ck_assert_int_eq(uv_udp_getsockname(&r->udp, (struct sockaddr *)&got, &len), 0);
-	r->port = ntohs(((struct sockaddr_in *)&got)->sin_port);
-	ck_assert_int_eq(uv_udp_recv_start(&r->udp, on_alloc, on_probe), 0);
-}
-
-static void start_responder(uv_loop_t *loop, struct responder *r, int answer)
-{
-	start_responder_at(loop, r, answer, "127.0.0.1", 0);
-}
 
 struct outcome {
 	int calls, rc;
@@ -111,11 +33,11 @@ START_TEST(test_answered)
 {
 	const char *names[] = {"n9"}, *addrs[] = {"127.0.0.1"};
 	struct mw_probe_result res[1];
-	struct responder r;
+	struct probe_responder r;
 	struct outcome o = {0};
 	uv_loop_t loop;
 	ck_assert_int_eq(uv_loop_init(&loop), 0);
-	start_responder(&loop, &r, 1);
+	probe_responder_start_at(&loop, &r, "127.0.0.1", 0, 1, NULL, NULL);
 	o.stop = &r.udp;
 	ck_assert_ptr_nonnull(mw_uvprobe_start(&loop, names, addrs, 1, (uint16_t)r.port, 2.0, 3, MW_PROBE_F_PRIVSRC,
 					       res, round_done, &o));
@@ -138,11 +60,11 @@ START_TEST(test_silent_every_try)
 {
 	const char *names[] = {"n9"}, *addrs[] = {"127.0.0.1"};
 	struct mw_probe_result res[1];
-	struct responder r;
+	struct probe_responder r;
 	struct outcome o = {0};
 	uv_loop_t loop;
 	ck_assert_int_eq(uv_loop_init(&loop), 0);
-	start_responder(&loop, &r, 0);
+	probe_responder_start_at(&loop, &r, "127.0.0.1", 0, 0, NULL, NULL);
 	o.stop = &r.udp;
 	ck_assert_ptr_nonnull(mw_uvprobe_start(&loop, names, addrs, 1, (uint16_t)r.port, 0.3, 3, 0, res, round_done,
 					       &o));
@@ -159,24 +81,22 @@ END_TEST
  * 127.0.0.1 and b on 127.0.0.2 (answering b_delay_ms late, or silent when
  * b_answers is 0), budget_s, 3 tries, flags; the responders closed after.
  * Return the round's rc; res[] filled, a->probes and b->probes counted. */
-static int run_pair(struct responder *a, struct responder *b, int b_answers, uint64_t b_delay_ms, double budget_s,
-		    unsigned flags, struct mw_probe_result res[2])
+static int run_pair(struct probe_responder *a, struct probe_responder *b, int b_answers, uint64_t b_delay_ms,
+		    double budget_s, unsigned flags, struct mw_probe_result res[2])
 {
 	const char *names[] = {"n8", "n9"}, *addrs[] = {"127.0.0.1", "127.0.0.2"};
 	struct outcome o = {0};
 	uv_loop_t loop;
 	ck_assert_int_eq(uv_loop_init(&loop), 0);
-	start_responder(&loop, a, 1);
-	start_responder_at(&loop, b, b_answers, "127.0.0.2", a->port); /* the same port, another address */
+	probe_responder_start_at(&loop, a, "127.0.0.1", 0, 1, NULL, NULL);
+	probe_responder_start_at(&loop, b, "127.0.0.2", a->port, b_answers, NULL, NULL); /* the same port, another address */
 	b->delay_ms = b_delay_ms;
 	ck_assert_ptr_nonnull(mw_uvprobe_start(&loop, names, addrs, 2, (uint16_t)a->port, budget_s, 3, flags, res,
 					       round_done, &o));
 	while (!o.calls)
 		uv_run(&loop, UV_RUN_ONCE);
-	uv_close((uv_handle_t *)&a->udp, NULL);
-	uv_close((uv_handle_t *)&b->udp, NULL);
-	if (b->late.data)
-		uv_close((uv_handle_t *)&b->late, NULL);
+	probe_responder_stop(a);
+	probe_responder_stop(b);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	ck_assert_int_eq(uv_loop_close(&loop), 0);
 	return o.rc;
@@ -191,7 +111,7 @@ static int run_pair(struct responder *a, struct responder *b, int b_answers, uin
 START_TEST(test_dead_among_live)
 {
 	struct mw_probe_result res[2];
-	struct responder live, silent;
+	struct probe_responder live, silent;
 	double span = -1;
 	const char *in;
 	ck_assert_int_eq(run_pair(&live, &silent, 0, 0, 60.0, 0, res), 1);
@@ -214,7 +134,7 @@ END_TEST
 START_TEST(test_first_answer_ends_round)
 {
 	struct mw_probe_result res[2];
-	struct responder live, silent;
+	struct probe_responder live, silent;
 	ck_assert_int_eq(run_pair(&live, &silent, 0, 0, 60.0, MW_PROBE_F_FIRST, res), 1);
 	ck_assert_int_eq(res[0].state, MW_PROBE_ALIVE);
 	ck_assert_int_eq(res[1].state, MW_PROBE_DEAD);
@@ -229,7 +149,7 @@ END_TEST
 START_TEST(test_slow_node_alive)
 {
 	struct mw_probe_result res[2];
-	struct responder fast, slow;
+	struct probe_responder fast, slow;
 	ck_assert_int_eq(run_pair(&fast, &slow, 1, 50, 3.0, 0, res), 2);
 	ck_assert_int_eq(res[0].state, MW_PROBE_ALIVE);
 	ck_assert_int_eq(res[1].state, MW_PROBE_ALIVE);
@@ -262,12 +182,12 @@ START_TEST(test_stop)
 {
 	const char *names[] = {"n9"}, *addrs[] = {"127.0.0.1"};
 	struct mw_probe_result res[1];
-	struct responder r;
+	struct probe_responder r;
 	struct outcome o = {0};
 	struct mw_uvprobe *p;
 	uv_loop_t loop;
 	ck_assert_int_eq(uv_loop_init(&loop), 0);
-	start_responder(&loop, &r, 0);
+	probe_responder_start_at(&loop, &r, "127.0.0.1", 0, 0, NULL, NULL);
 	p = mw_uvprobe_start(&loop, names, addrs, 1, (uint16_t)r.port, 30.0, 2, 0, res, round_done, &o);
 	ck_assert_ptr_nonnull(p);
 	uv_run(&loop, UV_RUN_NOWAIT); /* the first try goes out */
