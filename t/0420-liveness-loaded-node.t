@@ -60,17 +60,8 @@ load_stop() {
 tap_cleanup load_stop
 sleep 2
 
-prog=$(lab_prog openmpi col_steady)
-dir=$(lab_tmpdir mwuser1)
-cd "$dir" || BAIL_OUT "cd $dir"
-jid=$(lab_sbatch mwuser1 -N3 -n6 -w "n[1-3]" --mpiwatch -o "$dir/job.out" \
-    --wrap "srun --mpi=pmix $prog $secs; echo srun-exit=\$?")
-like "$jid" '^[0-9]+$' "a $secs s healthy job on n[1-3] submitted (default settings)"
-tap_cleanup "scancel $jid 2>/dev/null"
-st=$(lab_job_wait "$jid" 240)
-is "$st" COMPLETED "the job completes on the loaded, slow node"
-like "$(cat "$dir/job.out")" "steady done" "the program's own output is complete"
-like "$(cat "$dir/job.out")" "srun-exit=0" "srun exits 0"
+live_steady_unharmed $secs "" 240
+dir=$live_dir jid=$live_jid
 rep=$dir/mpiwatch-$jid/report.json
 wait_for 60 "test -s '$rep'"
 unlike "$(jv "$rep" 'd["verdict"]')" "^hardware$" "the verdict is not hardware"
@@ -83,6 +74,7 @@ is "$(lab_reasoned_nodes)" "" "no node is drained"
 # below runs on an unloaded n3.
 load_stop
 tc qdisc del dev "$veth" root 2>/dev/null
+"$MW_LAB_T/lab/slow-link" n3 off 2>/dev/null
 wait 2>/dev/null
 
 # --- the positive case: n3 killed is named dead ------------------------------

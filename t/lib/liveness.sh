@@ -36,22 +36,24 @@ live_events() {
     jv "$1" '"\n".join(e["event"] + "|" + e["detail"] for e in d["timeline"][:[e["event"] for e in d["timeline"]].index("verdict") + 1])'
 }
 
-# live_steady_unharmed SECONDS: a SECONDS-long 3-node, 6-rank col_steady job
-# of mwuser1 (--mpiwatch=timeout=2) on n[1-3], run to its end; its own
-# output must be complete and srun must exit 0 (the watch, whatever happened
-# to its links, did not harm it).  Leaves live_dir (the job's folder),
-# live_jid and live_out (the report folder).  Five tests.
+# live_steady_unharmed SECONDS [MPIWATCH [WAIT]]: a SECONDS-long 3-node,
+# 6-rank col_steady job of mwuser1 on n[1-3] (--mpiwatch=MPIWATCH, default
+# timeout=2; "" for the default settings: --mpiwatch), run to its end (WAIT
+# s at most, default 180); its own output must be complete and srun must exit
+# 0 (the watch, whatever happened to its links or its node, did not harm it).
+# Leaves live_dir (the job's folder), live_jid and live_out (the report
+# folder).  Four tests.
 live_steady_unharmed() {
-    local secs=$1 prog st
+    local secs=$1 opt=${2-timeout=2} wait=${3:-180} prog st
     prog=$(lab_prog openmpi col_steady)
     live_dir=$(lab_tmpdir mwuser1)
     cd "$live_dir" || BAIL_OUT "cd $live_dir"
-    live_jid=$(lab_sbatch mwuser1 -N3 -n6 -w "n[1-3]" --mpiwatch=timeout=2 -o "$live_dir/job.out" \
+    live_jid=$(lab_sbatch mwuser1 -N3 -n6 -w "n[1-3]" "--mpiwatch${opt:+=$opt}" -o "$live_dir/job.out" \
         --wrap "srun --mpi=pmix $prog $secs; echo srun-exit=\$?")
     live_out=$live_dir/mpiwatch-$live_jid
-    like "$live_jid" '^[0-9]+$' "a $secs s job on n[1-3] submitted"
+    like "$live_jid" '^[0-9]+$' "a $secs s job on n[1-3] submitted (--mpiwatch${opt:+=$opt})"
     tap_cleanup "scancel $live_jid 2>/dev/null"
-    st=$(lab_job_wait "$live_jid" 180)
+    st=$(lab_job_wait "$live_jid" "$wait")
     is "$st" COMPLETED "the job completes"
     like "$(cat "$live_dir/job.out")" "steady done" "the program's own output is complete"
     like "$(cat "$live_dir/job.out")" "srun-exit=0" "srun exits 0"
