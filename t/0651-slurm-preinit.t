@@ -1,6 +1,7 @@
 #!/bin/bash
 # 0651: a rank that dies before MPI_Init, under Slurm, with both MPIs.  A
-# batch job runs srun with --mpiwatch on 3 nodes; run_preinit's rank 0 writes
+# batch job runs srun with --mpiwatch on 2 nodes (two jobs at once: the
+# lab's 4 nodes hold both); run_preinit's rank 0 writes
 # through a null pointer before it calls MPI_Init (run_preinit.c:17) and the
 # other ranks wait for it in MPI_Init, which under srun never returns.  The
 # plugin records rank 0's signal in the slot its monitor made at load: the
@@ -16,17 +17,17 @@
 . "$(dirname "$0")/lib/lab.sh"
 . "$(dirname "$0")/lib/collector.sh"
 
-plan 13
+plan 14
 lab_require 3
 dir=$(lab_tmpdir mwuser1)
 cd "$dir" || BAIL_OUT "cd $dir"
 
 declare -A jid
-jid[openmpi]=$(lab_sbatch mwuser1 -N3 -n6 --time=3 --mpiwatch=timeout=2 -o "$dir/job-%j.out" \
+jid[openmpi]=$(lab_sbatch mwuser1 -N2 -n4 --time=3 --mpiwatch=timeout=2 -o "$dir/job-%j.out" \
     --wrap "srun --mpi=pmix $(lab_prog openmpi run_preinit)")
-jid[mpich]=$(lab_sbatch mwuser1 -N3 -n6 --time=3 --mpiwatch=timeout=2,action=cancel -o "$dir/job-%j.out" \
+jid[mpich]=$(lab_sbatch mwuser1 -N2 -n4 --time=3 --mpiwatch=timeout=2,action=cancel -o "$dir/job-%j.out" \
     --wrap "srun --mpi=pmi2 $(lab_prog mpich run_preinit)")
-like "${jid[openmpi]} ${jid[mpich]}" '^[0-9]+ [0-9]+$' "two 3-node jobs whose rank 0 dies before MPI_Init submitted"
+like "${jid[openmpi]} ${jid[mpich]}" '^[0-9]+ [0-9]+$' "two 2-node jobs whose rank 0 dies before MPI_Init submitted"
 tap_cleanup "scancel ${jid[openmpi]} ${jid[mpich]} 2>/dev/null"
 for mpi in openmpi mpich; do
     j=${jid[$mpi]}
@@ -37,13 +38,13 @@ for mpi in openmpi mpich; do
     first=$(head -1 "$out/report.txt" 2>/dev/null)
     like "$first" '^crash: rank 0 killed by signal 11 \(SIGSEGV\) before MPI_Init' \
          "$mpi: the first line names rank 0, its signal and 'before MPI_Init'"
-    like "$first" '; ranks 1-5 were blocked on it \(cause C' \
+    like "$first" '; ranks 1-3 were blocked on it \(cause C' \
          "$mpi: the first line names the ranks left in MPI_Init as blocked on it"
     jvs "$out/report.json" '[k for c in d["causes"] if c["cause"] == "B" for k in c["ranks"]]' \
         '[k for c in d["causes"] if c["cause"] == "C" for k in c["ranks"]]' \
         '[r["call"] for r in d["ranks"] if r["rank"] != 0]'
-    is "${JV[0]} ${JV[1]}" "[0] [1, 2, 3, 4, 5]" "$mpi: rank 0 is the only cause B, ranks 1-5 cause C"
-    like "${JV[2]}" "^\\['MPI_Init'(, 'MPI_Init'){4}\\]$" "$mpi: the report has ranks 1-5 in MPI_Init"
+    is "${JV[0]} ${JV[1]}" "[0] [1, 2, 3]" "$mpi: rank 0 is the only cause B, ranks 1-3 cause C"
+    like "${JV[2]}" "^\\['MPI_Init'(, 'MPI_Init'){2}\\]$" "$mpi: the report has ranks 1-3 in MPI_Init"
     ok_cmd "$mpi: report.json is valid against the schema" "$MW_LAB_REPO/build/bin/mpiwatch-collector" \
         --check-report "$out/report.json" --schema "$MW_LAB_REPO/doc/schemas/report.schema.json"
 done
