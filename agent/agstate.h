@@ -37,6 +37,7 @@ struct ag_rank {
 	int beat_state;      /* state of the last heartbeat (0 = none: healthy) */
 	int done;            /* finalized or exited: nothing more to watch */
 	double t_vanished;   /* when reported vanished (0: not), for a late exit record */
+	double t_init;       /* when first seen inside MPI_Init (0: not seen so) */
 	struct mw_hb_beat beat; /* the last heartbeat (resent after a reconnect) */
 	int beat_unsent;
 	char *dump_json;     /* last dump (resent after a reconnect) */

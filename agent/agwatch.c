@@ -11,6 +11,10 @@
  *     (cause A: the collector notes it and does not alarm on it);
  *   - exit recorded in the slot without MPI_Finalize (or with a failure
  *     status), or the process gone without a record: "exited"/"vanished";
+ *   - inside MPI_Init for the timeout: one "in_init" heartbeat (MPI_Init is
+ *     never judged by time on its own: the collector names such a rank only
+ *     once a rank of the job ended before or inside MPI_Init, as blocked on
+ *     it);
  *   - progress after a heartbeat: one "resumed" message.
  * A dump file named in the slot is forwarded once (DUMP).  Nothing is sent
  * for a healthy rank.  What is to be sent is marked in the rank (agent.c
@@ -57,6 +61,7 @@ static void rank_reset(struct ag_rank *x)
 	x->dumps_sent = 0;
 	x->gone_ticks = 0;
 	x->t_vanished = 0;
+	x->t_init = 0;
 	free(x->dump_json);
 	x->dump_json = NULL;
 	memset(&x->rule, 0, sizeof x->rule); /* starts afresh at the next look */
@@ -156,7 +161,7 @@ static void set_beat(struct agent *a, struct ag_rank *x, const struct mw_slot_sn
 	if (state == MW_HB_S_SLOW)
 		mw_motion_names(s->motion_src, b->moving, sizeof b->moving);
 	if (state == MW_HB_S_IN_MPI || state == MW_HB_S_SLOW || state == MW_HB_S_EXITED ||
-	    state == MW_HB_S_VANISHED) {
+	    state == MW_HB_S_VANISHED || state == MW_HB_S_IN_INIT) {
 		if (s->state == MW_STATE_IN_MPI || state == MW_HB_S_IN_MPI || state == MW_HB_S_SLOW) {
 			snprintf(b->call, sizeof b->call, "%.31s", s->call.name);
 			for (char *c = b->call; *c; c++)
@@ -205,6 +210,14 @@ static void set_beat(struct agent *a, struct ag_rank *x, const struct mw_slot_sn
 	b->seq = ++a->seq; /* per origin: a re-sent beat is counted once (tree overlay) */
 	x->beat_state = state;
 	x->beat_unsent = 1;
+}
+
+/* Whether the slot's rank is inside MPI_Init (or MPI_Init_thread): the
+ * only call a slot made at load shows before MPI_Init returns. */
+static int in_mpi_init(const struct mw_slot *s)
+{
+	return s->state == MW_STATE_IN_MPI &&
+	       (!strcmp(s->call.name, "MPI_Init") || !strcmp(s->call.name, "MPI_Init_thread"));
 }
 
 /* Whether pid is a running process.  A zombie (dead, not yet reaped: a busy
@@ -317,6 +330,16 @@ static void watch_rank(struct agent *a, struct ag_rank *x, double now)
 	}
 	if (s->state == MW_STATE_INIT)
 		return;
+	if (in_mpi_init(s)) {
+		/* Not judged by time (MPI_Init may be long on large jobs): told
+		 * once after the timeout, for the collector to name it blocked
+		 * if a rank of the job ended before or inside MPI_Init. */
+		if (x->t_init <= 0)
+			x->t_init = now;
+		else if (!x->beat_state && now - x->t_init >= T - a->beat_tol)
+			set_beat(a, x, &sn, MW_HB_S_IN_INIT, now - x->t_init);
+		return;
+	}
 	/* A rank the MPI library aborts inside a call (an argument error
 	 * under MPI_ERRORS_ARE_FATAL) is gone long before it has been in that
 	 * call for T: it is seen ending in it, not stuck in it. */
@@ -330,7 +353,7 @@ static void watch_rank(struct agent *a, struct ag_rank *x, double now)
 		if (x->beat_state != MW_HB_S_COMPUTING)
 			set_beat(a, x, &sn, MW_HB_S_COMPUTING, idle_k);
 	} else if (x->beat_state == MW_HB_S_IN_MPI || x->beat_state == MW_HB_S_SLOW ||
-		   x->beat_state == MW_HB_S_COMPUTING) {
+		   x->beat_state == MW_HB_S_COMPUTING || x->beat_state == MW_HB_S_IN_INIT) {
 		/* Progress again after a heartbeat; a dump written during this
 		 * episode is not forwarded for the next one. */
 		set_beat(a, x, &sn, MW_HB_S_RESUMED, 0);

@@ -439,9 +439,10 @@ void col_eval_beat(struct collector *c, int node, const struct mw_hb_beat *b)
 	 * (bench/tree-agents: leaf-to-collector latency). */
 	mw_debug("heartbeat: rank %d seq %u counted at %.6f", b->rank, b->seq, col_now(c));
 	if (s->decided && b->rank < (int32_t)s->size && s->ranks[b->rank].state == 0 &&
-	    (b->state == MW_HB_S_IN_MPI || b->state == MW_HB_S_COMPUTING)) {
+	    (b->state == MW_HB_S_IN_MPI || b->state == MW_HB_S_COMPUTING || b->state == MW_HB_S_IN_INIT)) {
 		/* A rank not seen before that got stuck too (a crash's peers
-		 * reach their timeout after the verdict): fold it in. */
+		 * reach their timeout after the verdict; ranks left in MPI_Init
+		 * by one that ended before it): fold it in. */
 		struct col_result res;
 		x = &s->ranks[b->rank];
 		x->known = 1;

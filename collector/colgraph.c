@@ -33,7 +33,7 @@ void col_graph_free(struct col_graph *g)
 
 static int same_collective(const struct col_rank *a, const struct col_rank *b)
 {
-	return b->state == MW_HB_S_IN_MPI && strcmp(b->kind, "collective") == 0 &&
+	return (b->state == MW_HB_S_IN_MPI || b->state == MW_HB_S_IN_INIT) && strcmp(b->kind, "collective") == 0 &&
 	       strcmp(a->call, b->call) == 0 && strcmp(a->comm, b->comm) == 0;
 }
 
@@ -47,13 +47,13 @@ int col_graph_failed_in_mpi(const struct col_rank *x)
 	return col_graph_failed(x) && x->call[0] && strcmp(x->call, "MPI_Finalize") != 0;
 }
 
-/* Blockers of a stuck rank r: edges r -> blocker. */
+/* Blockers of a stuck rank r (in MPI, or in MPI_Init): edges r -> blocker. */
 int col_graph_edges(const struct col_rank *ranks, size_t size, size_t r, struct col_graph *g)
 {
 	const struct col_rank *x = &ranks[r];
 	int coll = strcmp(x->kind, "collective") == 0;
 
-	if (x->state != MW_HB_S_IN_MPI && !col_graph_failed_in_mpi(x))
+	if (x->state != MW_HB_S_IN_MPI && x->state != MW_HB_S_IN_INIT && !col_graph_failed_in_mpi(x))
 		return 0;
 	if (coll) {
 		if (x->waits_known) {

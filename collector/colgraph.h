@@ -24,7 +24,8 @@ int col_graph_failed(const struct col_rank *x);
  * because of a peer's failure). */
 int col_graph_failed_in_mpi(const struct col_rank *x);
 
-/* Add the edges of stuck (or ended inside MPI) rank r of ranks[size] to g
+/* Add the edges of stuck (in MPI, or in MPI_Init: MW_HB_S_IN_INIT), or ended
+ * inside MPI, rank r of ranks[size] to g
  * (g->n == size): its peer, its root, the members of its communicator not
  * in the same collective, the peers its dump says it waits for.  Return 0,
  * or -1 (ENOMEM). */

@@ -7,7 +7,9 @@
  * that wait graph:
  *   - a rank that exited or vanished without MPI_Finalize is B (own error);
  *   - a rank computing outside MPI is A (a long computation, not an error);
- *   - a stuck rank that waits for an exited/vanished rank is C;
+ *   - a stuck rank that waits for an exited/vanished rank is C (a rank told
+ *     in MPI_Init counts as stuck there only once a rank of the job ended
+ *     before or inside MPI_Init: MPI_Init is not judged by time);
  *   - stuck ranks of the deadlock the analysis of the dumps found are B
  *     (deadlocked), whatever this file's own wait graph says;
  *   - other stuck ranks on a cycle of waits (strongly connected) are B
@@ -234,13 +236,29 @@ static void waits_free(struct waits *w)
 	free(w->queue);
 }
 
+/* Whether a rank of the job ended before MPI_Init or inside it: the ranks
+ * left in MPI_Init (MW_HB_S_IN_INIT) wait for it.  MPI_Init is never judged
+ * by time on its own (it may be long on large jobs). */
+static int init_failed(const struct col_rank *ranks, size_t size)
+{
+	for (size_t r = 0; r < size; r++)
+		if (col_graph_failed(&ranks[r]) &&
+		    (ranks[r].preinit || !strcmp(ranks[r].call, "MPI_Init") ||
+		     !strcmp(ranks[r].call, "MPI_Init_thread")))
+			return 1;
+	return 0;
+}
+
 /* The wait graph over stuck ranks (and ranks that ended while blocked in
- * MPI), and its cycles.  Return 0, or -1 (ENOMEM). */
+ * MPI; ranks in MPI_Init once a rank ended before or inside it), and its
+ * cycles.  Return 0, or -1 (ENOMEM). */
 static int build_waits(const struct col_rank *ranks, size_t size, struct waits *w)
 {
+	int in_init = init_failed(ranks, size);
 	for (size_t r = 0; r < size; r++) {
-		if (ranks[r].state == MW_HB_S_IN_MPI || col_graph_failed_in_mpi(&ranks[r])) {
-			w->active[r] = ranks[r].state == MW_HB_S_IN_MPI;
+		int stuck = ranks[r].state == MW_HB_S_IN_MPI || (in_init && ranks[r].state == MW_HB_S_IN_INIT);
+		if (stuck || col_graph_failed_in_mpi(&ranks[r])) {
+			w->active[r] = (char)stuck;
 			if (col_graph_edges(ranks, size, r, &w->g))
 				return -1;
 		}
@@ -563,6 +581,10 @@ static char rank_detail(const struct col_rank *ranks, size_t r, char c, struct w
 			snprintf(detail, len,
 				 "ended while blocked in MPI on failed rank(s) %.100s (cascade)",
 				 nb ? buf : "?");
+		else if (x->state == MW_HB_S_IN_INIT)
+			snprintf(detail, len,
+				 "left in %s by rank(s) %.100s that ended before or inside MPI_Init (cascade)",
+				 callname(x), nb ? buf : "?");
 		else
 			snprintf(detail, len,
 				 "blocked in MPI by rank(s) %.100s that failed or are stuck (cascade)",
@@ -639,7 +661,7 @@ int col_others_run(const struct col_rank *ranks, size_t size, const int *skip, s
 			continue;
 		int st = ranks[r].state;
 		if (st != MW_HB_S_IN_MPI && st != MW_HB_S_EXITED && st != MW_HB_S_VANISHED &&
-		    st != MW_HB_S_FINALIZED)
+		    st != MW_HB_S_FINALIZED && st != MW_HB_S_IN_INIT)
 			return 1;
 	}
 	return 0;

@@ -174,7 +174,7 @@ int col_killed_from_outside(const struct col_rank *x);
 
 /* Whether a rank other than those in the sorted set skip[0..n) may still
  * run: no heartbeat (not stuck), computing, slow or going on again.  Ranks
- * stuck in MPI, ended or finalized do not.  Issue 35 item 12: a stuck rank
+ * stuck in MPI (or told in MPI_Init), ended or finalized do not.  Issue 35 item 12: a stuck rank
  * is said to wait "while its peers still run" only when one does. */
 int col_others_run(const struct col_rank *ranks, size_t size, const int *skip, size_t n);
 

@@ -14,6 +14,7 @@
 
 static const char *const state_names[MW_HB_NSTATES] = {
 	"?", "in_mpi", "computing", "exited", "vanished", "resumed", "finalized", "slow",
+	"in_init",
 };
 static const char *const err_names[MW_HB_E_NCODES] = {
 	"ok", "incomplete", "bad magic", "unsupported version", "unknown type", "bad flags",

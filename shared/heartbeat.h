@@ -70,6 +70,9 @@ enum mw_hb_state {
 	MW_HB_S_FINALIZED = 6, /* finalized (sent only to resolve an earlier beat) */
 	MW_HB_S_SLOW = 7,      /* in a call for the timeout without a completion, but its
 				  transfer moves ("moving" says how): slow, not stuck */
+	MW_HB_S_IN_INIT = 8,   /* inside MPI_Init for the timeout: never judged by time on
+				  its own, a cascade once a rank of the job ended before or
+				  inside MPI_Init (collector/verdict.c) */
 	MW_HB_NSTATES
 };
 

@@ -50,6 +50,7 @@ START_TEST(test_suspicious_states)
 	ck_assert(!col_state_suspicious(MW_HB_S_RESUMED));
 	ck_assert(!col_state_suspicious(MW_HB_S_FINALIZED));
 	ck_assert(!col_state_suspicious(0));
+	ck_assert(!col_state_suspicious(MW_HB_S_IN_INIT)); /* MPI_Init is not judged by time */
 }
 END_TEST
 
@@ -57,7 +58,8 @@ END_TEST
 
 /* A rank spec: "node:state:call:kind:peer[:exit:signal]" with state one of
  * - (no heartbeat), M (in_mpi), P (computing), X (exited), V (vanished),
- * S (slow: in MPI, its transfer moves), k (exited, never seen stuck).  M,
+ * S (slow: in MPI, its transfer moves), k (exited, never seen stuck), I
+ * (in_init: told in MPI_Init for the timeout), x (exited before MPI_Init).  M,
  * and X or V with a call, were seen stuck in MPI (stuck_seen).  An eighth
  * field "e": the MPI library printed its error line for it (lib_error). */
 struct fake {
@@ -171,6 +173,18 @@ static const struct fake cases[] = {
 	{"not the launcher: one rank exited with a status", 1, "", "", 2,
 	 {"0:X:::-1:1:0", "0:V"}, {0},
 	 COL_V_SOFTWARE, "B:0;B:1", 0, ""},
+	/* MPI_Init is never judged by time on its own; the ranks left in it
+	 * once a rank ended before or inside it are its cascade. */
+	{"in MPI_Init for the timeout, no rank ended: nothing", 2, "", "", 3,
+	 {"0:I:MPI_Init:collective:-1", "0:I:MPI_Init:collective:-1", "1:-"}, {0},
+	 COL_V_NONE, "", 0, ""},
+	{"C: ranks left in MPI_Init by a rank that died before it", 2, "", "", 4,
+	 {"0:x:::-1:-1:11", "0:I:MPI_Init:collective:-1", "1:I:MPI_Init:collective:-1", "1:-"}, {0},
+	 COL_V_SOFTWARE, "B:0;C:1-2", 0, ""},
+	{"C: ranks left in MPI_Init by a rank that died inside it", 2, "", "", 3,
+	 {"0:I:MPI_Init_thread:collective:-1", "1:X:MPI_Init_thread:collective:-1:-1:6",
+	  "1:I:MPI_Init_thread:collective:-1"}, {0},
+	 COL_V_SOFTWARE, "B:1;C:0,2", 0, ""},
 	{"D: a rank that ended after the node failure; slow stays A", 2, "1", "", 3,
 	 {"0:X:::-1:1:0", "0:S:MPI_Wait:wait:-1", "1:-"}, {0},
 	 COL_V_HARDWARE, "A:1;D:0;D:2", 0, ""},
@@ -196,6 +210,8 @@ static void set_rank(struct col_rank *r, const char *spec, const char *waits)
 	case 'k': r->state = MW_HB_S_EXITED; break;
 	case 'V': r->state = MW_HB_S_VANISHED; break;
 	case 'S': r->state = MW_HB_S_SLOW; break;
+	case 'I': r->state = MW_HB_S_IN_INIT; break;
+	case 'x': r->state = MW_HB_S_EXITED; r->preinit = 1; break;
 	default: r->state = 0;
 	}
 	if (n > 2 && f[2])
@@ -311,6 +327,29 @@ START_TEST(test_details)
 	ck_assert_msg(strstr(res.causes[2].detail, "by rank(s) 1 "), "%s", res.causes[2].detail);
 	ck_assert_int_eq(res.rank_cause[0], 'C');
 	ck_assert_int_eq(res.rank_cause[1], 'B');
+	col_result_free(&res);
+}
+END_TEST
+
+/* The ranks left in MPI_Init are named as such, with the rank they wait
+ * for; "stuck ... while its peers still run" does not count them as running. */
+START_TEST(test_details_in_init)
+{
+	struct col_rank ranks[3];
+	struct col_node node = {.name = "n1", .probed = 1, .state = MW_PROBE_ALIVE};
+	struct col_result res;
+	int me = 2;
+	set_rank(&ranks[0], "0:x:::-1:-1:11", NULL);
+	set_rank(&ranks[1], "0:I:MPI_Init:collective:-1", NULL);
+	set_rank(&ranks[2], "0:I:MPI_Init:collective:-1", NULL);
+	ck_assert_int_eq(col_classify(ranks, 3, &node, 1, &res), 0);
+	ck_assert_uint_eq(res.ncauses, 2);
+	ck_assert_msg(strstr(res.causes[0].detail, "signal 11 (SIGSEGV) before MPI_Init"), "%s",
+		      res.causes[0].detail);
+	ck_assert_int_eq(res.causes[1].cause, 'C');
+	ck_assert_str_eq(res.causes[1].detail,
+			 "left in MPI_Init by rank(s) 0 that ended before or inside MPI_Init (cascade)");
+	ck_assert(!col_others_run(ranks, 3, &me, 1));
 	col_result_free(&res);
 }
 END_TEST
@@ -491,6 +530,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_partition_rule, 0, sizeof partition_cases / sizeof partition_cases[0]);
 	tcase_add_loop_test(tc, test_classify, 0, sizeof(cases) / sizeof(cases[0]));
 	tcase_add_test(tc, test_details);
+	tcase_add_test(tc, test_details_in_init);
 	tcase_add_test(tc, test_large_ring);
 	tcase_add_test(tc, test_classify_with_analysis);
 	tcase_add_test(tc, test_classify_bystanders);
