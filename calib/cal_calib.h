@@ -83,6 +83,24 @@ uint64_t cal_step_adds(uint64_t base_adds, double step, unsigned k);
  * resolve. */
 double cal_largest_step(const struct cal_opts *o);
 
+/* Who takes the samples of the resolution's rounds: take(r, i, arg) fills
+ * sample i of round r (cal_run: cal_measure with its timers and flusher; a
+ * unit test: synthetic timings), over(arg) says whether the budget is used
+ * up (NULL: never). */
+struct cal_sampler {
+	void (*take)(struct cal_round *r, size_t i, void *arg);
+	int (*over)(void *arg);
+	void *arg;
+};
+
+/* Step 4: measure the resolution at a chain of base_adds additions with
+ * o's blocks, steps, samples and interleave, through sampler s (rounds with
+ * cycles iff with_cycles), and combine the blocks (cal_resolution_blocks)
+ * into *out; *truncated is set to 1 when the budget stopped it early.
+ * Return 0, or -1 with errno set (EINVAL: base_adds 0; ENOMEM). */
+int cal_resolution_measure(const struct cal_opts *o, uint64_t base_adds, int with_cycles,
+			   const struct cal_sampler *s, struct cal_resolution *out, int *truncated);
+
 /* Free what cal_run allocated in r. */
 void cal_result_free(struct cal_result *r);
 
