@@ -172,9 +172,16 @@ static unsigned measure_rounds(const struct cal_opts *o, struct cal_round *rs, u
 int cal_resolution_measure(const struct cal_opts *o, uint64_t base_adds, int with_cycles,
 			   const struct cal_sampler *s, struct cal_resolution *out, int *truncated)
 {
-	unsigned per = o->steps + 1, nb = 0;
+	/* Each block its own rounds: a base, the steps, and the base again
+	 * (its close), which bounds the block's resolution by the drift.  No
+	 * round is shared between blocks: one burst of load during one round
+	 * then spoils one block, not two, and the median over the blocks
+	 * stays what the undisturbed ones resolve (issue 32: with the next
+	 * block's base as the close, a burst during it inflated two of three
+	 * blocks, and the median with them). */
+	unsigned per = o->steps + 2, nb = 0;
 	struct cal_resolution blk[CAL_BLOCKS_MAX];
-	size_t nrs = (size_t)o->blocks * per + 1;
+	size_t nrs = (size_t)o->blocks * per;
 	struct cal_round *rs;
 	int rv = -1;
 	*truncated = 0;
@@ -187,17 +194,20 @@ int cal_resolution_measure(const struct cal_opts *o, uint64_t base_adds, int wit
 		return -1;
 	for (size_t i = 0; i < nrs; i++) {
 		unsigned k = (unsigned)(i % per);
-		uint64_t adds = base_adds + (k ? cal_step_adds(base_adds, o->step, k - 1) : 0);
+		uint64_t adds = base_adds + (k && k <= o->steps ? cal_step_adds(base_adds, o->step, k - 1) : 0);
 		if (cal_round_init(&rs[i], adds, o->samples, with_cycles) < 0)
 			goto out;
 	}
 	for (unsigned b = 0; b < o->blocks; b++) {
 		struct cal_round *x = &rs[(size_t)b * per];
-		if (b == 0)
-			measure_rounds(o, x, 1, 1, s);
 		/* The first block is judged on whatever steps the budget
 		 * allowed (at least one); a later one is measured whole or not
 		 * used. */
+		if (b && s->over && s->over(s->arg)) {
+			*truncated = 1;
+			break;
+		}
+		measure_rounds(o, x, 1, 1, s);
 		unsigned got = measure_rounds(o, &x[1], o->steps, b ? o->steps : 1, s);
 		if (got < o->steps && b) {
 			*truncated = 1;
@@ -205,16 +215,14 @@ int cal_resolution_measure(const struct cal_opts *o, uint64_t base_adds, int wit
 		}
 		if (cal_find_resolution(&x[0], &x[1], got, &o->search, &blk[nb]) < 0)
 			goto out;
-		/* The next base (the next block's, or one more after the last
-		 * block) bounds this block's resolution by the drift. */
-		int next = got == o->steps && measure_rounds(o, &x[per], 1, 0, s) == 1;
-		if (next) {
-			struct cal_round pair[2] = {x[0], x[per]};
+		int close = got == o->steps && measure_rounds(o, &x[per - 1], 1, 0, s) == 1;
+		if (close) {
+			struct cal_round pair[2] = {x[0], x[per - 1]};
 			if (cal_resolution_drift(&blk[nb], pair, 2) < 0)
 				goto out;
 		}
 		nb++;
-		if (!next) {
+		if (!close) {
 			*truncated = 1;
 			break;
 		}

@@ -13,6 +13,10 @@
 #include "cal_work.h"
 
 #define CAL_BLOCKS_MAX 16 /* blocks of the resolution, at most */
+/* Blocks of the quick calibration that analyze fluctuation runs at A's
+ * median: 5 (the quick default is 3), so that two blocks spoiled by bursts
+ * of load do not decide the median; at 100 us they add about 0.15 s. */
+#define CAL_BLOCKS_AT_QUICK 5
 
 struct cal_opts {
 	struct cal_search_opts search;

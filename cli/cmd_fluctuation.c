@@ -133,6 +133,7 @@ static int run_fluctuation(int argc, char **argv)
 		}
 		cal_opts_defaults(&o, 1);
 		o.at = med > 0 ? med : 0;
+		o.blocks = CAL_BLOCKS_AT_QUICK;
 		o.at_cycles = cycles;
 		if (cal_run(&o, &r) < 0) {
 			fprintf(stderr, ME ": quick calibration: %s\n",

@@ -286,6 +286,21 @@ static void burst_take(struct cal_round *r, size_t i, void *arg)
 	r->ns[i] = (double)r->adds * (1 + 0.01 * u) * (b->slowed ? 1.06 : 1);
 }
 
+struct two_bursts {
+	int rounds, burst[2], slowed;
+};
+
+static void two_take(struct cal_round *r, size_t i, void *arg)
+{
+	struct two_bursts *b = arg;
+	if (i == 0) {
+		b->slowed = b->rounds == b->burst[0] || b->rounds == b->burst[1];
+		b->rounds++;
+	}
+	double u = -1 + 2.0 * (double)((i * 17) % r->n) / (double)(r->n - 1);
+	r->ns[i] = (double)r->adds * (1 + 0.01 * u) * (b->slowed ? 1.06 : 1);
+}
+
 START_TEST(test_resolution_one_burst)
 {
 	struct cal_opts o;
@@ -316,6 +331,26 @@ START_TEST(test_resolution_one_burst)
 		if (burst >= bs.rounds)
 			break;
 	}
+	/* analyze fluctuation's blocks (5): two bursts leave at least three
+	 * blocks clean.  Tried in any two of the rounds that bound a block's
+	 * drift (every block's base and close; a slowed step only makes
+	 * itself more significant). */
+	o.blocks = CAL_BLOCKS_AT_QUICK;
+	int per = (int)o.steps + 2, nr = (int)o.blocks * per;
+	for (int r1 = 0; r1 < nr; r1++)
+		for (int r2 = r1 + 1; r2 < nr; r2++) {
+			if ((r1 % per && r1 % per != per - 1) || (r2 % per && r2 % per != per - 1))
+				continue;
+			struct two_bursts tb = {.burst = {r1, r2}};
+			struct cal_sampler smp = {.take = two_take, .arg = &tb};
+			struct cal_resolution res;
+			int trunc;
+			ck_assert_int_eq(cal_resolution_measure(&o, 100000, 0, &smp, &res, &trunc), 0);
+			ck_assert_int_eq(tb.rounds, nr);
+			ck_assert_msg(res.found && res.d_ns < 5000 && res.blocks == 5,
+				      "bursts in rounds %d and %d: resolution %g ns (%g-%g over %u blocks)",
+				      r1, r2, res.d_ns, res.lo_ns, res.hi_ns, res.blocks);
+		}
 }
 END_TEST
 
