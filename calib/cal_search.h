@@ -133,4 +133,9 @@ int cal_resolution_blocks(const struct cal_resolution *blk, size_t nb, struct ca
  * reply. */
 void cal_resolution_judged(const struct cal_resolution *rs, double *ns, double *cy, double *rel);
 
+/* The resolution analyze fluctuation judges with when it measured the
+ * blocks rs just now, at the scale of the data (cal_opts.at): in the
+ * timings' unit, cycles iff cycles (0 when rs found nothing). */
+double cal_resolution_at_scale(const struct cal_resolution *rs, int cycles);
+
 #endif

@@ -148,7 +148,7 @@ static int run_fluctuation(int argc, char **argv)
 		}
 		const struct cal_resolution *rs = &r.resolution;
 		resolved = rs->found;
-		c.resolution = resolved ? (cycles ? rs->d_cy : rs->d_ns) : 0;
+		c.resolution = cal_resolution_at_scale(rs, cycles);
 		c.relative = resolved ? 0 : cal_largest_step(&o);
 		if (rs->blocks_found)
 			lo = cycles ? rs->lo_cy : rs->lo_ns, hi = cycles ? rs->hi_cy : rs->hi_ns;
