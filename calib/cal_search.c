@@ -237,7 +237,7 @@ void cal_resolution_judged(const struct cal_resolution *rs, double *ns, double *
 
 double cal_resolution_at_scale(const struct cal_resolution *rs, int cycles)
 {
-	if (!rs->found)
+	if (!rs->blocks_found)
 		return 0;
-	return cycles ? rs->d_cy : rs->d_ns;
+	return cycles ? rs->lo_cy : rs->lo_ns;
 }

@@ -134,8 +134,16 @@ int cal_resolution_blocks(const struct cal_resolution *blk, size_t nb, struct ca
 void cal_resolution_judged(const struct cal_resolution *rs, double *ns, double *cy, double *rel);
 
 /* The resolution analyze fluctuation judges with when it measured the
- * blocks rs just now, at the scale of the data (cal_opts.at): in the
- * timings' unit, cycles iff cycles (0 when rs found nothing). */
+ * blocks rs just now, at the scale of the data (cal_opts.at): the smallest
+ * resolved block's (lo_ns, lo_cy), in the timings' unit, cycles iff cycles;
+ * 0 when no block resolved anything.  Other load only ever slows the work:
+ * a burst inflates the blocks it falls in and never shrinks one below what
+ * the timers resolve, so the smallest block is what this node resolves at
+ * that scale, and the verdict on the same files does not follow how busy
+ * the node was during the 1 s of calibration (issue 32, t/0623; the spread
+ * over the blocks is still reported).  A calibration file and nodehealthd
+ * judge with cal_resolution_judged: there the resolution must cover what
+ * separates runs measured at other times. */
 double cal_resolution_at_scale(const struct cal_resolution *rs, int cycles);
 
 #endif
