@@ -32,7 +32,7 @@ struct cal_opts {
 				  sqrt(2) times further from it: 12 (quick 10), up to
 				  step * 2^((steps - 1) / 2) = 11.3 % */
 	unsigned blocks;       /* the resolution measured this many times, one block after
-				  the other (base, steps; the next block's base): 5 (quick 3) */
+				  the other (base, steps, base again): 5 (quick 3) */
 	double at;             /* 0: the resolution at R0; else at the chain whose expected
 				  interval is this (ns, or cycles with at_cycles) */
 	int at_cycles;
