@@ -117,8 +117,8 @@ int cal_resolution_drift(struct cal_resolution *r, const struct cal_round *bases
 /* Combine the resolutions blk[0..nb) of nb >= 1 blocks (each measured alone:
  * cal_find_resolution, then cal_resolution_drift against the block's own
  * base measured again after its steps) into *out: the median over the
- * blocks, an unresolved block counting as larger than every resolved one, so found iff more than half of the
- * blocks resolved a difference; the spread lo_ns..hi_ns (lo_cy..hi_cy) is
+ * blocks, an unresolved block counting as larger than every resolved one,
+ * so found iff more than half of the blocks resolved a difference; the spread lo_ns..hi_ns (lo_cy..hi_cy) is
  * the smallest and largest resolved block's; drift_ns (drift_cy) the largest
  * of the blocks'; step, p, drift_bound those of the median block.  Return
  * 0, or -1 with errno EINVAL (nb 0). */
