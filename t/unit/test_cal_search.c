@@ -271,28 +271,15 @@ END_TEST
  * options at 100 000 additions (100 us) must give a resolution below 5 % of
  * the base, and A (median 100 us, 1 % spread) against B (5 % slower) must
  * be judged a real performance fluctuation with it. */
-struct burst_sampler {
+struct bursts {
 	int rounds;   /* rounds begun so far */
-	int burst;    /* which of them is slowed */
-	int slowed;   /* 1: the current round is the slowed one */
+	int burst[3]; /* which of them are slowed (-1: none) */
+	int slowed;   /* 1: the current round is a slowed one */
 };
 
 static void burst_take(struct cal_round *r, size_t i, void *arg)
 {
-	struct burst_sampler *b = arg;
-	if (i == 0)
-		b->slowed = b->rounds++ == b->burst;
-	double u = -1 + 2.0 * (double)((i * 17) % r->n) / (double)(r->n - 1);
-	r->ns[i] = (double)r->adds * (1 + 0.01 * u) * (b->slowed ? 1.06 : 1);
-}
-
-struct two_bursts {
-	int rounds, burst[3], slowed;
-};
-
-static void two_take(struct cal_round *r, size_t i, void *arg)
-{
-	struct two_bursts *b = arg;
+	struct bursts *b = arg;
 	if (i == 0) {
 		b->slowed = b->rounds == b->burst[0] || b->rounds == b->burst[1] || b->rounds == b->burst[2];
 		b->rounds++;
@@ -301,9 +288,34 @@ static void two_take(struct cal_round *r, size_t i, void *arg)
 	r->ns[i] = (double)r->adds * (1 + 0.01 * u) * (b->slowed ? 1.06 : 1);
 }
 
+/* The resolution of o's blocks at 100 000 additions with rounds b0, b1, b2
+ * slowed; returns how many rounds were taken. */
+static int burst_resolution(const struct cal_opts *o, int b0, int b1, int b2, struct cal_resolution *res)
+{
+	struct bursts bs = {.burst = {b0, b1, b2}};
+	struct cal_sampler smp = {.take = burst_take, .arg = &bs};
+	int trunc;
+	ck_assert_int_eq(cal_resolution_measure(o, 100000, 0, &smp, res, &trunc), 0);
+	ck_assert_int_eq(trunc, 0);
+	return bs.rounds;
+}
+
+/* Whether b[0..399] is judged a real fluctuation against a[0..399] with
+ * resolution d. */
+static int judged_real(const double *a, const double *b, double d)
+{
+	struct cal_criterion c;
+	struct cal_verdict v;
+	cal_criterion_defaults(&c);
+	c.resolution = d;
+	ck_assert_int_eq(cal_judge(a, 400, b, 400, &c, &v), 0);
+	return v.real;
+}
+
 START_TEST(test_resolution_one_burst)
 {
 	struct cal_opts o;
+	struct cal_resolution res;
 	double a[400], b[400];
 	for (int i = 0; i < 400; i++) {
 		double u = -1 + 2.0 * ((i * 37) % 400) / 399.0;
@@ -312,23 +324,13 @@ START_TEST(test_resolution_one_burst)
 	}
 	cal_opts_defaults(&o, 1);
 	for (int burst = -1; burst < 60; burst++) {
-		struct burst_sampler bs = {.burst = burst};
-		struct cal_sampler smp = {.take = burst_take, .arg = &bs};
-		struct cal_resolution res;
-		struct cal_criterion c;
-		struct cal_verdict v;
-		int trunc;
-		ck_assert_int_eq(cal_resolution_measure(&o, 100000, 0, &smp, &res, &trunc), 0);
-		ck_assert_int_eq(trunc, 0);
+		int rounds = burst_resolution(&o, burst, -1, -1, &res);
 		ck_assert_msg(res.found && res.d_ns < 5000,
 			      "a burst in round %d: resolution %g ns (%g-%g over %u blocks), found %d",
 			      burst, res.d_ns, res.lo_ns, res.hi_ns, res.blocks, res.found);
-		cal_criterion_defaults(&c);
-		c.resolution = res.d_ns;
-		ck_assert_int_eq(cal_judge(a, 400, b, 400, &c, &v), 0);
-		ck_assert_msg(v.real, "a burst in round %d: not judged real (resolution %g ns)", burst,
-			      res.d_ns);
-		if (burst >= bs.rounds)
+		ck_assert_msg(judged_real(a, b, res.d_ns), "a burst in round %d: not judged real (resolution %g ns)",
+			      burst, res.d_ns);
+		if (burst >= rounds)
 			break;
 	}
 	/* analyze fluctuation's blocks (5): two bursts leave at least three
@@ -341,12 +343,7 @@ START_TEST(test_resolution_one_burst)
 		for (int r2 = r1 + 1; r2 < nr; r2++) {
 			if ((r1 % per && r1 % per != per - 1) || (r2 % per && r2 % per != per - 1))
 				continue;
-			struct two_bursts tb = {.burst = {r1, r2, -1}};
-			struct cal_sampler smp = {.take = two_take, .arg = &tb};
-			struct cal_resolution res;
-			int trunc;
-			ck_assert_int_eq(cal_resolution_measure(&o, 100000, 0, &smp, &res, &trunc), 0);
-			ck_assert_int_eq(tb.rounds, nr);
+			ck_assert_int_eq(burst_resolution(&o, r1, r2, -1, &res), nr);
 			ck_assert_msg(res.found && res.d_ns < 5000 && res.blocks == 5,
 				      "bursts in rounds %d and %d: resolution %g ns (%g-%g over %u blocks)",
 				      r1, r2, res.d_ns, res.lo_ns, res.hi_ns, res.blocks);
@@ -359,20 +356,12 @@ START_TEST(test_resolution_one_burst)
 	for (int b1 = 0; b1 < 5; b1++)
 		for (int b2 = b1 + 1; b2 < 5; b2++)
 			for (int b3 = b2 + 1; b3 < 5; b3++) {
-				struct two_bursts tb = {.burst = {b1 * per, b2 * per, b3 * per}};
-				struct cal_sampler smp = {.take = two_take, .arg = &tb};
-				struct cal_resolution res;
-				struct cal_criterion c;
-				struct cal_verdict v;
-				int trunc;
-				ck_assert_int_eq(cal_resolution_measure(&o, 100000, 0, &smp, &res, &trunc), 0);
-				cal_criterion_defaults(&c);
-				c.resolution = cal_resolution_at_scale(&res, 0);
-				ck_assert_int_eq(cal_judge(a, 400, b, 400, &c, &v), 0);
-				ck_assert_msg(v.real && c.resolution > 0,
+				burst_resolution(&o, b1 * per, b2 * per, b3 * per, &res);
+				double d = cal_resolution_at_scale(&res, 0);
+				ck_assert_msg(d > 0 && judged_real(a, b, d),
 					      "bursts in blocks %d, %d, %d: resolution %g ns (%g-%g over %u "
-					      "blocks), verdict %d",
-					      b1, b2, b3, c.resolution, res.lo_ns, res.hi_ns, res.blocks, v.real);
+					      "blocks)",
+					      b1, b2, b3, d, res.lo_ns, res.hi_ns, res.blocks);
 			}
 }
 END_TEST
