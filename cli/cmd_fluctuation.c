@@ -231,8 +231,8 @@ static int run_fluctuation(int argc, char **argv)
 		printf("difference of medians: %+.6g %s (%+.2f%%); resolution %.6g %s", v.diff, unit,
 		       v.rel * 100, v.delta, unit);
 		if (blocks && isfinite(lo))
-			printf(" (%s%.6g\xe2\x80\x93%.6g over %u blocks, %s)\n",
-			       smallest ? "the smallest block's: " : "", lo, hi, blocks, source);
+			printf(" (%.6g\xe2\x80\x93%.6g over %u blocks%s, %s)\n", lo, hi, blocks,
+			       smallest ? ", the smallest block's" : "", source);
 		else
 			printf(" (%s)\n", source);
 		printf("band of A: [%.6g, %.6g] %s (quantiles %g and %g, widened by the resolution); "
