@@ -148,30 +148,118 @@ double cal_largest_step(const struct cal_opts *o)
 	return o->step * pow(M_SQRT2, o->steps ? o->steps - 1 : 0);
 }
 
-/* Measure the rounds rs[0..n) one after the other (or interleaved).  Return
- * how many were measured before the budget ran out (at least min). */
+/* Measure the rounds rs[0..n) one after the other (or interleaved, sample by
+ * sample).  Return how many were measured before the budget ran out (at
+ * least min). */
 static unsigned measure_rounds(const struct cal_opts *o, struct cal_round *rs, unsigned n, unsigned min,
-			       const struct cal_timer_info *ti, struct cal_flush *fl, double t0, double c0)
+			       const struct cal_sampler *s)
 {
 	if (o->interleave) {
-		cal_measure_interleaved(rs, n, ti, fl);
+		for (size_t i = 0; n && i < rs[0].n; i++)
+			for (unsigned k = 0; k < n; k++)
+				s->take(&rs[k], i, s->arg);
 		return n;
 	}
 	for (unsigned k = 0; k < n; k++) {
-		if (k >= min && over_budget(o, t0, c0))
+		if (k >= min && s->over && s->over(s->arg))
 			return k;
 		for (size_t i = 0; i < o->samples; i++)
-			cal_measure(&rs[k], i, ti, fl);
+			s->take(&rs[k], i, s->arg);
 	}
 	return n;
+}
+
+int cal_resolution_measure(const struct cal_opts *o, uint64_t base_adds, int with_cycles,
+			   const struct cal_sampler *s, struct cal_resolution *out, int *truncated)
+{
+	/* Each block its own rounds: a base, the steps, and the base again
+	 * (its close), which bounds the block's resolution by the drift.  No
+	 * round is shared between blocks: one burst of load during one round
+	 * then spoils one block, not two, and the median over the blocks
+	 * stays what the undisturbed ones resolve (issue 32: with the next
+	 * block's base as the close, a burst during it inflated two of three
+	 * blocks, and the median with them). */
+	unsigned per = o->steps + 2, nb = 0;
+	struct cal_resolution blk[CAL_BLOCKS_MAX];
+	size_t nrs = (size_t)o->blocks * per;
+	struct cal_round *rs;
+	int rv = -1;
+	*truncated = 0;
+	if (base_adds == 0 || o->blocks < 1 || o->blocks > CAL_BLOCKS_MAX) {
+		errno = EINVAL;
+		return -1;
+	}
+	rs = calloc(nrs, sizeof(*rs));
+	if (!rs)
+		return -1;
+	for (size_t i = 0; i < nrs; i++) {
+		unsigned k = (unsigned)(i % per);
+		uint64_t adds = base_adds + (k && k <= o->steps ? cal_step_adds(base_adds, o->step, k - 1) : 0);
+		if (cal_round_init(&rs[i], adds, o->samples, with_cycles) < 0)
+			goto out;
+	}
+	for (unsigned b = 0; b < o->blocks; b++) {
+		struct cal_round *x = &rs[(size_t)b * per];
+		/* The first block is judged on whatever steps the budget
+		 * allowed (at least one); a later one is measured whole or not
+		 * used. */
+		if (b && s->over && s->over(s->arg)) {
+			*truncated = 1;
+			break;
+		}
+		measure_rounds(o, x, 1, 1, s);
+		unsigned got = measure_rounds(o, &x[1], o->steps, b ? o->steps : 1, s);
+		if (got < o->steps && b) {
+			*truncated = 1;
+			break;
+		}
+		if (cal_find_resolution(&x[0], &x[1], got, &o->search, &blk[nb]) < 0)
+			goto out;
+		int close = got == o->steps && measure_rounds(o, &x[per - 1], 1, 0, s) == 1;
+		if (close) {
+			struct cal_round pair[2] = {x[0], x[per - 1]};
+			if (cal_resolution_drift(&blk[nb], pair, 2) < 0)
+				goto out;
+		}
+		nb++;
+		if (!close) {
+			*truncated = 1;
+			break;
+		}
+	}
+	rv = cal_resolution_blocks(blk, nb, out);
+out:
+	for (size_t i = 0; i < nrs; i++)
+		cal_round_free(&rs[i]);
+	free(rs);
+	return rv;
+}
+
+/* cal_run's sampler: the real workload with its timers and flusher, and its
+ * budget counted from its start. */
+struct run_sampler {
+	const struct cal_opts *o;
+	const struct cal_timer_info *ti;
+	struct cal_flush *fl;
+	double t0, c0;
+};
+
+static void run_take(struct cal_round *r, size_t i, void *arg)
+{
+	struct run_sampler *rs = arg;
+	cal_measure(r, i, rs->ti, rs->fl);
+}
+
+static int run_over(void *arg)
+{
+	struct run_sampler *rs = arg;
+	return over_budget(rs->o, rs->t0, rs->c0);
 }
 
 int cal_run(const struct cal_opts *o, struct cal_result *r)
 {
 	struct cal_opts def;
 	struct cal_flush *fl = NULL;
-	struct cal_round *rs = NULL;
-	size_t nrs = 0;
 	size_t cap = 0;
 	char err[128];
 	int rv = -1;
@@ -283,57 +371,19 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 		r->base_adds = r->rounds[r->interval.round].adds;
 	}
 	if (r->base_adds) {
-		unsigned per = o->steps + 1, nb = 0;
-		struct cal_resolution blk[CAL_BLOCKS_MAX];
-		nrs = (size_t)o->blocks * per + 1;
+		struct run_sampler rsm = {.o = o, .ti = &r->timer, .fl = fl, .t0 = t0, .c0 = c0};
+		struct cal_sampler smp = {.take = run_take, .over = run_over, .arg = &rsm};
+		int trunc;
 		r->step_adds = cal_step_adds(r->base_adds, o->step, 0);
-		rs = calloc(nrs, sizeof(*rs));
-		if (!rs)
+		if (cal_resolution_measure(o, r->base_adds, r->timer.have_cycles, &smp, &r->resolution,
+					   &trunc) < 0)
 			goto fail;
-		for (size_t i = 0; i < nrs; i++) {
-			unsigned k = (unsigned)(i % per);
-			uint64_t adds = r->base_adds + (k ? cal_step_adds(r->base_adds, o->step, k - 1) : 0);
-			if (cal_round_init(&rs[i], adds, o->samples, r->timer.have_cycles) < 0)
-				goto fail;
-		}
-		for (unsigned b = 0; b < o->blocks; b++) {
-			struct cal_round *x = &rs[(size_t)b * per];
-			if (b == 0)
-				measure_rounds(o, x, 1, 1, &r->timer, fl, t0, c0);
-			/* The first block is judged on whatever steps the budget
-			 * allowed (at least one); a later one is measured whole
-			 * or not used. */
-			unsigned got = measure_rounds(o, &x[1], o->steps, b ? o->steps : 1, &r->timer, fl, t0, c0);
-			if (got < o->steps && b) {
-				r->truncated = 1;
-				break;
-			}
-			if (cal_find_resolution(&x[0], &x[1], got, &o->search, &blk[nb]) < 0)
-				goto fail;
-			/* The next base (the next block's, or one more after the
-			 * last block) bounds this block's resolution by the drift. */
-			int next = got == o->steps && measure_rounds(o, &x[per], 1, 0, &r->timer, fl, t0, c0) == 1;
-			if (next) {
-				struct cal_round pair[2] = {x[0], x[per]};
-				if (cal_resolution_drift(&blk[nb], pair, 2) < 0)
-					goto fail;
-			}
-			nb++;
-			if (!next) {
-				r->truncated = 1;
-				break;
-			}
-		}
-		if (cal_resolution_blocks(blk, nb, &r->resolution) < 0)
-			goto fail;
+		r->truncated = r->truncated || trunc;
 	}
 	r->seconds = now_s(CLOCK_MONOTONIC) - t0;
 	r->cpu_seconds = now_s(CLOCK_THREAD_CPUTIME_ID) - c0;
 	rv = 0;
 fail:
-	for (size_t i = 0; rs && i < nrs; i++)
-		cal_round_free(&rs[i]);
-	free(rs);
 	cal_flush_destroy(fl);
 	if (rv < 0) {
 		int saved = errno;

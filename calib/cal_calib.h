@@ -13,6 +13,10 @@
 #include "cal_work.h"
 
 #define CAL_BLOCKS_MAX 16 /* blocks of the resolution, at most */
+/* Blocks of the quick calibration that analyze fluctuation runs at A's
+ * median: 5 (the quick default is 3), so that two blocks spoiled by bursts
+ * of load do not decide the median; at 100 us they add about 0.15 s. */
+#define CAL_BLOCKS_AT_QUICK 5
 
 struct cal_opts {
 	struct cal_search_opts search;
@@ -28,7 +32,7 @@ struct cal_opts {
 				  sqrt(2) times further from it: 12 (quick 10), up to
 				  step * 2^((steps - 1) / 2) = 11.3 % */
 	unsigned blocks;       /* the resolution measured this many times, one block after
-				  the other (base, steps; the next block's base): 5 (quick 3) */
+				  the other (base, steps, base again): 5 (quick 3) */
 	double at;             /* 0: the resolution at R0; else at the chain whose expected
 				  interval is this (ns, or cycles with at_cycles) */
 	int at_cycles;
@@ -82,6 +86,24 @@ uint64_t cal_step_adds(uint64_t base_adds, double step, unsigned k);
  * sqrt(2)^(steps - 1), what a calibration that resolved nothing could not
  * resolve. */
 double cal_largest_step(const struct cal_opts *o);
+
+/* Who takes the samples of the resolution's rounds: take(r, i, arg) fills
+ * sample i of round r (cal_run: cal_measure with its timers and flusher; a
+ * unit test: synthetic timings), over(arg) says whether the budget is used
+ * up (NULL: never). */
+struct cal_sampler {
+	void (*take)(struct cal_round *r, size_t i, void *arg);
+	int (*over)(void *arg);
+	void *arg;
+};
+
+/* Step 4: measure the resolution at a chain of base_adds additions with
+ * o's blocks, steps, samples and interleave, through sampler s (rounds with
+ * cycles iff with_cycles), and combine the blocks (cal_resolution_blocks)
+ * into *out; *truncated is set to 1 when the budget stopped it early.
+ * Return 0, or -1 with errno set (EINVAL: base_adds 0; ENOMEM). */
+int cal_resolution_measure(const struct cal_opts *o, uint64_t base_adds, int with_cycles,
+			   const struct cal_sampler *s, struct cal_resolution *out, int *truncated);
 
 /* Free what cal_run allocated in r. */
 void cal_result_free(struct cal_result *r);

@@ -234,3 +234,10 @@ void cal_resolution_judged(const struct cal_resolution *rs, double *ns, double *
 	*cy = rs->blocks_found && rs->hi_cy > rs->d_cy ? rs->hi_cy : rs->d_cy;
 	*rel = rs->d_ns > 0 ? rs->rel * *ns / rs->d_ns : rs->rel;
 }
+
+double cal_resolution_at_scale(const struct cal_resolution *rs, int cycles)
+{
+	if (!rs->blocks_found)
+		return 0;
+	return cycles ? rs->lo_cy : rs->lo_ns;
+}

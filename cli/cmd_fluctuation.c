@@ -62,7 +62,7 @@ static int run_fluctuation(int argc, char **argv)
 {
 	const char *calib = NULL, *unit, *source = "quick calibration at A's median";
 	int json = 0, quiet = 0, cycles = 0, resolved = 1, unit_i = 0, first, rc;
-	int set_res = 0, set_q = 0, set_alpha = 0;
+	int set_res = 0, set_q = 0, set_alpha = 0, smallest = 0;
 	double res = 0, q = 0, alpha = 0, lo = NAN, hi = NAN;
 	unsigned blocks = 0;
 	char err[512];
@@ -133,6 +133,7 @@ static int run_fluctuation(int argc, char **argv)
 		}
 		cal_opts_defaults(&o, 1);
 		o.at = med > 0 ? med : 0;
+		o.blocks = CAL_BLOCKS_AT_QUICK;
 		o.at_cycles = cycles;
 		if (cal_run(&o, &r) < 0) {
 			fprintf(stderr, ME ": quick calibration: %s\n",
@@ -146,8 +147,8 @@ static int run_fluctuation(int argc, char **argv)
 			goto out;
 		}
 		const struct cal_resolution *rs = &r.resolution;
-		resolved = rs->found;
-		c.resolution = resolved ? (cycles ? rs->d_cy : rs->d_ns) : 0;
+		c.resolution = cal_resolution_at_scale(rs, cycles);
+		resolved = smallest = c.resolution > 0;
 		c.relative = resolved ? 0 : cal_largest_step(&o);
 		if (rs->blocks_found)
 			lo = cycles ? rs->lo_cy : rs->lo_ns, hi = cycles ? rs->hi_cy : rs->hi_ns;
@@ -161,6 +162,7 @@ static int run_fluctuation(int argc, char **argv)
 		cal_result_free(&r);
 	}
 	if (set_res) {
+		smallest = 0;
 		c.resolution = res;
 		c.relative = 0;
 		resolved = 1;
@@ -229,7 +231,8 @@ static int run_fluctuation(int argc, char **argv)
 		printf("difference of medians: %+.6g %s (%+.2f%%); resolution %.6g %s", v.diff, unit,
 		       v.rel * 100, v.delta, unit);
 		if (blocks && isfinite(lo))
-			printf(" (%.6g\xe2\x80\x93%.6g over %u blocks, %s)\n", lo, hi, blocks, source);
+			printf(" (%.6g\xe2\x80\x93%.6g over %u blocks%s, %s)\n", lo, hi, blocks,
+			       smallest ? ", the smallest block's" : "", source);
 		else
 			printf(" (%s)\n", source);
 		printf("band of A: [%.6g, %.6g] %s (quantiles %g and %g, widened by the resolution); "
