@@ -153,13 +153,3 @@ void cal_measure(struct cal_round *r, size_t i, const struct cal_timer_info *ti,
 		r->cy[i] = (double)(int64_t)(c2 - c1) - ti->l_cy;
 	r->ns[i] = (double)(int64_t)(n2 - n1) - ti->l_ts;
 }
-
-void cal_measure_interleaved(struct cal_round *rounds, size_t nr,
-			     const struct cal_timer_info *ti, struct cal_flush *fl)
-{
-	if (nr == 0)
-		return;
-	for (size_t i = 0; i < rounds[0].n; i++)
-		for (size_t k = 0; k < nr; k++)
-			cal_measure(&rounds[k], i, ti, fl);
-}

@@ -60,10 +60,4 @@ void cal_round_free(struct cal_round *r);
 void cal_measure(struct cal_round *r, size_t i, const struct cal_timer_info *ti,
 		 struct cal_flush *fl);
 
-/* Fill rounds[0..nr-1] (initialised with cal_round_init, same n): sample i
- * of every round, then sample i + 1 of every round, so slow drift (clock
- * frequency, other load) spreads over all rounds alike. */
-void cal_measure_interleaved(struct cal_round *rounds, size_t nr,
-			     const struct cal_timer_info *ti, struct cal_flush *fl);
-
 #endif
