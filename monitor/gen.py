@@ -154,8 +154,7 @@ def gen_body(f, lang, call, prof=True, xcall=None):
                 L.append('\tuint64_t mw_h1 = MWH(*%s);' % a['req1'])
             else:
                 L.append('\tuint64_t mw_h1 = MWH(PMPI_Request_f2c(*(MPI_Fint *)%s));' % a['req1'])
-            L.append('\tmwm.x.reqs[0] = mw_h1;')
-            L.append('\tmwm.x.nreqs = 1;')
+            L += ['\t' + x for x in REQ1_WRITE]
         L.append('\tc->nreqs = mw_n;')
     if k == 'reqfree':
         if lang == 'c':
@@ -167,6 +166,14 @@ def gen_body(f, lang, call, prof=True, xcall=None):
     L.append('\t(void)c;')
     L.append('\tmwm_commit_as(c, %d, %d);' % (1 if k in BLOCKING else 0, 1 if KINDS[k] == 'MW_KIND_TEST' else 0))
     return L + gen_after(f, lang, call, prof)
+
+
+# The one request of MPI_Test/MPI_Wait/MPI_Start written into the call
+# extension: like an array's copy (req_array_copy), it bumps the extension's
+# generation number, so that an outer wrapper whose MPI call ran this one
+# inside (a generalized request's callback) does not read its handle as one
+# of its own array's (issue 34, t/unit/monitor_poll.c case 6).
+REQ1_WRITE = ('mwm.x.reqs[0] = mw_h1;', 'mwm.x.nreqs = 1;', '++mwm.x.gen;')
 
 
 def req_array_head(L, f, lang, xcall):
@@ -283,7 +290,7 @@ def gen_poll_entry(f, lang, xcall, force_full=False):
             L.append('\tuint64_t mw_h1 = MWH(PMPI_Request_f2c(*(MPI_Fint *)%s));' % a['req1'])
         L.append('\tint mw_n = 1;')
         same += ['mwm.x.nreqs == 1', 'mwm.x.reqs[0] == mw_h1']
-        full += ['\t\tmwm.x.reqs[0] = mw_h1;', '\t\tmwm.x.nreqs = 1;', '\t\tc->nreqs = mw_n;']
+        full += ['\t\t' + x for x in REQ1_WRITE] + ['\t\tc->nreqs = mw_n;']
     if force_full:
         return L + [x[1:] for x in full] + ['\tmwm_commit_as(c, 0, 1);']
     L.append('\tc = &mwm.slot->call;')
@@ -361,8 +368,7 @@ def gen_poll_split(f):
         L.append('\t\tmwm_poll_enter();')
         L.append('\t} else {')
         L.append('\t\tc = mwm_begin(MWM_OP_%s, 0, mw_site, mw_frame);' % f.name)
-        L.append('\t\tmwm.x.reqs[0] = mw_h1;')
-        L.append('\t\tmwm.x.nreqs = 1;')
+        L += ['\t\t' + x for x in REQ1_WRITE]
         L.append('\t\tc->nreqs = 1;')
         L.append('\t\tmwm_commit_as(c, 0, 1);')
         L.append('\t}')
