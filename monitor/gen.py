@@ -314,10 +314,10 @@ def gen_poll_split(f):
     something (or failed) is left to mwr_X (noinline, tail-called with the
     result), which attributes the completions from the handles in
     mwm.x.reqs (unless a nested call changed them, which mwm.x.gen tells) or
-    the one handle mw_h1.  Any other poll, and any array of more than
-    MWM_REQS_BULK handles, is left whole to mwf_X (noinline: compares,
-    writes the record unless it repeats, its handles into the call
-    extension mwm.x.reqs, calls and attributes).  Return (the lines of mwr_X and mwf_X, the
+    the one handle mw_h1.  Any other poll is left whole to mwf_X
+    (noinline: writes the record, its handles into the call extension
+    mwm.x.reqs, calls and attributes), an array of more than MWM_REQS_BULK
+    handles to mwb_X (the same after a comparison with memcmp).  Return (the lines of mwr_X and mwf_X, the
     body of mwv_X after the plain check, with mw_site and mw_frame
     defined)."""
     a = f.attrs
@@ -345,31 +345,38 @@ def gen_poll_split(f):
     # stack canary.
     pxf = [(p[1], '__typeof__(%s)' % p[1]) for p in rparams]
     pxf += [('mw_n', 'int'), ('mw_gen', 'uint32_t')] if 'reqs' in a else [('mw_h1', 'uint64_t')]
-    # any other poll: mwf_X compares (memcmp above MWM_REQS_BULK handles),
-    # writes the record unless it repeats, calls and attributes (noinline,
+    # any other poll: mwf_X or mwb_X writes the record (mwb_X unless it
+    # repeats), calls and attributes (noinline,
     # so that the fast path below has no code but the repeat's, few
     # registers, and nothing saved across the call).  It gets the wrapper's
     # frame alone, so that the wrapper tail-calls it with every argument in
     # a register: the call site is the frame's return address (frame[1],
     # as the stack walk reads it), and the frame is the one mwf_X itself
     # then sets up at the same place.
+    # mwf_X is given the polls found not to repeat the record (it writes it
+    # without comparing again), mwb_X the arrays of more than MWM_REQS_BULK
+    # handles (it compares with memcmp first).
     fdecl = ''.join(p[2] + ', ' for p in f.params) + 'void *mw_frame'
-    pre += ['static int mwf_%s(%s) __attribute__((noinline));' % (f.cname, fdecl),
-            'static int mwf_%s(%s)' % (f.cname, fdecl), '{',
-            '\tvoid *mw_site = ((void **)mw_frame)[1];']
-    pre += gen_poll_entry(f, 'c', None)
-    pre += gen_after(f, 'c', '\tint rc = P%s(%s);' % (f.cname, args), False)
-    pre += ['\treturn rc;', '}']
+    for pfx, full in (('mwf', True), ('mwb', False)):
+        if pfx == 'mwb' and 'reqs' not in a:
+            continue
+        pre += ['static int %s_%s(%s) __attribute__((noinline));' % (pfx, f.cname, fdecl),
+                'static int %s_%s(%s)' % (pfx, f.cname, fdecl), '{',
+                '\tvoid *mw_site = ((void **)mw_frame)[1];']
+        pre += gen_poll_entry(f, 'c', None, force_full=full)
+        pre += gen_after(f, 'c', '\tint rc = P%s(%s);' % (f.cname, args), False)
+        pre += ['\treturn rc;', '}']
     fcall = 'mwf_%s(%s, mw_frame)' % (f.cname, args)
+    bcall = 'mwb_%s(%s, mw_frame)' % (f.cname, args)
     L = ['\tstruct {']
     L += ['\t\t%s %s;' % (t, n) for n, t in pxf]
     L.append('\t} volatile mw_px;')
     if 'reqs' in a:
         cnt, arr = a['reqs'].split(',')
         L.append('\tint mw_n = %s;' % cnt)
-        # more handles than the unrolled comparison takes: mwf_X (memcmp)
+        # more handles than the unrolled comparison takes: mwb_X (memcmp)
         L.append('\tif (__builtin_expect((unsigned)mw_n > MWM_REQS_BULK, 0))')
-        L.append('\t\treturn %s;' % fcall)
+        L.append('\t\treturn %s;' % bcall)
         # the record's count equals mw_n (<= MWM_MAX_WAIT) only if its
         # writer, this op from this site (mwm_poll_again), wrote mw_n
         # handles into mwm.x.reqs as well
