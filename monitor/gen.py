@@ -154,8 +154,7 @@ def gen_body(f, lang, call, prof=True, xcall=None):
                 L.append('\tuint64_t mw_h1 = MWH(*%s);' % a['req1'])
             else:
                 L.append('\tuint64_t mw_h1 = MWH(PMPI_Request_f2c(*(MPI_Fint *)%s));' % a['req1'])
-            L.append('\tmwm.x.reqs[0] = mw_h1;')
-            L.append('\tmwm.x.nreqs = 1;')
+            L += ['\t' + x for x in REQ1_WRITE]
         L.append('\tc->nreqs = mw_n;')
     if k == 'reqfree':
         if lang == 'c':
@@ -167,6 +166,14 @@ def gen_body(f, lang, call, prof=True, xcall=None):
     L.append('\t(void)c;')
     L.append('\tmwm_commit_as(c, %d, %d);' % (1 if k in BLOCKING else 0, 1 if KINDS[k] == 'MW_KIND_TEST' else 0))
     return L + gen_after(f, lang, call, prof)
+
+
+# The one request of MPI_Test/MPI_Wait/MPI_Start written into the call
+# extension: like an array's copy (req_array_copy), it bumps the extension's
+# generation number, so that an outer wrapper whose MPI call ran this one
+# inside (a generalized request's callback) does not read its handle as one
+# of its own array's (issue 34, t/unit/monitor_poll.c case 6).
+REQ1_WRITE = ('mwm.x.reqs[0] = mw_h1;', 'mwm.x.nreqs = 1;', '++mwm.x.gen;')
 
 
 def req_array_head(L, f, lang, xcall):
@@ -283,7 +290,7 @@ def gen_poll_entry(f, lang, xcall, force_full=False):
             L.append('\tuint64_t mw_h1 = MWH(PMPI_Request_f2c(*(MPI_Fint *)%s));' % a['req1'])
         L.append('\tint mw_n = 1;')
         same += ['mwm.x.nreqs == 1', 'mwm.x.reqs[0] == mw_h1']
-        full += ['\t\tmwm.x.reqs[0] = mw_h1;', '\t\tmwm.x.nreqs = 1;', '\t\tc->nreqs = mw_n;']
+        full += ['\t\t' + x for x in REQ1_WRITE] + ['\t\tc->nreqs = mw_n;']
     if force_full:
         return L + [x[1:] for x in full] + ['\tmwm_commit_as(c, 0, 1);']
     L.append('\tc = &mwm.slot->call;')
@@ -302,78 +309,102 @@ def gen_poll_split(f):
     poll that completes nothing (hpcc's MPIRandomAccess makes millions)
     keeps nothing live across the call but what the completion test needs
     (issue 34): the exported wrapper mwv_X compares the poll with the call
-    record (a repeat publishes only mwm_poll_enter(), any other writes the
-    record, its handles into the call extension mwm.x.reqs), calls, and
-    when nothing completed ends with mwm_poll_finish(0, 1); a poll that
-    completed something (or failed) is left to mwr_X (noinline,
-    tail-called with the result), which attributes the completions from
-    the handles in mwm.x.reqs (unless a nested call changed them, which
-    mwm.x.gen tells) or the one handle mw_h1.  Return (the lines of mwr_X,
-    the body of mwv_X after the plain check, with mw_site and mw_frame
+    record; a repeat publishes only mwm_poll_enter(), calls, and when
+    nothing completed ends with mwm_poll_finish(0, 1); a poll that completed
+    something (or failed) is left to mwr_X (noinline, tail-called with the
+    result), which attributes the completions from the handles in
+    mwm.x.reqs (unless a nested call changed them, which mwm.x.gen tells) or
+    the one handle mw_h1.  Any other poll is left whole to mwf_X
+    (noinline: writes the record, its handles into the call extension
+    mwm.x.reqs, calls and attributes), an array of more than MWM_REQS_BULK
+    handles to mwb_X (the same after a comparison with memcmp).  Return (the lines of mwr_X and mwf_X, the
+    body of mwv_X after the plain check, with mw_site and mw_frame
     defined)."""
     a = f.attrs
     args = ', '.join(p[1] for p in f.params)
-    xcall = 'mwx_%s(%s, mw_site, mw_frame)' % (f.cname, args)
     # what the completions read: the flag, index and out-count parameters
     used = [a[k] for k in ('idx', 'flag', 'outcount', 'indices') if k in a]
     rparams = [p for p in f.params if p[1] in used]
     if 'reqs' in a:
-        extra, xarg = 'int mw_n, uint32_t mw_gen', 'mw_n, mw_gen'
+        extra = 'int mw_n, uint32_t mw_gen'
         head = ['\tuint64_t *mw_heap = NULL, *mw_before = mwm.x.reqs;']
     else:
-        extra, xarg = 'uint64_t mw_h1', 'mw_h1'
+        extra = 'uint64_t mw_h1'
         head = []
     rdecl = ', '.join(['int rc'] + [p[2] for p in rparams] + [extra])
-    rargs = ', '.join(['rc'] + [p[1] for p in rparams] + [xarg])
     pre = ['static int mwr_%s(%s) __attribute__((noinline));' % (f.cname, rdecl),
            'static int mwr_%s(%s)' % (f.cname, rdecl), '{']
     pre += head
     pre += gen_after(f, 'c', '\t/* the call was made by mwv_%s */' % f.cname, False)
     pre += ['\treturn rc;', '}']
-    # the exported wrapper's body
-    L = ['\tstruct mw_slot_call *c;']
+    # the exported wrapper's body.  What mwr_X needs after the call goes
+    # into mw_px, a volatile local: it is stored once, and read back (after
+    # the call) only on the completion path, so no callee-saved register
+    # holds it across the call (their saves and restores were a third of an
+    # idle poll's instructions, issue 34).  Volatile, not address-taken: no
+    # stack canary.
+    pxf = [(p[1], '__typeof__(%s)' % p[1]) for p in rparams]
+    pxf += [('mw_n', 'int'), ('mw_gen', 'uint32_t')] if 'reqs' in a else [('mw_h1', 'uint64_t')]
+    # any other poll: mwf_X or mwb_X writes the record (mwb_X unless it
+    # repeats), calls and attributes (noinline,
+    # so that the fast path below has no code but the repeat's, few
+    # registers, and nothing saved across the call).  It gets the wrapper's
+    # frame alone, so that the wrapper tail-calls it with every argument in
+    # a register: the call site is the frame's return address (frame[1],
+    # as the stack walk reads it), and the frame is the one mwf_X itself
+    # then sets up at the same place.
+    # mwf_X is given the polls found not to repeat the record (it writes it
+    # without comparing again), mwb_X the arrays of more than MWM_REQS_BULK
+    # handles (it compares with memcmp first).
+    fdecl = ''.join(p[2] + ', ' for p in f.params) + 'void *mw_frame'
+    for pfx, full in (('mwf', True), ('mwb', False)):
+        if pfx == 'mwb' and 'reqs' not in a:
+            continue
+        pre += ['static int %s_%s(%s) __attribute__((noinline));' % (pfx, f.cname, fdecl),
+                'static int %s_%s(%s)' % (pfx, f.cname, fdecl), '{',
+                '\tvoid *mw_site = ((void **)mw_frame)[1];']
+        pre += gen_poll_entry(f, 'c', None, force_full=full)
+        pre += gen_after(f, 'c', '\tint rc = P%s(%s);' % (f.cname, args), False)
+        pre += ['\treturn rc;', '}']
+    fcall = 'mwf_%s(%s, mw_frame)' % (f.cname, args)
+    bcall = 'mwb_%s(%s, mw_frame)' % (f.cname, args)
+    L = ['\tstruct {']
+    L += ['\t\t%s %s;' % (t, n) for n, t in pxf]
+    L.append('\t} volatile mw_px;')
     if 'reqs' in a:
         cnt, arr = a['reqs'].split(',')
         L.append('\tint mw_n = %s;' % cnt)
-        L.append('\tif (__builtin_expect(mw_n > MWM_MAX_WAIT, 0))')
-        L.append('\t\treturn %s;' % xcall)
-        L.append('\tuint32_t mw_gen;')
+        # more handles than the unrolled comparison takes: mwb_X (memcmp)
+        L.append('\tif (__builtin_expect((unsigned)mw_n > MWM_REQS_BULK, 0))')
+        L.append('\t\treturn %s;' % bcall)
         # the record's count equals mw_n (<= MWM_MAX_WAIT) only if its
         # writer, this op from this site (mwm_poll_again), wrote mw_n
         # handles into mwm.x.reqs as well
-        L.append('\tif (mwm_poll_again(MWM_OP_%s, 0, mw_site, mw_frame) && mwm.slot->call.nreqs == mw_n &&'
+        L.append('\tif (!mwm_poll_again(MWM_OP_%s, 0, mw_site, mw_frame) || mwm.slot->call.nreqs != mw_n ||'
                  % f.name)
-        L.append('\t    mwm_reqs_same(mwm.x.reqs, %s, mw_n)) {' % arr)
-        L.append('\t\tmw_gen = mwm.x.gen;')
-        L.append('\t\tmwm_poll_enter();')
-        L.append('\t} else {')
-        L.append('\t\tc = mwm_begin(MWM_OP_%s, 0, mw_site, mw_frame);' % f.name)
-        L.append('\t\tmwm_reqs_get(mwm.x.reqs, %s, mw_n);' % arr)
-        L.append('\t\tmwm.x.nreqs = mw_n;')
-        L.append('\t\tmw_gen = ++mwm.x.gen;')
-        L.append('\t\tc->nreqs = mw_n;')
-        L.append('\t\tmwm_commit_as(c, 0, 1);')
-        L.append('\t}')
+        L.append('\t    !mwm_reqs_same(mwm.x.reqs, %s, mw_n))' % arr)
+        L.append('\t\treturn %s;' % fcall)
+        L.append('\tmw_px.mw_n = mw_n;')
+        L.append('\tmw_px.mw_gen = mwm.x.gen;')
     else:
         L.append('\tuint64_t mw_h1 = MWH(*%s);' % a['req1'])
-        L.append('\tif (mwm_poll_again(MWM_OP_%s, 0, mw_site, mw_frame) && mwm.x.nreqs == 1 &&' % f.name)
-        L.append('\t    mwm.x.reqs[0] == mw_h1) {')
-        L.append('\t\tmwm_poll_enter();')
-        L.append('\t} else {')
-        L.append('\t\tc = mwm_begin(MWM_OP_%s, 0, mw_site, mw_frame);' % f.name)
-        L.append('\t\tmwm.x.reqs[0] = mw_h1;')
-        L.append('\t\tmwm.x.nreqs = 1;')
-        L.append('\t\tc->nreqs = 1;')
-        L.append('\t\tmwm_commit_as(c, 0, 1);')
-        L.append('\t}')
+        L.append('\tif (!mwm_poll_again(MWM_OP_%s, 0, mw_site, mw_frame) || mwm.x.nreqs != 1 ||' % f.name)
+        L.append('\t    mwm.x.reqs[0] != mw_h1)')
+        L.append('\t\treturn %s;' % fcall)
+        L.append('\tmw_px.mw_h1 = mw_h1;')
+    L += ['\tmw_px.%s = %s;' % (p[1], p[1]) for p in rparams]
+    L.append('\tmwm_poll_enter();')
     L.append('\tint rc = P%s(%s);' % (f.cname, args))
     if 'outcount' in a:
-        done = '*%s != 0' % a['outcount']  # MPI_UNDEFINED or a count: mwr_ tells
+        done = '*mw_px.%s != 0' % a['outcount']  # MPI_UNDEFINED or a count: mwr_ tells
     else:
-        done = '*%s' % a['flag']
+        done = '*mw_px.%s' % a['flag']
     L.append('\tif (__builtin_expect(rc != MPI_SUCCESS || %s, 0))' % done)
-    L.append('\t\treturn mwr_%s(%s);' % (f.cname, rargs))
-    L.append('\tmwm_poll_finish(0, 1);')
+    L.append('\t\treturn mwr_%s(%s);' % (f.cname, ', '.join(['rc'] + ['mw_px.' + n for n, t in pxf])))
+    # a repeat that completed nothing changed no request: the pending count
+    # is as the last wrapper that changed the table left it (each refreshes
+    # it at its finish, a nested one included: check_pending_refresh)
+    L.append('\tmwm_poll_finish(0, 0);')
     return pre, L
 
 
@@ -484,6 +515,29 @@ def gen_after(f, lang, call, prof):
     return L
 
 
+def check_pending_refresh(o):
+    """The slot's pending count is refreshed at the finish of every wrapped
+    call that may change the request table (mwm_finish_as(.., .., 1),
+    mwm_poll_finish(.., 1)), so a repeated poll that completed nothing need
+    not refresh it (gen_poll_split: mwm_poll_finish(0, 0), issue 34).  Fail
+    the generation if a function of the wrappers' text o adds, completes or
+    frees a request without such a finish."""
+    name, body = None, []
+    for line in o:
+        m = re.match(r'^(?:static )?(?:int|void) (mw[a-z]*_[A-Za-z_]+)\(.*\)$', line)
+        if m:
+            name, body = m.group(1), []
+        elif line == '}' and name:
+            text = '\n'.join(body)
+            if re.search(r'mwm_req_(new|done|free)\(', text) and \
+                    not re.search(r'mwm_finish_as\([^;]*, 1\);|mwm_poll_finish\([^;]*, 1\);', text):
+                raise SystemExit('gen.py: %s changes the request table without refreshing the slot\'s '
+                                 'pending count at its finish' % name)
+            name = None
+        elif name:
+            body.append(line)
+
+
 def gen_wrappers(fns):
     o = ['/* Generated by monitor/gen.py from monitor/mpi.spec: do not edit. */',
          '#include <stdlib.h>', '#include <string.h>', '#include <mpi.h>', '#include "mwm.h"', '#include "mwm_glue.h"',
@@ -573,6 +627,7 @@ def gen_wrappers(fns):
         o.append('\t{"p%s_", (void **)&real_f_%s, (void *)mwv_f_%s},' % (low, low, low))
     o.append('\t{NULL, NULL, NULL}};')
     o.append('#endif')
+    check_pending_refresh(o)
     return '\n'.join(o) + '\n'
 
 

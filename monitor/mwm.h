@@ -3,8 +3,9 @@
  * as uint64_t); the MPI-typed glue is in mwm_glue.h.
  *
  * Fast path (every wrapped call): a handful of stores into the shared-memory
- * slot under its seqlock and one load of the watcher's coarse clock.  No
- * system call, no lock, no allocation.
+ * slot under its seqlock and one load of the watcher's coarse clock (a
+ * repeated poll: three single stores, no seqlock).  No system call, no lock,
+ * no allocation.
  */
 #ifndef MWM_H
 #define MWM_H
@@ -178,9 +179,11 @@ MWM_FAST void mwm_finish_as(int blocking, unsigned ncompl, int reqs)
  * call record already as it would write it: mwm_poll_again() says so (same
  * op and language, call site and frame; the wrapper then compares the
  * arguments it stores, and the request handles in mwm.x), and
- * mwm_poll_enter() then publishes only what changes, under the seqlock: the
- * entry time, calls, tests and the state.  Readers see exactly what a full
- * rewrite would have shown. */
+ * mwm_poll_enter() then publishes only what changes, with one store each
+ * and no seqlock section: the entry time, the count of repeated polls (the
+ * slot's polls, which a reader's snapshot adds to calls and tests: one
+ * store counts both) and the state.  A copy holds each field as it was at
+ * some instant, and its counters as a full rewrite would have left them. */
 MWM_FAST int mwm_poll_again(int op, int lang, void *site, void *frame)
 {
 	const struct mw_slot_call *c = &mwm.slot->call;
@@ -191,14 +194,10 @@ MWM_FAST int mwm_poll_again(int op, int lang, void *site, void *frame)
 MWM_FAST struct mw_slot_call *mwm_poll_enter(void)
 {
 	struct mw_slot *s = mwm.slot;
-	uint64_t q = __atomic_load_n(&s->seq, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->seq, q + 1, __ATOMIC_RELAXED);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	s->call.enter_ns = __atomic_load_n(&mwm.clock_ns, __ATOMIC_RELAXED);
-	s->calls++;
-	s->tests++;
-	s->state = MW_STATE_IN_MPI;
-	__atomic_store_n(&s->seq, q + 2, __ATOMIC_RELEASE);
+	/* the main thread is the only writer of these: its own loads need no order */
+	__atomic_store_n(&s->call.enter_ns, __atomic_load_n(&mwm.clock_ns, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+	__atomic_store_n(&s->polls, __atomic_load_n(&s->polls, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->state, MW_STATE_IN_MPI, __ATOMIC_RELEASE);
 	return &s->call;
 }
 

@@ -18,9 +18,8 @@
 #define MWM_REQS_BULK 8
 
 /* Up to MWM_REQS_BULK handles are compared and copied without a loop: a
- * switch on n falls through one line per handle (no loop counter, no branch
- * per handle); the comparison ORs the XORs of all n pairs, so a poll that
- * repeats its array pays about 3 instructions per handle (issue 34: a
+ * switch on n falls through one line per handle (no loop counter); a poll
+ * that repeats its array pays about 3 instructions per handle (issue 34: a
  * compare loop with an early exit took 7 per handle plus its set-up). */
 #define MWM_REQS_UNROLL(S)                                                                     \
 	switch (n) {                                                                           \
@@ -60,12 +59,16 @@ static inline __attribute__((always_inline)) void mwm_reqs_get(uint64_t *dst, co
  * 8-byte handles, else a compare per handle. */
 static inline __attribute__((always_inline)) int mwm_reqs_same(const uint64_t *x, const MPI_Request *a, int n)
 {
+	if (n == 1) /* one handle (hpcc's MPIRandomAccess below 5 ranks): no switch */
+		return x[0] == MWH(a[0]);
 	if (n <= MWM_REQS_BULK) {
-		uint64_t d = 0;
-#define MWM_SAME1(i) d |= x[i] ^ MWH(a[i])
+		/* a compare and a branch per handle: one scratch register (the
+		 * OR of XORs took two, which the plain poll wrappers had to
+		 * save and restore on every call) */
+#define MWM_SAME1(i) if (x[i] != MWH(a[i])) return 0
 		MWM_REQS_UNROLL(MWM_SAME1)
 #undef MWM_SAME1
-		return d == 0;
+		return 1;
 	}
 	if (sizeof(MPI_Request) == sizeof(uint64_t))
 		return !memcmp(x, a, sizeof(uint64_t) * (size_t)n);

@@ -90,7 +90,7 @@ static void resolve(const struct mw_slot_snap *sn)
 	__atomic_store_n(&s->seq2, s->seq2 + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	s->resolved_a = sn->s.a;
-	s->resolved_calls = sn->s.calls;
+	s->resolved_calls = sn->s.calls - sn->s.polls; /* the record's own count (mw_slot_snapshot) */
 	s->comm_id = cm ? cm->id : -1;
 	s->comm_size = cm ? cm->size : 0;
 	snprintf(s->comm_gid, sizeof(s->comm_gid), "%s", cm ? cm->gid : "");

@@ -1,4 +1,4 @@
-/* mw_slot.h - the per-rank shared-memory slot of libmpiwatch (version 2).
+/* mw_slot.h - the per-rank shared-memory slot of libmpiwatch (version 3).
  *
  * Every monitored MPI rank maps one fixed-size file,
  *   SLOT_DIR/rank-<world rank> (the settings' slot_dir, mw_slot_default_dir)
@@ -8,10 +8,13 @@
  *
  * Writers:
  *  - the rank's main thread (the only writer of the "live" block, guarded by
- *    the seqlock `seq`: odd while a write is in progress; one exception: a
- *    test-family call that completed nothing sets `state` back to computing
- *    with one store and no write section, as no other field changes then, so
- *    every consistent copy is still the slot at some instant);
+ *    the seqlock `seq`: odd while a write is in progress; the exception is a
+ *    test-family call that repeats the call record as it stands (same op,
+ *    site, frame, arguments and requests): it stores the entry time, `polls`
+ *    + 1 and `state` in_mpi, then `state` computing if it completed nothing,
+ *    each with one store and no write section, so that a copy holds each
+ *    field as it was at some instant; mw_slot_snapshot() adds `polls` to
+ *    `calls` and `tests`);
  *  - the monitor's watcher thread (coarse clock, the "resolved" block guarded
  *    by `seq2`, dump path, dump count);
  *  - the agent (dump_request) and the SPANK plugin (exit status), via
@@ -25,7 +28,9 @@
 #include <stdint.h>
 
 #define MW_SLOT_MAGIC 0x31544f4c53574d4dULL /* "MMWSLOT1" little-endian */
-#define MW_SLOT_VERSION 2 /* 2: the call record's name, kind, mode and absent arguments are derived by the reader */
+/* 2: the call record's name, kind, mode and absent arguments are derived by
+ * the reader; 3: a repeated poll counts itself in `polls` (issue 34) */
+#define MW_SLOT_VERSION 3
 #define MW_SLOT_SIZE 4096
 #define MW_SLOT_NCOMMS 16  /* communicators the slot translates (names block) */
 #define MW_SLOT_NDTYPES 56 /* predefined datatypes the slot names (names block) */
@@ -84,7 +89,8 @@ struct mw_slot_call {
 	int32_t nreqs;       /* wait/test: number of requests */
 	uint64_t site;       /* return address into the caller */
 	uint64_t frame;      /* frame address of the wrapper (stack scan start) */
-	uint64_t enter_ns;   /* CLOCK_MONOTONIC ns at entry (coarse: watcher tick) */
+	uint64_t enter_ns;   /* CLOCK_MONOTONIC ns at entry (coarse: watcher tick;
+				a repeated poll stores its own) */
 	uint64_t buf;        /* receive buffer (recv and sendrecv kinds only; not
 				reset by other calls: read it only for those kinds) */
 };
@@ -143,6 +149,8 @@ struct mw_slot {
 	uint64_t completions; /* blocking calls returned + requests completed */
 	uint64_t calls;       /* wrapped MPI calls made */
 	uint64_t tests;       /* test-family calls (MPI_Test*, MPI_Iprobe) */
+	uint64_t polls;       /* repeated polls (not in calls nor tests here: a
+				 snapshot's calls and tests include them) */
 	uint32_t state;       /* enum mw_slot_state */
 	uint32_t pending;     /* pending requests (sends + receives) */
 	uint64_t last_progress_ns; /* CLOCK_MONOTONIC (coarse) of the last completion */
@@ -250,7 +258,10 @@ struct mw_slot *mw_slot_create(const char *dir, int rank, char *path, size_t pat
 void mw_slot_publish(struct mw_slot *slot);
 
 /* Copy a slot consistently (seqlock read of the live and resolved blocks,
- * retried a bounded number of times).  Return 0 on success, or -1 with errno
+ * retried a bounded number of times).  The copy's calls and tests count
+ * every call, repeated polls (`polls`) included, and its resolved_calls is
+ * made to match calls when the watcher resolved the call record as it
+ * stands (a repeated poll does not change the record).  Return 0 on success, or -1 with errno
  * EAGAIN if a block never became consistent (the *_ok flags tell which). */
 int mw_slot_snapshot(const struct mw_slot *slot, struct mw_slot_snap *out);
 

@@ -184,6 +184,14 @@ int mw_slot_snapshot(const struct mw_slot *slot, struct mw_slot_snap *out)
 	out->s.dump_path[sizeof(out->s.dump_path) - 1] = 0;
 	out->s.call.name[sizeof(out->s.call.name) - 1] = 0;
 	mw_slot_call_derive(&out->s.call);
+	/* A repeated poll counted itself in polls alone (one store, no write
+	 * section): readers see it as a call and a test.  The watcher resolved
+	 * the record as it stands if it did so at the record's own count (the
+	 * raw calls: repeats do not change the record). */
+	if (out->s.resolved_calls == out->s.calls)
+		out->s.resolved_calls += out->s.polls;
+	out->s.calls += out->s.polls;
+	out->s.tests += out->s.polls;
 	out->s.host[sizeof(out->s.host) - 1] = 0;
 	out->s.job_id[sizeof(out->s.job_id) - 1] = 0;
 	out->s.step_id[sizeof(out->s.step_id) - 1] = 0;

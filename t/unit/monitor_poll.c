@@ -74,6 +74,30 @@ static __attribute__((noinline)) void poll_probe(int tag, int *flag)
 		abort();
 }
 
+/* a generalized request whose query callback polls another request */
+static int gq_nested;
+static int gq_query(void *extra, MPI_Status *st)
+{
+	int fl = 0;
+	MPI_Test((MPI_Request *)extra, &fl, MPI_STATUS_IGNORE);
+	gq_nested++;
+	MPI_Status_set_elements(st, MPI_BYTE, 0);
+	MPI_Status_set_cancelled(st, 0);
+	st->MPI_SOURCE = MPI_UNDEFINED;
+	st->MPI_TAG = MPI_UNDEFINED;
+	return MPI_SUCCESS;
+}
+static int gq_free(void *extra)
+{
+	(void)extra;
+	return MPI_SUCCESS;
+}
+static int gq_cancel(void *extra, int complete)
+{
+	(void)extra, (void)complete;
+	return MPI_SUCCESS;
+}
+
 /* a reader copying the slot while the main thread polls */
 static volatile int stop;
 static long nsnaps, bad;
@@ -244,6 +268,35 @@ int main(int argc, char **argv)
 			}
 	ok(cases == 110 && misses == 0,
 	   "Testany/Testsome of 1..10 handles, one replaced between repeated polls: its completion is attributed");
+
+	/* 6. a generalized request's query callback, run inside an MPI_Testany
+	 * that completes it, polls another request with MPI_Test (a nested
+	 * wrapper that writes the call record and its handle): the outer
+	 * completion is the generalized request's, which the monitor does not
+	 * track, so the receives it tracks stay pending (crediting the index
+	 * to the nested call's handle would remove that receive) */
+	{
+		MPI_Request g[2], inner;
+		char gb[2][8];
+		int fl = 0, idx = MPI_UNDEFINED;
+		MPI_Irecv(gb[0], 8, MPI_CHAR, 0, 201, MPI_COMM_SELF, &g[1]);
+		MPI_Irecv(gb[1], 8, MPI_CHAR, 0, 202, MPI_COMM_SELF, &inner);
+		MPI_Grequest_start(gq_query, gq_free, gq_cancel, &inner, &g[0]);
+		for (int i = 0; i < 3; i++)
+			poll_anyn(2, g, &fl); /* repeated polls, nothing completes */
+		MPI_Grequest_complete(g[0]);
+		for (int t = 0; t < 1000 && !fl; t++)
+			idx = poll_anyn(2, g, &fl);
+		b = snap();
+		ok(fl && idx == 0 && gq_nested > 0 && b.s.pending == 2,
+		   "a nested MPI_Test in a generalized request's callback: the outer completion is not credited to its handle");
+		if (b.s.pending != 2)
+			printf("# flag %d index %d nested %d pending %u\n", fl, idx, gq_nested, b.s.pending);
+		MPI_Cancel(&g[1]);
+		MPI_Wait(&g[1], MPI_STATUS_IGNORE);
+		MPI_Cancel(&inner);
+		MPI_Wait(&inner, MPI_STATUS_IGNORE);
+	}
 	MPI_Finalize();
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;

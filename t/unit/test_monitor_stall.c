@@ -239,6 +239,81 @@ START_TEST(test_request_lifecycle)
 }
 END_TEST
 
+/* Repeated polls (slot version 3): a poll that repeats the call record counts
+ * itself in the slot's polls alone; every reader's snapshot shows it in calls
+ * and tests, the watcher's resolution of the record stays valid across
+ * repeats, and the watcher and the agent judge the rank by the one rule from
+ * those copies: polling while the repeats go on with nothing completed,
+ * computing once they stop. */
+START_TEST(test_repeated_polls)
+{
+	static struct mw_slot slot;
+	struct mw_slot_snap sn;
+	struct mwm_stall w;
+	struct mw_stall agent;
+	memset(&slot, 0, sizeof(slot));
+	memset(&w, 0, sizeof(w));
+	memset(&agent, 0, sizeof(agent));
+	mwm.slot = &slot;
+	ck_assert_int_eq(mwm_reqtab_init(&mwm.reqs, 64), 0);
+	/* MPI_Irecv -> request 0x10, then MPI_Testany over it: the record */
+	mwm_begin(MWM_OP_Irecv, 0, NULL, NULL);
+	mwm_commit();
+	mwm_req_new(0x10, MWM_TABLE_RECV, 0);
+	mwm_finish(0);
+	mwm.clock_ns = 1 * S;
+	struct mw_slot_call *c = mwm_begin(MWM_OP_Testany, 0, (void *)0x400100, (void *)0x7ff0);
+	c->nreqs = 1;
+	mwm_commit_as(c, 0, 1);
+	mwm_poll_finish(0, 1);
+	ck_assert_int_eq(mw_slot_snapshot(&slot, &sn), 0);
+	ck_assert_int_eq((int)sn.s.calls, 2);
+	ck_assert_int_eq((int)sn.s.tests, 1);
+	/* the watcher resolves the record as it stands (watcher.c) */
+	slot.resolved_calls = sn.s.calls - sn.s.polls;
+	uint64_t t;
+	for (t = 1; t <= 8; t++) {
+		mwm.clock_ns = t * S;
+		for (int i = 0; i < 1000; i++) {
+			ck_assert(mwm_poll_again(MWM_OP_Testany, 0, (void *)0x400100, (void *)0x7ff0));
+			mwm_poll_enter();
+			ck_assert_int_eq((int)slot.state, MW_STATE_IN_MPI);
+			mwm_poll_finish(0, 1);
+		}
+		ck_assert_int_eq(mw_slot_snapshot(&slot, &sn), 0);
+		ck_assert_int_eq((int)sn.s.calls, 2 + 1000 * (int)t);
+		ck_assert_int_eq((int)sn.s.tests, 1 + 1000 * (int)t);
+		ck_assert_int_eq((int)sn.s.state, MW_STATE_COMPUTING);
+		ck_assert(sn.s.call.enter_ns == t * S);
+		ck_assert(sn.s.resolved_calls == sn.s.calls); /* the resolution still describes the record */
+		ck_assert_int_eq((int)(slot.seq % 2), 0);
+		int d = mwm_stall_check(&w, &sn.s, t * S, 2.0);
+		int a = mw_stall_rule(&agent, &sn.s, 500.0 + (double)t, 2.0);
+		ck_assert_msg(a == (t >= 3 ? MW_STALL_POLLING : MW_STALL_FINE), "second %d: the agent sees %s", (int)t,
+			      mw_stall_name(a));
+		ck_assert_msg(d == (t == 3 ? 2 : 0), "second %d: the watcher dumps %d", (int)t, d);
+	}
+	/* the polls stop, the rank computes: computing after the timeout */
+	for (; t <= 12; t++) {
+		ck_assert_int_eq(mw_slot_snapshot(&slot, &sn), 0);
+		mwm_stall_check(&w, &sn.s, t * S, 2.0);
+		int a = mw_stall_rule(&agent, &sn.s, 500.0 + (double)t, 2.0);
+		ck_assert_msg(a == (t >= 10 ? MW_STALL_COMPUTING : MW_STALL_POLLING) || (t < 10 && a == MW_STALL_FINE),
+			      "second %d after the polls: the agent sees %s", (int)t, mw_stall_name(a));
+	}
+	ck_assert_int_eq(mw_stall_rule(&agent, &sn.s, 500.0 + 12.0, 2.0), MW_STALL_COMPUTING);
+	/* another record (a full write) makes the resolution stale */
+	c = mwm_begin(MWM_OP_Test, 0, (void *)0x400200, (void *)0x7ff0);
+	c->nreqs = 1;
+	mwm_commit_as(c, 0, 1);
+	mwm_poll_finish(0, 1);
+	ck_assert_int_eq(mw_slot_snapshot(&slot, &sn), 0);
+	ck_assert(sn.s.resolved_calls != sn.s.calls);
+	ck_assert_int_eq((int)sn.s.calls, 2 + 8000 + 1);
+	mwm_reqtab_destroy(&mwm.reqs);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("monitor_stall");
@@ -249,6 +324,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_timeout, 0, sizeof(tmo) / sizeof(tmo[0]));
 	tcase_add_test(tc, test_op_table);
 	tcase_add_test(tc, test_request_lifecycle);
+	tcase_add_test(tc, test_repeated_polls);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
