@@ -11,8 +11,8 @@ plan no_plan
 run_setup mw-imb
 
 for mpi in openmpi mpich; do
-    prof=$work/$mpi-prof
-    MPIWATCH_PROFILE=$prof timeout 120 "$mw" run -n 4 --mpi $mpi --dir "$work/$mpi" -- \
+    prof=$work/$mpi/profile # mpiwatch run --profile: DIR/profile
+    timeout 120 "$mw" run -n 4 --mpi $mpi --profile --dir "$work/$mpi" -- \
         "$top/build/progs/$mpi/imbalance" 6 >"$work/$mpi.out" 2>&1
     ok $? "$mpi: the imbalanced program runs to the end under mpiwatch run"
     "$mw" analyze imbalance "$prof" --json "$work/$mpi.json" --svg "$work/$mpi.svg" >"$work/$mpi.txt" 2>&1
