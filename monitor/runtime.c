@@ -457,9 +457,13 @@ static const struct mwm_settings *settings(const char *host)
 
 const struct mwm_settings *mwm_settings(void)
 {
+	static const struct mwm_settings *st;
 	char host[64] = "";
-	mw_node_name(host, sizeof(host));
-	return settings(host);
+	if (!st) {
+		mw_node_name(host, sizeof(host));
+		st = settings(host);
+	}
+	return st;
 }
 
 /* The header every slot has (the rest zero). */
