@@ -130,7 +130,7 @@ mon_mpirun_tests() {
     mon_cmd "$mpi" 2 "MPIWATCH_SETTINGS=$(mon_settings "$work/soon.conf" "timeout = soon")" -- "$p/mon_correct"
     out1=$(timeout 300 "${MON_CMD[@]}" 2>&1 >/dev/null)
     ok $? "$mpi: a bad timeout in the settings file does not harm the job"
-    is "$(printf '%s\n' "$out1" | grep -c '^mpiwatch: .*timeout=soon')" 2 "$mpi: one warning per rank for timeout = soon"
+    is "$(printf '%s\n' "$out1" | grep -c '^mpiwatch: .*timeout.*soon.*using a timeout of 60 s')" 2 "$mpi: one warning per rank for timeout = soon"
 
     # 10. a rank that forks a child and has its own SIGCHLD handler
     mon_plain_cmd "$mpi" 2 -- "$p/mon_fork"
