@@ -37,11 +37,13 @@ for ((i = 1; i <= PAIRS; i++)); do
     echo "pair $i: plain $p s, monitored $m s, ratio $r"
 done
 med=$(printf '%s\n' "${ratios[@]}" | sort -g | awk '{a[NR]=$1} END {if (NR%2) print a[(NR+1)/2]; else printf "%.4f\n", (a[NR/2]+a[NR/2+1])/2}')
-# How many MPI calls does LAMMPS make?  One profiled run (MPIWATCH_PROFILE):
+# How many MPI calls does LAMMPS make?  One profiled run (profile = yes in
+# the ranks' settings file):
 # calls per rank x the per-call cost from bench/pingpong.sh / the run time
 # is the overhead to expect, free of the machine's noise.
+printf '%s\n' "profile = yes" "profile_dir = $work/prof" >"$work/prof.conf"
 t0=$(now)
-mpirun.openmpi --allow-run-as-root -np 2 -x "LD_PRELOAD=$LIB" -x "MPIWATCH_PROFILE=$work/prof" \
+mpirun.openmpi --allow-run-as-root -np 2 -x "LD_PRELOAD=$LIB" -x "MPIWATCH_SETTINGS=$work/prof.conf" \
     lmp -in in.melt -log none -screen none
 t1=$(now)
 calls=$(awk 'NR > 2 && /GROUP="MPI/ {c += $(NF-5)} END {print c + 0}' "$work/prof/profile.0.0.0")

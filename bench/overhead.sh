@@ -12,7 +12,7 @@
 #                 the fixed cost of a run, 2 ranks
 #   PAIRS number of off/on pairs; the order inside a pair alternates
 #   MODE  on (default): LD_PRELOAD=build/lib/libmpiwatch.so against no
-#         preload; profile: the same with MPIWATCH_PROFILE (the profile
+#         preload; profile: the same with profile = yes in a settings file (the profile
 #         mode, a timestamp on every call) against no preload; profile-on:
 #         the profile mode against the monitor alone
 #
@@ -52,10 +52,12 @@ startup)
     cmd=(./mpi-startup) ;;
 *) echo "unknown APP $APP (lammps, hpcc or startup)" >&2; exit 1 ;;
 esac
+# profile mode: the ranks' settings file (the monitor reads no other source)
+printf '%s\n' "profile = yes" "profile_dir = $work/prof" >"$work/prof.conf"
 case $MODE in
 on) a=() b=(-x "LD_PRELOAD=$LIB") ;;
-profile) a=() b=(-x "LD_PRELOAD=$LIB" -x "MPIWATCH_PROFILE=$work/prof") ;;
-profile-on) a=(-x "LD_PRELOAD=$LIB") b=(-x "LD_PRELOAD=$LIB" -x "MPIWATCH_PROFILE=$work/prof") ;;
+profile) a=() b=(-x "LD_PRELOAD=$LIB" -x "MPIWATCH_SETTINGS=$work/prof.conf") ;;
+profile-on) a=(-x "LD_PRELOAD=$LIB") b=(-x "LD_PRELOAD=$LIB" -x "MPIWATCH_SETTINGS=$work/prof.conf") ;;
 *) echo "unknown MODE $MODE" >&2; exit 1 ;;
 esac
 perf=()

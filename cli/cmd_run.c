@@ -279,18 +279,12 @@ static int run_watched(struct run_opts *o)
 	snprintf(txt, sizeof(txt), "%s/report.txt", outdir);
 	/* The ranks' profile folder, in the settings file (the monitor reads
 	 * nothing else): DIR/profile with --profile (and the load-imbalance
-	 * report at the end); a MPIWATCH_PROFILE of the user's, read as the
-	 * monitor reads it without settings (mw_profile_env_folder), profiles
-	 * the ranks into its folder. */
+	 * report at the end). */
 	char profdir[PATH_MAX + 16], perr[PATH_MAX + 64];
-	int imb_report = o->jc.profile, penv = 0;
+	int imb_report = o->jc.profile;
 	snprintf(profdir, sizeof(profdir), "%s/profile", outdir);
-	if (!o->jc.profile)
-		penv = mw_profile_env_folder(getenv("MPIWATCH_PROFILE"), NULL, profdir, sizeof(profdir));
-	if ((o->jc.profile || penv > 0) &&
-	    (mw_jobconf_set(&o->jc, MW_JC_JOB, "profile", "yes", perr, sizeof(perr)) < 0 ||
-	     mw_jobconf_set(&o->jc, MW_JC_JOB, "profile_dir", profdir, perr, sizeof(perr)) < 0)) {
-		fprintf(stderr, "mpiwatch run: MPIWATCH_PROFILE=%s: %s\n", profdir, perr);
+	if (o->jc.profile && mw_jobconf_set(&o->jc, MW_JC_JOB, "profile_dir", profdir, perr, sizeof(perr)) < 0) {
+		fprintf(stderr, "mpiwatch run: %s: %s\n", profdir, perr);
 		mw_run_watchdog_done(wd);
 		mw_rmtree(work, (uid_t)-1);
 		return 1;

@@ -34,10 +34,10 @@ int col_ctx_init(struct collector *c, struct col_opts *o, const struct col_env *
 		return -1;
 	}
 	c->s.ap = col_ap_create(o->ap_conf, 0);
-	c->s.timeout_s = mw_setting_double(MW_SET_TIMEOUT);
-	c->s.hang_limit_s = mw_settings_hang_limit();
-	snprintf(c->s.threshold_spec, sizeof c->s.threshold_spec, "%s", mw_setting_str(MW_SET_THRESHOLD));
-	if (col_threshold_parse(c->s.threshold_spec, &c->s.thr) < 0) {
+	/* the timeout, hang limit and threshold are read where they are used,
+	 * through the accessors (shared/settings.h): checked here once */
+	struct col_threshold thr;
+	if (col_threshold_parse(mw_setting_str(MW_SET_THRESHOLD), &thr) < 0) {
 		mw_err("threshold %s: not a threshold", mw_setting_str(MW_SET_THRESHOLD));
 		return -1;
 	}

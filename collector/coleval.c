@@ -67,14 +67,14 @@ static int all_in(const struct collector *c)
 
 static void check_threshold(struct collector *c)
 {
-	long n = col_eval_suspicious(&c->s), need = col_threshold_need(&c->s.thr, job_ranks(c));
+	long n = col_eval_suspicious(&c->s), need = col_threshold_setting_need(job_ranks(c));
 	if (c->s.decided || n < need || c->gen == c->eval_gen)
 		return;
 	if (!c->pending) {
 		if (c->s.threshold_mono <= 0)
 			c->s.threshold_mono = col_now(c);
 		col_state_event(&c->s, "threshold", "%ld suspicious rank(s) >= threshold %s (%ld needed)",
-				n, c->s.threshold_spec, need);
+				n, mw_setting_str(MW_SET_THRESHOLD), need);
 		col_links_dumpreq(c);
 		col_links_apreq(c, "threshold crossed");
 	}
@@ -121,7 +121,7 @@ static int confirm(struct collector *c)
 		snprintf(buf, sizeof buf, "the analysis of the dumps finds a deadlock (%s)", s->dl.kind);
 		why = buf;
 	}
-	if (!why && s->stuck_since_mono > 0 && col_now(c) - s->stuck_since_mono >= s->hang_limit_s) {
+	if (!why && s->stuck_since_mono > 0 && col_now(c) - s->stuck_since_mono >= mw_settings_hang_limit()) {
 		snprintf(buf, sizeof buf, "ranks stuck for %.0f s, the hang limit",
 			 col_now(c) - s->stuck_since_mono);
 		why = buf;
@@ -236,9 +236,9 @@ static double mark_overdue(struct collector *c)
 		if (x->state != MW_HB_S_COMPUTING)
 			continue;
 		x->computed_s = now - x->computing_since;
-		x->overdue = x->computed_s >= s->hang_limit_s;
-		if (!x->overdue && (at < 0 || x->computing_since + s->hang_limit_s < at))
-			at = x->computing_since + s->hang_limit_s;
+		x->overdue = x->computed_s >= mw_settings_hang_limit();
+		if (!x->overdue && (at < 0 || x->computing_since + mw_settings_hang_limit() < at))
+			at = x->computing_since + mw_settings_hang_limit();
 	}
 	return at;
 }
@@ -314,9 +314,9 @@ void col_eval_run(struct collector *c)
 					"suspected hang, not confirmed: %s; the program runs on, and is "
 					"acted on only if still stuck after the hang limit (%.0f s)",
 					s->dl_dumps ? col_dl_none(s, 1, none, sizeof none) : "no dump to analyse yet",
-					s->hang_limit_s);
+					mw_settings_hang_limit());
 		}
-		col_eval_schedule(c, s->stuck_since_mono + s->hang_limit_s - now + 0.1);
+		col_eval_schedule(c, s->stuck_since_mono + mw_settings_hang_limit() - now + 0.1);
 		col_reports_write(c);
 		return;
 	}
@@ -342,7 +342,7 @@ void col_eval_run(struct collector *c)
 				c->overdue_noted = 1;
 				col_state_event(s, "note", "ranks wait in MPI for ranks computing outside MPI: a hang if "
 							   "these have not come back to MPI %.0f s after they left it (the hang limit)",
-						s->hang_limit_s);
+						mw_settings_hang_limit());
 			}
 			col_eval_schedule(c, overdue_at - col_now(c) + 0.1);
 		}

@@ -23,8 +23,6 @@ int col_state_init(struct col_state *s, const char *job)
 	memset(s, 0, sizeof *s);
 	snprintf(s->job, sizeof s->job, "%s", job);
 	s->t_start_unix = unix_now();
-	snprintf(s->threshold_spec, sizeof s->threshold_spec, "%s", COL_THRESHOLD_DEFAULT);
-	col_threshold_parse(COL_THRESHOLD_DEFAULT, &s->thr);
 	return 0;
 }
 

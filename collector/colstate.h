@@ -79,9 +79,6 @@ struct col_ap; /* collector/colap.h */
 
 struct col_state {
 	char job[32];
-	double timeout_s;
-	char threshold_spec[16];
-	struct col_threshold thr;
 	double t_start_unix;
 
 	struct col_node *nodes;
@@ -112,7 +109,6 @@ struct col_state {
 	 * stuck after the hang limit.  Until then it is a suspected hang. */
 	int confirmed;
 	char confirmed_by[128];
-	double hang_limit_s;      /* --hang-limit */
 	double stuck_since_mono;  /* a suspected hang was first seen, 0 = none */
 	struct col_stats st;
 	/* The MPI library's own error lines (OUTDIR/mpi-errors.txt, written by

@@ -1,6 +1,7 @@
 /* colthreshold.c - the verdict's names, which heartbeat states are
  * suspicious, and the threshold rule (verdict.h): when enough ranks are
  * suspicious for an evaluation. */
+#include "settings.h"
 #include "verdict.h"
 
 #include <errno.h>
@@ -52,6 +53,14 @@ int col_threshold_parse(const char *s, struct col_threshold *t)
 bad:
 	errno = EINVAL;
 	return -1;
+}
+
+long col_threshold_setting_need(long nranks)
+{
+	struct col_threshold t;
+	if (col_threshold_parse(mw_setting_str(MW_SET_THRESHOLD), &t) < 0)
+		return 1;
+	return col_threshold_need(&t, nranks);
 }
 
 long col_threshold_need(const struct col_threshold *t, long nranks)

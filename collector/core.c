@@ -393,8 +393,8 @@ int col_run(struct col_opts *o)
 	if (loop_open(&L, &c) < 0)
 		goto out;
 	mw_info("collector for job %s listening on port %u; %zu node(s), timeout %g s, hang limit %g s, threshold %s, action %s",
-		o->job, c.port, c.s.nnodes, mw_setting_double(MW_SET_TIMEOUT), c.s.hang_limit_s,
-		c.s.threshold_spec, mw_jobconf_action_name(col_action(&c)));
+		o->job, c.port, c.s.nnodes, mw_setting_double(MW_SET_TIMEOUT), mw_settings_hang_limit(),
+		mw_setting_str(MW_SET_THRESHOLD), mw_jobconf_action_name(col_action(&c)));
 	col_state_event(&c.s, "start", "collector listening on port %u", c.port);
 	mw_ready_notify(); /* started: whoever launched us may stop waiting */
 	c.status_dirty = 1; /* a report from the start: the job is watched */

@@ -6,6 +6,7 @@
 #include "colap.h"
 #include "html.h"
 #include "jobconf.h"
+#include "settings.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -136,14 +137,13 @@ json_object *col_report_json(const struct col_state *s)
 							  : NULL);
 	json_object_object_add(o, "partition_suspected",
 			       json_object_new_boolean(s->have_res && r->verdict == COL_V_HARDWARE && r->partition));
-	json_object_object_add(o, "hang_limit_s", json_object_new_double(s->hang_limit_s));
-	json_object_object_add(o, "timeout_s", json_object_new_double(s->timeout_s));
+	json_object_object_add(o, "hang_limit_s", json_object_new_double(mw_settings_hang_limit()));
+	json_object_object_add(o, "timeout_s", json_object_new_double(mw_setting_double(MW_SET_TIMEOUT)));
 	d = json_object_new_object();
-	json_object_object_add(d, "spec", json_object_new_string(s->threshold_spec));
+	json_object_object_add(d, "spec", json_object_new_string(mw_setting_str(MW_SET_THRESHOLD)));
 	json_object_object_add(d, "ranks_needed",
-			       json_object_new_int64(col_threshold_need(&s->thr,
-									s->expected_ranks ? s->expected_ranks
-											  : (long)s->size)));
+			       json_object_new_int64(col_threshold_setting_need(s->expected_ranks ? s->expected_ranks
+												     : (long)s->size)));
 	json_object_object_add(o, "threshold", d);
 	json_object_object_add(o, "ranks_total", json_object_new_int64((int64_t)s->size));
 

@@ -156,8 +156,6 @@ struct col_threshold {
 	double value;
 };
 
-#define COL_THRESHOLD_DEFAULT "1"
-
 /* Parse "N" (1..16777216) or "P%" (0 < P <= 100).
  * Return 0, or -1 (errno EINVAL). */
 int col_threshold_parse(const char *s, struct col_threshold *t);
@@ -165,6 +163,11 @@ int col_threshold_parse(const char *s, struct col_threshold *t);
 /* Number of suspicious ranks that crosses the threshold for a job of nranks
  * ranks (nranks 0 = unknown: a percentage then needs 1). Always >= 1. */
 long col_threshold_need(const struct col_threshold *t, long nranks);
+
+/* col_threshold_need of the threshold setting (MW_SET_THRESHOLD, read
+ * through shared/settings.h, never copied; the collector checks it once at
+ * its start, col_ctx_init): one that does not parse needs 1. */
+long col_threshold_setting_need(long nranks);
 
 /* Return 1 if rank x ended killed by a signal a launcher or Slurm sends to
  * the remaining ranks of a job once one rank failed (SIGKILL, SIGTERM): most

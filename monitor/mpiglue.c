@@ -203,14 +203,15 @@ int mwv_MPI_Finalize(void)
 
 /* MPI_T from the watcher thread.  Only at MPI_THREAD_MULTIPLE does the MPI
  * library promise that is safe while the main thread is inside MPI;
- * otherwise MPI_T is read only if the site forces it with MPIWATCH_MPIT=1
- * (never harm the job for a statistic).  MPIWATCH_MPIT=0 turns it off. */
+ * otherwise MPI_T is read only if the settings force it (mpit = yes, a
+ * site's choice: never harm the job for a statistic).  mpit = no turns it
+ * off. */
 static int mpit_allowed(void)
 {
-	const char *env = getenv("MPIWATCH_MPIT");
-	if (finalizing || (env && !strcmp(env, "0")))
+	int mpit = mwm_settings()->mpit;
+	if (finalizing || mpit == MW_JC_MPIT_NO)
 		return 0;
-	return mwm.thread_check || (env && !strcmp(env, "1"));
+	return mwm.thread_check || mpit == MW_JC_MPIT_YES;
 }
 
 /* The performance variables the watcher reads, found once. */
@@ -228,7 +229,7 @@ static int mpit_find(void)
 		return 0;
 	pv.state = 1;
 	if (PMPI_T_init_thread(MPI_THREAD_SINGLE, &prov) != MPI_SUCCESS) {
-		if (getenv("MPIWATCH_DEBUG"))
+		if (mwm_settings()->debug)
 			fprintf(stderr, "mpiwatch: MPI_T_init_thread failed\n");
 		return -1;
 	}
@@ -253,7 +254,7 @@ static int mpit_find(void)
 			pv.unexp_dt = vdt;
 		}
 	}
-	if (getenv("MPIWATCH_DEBUG"))
+	if (mwm_settings()->debug)
 		fprintf(stderr, "mpiwatch: MPI_T: %d pvars, unexpected-queue pvar %d\n", num, pv.unexp);
 	return 0;
 }
@@ -283,7 +284,7 @@ int mwm_glue_mpit_unexpected(uint64_t comm, long *count, long *per_peer, int max
 		return -1;
 	int arc = PMPI_T_pvar_handle_alloc(ses, pv.unexp, pv.unexp_bind == MPI_T_BIND_MPI_COMM ? (void *)&c : NULL,
 					   &h, &n);
-	if (getenv("MPIWATCH_DEBUG"))
+	if (mwm_settings()->debug)
 		fprintf(stderr, "mpiwatch: MPI_T handle_alloc(%d) = %d, count %d\n", pv.unexp, arc, n);
 	if (arc == MPI_SUCCESS && n >= 1 && n <= 1 << 20) {
 		/* Open MPI's ob1 keeps one value per peer of the communicator */

@@ -35,7 +35,7 @@ struct mwm_name {
 	int size; /* bytes (datatypes) */
 };
 
-/* Per-op profile (only when the settings, or MPIWATCH_PROFILE without them, ask for it). */
+/* Per-op profile (only when the settings file asks for it). */
 struct mwm_prof {
 	uint64_t calls;
 	uint64_t ns;

@@ -46,81 +46,44 @@ int mwm_disabled(void)
 	return mw_env_disables(getenv("MPIWATCH_DISABLE"));
 }
 
-double mwm_parse_timeout(const char *s, int *bad)
+int mwm_settings_read(const char *settings, const char *host, struct mwm_settings *st, char *why, size_t len)
 {
-	struct mw_jobconf jc;
-	char buf[64], err[256];
-	double v;
-	size_t n;
-
-	*bad = 0;
-	if (mw_jobconf_init(&jc) < 0)
-		return MW_TIMEOUT_MIN; /* out of memory: any valid value */
-	v = jc.timeout; /* the table's default */
-	if (s && *s) {
-		s += strspn(s, " \t");
-		n = strlen(s);
-		while (n && (s[n - 1] == ' ' || s[n - 1] == '\t'))
-			n--;
-		if (n >= sizeof(buf) || (memcpy(buf, s, n), buf[n] = 0,
-					 mw_jobconf_set(&jc, MW_JC_USER, "timeout", buf, err, sizeof(err)) < 0))
-			*bad = 1;
-		else
-			v = jc.timeout;
-	}
-	mw_jobconf_free(&jc);
-	return v;
-}
-
-double mwm_settings_timeout(const char *settings, const char *timeout_env, const char *host,
-			    char *why, size_t len)
-{
-	struct mwm_settings st;
-	mwm_settings_read(settings, timeout_env, NULL, NULL, host, &st, why, len);
-	return st.timeout_s;
-}
-
-int mwm_settings_read(const char *settings, const char *timeout_env, const char *dir_env,
-		      const char *profile_env, const char *host, struct mwm_settings *st, char *why,
-		      size_t len)
-{
-	const char *job = getenv("SLURM_JOB_ID");
 	char path[PATH_MAX];
 	struct mw_jobconf jc;
-	int bad;
+	int rc = 0;
 
 	why[0] = 0;
 	st->dir[0] = st->profile[0] = st->slots[0] = st->dumps[0] = 0;
 	if (settings && *settings) {
-		if (mw_path_host(path, sizeof(path), settings, host) < 0) {
+		if (mw_path_host(path, sizeof(path), settings, host) < 0)
 			snprintf(why, len, "%s=%s: path too long", MW_JOBCONF_ENV, settings);
-		} else if (mw_jobconf_load(&jc, path, NULL, 0, why, len) == 0) {
-			/* the file, and nothing of the environment */
-			st->timeout_s = jc.timeout;
-			if (jc.dir && snprintf(st->dir, sizeof(st->dir), "%s", jc.dir) >= (int)sizeof(st->dir))
-				st->dir[0] = 0;
-			if (snprintf(st->slots, sizeof(st->slots), "%s", jc.slot_dir ? jc.slot_dir : "") >=
-				    (int)sizeof(st->slots) ||
-			    snprintf(st->dumps, sizeof(st->dumps), "%s", jc.dump_dir ? jc.dump_dir : "") >=
-				    (int)sizeof(st->dumps))
-				snprintf(why, len, "%s: the slot or dump folder's name is too long", path);
-			if (mw_jobconf_profile_folder(&jc, getenv("SLURM_STEP_ID"), st->profile,
-						      sizeof(st->profile)) < 0)
-				snprintf(why, len, "%s: the profile folder's name is too long", path);
-			mw_jobconf_free(&jc);
-			return 1;
-		}
+		else if (mw_jobconf_load(&jc, path, NULL, 0, why, len) == 0)
+			rc = 1;
 	}
-	/* no settings file (plain mpirun), or one that cannot be read */
-	st->timeout_s = mwm_parse_timeout(timeout_env, &bad);
-	if (bad && !why[0])
-		snprintf(why, len, "MPIWATCH_TIMEOUT=\"%s\" is not %s", timeout_env,
-			 "a number of seconds from 1 to 604800");
-	if (dir_env && snprintf(st->dir, sizeof(st->dir), "%s", dir_env) >= (int)sizeof(st->dir))
-		st->dir[0] = 0;
-	if (mw_profile_env_folder(profile_env, job, st->profile, sizeof(st->profile)) < 0 && !why[0])
-		snprintf(why, len, "MPIWATCH_PROFILE: the folder's name is too long");
-	return 0;
+	/* no settings file (plain mpirun without one), or one that cannot be
+	 * read: the table's defaults, and nothing of the environment */
+	if (!rc && mw_jobconf_init(&jc) < 0) {
+		st->timeout_s = MW_TIMEOUT_MIN; /* out of memory: any valid value */
+		st->mpit = MW_JC_MPIT_AUTO;
+		st->debug = 0;
+		return 0;
+	}
+	st->timeout_s = jc.timeout;
+	st->mpit = jc.mpit;
+	st->debug = jc.monitor_debug;
+	if (rc) {
+		if (jc.dir && snprintf(st->dir, sizeof(st->dir), "%s", jc.dir) >= (int)sizeof(st->dir))
+			st->dir[0] = 0;
+		if (snprintf(st->slots, sizeof(st->slots), "%s", jc.slot_dir ? jc.slot_dir : "") >=
+			    (int)sizeof(st->slots) ||
+		    snprintf(st->dumps, sizeof(st->dumps), "%s", jc.dump_dir ? jc.dump_dir : "") >=
+			    (int)sizeof(st->dumps))
+			snprintf(why, len, "%s: the slot or dump folder's name is too long", path);
+		if (mw_jobconf_profile_folder(&jc, getenv("SLURM_STEP_ID"), st->profile, sizeof(st->profile)) < 0)
+			snprintf(why, len, "%s: the profile folder's name is too long", path);
+	}
+	mw_jobconf_free(&jc);
+	return rc;
 }
 
 int mwm_norm_rank(int r)
@@ -421,8 +384,7 @@ static void on_exit_cb(int status, void *arg)
 int mwm_slot_is_temporary(const char *slots)
 {
 	const char *job = getenv("SLURM_JOB_ID");
-	const char *keep = getenv("MPIWATCH_KEEP_SLOT");
-	return !(job && *job) && !(slots && *slots) && !(keep && *keep && strcmp(keep, "0"));
+	return !(job && *job) && !(slots && *slots);
 }
 
 /* Without a job (plain mpirun), slots of killed runs stay in /dev/shm:
@@ -474,10 +436,9 @@ static void prune_stale(const char *host, const char *mine)
 	closedir(d);
 }
 
-/* The job's settings, read once (by mwm_init_enter or mwm_start): the job's
- * settings file (written by the plugin or mpiwatch run), else
- * MPIWATCH_TIMEOUT, MPIWATCH_DIR, MPIWATCH_PROFILE (plain mpirun), else the
- * defaults.  What was wrong is said once. */
+/* The job's settings, read once (by early_open or mwm_start): the job's
+ * settings file (written by the plugin or mpiwatch run, or the user's own
+ * under plain mpirun), else the defaults.  What was wrong is said once. */
 static const struct mwm_settings *settings(const char *host)
 {
 	static struct mwm_settings st;
@@ -486,13 +447,23 @@ static const struct mwm_settings *settings(const char *host)
 	if (loaded)
 		return &st;
 	loaded = 1;
-	mwm_settings_read(getenv(MW_JOBCONF_ENV), getenv("MPIWATCH_TIMEOUT"), getenv("MPIWATCH_DIR"),
-			  getenv("MPIWATCH_PROFILE"), host, &st, why, sizeof(why));
+	mwm_settings_read(getenv(MW_JOBCONF_ENV), host, &st, why, sizeof(why));
 	if (why[0]) {
 		mw_log_open("mpiwatch", MW_LOG_STDERR, LOG_WARNING);
 		mw_warn("%s; using a timeout of %g s", why, st.timeout_s);
 	}
 	return &st;
+}
+
+const struct mwm_settings *mwm_settings(void)
+{
+	static const struct mwm_settings *st;
+	char host[64] = "";
+	if (!st) {
+		mw_node_name(host, sizeof(host));
+		st = settings(host);
+	}
+	return st;
 }
 
 /* The header every slot has (the rest zero). */

@@ -7,20 +7,11 @@
 
 #include "jobconf.h"
 
-/* Parse MPIWATCH_TIMEOUT with the settings table's range (blanks around it
- * allowed).  NULL or "" gives the table's default; a bad value sets *bad
- * and gives the default. */
-double mwm_parse_timeout(const char *s, int *bad);
-
-/* The timeout: from the settings file named by settings (%h = host), else
- * from timeout_env (MPIWATCH_TIMEOUT), else the default.  why gets what
- * was wrong ("" if nothing): a file that cannot be read, a bad value. */
-double mwm_settings_timeout(const char *settings, const char *timeout_env, const char *host,
-			    char *why, size_t len);
-
 /* What the monitor takes from the job's settings. */
 struct mwm_settings {
 	double timeout_s;
+	int mpit;           /* enum mw_jc_mpit */
+	int debug;          /* monitor_debug: a few diagnostics on stderr */
 	char dir[1024];     /* the report folder ("" = none given) */
 	char profile[1024]; /* the profile folder ("" = no profile) */
 	char slots[1024];   /* the slot folder, %h unreplaced ("" = the default) */
@@ -28,16 +19,20 @@ struct mwm_settings {
 };
 
 /* Fill st from the settings file named by settings (%h = host) and nothing
- * else: timeout, dir, the profile folder (mw_jobconf_profile_folder, for
- * the step in SLURM_STEP_ID), the slot and dump folders.  Without one
- * (settings NULL or "", or a file that cannot be read), from the
- * environment's values: timeout_env (MPIWATCH_TIMEOUT), dir_env
- * (MPIWATCH_DIR), profile_env (MPIWATCH_PROFILE, mw_profile_env_folder);
- * the slot and dump folders are then the defaults ("").  why gets what was
- * wrong ("" if nothing).  Return 1 if the file was read, else 0. */
-int mwm_settings_read(const char *settings, const char *timeout_env, const char *dir_env,
-		      const char *profile_env, const char *host, struct mwm_settings *st, char *why,
-		      size_t len);
+ * else: timeout, mpit, monitor_debug, dir, the profile folder
+ * (mw_jobconf_profile_folder, for the step in SLURM_STEP_ID), the slot and
+ * dump folders.  Without one (settings NULL or ""), or with a file that
+ * cannot be read, the table's defaults (no report folder, no profile, the
+ * default slot and dump folders); no environment variable is read.  why
+ * gets what was wrong ("" if nothing).  Return 1 if the file was read,
+ * else 0. */
+int mwm_settings_read(const char *settings, const char *host, struct mwm_settings *st, char *why, size_t len);
+
+/* The settings of this process (MW_JOBCONF_ENV's file, mwm_settings_read),
+ * read at the first call and the same ever after; a problem is warned
+ * about once on stderr.  Call first from the main thread (early_open or
+ * mwm_start do), before the watcher thread reads it. */
+const struct mwm_settings *mwm_settings(void);
 
 /* The dump directory (absolute), "" if none: dumps (the settings'
  * dump_dir, "%h" = this node's name) if not "", else dir/dumps (dir: the
@@ -55,9 +50,9 @@ int mwm_mkdirs(const char *path);
  * inside MPI_Init is seen; mwm_start takes it over. */
 void mwm_early_init(void);
 
-/* 1 if the slot file is removed at exit: no Slurm job, the default slot
- * folder (slots: the settings' slot_dir, "" or NULL), no
- * MPIWATCH_KEEP_SLOT. */
+/* 1 if the slot file is removed at exit: no Slurm job and the default slot
+ * folder (slots: the settings' slot_dir, "" or NULL; a slot_dir keeps the
+ * slots). */
 int mwm_slot_is_temporary(const char *slots);
 
 /* The main thread's stack bounds (for the stack scan); call in the main thread. */

@@ -61,7 +61,7 @@ static void probe_motion(struct mwm_motion *m, struct mw_slot_snap *sn, uint64_t
 	moved = mwm_motion_sample(m, v);
 	if (!moved)
 		return;
-	if (getenv("MPIWATCH_DEBUG")) {
+	if (mwm_settings()->debug) {
 		char what[32];
 		fprintf(stderr, "mpiwatch: rank %d: its transfer moves (%s)\n", v->world_rank,
 			mw_motion_names(moved, what, sizeof what));

@@ -89,6 +89,15 @@ static void sanitize_process(void)
 	}
 }
 
+/* Detach (without -f): the SysV recipe of daemon(7), fork, setsid, fork
+ * again, so that the daemon is not a session leader and can never acquire a
+ * controlling terminal (glibc's daemon(3) forks only once).  Nothing here
+ * blocks: each parent _exits at once.  It runs before the event loop and
+ * before any thread exists (main calls it before uv_loop_init and the
+ * pool's first work), so no libuv state crosses the fork and
+ * uv_loop_fork is not needed.  Under systemd the unit runs the daemon with
+ * -f (Type=notify or simple, etc/mpiwatch-nodehealthd.service.in) and this
+ * is not used. */
 static int daemonize(void)
 {
 	pid_t pid = fork();

@@ -18,6 +18,7 @@
 
 static const char *const onoff[] = {"off", "on", NULL};
 static const char *const actions[] = {"report", "cancel", "requeue", NULL};
+static const char *const mpits[] = {"auto", "yes", "no", NULL}; /* enum mw_jc_mpit's order */
 static const char *const strategies[] = {"average", "fuzzy", NULL}; /* enum mwt_strategy's order */
 
 /* Whether s holds a control character: the settings file is one value
@@ -165,6 +166,15 @@ const struct mw_conf_key mw_jobconf_keys[] = {
 	[MW_SET_AP_CONF] = {"ap_conf", MW_CONF_STRING, F(ap_conf), 0, 0, NULL, "", "an absolute path",
 	 "the auxiliary processes file, mpiwatch-ap.conf(5), owned by root (empty: none)", S,
 	 check_opt_abs_path},
+	/* The monitor's own (libmpiwatch): a site's choice, or a line of one's
+	 * own settings file under plain mpirun. */
+	[MW_SET_MPIT] = {"mpit", MW_CONF_ENUM, F(mpit), 0, 0, mpits, "auto", NULL,
+	 "the monitor reads MPI_T's unexpected-queue length for its dumps: auto = only when the "
+	 "program runs at MPI_THREAD_MULTIPLE (MPI_T from the watcher thread is safe only then)",
+	 S | J, NULL},
+	[MW_SET_MONITOR_DEBUG] = {"monitor_debug", MW_CONF_BOOL, F(monitor_debug), 0, 0, NULL, "no", NULL,
+	 "the monitor prints a few diagnostics on the ranks' stderr (MPI_T discovery, a transfer "
+	 "that moves)", S | J, NULL},
 	[MW_SET_TREE_THRESHOLD] = {"tree_threshold", MW_CONF_INT, F(tree_threshold), 1, 1000000, NULL, "512", "a node count",
 	 "a job on more nodes than this runs through the tree overlay (at or below it: the flat star)",
 	 S | U | J, NULL},
@@ -539,22 +549,4 @@ int mw_jobconf_profile_folder(const struct mw_jobconf *c, const char *step_id, c
 		return -1;
 	}
 	return 0;
-}
-
-int mw_profile_env_folder(const char *env, const char *job, char *buf, size_t len)
-{
-	int n;
-	buf[0] = 0;
-	if (!env || !*env)
-		return 0;
-	if (!strcmp(env, "1") || !strcasecmp(env, "yes") || !strcasecmp(env, "true"))
-		n = snprintf(buf, len, "mpiwatch-%s/profile", job && *job ? job : "nojob");
-	else
-		n = snprintf(buf, len, "%s", env);
-	if (n < 0 || (size_t)n >= len) {
-		buf[0] = 0;
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return 1;
 }

@@ -13,16 +13,17 @@
  *
  * The monitor finds the file through the one variable MW_JOBCONF_ENV
  * (MPIWATCH_SETTINGS: the plugin and mpiwatch run set it; under plain
- * mpirun the user names a settings file of their own there).  Its slot and
- * dump folders (slot_dir, dump_dir) come from that file only.  Its one
- * exception: without a settings file (plain mpirun, no plugin, no mpiwatch
- * run) it takes MPIWATCH_PROFILE (mw_profile_env_folder), MPIWATCH_DIR and
- * MPIWATCH_TIMEOUT from the environment; given a settings file it reads
- * those from the file only, and a stray variable of the user's changes
- * nothing.
+ * mpirun the user names a settings file of their own there) and reads its
+ * settings (timeout, dir, profile, profile_dir, slot_dir, dump_dir, mpit,
+ * monitor_debug) from that file only; without one it runs with the table's
+ * defaults.  No MPIWATCH_TIMEOUT, _DIR, _PROFILE, _KEEP_SLOT, _MPIT or
+ * _DEBUG is read (doc/monitor.md "Settings").
  *
- * MPIWATCH_DISABLE is read here too (mw_env_disables), header-only, for the
- * monitor's dispatcher, which links nothing of shared/.
+ * The one other variable the monitor reads is the emergency switch
+ * MPIWATCH_DISABLE (mw_env_disables, header-only, for the monitor's
+ * dispatcher, which links nothing of shared/): it must work when no
+ * settings file can be read and before any is looked for, and it turns the
+ * watch off rather than setting anything (doc/monitor.md says why).
  */
 #ifndef MW_JOBCONF_H
 #define MW_JOBCONF_H
@@ -69,6 +70,8 @@
 #define MW_JOBCONF_ENV "MPIWATCH_SETTINGS"
 
 enum mw_jc_action { MW_JC_REPORT = 0, MW_JC_CANCEL, MW_JC_REQUEUE };
+/* mpit: MPI_T only at MPI_THREAD_MULTIPLE (auto), always, never. */
+enum mw_jc_mpit { MW_JC_MPIT_AUTO = 0, MW_JC_MPIT_YES, MW_JC_MPIT_NO };
 
 struct mw_jobconf {
 	int on;               /* default (site) / on|off (user): the job is watched */
@@ -89,6 +92,8 @@ struct mw_jobconf {
 	long probe_port, port_base;
 	long port;            /* the collector's port (resolved: port_base + job % 500) */
 	char *ap_conf;        /* the site's auxiliary processes (shared/apconf.h; "" = none) */
+	int mpit;             /* the monitor reads MPI_T for dumps: enum mw_jc_mpit */
+	int monitor_debug;    /* the monitor prints a few diagnostics on stderr */
 	long tree_threshold;  /* nodes above which the tree overlay is used (doc/tree.md) */
 	long tree_fanout;     /* the tree's fanout */
 	long tree_cps;        /* CPs of the tree (0 = the planner's default) */
@@ -133,6 +138,8 @@ enum mw_setting {
 	MW_SET_PORT_BASE,
 	MW_SET_PORT,
 	MW_SET_AP_CONF,
+	MW_SET_MPIT,
+	MW_SET_MONITOR_DEBUG,
 	MW_SET_TREE_THRESHOLD,
 	MW_SET_TREE_FANOUT,
 	MW_SET_TREE_CPS,
@@ -239,13 +246,6 @@ void mw_jobconf_step_label(const char *step_id, char *buf, size_t len);
  * c->dir/profile/LABEL (mw_jobconf_step_label) when that is "".  Return 0,
  * or -1 (errno ENAMETOOLONG; buf is then ""). */
 int mw_jobconf_profile_folder(const struct mw_jobconf *c, const char *step_id, char *buf, size_t len);
-
-/* The one reading of MPIWATCH_PROFILE (its value env), for the monitor
- * without a settings file and for mpiwatch run: "1", "yes", "true" mean
- * mpiwatch-JOB/profile (JOB = job, or "nojob" when NULL or ""), anything
- * else is the folder itself.  Return 1 with the folder in buf, 0 when env
- * is NULL or "" (no profile; buf ""), or -1 (errno ENAMETOOLONG). */
-int mw_profile_env_folder(const char *env, const char *job, char *buf, size_t len);
 
 /* The action's name ("report" for an unknown one). */
 const char *mw_jobconf_action_name(int action);

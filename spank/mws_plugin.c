@@ -385,8 +385,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av)
 	 * Open MPI's orted and MPICH's hydra pass mpirun's environment on to
 	 * the ranks they start on other nodes.  The settings (the timeout,
 	 * the slot and dump folders) come from the job's settings file, as
-	 * for the agent and collector; a MPIWATCH_TIMEOUT, MPIWATCH_RUNDIR or
-	 * MPIWATCH_DUMPDIR of the user's own is then not used. */
+	 * for the agent and collector: the monitor reads no other source. */
 	if (env_rundir[0]) {
 		snprintf(buf, sizeof(buf), "%s/%s", env_rundir, MW_JOBCONF_FILE);
 		set_env(sp, MW_JOBCONF_ENV, buf);

@@ -2,7 +2,7 @@
 # libmpiwatch under Open MPI's mpirun (no Slurm): deadlock dumps (C, split
 # communicator, Fortran), no dump for computing, identical output of a
 # correct program, polling, unexpected messages, MPIWATCH_DISABLE and a bad
-# MPIWATCH_TIMEOUT.
+# timeout in the settings file.
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/monitor.sh"
 . "$(dirname "$0")/lib/monitor-mpirun.sh"

@@ -1,5 +1,6 @@
 #!/bin/bash
-# libmpiwatch's profile (MPIWATCH_PROFILE): one TAU-format file per rank,
+# libmpiwatch's profile (profile = yes in the settings file, profile_dir
+# the folder): one TAU-format file per rank,
 # written at MPI_Finalize, with calls, time and bytes per MPI function and
 # the time outside MPI; for both MPIs under mpirun.
 . "$(dirname "$0")/lib/tap.sh"
@@ -11,7 +12,8 @@ tap_cleanup "rm -rf $work"
 cd "$work" || BAIL_OUT "cd $work"
 for mpi in openmpi mpich; do
     d=$work/$mpi
-    mon_cmd $mpi 2 "MPIWATCH_PROFILE=$d" -- "$MON_TOP/build/progs/$mpi/mon_correct"
+    mon_cmd $mpi 2 "MPIWATCH_SETTINGS=$(mon_settings "$work/$mpi.conf" "profile = yes" "profile_dir = $d")" -- \
+        "$MON_TOP/build/progs/$mpi/mon_correct"
     out=$(timeout 300 "${MON_CMD[@]}" 2>&1)
     ok $? "$mpi: profiled run exits 0"
     for r in 0 1; do
@@ -34,7 +36,8 @@ done
 # of 50 and the round-to-round pair, 49.
 for mpi in openmpi mpich; do
     d=$work/sites-$mpi
-    mon_cmd $mpi 2 "MPIWATCH_PROFILE=$d" -- "$MON_TOP/build/progs/$mpi/mon_sites" 50
+    mon_cmd $mpi 2 "MPIWATCH_SETTINGS=$(mon_settings "$work/sites-$mpi.conf" "profile = yes" "profile_dir = $d")" -- \
+        "$MON_TOP/build/progs/$mpi/mon_sites" 50
     out=$(timeout 300 "${MON_CMD[@]}" 2>&1)
     ok $? "$mpi: mon_sites (40 call sites) exits 0"
     like "$out" "sites: done 50" "$mpi: mon_sites's output is intact"
@@ -47,8 +50,9 @@ for mpi in openmpi mpich; do
     is "$(awk '/^phase / && ($3 > 50 || $4 > $3)' "$f" | wc -l | tr -d ' ')" 0 \
         "$mpi: no pair has more intervals than rounds, nor more samples than intervals"
 done
-# without MPIWATCH_PROFILE nothing is written
-mon_cmd openmpi 2 -- "$MON_TOP/build/progs/openmpi/mon_correct"
+# without a settings file (profile's default: no) nothing is written, and a
+# stray MPIWATCH_PROFILE changes nothing
+mon_cmd openmpi 2 MPIWATCH_PROFILE=1 -- "$MON_TOP/build/progs/openmpi/mon_correct"
 (cd "$work" && timeout 300 "${MON_CMD[@]}" >/dev/null 2>&1)
-nok_cmd "no profile without MPIWATCH_PROFILE" test -e "$work/mpiwatch-nojob"
+nok_cmd "no profile without profile = yes in the settings" test -e "$work/mpiwatch-nojob"
 done_testing

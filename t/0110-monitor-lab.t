@@ -15,6 +15,9 @@ lab_require 2
 dir=$(lab_tmpdir mwuser1)
 cd "$dir" || BAIL_OUT "cd $dir"
 uid=$(id -u mwuser1)
+# the ranks' settings (the monitor reads no other source): a 1 s timeout
+conf=$(mon_settings "$dir/mon.conf" "timeout = 1")
+chmod 644 "$conf"
 
 # srun_bg MPI OUTFILE PROG...: start a 2-node step in the background
 srun_bg() {
@@ -22,7 +25,7 @@ srun_bg() {
     shift 2
     [ "$mpi" = mpich ] && plugin=pmi2
     timeout -k 10 300 runuser -u mwuser1 -- env SLURM_CONF="$SLURM_CONF" \
-        srun --mpi=$plugin -N2 -n2 --export="ALL,LD_PRELOAD=$MON_LIB,MPIWATCH_TIMEOUT=1" "$@" \
+        srun --mpi=$plugin -N2 -n2 --export="ALL,LD_PRELOAD=$MON_LIB,MPIWATCH_SETTINGS=$conf" "$@" \
         >"$out" 2>&1 &
     BG=$!
 }
@@ -80,7 +83,7 @@ done
 
 # computing for 3x the timeout: no dump
 out=$(cd "$dir" && timeout 300 runuser -u mwuser1 -- env SLURM_CONF="$SLURM_CONF" \
-    srun --mpi=pmix -N2 -n2 --export="ALL,LD_PRELOAD=$MON_LIB,MPIWATCH_TIMEOUT=1" \
+    srun --mpi=pmix -N2 -n2 --export="ALL,LD_PRELOAD=$MON_LIB,MPIWATCH_SETTINGS=$conf" \
     "$(lab_prog openmpi mon_compute)" 3 2>&1)
 ok $? "computing step exits 0"
 is "$(find "$dir" -path '*mpiwatch-*/dumps/*' -newer "$dir/openmpi-mon_deadlock.out" 2>/dev/null | grep -c compute)" 0 \
@@ -96,7 +99,7 @@ for mpi in openmpi mpich; do
     out1=$(timeout 300 runuser -u mwuser1 -- env SLURM_CONF="$SLURM_CONF" srun --mpi=$plugin -N2 -n4 "$p" 3 2>/dev/null)
     rc1=$?
     out2=$(timeout 300 runuser -u mwuser1 -- env SLURM_CONF="$SLURM_CONF" \
-        srun --mpi=$plugin -N2 -n4 --export="ALL,LD_PRELOAD=$MON_LIB,MPIWATCH_TIMEOUT=1" "$p" 3 2>/dev/null)
+        srun --mpi=$plugin -N2 -n4 --export="ALL,LD_PRELOAD=$MON_LIB,MPIWATCH_SETTINGS=$conf" "$p" 3 2>/dev/null)
     rc2=$?
     is "$rc2" "$rc1" "$mpi: srun exit code unchanged by the monitor ($rc1)"
     ok_cmd "$mpi: byte-identical stdout with and without the monitor" test "$out1" = "$out2"

@@ -11,8 +11,8 @@ plan no_plan
 run_setup mw-imb
 
 for mpi in openmpi mpich; do
-    prof=$work/$mpi-prof
-    MPIWATCH_PROFILE=$prof timeout 120 "$mw" run -n 4 --mpi $mpi --dir "$work/$mpi" -- \
+    prof=$work/$mpi/profile # mpiwatch run --profile: DIR/profile
+    timeout 120 "$mw" run -n 4 --mpi $mpi --profile --dir "$work/$mpi" -- \
         "$top/build/progs/$mpi/imbalance" 6 >"$work/$mpi.out" 2>&1
     ok $? "$mpi: the imbalanced program runs to the end under mpiwatch run"
     "$mw" analyze imbalance "$prof" --json "$work/$mpi.json" --svg "$work/$mpi.svg" >"$work/$mpi.txt" 2>&1
@@ -47,8 +47,8 @@ like "$(head -c 300 "$work/prof-run/imbalance.html" 2>&1)" "<!DOCTYPE html>" "ru
 is "$(cat "$work/prof-run.out")" "imbalance: 4 ranks, 4 steps done" "run --profile: the program's output is unchanged"
 
 # bad input: a truncated profile is named with its file and line
-cp -r "$work/openmpi-prof" "$work/bad"
-head -n 3 "$work/openmpi-prof/profile.1.0.0" >"$work/bad/profile.1.0.0"
+cp -r "$work/openmpi/profile" "$work/bad"
+head -n 3 "$work/openmpi/profile/profile.1.0.0" >"$work/bad/profile.1.0.0"
 err=$("$mw" analyze imbalance "$work/bad" 2>&1)
 is "$?" 2 "a truncated profile: exit status 2"
 like "$err" "bad/profile.1.0.0:3: " "the error names the file and line"

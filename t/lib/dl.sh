@@ -17,7 +17,7 @@ DL_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 DL_LIB=${DL_LIB:-$DL_TOP/build/lib/libmpiwatch.so}
 DL_CLI=$DL_TOP/build/bin/mpiwatch
 DL_WAIT=${DL_WAIT:-90}      # generous: a loaded 2-core CI box
-DL_TIMEOUT=${DL_TIMEOUT:-1} # MPIWATCH_TIMEOUT
+DL_TIMEOUT=${DL_TIMEOUT:-1} # the settings file's timeout
 
 dl_have() {
     case $1 in

@@ -105,7 +105,7 @@ mon_mpirun_tests() {
 
     # 7. a message sent with the wrong tag: the recent send and the unexpected queue
     d=$work/wrongtag
-    mon_cmd "$mpi" 2 MPIWATCH_MPIT=1 "MPIWATCH_SETTINGS=$(mon_settings "$d.conf" "timeout = 1" "dump_dir = $d")" -- "$p/mon_wrongtag"
+    mon_cmd "$mpi" 2 "MPIWATCH_SETTINGS=$(mon_settings "$d.conf" "timeout = 1" "dump_dir = $d" "mpit = yes")" -- "$p/mon_wrongtag"
     mon_bg_start "$work/wt.out"
     mon_wait_files "$d" 2 120
     ok $? "$mpi wrongtag: both ranks wrote dumps"
@@ -126,16 +126,16 @@ mon_mpirun_tests() {
     nok_cmd "$mpi: MPIWATCH_DISABLE=1 writes no dump" test -d "$d"
     mon_bg_stop
 
-    # 9. a bad MPIWATCH_TIMEOUT (no settings file): one warning per rank, default used, job fine
-    mon_cmd "$mpi" 2 MPIWATCH_TIMEOUT=soon -- "$p/mon_correct"
+    # 9. a bad timeout in the settings file: one warning per rank, default used, job fine
+    mon_cmd "$mpi" 2 "MPIWATCH_SETTINGS=$(mon_settings "$work/soon.conf" "timeout = soon")" -- "$p/mon_correct"
     out1=$(timeout 300 "${MON_CMD[@]}" 2>&1 >/dev/null)
-    ok $? "$mpi: a bad MPIWATCH_TIMEOUT does not harm the job"
-    is "$(printf '%s\n' "$out1" | grep -c '^mpiwatch: MPIWATCH_TIMEOUT=')" 2 "$mpi: one warning per rank for MPIWATCH_TIMEOUT=soon"
+    ok $? "$mpi: a bad timeout in the settings file does not harm the job"
+    is "$(printf '%s\n' "$out1" | grep -c '^mpiwatch: .*timeout.*soon.*using a timeout of 60 s')" 2 "$mpi: one warning per rank for timeout = soon"
 
     # 10. a rank that forks a child and has its own SIGCHLD handler
     mon_plain_cmd "$mpi" 2 -- "$p/mon_fork"
     out1=$(timeout 300 "${MON_CMD[@]}" 2>/dev/null | sort)
-    mon_cmd "$mpi" 2 MPIWATCH_TIMEOUT=1 -- "$p/mon_fork"
+    mon_cmd "$mpi" 2 "MPIWATCH_SETTINGS=$(mon_settings "$work/fork.conf" "timeout = 1")" -- "$p/mon_fork"
     out2=$(timeout 300 "${MON_CMD[@]}" 2>/dev/null | sort)
     is "$out2" "$out1" "$mpi: fork and the application's SIGCHLD handler behave as without the monitor"
     like "$out2" 'rank 1 child status 7 sigchld 1 sum 1' "$mpi: the child's status and the handler's signal arrive"

@@ -195,8 +195,7 @@ END_TEST
 START_TEST(test_threshold)
 {
 	/* threshold 3: two stuck ranks are not enough, the third is. */
-	C.s.thr.value = 3;
-	snprintf(C.s.threshold_spec, sizeof C.s.threshold_spec, "3");
+	mw_unit_set(MW_SET_THRESHOLD, "3");
 	cycle();
 	run(30000);
 	ck_assert_uint_eq(C.s.st.evaluations, 0);

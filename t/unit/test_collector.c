@@ -68,7 +68,7 @@ START_TEST(test_report_schema)
 	int probe = rep_cases[_i].scenario != 0;
 
 	col_state_init(&s, "1234");
-	s.timeout_s = 2;
+	mw_unit_set(MW_SET_TIMEOUT, "2");
 	ck_assert_int_eq(col_state_node(&s, "n1"), 0);
 	ck_assert_int_eq(col_state_node(&s, "n2"), 1);
 	ck_assert_int_eq(col_state_node(&s, "n1"), 0);

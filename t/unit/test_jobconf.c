@@ -220,23 +220,6 @@ START_TEST(test_profile_folder)
 }
 END_TEST
 
-/* MPIWATCH_PROFILE's one reading (the monitor without settings, mpiwatch run). */
-START_TEST(test_profile_env)
-{
-	char buf[64];
-	ck_assert_int_eq(mw_profile_env_folder(NULL, "5", buf, sizeof(buf)), 0);
-	ck_assert_str_eq(buf, "");
-	ck_assert_int_eq(mw_profile_env_folder("", "5", buf, sizeof(buf)), 0);
-	ck_assert_int_eq(mw_profile_env_folder("1", "5", buf, sizeof(buf)), 1);
-	ck_assert_str_eq(buf, "mpiwatch-5/profile");
-	ck_assert_int_eq(mw_profile_env_folder("YES", NULL, buf, sizeof(buf)), 1);
-	ck_assert_str_eq(buf, "mpiwatch-nojob/profile");
-	ck_assert_int_eq(mw_profile_env_folder("/tmp/p", NULL, buf, sizeof(buf)), 1);
-	ck_assert_str_eq(buf, "/tmp/p");
-	ck_assert_int_eq(mw_profile_env_folder("/a/very/long/folder", NULL, buf, 8), -1);
-}
-END_TEST
-
 int main(void)
 {
 	Suite *s = suite_create("jobconf");
@@ -245,7 +228,6 @@ int main(void)
 	tcase_add_test(tc, test_file_scope);
 	tcase_add_test(tc, test_man_page);
 	tcase_add_test(tc, test_profile_folder);
-	tcase_add_test(tc, test_profile_env);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -1,7 +1,11 @@
 /* test_monitor_stall.c - the watcher's stall rule (seed 002 counters A/B and
- * the polling rule) and MPIWATCH_TIMEOUT parsing. */
+ * the polling rule) and the timeout from the settings file (the monitor's
+ * only source). */
 #include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mwm.h"
 #include "ops.h"
@@ -145,12 +149,56 @@ static const struct {
 	{"604800", 604800, 0}, {"604801", 60, 1}, {"100000", 100000, 0},
 };
 
+/* Each value as the line "timeout = IN" of a settings file (NULL: no
+ * settings file; "": a file without a timeout line).  A bad value is
+ * said (why) and the default used. */
 START_TEST(test_timeout)
 {
-	int bad = -1;
-	double v = mwm_parse_timeout(tmo[_i].in, &bad);
-	ck_assert_msg(v == tmo[_i].out && bad == tmo[_i].bad, "\"%s\": %g bad=%d", tmo[_i].in ? tmo[_i].in : "(null)",
-		      v, bad);
+	char path[] = "/tmp/test_monitor_stall.XXXXXX", why[600];
+	struct mwm_settings st;
+	int fd = mkstemp(path), bad, read;
+	ck_assert_int_ge(fd, 0);
+	if (tmo[_i].in && *tmo[_i].in)
+		ck_assert_int_gt(dprintf(fd, "timeout = %s\n", tmo[_i].in), 0);
+	close(fd);
+	/* a stray variable of the environment changes nothing */
+	setenv("MPIWATCH_TIMEOUT", "7", 1);
+	read = mwm_settings_read(tmo[_i].in ? path : NULL, "n1", &st, why, sizeof why);
+	unlink(path);
+	bad = why[0] != 0;
+	ck_assert_msg(st.timeout_s == tmo[_i].out && bad == tmo[_i].bad, "\"%s\": %g bad=%d (%s)",
+		      tmo[_i].in ? tmo[_i].in : "(null)", st.timeout_s, bad, why);
+	ck_assert_int_eq(read, tmo[_i].in && !tmo[_i].bad);
+}
+END_TEST
+
+/* mpit and monitor_debug come from the settings file; MPIWATCH_MPIT and
+ * MPIWATCH_DEBUG are not read. */
+START_TEST(test_monitor_settings)
+{
+	char path[] = "/tmp/test_monitor_stall.XXXXXX", why[600];
+	struct mwm_settings st;
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_gt(dprintf(fd, "mpit = no\nmonitor_debug = yes\nslot_dir = /s/%%h\n"), 0);
+	close(fd);
+	setenv("MPIWATCH_MPIT", "1", 1);
+	setenv("MPIWATCH_DEBUG", "", 1);
+	setenv("MPIWATCH_DIR", "/stray", 1);
+	setenv("MPIWATCH_PROFILE", "/stray", 1);
+	ck_assert_int_eq(mwm_settings_read(path, "n1", &st, why, sizeof why), 1);
+	ck_assert_str_eq(why, "");
+	ck_assert_int_eq(st.mpit, MW_JC_MPIT_NO);
+	ck_assert_int_eq(st.debug, 1);
+	ck_assert_str_eq(st.slots, "/s/%h");
+	ck_assert_str_eq(st.dir, "");
+	ck_assert_str_eq(st.profile, "");
+	unlink(path);
+	ck_assert_int_eq(mwm_settings_read(NULL, "n1", &st, why, sizeof why), 0);
+	ck_assert_int_eq(st.mpit, MW_JC_MPIT_AUTO);
+	ck_assert_int_eq(st.debug, 0);
+	ck_assert_str_eq(st.dir, "");
+	ck_assert_str_eq(st.profile, "");
 }
 END_TEST
 
@@ -321,6 +369,7 @@ int main(void)
 	SRunner *sr;
 	int nf;
 	tcase_add_loop_test(tc, test_rule, 0, sizeof(cases) / sizeof(cases[0]));
+	tcase_add_test(tc, test_monitor_settings);
 	tcase_add_loop_test(tc, test_timeout, 0, sizeof(tmo) / sizeof(tmo[0]));
 	tcase_add_test(tc, test_op_table);
 	tcase_add_test(tc, test_request_lifecycle);
