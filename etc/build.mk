@@ -22,13 +22,9 @@ $(B)/inst/paths: FORCE
 FORCE:
 .PHONY: FORCE uninstall
 
-# The unit's Type and watchdog follow the daemon's build (WITH_SYSTEMD,
-# nodehealthd/build.mk): notify with WatchdogSec, or simple without.
 INST_SUBST = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
-	-e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
-	-e 's|@NHD_TYPE@|$(if $(filter yes,$(WITH_SYSTEMD)),notify,simple)|g' \
-	-e 's|@NHD_DOG@|$(if $(filter yes,$(WITH_SYSTEMD)),,#)|g'
-$(B)/inst/etc/%: etc/%.in $(B)/inst/paths $(B)/inst/systemd
+	-e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g'
+$(B)/inst/etc/%: etc/%.in $(B)/inst/paths
 	@mkdir -p $(dir $@)
 	$(INST_SUBST) $< >$@
 

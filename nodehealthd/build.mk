@@ -9,28 +9,11 @@ MANS += doc/man/mpiwatch-nodehealthd.8 doc/man/nodehealthd.conf.5
 $(B)/obj/nodehealthd/%.o: CPPFLAGS += -Icalib
 $(B)/bin/mpiwatch-nodehealthd: $(NHD_OBJS) $(CAL_LIB) $(SHARED_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(NHD_OBJS) $(CAL_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(UV_LIBS) $(SD_LIBS) -lpthread -lm
+	$(CC) $(CFLAGS) -o $@ $(NHD_OBJS) $(CAL_LIB) $(SHARED_LIB) $(LDFLAGS) $(JSON_LIBS) $(UV_LIBS) -lpthread -lm
 
-# systemd's readiness and watchdog notifications (nhd_notify.c, sd_notify):
-# with libsystemd (Debian's libsystemd-dev) when pkg-config finds it, unless
-# WITH_SYSTEMD=no; without it the daemon builds and never notifies, and the
-# unit installed is Type=simple (etc/build.mk).  The build without it is
-# compiled in every build too, so that it keeps compiling.
-WITH_SYSTEMD ?= $(if $(shell pkg-config --exists libsystemd 2>/dev/null && echo y),yes,no)
-ifeq ($(WITH_SYSTEMD),yes)
-SD_CFLAGS := -DMW_HAVE_SYSTEMD $(shell pkg-config --cflags libsystemd 2>/dev/null)
-SD_LIBS   := $(shell pkg-config --libs libsystemd 2>/dev/null || echo -lsystemd)
-endif
-$(B)/obj/nodehealthd/nhd_notify.o: CPPFLAGS += $(SD_CFLAGS)
-$(B)/obj/nodehealthd/nhd_notify.o: $(B)/inst/systemd
-build-all: $(B)/obj/nodehealthd/nhd_notify-nosd.o
-$(B)/obj/nodehealthd/nhd_notify-nosd.o: nodehealthd/nhd_notify.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
-# Rewritten only when WITH_SYSTEMD changes: what depends on it is rebuilt then.
-$(B)/inst/systemd: FORCE
-	@mkdir -p $(dir $@)
-	@echo '$(WITH_SYSTEMD)' | cmp -s - $@ || echo '$(WITH_SYSTEMD)' >$@
+# systemd's readiness and watchdog notifications (nhd_notify.c): the
+# protocol's datagrams written by the daemon itself, no libsystemd (1 MB of
+# RSS, doc/benchmarks.md).
 
 # Unit tests of the daemon's modules.
 UNIT_TESTS += $(addprefix $(B)/t/,test_nhd_calib test_nhd_checks test_nhd_conf test_nhd_drain test_nhd_rl test_nhd_schemas test_nhd_metrics)

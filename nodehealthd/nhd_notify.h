@@ -2,10 +2,10 @@
  * READY=1 once the loop serves the probe port, WATCHDOG=1 from the loop
  * while the watchdog is on, STOPPING=1 on the way out.
  *
- * Through libsystemd's sd_notify when the build found libsystemd
- * (pkg-config libsystemd: MW_HAVE_SYSTEMD); without it every function here
- * does nothing.  Outside systemd (no $NOTIFY_SOCKET) nothing is sent
- * either.  One per process: the state is this module's. */
+ * systemd's notification protocol (sd_notify(3)'s datagrams to
+ * $NOTIFY_SOCKET), spoken here without libsystemd (its memory cost: see
+ * nhd_notify.c).  Outside systemd (no $NOTIFY_SOCKET) nothing is sent.  One
+ * per process: the state is this module's. */
 #ifndef NHD_NOTIFY_H
 #define NHD_NOTIFY_H
 
@@ -13,9 +13,9 @@
 
 /* Arrange, on loop, for READY=1 at the loop's first turn (the probe and
  * unix sockets are watched by then: what comes in is answered), then, if
- * systemd's watchdog is on for this process (sd_watchdog_enabled; its
- * variables are taken out of the environment, not to be inherited by what
- * we run), WATCHDOG=1 every half of WATCHDOG_USEC from a timer of the
+ * systemd's watchdog is on for this process (WATCHDOG_USEC, and
+ * WATCHDOG_PID naming this process when set; both are taken out of the
+ * environment, not to be inherited by what we run), WATCHDOG=1 every half of WATCHDOG_USEC from a timer of the
  * loop: a loop that is stuck stops sending it.  The handles do not keep
  * the loop alive.  Return 0, or -1 if libuv refused (logged; the daemon
  * runs on, without notifying). */
@@ -24,8 +24,5 @@ int nhd_notify_start(uv_loop_t *loop);
 /* STOPPING=1, and close the handles of nhd_notify_start (the loop can then
  * end).  Safe to call when nhd_notify_start was not. */
 void nhd_notify_stop(void);
-
-/* 1 if this build sends notifications (it has libsystemd), else 0. */
-int nhd_notify_built_in(void);
 
 #endif
