@@ -22,29 +22,33 @@ run_setup() {
 
 # _run_strays: the processes of this test's runs still there (pid, command
 # line; not this shell), and the /dev/shm/mpiwatch-run.* work folders of its
-# runs still there (their settings name $work).  Builtins only, so that no
+# runs still there (their settings name the folder).  Builtins only, so that no
 # process of the check is among them.
 _run_strays() {
     local d pid env cmd
-    [ -n "${work:-}" ] || return 0
+    [ -n "${MW_T_RUN:-}" ] || return 0
     for d in /proc/[0-9]*; do
         pid=${d#/proc/}
         [ "$pid" = $$ ] || [ "$pid" = "$BASHPID" ] && continue
         mapfile -d '' env 2>/dev/null <"$d/environ" || continue
-        [[ " ${env[*]} " == *" MW_T_RUN=$work "* ]] || continue
+        [[ " ${env[*]} " == *" MW_T_RUN=$MW_T_RUN "* ]] || continue
         mapfile -d '' cmd 2>/dev/null <"$d/cmdline"
         echo "$pid: ${cmd[*]}"
     done
     for d in /dev/shm/mpiwatch-run.*; do
         [ -e "$d/settings" ] || continue
         mapfile env <"$d/settings" 2>/dev/null || continue
-        [[ "${env[*]}" == *"$work"* ]] && echo "$d: its work folder"
+        [[ "${env[*]}" == *"$MW_T_RUN"* ]] && echo "$d: its work folder"
     done
 }
 
+# run_strays_from DIR: for a test without run_setup: the processes it
+# starts from now on are its runs' (MW_T_RUN=DIR, DIR its folder).
+run_strays_from() { export MW_T_RUN=$1; }
+
 # run_no_strays [DESC]: one assertion, after the test's last `mpiwatch run`
 # (issue 35: no rank or helper outlives mpiwatch run): no process started
-# since run_setup is left (mpiwatch run, its collector, agent, nodehealthd,
+# since run_setup (or run_strays_from) is left (mpiwatch run, its collector, agent, nodehealthd,
 # the launcher, a rank), nor a /dev/shm/mpiwatch-run.* folder of its runs.
 # What is still there right after the runs but gone 3 s later is noted,
 # not failed; what is left after 3 s is named.
