@@ -5,8 +5,10 @@
 #
 # The programs say it themselves: the line a user must change carries the
 # comment `mpiwatch: blame [-n RANKS] [ARGS...]` (C: /* ... */, Fortran: !),
-# one per way to run the program (RANKS defaults to 4).  Every such line of
-# t/progs/*.{c,f90} and examples/*.{c,f90} is a case; a program without the
+# (RANKS defaults to 4).  Every way to run a program of t/progs/*.{c,f90}
+# and examples/*.{c,f90} that such a comment names is a case; where two
+# lines carry the same one (either can be changed), the first line names
+# one of them at least.  A program without the
 # comment does not hang and has no MPI error (a correct program, a crash by
 # a signal, or one that computes forever outside MPI: no MPI call to change).
 # Each case runs under `mpiwatch run --timeout 2` with both MPIs, two runs
@@ -19,22 +21,29 @@ run_setup mw-blame
 mpis="openmpi mpich"
 jobs=${MW_BLAME_JOBS:-2}
 
-# id|mpi|src|line|ranks|args, one per case and MPI
-cases=()
+# id|mpi|src|lines|ranks|args, one per case and MPI; lines: LINE[,LINE...]
+declare -A lines=()
+order=()
 while IFS=: read -r path line text; do
     spec=${text##*mpiwatch: blame}
     spec=${spec%%\*/*}
     read -r -a words <<<"$spec"
     n=4
     if [ "${words[0]:-}" = -n ]; then n=${words[1]}; words=("${words[@]:2}"); fi
-    src=${path##*/}
-    for mpi in $mpis; do
-        cases+=("$mpi-${src%.*}-$line|$mpi|$src|$line|$n|${words[*]}")
-    done
+    key="${path##*/}|$n|${words[*]}"
+    [ -n "${lines[$key]:-}" ] || order+=("$key")
+    lines[$key]=${lines[$key]:+${lines[$key]},}$line
 done < <(cd "$top" && grep -n 'mpiwatch: blame' t/progs/*.c t/progs/*.f90 examples/*.c examples/*.f90)
+cases=()
+for key in "${order[@]}"; do
+    IFS='|' read -r src n args <<<"$key"
+    for mpi in $mpis; do
+        cases+=("$mpi-${src%.*}-${args// /_}|$mpi|$src|${lines[$key]}|$n|$args")
+    done
+done
 
 plan $(( ${#cases[@]} + 2 ))
-cmp_ok "${#cases[@]}" -ge 40 "the programs mark their lines to blame (${#cases[@]} cases)"
+cmp_ok "${#cases[@]}" -ge 50 "the programs mark their lines to blame (${#cases[@]} cases)"
 
 one() {
     local id=$1 mpi=$2 src=$3 n=$5 args=$6
@@ -54,8 +63,8 @@ wait
 for c in "${cases[@]}"; do
     IFS='|' read -r id mpi src line n args <<<"$c"
     first=$(head -1 "$work/$id/report.txt" 2>/dev/null)
-    like "$first" "^(deadlock|hang|crash): .*[( ]${src//./\\.}:$line([^0-9]|$)" \
-         "$mpi ${src%.*}${args:+ $args} (-n $n): the first line names $src:$line"
+    like "$first" "^(deadlock|hang|crash): .*[( ]${src//./\\.}:(${line//,/|})([^0-9]|$)" \
+         "$mpi ${src%.*}${args:+ $args} (-n $n): the first line names $src:${line//,/ or }"
 done
 run_no_strays
 done_testing

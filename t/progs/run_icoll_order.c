@@ -18,7 +18,7 @@ int main(int argc, char **argv)
 		MPI_Ireduce(&in, &out, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &rq[0]); /* mpiwatch: blame -n 2 */
 		MPI_Iallgather(&in, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD, &rq[1]);
 	} else {
-		MPI_Iallgather(&in, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD, &rq[1]);
+		MPI_Iallgather(&in, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD, &rq[1]); /* mpiwatch: blame -n 2 */
 		MPI_Ireduce(&in, &out, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &rq[0]);
 	}
 	MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
