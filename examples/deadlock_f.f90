@@ -10,7 +10,7 @@ program deadlock_f
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
   token = 0
-  call MPI_Recv(token, 1, MPI_INTEGER, mod(rank + 1, nprocs), 7, MPI_COMM_WORLD, status, ierr)
+  call MPI_Recv(token, 1, MPI_INTEGER, mod(rank + 1, nprocs), 7, MPI_COMM_WORLD, status, ierr) ! mpiwatch: blame
   call MPI_Send(token, 1, MPI_INTEGER, mod(rank + nprocs - 1, nprocs), 7, MPI_COMM_WORLD, ierr)
   call MPI_Finalize(ierr)
 end program deadlock_f

@@ -5,10 +5,12 @@
 # past either end is refused by them with a message, so a job is never left
 # unwatched by a value the plugin let through.
 . "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/run.sh"
 
-plan 24
+plan 25
 top=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /var/tmp/mw-range.XXXXXX)
+run_strays_from "$work"
 tap_cleanup "rm -rf '$work'"
 
 # starts PROGRAM ARGS...: 0 if the program is still running after 1 s (it
@@ -52,4 +54,5 @@ for v in 0.99 604801; do
     like "$out" "--timeout $v: expected seconds, a number from 1 to 604800" "mpiwatch run says the range for $v"
     [ ! -e "$work/bad$v" ]; ok $? "mpiwatch run --timeout $v: nothing started"
 done
+run_no_strays
 done_testing

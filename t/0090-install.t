@@ -5,10 +5,12 @@
 # install; the installed tree works (mpiwatch run finds its pieces); and
 # make uninstall takes away what install added and nothing else.
 . "$(dirname "$0")/lib/tap.sh"
+. "$(dirname "$0")/lib/run.sh"
 
-plan 27
+plan 28
 top=$(cd "$(dirname "$0")/.." && pwd)
 dest=$(mktemp -d /var/tmp/mw-inst.XXXXXX)
+run_strays_from "$dest"
 tap_cleanup "rm -rf '$dest'"
 out=$(make -C "$top" -s install DESTDIR="$dest" PREFIX=/opt/mw 2>&1)
 ok $? "make install DESTDIR=... PREFIX=/opt/mw succeeds"
@@ -76,4 +78,5 @@ ok $? "make uninstall succeeds"
 left=$(cd "$usr" && find . -type f | sort | tr '\n' ' ')
 is "$left" "./etc/mpiwatch/nodehealthd.conf " "make uninstall leaves only the edited config"
 
+run_no_strays
 done_testing

@@ -4,7 +4,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 33
+plan 34
 run_setup mw-run
 
 # run NAME MPI [MPIWATCH-OPTIONS...] [-- PROGRAM-ARGS...]: mpiwatch run with a
@@ -80,4 +80,5 @@ like "$out" "no program given" "a missing program is refused"
 out=$("$mw" run -n 2 -- /bin/true 2>&1); st=$?
 like "$out" "cannot tell which MPI" "a non-MPI program without --mpi is refused"
 
+run_no_strays
 done_testing

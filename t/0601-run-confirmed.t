@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 30
+plan 31
 run_setup mw-run
 
 # --- one slow transfer (768 MB of one-byte blocks: several seconds on a
@@ -68,4 +68,5 @@ for mpi in openmpi mpich; do
             "collective_mismatch root_mismatch" "MPI_I$how with different roots ($mpi): found as root_mismatch"
     done
 done
+run_no_strays
 done_testing

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 33
+plan 34
 run_setup mw-answer
 
 # run NAME [PROGRAM-ARGS...]: mpiwatch run of program $prog (default NAME)
@@ -135,4 +135,5 @@ is "$first" "the launcher was killed: ranks 0-2 ended all at once with no exit s
 is "$(field "$work/killed/report.json" 'r["verdict"], r["causes"]')" "none []" "killed launcher: no software verdict, no cause"
 like "$(cat "$work/killed.err")" "the launcher was killed" "killed launcher: the terminal says so"
 
+run_no_strays
 done_testing

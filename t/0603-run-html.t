@@ -58,4 +58,5 @@ st=$?
 browser_tap "MPI error: browser: " "$work/arrow.tap"
 is "$st" 0 "MPI error: the browser check ran to its end"
 
+run_no_strays
 done_testing

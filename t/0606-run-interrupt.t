@@ -19,7 +19,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 42
+plan 43
 run_setup mw-intr
 set -m # a background job gets its own process group, as a foreground job does
 
@@ -165,4 +165,5 @@ for mpi in openmpi mpich; do
     check_clean "launcher killed ($mpi)"
 done
 
+run_no_strays
 done_testing

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 7
+plan 8
 run_setup mw-progpath
 
 mkdir -p bin
@@ -40,4 +40,5 @@ out=$(cd / && "$mw" analyze deadlock "$work/r/dumps" 2>&1)
 unlike "$(head -1 <<<"$out")" 'ring\.c' "a rebuilt program: no line of the new build is named"
 like "$(head -1 <<<"$out")" "no source line: $work/bin/prog has changed since the run" \
    "a rebuilt program: the answer says the program changed since the run"
+run_no_strays
 done_testing

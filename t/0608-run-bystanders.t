@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 12
+plan 13
 run_setup mw-bystander
 
 for mpi in openmpi mpich; do
@@ -27,4 +27,5 @@ for mpi in openmpi mpich; do
     is "$(field "$work/$mpi.dl.json" 'r["waiting_ranks"]')" "[2, 3]" \
        "$mpi: analyze deadlock --json lists the ranks that only wait"
 done
+run_no_strays
 done_testing

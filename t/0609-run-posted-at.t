@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 10
+plan 11
 run_setup mw-posted
 
 for mpi in openmpi mpich; do
@@ -26,4 +26,5 @@ for mpi in openmpi mpich; do
     like "$first" 'rank 0 in MPI_Wait \(run_posted\.c:22\) on the send posted at run_posted\.c:21 \(to rank 1, tag 5\)' \
          "$mpi: the answer names the send's line, its destination and tag"
 done
+run_no_strays
 done_testing

@@ -54,4 +54,5 @@ is "$?" 2 "a truncated profile: exit status 2"
 like "$err" "bad/profile.1.0.0:3: " "the error names the file and line"
 rm "$work/bad/profile.1.0.0"
 like "$("$mw" analyze imbalance "$work/bad" 2>&1)" "WARNING: no profile for rank 1" "a missing rank is reported"
+run_no_strays
 done_testing

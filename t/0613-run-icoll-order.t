@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 5
+plan 6
 run_setup mw-icoll
 
 timeout 120 "$mw" run -n 2 --timeout 2 --mpi mpich --dir "$work/mpich" \
@@ -19,4 +19,5 @@ like "$first" '^deadlock: ranks 0-1 are in different collectives on MPI_COMM_WOR
 like "$first" 'MPI_Ireduce posted at run_icoll_order\.c:18' "mpich: it names rank 0's first collective and its line"
 like "$first" 'MPI_Iallgather posted at run_icoll_order\.c:21' "mpich: it names rank 1's first collective and its line"
 unlike "$(cat "$work/mpich/report.txt")" 'peers still run' "mpich: no 'peers still run' when every rank waits"
+run_no_strays
 done_testing

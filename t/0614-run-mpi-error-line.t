@@ -15,7 +15,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 32
+plan 33
 run_setup mw-mpierr
 
 # The answer is right whether or not the MPI library's own line reached the
@@ -51,4 +51,5 @@ for mpi in openmpi mpich; do
         is "$(field "$d/report.json" 'r["answer"][0]')" "$first" "$mpi $prog: report.json's answer is the same sentence"
     done
 done
+run_no_strays
 done_testing

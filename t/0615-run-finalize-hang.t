@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 12
+plan 13
 run_setup mw-finhang
 
 for mpi in openmpi mpich; do
@@ -28,4 +28,5 @@ for mpi in openmpi mpich; do
     is "$(field "$work/$mpi/dumps/rank-0.json" "[(b['op'], b['peer_world'], b['tag'], b['count']) for b in r['buffered_sends']]")" \
        "[('MPI_Bsend', 1, 5, 1048576)]" "$mpi: rank 0's dump lists its buffered send"
 done
+run_no_strays
 done_testing

@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 10
+plan 11
 run_setup mw-spin
 
 for mpi in openmpi mpich; do
@@ -25,4 +25,5 @@ for mpi in openmpi mpich; do
        "B:2,C:0-1,3" "$mpi: past the hang limit the computing rank is cause B (its own), the waiting ranks C"
     is "$(field "$work/$mpi/report.json" 'r["verdict"]')" software "$mpi: verdict software"
 done
+run_no_strays
 done_testing

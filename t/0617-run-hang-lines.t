@@ -25,7 +25,7 @@ dl_wrongtag 12
 mon_deadlock 22
 mon_wrongtag 12"
 
-plan $(( $(echo "$cases" | wc -l) * 2 + 2 ))
+plan $(( $(echo "$cases" | wc -l) * 2 + 3 ))
 run_setup mw-hanglines
 
 while read -r prog line posted; do
@@ -46,4 +46,5 @@ timeout 60 "$mw" run -n 4 --timeout 2 --mpi mpich --dir "$work/iroot-mpich" \
 first=$(head -1 "$work/iroot-mpich/report.txt" 2>/dev/null)
 like "$first" '^deadlock: ' "mpich dl_iroot: the first line is a deadlock"
 like "$first" 'posted at dl_iroot\.c:22\b' "mpich dl_iroot: it names the posting call, dl_iroot.c:22"
+run_no_strays
 done_testing

@@ -19,7 +19,7 @@
 . "$(dirname "$0")/lib/run.sh"
 . "$(dirname "$0")/lib/cpugroup.sh"
 
-plan 20
+plan 21
 run_setup mw-fluct
 P=$top/build/progs/openmpi/phases
 [ -x "$P" ] || BAIL_OUT "$P missing: make progs"
@@ -82,4 +82,5 @@ for mpi in openmpi mpich; do
 done
 is "$(field slow-openmpi/imbalance.json 'round(r["fluctuation"]["flagged"][0]["slower"], 2) >= 0.05')" True \
     "openmpi: the slowdown is measured at 5 % or more"
+run_no_strays
 done_testing

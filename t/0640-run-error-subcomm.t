@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 8
+plan 9
 run_setup mw-subcomm
 
 for mpi in openmpi mpich; do
@@ -26,4 +26,5 @@ for mpi in openmpi mpich; do
     is "$(field "$d/report.json" '[x["peer_world"] for x in r["ranks"] if x["rank"] == 2]')" "[0]" \
        "$mpi: report.json: rank 2 waited for world rank 0"
 done
+run_no_strays
 done_testing

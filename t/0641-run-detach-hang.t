@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 16
+plan 17
 run_setup mw-detach
 
 for mpi in openmpi mpich; do
@@ -34,4 +34,5 @@ for mpi in openmpi mpich; do
            "[('MPI_Bsend', 1, 5, 1048576)]" "$mpi $prog: rank 0's dump lists its buffered send"
     done
 done
+run_no_strays
 done_testing

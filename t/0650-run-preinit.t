@@ -13,7 +13,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 10
+plan 11
 run_setup mw-preinit
 
 for mpi in openmpi mpich; do
@@ -33,4 +33,5 @@ like "$(head -1 "$work/mpich/report.txt")" \
      "mpich: Hydra's exit status and the crash's line are in the answer"
 like "$(cat "$work/openmpi/report.txt")" 'rank 1 on [^ ]*: vanished in MPI_Init' \
      "openmpi: report.txt lists the ranks ended in MPI_Init"
+run_no_strays
 done_testing

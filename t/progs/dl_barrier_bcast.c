@@ -12,7 +12,7 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	if (rank % 2 == 0)
-		MPI_Barrier(MPI_COMM_WORLD);
+		MPI_Barrier(MPI_COMM_WORLD); /* mpiwatch: blame */
 	else
 		MPI_Bcast(buf, N, MPI_INT, 1, MPI_COMM_WORLD);
 	MPI_Finalize();

@@ -20,7 +20,7 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(rowc, &rrank);
 	MPI_Comm_size(rowc, &rsize);
 	if (row == 0) {
-		MPI_Recv(&buf, 1, MPI_INT, (rrank + 1) % rsize, 2, rowc, MPI_STATUS_IGNORE);
+		MPI_Recv(&buf, 1, MPI_INT, (rrank + 1) % rsize, 2, rowc, MPI_STATUS_IGNORE); /* mpiwatch: blame */
 		MPI_Send(&buf, 1, MPI_INT, (rrank + rsize - 1) % rsize, 2, rowc);
 	} else {
 		for (int i = 0; i < 600; i++)

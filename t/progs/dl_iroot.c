@@ -17,9 +17,9 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	if (bcast)
-		MPI_Ibcast(in, N, MPI_INT, rank == 0 ? 0 : 1, MPI_COMM_WORLD, &req);
+		MPI_Ibcast(in, N, MPI_INT, rank == 0 ? 0 : 1, MPI_COMM_WORLD, &req); /* mpiwatch: blame -n 2 bcast */
 	else
-		MPI_Ireduce(in, out, N, MPI_INT, MPI_SUM, rank == 0 ? 0 : 1, MPI_COMM_WORLD, &req);
+		MPI_Ireduce(in, out, N, MPI_INT, MPI_SUM, rank == 0 ? 0 : 1, MPI_COMM_WORLD, &req); /* mpiwatch: blame -n 2 */
 	MPI_Wait(&req, MPI_STATUS_IGNORE);
 	MPI_Finalize();
 	free(in);

@@ -8,7 +8,7 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	if (rank == 0)
-		MPI_Recv(&buf, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		MPI_Recv(&buf, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* mpiwatch: blame */
 	/* rank 1 should have sent tag 5 to rank 0 here */
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Finalize();

@@ -8,7 +8,7 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	int partner = rank ^ 1;
-	MPI_Recv(&buf, 1, MPI_INT, partner, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	MPI_Recv(&buf, 1, MPI_INT, partner, 11, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* mpiwatch: blame */
 	MPI_Send(&buf, 1, MPI_INT, partner, 11, MPI_COMM_WORLD);
 	MPI_Finalize();
 	return 0;

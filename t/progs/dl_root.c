@@ -12,7 +12,7 @@ int main(int argc, char **argv)
 	int *buf = calloc(N, sizeof *buf);
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	MPI_Bcast(buf, N, MPI_INT, rank == 0 ? 0 : 1, MPI_COMM_WORLD);
+	MPI_Bcast(buf, N, MPI_INT, rank == 0 ? 0 : 1, MPI_COMM_WORLD); /* mpiwatch: blame -n 2 */
 	MPI_Finalize();
 	free(buf);
 	return 0;

@@ -11,7 +11,7 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	if (rank == 0) {
-		MPI_Irecv(&in, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, &rq[0]);
+		MPI_Irecv(&in, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, &rq[0]); /* mpiwatch: blame */
 		MPI_Isend(&out, 1, MPI_INT, 1, 6, MPI_COMM_WORLD, &rq[1]);
 		MPI_Waitall(2, rq, st);
 	} else if (rank == 1) {

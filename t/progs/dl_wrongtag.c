@@ -9,7 +9,7 @@ int main(int argc, char **argv)
 	if (rank == 1)
 		MPI_Send(&buf, 1, MPI_INT, 0, 7, MPI_COMM_WORLD);
 	else if (rank == 0)
-		MPI_Recv(&buf, 1, MPI_INT, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		MPI_Recv(&buf, 1, MPI_INT, 1, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* mpiwatch: blame */
 	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Finalize();
 	return 0;

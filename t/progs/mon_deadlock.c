@@ -19,7 +19,7 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(comm, &rank);
 	MPI_Comm_size(comm, &size);
 	/* everyone waits for the left neighbour, nobody sends */
-	MPI_Recv(&buf, 1, MPI_INT, (rank + size - 1) % size, 7, comm, MPI_STATUS_IGNORE);
+	MPI_Recv(&buf, 1, MPI_INT, (rank + size - 1) % size, 7, comm, MPI_STATUS_IGNORE); /* mpiwatch: blame */
 	MPI_Send(&buf, 1, MPI_INT, (rank + 1) % size, 7, comm);
 	MPI_Finalize();
 	return 0;

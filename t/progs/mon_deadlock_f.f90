@@ -9,7 +9,7 @@ program mon_deadlock_f
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, nprocs, ierr)
   buf = 0
-  call MPI_Recv(buf, 1, MPI_INTEGER, mod(rank + nprocs - 1, nprocs), 8, MPI_COMM_WORLD, status, ierr)
+  call MPI_Recv(buf, 1, MPI_INTEGER, mod(rank + nprocs - 1, nprocs), 8, MPI_COMM_WORLD, status, ierr) ! mpiwatch: blame
   call MPI_Send(buf, 1, MPI_INTEGER, mod(rank + 1, nprocs), 8, MPI_COMM_WORLD, ierr)
   call MPI_Finalize(ierr)
 end program mon_deadlock_f

@@ -9,7 +9,7 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	if (rank == 0) {
 		MPI_Send(&v, 1, MPI_INT, 1, 7, MPI_COMM_WORLD);
-		MPI_Recv(&v, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		MPI_Recv(&v, 1, MPI_INT, 1, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* mpiwatch: blame */
 	} else if (rank == 1) {
 		MPI_Recv(&v, 1, MPI_INT, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 		MPI_Send(&v, 1, MPI_INT, 0, 9, MPI_COMM_WORLD);

@@ -13,7 +13,7 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	if (rank == 1)
 		sleep(2); /* the others are in the call first */
-	MPI_Bcast(&v, rank == 1 ? -1 : 1, MPI_INT, 0, MPI_COMM_WORLD);
+	MPI_Bcast(&v, rank == 1 ? -1 : 1, MPI_INT, 0, MPI_COMM_WORLD); /* mpiwatch: blame */
 	printf("rank %d: not reached\n", rank);
 	MPI_Finalize();
 	return 0;

@@ -13,7 +13,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (rank < 2) {
 		int partner = rank ^ 1;
-		MPI_Recv(&buf, 1, MPI_INT, partner, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		MPI_Recv(&buf, 1, MPI_INT, partner, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* mpiwatch: blame */
 		MPI_Send(&buf, 1, MPI_INT, partner, 7, MPI_COMM_WORLD);
 	}
 	MPI_Barrier(MPI_COMM_WORLD);

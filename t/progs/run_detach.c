@@ -16,7 +16,7 @@ int main(int argc, char **argv)
 	if (rank == 0) {
 		char *b = malloc(n + MPI_BSEND_OVERHEAD), *d = calloc(n, 1), *back;
 		MPI_Buffer_attach(b, n + MPI_BSEND_OVERHEAD);
-		MPI_Bsend(d, n, MPI_CHAR, 1, 5, MPI_COMM_WORLD);
+		MPI_Bsend(d, n, MPI_CHAR, 1, 5, MPI_COMM_WORLD); /* mpiwatch: blame -n 2 */
 		MPI_Buffer_detach(&back, &sz);
 	}
 	printf("rank %d: last line\n", rank);

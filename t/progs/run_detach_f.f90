@@ -13,7 +13,7 @@ program run_detach_f
     allocate(b(n + MPI_BSEND_OVERHEAD), d(n))
     d = ' '
     call MPI_Buffer_attach(b, n + MPI_BSEND_OVERHEAD, ierr)
-    call MPI_Bsend(d, n, MPI_CHARACTER, 1, 5, MPI_COMM_WORLD, ierr)
+    call MPI_Bsend(d, n, MPI_CHARACTER, 1, 5, MPI_COMM_WORLD, ierr) ! mpiwatch: blame -n 2
     call MPI_Buffer_detach(b, sz, ierr)
   end if
   print '(a,i0,a)', 'rank ', rank, ': last line'

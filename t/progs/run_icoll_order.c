@@ -15,10 +15,10 @@ int main(int argc, char **argv)
 	if (size > 1024)
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	if (rank == 0) {
-		MPI_Ireduce(&in, &out, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &rq[0]);
+		MPI_Ireduce(&in, &out, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &rq[0]); /* mpiwatch: blame -n 2 */
 		MPI_Iallgather(&in, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD, &rq[1]);
 	} else {
-		MPI_Iallgather(&in, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD, &rq[1]);
+		MPI_Iallgather(&in, 1, MPI_INT, all, 1, MPI_INT, MPI_COMM_WORLD, &rq[1]); /* mpiwatch: blame -n 2 */
 		MPI_Ireduce(&in, &out, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD, &rq[0]);
 	}
 	MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);

@@ -16,9 +16,9 @@ int main(int argc, char **argv)
 	int recv = argc > 1 && !strcmp(argv[1], "recv");
 	if (rank == 0) {
 		if (recv)
-			MPI_Irecv(&buf, 1, MPI_INT, 1, 8, MPI_COMM_WORLD, &rq);
+			MPI_Irecv(&buf, 1, MPI_INT, 1, 8, MPI_COMM_WORLD, &rq); /* mpiwatch: blame -n 2 recv */
 		else
-			MPI_Issend(&buf, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, &rq);
+			MPI_Issend(&buf, 1, MPI_INT, 1, 5, MPI_COMM_WORLD, &rq); /* mpiwatch: blame -n 2 send */
 		MPI_Wait(&rq, MPI_STATUS_IGNORE);
 	} else if (rank == 1) {
 		if (recv)

@@ -18,7 +18,7 @@ int main(int argc, char **argv)
 	if (rank == 0)
 		MPI_Send(v, 10, MPI_INT, 1, 3, MPI_COMM_WORLD);
 	else if (rank == 1)
-		MPI_Recv(v, 5, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+		MPI_Recv(v, 5, MPI_INT, 0, 3, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* mpiwatch: blame */
 	MPI_Barrier(MPI_COMM_WORLD);
 	printf("rank %d: done\n", rank);
 	MPI_Finalize();
