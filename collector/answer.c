@@ -281,12 +281,18 @@ static void software_lines(const struct col_state *s, struct col_answer *a)
 		}
 	}
 	/* Ranks that ended with a status or signal of their own first: they
-	 * are likelier the cause than those that vanished with them. */
-	for (size_t k = 0; k < 2 * r->ncauses; k++) {
+	 * are likelier the cause than those that vanished with them.  Ranks
+	 * still in MPI_Finalize come after all others: they did their part
+	 * (a peer stuck on what they sent or posted is the line to change),
+	 * unless every stuck rank is there. */
+	for (size_t k = 0; k < 4 * r->ncauses; k++) {
 		const struct col_cause *c = &r->causes[k % r->ncauses];
 		const struct col_rank *x = &s->ranks[c->ranks[0]];
 		int own = x->exit_signal > 0 || x->exit_code >= 0;
-		if (c->cause != 'B' || c->deadlock || (c->cycle && dl_holds(s)) || (k < r->ncauses) != own)
+		int fin = x->state == MW_HB_S_IN_MPI && strcmp(x->call, "MPI_Finalize") == 0;
+		size_t phase = k / r->ncauses;
+		if (c->cause != 'B' || c->deadlock || (c->cycle && dl_holds(s)) || (phase % 2 == 0) != own ||
+		    (phase >= 2) != fin)
 			continue;
 		ranks_text(c->ranks, c->n, rk, sizeof rk);
 		wh[0] = 0;
