@@ -1,6 +1,8 @@
 /* runtime.c - libmpiwatch's per-rank state: start/stop, slot, requests,
  * names, profile.  MPI-independent: the glue (mpiglue.c) calls in here. */
 #include <dirent.h>
+#include <execinfo.h>
+#include <link.h>
 #include <errno.h>
 #include <signal.h>
 #include <limits.h>
@@ -252,6 +254,51 @@ void mwm_req_free(uint64_t handle)
 		mwm_reqtab_del(&mwm.reqs, r);
 }
 
+/* MPICH's Fortran bindings (libmpifort) call the C function (MPI_Bsend):
+ * the C wrapper's return address is then in libmpifort, not the user's
+ * code.  Its executable range, found once. */
+static uintptr_t fort_lo, fort_hi;
+static int fort_looked;
+
+static int fort_range(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	(void)data;
+	if (!info->dlpi_name || (!strstr(info->dlpi_name, "mpifort") && !strstr(info->dlpi_name, "mpichfort")))
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			fort_lo = info->dlpi_addr + ph->p_vaddr;
+			fort_hi = fort_lo + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The user's call site for a C wrapper's site: site itself, or, when it
+ * is in libmpifort (MPICH's Fortran binding called the C function), the
+ * return address one frame further out on the stack (the Fortran
+ * caller's).  Only buffered sends pay for this (their record outlives the
+ * call); the current call's site is resolved from the dump's stack. */
+static uint64_t user_site(uint64_t site)
+{
+	void *f[12];
+	int n;
+	if (!fort_looked) {
+		fort_looked = 1;
+		dl_iterate_phdr(fort_range, NULL);
+	}
+	if (!fort_hi || site < fort_lo || site >= fort_hi)
+		return site;
+	n = backtrace(f, 12);
+	for (int i = 0; i + 1 < n; i++)
+		if ((uint64_t)(uintptr_t)f[i] == site)
+			return (uint64_t)(uintptr_t)f[i + 1];
+	return site;
+}
+
 void mwm_bsend_posted(uint64_t comm)
 {
 	const struct mw_slot_call *c = &mwm.slot->call;
@@ -269,7 +316,7 @@ void mwm_bsend_posted(uint64_t comm)
 	r.root = MWM_NOARG;
 	r.count = c->count;
 	r.datatype = c->datatype;
-	r.site = c->site;
+	r.site = user_site(c->site);
 	mwm_bsends_push(&mwm.bsends, &r);
 }
 
