@@ -216,8 +216,7 @@ static void set_beat(struct agent *a, struct ag_rank *x, const struct mw_slot_sn
  * only call a slot made at load shows before MPI_Init returns. */
 static int in_mpi_init(const struct mw_slot *s)
 {
-	return s->state == MW_STATE_IN_MPI &&
-	       (!strcmp(s->call.name, "MPI_Init") || !strcmp(s->call.name, "MPI_Init_thread"));
+	return s->state == MW_STATE_IN_MPI && mw_stall_init_call(s->call.name);
 }
 
 /* Whether pid is a running process.  A zombie (dead, not yet reaped: a busy

@@ -35,6 +35,7 @@
 
 #include "colgraph.h"
 #include "hostlist.h"
+#include "stall.h"
 
 /* What a slow rank is doing: "in MPI_Wait, its transfer moves (receive
  * buffer filling): slow, not stuck". */
@@ -243,8 +244,7 @@ static int init_failed(const struct col_rank *ranks, size_t size)
 {
 	for (size_t r = 0; r < size; r++)
 		if (col_graph_failed(&ranks[r]) &&
-		    (ranks[r].preinit || !strcmp(ranks[r].call, "MPI_Init") ||
-		     !strcmp(ranks[r].call, "MPI_Init_thread")))
+		    (ranks[r].preinit || mw_stall_init_call(ranks[r].call)))
 			return 1;
 	return 0;
 }

@@ -1,6 +1,8 @@
 /* stall.c - the one stall rule (stall.h). */
 #include "stall.h"
 
+#include <string.h>
+
 enum mw_stall_class mw_stall_rule(struct mw_stall *st, const struct mw_slot *s, double now,
 				  double timeout_s)
 {
@@ -57,4 +59,9 @@ const char *mw_stall_name(int cls)
 {
 	static const char *const n[] = {"fine", "stuck", "polling", "slow", "computing"};
 	return cls >= 0 && cls < (int)(sizeof(n) / sizeof(n[0])) ? n[cls] : "?";
+}
+
+int mw_stall_init_call(const char *call)
+{
+	return call && (!strcmp(call, "MPI_Init") || !strcmp(call, "MPI_Init_thread"));
 }

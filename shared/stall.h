@@ -53,6 +53,10 @@ enum mw_stall_class mw_stall_rule(struct mw_stall *st, const struct mw_slot *s, 
  * since then. */
 double mw_stall_t_outside(const struct mw_stall *st);
 
+/* Whether call is MPI_Init or MPI_Init_thread: the calls never judged by
+ * time on their own (they may be long on large jobs).  call NULL: 0. */
+int mw_stall_init_call(const char *call);
+
 /* "fine", "stuck", "polling", "slow", "computing" ("?" if out of range). */
 const char *mw_stall_name(int cls);
 
