@@ -161,7 +161,7 @@ static struct json_object *call_json(const struct mwm_dumpin *in, int *fortran_s
 	int lang = (int)c->lang;
 	*fortran_site = 0;
 	/* MPICH's Fortran bindings call the C function: the site is in libmpifort */
-	if (lang == 0 && in->nframes > 1 && (strstr(in->frames[0].object, "mpifort") || strstr(in->frames[0].object, "mpichfort"))) {
+	if (lang == 0 && in->nframes > 1 && mwm_fortran_glue(in->frames[0].object)) {
 		lang = 1;
 		*fortran_site = 1;
 	}

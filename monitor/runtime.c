@@ -258,13 +258,18 @@ void mwm_req_free(uint64_t handle)
  * the C wrapper's return address is then in libmpifort, not the user's
  * code.  Its executable range, found once. */
 static uintptr_t fort_lo, fort_hi;
+
+int mwm_fortran_glue(const char *object)
+{
+	return object && (strstr(object, "mpifort") || strstr(object, "mpichfort"));
+}
 static int fort_looked;
 
 static int fort_range(struct dl_phdr_info *info, size_t size, void *data)
 {
 	(void)size;
 	(void)data;
-	if (!info->dlpi_name || (!strstr(info->dlpi_name, "mpifort") && !strstr(info->dlpi_name, "mpichfort")))
+	if (!info->dlpi_name || !mwm_fortran_glue(info->dlpi_name))
 		return 0;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];

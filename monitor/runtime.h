@@ -77,6 +77,11 @@ struct mwm_frame {
 int mwm_stack_scan(uintptr_t site, uintptr_t frame, uintptr_t stack_hi, struct mwm_frame *out,
 		   int max, const char **method);
 
+/* Whether object (a loaded object's path) is MPICH's Fortran bindings
+ * (libmpifort, libmpichfort), which call the C functions: a C wrapper's
+ * return address there is not the user's call site. */
+int mwm_fortran_glue(const char *object);
+
 /* Fill object/build_id/offset/symbol of a frame with dladdr and
  * dl_iterate_phdr.  The object is named by its absolute path, the program by
  * /proc/self/exe's target (dladdr gives it as started, e.g. "./prog"), so
