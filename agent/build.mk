@@ -21,3 +21,10 @@ UNIT_TESTS += $(B)/t/test_agconnect
 $(B)/t/test_agconnect: $(filter-out $(B)/obj/agent/mpiwatch-agent.o,$(AGENT_OBJS)) $(B)/lib/libmwtree.a
 $(B)/t/test_agconnect: CPPFLAGS += -Iagent -Itree
 UNIT_LIBS_test_agconnect := $(MUNGE_LIBS) $(UV_LIBS)
+
+# Unit test of the agent's watch of the slots (agwatch.c) on a fake clock:
+# what a rank's slot makes the agent tell (in_init, resumed, exited).
+UNIT_TESTS += $(B)/t/test_agwatch
+$(B)/t/test_agwatch: $(filter-out $(B)/obj/agent/mpiwatch-agent.o,$(AGENT_OBJS)) $(B)/lib/libmwtree.a
+$(B)/t/test_agwatch: CPPFLAGS += -Iagent -Itree
+UNIT_LIBS_test_agwatch := $(MUNGE_LIBS) $(UV_LIBS)
