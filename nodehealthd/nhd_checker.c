@@ -4,6 +4,7 @@
  * (they may block on a dead mount, or take 2 s), and their result is
  * published on the loop. */
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,10 @@ static void after_work(uv_work_t *w, int status)
 		publish(d, &r->h);
 		pthread_mutex_unlock(&d->health_mu);
 		nhd_unix_calibrated(d);
+		/* The calibration's samples (about 1 MB) were freed in the
+		 * pool thread's own malloc arena, which keeps them resident
+		 * for the daemon's life: give them back (1 MB of a 4 MB RSS). */
+		malloc_trim(0);
 	}
 	nhd_conf_put(d, r->c);
 	free(r);
