@@ -29,8 +29,8 @@ $(B)/fuzz/fuzz_run_verdict: cli/runlaunch.c cli/runlaunch.h
 # numbers).  Recursive (=): the imbalance names are set by a later fragment,
 # which also adds the generated table as a prerequisite.
 FUZZERS += $(B)/fuzz/fuzz_options
-FUZZ_EXTRA_fuzz_options = collector/verdict.c collector/colthreshold.c collector/colgraph.c $(IMB_FUZZ_SRCS) $(IMB_GEN) -Icollector -Iimbalance -Ianalyze
-$(B)/fuzz/fuzz_options: collector/verdict.c collector/colthreshold.c collector/colgraph.c collector/verdict.h
+FUZZ_EXTRA_fuzz_options = collector/verdict.c collector/verdict_text.c collector/colthreshold.c collector/colgraph.c $(IMB_FUZZ_SRCS) $(IMB_GEN) -Icollector -Iimbalance -Ianalyze
+$(B)/fuzz/fuzz_options: collector/verdict.c collector/verdict_text.c collector/colthreshold.c collector/colgraph.c collector/verdict.h
 
 # What "mpiwatch status" prints from a status object (cli/statusprint.c):
 # its unit test and fuzz target (a job's report.json is the user's file).

@@ -9,6 +9,7 @@
 #include "dl.h"
 #include "hostlist.h"
 #include "jobconf.h"
+#include "verdict_text.h"
 
 const char *col_cause_meaning(char cause)
 {
@@ -202,7 +203,7 @@ static int mpi_error_line(const struct col_state *s, const struct col_cause *c, 
 		}
 	}
 	if (ne) {
-		char how[96] = "", where[300] = "", peer[120] = "";
+		char how[96] = "", where[300] = "", peer[120] = "", sig[16];
 		const struct col_rank *y = &s->ranks[e[0]];
 		site_text(y->site, where, sizeof where);
 		if (y->peer_world >= 0 && (!strcmp(y->kind, "recv") || !strcmp(y->kind, "send")))
@@ -210,8 +211,8 @@ static int mpi_error_line(const struct col_state *s, const struct col_cause *c, 
 				 y->peer_world);
 		amount_text(y, peer + strlen(peer), sizeof peer - strlen(peer));
 		if (y->exit_signal > 0) /* after the library's abort: its launcher's kill */
-			snprintf(how, sizeof how, ", then killed by signal %d (SIG%s) as its step was ended",
-				 y->exit_signal, sigabbrev_np(y->exit_signal) ? sigabbrev_np(y->exit_signal) : "?");
+			snprintf(how, sizeof how, ", then killed by signal %d (%s) as its step was ended",
+				 y->exit_signal, col_signal_name(y->exit_signal, sig, sizeof sig));
 		else if (y->exit_code >= 0)
 			snprintf(how, sizeof how, ", exit status %d", y->exit_code);
 		if (no)

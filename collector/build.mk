@@ -44,8 +44,8 @@ UNIT_LIBS_test_nodecal := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)
 
 # Fuzz target: the collector's reading of a rank's dump (JSON from an agent).
 FUZZERS += $(B)/fuzz/fuzz_col_dump
-FUZZ_EXTRA_fuzz_col_dump := collector/colstate.c collector/verdict.c collector/colthreshold.c collector/colgraph.c -Icollector -Ianalyze -Iimbalance
-$(B)/fuzz/fuzz_col_dump: collector/colstate.c collector/verdict.c collector/colthreshold.c collector/colgraph.c $(wildcard collector/*.h)
+FUZZ_EXTRA_fuzz_col_dump := collector/colstate.c collector/verdict.c collector/verdict_text.c collector/colthreshold.c collector/colgraph.c -Icollector -Ianalyze -Iimbalance
+$(B)/fuzz/fuzz_col_dump: collector/colstate.c collector/verdict.c collector/verdict_text.c collector/colthreshold.c collector/colgraph.c $(wildcard collector/*.h)
 
 # Fuzz target: the job's output file read for crash reports (joblog.c).
 FUZZERS += $(B)/fuzz/fuzz_joblog
@@ -57,7 +57,7 @@ $(B)/fuzz/fuzz_restd_version: collector/restd.c collector/restd.h
 FUZZERS += $(B)/fuzz/fuzz_restd_reply
 FUZZ_EXTRA_fuzz_restd_reply := collector/restd.c -Icollector $(CURL_LIBS)
 $(B)/fuzz/fuzz_restd_reply: collector/restd.c collector/restd.h
-FUZZ_EXTRA_fuzz_joblog := collector/joblog.c collector/colstate.c collector/verdict.c collector/colthreshold.c collector/colgraph.c analyze/dl_crash.c analyze/dl_symbols.c analyze/dl_pool.c -Icollector -Ianalyze -Iimbalance $(DW_LIBS)
+FUZZ_EXTRA_fuzz_joblog := collector/joblog.c collector/colstate.c collector/verdict.c collector/verdict_text.c collector/colthreshold.c collector/colgraph.c analyze/dl_crash.c analyze/dl_symbols.c analyze/dl_pool.c -Icollector -Ianalyze -Iimbalance $(DW_LIBS)
 $(B)/fuzz/fuzz_joblog: collector/joblog.c analyze/dl_crash.c $(wildcard collector/*.h)
 # Unit test of the auxiliary processes (issue 13): frames, bounds, the site
 # file, the agent's round (agent/agap.c) and the collector's (collector/colap.c).

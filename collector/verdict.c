@@ -36,39 +36,9 @@
 #include "colgraph.h"
 #include "hostlist.h"
 #include "stall.h"
-
-/* What a slow rank is doing: "in MPI_Wait, its transfer moves (receive
- * buffer filling): slow, not stuck". */
-static void slow_text_of(const char *call, const char *how, const char *then, char *buf, size_t len)
-{
-	snprintf(buf, len, "in %s, its transfer moves (%s): slow, not stuck%s", call[0] ? call : "MPI",
-		 !strncmp(how, "recv_buffer", 11) ? "its receive buffer is filling"
-		 : !strncmp(how, "io", 2)	 ? "it reads or writes data"
-						 : "data moving",
-		 then);
-}
-
-static void slow_text(const struct col_rank *x, char *buf, size_t len)
-{
-	slow_text_of(x->call, x->moving, "", buf, len);
-}
+#include "verdict_text.h"
 
 /* ------------------------------------------------------------ the causes */
-
-static const char *signame(int sig)
-{
-	static const struct {
-		int sig;
-		const char *name;
-	} t[] = {{SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"},   {SIGABRT, "SIGABRT"}, {SIGKILL, "SIGKILL"},
-		 {SIGTERM, "SIGTERM"}, {SIGFPE, "SIGFPE"},   {SIGILL, "SIGILL"},   {SIGINT, "SIGINT"},
-		 {SIGPIPE, "SIGPIPE"}, {SIGQUIT, "SIGQUIT"}, {SIGHUP, "SIGHUP"},   {SIGUSR1, "SIGUSR1"},
-		 {SIGUSR2, "SIGUSR2"}, {SIGXCPU, "SIGXCPU"}};
-	for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
-		if (t[i].sig == sig)
-			return t[i].name;
-	return "signal";
-}
 
 static int add_rank_to_cause(struct col_result *res, char cause, const char *detail, int rank)
 {
@@ -100,49 +70,6 @@ static int cmp_cause(const void *a, const void *b)
 	if (x->cause != y->cause)
 		return x->cause < y->cause ? -1 : 1;
 	return x->ranks[0] - y->ranks[0];
-}
-
-/* "killed by signal N (SIGX)WHERE", "exited with status NWHERE" or
- * "vanishedWHERE (exit status unknown)". */
-static void ended_text(const struct col_rank *x, const char *where, char *buf, size_t len)
-{
-	if (x->exit_signal > 0)
-		snprintf(buf, len, "killed by signal %d (%s)%s", x->exit_signal, signame(x->exit_signal), where);
-	else if (x->exit_code >= 0)
-		snprintf(buf, len, "exited with status %d%s", x->exit_code, where);
-	else
-		snprintf(buf, len, "vanished%s (exit status unknown)", where);
-}
-
-/* How a rank ended, and in which MPI call if it ended inside one. */
-static void exit_text(const struct col_rank *x, char *buf, size_t len)
-{
-	char where[80] = " without MPI_Finalize";
-	if (!strcmp(x->call, "MPI_Finalize")) /* it had called it, and it had not returned */
-		snprintf(where, sizeof where, " inside MPI_Finalize");
-	else if (x->preinit)
-		snprintf(where, sizeof where, " before MPI_Init");
-	else if (x->call[0])
-		snprintf(where, sizeof where, " inside %.40s, without MPI_Finalize", x->call);
-	ended_text(x, where, buf, len);
-}
-
-static const char *callname(const struct col_rank *x)
-{
-	return x->call[0] ? x->call : "an MPI call";
-}
-
-static void dead_names(const struct col_node *nodes, const struct col_result *res, char *buf,
-		       size_t len)
-{
-	struct mw_hostlist hl = {0};
-	char *names[64];
-	size_t n = 0;
-	for (size_t i = 0; i < res->ndead && n < 64; i++)
-		names[n++] = (char *)nodes[res->dead_nodes[i]].name;
-	hl.host = names;
-	hl.n = n;
-	mw_hostlist_compress(&hl, buf, len);
 }
 
 /* The ranks with an own fault (cls 'B' or 'b') reachable from r in the wait
@@ -315,7 +242,7 @@ static int cause_d(const struct col_rank *ranks, size_t size, const struct col_n
 {
 	char detail[256], buf[160], dn[128];
 	res->verdict = COL_V_HARDWARE;
-	dead_names(nodes, res, dn, sizeof dn);
+	col_dead_names(nodes, res, dn, sizeof dn);
 	for (size_t r = 0; r < size; r++) {
 		const struct col_rank *x = &ranks[r];
 		char c = 0;
@@ -330,7 +257,7 @@ static int cause_d(const struct col_rank *ranks, size_t size, const struct col_n
 				 dn);
 		} else if (x->state == MW_HB_S_EXITED || x->state == MW_HB_S_VANISHED) {
 			c = 'D';
-			exit_text(x, buf, sizeof buf);
+			col_exit_text(x, buf, sizeof buf);
 			snprintf(detail, sizeof detail, "%.120s after the failure of node(s) %.60s", buf, dn);
 		} else if (x->state == MW_HB_S_COMPUTING) {
 			c = 'A';
@@ -338,7 +265,7 @@ static int cause_d(const struct col_rank *ranks, size_t size, const struct col_n
 				 "computing outside MPI (a long computation, not an error)");
 		} else if (x->state == MW_HB_S_SLOW) {
 			c = 'A';
-			slow_text(x, detail, sizeof detail);
+			col_slow_text(x, detail, sizeof detail);
 		}
 		if (c) {
 			res->rank_cause[r] = c;
@@ -506,7 +433,7 @@ static char rank_detail(const struct col_rank *ranks, size_t r, char c, struct w
 		c = 'A';
 		break;
 	case 'S':
-		slow_text(x, detail, len);
+		col_slow_text(x, detail, len);
 		c = 'A';
 		break;
 	case 's':
@@ -529,7 +456,7 @@ static char rank_detail(const struct col_rank *ranks, size_t r, char c, struct w
 		c = 'B';
 		break;
 	case 'w':
-		snprintf(detail, len, "waiting in %s for deadlocked rank(s) %s (cascade)", callname(x),
+		snprintf(detail, len, "waiting in %s for deadlocked rank(s) %s (cascade)", col_call_name(x),
 			 w->dl_core);
 		c = 'C';
 		break;
@@ -540,10 +467,10 @@ static char rank_detail(const struct col_rank *ranks, size_t r, char c, struct w
 				 col_others_run(ranks, w->g.n, &me, 1)
 					 ? "stuck in %s while its peers still run (a message that never matches?)"
 					 : "stuck in %s while every other rank is stuck or ended too (what it waits for never comes)",
-				 callname(x));
+				 col_call_name(x));
 		}
 		else
-			exit_text(x, detail, len);
+			col_exit_text(x, detail, len);
 		break;
 	case 'p': {
 		size_t nb = 0;
@@ -553,7 +480,7 @@ static char rank_detail(const struct col_rank *ranks, size_t r, char c, struct w
 					bad[nb++] = (int)i;
 			mw_ranges_format(bad, nb, w->failed, sizeof w->failed);
 		}
-		exit_text(x, detail, len);
+		col_exit_text(x, detail, len);
 		size_t used = strlen(detail);
 		snprintf(detail + used, len - used, ", with the step of failed rank(s) %.100s (cascade)", w->failed);
 		c = 'C';
@@ -565,7 +492,7 @@ static char rank_detail(const struct col_rank *ranks, size_t r, char c, struct w
 			if (ranks[i].lib_error)
 				bad[nb++] = (int)i;
 		mw_ranges_format(bad, nb, buf, sizeof buf);
-		exit_text(x, detail, len);
+		col_exit_text(x, detail, len);
 		size_t used = strlen(detail);
 		snprintf(detail + used, len - used, ", with the step the MPI library ended for rank(s) %.100s (cascade)",
 			 buf);
@@ -584,7 +511,7 @@ static char rank_detail(const struct col_rank *ranks, size_t r, char c, struct w
 		else if (x->state == MW_HB_S_IN_INIT)
 			snprintf(detail, len,
 				 "left in %s by rank(s) %.100s that ended before or inside MPI_Init (cascade)",
-				 callname(x), nb ? buf : "?");
+				 col_call_name(x), nb ? buf : "?");
 		else
 			snprintf(detail, len,
 				 "blocked in MPI by rank(s) %.100s that failed or are stuck (cascade)",
@@ -609,7 +536,7 @@ static int moved_on_causes(const struct col_rank *ranks, size_t size, struct col
 		    (x->state != MW_HB_S_RESUMED && x->state != MW_HB_S_FINALIZED))
 			continue;
 		if (x->was_state == MW_HB_S_SLOW)
-			slow_text_of(x->was_call, x->was_moving, "; the transfer completed", detail,
+			col_slow_text_of(x->was_call, x->was_moving, "; the transfer completed", detail,
 				     sizeof detail);
 		else
 			snprintf(detail, sizeof detail,
