@@ -70,3 +70,7 @@ UNIT_TESTS += $(B)/t/test_colprobe
 $(B)/t/test_colprobe: t/unit/probe_responder.c $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwimbalance.a $(B)/lib/libmwcalib.a $(B)/lib/libmwtree.a
 $(B)/t/test_colprobe: CPPFLAGS += -Icollector -Ianalyze -Iimbalance -Itree
 UNIT_LIBS_test_colprobe := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)
+UNIT_TESTS += $(B)/t/test_colact_last
+$(B)/t/test_colact_last: $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwimbalance.a $(B)/lib/libmwcalib.a $(B)/lib/libmwtree.a
+$(B)/t/test_colact_last: CPPFLAGS += -Icollector -Ianalyze -Iimbalance -Itree
+UNIT_LIBS_test_colact_last := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)
