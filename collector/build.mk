@@ -26,6 +26,7 @@ $(B)/t/test_coltree: CPPFLAGS += -Icollector -Itree
 UNIT_LIBS_test_coltree := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)
 $(B)/t/test_colsummary: $(B)/obj/collector/colsummary.o $(B)/obj/collector/verdict.o $(B)/obj/collector/colthreshold.o $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwtree.a
 $(B)/t/test_colsummary: CPPFLAGS += -Icollector
+UNIT_LIBS_test_colsummary := $(UV_LIBS)
 $(B)/t/test_verdict $(B)/t/test_collector: $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwtree.a
 $(B)/t/test_verdict $(B)/t/test_collector: CPPFLAGS += -Icollector
 UNIT_LIBS_test_collector := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)
