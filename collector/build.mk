@@ -26,6 +26,7 @@ $(B)/t/test_coltree: CPPFLAGS += -Icollector -Itree
 UNIT_LIBS_test_coltree := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)
 $(B)/t/test_colsummary: $(B)/obj/collector/colsummary.o $(B)/obj/collector/verdict.o $(B)/obj/collector/colthreshold.o $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwtree.a
 $(B)/t/test_colsummary: CPPFLAGS += -Icollector
+UNIT_LIBS_test_colsummary := $(UV_LIBS)
 $(B)/t/test_verdict $(B)/t/test_collector: $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwtree.a
 $(B)/t/test_verdict $(B)/t/test_collector: CPPFLAGS += -Icollector
 UNIT_LIBS_test_collector := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)
@@ -70,3 +71,7 @@ UNIT_TESTS += $(B)/t/test_colprobe
 $(B)/t/test_colprobe: t/unit/probe_responder.c $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwimbalance.a $(B)/lib/libmwcalib.a $(B)/lib/libmwtree.a
 $(B)/t/test_colprobe: CPPFLAGS += -Icollector -Ianalyze -Iimbalance -Itree
 UNIT_LIBS_test_colprobe := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)
+UNIT_TESTS += $(B)/t/test_colact_last
+$(B)/t/test_colact_last: $(COLLECTOR_LIB) $(ANALYZE_LIB) $(B)/lib/libmwimbalance.a $(B)/lib/libmwcalib.a $(B)/lib/libmwtree.a
+$(B)/t/test_colact_last: CPPFLAGS += -Icollector -Ianalyze -Iimbalance -Itree
+UNIT_LIBS_test_colact_last := $(CURL_LIBS) $(MUNGE_LIBS) $(DW_LIBS) $(UV_LIBS)

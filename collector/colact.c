@@ -261,7 +261,7 @@ static void answers_told(void *arg, long rc, const char *err)
 static void act_check(struct act_job *a)
 {
 	char err[300];
-	if (!a->ok && !a->got_job && a->x.tries < COL_RETRY_MAX &&
+	if (!a->ok && !a->got_job && a->x.tries < COL_RETRY_MAX && !a->x.last &&
 	    mw_uvslurm_job_active(a->c->loop, NULL, a->job, answers_told, a, err, sizeof err))
 		return;
 	act_end(a);
@@ -385,7 +385,10 @@ static int slurm_answers(struct collector *c)
 static void after_try(struct collector *c, struct col_retry *x, int ok, int answers)
 {
 	struct col_retry *v;
-	if (ok || x->tries >= COL_RETRY_MAX || answers)
+	if (x->last && !ok)
+		col_state_event(&c->s, "note", "%s not done: Slurm did not answer in %d tries", act_names[x->kind],
+				x->tries);
+	if (ok || x->tries >= COL_RETRY_MAX || answers || x->last)
 		return; /* refused while Slurm answers: a final answer */
 	v = realloc(c->retry, (c->nretry + 1) * sizeof *v);
 	if (!v)
@@ -478,6 +481,29 @@ void col_act_last_tries(struct collector *c)
 {
 	while (c->loop && (c->act_busy || c->ntodo))
 		uv_run(c->loop, UV_RUN_ONCE); /* the actions under way end first */
+	if (c->loop && !c->env.action) {
+		/* On the loop, in order, as the others: each retry queued once
+		 * more as the last (after_try tells the ones not done), the loop
+		 * run until they are over; signals and links are served meanwhile,
+		 * and no squeue asks whether Slurm answers. */
+		for (size_t i = 0; i < c->nretry; i++) {
+			struct col_retry x = c->retry[i];
+			struct col_retry *v = realloc(c->todo, (c->ntodo + 1) * sizeof *v);
+			if (!v) {
+				col_state_event(&c->s, "note", "%s not done: out of memory", act_names[x.kind]);
+				continue;
+			}
+			x.tries++;
+			x.last = 1;
+			c->todo = v;
+			v[c->ntodo++] = x;
+		}
+		c->nretry = 0;
+		kick(c);
+		while (c->act_busy || c->ntodo)
+			uv_run(c->loop, UV_RUN_ONCE);
+		return;
+	}
 	for (size_t i = 0; i < c->nretry; i++)
 		if (!do_action(c, c->retry[i].kind, c->retry[i].node))
 			col_state_event(&c->s, "note", "%s not done: Slurm did not answer in %d tries",

@@ -24,7 +24,9 @@ void col_act_retry_due(struct collector *c);
 double col_act_next(const struct collector *c);
 
 /* At shutdown: one last try of each queued retry, noted when it fails;
- * the queue is then empty. */
+ * the queue is then empty.  With a loop (and no env.action), the tries run
+ * on it (uv_spawn, the pool) as the others do, and the loop turns until
+ * they are over; without, in line. */
 void col_act_last_tries(struct collector *c);
 
 /* The real action (struct col_env's action): a drain request to

@@ -74,6 +74,7 @@ struct col_retry {
 	int node; /* COL_DO_DRAIN: index into the node table */
 	int tries;
 	double backoff, at;
+	int last; /* the last try at shutdown: no retry, no "does Slurm answer?" */
 };
 
 /* Our own probe round of the nodes the CPs did not report on, under way

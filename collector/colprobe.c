@@ -163,11 +163,11 @@ static int probe_begin(struct collector *c)
 	if (pr->nown && c->env.probe) {
 		c->env.probe(c->env.arg, pr->names, pr->nown, pr->own);
 		pr->done = 1;
-	} else if (pr->nown && !c->loop) { /* no loop: the blocking round */
-		pr->rc = mw_probe_nodes(pr->names, pr->addrs, pr->nown, col_probe_port(), col_probe_budget(c),
-					col_probe_tries(), pr->own);
-		pr->rc_errno = errno;
-		pr->done = 1;
+	} else if (pr->nown && !c->loop) {
+		/* No loop and no env.probe: no round (the collector always runs
+		 * its loop; the blocking mw_probe_nodes is the CLI's, mpiwatch
+		 * probe and status): each node a local error. */
+		pr->start_errno = EINVAL;
 	} else if (pr->nown) {
 		pr->resolve = col_resolve_start(c->loop, pr->names, pr->addrs, pr->hosts, pr->nown, resolved, c);
 		if (!col_resolve_busy(pr->resolve))

@@ -490,6 +490,8 @@ static void joblog_path_told(struct collector *c, const struct mw_slurm_job *j, 
 					   "which mpiwatch does not read");
 }
 
+static void joblog_job_told(void *arg, long rc, const char *err);
+
 void col_reports_read_job_output(struct collector *c)
 {
 	struct col_state *s = &c->s;
@@ -500,7 +502,20 @@ void col_reports_read_job_output(struct collector *c)
 		free(text);
 		return;
 	}
-	if (!c->joblog_asked) {
+	if (!c->joblog_asked && c->loop) {
+		/* squeue on the loop (uv_spawn, its time limit), the loop turning
+		 * until it answers: as col_reports_job_output_ready asks */
+		char err[256];
+		c->joblog_asked = 1;
+		if (mw_uvslurm_job(c->loop, NULL, s->job, &c->joblog_j, joblog_job_told, c, err, sizeof err)) {
+			c->joblog_busy = 1;
+			while (c->joblog_busy)
+				uv_run(c->loop, UV_RUN_ONCE);
+		} else {
+			joblog_path_told(c, &c->joblog_j, -1, err);
+		}
+	}
+	if (!c->joblog_asked) { /* no loop: in line */
 		struct mw_slurm_job j = {0};
 		char err[256];
 		c->joblog_asked = 1;

@@ -64,3 +64,36 @@ out:
 	free(req);
 	return rv;
 }
+
+struct summary_work {
+	uv_work_t w;
+	const char *sockpath, *job;
+	enum col_verdict v;
+	double timeout_s;
+	int rc, over;
+};
+
+static void summary_work(uv_work_t *w)
+{
+	struct summary_work *x = w->data;
+	x->rc = col_summary_send(x->sockpath, x->job, x->v, x->timeout_s);
+}
+
+static void summary_over(uv_work_t *w, int status)
+{
+	struct summary_work *x = w->data;
+	(void)status;
+	x->over = 1;
+}
+
+int col_summary_send_on(uv_loop_t *loop, const char *sockpath, const char *job, enum col_verdict v,
+			double timeout_s)
+{
+	struct summary_work x = {.sockpath = sockpath, .job = job, .v = v, .timeout_s = timeout_s, .rc = -1};
+	x.w.data = &x;
+	if (!loop || uv_queue_work(loop, &x.w, summary_work, summary_over) != 0)
+		return col_summary_send(sockpath, job, v, timeout_s);
+	while (!x.over)
+		uv_run(loop, UV_RUN_ONCE);
+	return x.rc;
+}

@@ -7,6 +7,8 @@
 
 #include <stddef.h>
 
+#include <uv.h>
+
 #include "verdict.h"
 
 /* The request for job with verdict v (JSON text, one line, malloc'd), or
@@ -18,5 +20,12 @@ char *col_summary_request(const char *job, enum col_verdict v);
  * Logs what came of it (not being heard is no error of the job's).
  * Return 0 if the daemon counted it (or had already), else -1. */
 int col_summary_send(const char *sockpath, const char *job, enum col_verdict v, double timeout_s);
+
+/* col_summary_send on loop's pool (the socket's wait off the loop's
+ * thread), the loop run until it is over (at most timeout_s and a pool
+ * worker's start).  With a NULL loop, or no worker, in line.  The same
+ * return. */
+int col_summary_send_on(uv_loop_t *loop, const char *sockpath, const char *job, enum col_verdict v,
+			double timeout_s);
 
 #endif

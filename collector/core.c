@@ -423,8 +423,8 @@ int col_run(struct col_opts *o)
 			col_verdict_name(c.s.have_res ? c.s.res.verdict : COL_V_NONE));
 	col_reports_write(&c);
 	/* Last: the node's nodehealthd counts the verdict (its metrics). */
-	col_summary_send(mw_setting_str(MW_SET_NHD_SOCKET), o->job,
-			 c.s.have_res ? c.s.res.verdict : COL_V_NONE, 5.0);
+	col_summary_send_on(c.loop, mw_setting_str(MW_SET_NHD_SOCKET), o->job,
+			    c.s.have_res ? c.s.res.verdict : COL_V_NONE, 5.0);
 	rv = 0;
 out:
 	loop_close(&L);

@@ -192,6 +192,19 @@ START_TEST(test_names_looked_up_on_loop)
 }
 END_TEST
 
+START_TEST(test_no_loop_no_blocking_round)
+{
+	/* Without a loop (and no env.probe) no blocking round is made in line
+	 * (that one is the CLI's): the call returns at once, each node told
+	 * a local error. */
+	C.loop = NULL;
+	ck_assert_int_eq(col_probe_own_ready(&C), 1);
+	C.loop = &L;
+	ck_assert_int_eq(C.s.nodes[0].state, MW_PROBE_ERROR);
+	ck_assert_ptr_nonnull(strstr(C.s.nodes[0].summary, "local error"));
+}
+END_TEST
+
 START_TEST(test_names_final)
 {
 	/* At the last evaluation the look-ups and the round end in one call. */
@@ -318,6 +331,7 @@ static Suite *suite(void)
 	tcase_add_checked_fixture(tc, setup_udp, teardown);
 	tcase_add_test(tc, test_names_looked_up_on_loop);
 	tcase_add_test(tc, test_names_final);
+	tcase_add_test(tc, test_no_loop_no_blocking_round);
 	tcase_add_test(tc, test_names_freed_under_way);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("fuzzy");

@@ -5,7 +5,12 @@
 #include <check.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <uv.h>
+
 
 #include "colsummary.h"
 #include "drainreq.h"
@@ -79,6 +84,74 @@ START_TEST(test_send_no_daemon)
 }
 END_TEST
 
+/* A nodehealthd's drain socket served on the test's loop: it answers the
+ * first request "counted" once the request's line is in. */
+struct fake_nhd {
+	uv_pipe_t srv, cli;
+	char buf[4096];
+	size_t len;
+	int answered;
+	uv_write_t wr;
+};
+
+static void fake_alloc(uv_handle_t *h, size_t hint, uv_buf_t *b)
+{
+	struct fake_nhd *f = h->data;
+	(void)hint;
+	*b = uv_buf_init(f->buf + f->len, (unsigned)(sizeof f->buf - 1 - f->len));
+}
+
+static void fake_read(uv_stream_t *st, ssize_t n, const uv_buf_t *b)
+{
+	static char reply[] = "{\"ok\":true,\"result\":\"counted\",\"message\":\"job 12: verdict software counted\"}\n";
+	struct fake_nhd *f = st->data;
+	uv_buf_t r = uv_buf_init(reply, sizeof reply - 1);
+	(void)b;
+	if (n > 0)
+		f->len += (size_t)n;
+	if (f->answered || (n > 0 && !memchr(f->buf, '\n', f->len)))
+		return;
+	f->answered = 1;
+	uv_read_stop(st);
+	ck_assert_int_eq(uv_write(&f->wr, st, &r, 1, NULL), 0);
+	uv_close((uv_handle_t *)st, NULL); /* after the write: its end is the answer's */
+}
+
+static void fake_conn(uv_stream_t *srv, int status)
+{
+	struct fake_nhd *f = srv->data;
+	ck_assert_int_eq(status, 0);
+	ck_assert_int_eq(uv_pipe_init(srv->loop, &f->cli, 0), 0);
+	f->cli.data = f;
+	ck_assert_int_eq(uv_accept(srv, (uv_stream_t *)&f->cli), 0);
+	ck_assert_int_eq(uv_read_start((uv_stream_t *)&f->cli, fake_alloc, fake_read), 0);
+}
+
+START_TEST(test_send_on_loop)
+{
+	/* The summary sent while the loop turns: a nodehealthd served by the
+	 * same loop hears it and answers (sent in line, nobody would). */
+	char dir[] = "/tmp/test_colsummary.XXXXXX", sock[128];
+	static struct fake_nhd f;
+	uv_loop_t loop;
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(sock, sizeof sock, "%s/nhd.sock", dir);
+	ck_assert_int_eq(uv_loop_init(&loop), 0);
+	ck_assert_int_eq(uv_pipe_init(&loop, &f.srv, 0), 0);
+	f.srv.data = &f;
+	ck_assert_int_eq(uv_pipe_bind(&f.srv, sock), 0);
+	ck_assert_int_eq(uv_listen((uv_stream_t *)&f.srv, 4, fake_conn), 0);
+	ck_assert_int_eq(col_summary_send_on(&loop, sock, "12", COL_V_SOFTWARE, 5.0), 0);
+	ck_assert_int_eq(f.answered, 1);
+	ck_assert_ptr_nonnull(strstr(f.buf, "\"op\":\"summary\""));
+	uv_close((uv_handle_t *)&f.srv, NULL);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	ck_assert_int_eq(uv_loop_close(&loop), 0);
+	unlink(sock);
+	rmdir(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("collector summary");
@@ -87,6 +160,7 @@ int main(void)
 	tcase_add_test(tc, test_request_parses);
 	tcase_add_test(tc, test_replies_valid);
 	tcase_add_test(tc, test_send_no_daemon);
+	tcase_add_test(tc, test_send_on_loop);
 	suite_add_tcase(s, tc);
 	return mw_unit_run(s);
 }
