@@ -1,4 +1,5 @@
-# bench/hpcc-common.sh: sourced by bench/overhead.sh and bench/hpcc-floor.sh,
+# bench/hpcc-common.sh: sourced by bench/overhead.sh, bench/hpcc-floor.sh and
+# bench/hpcc-poll-instructions.sh,
 # the one description of the hpcc run they time.
 # hpcc_input DIR: write DIR/hpccinf.txt, Debian's example with N=HPCC_N
 # (default 1000) and P=1 (so Q=2: 2 ranks).
