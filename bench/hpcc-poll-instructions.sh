@@ -17,8 +17,8 @@ cd "$(dirname "$0")/.." || exit 1
 LIB=${1:-$PWD/build/lib/libmpiwatch.so}
 out=$(mktemp -d /tmp/mpiwatch-hpcc-cg.XXXXXX)
 [ -n "${KEEP:-}" ] && echo "callgrind files kept in $out" || trap 'rm -rf "$out"' EXIT
-sed -e "s/^1000 *Ns/${HPCC_N:-200}         Ns/" -e 's/^2 *Ps/1            Ps/' \
-    /usr/share/doc/hpcc/examples/_hpccinf.txt >"$out/hpccinf.txt"
+. bench/hpcc-common.sh
+HPCC_N=${HPCC_N:-200} hpcc_input "$out"
 (cd "$out" && mpirun.openmpi --allow-run-as-root -np 2 -x "LD_PRELOAD=$LIB" valgrind -q --tool=callgrind \
     --callgrind-out-file="$out/cg.%q{OMPI_COMM_WORLD_RANK}" hpcc >/dev/null 2>&1) || exit 1
 for op in Testany Test; do

@@ -37,6 +37,7 @@ LIB=${MPIWATCH_BENCH_LIB:-$PWD/build/lib/libmpiwatch.so}
 STATS=$PWD/build/bench/overhead-stats
 OUT=${OUT:-/tmp/mpiwatch-overhead-$APP-$MODE}
 [ -x "$STATS" ] || { echo "build $STATS first (make build-all)" >&2; exit 1; }
+. bench/hpcc-common.sh
 mkdir -p "$OUT/work" || exit 1
 work=$OUT/work
 case $APP in
@@ -44,8 +45,7 @@ lammps)
     sed -e "s/^run.*/run\t\t${STEPS:-1000}/" bench/in.melt >"$work/in.melt"
     cmd=(lmp -in in.melt -log none -screen none) ;;
 hpcc)
-    sed -e "s/^1000 *Ns/${HPCC_N:-1000}         Ns/" -e 's/^2 *Ps/1            Ps/' \
-        /usr/share/doc/hpcc/examples/_hpccinf.txt >"$work/hpccinf.txt"
+    hpcc_input "$work"
     cmd=(hpcc) ;;
 startup)
     mpicc.openmpi -O2 -o "$work/mpi-startup" bench/mpi-startup.c || exit 1
@@ -90,7 +90,7 @@ run() { # run off|on: append "wall cpu [instructions]" to $OUT/<which>
     fi
     echo "$w $(awk -v u="$u" -v s="$s" 'BEGIN {printf "%.3f", u + s}') $ins"
 }
-KERNELS="HPL_time PTRANS_time MPIRandomAccess_time MPIRandomAccess_LCG_time MPIFFT_Gflops"
+KERNELS=$HPCC_KERNELS
 start=$(cat "$OUT/off.wall" 2>/dev/null | wc -l)
 for ((i = start + 1; i <= start + PAIRS; i++)); do
     if ((i % 2)); then
