@@ -16,6 +16,7 @@
 #include "colctx.h"
 #include "coleval.h"
 #include "log.h"
+#include "col_unit.h"
 #include "unit.h"
 
 #define NNODES 3
@@ -156,10 +157,7 @@ static void run(unsigned long long ms)
 /* The timeline has an event of kind ev whose detail contains what. */
 static int said(const char *ev, const char *what)
 {
-	for (size_t i = 0; i < C.s.ntl; i++)
-		if (!strcmp(C.s.tl[i].event, ev) && strstr(C.s.tl[i].detail, what))
-			return 1;
-	return 0;
+	return col_unit_said(&C.s, ev, what);
 }
 
 /* The number of recorded actions what ("drain", "comment"...) that were ok. */

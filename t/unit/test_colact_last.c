@@ -15,6 +15,7 @@
 #include "colact.h"
 #include "colctx.h"
 #include "log.h"
+#include "col_unit.h"
 #include "unit.h"
 
 static struct collector C;
@@ -54,12 +55,10 @@ static int ran(const char *name)
 	return n;
 }
 
+/* Whether the collector's timeline has event ev with what in its detail. */
 static int said(const char *ev, const char *what)
 {
-	for (size_t i = 0; i < C.s.ntl; i++)
-		if (!strcmp(C.s.tl[i].event, ev) && strstr(C.s.tl[i].detail, what))
-			return 1;
-	return 0;
+	return col_unit_said(&C.s, ev, what);
 }
 
 static void setup(void)

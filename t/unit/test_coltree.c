@@ -11,6 +11,7 @@
 
 #include "colstate.h"
 #include "coltree.h"
+#include "col_unit.h"
 #include "mwt_probe.h"
 #include "unit.h"
 
@@ -43,10 +44,7 @@ static char *summary(uint32_t round, const char *from, const char *const *e, siz
 
 static int timeline_has(const struct col_state *s, const char *what)
 {
-	for (size_t i = 0; i < s->ntl; i++)
-		if (strstr(s->tl[i].detail, what))
-			return 1;
-	return 0;
+	return col_unit_said(s, NULL, what);
 }
 
 /* 4 nodes with agents, threshold 2, fanout 2: CPs on n1 and n2, n3 under
