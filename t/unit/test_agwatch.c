@@ -64,6 +64,15 @@ static void slot_state(int state, const char *call)
 	w->seq++;
 }
 
+/* The rank, looked at while loaded (time 0), enters call (MPI_Init or
+ * MPI_Init_thread) and is first seen inside it at time seen. */
+static void enter_init(const char *call, double seen)
+{
+	ag_watch_look(&ag, 0);
+	slot_state(MW_STATE_IN_MPI, call);
+	ag_watch_look(&ag, seen);
+}
+
 static struct ag_rank *rank0(void)
 {
 	struct ag_rank *x = ag_rank_find(&ag, 0);
@@ -85,9 +94,7 @@ END_TEST
 START_TEST(test_in_init_told_once_after_the_timeout)
 {
 	struct ag_rank *x;
-	ag_watch_look(&ag, 0);
-	slot_state(MW_STATE_IN_MPI, "MPI_Init");
-	ag_watch_look(&ag, 10); /* first seen inside MPI_Init */
+	enter_init("MPI_Init", 10);
 	ag_watch_look(&ag, 11.5);
 	x = rank0();
 	ck_assert_msg(x->beat_state == 0 && !x->beat_unsent, "told after 1.5 s of a 2 s timeout");
@@ -111,9 +118,7 @@ END_TEST
 
 START_TEST(test_init_thread_is_init_too)
 {
-	ag_watch_look(&ag, 0);
-	slot_state(MW_STATE_IN_MPI, "MPI_Init_thread");
-	ag_watch_look(&ag, 1);
+	enter_init("MPI_Init_thread", 1);
 	ag_watch_look(&ag, 3.5);
 	ck_assert_int_eq(rank0()->beat_state, MW_HB_S_IN_INIT);
 }
@@ -122,9 +127,7 @@ END_TEST
 START_TEST(test_init_returns_resumed)
 {
 	struct ag_rank *x;
-	ag_watch_look(&ag, 0);
-	slot_state(MW_STATE_IN_MPI, "MPI_Init");
-	ag_watch_look(&ag, 1);
+	enter_init("MPI_Init", 1);
 	ag_watch_look(&ag, 4);
 	x = rank0();
 	ck_assert_int_eq(x->beat_state, MW_HB_S_IN_INIT);
@@ -146,9 +149,7 @@ START_TEST(test_exit_inside_init_is_exited)
 	/* a rank that ends inside MPI_Init (killed by a signal) is told
 	 * exited, not left in_init: the collector names the others blocked */
 	struct ag_rank *x;
-	ag_watch_look(&ag, 0);
-	slot_state(MW_STATE_IN_MPI, "MPI_Init");
-	ag_watch_look(&ag, 0.5);
+	enter_init("MPI_Init", 0.5);
 	ck_assert_int_eq(mw_slot_set_exit(w, 11), 0); /* wait status: killed by SIGSEGV */
 	ag_watch_look(&ag, 1);
 	x = rank0();
