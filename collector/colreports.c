@@ -492,6 +492,21 @@ static void joblog_path_told(struct collector *c, const struct mw_slurm_job *j, 
 
 static void joblog_job_told(void *arg, long rc, const char *err);
 
+/* Ask Slurm (squeue, on the loop) where the job's output goes: 1 while
+ * the answer is under way (joblog_job_told ends it), 0 if it could not be
+ * asked (told as such). */
+static int joblog_ask(struct collector *c)
+{
+	char err[256];
+	c->joblog_asked = 1;
+	if (mw_uvslurm_job(c->loop, NULL, c->s.job, &c->joblog_j, joblog_job_told, c, err, sizeof err)) {
+		c->joblog_busy = 1;
+		return 1;
+	}
+	joblog_path_told(c, &c->joblog_j, -1, err);
+	return 0;
+}
+
 void col_reports_read_job_output(struct collector *c)
 {
 	struct col_state *s = &c->s;
@@ -502,18 +517,11 @@ void col_reports_read_job_output(struct collector *c)
 		free(text);
 		return;
 	}
-	if (!c->joblog_asked && c->loop) {
+	if (!c->joblog_asked && c->loop && joblog_ask(c)) {
 		/* squeue on the loop (uv_spawn, its time limit), the loop turning
-		 * until it answers: as col_reports_job_output_ready asks */
-		char err[256];
-		c->joblog_asked = 1;
-		if (mw_uvslurm_job(c->loop, NULL, s->job, &c->joblog_j, joblog_job_told, c, err, sizeof err)) {
-			c->joblog_busy = 1;
-			while (c->joblog_busy)
-				uv_run(c->loop, UV_RUN_ONCE);
-		} else {
-			joblog_path_told(c, &c->joblog_j, -1, err);
-		}
+		 * until it answers */
+		while (c->joblog_busy)
+			uv_run(c->loop, UV_RUN_ONCE);
 	}
 	if (!c->joblog_asked) { /* no loop: in line */
 		struct mw_slurm_job j = {0};
@@ -578,21 +586,14 @@ static void joblog_job_told(void *arg, long rc, const char *err)
 int col_reports_job_output_ready(struct collector *c)
 {
 	struct joblog_read *r;
-	char err[256];
 	if (!c->loop || c->final_eval || !job_output_needed(c))
 		return 1;
 	if (c->joblog_busy)
 		return 0;
 	if (c->joblog_text)
 		return 1; /* read: col_reports_read_job_output applies it */
-	if (!c->joblog_asked) {
-		c->joblog_asked = 1;
-		if (mw_uvslurm_job(c->loop, NULL, c->s.job, &c->joblog_j, joblog_job_told, c, err, sizeof err)) {
-			c->joblog_busy = 1;
-			return 0;
-		}
-		joblog_path_told(c, &c->joblog_j, -1, err);
-	}
+	if (!c->joblog_asked && joblog_ask(c))
+		return 0;
 	if (!c->joblog[0] || !(r = calloc(1, sizeof *r)))
 		return 1;
 	r->w.data = r;
