@@ -260,6 +260,35 @@ START_TEST(test_resolution_blocks)
 }
 END_TEST
 
+/* The resolution a calibration file and nodehealthd judge with (issue 32):
+ * what repeats from one run to the next, but not one block spoiled by a burst
+ * of load.  Blocks of 10, 20, 20, 30 ns and one of 200 (a burst during its
+ * base or close): judged with 30 ns, the largest of the others; the spread
+ * still says 10-200.  With three blocks or fewer resolved, the largest. */
+START_TEST(test_resolution_judged_one_spoiled)
+{
+	struct cal_resolution blk[5], out;
+	static const double d[5] = {20, 200, 10, 30, 20};
+	double ns, cy, rel;
+	memset(blk, 0, sizeof(blk));
+	for (int i = 0; i < 5; i++) {
+		blk[i].found = 1;
+		blk[i].d_ns = d[i];
+		blk[i].d_cy = 2 * d[i];
+		blk[i].rel = d[i] / 1000;
+	}
+	ck_assert_int_eq(cal_resolution_blocks(blk, 5, &out), 0);
+	ck_assert(out.lo_ns == 10 && out.hi_ns == 200);
+	cal_resolution_judged(&out, &ns, &cy, &rel);
+	ck_assert_msg(ns == 30 && cy == 60, "judged %g ns %g cy", ns, cy);
+	ck_assert(fabs(rel - 0.03) < 1e-12);
+	blk[0].found = blk[4].found = 0; /* 200, 10, 30 resolved: the largest */
+	ck_assert_int_eq(cal_resolution_blocks(blk, 5, &out), 0);
+	cal_resolution_judged(&out, &ns, &cy, &rel);
+	ck_assert(ns == 200 && cy == 400);
+}
+END_TEST
+
 /* One burst of load during one round must not decide the resolution (issue
  * 32, the t/0623 flake on CI: a quick calibration at A's median measured
  * 6136 ns (1122-6993 over 3 blocks) at 100 us, above the 5 us shift of the
@@ -472,6 +501,7 @@ int main(void)
 	tcase_add_test(tc, test_resolution);
 	tcase_add_test(tc, test_resolution_drift);
 	tcase_add_test(tc, test_resolution_blocks);
+	tcase_add_test(tc, test_resolution_judged_one_spoiled);
 	tcase_add_test(tc, test_resolution_one_burst);
 	tcase_add_test(tc, test_step_adds);
 	tcase_add_test(tc, test_report_schema_and_load);
