@@ -211,6 +211,9 @@ int cal_resolution_blocks(const struct cal_resolution *blk, size_t nb, struct ca
 		if (out->blocks_found++ == 0) {
 			out->lo_ns = out->hi_ns = b->d_ns;
 			out->lo_cy = out->hi_cy = b->d_cy;
+		} else {
+			out->hi2_ns = fmax(out->hi2_ns, fmin(out->hi_ns, b->d_ns));
+			out->hi2_cy = fmax(out->hi2_cy, fmin(out->hi_cy, b->d_cy));
 		}
 		out->lo_ns = fmin(out->lo_ns, b->d_ns), out->hi_ns = fmax(out->hi_ns, b->d_ns);
 		out->lo_cy = fmin(out->lo_cy, b->d_cy), out->hi_cy = fmax(out->hi_cy, b->d_cy);
@@ -230,8 +233,10 @@ int cal_resolution_blocks(const struct cal_resolution *blk, size_t nb, struct ca
 
 void cal_resolution_judged(const struct cal_resolution *rs, double *ns, double *cy, double *rel)
 {
-	*ns = rs->blocks_found && rs->hi_ns > rs->d_ns ? rs->hi_ns : rs->d_ns;
-	*cy = rs->blocks_found && rs->hi_cy > rs->d_cy ? rs->hi_cy : rs->d_cy;
+	double up_ns = rs->blocks_found > 3 ? rs->hi2_ns : rs->hi_ns;
+	double up_cy = rs->blocks_found > 3 ? rs->hi2_cy : rs->hi_cy;
+	*ns = rs->blocks_found && up_ns > rs->d_ns ? up_ns : rs->d_ns;
+	*cy = rs->blocks_found && up_cy > rs->d_cy ? up_cy : rs->d_cy;
 	*rel = rs->d_ns > 0 ? rs->rel * *ns / rs->d_ns : rs->rel;
 }
 

@@ -92,6 +92,7 @@ struct cal_resolution {
 	 * ones (the spread; equal to d_ns, d_cy for one block). */
 	unsigned blocks, blocks_found;
 	double lo_ns, hi_ns, lo_cy, hi_cy;
+	double hi2_ns, hi2_cy; /* the second largest resolved block's (0 with fewer than two) */
 };
 
 /* The resolution: steps[0..ns-1] are rounds with more additions than base,
@@ -125,9 +126,10 @@ int cal_resolution_drift(struct cal_resolution *r, const struct cal_round *bases
 int cal_resolution_blocks(const struct cal_resolution *blk, size_t nb, struct cal_resolution *out);
 
 /* The resolution a criterion judges with, from the combined blocks rs (found):
- * the upper end of the spread over blocks, or the median block's when that is
- * larger: what repeats from one run to the next, where the median block's
- * does not (doc/calibrate.md section 5).  *ns and *cy (0 without cycles) are
+ * the upper end of the spread over blocks, one block excepted when more than
+ * three resolved (a burst of load spoils one block: the second largest), or
+ * the median block's when that is larger: what repeats from one run to the
+ * next, where the median block's does not (doc/calibrate.md section 5).  *ns and *cy (0 without cycles) are
  * absolute, *rel the same relative to the interval it was measured at.  The
  * one rule for the calibration file's criterion and nodehealthd's probe
  * reply. */
