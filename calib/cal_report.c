@@ -231,7 +231,8 @@ int cal_report_text(FILE *f, const struct cal_result *r)
 			rs->blocks - rs->blocks_found, rs->blocks, o->steps, cal_largest_step(o) * 100,
 			(unsigned long long)r->base_adds);
 	}
-	fprintf(f, "criterion: a fluctuation is real outside [Q(%g) - res, Q(%g) + res] (q = %g)\n",
+	fprintf(f, "criterion: a fluctuation is real when the band [Q(%g), Q(%g)] moves: its lower edge "
+		   "by more than res (q = %g)\n",
 		o->q / 2, 1 - o->q / 2, o->q);
 	return ferror(f) ? -1 : 0;
 }
