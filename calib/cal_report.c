@@ -73,6 +73,7 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	add(x, "l_ts", num(t->l_ts));
 	add(x, "samples", json_object_new_int64((int64_t)t->samples));
 	add(x, "backward_steps", json_object_new_int64(t->backward_steps));
+	add(x, "step_ns", num(t->step_ns));
 	add(j, "timers", x);
 
 	x = json_object_new_object();
@@ -150,7 +151,7 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	/* The criterion judges with the upper end of the spread over blocks
 	 * (cal_resolution_judged: the same rule as nodehealthd's probe reply). */
 	double up_ns, up_cy, up_rel;
-	cal_resolution_judged(rs, &up_ns, &up_cy, &up_rel);
+	cal_resolution_judged(rs, r->timer.step_ns, &up_ns, &up_cy, &up_rel);
 	add(x, "resolution_ns", num_or_null(res, up_ns));
 	add(x, "resolution_cy", num_or_null(res && cy, up_cy));
 	/* Unresolved: the largest difference tested is all that can be said. */
@@ -178,6 +179,8 @@ int cal_report_text(FILE *f, const struct cal_result *r)
 	else
 		fprintf(f, "timer cost: one read %.0f ns; empty measurement L_ts = %.0f ns\n", t->read_ns_ns,
 			t->l_ts);
+	if (t->step_ns > 1)
+		fprintf(f, "wall clock: steps of %.0f ns (the resolution judged with is at least two)\n", t->step_ns);
 	if (t->backward_steps)
 		fprintf(f, "WARNING: the timers went backwards %ld times\n", t->backward_steps);
 	fprintf(f, "workload: %.4f ns per addition", r->rate.ns_per_add);

@@ -130,10 +130,20 @@ int cal_resolution_blocks(const struct cal_resolution *blk, size_t nb, struct ca
  * three resolved (a burst of load spoils one block: the second largest), or
  * the median block's when that is larger: what repeats from one run to the
  * next, where the median block's does not (doc/calibrate.md section 5).  *ns and *cy (0 without cycles) are
- * absolute, *rel the same relative to the interval it was measured at.  The
- * one rule for the calibration file's criterion and nodehealthd's probe
- * reply. */
-void cal_resolution_judged(const struct cal_resolution *rs, double *ns, double *cy, double *rel);
+ * absolute, *rel the same relative to the interval it was measured at.  Never
+ * below two steps of the wall clock (step_ns, cal_clock_step; 0: not known):
+ * two quantiles timed with such a clock differ by up to a step each with no
+ * change in the work.  The one rule for the calibration file's criterion and
+ * nodehealthd's probe reply. */
+void cal_resolution_judged(const struct cal_resolution *rs, double step_ns, double *ns, double *cy, double *rel);
+
+/* The step of a clock from deltas x[0..n-1] of it (integers, e.g. the
+ * intervals between two reads): the values that occur in at least 1 % of
+ * them, joined into clusters where they are 1 apart (a 10 ns clock converted
+ * from the TSC gives 20 and 21, 30 and 31), and the smallest distance
+ * between neighbouring clusters' means, rounded; 1 when there is one
+ * cluster (the clock resolves what was seen), 0 when no value is frequent. */
+double cal_clock_step(const double *x, size_t n);
 
 /* The resolution analyze fluctuation judges with when it measured the
  * blocks rs just now, at the scale of the data (cal_opts.at): the smallest

@@ -304,6 +304,9 @@ START_TEST(test_clock_step)
 	tens[7] = 23; /* a rare odd delta (once in 200) does not decide */
 	ck_assert(cal_clock_step(tens, 200) == 10);
 	ck_assert(cal_clock_step(ones, 200) == 1);
+	for (int i = 0; i < 200; i++) /* a 10 ns clock converted from the TSC: 20 or 21, 30 or 31 */
+		tens[i] = 20 + 10 * (i % 4 == 3) + (i % 3 == 0);
+	ck_assert_msg(cal_clock_step(tens, 200) == 10, "step %g", cal_clock_step(tens, 200));
 	ck_assert(cal_clock_step(tens, 0) == 0);
 	struct cal_resolution blk[5], out;
 	static const double d[5] = {5, 5, 6, 8, 9};
