@@ -104,7 +104,8 @@ struct json_object *cal_report_json(const struct cal_result *r)
 		add(e, "band_low_cy", num_or_null(cy, s->band_lo_cy));
 		add(e, "band_high_cy", num_or_null(cy, s->band_hi_cy));
 		add(e, "outside", num(s->outside_ns));
-		add(e, "pass", json_object_new_boolean(s->pass_ns && s->pass_cy));
+		add(e, "pass", json_object_new_boolean(s->pass_ns && s->pass_cy && !s->coarse));
+		add(e, "coarse", json_object_new_boolean(s->coarse));
 		json_object_array_add(x, e);
 	}
 	add(j, "rounds", x);
@@ -203,7 +204,7 @@ int cal_report_text(FILE *f, const struct cal_result *r)
 			s->lo_ns, s->med_ns, s->hi_ns);
 		if (cy)
 			fprintf(f, " %10.1f %10.1f %10.1f %10.1f", s->exp_cy, s->lo_cy, s->med_cy, s->hi_cy);
-		fprintf(f, "  %s\n", s->pass_ns && s->pass_cy ? "pass" : "");
+		fprintf(f, "  %s\n", s->coarse ? "coarse" : s->pass_ns && s->pass_cy ? "pass" : "");
 	}
 	if (r->interval.found) {
 		fprintf(f, "shortest trustworthy interval: %.0f ns", r->interval.ns);

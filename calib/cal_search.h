@@ -43,6 +43,9 @@ struct cal_round_stat {
 	double band_lo_cy, band_hi_cy;
 	int pass_cy, pass_ns;                /* quantiles within the band (pass_cy 1 without cycles) */
 	double outside_ns;                   /* fraction of samples outside the ns band */
+	int coarse;                          /* the quantiles passed, but the interval is shorter
+						than four steps of the wall clock per tolerance
+						(cal_clock_fine): not trustworthy */
 };
 
 /* Summarise round r against the expected values and check it: both
@@ -136,6 +139,15 @@ int cal_resolution_blocks(const struct cal_resolution *blk, size_t nb, struct ca
  * change in the work.  The one rule for the calibration file's criterion and
  * nodehealthd's probe reply. */
 void cal_resolution_judged(const struct cal_resolution *rs, double step_ns, double *ns, double *cy, double *rel);
+
+/* Whether an interval of med_ns is long enough for a wall clock of step
+ * step_ns (0: not known) to time it within the tolerance tol: two steps (what
+ * two quantiles of such a clock may differ by with no change, the least
+ * resolution a criterion judges with) at most half of tol.  A round whose
+ * quantiles pass but is shorter is not trustworthy (issue 32: on a guest
+ * with a 10 ns clock, 581 ns passed in some runs and not in others, and a 5 %
+ * slowdown there is 3 steps). */
+int cal_clock_fine(double med_ns, double step_ns, double tol);
 
 /* The step of a clock from deltas x[0..n-1] of it (integers, e.g. the
  * intervals between two reads): the values that occur in at least 1 % of
