@@ -339,6 +339,8 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 			pass = spread_of(&nz, &o->search, &r->rate);
 		if (pass == 0)
 			pass = cal_round_check(&round, &r->rate, &o->search, &st);
+		if (pass == 1 && !cal_clock_fine(st.med_ns, r->timer.step_ns, o->search.tol))
+			pass = 0, st.coarse = 1;
 		cal_round_free(&round);
 		cal_round_free(&ref);
 		cal_round_free(&nz);

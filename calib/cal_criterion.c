@@ -52,9 +52,14 @@ int cal_judge(const double *a, size_t na, const double *b, size_t nb,
 	for (size_t i = 0; i < nb; i++)
 		v->outside += (!c->upper && sb[i] < v->band_lo) || sb[i] > v->band_hi;
 	v->p_band = cal_binom_sf(v->outside, nb, c->upper ? c->q / 2 : c->q);
+	v->edge_a = cal_quantile_sorted(sa, na, c->q / 2);
+	v->edge_b = cal_quantile_sorted(sb, nb, c->q / 2);
 	v->significant = v->test.p_two_sided < c->alpha;
 	v->above_resolution = fabs(v->diff) > v->delta;
-	v->beyond_band = v->p_band < c->alpha;
+	if (c->upper)
+		v->beyond_band = v->p_band < c->alpha;
+	else
+		v->beyond_band = (v->diff >= 0 ? v->edge_b - v->edge_a : v->edge_a - v->edge_b) > v->delta;
 	v->real = v->significant && v->above_resolution && v->beyond_band;
 	free(sa);
 	free(sb);

@@ -73,6 +73,7 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	add(x, "l_ts", num(t->l_ts));
 	add(x, "samples", json_object_new_int64((int64_t)t->samples));
 	add(x, "backward_steps", json_object_new_int64(t->backward_steps));
+	add(x, "step_ns", num(t->step_ns));
 	add(j, "timers", x);
 
 	x = json_object_new_object();
@@ -103,7 +104,8 @@ struct json_object *cal_report_json(const struct cal_result *r)
 		add(e, "band_low_cy", num_or_null(cy, s->band_lo_cy));
 		add(e, "band_high_cy", num_or_null(cy, s->band_hi_cy));
 		add(e, "outside", num(s->outside_ns));
-		add(e, "pass", json_object_new_boolean(s->pass_ns && s->pass_cy));
+		add(e, "pass", json_object_new_boolean(s->pass_ns && s->pass_cy && !s->coarse));
+		add(e, "coarse", json_object_new_boolean(s->coarse));
 		json_object_array_add(x, e);
 	}
 	add(j, "rounds", x);
@@ -150,7 +152,7 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	/* The criterion judges with the upper end of the spread over blocks
 	 * (cal_resolution_judged: the same rule as nodehealthd's probe reply). */
 	double up_ns, up_cy, up_rel;
-	cal_resolution_judged(rs, &up_ns, &up_cy, &up_rel);
+	cal_resolution_judged(rs, r->timer.step_ns, &up_ns, &up_cy, &up_rel);
 	add(x, "resolution_ns", num_or_null(res, up_ns));
 	add(x, "resolution_cy", num_or_null(res && cy, up_cy));
 	/* Unresolved: the largest difference tested is all that can be said. */
@@ -178,6 +180,8 @@ int cal_report_text(FILE *f, const struct cal_result *r)
 	else
 		fprintf(f, "timer cost: one read %.0f ns; empty measurement L_ts = %.0f ns\n", t->read_ns_ns,
 			t->l_ts);
+	if (t->step_ns > 1)
+		fprintf(f, "wall clock: steps of %.0f ns (the resolution judged with is at least two)\n", t->step_ns);
 	if (t->backward_steps)
 		fprintf(f, "WARNING: the timers went backwards %ld times\n", t->backward_steps);
 	fprintf(f, "workload: %.4f ns per addition", r->rate.ns_per_add);
@@ -200,7 +204,7 @@ int cal_report_text(FILE *f, const struct cal_result *r)
 			s->lo_ns, s->med_ns, s->hi_ns);
 		if (cy)
 			fprintf(f, " %10.1f %10.1f %10.1f %10.1f", s->exp_cy, s->lo_cy, s->med_cy, s->hi_cy);
-		fprintf(f, "  %s\n", s->pass_ns && s->pass_cy ? "pass" : "");
+		fprintf(f, "  %s\n", s->coarse ? "coarse" : s->pass_ns && s->pass_cy ? "pass" : "");
 	}
 	if (r->interval.found) {
 		fprintf(f, "shortest trustworthy interval: %.0f ns", r->interval.ns);
@@ -231,7 +235,8 @@ int cal_report_text(FILE *f, const struct cal_result *r)
 			rs->blocks - rs->blocks_found, rs->blocks, o->steps, cal_largest_step(o) * 100,
 			(unsigned long long)r->base_adds);
 	}
-	fprintf(f, "criterion: a fluctuation is real outside [Q(%g) - res, Q(%g) + res] (q = %g)\n",
+	fprintf(f, "criterion: a fluctuation is real when the band [Q(%g), Q(%g)] moves: its lower edge "
+		   "by more than res (q = %g)\n",
 		o->q / 2, 1 - o->q / 2, o->q);
 	return ferror(f) ? -1 : 0;
 }

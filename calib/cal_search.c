@@ -211,6 +211,9 @@ int cal_resolution_blocks(const struct cal_resolution *blk, size_t nb, struct ca
 		if (out->blocks_found++ == 0) {
 			out->lo_ns = out->hi_ns = b->d_ns;
 			out->lo_cy = out->hi_cy = b->d_cy;
+		} else {
+			out->hi2_ns = fmax(out->hi2_ns, fmin(out->hi_ns, b->d_ns));
+			out->hi2_cy = fmax(out->hi2_cy, fmin(out->hi_cy, b->d_cy));
 		}
 		out->lo_ns = fmin(out->lo_ns, b->d_ns), out->hi_ns = fmax(out->hi_ns, b->d_ns);
 		out->lo_cy = fmin(out->lo_cy, b->d_cy), out->hi_cy = fmax(out->hi_cy, b->d_cy);
@@ -228,11 +231,55 @@ int cal_resolution_blocks(const struct cal_resolution *blk, size_t nb, struct ca
 	return 0;
 }
 
-void cal_resolution_judged(const struct cal_resolution *rs, double *ns, double *cy, double *rel)
+void cal_resolution_judged(const struct cal_resolution *rs, double step_ns, double *ns, double *cy, double *rel)
 {
-	*ns = rs->blocks_found && rs->hi_ns > rs->d_ns ? rs->hi_ns : rs->d_ns;
-	*cy = rs->blocks_found && rs->hi_cy > rs->d_cy ? rs->hi_cy : rs->d_cy;
+	double up_ns = rs->blocks_found > 3 ? rs->hi2_ns : rs->hi_ns;
+	double up_cy = rs->blocks_found > 3 ? rs->hi2_cy : rs->hi_cy;
+	*ns = rs->blocks_found && up_ns > rs->d_ns ? up_ns : rs->d_ns;
+	*cy = rs->blocks_found && up_cy > rs->d_cy ? up_cy : rs->d_cy;
+	if (*ns < 2 * step_ns)
+		*ns = 2 * step_ns;
 	*rel = rs->d_ns > 0 ? rs->rel * *ns / rs->d_ns : rs->rel;
+}
+
+int cal_clock_fine(double med_ns, double step_ns, double tol)
+{
+	return !(step_ns > 0) || 2 * step_ns <= med_ns * tol / 2;
+}
+
+double cal_clock_step(const double *x, size_t n)
+{
+	double *s, mean[64], step = 0;
+	size_t nm = 0;
+	if (n == 0 || !(s = malloc(n * sizeof(*s))))
+		return 0;
+	memcpy(s, x, n * sizeof(*s));
+	cal_sort(s, n);
+	/* The frequent values (at least 1 % of n each), joined into clusters
+	 * where they are 1 ns apart: a 10 ns clock converted from the TSC gives
+	 * 20 and 21, 30 and 31.  The step is the smallest distance between
+	 * neighbouring clusters' means. */
+	double sum = 0, prev = 0;
+	size_t cnt = 0;
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && s[j] == s[i]; j++)
+			;
+		if (s[i] < 1 || (j - i) * 100 < n)
+			continue;
+		if (cnt && s[i] - prev > 1.5) { /* a new cluster */
+			if (nm < 64)
+				mean[nm++] = sum / (double)cnt;
+			sum = 0, cnt = 0;
+		}
+		sum += s[i] * (double)(j - i), cnt += j - i, prev = s[i];
+	}
+	if (cnt && nm < 64)
+		mean[nm++] = sum / (double)cnt;
+	free(s);
+	for (size_t k = 1; k < nm; k++)
+		if (step == 0 || mean[k] - mean[k - 1] < step)
+			step = mean[k] - mean[k - 1];
+	return nm > 1 ? round(step) : nm;
 }
 
 double cal_resolution_at_scale(const struct cal_resolution *rs, int cycles)

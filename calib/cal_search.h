@@ -43,6 +43,9 @@ struct cal_round_stat {
 	double band_lo_cy, band_hi_cy;
 	int pass_cy, pass_ns;                /* quantiles within the band (pass_cy 1 without cycles) */
 	double outside_ns;                   /* fraction of samples outside the ns band */
+	int coarse;                          /* the quantiles passed, but the interval is shorter
+						than four steps of the wall clock per tolerance
+						(cal_clock_fine): not trustworthy */
 };
 
 /* Summarise round r against the expected values and check it: both
@@ -92,6 +95,7 @@ struct cal_resolution {
 	 * ones (the spread; equal to d_ns, d_cy for one block). */
 	unsigned blocks, blocks_found;
 	double lo_ns, hi_ns, lo_cy, hi_cy;
+	double hi2_ns, hi2_cy; /* the second largest resolved block's (0 with fewer than two) */
 };
 
 /* The resolution: steps[0..ns-1] are rounds with more additions than base,
@@ -125,13 +129,33 @@ int cal_resolution_drift(struct cal_resolution *r, const struct cal_round *bases
 int cal_resolution_blocks(const struct cal_resolution *blk, size_t nb, struct cal_resolution *out);
 
 /* The resolution a criterion judges with, from the combined blocks rs (found):
- * the upper end of the spread over blocks, or the median block's when that is
- * larger: what repeats from one run to the next, where the median block's
- * does not (doc/calibrate.md section 5).  *ns and *cy (0 without cycles) are
- * absolute, *rel the same relative to the interval it was measured at.  The
- * one rule for the calibration file's criterion and nodehealthd's probe
- * reply. */
-void cal_resolution_judged(const struct cal_resolution *rs, double *ns, double *cy, double *rel);
+ * the upper end of the spread over blocks, one block excepted when more than
+ * three resolved (a burst of load spoils one block: the second largest), or
+ * the median block's when that is larger: what repeats from one run to the
+ * next, where the median block's does not (doc/calibrate.md section 5).  *ns and *cy (0 without cycles) are
+ * absolute, *rel the same relative to the interval it was measured at.  Never
+ * below two steps of the wall clock (step_ns, cal_clock_step; 0: not known):
+ * two quantiles timed with such a clock differ by up to a step each with no
+ * change in the work.  The one rule for the calibration file's criterion and
+ * nodehealthd's probe reply. */
+void cal_resolution_judged(const struct cal_resolution *rs, double step_ns, double *ns, double *cy, double *rel);
+
+/* Whether an interval of med_ns is long enough for a wall clock of step
+ * step_ns (0: not known) to time it within the tolerance tol: two steps (what
+ * two quantiles of such a clock may differ by with no change, the least
+ * resolution a criterion judges with) at most half of tol.  A round whose
+ * quantiles pass but is shorter is not trustworthy (issue 32: on a guest
+ * with a 10 ns clock, 581 ns passed in some runs and not in others, and a 5 %
+ * slowdown there is 3 steps). */
+int cal_clock_fine(double med_ns, double step_ns, double tol);
+
+/* The step of a clock from deltas x[0..n-1] of it (integers, e.g. the
+ * intervals between two reads): the values that occur in at least 1 % of
+ * them, joined into clusters where they are 1 apart (a 10 ns clock converted
+ * from the TSC gives 20 and 21, 30 and 31), and the smallest distance
+ * between neighbouring clusters' means, rounded; 1 when there is one
+ * cluster (the clock resolves what was seen), 0 when no value is frequent. */
+double cal_clock_step(const double *x, size_t n);
 
 /* The resolution analyze fluctuation judges with when it measured the
  * blocks rs just now, at the scale of the data (cal_opts.at): the smallest

@@ -10,6 +10,7 @@
 
 #include "cal_stats.h"
 #include "cal_timer.h"
+#include "cal_search.h"
 
 /* Whether the whitespace-separated word w is on line [s, e). */
 static int has_word(const char *s, const char *e, const char *w)
@@ -141,6 +142,7 @@ int cal_timer_measure(struct cal_timer_info *ti, size_t samples, unsigned rate_m
 		c[i] = (double)(int64_t)(c2 - c1);
 		d[i] = (double)(int64_t)(n2 - n1);
 	}
+	ti->step_ns = cal_clock_step(b, samples);
 	cal_sort(a, samples);
 	cal_sort(b, samples);
 	cal_sort(c, samples);

@@ -30,6 +30,8 @@ struct cal_timer_info {
 	double read_ns_ns;         /* one clock_gettime, in ns */
 	double l_cy;               /* cycle interval of an empty measurement */
 	double l_ts;               /* wall interval (ns) of an empty measurement */
+	double step_ns;            /* the wall clock's step: every interval is a multiple of it
+				      (cal_clock_step of two reads' deltas; 10 on some guests) */
 	size_t samples;            /* samples taken for each cost */
 	long backward_steps;       /* reads that went backwards (either clock) */
 };

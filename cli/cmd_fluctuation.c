@@ -24,8 +24,9 @@ static const char fl_intro[] =
 	"reference.  B differs from A by a real performance fluctuation when the\n"
 	"Wilcoxon rank-sum test finds a difference (two-sided p < alpha, default\n"
 	"0.01), the difference of medians exceeds the calibrated resolution R, and\n"
-	"more of B lies outside A's band [Q(q/2) - R, Q(1-q/2) + R] than timing error\n"
-	"explains (q default 0.1).  R is the larger of the calibrated resolution and\n"
+	"B's band moved: its lower edge Q(q/2), which timing error (at most a fraction\n"
+	"q of the timings, default 0.1, and only ever slower) does not reach, lies\n"
+	"beyond A's by more than R, the way the medians moved.  R is the larger of the calibrated resolution and\n"
 	"the calibrated relative resolution times A's median.  The resolution, q and alpha\n"
 	"come from --calibration FILE (mpiwatch calibrate --json), else from a quick\n"
 	"calibration run now; --resolution, --q and --alpha override them.";
@@ -215,6 +216,8 @@ static int run_fluctuation(int argc, char **argv)
 		json_object_object_add(o, "band", band);
 		json_object_object_add(o, "outside", json_object_new_int64((int64_t)v.outside));
 		json_object_object_add(o, "p_band", jnum(v.p_band));
+		json_object_object_add(o, "edge_a", jnum(v.edge_a));
+		json_object_object_add(o, "edge_b", jnum(v.edge_b));
 		json_object_object_add(o, "significant", json_object_new_boolean(v.significant));
 		json_object_object_add(o, "above_resolution", json_object_new_boolean(v.above_resolution));
 		json_object_object_add(o, "beyond_band", json_object_new_boolean(v.beyond_band));
@@ -236,8 +239,10 @@ static int run_fluctuation(int argc, char **argv)
 		else
 			printf(" (%s)\n", source);
 		printf("band of A: [%.6g, %.6g] %s (quantiles %g and %g, widened by the resolution); "
-		       "%zu of B's %zu outside (p = %.3g, q = %g)\n",
-		       v.band_lo, v.band_hi, unit, c.q / 2, 1 - c.q / 2, v.outside, nb, v.p_band, c.q);
+		       "%zu of B's %zu outside\n",
+		       v.band_lo, v.band_hi, unit, c.q / 2, 1 - c.q / 2, v.outside, nb);
+		printf("lower edge Q(%g): A %.6g, B %.6g %s (%+.6g, %s the resolution)\n", c.q / 2, v.edge_a, v.edge_b,
+		       unit, v.edge_b - v.edge_a, v.beyond_band ? "beyond" : "within");
 		if (v.real)
 			printf("verdict: a real performance fluctuation: B is %s than A (%+.2f%%)\n", dir,
 			       v.rel * 100);
@@ -245,7 +250,7 @@ static int run_fluctuation(int argc, char **argv)
 			printf("verdict: not a real performance fluctuation (%s)\n",
 			       !v.significant ? "no significant difference"
 			       : !v.above_resolution ? "the difference is below the resolution"
-						     : "within the band timing error explains");
+						     : "B's band did not move beyond the resolution: timing error");
 	}
 	if (fflush(stdout) != 0) {
 		fprintf(stderr, ME ": write error: %s\n", strerror(errno));

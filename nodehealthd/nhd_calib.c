@@ -126,7 +126,7 @@ void nhd_calib_take(const struct nhd_conf *c, struct nhd_calib *k, const struct 
 	 * it) and the noise the degraded rule checks: the calibration file's
 	 * criterion's rule, the upper end of the spread over blocks. */
 	double up_ns, up_cy, up_rel;
-	cal_resolution_judged(&r->resolution, &up_ns, &up_cy, &up_rel);
+	cal_resolution_judged(&r->resolution, r->timer.step_ns, &up_ns, &up_cy, &up_rel);
 	k->obs.noise = r->resolution.found ? up_rel : -1;
 	k->r0_ns = r->interval.found ? r->interval.ns : 0;
 	k->resolution_ns = r->resolution.found ? up_ns : 0;

@@ -44,7 +44,7 @@ is "$(schema_valid cal.json calibrate.schema.json)" valid "calibrate's JSON matc
 # --- text output, options
 out=$("$mw" calibrate --quick --samples 10 --steps 2 2>&1); st=$?
 ok "$([ "$st" = 0 ] || [ "$st" = 1 ]; echo $?)" "calibrate --quick (text): exit 0 or 1"
-like "$out" "timer cost: .*criterion: a fluctuation is real outside" "the text names the timer cost and the criterion"
+like "$out" "timer cost: .*criterion: a fluctuation is real when the band" "the text names the timer cost and the criterion"
 out=$("$mw" calibrate --tolerance 80 2>&1); st=$?
 is "$st" 2 "calibrate --tolerance 80: usage error, exit 2"
 like "$out" "--tolerance 80: expected a percentage, a number from 0.001 to 50" "the message names the option and the range"

@@ -289,6 +289,44 @@ START_TEST(test_judge)
 }
 END_TEST
 
+/* The criterion for a set (issue 32): B's band moved, not how many of its
+ * samples lie beyond A's band.  A has a heavy tail of interference (every
+ * fifth sample 50..400 ns slower); B is the same work 5 % slower, tail and
+ * all: a real fluctuation, though few of B's samples pass A's tail.  C is the
+ * same work with more and longer interference (55 % of its samples 400..800
+ * ns slower): its median moves, its lower edge does not, timing error. */
+START_TEST(test_judge_band_edge)
+{
+	enum { n = 200 };
+	double a[n], b[n], c5[n];
+	for (int i = 0; i < n; i++) {
+		double noise = (double)((i * 37) % 11) - 5;            /* -5..5 */
+		double tail = i % 5 == 0 ? 50 + (double)((i * 53) % 351) : 0; /* 20 %: 50..400 */
+		a[i] = 1000 + noise + tail;
+		b[i] = 1.05 * (1000 + noise + tail);
+		c5[i] = 1000 + noise + ((i * 11) % 20 < 11 ? 400 + (double)((i * 29) % 401) : 0);
+	}
+	struct cal_criterion c;
+	struct cal_verdict v;
+	cal_criterion_defaults(&c);
+	c.resolution = 10;
+	ck_assert_int_eq(cal_judge(a, n, b, n, &c, &v), 0);
+	ck_assert_int_eq(v.significant, 1);
+	ck_assert_int_eq(v.above_resolution, 1);
+	ck_assert_int_eq(v.beyond_band, 1);
+	ck_assert_int_eq(v.real, 1);
+	ck_assert_int_eq(cal_judge(a, n, c5, n, &c, &v), 0);
+	ck_assert_int_eq(v.significant, 1);
+	ck_assert_int_eq(v.above_resolution, 1);
+	ck_assert_int_eq(v.beyond_band, 0);
+	ck_assert_int_eq(v.real, 0);
+	/* The job's flag (upper) counts C's samples above A's band: slowed. */
+	c.upper = 1;
+	ck_assert_int_eq(cal_judge(a, n, c5, n, &c, &v), 0);
+	ck_assert_int_eq(v.real, 1);
+}
+END_TEST
+
 static const struct {
 	const char *text;
 	size_t n;        /* values, or 0 for an error */
@@ -374,6 +412,7 @@ int main(void)
 	tcase_add_test(tc, test_quantile_edges);
 	tcase_add_test(tc, test_binom);
 	tcase_add_test(tc, test_judge);
+	tcase_add_test(tc, test_judge_band_edge);
 	tcase_add_loop_test(tc, test_timings_parse, 0, N(t_cases));
 	tcase_add_test(tc, test_timings_nul);
 	tcase_add_loop_test(tc, test_cpuinfo, 0, N(ci_cases));
