@@ -260,6 +260,18 @@ START_TEST(test_resolution_blocks)
 }
 END_TEST
 
+/* Five resolved blocks of d[i] ns, 2 d[i] cycles, d[i] / 1000 relative. */
+static void five_blocks(struct cal_resolution *blk, const double *d)
+{
+	memset(blk, 0, 5 * sizeof(*blk));
+	for (int i = 0; i < 5; i++) {
+		blk[i].found = 1;
+		blk[i].d_ns = d[i];
+		blk[i].d_cy = 2 * d[i];
+		blk[i].rel = d[i] / 1000;
+	}
+}
+
 /* The resolution a calibration file and nodehealthd judge with (issue 32):
  * what repeats from one run to the next, but not one block spoiled by a burst
  * of load.  Blocks of 10, 20, 20, 30 ns and one of 200 (a burst during its
@@ -270,13 +282,7 @@ START_TEST(test_resolution_judged_one_spoiled)
 	struct cal_resolution blk[5], out;
 	static const double d[5] = {20, 200, 10, 30, 20};
 	double ns, cy, rel;
-	memset(blk, 0, sizeof(blk));
-	for (int i = 0; i < 5; i++) {
-		blk[i].found = 1;
-		blk[i].d_ns = d[i];
-		blk[i].d_cy = 2 * d[i];
-		blk[i].rel = d[i] / 1000;
-	}
+	five_blocks(blk, d);
 	ck_assert_int_eq(cal_resolution_blocks(blk, 5, &out), 0);
 	ck_assert(out.lo_ns == 10 && out.hi_ns == 200);
 	cal_resolution_judged(&out, 0, &ns, &cy, &rel);
@@ -311,13 +317,7 @@ START_TEST(test_clock_step)
 	struct cal_resolution blk[5], out;
 	static const double d[5] = {5, 5, 6, 8, 9};
 	double ns, cy, rel;
-	memset(blk, 0, sizeof(blk));
-	for (int i = 0; i < 5; i++) {
-		blk[i].found = 1;
-		blk[i].d_ns = d[i];
-		blk[i].d_cy = 3 * d[i];
-		blk[i].rel = d[i] / 1000;
-	}
+	five_blocks(blk, d);
 	ck_assert_int_eq(cal_resolution_blocks(blk, 5, &out), 0);
 	cal_resolution_judged(&out, 10, &ns, &cy, &rel);
 	ck_assert_msg(ns == 20, "judged %g ns", ns);
