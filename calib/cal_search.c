@@ -259,8 +259,9 @@ double cal_clock_step(const double *x, size_t n)
 	 * where they are 1 ns apart: a 10 ns clock converted from the TSC gives
 	 * 20 and 21, 30 and 31.  The step is the smallest distance between
 	 * neighbouring clusters' means. */
-	double sum = 0, prev = 0;
+	double sum = 0, prev = 0, first = 0;
 	size_t cnt = 0;
+	int wide = 0; /* a cluster wider than 1 ns: the clock resolves finer */
 	for (size_t i = 0, j; i < n; i = j) {
 		for (j = i + 1; j < n && s[j] == s[i]; j++)
 			;
@@ -271,7 +272,10 @@ double cal_clock_step(const double *x, size_t n)
 				mean[nm++] = sum / (double)cnt;
 			sum = 0, cnt = 0;
 		}
+		if (!cnt)
+			first = s[i];
 		sum += s[i] * (double)(j - i), cnt += j - i, prev = s[i];
+		wide |= prev - first > 1.5;
 	}
 	if (cnt && nm < 64)
 		mean[nm++] = sum / (double)cnt;
@@ -279,7 +283,7 @@ double cal_clock_step(const double *x, size_t n)
 	for (size_t k = 1; k < nm; k++)
 		if (step == 0 || mean[k] - mean[k - 1] < step)
 			step = mean[k] - mean[k - 1];
-	return nm > 1 ? round(step) : nm;
+	return nm > 1 && !wide ? round(step) : nm ? 1 : 0;
 }
 
 double cal_resolution_at_scale(const struct cal_resolution *rs, int cycles)

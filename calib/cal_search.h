@@ -154,7 +154,9 @@ int cal_clock_fine(double med_ns, double step_ns, double tol);
  * them, joined into clusters where they are 1 apart (a 10 ns clock converted
  * from the TSC gives 20 and 21, 30 and 31), and the smallest distance
  * between neighbouring clusters' means, rounded; 1 when there is one
- * cluster (the clock resolves what was seen), 0 when no value is frequent. */
+ * cluster or one wider than 1 (the clock resolves what was seen: a 1 ns
+ * clock whose reads cost 25-28 or 35-37 ns is not a 10 ns clock), 0 when no
+ * value is frequent. */
 double cal_clock_step(const double *x, size_t n);
 
 /* The resolution analyze fluctuation judges with when it measured the

@@ -314,6 +314,9 @@ START_TEST(test_clock_step)
 		tens[i] = 20 + 10 * (i % 4 == 3) + (i % 3 == 0);
 	ck_assert_msg(cal_clock_step(tens, 200) == 10, "step %g", cal_clock_step(tens, 200));
 	ck_assert(cal_clock_step(tens, 0) == 0);
+	for (int i = 0; i < 200; i++) /* a 1 ns clock whose reads cost 25-28 or 35-37 ns */
+		ones[i] = i % 2 ? 25 + (i % 8) / 2 : 35 + (i % 6) / 2;
+	ck_assert_msg(cal_clock_step(ones, 200) == 1, "step %g", cal_clock_step(ones, 200));
 	struct cal_resolution blk[5], out;
 	static const double d[5] = {5, 5, 6, 8, 9};
 	double ns, cy, rel;
