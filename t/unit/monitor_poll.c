@@ -191,15 +191,19 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 4; i++)
 		MPI_Irecv(buf[i], 8, MPI_CHAR, 0, tags[i], MPI_COMM_SELF, &r[i]);
 
-	/* 1. the same MPI_Test 1000 times: every poll is counted */
+	/* 1. the same MPI_Test 1000 times: every poll is counted (the polls
+	 * within a tick of the watcher's clock as the last published one, by
+	 * the next published poll: one more after a tick has passed) */
 	poll_test(&r[0], &flag);
 	struct mw_slot_snap a = snap();
 	for (int i = 0; i < 1000; i++)
 		poll_test(&r[0], &flag);
+	usleep(300000); /* the tick is min(timeout / 10, 100 ms) */
+	poll_test(&r[0], &flag);
 	struct mw_slot_snap b = snap();
 	ok(a.live_ok && b.live_ok, "consistent snapshots");
-	ok(b.s.tests - a.s.tests == 1000 && b.s.calls - a.s.calls == 1000,
-	   "1000 repeated MPI_Test: calls and tests grow by 1000");
+	ok(b.s.tests - a.s.tests == 1001 && b.s.calls - a.s.calls == 1001,
+	   "1000 repeated MPI_Test and one a tick later: calls and tests grow by 1001");
 	ok(!strcmp(b.s.call.name, "MPI_Test") && b.s.call.nreqs == 1 && b.s.call.site == a.s.call.site,
 	   "the call record is MPI_Test on 1 request, same call site");
 	ok(b.s.state == MW_STATE_COMPUTING, "state computing between polls");
