@@ -31,6 +31,6 @@ for op in Testany Test; do
     callgrind_annotate --threshold=100 "$out/cg.0" | sed -e 's/ *(.*%) */ /' |
         awk -v op="$op" -v calls="${calls:-0}" '
             { fn = $2; sub(/^.*:/, "", fn); obj = $3 }
-            (obj == "" || obj ~ /libmpiwatch/) && fn ~ ("^(mwv_|mwr_|mwf_|mwb_|mwx_|mws_|mwk_|mwp_)?MPI_" op "$") { gsub(",", "", $1); n += $1; print }
+            (obj == "" || obj ~ /libmpiwatch/) && fn ~ ("^(mwv_|mwr_|mwf_|mwb_|mwx_|mws_|mwk_|mwp_|mwy_)?MPI_" op "$") { gsub(",", "", $1); n += $1; print }
             END { if (calls > 0) printf "SUMMARY: MPI_%s in MPIRandomAccess: %d calls, %.1f instructions per call\n", op, calls, n / calls }'
 done

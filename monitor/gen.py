@@ -444,9 +444,12 @@ def gen_poll_split(f):
     else:
         K.append('\tmw_px.mw_h1 = MWH(*%s);' % a['req1'])
     K += ['\tmw_px.%s = %s;' % (p[1], p[1]) for p in rparams]
-    sdone = ('*mw_px.%s != 0' % a['outcount']) if 'outcount' in a else '*mw_px.%s' % a['flag']
+    sdone = '*mw_px.%s' % (a['outcount'] if 'outcount' in a else a['flag'])
     K += ['\tint rc = P%s(%s);' % (f.cname, args),
-          '\tif (__builtin_expect(rc != MPI_SUCCESS || %s, 0))' % sdone,
+          # one test: the flag (or out-count: 0, a count or MPI_UNDEFINED)
+          # is read even when the call failed (a valid pointer; its value
+          # then does not matter); MPI_SUCCESS is 0 (mwm_glue.h)
+          '\tif (__builtin_expect(rc | %s, 0))' % sdone,
           '\t\treturn mws_%s(%s);' % (f.cname, ', '.join(
               ['rc'] + ['mw_px.' + p[1] for p in rparams] +
               (['mw_px.mw_n', 'mw_px.mw_a'] if 'reqs' in a else ['mw_px.mw_h1']) +
@@ -482,7 +485,7 @@ def gen_poll_split(f):
         L.append('\t\treturn %s;' % fcall)
         L.append('\tmw_px.mw_h1 = mw_h1;')
     L += ['\tmw_px.%s = %s;' % (p[1], p[1]) for p in rparams]
-    L.append('\tmwm_poll_enter();')
+    L.append('\tmwm_poll_enter_tick();')
     L.append('\tint rc = P%s(%s);' % (f.cname, args))
     if 'outcount' in a:
         done = '*mw_px.%s != 0' % a['outcount']  # MPI_UNDEFINED or a count: mwr_ tells
@@ -671,13 +674,16 @@ def gen_wrappers(fns):
             o += split[0]
         # the exported one: the plain fast path (mwm.plain), else the above
         if split:
-            # only tail calls (gen_poll_split): no frame of its own
+            # only tail calls (gen_poll_split): no frame of its own.  A
+            # poll that may skip is a plain one (mwm.poll_tick is 0 unless
+            # mwm.plain): that test comes first.
             o.append('int mwv_%s(%s) __attribute__((optimize("omit-frame-pointer")));' % (f.cname, decl))
             o.append('int mwv_%s(%s)' % (f.cname, decl))
             o.append('{')
+            o += split[1][:2]
             o.append('\tif (__builtin_expect(!mwm.plain, 0))')
             o.append('\t\treturn mwy_%s(%s);' % (f.cname, args))
-            o += split[1]
+            o += split[1][2:]
             o.append('}')
             o.append('')
             continue

@@ -76,7 +76,9 @@ struct mwm_rt {
 	 * directly and only counts itself in polls_skipped, which the next
 	 * published poll adds to the slot's polls.  poll_tick is the coarse
 	 * clock at the last published poll, or 0 (clock_ns never is) while the
-	 * watcher does not advance the clock (ticking 0). */
+	 * watcher does not advance the clock (ticking 0) or the wrappers do not
+	 * take the plain path (mwm_set_on() clears it): a poll that may skip
+	 * is a plain one, without testing mwm.plain again. */
 	uint64_t poll_tick;
 	uint64_t polls_skipped;
 	int ticking;
@@ -204,13 +206,27 @@ MWM_FAST int mwm_poll_again(int op, int lang, void *site, void *frame)
 MWM_FAST struct mw_slot_call *mwm_poll_enter(void)
 {
 	struct mw_slot *s = mwm.slot;
-	uint64_t now = __atomic_load_n(&mwm.clock_ns, __ATOMIC_RELAXED);
 	/* the main thread is the only writer of these: its own loads need no order */
+	__atomic_store_n(&s->call.enter_ns, __atomic_load_n(&mwm.clock_ns, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
+	__atomic_store_n(&s->polls, __atomic_load_n(&s->polls, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->state, MW_STATE_IN_MPI, __ATOMIC_RELEASE);
+	return &s->call;
+}
+
+/* mwm_poll_enter() for a poll of an op that may skip (the MPI_Test*
+ * family's plain path, gen_poll_split): it is also the tick's published
+ * poll, which counts the polls skipped since the last one (in the same
+ * store) and sets mwm.poll_tick.  Polls of other ops (MPI_Iprobe, Fortran)
+ * keep mwm_poll_enter() (no extra work for them). */
+MWM_FAST struct mw_slot_call *mwm_poll_enter_tick(void)
+{
+	struct mw_slot *s = mwm.slot;
+	uint64_t now = __atomic_load_n(&mwm.clock_ns, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->call.enter_ns, now, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->polls, __atomic_load_n(&s->polls, __ATOMIC_RELAXED) + 1 + mwm.polls_skipped,
 			 __ATOMIC_RELEASE);
 	mwm.polls_skipped = 0;
-	mwm.poll_tick = mwm.ticking ? now : 0;
+	mwm.poll_tick = mwm.ticking && mwm.plain ? now : 0;
 	__atomic_store_n(&s->state, MW_STATE_IN_MPI, __ATOMIC_RELEASE);
 	return &s->call;
 }
@@ -226,7 +242,7 @@ MWM_FAST void mwm_poll_published(const struct mw_slot_call *c)
 				 __ATOMIC_RELEASE);
 		mwm.polls_skipped = 0;
 	}
-	mwm.poll_tick = mwm.ticking ? c->enter_ns : 0;
+	mwm.poll_tick = mwm.ticking && mwm.plain ? c->enter_ns : 0;
 }
 
 /* 1 if a poll of the plain path may skip: the watcher's coarse clock has
