@@ -4,8 +4,9 @@
  *
  * Fast path (every wrapped call): a handful of stores into the shared-memory
  * slot under its seqlock and one load of the watcher's coarse clock (a
- * repeated poll: three single stores, no seqlock).  No system call, no lock,
- * no allocation.
+ * repeated poll: three single stores, no seqlock; an MPI_Test* poll within
+ * the tick of the last published one: one process-local counter,
+ * mwm_poll_skip()).  No system call, no lock, no allocation.
  */
 #ifndef MWM_H
 #define MWM_H
