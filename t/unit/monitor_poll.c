@@ -102,7 +102,7 @@ static int gq_cancel(void *extra, int complete)
 
 /* a reader copying the slot while the main thread polls */
 static volatile int stop;
-static long nsnaps, bad;
+static volatile long nsnaps, bad;
 static uint64_t diff0;
 static void *reader(void *arg)
 {
@@ -224,7 +224,10 @@ int main(int argc, char **argv)
 	diff0 = b.s.calls - b.s.tests;
 	pthread_t th;
 	pthread_create(&th, NULL, reader, NULL);
-	for (int k = 0; k < 200; k++) {
+	/* at least 200 rounds, and until the reader has made 1000 copies (the
+	 * polls that skip within a tick are fast enough for 200 rounds to end
+	 * before the reader thread is first scheduled on a busy machine) */
+	for (int k = 0; k < 200 || (nsnaps < 1000 && k < 2000000); k++) {
 		for (int i = 0; i < 500; i++)
 			poll_test(&r[0], &flag);
 		for (int i = 0; i < 500; i++)
