@@ -7,7 +7,8 @@
 # small table, about 130 000 MPI_Testany per rank, about a minute under
 # callgrind).  Rank 0's profile: every line of a libmpiwatch function on the
 # path of the op (trampoline, wrapper, the out-of-line completion part
-# mwr_*, the record writers mwf_*, mwb_* and the general wrapper mwx_*, and the
+# mwr_*, the record writers mwf_*, mwb_*, the skip path mwk_* and its
+# completion mws_*, the compare path mwp_*, the general wrapper mwx_*, and the
 # lines of monitor/mwm.h and mwm_glue.h inlined into the
 # wrapper, which callgrind lists without an object), divided by the op's
 # calls (the trampoline's call count).  LIB defaults to
@@ -30,6 +31,6 @@ for op in Testany Test; do
     callgrind_annotate --threshold=100 "$out/cg.0" | sed -e 's/ *(.*%) */ /' |
         awk -v op="$op" -v calls="${calls:-0}" '
             { fn = $2; sub(/^.*:/, "", fn); obj = $3 }
-            (obj == "" || obj ~ /libmpiwatch/) && fn ~ ("^(mwv_|mwr_|mwf_|mwb_|mwx_)?MPI_" op "$") { gsub(",", "", $1); n += $1; print }
+            (obj == "" || obj ~ /libmpiwatch/) && fn ~ ("^(mwv_|mwr_|mwf_|mwb_|mwx_|mws_|mwk_|mwp_|mwy_)?MPI_" op "$") { gsub(",", "", $1); n += $1; print }
             END { if (calls > 0) printf "SUMMARY: MPI_%s in MPIRandomAccess: %d calls, %.1f instructions per call\n", op, calls, n / calls }'
 done

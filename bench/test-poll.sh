@@ -11,8 +11,9 @@
 # per polling call, counted by valgrind's callgrind (deterministic, no
 # hardware counter needed): test-poll with n = 2000, pairs = 3 (6000 calls
 # of each), every libmpiwatch function on the path (trampoline, wrapper,
-# out-of-line helpers mwr_, mwf_, mwb_ and mwx_ (the last three counted since
-# 2026-11-28 17:30), and the lines of monitor/mwm.h and mwm_glue.h
+# out-of-line helpers mwr_, mwf_, mwb_, mwx_ (the last three counted since
+# 2026-11-28 17:30) and the skip path's mwk_, mws_, mwp_, mwy_ (2026-11-29),
+# and the lines of monitor/mwm.h and mwm_glue.h
 # inlined into the wrapper, which callgrind lists apart, without an object:
 # before 2026-11-28 14:00 they were left out) divided by 6000; then MPI_Testany over a request
 # array that changes on every call (the full record) alone, likewise; then
@@ -41,9 +42,9 @@ if [ "${1:-}" = --instructions ]; then
                 '# a line is "Ir file:function [object]"; the lines of code inlined
                  # into a wrapper (monitor/mwm.h, mwm_glue.h) carry no object
                  { fn = $2; sub(/^.*:/, "", fn); obj = $3 }
-                 (obj == "" || obj ~ /libmpiwatch/) && fn ~ /^(mwv_|mwq_|mwr_|mwf_|mwb_|mwx_)?MPI_(Test|Iprobe)/ {
+                 (obj == "" || obj ~ /libmpiwatch/) && fn ~ /^(mwv_|mwq_|mwr_|mwf_|mwb_|mwx_|mwk_|mws_|mwp_|mwy_)?MPI_(Test|Iprobe)/ {
                      gsub(",", "", $1); print
-                     op = fn; sub(/^(mwv_|mwq_|mwr_|mwf_|mwb_|mwx_)?MPI_/, "", op); n[op] += $1
+                     op = fn; sub(/^(mwv_|mwq_|mwr_|mwf_|mwb_|mwx_|mwk_|mws_|mwp_|mwy_)?MPI_/, "", op); n[op] += $1
                  }
                  obj ~ /libmpiwatch/ && fn ~ /^mwm_(req_done|begin|commit|finish|poll)/ { print }
                  obj ~ /libc/ && fn ~ /(memcmp|memmove|memcpy)/ { gsub(",", "", $1); libc += $1 }

@@ -257,7 +257,7 @@ def gen_poll_entry(f, lang, xcall, force_full=False):
         if force_full:
             L += [x[1:] for x in full]
             L += req_array_copy(hexpr, '\t', req_array_c(f, lang))
-            L += ['\tc->nreqs = mw_n;', '\tmwm_commit_as(c, 0, 1);']
+            L += ['\tc->nreqs = mw_n;', '\tmwm_commit_as(c, 0, 1);', '\tmwm_poll_published(c);']
             return L
         L.append('\tint mw_again = mwm_poll_again(MWM_OP_%s, %d, mw_site, mw_frame) && mw_n <= MWM_MAX_WAIT &&'
                  % (f.name, lng))
@@ -281,6 +281,7 @@ def gen_poll_entry(f, lang, xcall, force_full=False):
         L += req_array_copy(hexpr, '\t\t', carr)
         L.append('\t\tc->nreqs = mw_n;')
         L.append('\t\tmwm_commit_as(c, 0, 1);')
+        L.append('\t\tmwm_poll_published(c);')
         L.append('\t}')
         return L
     if 'req1' in a:
@@ -292,7 +293,7 @@ def gen_poll_entry(f, lang, xcall, force_full=False):
         same += ['mwm.x.nreqs == 1', 'mwm.x.reqs[0] == mw_h1']
         full += ['\t\t' + x for x in REQ1_WRITE] + ['\t\tc->nreqs = mw_n;']
     if force_full:
-        return L + [x[1:] for x in full] + ['\tmwm_commit_as(c, 0, 1);']
+        return L + [x[1:] for x in full] + ['\tmwm_commit_as(c, 0, 1);', '\tmwm_poll_published(c);']
     L.append('\tc = &mwm.slot->call;')
     L.append('\tif (mwm_poll_again(MWM_OP_%s, %d, mw_site, mw_frame)%s)'
              % (f.name, lng, ''.join(' && ' + x for x in same)))
@@ -300,6 +301,7 @@ def gen_poll_entry(f, lang, xcall, force_full=False):
     L.append('\telse {')
     L += full
     L.append('\t\tmwm_commit_as(c, 0, 1);')
+    L.append('\t\tmwm_poll_published(c);')
     L.append('\t}')
     return L
 
@@ -317,9 +319,15 @@ def gen_poll_split(f):
     the one handle mw_h1.  Any other poll is left whole to mwf_X
     (noinline: writes the record, its handles into the call extension
     mwm.x.reqs, calls and attributes), an array of more than MWM_REQS_BULK
-    handles to mwb_X (the same after a comparison with memcmp).  Return (the lines of mwr_X and mwf_X, the
-    body of mwv_X after the plain check, with mw_site and mw_frame
-    defined)."""
+    handles to mwb_X (the same after a comparison with memcmp).
+    Before all that, a poll within the same tick of the watcher's coarse
+    clock as the last published poll (mwm_poll_skip) neither compares nor
+    publishes: it saves the handles before the call (MPI overwrites a
+    completed one) in mw_px, calls, and counts itself (mwm_poll_skipped);
+    on a completion or an error, mws_X (noinline) writes the record with
+    the handles of this call and attributes as a published poll does.
+    Return (the lines of mwr_X, mws_X, mwf_X and mwb_X, the body of mwv_X
+    after the plain check, with mw_site and mw_frame defined)."""
     a = f.attrs
     args = ', '.join(p[1] for p in f.params)
     # what the completions read: the flag, index and out-count parameters
@@ -360,23 +368,107 @@ def gen_poll_split(f):
     for pfx, full in (('mwf', True), ('mwb', False)):
         if pfx == 'mwb' and 'reqs' not in a:
             continue
-        pre += ['static int %s_%s(%s) __attribute__((noinline));' % (pfx, f.cname, fdecl),
-                'static int %s_%s(%s)' % (pfx, f.cname, fdecl), '{',
-                '\tvoid *mw_site = ((void **)mw_frame)[1];']
+        if pfx == 'mwb':
+            # tail-called by mwv_X or mwk_X: its frame is where the
+            # wrapper's was, its return address the call site
+            bdecl = ', '.join(p[2] for p in f.params)
+            pre += ['static int mwb_%s(%s) __attribute__((noinline));' % (f.cname, bdecl),
+                    'static int mwb_%s(%s)' % (f.cname, bdecl), '{',
+                    '\tvoid *mw_site = __builtin_return_address(0), *mw_frame = __builtin_frame_address(0);']
+        else:
+            pre += ['static int %s_%s(%s) __attribute__((noinline));' % (pfx, f.cname, fdecl),
+                    'static int %s_%s(%s)' % (pfx, f.cname, fdecl), '{',
+                    '\tvoid *mw_site = ((void **)mw_frame)[1];']
         pre += gen_poll_entry(f, 'c', None, force_full=full)
         pre += gen_after(f, 'c', '\tint rc = P%s(%s);' % (f.cname, args), False)
         pre += ['\treturn rc;', '}']
+    # mws_X: a skipped poll completed something or failed.  It gets the
+    # handles this call was given (saved before it), so that a skipped poll
+    # on another array than the record's (permuted, or a handle replaced,
+    # within the tick) attributes its own completions.
+    if 'reqs' in a:
+        hs = ['mw_a%d' % i for i in range(8)]
+        sextra = ['int mw_n', 'struct mwm_reqs8 mw_a']
+    else:
+        hs = ['mw_h1']
+        sextra = ['uint64_t mw_h1']
+    sdecl = ', '.join(['int rc'] + [p[2] for p in rparams] + sextra + ['void *mw_frame'])
+    pre += ['static int mws_%s(%s) __attribute__((noinline));' % (f.cname, sdecl),
+            'static int mws_%s(%s)' % (f.cname, sdecl), '{',
+            '\tvoid *mw_site = ((void **)mw_frame)[1];',
+            '\tstruct mw_slot_call *c = mwm_begin(MWM_OP_%s, 0, mw_site, mw_frame);' % f.name]
+    if 'reqs' in a:
+        pre += ['\tuint64_t *mw_heap = NULL, *mw_before = mwm.x.reqs;',
+                '\tint n = mw_n;',
+                '#define MWM_PUT1(i) mwm.x.reqs[i] = mw_a.h##i',
+                '\tMWM_REQS_UNROLL(MWM_PUT1)',
+                '#undef MWM_PUT1',
+                '\tmwm.x.nreqs = mw_n;',
+                '\tuint32_t mw_gen = ++mwm.x.gen;']
+    else:
+        pre += ['\tint mw_n = 1;'] + ['\t' + x for x in REQ1_WRITE]
+    pre += ['\tc->nreqs = mw_n;', '\tmwm_commit_as(c, 0, 1);', '\tmwm_poll_published(c);']
+    pre += gen_after(f, 'c', '\t/* the call was made by mwv_%s */' % f.cname, False)
+    pre += ['\treturn rc;', '}']
     fcall = 'mwf_%s(%s, mw_frame)' % (f.cname, args)
-    bcall = 'mwb_%s(%s, mw_frame)' % (f.cname, args)
-    L = ['\tstruct {']
-    L += ['\t\t%s %s;' % (t, n) for n, t in pxf]
-    L.append('\t} volatile mw_px;')
+    bcall = 'mwb_%s(%s)' % (f.cname, args)
+    decl = ', '.join(p[2] for p in f.params)
+    # the skip path: mwk_X, tail-called by mwv_X when mwm_poll_skip() (its
+    # frame is where mwv_X's was: the call site is its return address).  A
+    # function of its own, so that the compare path's callee-saved
+    # registers are not saved and restored on every skipped poll.  The
+    # handles before the call go into mw_px (volatile, not address-taken:
+    # no stack canary; read back only on the completion path).
+    K = ['static int mwk_%s(%s) __attribute__((noinline));' % (f.cname, decl),
+         'static int mwk_%s(%s)' % (f.cname, decl), '{', '\tstruct {']
+    K += ['\t\t__typeof__(%s) %s;' % (p[1], p[1]) for p in rparams]
+    if 'reqs' in a:
+        K += ['\t\tint mw_n;', '\t\tstruct mwm_reqs8 mw_a;']
+    else:
+        K += ['\t\tuint64_t mw_h1;']
+    K.append('\t} volatile mw_px;')
+    if 'reqs' in a:
+        cnt, arr = a['reqs'].split(',')
+        K += ['\tint mw_n = %s;' % cnt,
+              '\tif (mw_n == 1) /* no switch for one handle (hpcc) */',
+              '\t\tmw_px.mw_a.h0 = MWH(%s[0]);' % arr,
+              '\telse if (__builtin_expect((unsigned)mw_n > MWM_REQS_BULK, 0))',
+              '\t\treturn %s; /* more than mw_px takes: compared and published */' % bcall,
+              '\telse {',
+              '\t\tint n = mw_n;',
+              '#define MWM_SAVE1(i) mw_px.mw_a.h##i = MWH(%s[i])' % arr,
+              '\t\tMWM_REQS_UNROLL(MWM_SAVE1)',
+              '#undef MWM_SAVE1',
+              '\t}',
+              '\tmw_px.mw_n = mw_n;']
+    else:
+        K.append('\tmw_px.mw_h1 = MWH(*%s);' % a['req1'])
+    K += ['\tmw_px.%s = %s;' % (p[1], p[1]) for p in rparams]
+    sdone = '*mw_px.%s' % (a['outcount'] if 'outcount' in a else a['flag'])
+    K += ['\tint rc = P%s(%s);' % (f.cname, args),
+          # one test: the flag (or out-count: 0, a count or MPI_UNDEFINED)
+          # is read even when the call failed (a valid pointer; its value
+          # then does not matter); MPI_SUCCESS is 0 (mwm_glue.h)
+          '\tif (__builtin_expect(rc | %s, 0))' % sdone,
+          '\t\treturn mws_%s(%s);' % (f.cname, ', '.join(
+              ['rc'] + ['mw_px.' + p[1] for p in rparams] +
+              (['mw_px.mw_n', 'mw_px.mw_a'] if 'reqs' in a else ['mw_px.mw_h1']) +
+              ['__builtin_frame_address(0)'])),
+          '\tmwm_poll_skipped();',
+          '\treturn rc;', '}']
+    pre += K
+    # the compare path: mwp_X, tail-called by mwv_X otherwise (the same
+    # frame and call site)
+    P = ['static int mwp_%s(%s) __attribute__((noinline));' % (f.cname, decl),
+         'static int mwp_%s(%s)' % (f.cname, decl), '{',
+         '\tvoid *mw_site = __builtin_return_address(0), *mw_frame = __builtin_frame_address(0);',
+         '\tstruct {']
+    P += ['\t\t%s %s;' % (t, n) for n, t in pxf]
+    P.append('\t} volatile mw_px;')
+    L = P
     if 'reqs' in a:
         cnt, arr = a['reqs'].split(',')
         L.append('\tint mw_n = %s;' % cnt)
-        # more handles than the unrolled comparison takes: mwb_X (memcmp)
-        L.append('\tif (__builtin_expect((unsigned)mw_n > MWM_REQS_BULK, 0))')
-        L.append('\t\treturn %s;' % bcall)
         # the record's count equals mw_n (<= MWM_MAX_WAIT) only if its
         # writer, this op from this site (mwm_poll_again), wrote mw_n
         # handles into mwm.x.reqs as well
@@ -393,7 +485,7 @@ def gen_poll_split(f):
         L.append('\t\treturn %s;' % fcall)
         L.append('\tmw_px.mw_h1 = mw_h1;')
     L += ['\tmw_px.%s = %s;' % (p[1], p[1]) for p in rparams]
-    L.append('\tmwm_poll_enter();')
+    L.append('\tmwm_poll_enter_tick();')
     L.append('\tint rc = P%s(%s);' % (f.cname, args))
     if 'outcount' in a:
         done = '*mw_px.%s != 0' % a['outcount']  # MPI_UNDEFINED or a count: mwr_ tells
@@ -405,7 +497,27 @@ def gen_poll_split(f):
     # is as the last wrapper that changed the table left it (each refreshes
     # it at its finish, a nested one included: check_pending_refresh)
     L.append('\tmwm_poll_finish(0, 0);')
-    return pre, L
+    L += ['\treturn rc;', '}']
+    pre += L
+    # mwv_X after the plain check: more handles than the unrolled
+    # comparison takes go to mwb_X (memcmp), a poll within the tick of the
+    # last published one to mwk_X, any other to mwp_X
+    V = ['\tif (__builtin_expect(mwm_poll_skip(), 1))',
+         '\t\treturn mwk_%s(%s);' % (f.cname, args)]
+    if 'reqs' in a:
+        V.append('\tif (__builtin_expect((unsigned)%s > MWM_REQS_BULK, 0))' % a['reqs'].split(',')[0])
+        V.append('\t\treturn %s;' % bcall)
+    V.append('\treturn mwp_%s(%s);' % (f.cname, args))
+    # the general wrapper's entry for mwv_X, which sets up no frame of its
+    # own (only tail calls: every path's callee finds the call site at its
+    # return address and its frame where the wrapper's was)
+    pre += ['static int mwy_%s(%s) __attribute__((noinline));' % (f.cname, decl),
+            'static int mwy_%s(%s)' % (f.cname, decl), '{',
+            '\tif (!mwm.on)',
+            '\t\treturn P%s(%s);' % (f.cname, args),
+            '\treturn mwx_%s(%s, __builtin_return_address(0), __builtin_frame_address(0));' % (f.cname, args),
+            '}']
+    return pre, V
 
 
 def gen_after(f, lang, call, prof):
@@ -561,6 +673,20 @@ def gen_wrappers(fns):
         if split:
             o += split[0]
         # the exported one: the plain fast path (mwm.plain), else the above
+        if split:
+            # only tail calls (gen_poll_split): no frame of its own.  A
+            # poll that may skip is a plain one (mwm.poll_tick is 0 unless
+            # mwm.plain): that test comes first.
+            o.append('int mwv_%s(%s) __attribute__((optimize("omit-frame-pointer")));' % (f.cname, decl))
+            o.append('int mwv_%s(%s)' % (f.cname, decl))
+            o.append('{')
+            o += split[1][:2]
+            o.append('\tif (__builtin_expect(!mwm.plain, 0))')
+            o.append('\t\treturn mwy_%s(%s);' % (f.cname, args))
+            o += split[1][2:]
+            o.append('}')
+            o.append('')
+            continue
         o.append('int mwv_%s(%s);' % (f.cname, decl))
         o.append('int mwv_%s(%s)' % (f.cname, decl))
         o.append('{')
@@ -570,13 +696,13 @@ def gen_wrappers(fns):
         o.append('\t\treturn mwx_%s(%s%s__builtin_return_address(0), __builtin_frame_address(0));'
                  % (f.cname, args, ', ' if args else ''))
         o.append('\t}')
-        o.append('\tvoid *mw_site = __builtin_return_address(0), *mw_frame = __builtin_frame_address(0);')
         if split:
             o += split[1]
         else:
+            o.append('\tvoid *mw_site = __builtin_return_address(0), *mw_frame = __builtin_frame_address(0);')
             o += gen_body(f, 'c', '\tint rc = P%s(%s);' % (f.cname, args), prof=False,
                           xcall='mwx_%s(%s%smw_site, mw_frame)' % (f.cname, args, ', ' if args else ''))
-        o.append('\treturn rc;')
+            o.append('\treturn rc;')
         o.append('}')
         o.append('')
     # Fortran (Open MPI only): the same two bodies around the real

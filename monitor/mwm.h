@@ -4,8 +4,9 @@
  *
  * Fast path (every wrapped call): a handful of stores into the shared-memory
  * slot under its seqlock and one load of the watcher's coarse clock (a
- * repeated poll: three single stores, no seqlock).  No system call, no lock,
- * no allocation.
+ * repeated poll: three single stores, no seqlock; an MPI_Test* poll within
+ * the tick of the last published one: one process-local counter,
+ * mwm_poll_skip()).  No system call, no lock, no allocation.
  */
 #ifndef MWM_H
 #define MWM_H
@@ -71,6 +72,17 @@ struct mwm_rt {
 	struct mwm_bsends bsends; /* buffered sends since the last detach (runtime.c) */
 	struct mwm_comms comms;
 	struct mwm_callx x;
+	/* Polls that skip within a tick (issue 34; main thread only): a C poll
+	 * of the plain path whose clock_ns still equals poll_tick calls the MPI
+	 * directly and only counts itself in polls_skipped, which the next
+	 * published poll adds to the slot's polls.  poll_tick is the coarse
+	 * clock at the last published poll, or 0 (clock_ns never is) while the
+	 * watcher does not advance the clock (ticking 0) or the wrappers do not
+	 * take the plain path (mwm_set_on() clears it): a poll that may skip
+	 * is a plain one, without testing mwm.plain again. */
+	uint64_t poll_tick;
+	uint64_t polls_skipped;
+	int ticking;
 	/* MPI constants, normalised by the glue at init */
 	int proc_null, any_source, mpi_root, undefined;
 	uint64_t comm_world, req_null;
@@ -100,6 +112,7 @@ static inline void mwm_set_on(int on)
 {
 	mwm.on = on;
 	mwm.plain = on && !mwm.thread_check && !mwm.profile;
+	mwm.poll_tick = 0;
 }
 
 static inline int mwm_active(void)
@@ -199,6 +212,54 @@ MWM_FAST struct mw_slot_call *mwm_poll_enter(void)
 	__atomic_store_n(&s->polls, __atomic_load_n(&s->polls, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->state, MW_STATE_IN_MPI, __ATOMIC_RELEASE);
 	return &s->call;
+}
+
+/* mwm_poll_enter() for a poll of an op that may skip (the MPI_Test*
+ * family's plain path, gen_poll_split): it is also the tick's published
+ * poll, which counts the polls skipped since the last one (in the same
+ * store) and sets mwm.poll_tick.  Polls of other ops (MPI_Iprobe, Fortran)
+ * keep mwm_poll_enter() (no extra work for them). */
+MWM_FAST struct mw_slot_call *mwm_poll_enter_tick(void)
+{
+	struct mw_slot *s = mwm.slot;
+	uint64_t now = __atomic_load_n(&mwm.clock_ns, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->call.enter_ns, now, __ATOMIC_RELAXED);
+	__atomic_store_n(&s->polls, __atomic_load_n(&s->polls, __ATOMIC_RELAXED) + 1 + mwm.polls_skipped,
+			 __ATOMIC_RELEASE);
+	mwm.polls_skipped = 0;
+	mwm.poll_tick = mwm.ticking && mwm.plain ? now : 0;
+	__atomic_store_n(&s->state, MW_STATE_IN_MPI, __ATOMIC_RELEASE);
+	return &s->call;
+}
+
+/* A poll wrote the call record c (mwm_begin .. mwm_commit_as): it is the
+ * tick's published poll; the polls skipped since the last one are counted
+ * (one store, like mwm_poll_enter's). */
+MWM_FAST void mwm_poll_published(const struct mw_slot_call *c)
+{
+	struct mw_slot *s = mwm.slot;
+	if (mwm.polls_skipped) {
+		__atomic_store_n(&s->polls, __atomic_load_n(&s->polls, __ATOMIC_RELAXED) + mwm.polls_skipped,
+				 __ATOMIC_RELEASE);
+		mwm.polls_skipped = 0;
+	}
+	mwm.poll_tick = mwm.ticking && mwm.plain ? c->enter_ns : 0;
+}
+
+/* 1 if a poll of the plain path may skip: the watcher's coarse clock has
+ * not advanced since the last published poll (mwm_poll_enter or
+ * mwm_poll_published).  Then the wrapper saves what a completion needs
+ * (the handles before the call), calls the MPI, and on a completion or an
+ * error writes the record and attributes as a published poll would; else
+ * it only counts itself (mwm_poll_skipped). */
+MWM_FAST int mwm_poll_skip(void)
+{
+	return __atomic_load_n(&mwm.clock_ns, __ATOMIC_RELAXED) == mwm.poll_tick;
+}
+
+MWM_FAST void mwm_poll_skipped(void)
+{
+	mwm.polls_skipped++;
 }
 
 /* A test-family call returned; ncompl requests completed; reqs != 0 if its

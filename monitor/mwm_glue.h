@@ -78,6 +78,17 @@ static inline __attribute__((always_inline)) int mwm_reqs_same(const uint64_t *x
 	return i == n;
 }
 
+/* The handles of a request array of up to MWM_REQS_BULK, as a skipped
+ * poll saves them before its call (monitor/gen.py, mwk_X): a struct of
+ * scalars, passed by value to its completion path (no array: no stack
+ * canary in the skip path). */
+struct mwm_reqs8 {
+	uint64_t h0, h1, h2, h3, h4, h5, h6, h7;
+};
+
+/* The skip path tests rc | *flag in one go (monitor/gen.py, mwk_X). */
+_Static_assert(MPI_SUCCESS == 0, "MPI_SUCCESS is 0");
+
 /* Bytes of count elements of dt (0 if unknown); profiling only. */
 /* out of line: the profile path only (its local would give every wrapper a stack canary) */
 static __attribute__((noinline, unused)) uint64_t mwm_bytes(int count, MPI_Datatype dt)

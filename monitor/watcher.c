@@ -307,12 +307,15 @@ int mwm_watcher_start(void)
 		return -1;
 	}
 	th_running = 1;
+	mwm.ticking = 1; /* the coarse clock advances: polls may skip within a tick */
 	return 0;
 }
 
 void mwm_watcher_forget(void)
 {
 	th_running = 0;
+	mwm.ticking = 0;
+	mwm.poll_tick = 0;
 	pthread_mutex_init(&th_mu, NULL);
 }
 
@@ -324,6 +327,8 @@ void mwm_watcher_stop(void)
 	th_stop = 1;
 	pthread_cond_signal(&th_cv);
 	pthread_mutex_unlock(&th_mu);
+	mwm.ticking = 0;
+	mwm.poll_tick = 0;
 	pthread_join(th, NULL);
 	th_running = 0;
 }

@@ -14,7 +14,10 @@
  *    + 1 and `state` in_mpi, then `state` computing if it completed nothing,
  *    each with one store and no write section, so that a copy holds each
  *    field as it was at some instant; mw_slot_snapshot() adds `polls` to
- *    `calls` and `tests`);
+ *    `calls` and `tests`.  An MPI_Test* poll within the same tick of the
+ *    watcher's clock as the last one so published writes nothing: the next
+ *    published poll adds it to `polls`, so the counts and the record are at
+ *    most one tick stale, doc/monitor.md);
  *  - the monitor's watcher thread (coarse clock, the "resolved" block guarded
  *    by `seq2`, dump path, dump count);
  *  - the agent (dump_request) and the SPANK plugin (exit status), via
@@ -149,8 +152,10 @@ struct mw_slot {
 	uint64_t completions; /* blocking calls returned + requests completed */
 	uint64_t calls;       /* wrapped MPI calls made */
 	uint64_t tests;       /* test-family calls (MPI_Test*, MPI_Iprobe) */
-	uint64_t polls;       /* repeated polls (not in calls nor tests here: a
-				 snapshot's calls and tests include them) */
+	uint64_t polls;       /* repeated polls, and the polls skipped within a
+				 tick before the last published one (not in
+				 calls nor tests here: a snapshot's calls and
+				 tests include them) */
 	uint32_t state;       /* enum mw_slot_state */
 	uint32_t pending;     /* pending requests (sends + receives) */
 	uint64_t last_progress_ns; /* CLOCK_MONOTONIC (coarse) of the last completion */

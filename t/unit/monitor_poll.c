@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mw_slot.h"
+#include "stall.h"
 
 static int n, failed;
 
@@ -100,7 +102,7 @@ static int gq_cancel(void *extra, int complete)
 
 /* a reader copying the slot while the main thread polls */
 static volatile int stop;
-static long nsnaps, bad;
+static volatile long nsnaps, bad;
 static uint64_t diff0;
 static void *reader(void *arg)
 {
@@ -117,6 +119,48 @@ static void *reader(void *arg)
 			bad++;
 	}
 	return NULL;
+}
+
+static json_object *jpath(json_object *o, const char *a, const char *b);
+
+/* an agent's look: the one stall rule applied, every 200 ms, to copies of
+ * the slot, until it says 'polling' (agent_polling) or stop is set */
+static volatile int agent_stop, agent_polling;
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+static void *agent(void *arg)
+{
+	struct mw_stall st;
+	(void)arg;
+	memset(&st, 0, sizeof(st));
+	while (!agent_stop && !agent_polling) {
+		struct mw_slot_snap s;
+		if (mw_slot_snapshot(slot, &s) == 0 && s.live_ok &&
+		    mw_stall_rule(&st, &s.s, now_s(), 1.0) == MW_STALL_POLLING)
+			agent_polling = 1;
+		usleep(200000);
+	}
+	return NULL;
+}
+
+/* the tag of the pending receive whose request id the dump's call names at
+ * position i, or -1 */
+static int64_t dump_req_tag(json_object *j, size_t i)
+{
+	json_object *reqs = jpath(j, "call", "requests"), *pend = jpath(j, "pending_recvs", NULL);
+	if (!reqs || !pend || i >= json_object_array_length(reqs))
+		return -1;
+	int64_t id = json_object_get_int64(json_object_array_get_idx(reqs, i));
+	for (size_t k = 0; k < json_object_array_length(pend); k++) {
+		json_object *e = json_object_array_get_idx(pend, k);
+		if (json_object_get_int64(jpath(e, "req", NULL)) == id)
+			return json_object_get_int64(jpath(e, "tag", NULL));
+	}
+	return -1;
 }
 
 static json_object *jpath(json_object *o, const char *a, const char *b)
@@ -147,15 +191,19 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 4; i++)
 		MPI_Irecv(buf[i], 8, MPI_CHAR, 0, tags[i], MPI_COMM_SELF, &r[i]);
 
-	/* 1. the same MPI_Test 1000 times: every poll is counted */
+	/* 1. the same MPI_Test 1000 times: every poll is counted (the polls
+	 * within a tick of the watcher's clock as the last published one, by
+	 * the next published poll: one more after a tick has passed) */
 	poll_test(&r[0], &flag);
 	struct mw_slot_snap a = snap();
 	for (int i = 0; i < 1000; i++)
 		poll_test(&r[0], &flag);
+	usleep(300000); /* the tick is min(timeout / 10, 100 ms) */
+	poll_test(&r[0], &flag);
 	struct mw_slot_snap b = snap();
 	ok(a.live_ok && b.live_ok, "consistent snapshots");
-	ok(b.s.tests - a.s.tests == 1000 && b.s.calls - a.s.calls == 1000,
-	   "1000 repeated MPI_Test: calls and tests grow by 1000");
+	ok(b.s.tests - a.s.tests == 1001 && b.s.calls - a.s.calls == 1001,
+	   "1000 repeated MPI_Test and one a tick later: calls and tests grow by 1001");
 	ok(!strcmp(b.s.call.name, "MPI_Test") && b.s.call.nreqs == 1 && b.s.call.site == a.s.call.site,
 	   "the call record is MPI_Test on 1 request, same call site");
 	ok(b.s.state == MW_STATE_COMPUTING, "state computing between polls");
@@ -176,7 +224,10 @@ int main(int argc, char **argv)
 	diff0 = b.s.calls - b.s.tests;
 	pthread_t th;
 	pthread_create(&th, NULL, reader, NULL);
-	for (int k = 0; k < 200; k++) {
+	/* at least 200 rounds, and until the reader has made 1000 copies (the
+	 * polls that skip within a tick are fast enough for 200 rounds to end
+	 * before the reader thread is first scheduled on a busy machine) */
+	for (int k = 0; k < 200 || (nsnaps < 1000 && k < 2000000); k++) {
 		for (int i = 0; i < 500; i++)
 			poll_test(&r[0], &flag);
 		for (int i = 0; i < 500; i++)
@@ -296,6 +347,68 @@ int main(int argc, char **argv)
 		MPI_Wait(&g[1], MPI_STATUS_IGNORE);
 		MPI_Cancel(&inner);
 		MPI_Wait(&inner, MPI_STATUS_IGNORE);
+	}
+
+	/* 7. a rank that only repeats one MPI_Test on a receive that never
+	 * completes (most of its polls fall within a tick of the watcher's
+	 * clock as the one before): the stall rule, applied by an agent to
+	 * copies of the slot, says 'polling' after the timeout; the watcher
+	 * writes a polling dump, which names this poll and its request */
+	{
+		MPI_Request q;
+		char qb[8];
+		pthread_t ag;
+		MPI_Irecv(qb, 8, MPI_CHAR, 0, 301, MPI_COMM_SELF, &q);
+		int dumps7 = snap().s.dumps;
+		pthread_create(&ag, NULL, agent, NULL);
+		double t7 = now_s();
+		while (now_s() - t7 < 30 && (!agent_polling || snap().s.dumps == dumps7))
+			for (int i = 0; i < 1000; i++)
+				poll_test(&q, &flag);
+		agent_stop = 1;
+		pthread_join(ag, NULL);
+		ok(agent_polling, "a rank repeating one MPI_Test: the agent's stall rule says polling");
+		d = snap();
+		ok(d.s.dumps > dumps7, "a rank repeating one MPI_Test: the watcher wrote a polling dump");
+		j = d.s.dumps > dumps7 ? json_object_from_file(d.s.dump_path) : NULL;
+		ok(j && !strcmp(json_object_get_string(jpath(j, "reason", NULL)), "polling") &&
+			   !strcmp(json_object_get_string(jpath(j, "call", "name")), "MPI_Test") &&
+			   json_object_array_length(jpath(j, "call", "requests")) == 1 && dump_req_tag(j, 0) == 301,
+		   "its dump: reason polling, MPI_Test on the receive with tag 301");
+		if (j)
+			json_object_put(j);
+		MPI_Cancel(&q);
+		MPI_Wait(&q, MPI_STATUS_IGNORE);
+	}
+
+	/* 8. MPI_Testany repeated on an array, then on a permutation of it,
+	 * with a send in between that a receive of the array matches: the poll
+	 * that completes it (likely in the same tick as the polls before)
+	 * returns its index in the permuted array, and the completion is that
+	 * receive's (nothing stays pending once the others are cancelled) */
+	{
+		MPI_Request p[4], w[4], sr;
+		char pb[4][8], sb[8] = "y";
+		int fl = 0, idx = MPI_UNDEFINED;
+		for (int i = 0; i < 4; i++)
+			MPI_Irecv(pb[i], 8, MPI_CHAR, 0, 401 + i, MPI_COMM_SELF, &p[i]);
+		for (int i = 0; i < 100; i++)
+			poll_anyn(4, p, &fl);
+		w[0] = p[3], w[1] = p[1], w[2] = p[0], w[3] = p[2];
+		MPI_Isend(sb, 1, MPI_CHAR, 0, 401, MPI_COMM_SELF, &sr);
+		MPI_Wait(&sr, MPI_STATUS_IGNORE);
+		for (int t = 0; t < 1000000 && !fl; t++)
+			idx = poll_anyn(4, w, &fl);
+		for (int i = 0; i < 4; i++)
+			if (w[i] != MPI_REQUEST_NULL) {
+				MPI_Cancel(&w[i]);
+				MPI_Wait(&w[i], MPI_STATUS_IGNORE);
+			}
+		b = snap();
+		ok(fl && idx == 2 && b.s.pending == 0,
+		   "MPI_Testany on a permuted array completes its 3rd handle: the completion is that receive's");
+		if (!(fl && idx == 2 && b.s.pending == 0))
+			printf("# flag %d index %d pending %u\n", fl, idx, b.s.pending);
 	}
 	MPI_Finalize();
 	printf("1..%d\n", n);
