@@ -341,6 +341,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, test_names_freed_under_way);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("fuzzy");
+	tcase_set_timeout(tc, 30); /* nosuch.invalid again (see names) */
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_test(tc, test_fuzzy_startup_on_loop);
 	tcase_add_test(tc, test_fuzzy_startup_given_up);
