@@ -124,7 +124,8 @@ void nhd_calib_take(const struct nhd_conf *c, struct nhd_calib *k, const struct 
 	k->obs.found = r->interval.found;
 	/* The resolution sent in the probe reply (the job's flag judges with
 	 * it) and the noise the degraded rule checks: the calibration file's
-	 * criterion's rule, the upper end of the spread over blocks. */
+	 * criterion's rule (cal_resolution_judged: the upper end of the spread
+	 * over blocks, one block excepted, at least two steps of the clock). */
 	double up_ns, up_cy, up_rel;
 	cal_resolution_judged(&r->resolution, r->timer.step_ns, &up_ns, &up_cy, &up_rel);
 	k->obs.noise = r->resolution.found ? up_rel : -1;
