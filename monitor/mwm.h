@@ -204,14 +204,21 @@ MWM_FAST int mwm_poll_again(int op, int lang, void *site, void *frame)
 	       c->site == (uint64_t)(uintptr_t)site && c->frame == (uint64_t)(uintptr_t)frame;
 }
 
-MWM_FAST struct mw_slot_call *mwm_poll_enter(void)
+/* Publish a repeated poll: the entry time (coarse clock), polls += n, state
+ * in_mpi, one store each. */
+MWM_FAST struct mw_slot_call *mwm_poll_enter_n(uint64_t n)
 {
 	struct mw_slot *s = mwm.slot;
 	/* the main thread is the only writer of these: its own loads need no order */
 	__atomic_store_n(&s->call.enter_ns, __atomic_load_n(&mwm.clock_ns, __ATOMIC_RELAXED), __ATOMIC_RELAXED);
-	__atomic_store_n(&s->polls, __atomic_load_n(&s->polls, __ATOMIC_RELAXED) + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->polls, __atomic_load_n(&s->polls, __ATOMIC_RELAXED) + n, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->state, MW_STATE_IN_MPI, __ATOMIC_RELEASE);
 	return &s->call;
+}
+
+MWM_FAST struct mw_slot_call *mwm_poll_enter(void)
+{
+	return mwm_poll_enter_n(1);
 }
 
 /* mwm_poll_enter() for a poll of an op that may skip (the MPI_Test*
@@ -221,15 +228,10 @@ MWM_FAST struct mw_slot_call *mwm_poll_enter(void)
  * keep mwm_poll_enter() (no extra work for them). */
 MWM_FAST struct mw_slot_call *mwm_poll_enter_tick(void)
 {
-	struct mw_slot *s = mwm.slot;
-	uint64_t now = __atomic_load_n(&mwm.clock_ns, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->call.enter_ns, now, __ATOMIC_RELAXED);
-	__atomic_store_n(&s->polls, __atomic_load_n(&s->polls, __ATOMIC_RELAXED) + 1 + mwm.polls_skipped,
-			 __ATOMIC_RELEASE);
+	struct mw_slot_call *c = mwm_poll_enter_n(1 + mwm.polls_skipped);
 	mwm.polls_skipped = 0;
-	mwm.poll_tick = mwm.ticking && mwm.plain ? now : 0;
-	__atomic_store_n(&s->state, MW_STATE_IN_MPI, __ATOMIC_RELEASE);
-	return &s->call;
+	mwm.poll_tick = mwm.ticking && mwm.plain ? c->enter_ns : 0;
+	return c;
 }
 
 /* A poll wrote the call record c (mwm_begin .. mwm_commit_as): it is the
