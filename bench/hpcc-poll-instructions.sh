@@ -19,6 +19,7 @@ LIB=${1:-$PWD/build/lib/libmpiwatch.so}
 out=$(mktemp -d /tmp/mpiwatch-hpcc-cg.XXXXXX)
 [ -n "${KEEP:-}" ] && echo "callgrind files kept in $out" || trap 'rm -rf "$out"' EXIT
 . bench/hpcc-common.sh
+. bench/wrapper-fns.sh
 HPCC_N=${HPCC_N:-200} hpcc_input "$out"
 (cd "$out" && mpirun.openmpi --allow-run-as-root -np 2 -x "LD_PRELOAD=$LIB" valgrind -q --tool=callgrind \
     --callgrind-out-file="$out/cg.%q{OMPI_COMM_WORLD_RANK}" hpcc >/dev/null 2>&1) || exit 1
@@ -29,8 +30,8 @@ for op in Testany Test; do
     calls=$(cd "$out" && callgrind_annotate --tree=caller --threshold=100 cg.0 |
         sed -n 's/.*< [?][?][?]:MPI_'"$op"' (\([0-9,]*\)x) \[.*libmpiwatch\.so\].*/\1/p' | head -1 | tr -d ,)
     callgrind_annotate --threshold=100 "$out/cg.0" | sed -e 's/ *(.*%) */ /' |
-        awk -v op="$op" -v calls="${calls:-0}" '
+        awk -v fns="$MW_WRAPPER_FNS" -v op="$op" -v calls="${calls:-0}" '
             { fn = $2; sub(/^.*:/, "", fn); obj = $3 }
-            (obj == "" || obj ~ /libmpiwatch/) && fn ~ ("^(mwv_|mwr_|mwf_|mwb_|mwx_|mws_|mwk_|mwp_|mwy_)?MPI_" op "$") { gsub(",", "", $1); n += $1; print }
+            (obj == "" || obj ~ /libmpiwatch/) && fn ~ ("^(" fns ")?MPI_" op "$") { gsub(",", "", $1); n += $1; print }
             END { if (calls > 0) printf "SUMMARY: MPI_%s in MPIRandomAccess: %d calls, %.1f instructions per call\n", op, calls, n / calls }'
 done

@@ -22,6 +22,7 @@
 # arrays over 8 handles are counted apart (any caller's).
 set -u
 cd "$(dirname "$0")/.." || exit 1
+. bench/wrapper-fns.sh
 LIB=${MPIWATCH_BENCH_LIB:-$PWD/build/lib/libmpiwatch.so}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -37,14 +38,14 @@ if [ "${1:-}" = --instructions ]; then
                 --callgrind-out-file="$dir/cg" "$dir/test-poll" 2000 3 $kinds >/dev/null || exit 1
         fi
         callgrind_annotate --threshold=100 "$dir/cg" | sed -e 's/ *(.*%) */ /' |
-            awk -v tail="$(case $kinds in 6) echo ' (changing array)' ;; 7) echo ' (hpcc pattern)' ;; esac)" \
+            awk -v fns="$MW_WRAPPER_FNS" -v tail="$(case $kinds in 6) echo ' (changing array)' ;; 7) echo ' (hpcc pattern)' ;; esac)" \
                 -v calls="$( [ $kinds = 7 ] && echo 3000 || echo 6000)" \
                 '# a line is "Ir file:function [object]"; the lines of code inlined
                  # into a wrapper (monitor/mwm.h, mwm_glue.h) carry no object
                  { fn = $2; sub(/^.*:/, "", fn); obj = $3 }
-                 (obj == "" || obj ~ /libmpiwatch/) && fn ~ /^(mwv_|mwq_|mwr_|mwf_|mwb_|mwx_|mwk_|mws_|mwp_|mwy_)?MPI_(Test|Iprobe)/ {
+                 (obj == "" || obj ~ /libmpiwatch/) && fn ~ ("^(" fns ")?MPI_(Test|Iprobe)") {
                      gsub(",", "", $1); print
-                     op = fn; sub(/^(mwv_|mwq_|mwr_|mwf_|mwb_|mwx_|mwk_|mws_|mwp_|mwy_)?MPI_/, "", op); n[op] += $1
+                     op = fn; sub("^(" fns ")?MPI_", "", op); n[op] += $1
                  }
                  obj ~ /libmpiwatch/ && fn ~ /^mwm_(req_done|begin|commit|finish|poll)/ { print }
                  obj ~ /libc/ && fn ~ /(memcmp|memmove|memcpy)/ { gsub(",", "", $1); libc += $1 }
