@@ -286,9 +286,9 @@ double cal_clock_step(const double *x, size_t n)
 	return nm > 1 && !wide ? round(step) : nm ? 1 : 0;
 }
 
-double cal_resolution_at_scale(const struct cal_resolution *rs, int cycles)
+double cal_resolution_at_scale(const struct cal_resolution *rs, int cycles, double step_ns)
 {
 	if (!rs->blocks_found)
 		return 0;
-	return cycles ? rs->lo_cy : rs->lo_ns;
+	return cycles ? rs->lo_cy : fmax(rs->lo_ns, 2 * step_ns);
 }

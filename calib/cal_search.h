@@ -169,7 +169,8 @@ double cal_clock_step(const double *x, size_t n);
  * the node was during the 1 s of calibration (issue 32, t/0623; the spread
  * over the blocks is still reported).  A calibration file and nodehealthd
  * judge with cal_resolution_judged: there the resolution must cover what
- * separates runs measured at other times. */
-double cal_resolution_at_scale(const struct cal_resolution *rs, int cycles);
+ * separates runs measured at other times.  In ns, never below two steps of
+ * the wall clock (step_ns, as cal_resolution_judged). */
+double cal_resolution_at_scale(const struct cal_resolution *rs, int cycles, double step_ns);
 
 #endif

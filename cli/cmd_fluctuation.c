@@ -148,10 +148,8 @@ static int run_fluctuation(int argc, char **argv)
 			goto out;
 		}
 		const struct cal_resolution *rs = &r.resolution;
-		c.resolution = cal_resolution_at_scale(rs, cycles);
+		c.resolution = cal_resolution_at_scale(rs, cycles, r.timer.step_ns);
 		resolved = smallest = c.resolution > 0;
-		if (resolved && !cycles && c.resolution < 2 * r.timer.step_ns)
-			c.resolution = 2 * r.timer.step_ns; /* never below two steps of the clock */
 		c.relative = resolved ? 0 : cal_largest_step(&o);
 		if (rs->blocks_found)
 			lo = cycles ? rs->lo_cy : rs->lo_ns, hi = cycles ? rs->hi_cy : rs->hi_ns;

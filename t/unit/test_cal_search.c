@@ -327,6 +327,10 @@ START_TEST(test_clock_step)
 	ck_assert(fabs(rel - 0.02) < 1e-12);
 	cal_resolution_judged(&out, 1, &ns, &cy, &rel);
 	ck_assert(ns == 8);
+	/* analyze fluctuation's at the data's scale: the smallest block, two steps at least */
+	ck_assert(cal_resolution_at_scale(&out, 0, 10) == 20);
+	ck_assert(cal_resolution_at_scale(&out, 0, 1) == 5);
+	ck_assert(cal_resolution_at_scale(&out, 1, 10) == 10); /* cycles: lo_cy */
 }
 END_TEST
 
@@ -427,7 +431,7 @@ START_TEST(test_resolution_one_burst)
 		for (int b2 = b1 + 1; b2 < 5; b2++)
 			for (int b3 = b2 + 1; b3 < 5; b3++) {
 				burst_resolution(&o, b1 * per, b2 * per, b3 * per, &res);
-				double d = cal_resolution_at_scale(&res, 0);
+				double d = cal_resolution_at_scale(&res, 0, 0);
 				ck_assert_msg(d > 0 && judged_real(a, b, d),
 					      "bursts in blocks %d, %d, %d: resolution %g ns (%g-%g over %u "
 					      "blocks)",
