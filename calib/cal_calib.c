@@ -16,7 +16,7 @@ void cal_opts_defaults(struct cal_opts *o, int quick)
 	o->quick = quick;
 	o->samples = quick ? 40 : 200;
 	o->timer_samples = quick ? 2000 : 20000;
-	o->growth = 2;
+	o->growth = 4;
 	o->max_adds = (uint64_t)1 << 24;
 	o->step = quick ? 0.005 : 0.0025;
 	o->steps = quick ? 10 : 12;

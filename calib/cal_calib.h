@@ -23,8 +23,9 @@ struct cal_opts {
 	int quick;             /* the quick defaults were taken */
 	size_t samples;        /* measurements per round: 200 (quick 40) */
 	size_t timer_samples;  /* reads per timer cost: 20000 (quick 2000) */
-	double growth;         /* additions multiplied by this each round: 2 (a coarse ladder:
-				  neighbouring runs land on the same step, issue 32) */
+	double growth;         /* additions multiplied by this each round: 4 (a coarse ladder:
+				  runs whose crossing moves by up to a factor 4 land on the
+				  same step, issue 32; 2 before session 13) */
 	uint64_t max_adds;     /* no round beyond this: 1 << 24 */
 	double step;           /* the first resolution round is this fraction of the base
 				  longer: 0.0025 (quick 0.005) */

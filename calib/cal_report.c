@@ -210,7 +210,15 @@ int cal_report_text(FILE *f, const struct cal_result *r)
 		fprintf(f, "shortest trustworthy interval: %.0f ns", r->interval.ns);
 		if (cy)
 			fprintf(f, " / %.0f cycles", r->interval.cy);
-		fprintf(f, " (%llu additions)\n", (unsigned long long)r->rounds[r->interval.round].adds);
+		fprintf(f, " (%llu additions)", (unsigned long long)r->rounds[r->interval.round].adds);
+		/* The ladder is coarse (growth 4): what the node can time lies
+		 * between the round before, which did not pass, and this one. */
+		if (r->interval.round > 0) {
+			const struct cal_round_stat *b = &r->rounds[r->interval.round - 1];
+			fprintf(f, "; not at %.0f ns (%llu additions%s)", b->med_ns, (unsigned long long)b->adds,
+				b->coarse ? ", shorter than the clock's steps allow" : "");
+		}
+		fputc('\n', f);
 	} else {
 		fprintf(f, "shortest trustworthy interval: none below %.0f ns: this node cannot do "
 			   "high-precision detection\n",
