@@ -4,12 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <signal.h>
-#include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "cal_calib.h"
 #include "cal_stats.h"
@@ -174,18 +169,6 @@ static unsigned measure_rounds(const struct cal_opts *o, struct cal_round *rs, u
 	return n;
 }
 
-/* A block's close round: in another process when the sampler can (what
- * moves between two runs' timings then bounds the block, issue 32), else
- * here.  1 when measured, 0 when the budget ran out first. */
-static int measure_close(const struct cal_opts *o, struct cal_round *r, const struct cal_sampler *s)
-{
-	if (s->over && s->over(s->arg))
-		return 0;
-	if (s->apart && !o->interleave && s->apart(r, s->arg) == 0)
-		return 1;
-	return measure_rounds(o, r, 1, 1, s) == 1;
-}
-
 int cal_resolution_measure(const struct cal_opts *o, uint64_t base_adds, int with_cycles,
 			   const struct cal_sampler *s, struct cal_resolution *out, int *truncated)
 {
@@ -232,7 +215,7 @@ int cal_resolution_measure(const struct cal_opts *o, uint64_t base_adds, int wit
 		}
 		if (cal_find_resolution(&x[0], &x[1], got, &o->search, &blk[nb]) < 0)
 			goto out;
-		int close = got == o->steps && measure_close(o, &x[per - 1], s);
+		int close = got == o->steps && measure_rounds(o, &x[per - 1], 1, 0, s) == 1;
 		if (close) {
 			struct cal_round pair[2] = {x[0], x[per - 1]};
 			if (cal_resolution_drift(&blk[nb], pair, 2) < 0)
@@ -271,49 +254,6 @@ static int run_over(void *arg)
 {
 	struct run_sampler *rs = arg;
 	return over_budget(rs->o, rs->t0, rs->c0);
-}
-
-/* The round measured whole in a forked child, as another run's timings are
- * (its stack, its flush buffer's pages and the caches' state are its own:
- * on the 2-core guest of session 13 the lower edge of one process's rounds
- * moved by under 1 ns, between processes by 20 ns at 2.2 us).  The child
- * only measures and copies the samples into a shared mapping; it dies with
- * the caller (PR_SET_PDEATHSIG) and ends with _exit, never returning into
- * the caller's code.  0, or -1 when no child could measure it. */
-static int run_apart(struct cal_round *r, void *arg)
-{
-	struct run_sampler *rs = arg;
-	size_t n = r->n, bytes = n * sizeof(double) * (r->cy ? 2 : 1);
-	int st = 0, ok = 0;
-	if (n == 0)
-		return -1;
-	double *sh = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh == MAP_FAILED)
-		return -1;
-	pid_t parent = getpid(), pid = fork();
-	if (pid == 0) {
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-			_exit(1);
-		for (size_t i = 0; i < n; i++)
-			cal_measure(r, i, rs->ti, rs->fl);
-		memcpy(sh, r->ns, n * sizeof(double));
-		if (r->cy)
-			memcpy(sh + n, r->cy, n * sizeof(double));
-		_exit(0);
-	}
-	if (pid > 0) {
-		pid_t w;
-		while ((w = waitpid(pid, &st, 0)) < 0 && errno == EINTR)
-			;
-		ok = w == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-	}
-	if (ok) {
-		memcpy(r->ns, sh, n * sizeof(double));
-		if (r->cy)
-			memcpy(r->cy, sh + n, n * sizeof(double));
-	}
-	munmap(sh, bytes);
-	return ok ? 0 : -1;
 }
 
 int cal_run(const struct cal_opts *o, struct cal_result *r)
@@ -434,7 +374,7 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 	}
 	if (r->base_adds) {
 		struct run_sampler rsm = {.o = o, .ti = &r->timer, .fl = fl, .t0 = t0, .c0 = c0};
-		struct cal_sampler smp = {.take = run_take, .over = run_over, .apart = run_apart, .arg = &rsm};
+		struct cal_sampler smp = {.take = run_take, .over = run_over, .arg = &rsm};
 		int trunc;
 		r->step_adds = cal_step_adds(r->base_adds, o->step, 0);
 		if (cal_resolution_measure(o, r->base_adds, r->timer.have_cycles, &smp, &r->resolution,
