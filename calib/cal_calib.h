@@ -91,15 +91,10 @@ double cal_largest_step(const struct cal_opts *o);
 /* Who takes the samples of the resolution's rounds: take(r, i, arg) fills
  * sample i of round r (cal_run: cal_measure with its timers and flusher; a
  * unit test: synthetic timings), over(arg) says whether the budget is used
- * up (NULL: never).  apart(r, arg) (NULL: none) fills every sample of round
- * r in another process, as another run's timings are taken, and returns 0,
- * or -1 when it could not (then take() measures the round here): each
- * block's close round is measured so, and the block's drift bound then
- * holds what moves from one process to the next (issue 32). */
+ * up (NULL: never). */
 struct cal_sampler {
 	void (*take)(struct cal_round *r, size_t i, void *arg);
 	int (*over)(void *arg);
-	int (*apart)(struct cal_round *r, void *arg);
 	void *arg;
 };
 

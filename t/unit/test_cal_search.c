@@ -386,63 +386,6 @@ static int judged_real(const double *a, const double *b, double d)
 	return v.real;
 }
 
-/* What moves from one process to the next bounds the resolution (issue 32,
- * session 13): on the 2-core guest the same chain's timings in separate
- * processes differ by 10-30 ns at 2.2 us (their lower edges 2283-2303 ns,
- * medians 2293-2334 ns over 20 processes) while one process's rounds, back
- * to back, agree within 1 ns; bench/calibrate-detect then found 2-6 false
- * alarms in 100 with a resolution of 10-20 ns measured in one process.
- * Synthetic rounds: 1 ns per addition and +-1 % spread in this process; a
- * round taken apart (another process) runs 0.8 % slower.  Every block's
- * close must be taken apart, and the resolution must not be below what
- * separates the processes. */
-struct apart_count {
-	int apart, taken;
-};
-
-static void steady_take(struct cal_round *r, size_t i, void *arg)
-{
-	struct apart_count *c = arg;
-	c->taken += i == 0;
-	double u = -1 + 2.0 * (double)((i * 17) % r->n) / (double)(r->n - 1);
-	r->ns[i] = (double)r->adds * (1 + 0.01 * u);
-}
-
-static int offset_apart(struct cal_round *r, void *arg)
-{
-	struct apart_count *c = arg;
-	c->apart++;
-	for (size_t i = 0; i < r->n; i++) {
-		double u = -1 + 2.0 * (double)((i * 17) % r->n) / (double)(r->n - 1);
-		r->ns[i] = (double)r->adds * (1 + 0.01 * u) * 1.008;
-	}
-	return 0;
-}
-
-START_TEST(test_resolution_close_apart)
-{
-	struct cal_opts o;
-	struct cal_resolution res;
-	struct apart_count c = {0, 0};
-	struct cal_sampler smp = {.take = steady_take, .apart = offset_apart, .arg = &c};
-	int trunc;
-	cal_opts_defaults(&o, 1);
-	ck_assert_int_eq(cal_resolution_measure(&o, 100000, 0, &smp, &res, &trunc), 0);
-	ck_assert_int_eq(trunc, 0);
-	ck_assert_int_eq(c.apart, (int)o.blocks);                        /* each block's close */
-	ck_assert_int_eq(c.taken, (int)(o.blocks * (o.steps + 1)));      /* the rest here */
-	ck_assert(res.found);
-	ck_assert_msg(res.d_ns >= 0.008 * 100000 * 0.99 && res.drift_bound,
-		      "resolution %g ns (drift %g), below the 800 ns between processes", res.d_ns, res.drift_ns);
-	/* Without a way to measure apart, the close is measured here. */
-	struct cal_sampler here = {.take = steady_take, .arg = &c};
-	c.apart = c.taken = 0;
-	ck_assert_int_eq(cal_resolution_measure(&o, 100000, 0, &here, &res, &trunc), 0);
-	ck_assert_int_eq(c.taken, (int)(o.blocks * (o.steps + 2)));
-	ck_assert(res.found && !res.drift_bound);
-}
-END_TEST
-
 START_TEST(test_resolution_one_burst)
 {
 	struct cal_opts o;
@@ -606,7 +549,6 @@ int main(void)
 	tcase_add_test(tc, test_resolution_judged_one_spoiled);
 	tcase_add_test(tc, test_clock_step);
 	tcase_add_test(tc, test_resolution_one_burst);
-	tcase_add_test(tc, test_resolution_close_apart);
 	tcase_add_test(tc, test_step_adds);
 	tcase_add_test(tc, test_report_schema_and_load);
 	tcase_add_test(tc, test_opts_check);
