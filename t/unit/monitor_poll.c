@@ -229,15 +229,22 @@ int main(int argc, char **argv)
 	ok(b.s.state == MW_STATE_COMPUTING, "state computing between polls");
 	ok(b.s.completions == a.s.completions && b.s.pending == 4, "nothing completed, 4 requests pending");
 
-	/* 2. MPI_Iprobe at one site, the tag changing: the record has the last */
+	/* 2. MPI_Iprobe at one site, the tag changing: a probe that finds
+	 * nothing within the tick of the watcher's clock of the last published
+	 * poll skips (the record keeps that poll's tag); the first probe of a
+	 * later tick writes its own (and a probe that finds a message writes
+	 * its own at once: 3b) */
 	for (int i = 0; i < 100; i++)
 		poll_probe(i % 2 ? 7 : 8, &flag);
+	usleep(300000);
+	poll_probe(7, &flag);
 	b = snap();
 	ok(!strcmp(b.s.call.name, "MPI_Iprobe") && b.s.call.tag == 7 && b.s.call.peer == 0,
-	   "MPI_Iprobe with a changing tag: the record has the last call's tag");
+	   "MPI_Iprobe with a changing tag: the first probe a tick later writes its tag");
+	usleep(300000);
 	poll_probe(8, &flag);
 	b = snap();
-	ok(b.s.call.tag == 8, "a different tag from the same site is written");
+	ok(b.s.call.tag == 8, "a different tag from the same site a tick later is written");
 
 	/* 3. a reader copying the slot all along sees consistent counters */
 	b = snap();
@@ -258,6 +265,25 @@ int main(int argc, char **argv)
 	ok(nsnaps > 0 && bad == 0, "a concurrent reader's copies: calls - tests constant, state and call valid");
 	if (bad)
 		printf("# %ld of %ld copies inconsistent\n", bad, nsnaps);
+
+	/* 3b. a probe that finds a message within the tick of the last
+	 * published poll is published at once (after case 3: the calls it
+	 * makes, MPI_Recv and MPI_Wait, are the record until the next
+	 * published poll, at most a tick) */
+	{
+		MPI_Request sr;
+		char sb[8] = "p", rb[8];
+		/* (MPICH completes a send to itself when it is received) */
+		MPI_Isend(sb, 1, MPI_CHAR, 0, 9, MPI_COMM_SELF, &sr);
+		for (int i = 0; i < 100; i++)
+			poll_probe(8, &flag);
+		poll_probe(9, &flag);
+		b = snap();
+		ok(flag && !strcmp(b.s.call.name, "MPI_Iprobe") && b.s.call.tag == 9,
+		   "a probe that finds a message writes the record at once: its tag");
+		MPI_Recv(rb, 8, MPI_CHAR, 0, 9, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+		MPI_Wait(&sr, MPI_STATUS_IGNORE);
+	}
 
 	/* 4. MPI_Testany from one site on r, then on a permutation of r: the
 	 * polling dump lists the current order (r0 r2 r1 r3) */
