@@ -329,10 +329,11 @@ def gen_poll_split(f):
     (mwm_poll_skipped); on a completion or an error, mws_X (noinline)
     writes the record with the handles of this call and attributes as a
     published poll does.  A probe (no handles) saves the arguments its
-    record holds (source, tag, comm) instead: one that finds nothing
+    record holds (comm, source, tag) instead: one that finds nothing
     skips; one that finds a message, or fails, goes to mws_X, which writes
     the record with them (a found message completes nothing: the slot
-    holds no more of it).  Return (the lines of mwr_X, mws_X, mwf_X, mwb_X,
+    holds no more of it; the arguments are saved in mwm.probe, not in the
+    frame).  Return (the lines of mwr_X, mws_X, mwf_X, mwb_X,
     mwl_X, mwk_X, mwp_X and mwy_X, the body of mwv_X after the plain
     check)."""
     a = f.attrs
@@ -403,9 +404,10 @@ def gen_poll_split(f):
     # handles this call was given (saved before it), so that a skipped poll
     # on another array than the record's (permuted, or a handle replaced,
     # within the tick) attributes its own completions.
-    # A probe's mws_X gets the arguments its record holds (a skipped
-    # probe's may differ from the record's), and that it found a message
-    # or failed is all it needs of the call.  An array of more than
+    # A probe's mws_X finds the arguments its record holds (a skipped
+    # probe's may differ from the record's) in mwm.probe, where mwk_X saved
+    # them, and that it found a message or failed is all it needs of the
+    # call.  An array of more than
     # MWM_REQS_BULK handles comes saved in mw_big (mwl_X's frame), else in
     # mw_a (mw_big NULL).
     sparams = [] if probe else rparams
@@ -414,7 +416,7 @@ def gen_poll_split(f):
     elif 'req1' in a:
         sextra = ['uint64_t mw_h1']
     else:
-        sextra = [ptype(f, v) + ' ' + v for _, _, _, v in rec]
+        sextra = []
     sdecl = ', '.join(['int rc'] + [p[2] for p in sparams] + sextra + ['void *mw_frame'])
     pre += ['static int mws_%s(%s) __attribute__((noinline));' % (f.cname, sdecl),
             'static int mws_%s(%s)' % (f.cname, sdecl), '{',
@@ -435,7 +437,7 @@ def gen_poll_split(f):
     elif 'req1' in a:
         pre += ['\tint mw_n = 1;'] + ['\t' + x for x in REQ1_WRITE]
     else:
-        pre += ['\tc->%s = %s;' % (fld, cexpr(f, 'c', v, what)) for _, fld, what, v in rec]
+        pre += ['\tc->%s = mwm.probe.%s;' % (fld, fld) for _, fld, _, _ in rec]
     if not probe:
         pre.append('\tc->nreqs = mw_n;')
     pre += ['\tmwm_commit_as(c, 0, 1);', '\tmwm_poll_published(c);']
@@ -450,7 +452,8 @@ def gen_poll_split(f):
     # registers are not saved and restored on every skipped poll.  The
     # handles before the call go into mw_px (volatile, not address-taken:
     # no stack canary; read back only on the completion path).
-    # A probe saves the arguments its record holds instead of handles.
+    # A probe saves the arguments its record holds instead of handles, in
+    # mwm.probe (process-local; not in its frame: mwm.h says why).
     # Above MWM_REQS_BULK handles, mwl_X (up to MWM_MAX_WAIT, the call
     # extension's capacity) or mwb_X (beyond: compared and published).
     lcall = 'mwl_%s(%s)' % (f.cname, args)
@@ -461,8 +464,6 @@ def gen_poll_split(f):
         K += ['\t\tint mw_n;', '\t\tstruct mwm_reqs8 mw_a;']
     elif 'req1' in a:
         K += ['\t\tuint64_t mw_h1;']
-    else:
-        K += ['\t\t__typeof__(%s) %s;' % (v, v) for _, _, _, v in rec]
     K.append('\t} volatile mw_px;')
     if 'reqs' in a:
         cnt, arr = a['reqs'].split(',')
@@ -481,7 +482,7 @@ def gen_poll_split(f):
     elif 'req1' in a:
         K.append('\tmw_px.mw_h1 = MWH(*%s);' % a['req1'])
     else:
-        K += ['\tmw_px.%s = %s;' % (v, v) for _, _, _, v in rec]
+        K += ['\tmwm.probe.%s = %s;' % (fld, cexpr(f, 'c', v, what)) for _, fld, what, v in rec]
     K += ['\tmw_px.%s = %s;' % (p[1], p[1]) for p in rparams]
     sdone = '*mw_px.%s' % (a['outcount'] if 'outcount' in a else a['flag'])
     K += ['\tint rc = P%s(%s);' % (f.cname, args),
@@ -492,7 +493,7 @@ def gen_poll_split(f):
           '\t\treturn mws_%s(%s);' % (f.cname, ', '.join(
               ['rc'] + ['mw_px.' + p[1] for p in sparams] +
               (['mw_px.mw_n', 'mw_px.mw_a', 'NULL'] if 'reqs' in a else
-               ['mw_px.mw_h1'] if 'req1' in a else ['mw_px.' + v for _, _, _, v in rec]) +
+               ['mw_px.mw_h1'] if 'req1' in a else []) +
               ['__builtin_frame_address(0)'])),
           '\tmwm_poll_skipped();',
           '\treturn rc;', '}']

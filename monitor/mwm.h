@@ -90,6 +90,18 @@ struct mwm_rt {
 	uint64_t poll_tick;
 	uint64_t polls_skipped;
 	int ticking;
+	/* A skipped probe's record arguments (MPI_Iprobe, MPI_Improbe),
+	 * saved before its call for the record that a found message or an
+	 * error writes (gen.py, mws_X; a probe nested in the call, from an
+	 * error handler, would leave its own).  Here, not in the wrapper's
+	 * frame: three stores into the frame just above Open MPI's
+	 * PMPI_Iprobe's cost it 6-7 ns per probe on this project's AMD EPYC
+	 * VM (cause not found: no PMU), these nothing measurable
+	 * (doc/benchmarks.md, issue 34, session 13). */
+	struct {
+		uint64_t comm;
+		int32_t peer, tag;
+	} probe;
 	/* MPI constants, normalised by the glue at init */
 	int proc_null, any_source, mpi_root, undefined;
 	uint64_t comm_world, req_null;
