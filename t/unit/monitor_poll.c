@@ -285,6 +285,27 @@ int main(int argc, char **argv)
 		MPI_Wait(&sr, MPI_STATUS_IGNORE);
 	}
 
+	/* 3c. the same for MPI_Improbe: repeated without a message, then
+	 * finding one (tag 10), which the record names at once and MPI_Mrecv
+	 * receives */
+	{
+		MPI_Request sr;
+		MPI_Message msg = MPI_MESSAGE_NULL;
+		char sb[8] = "m", rb[8] = "";
+		int fl = 0;
+		MPI_Isend(sb, 1, MPI_CHAR, 0, 10, MPI_COMM_SELF, &sr);
+		for (int i = 0; i < 101 && !fl; i++)
+			if (MPI_Improbe(0, i < 100 ? 8 : 10, MPI_COMM_SELF, &fl, &msg, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+				abort();
+		b = snap();
+		ok(fl && !strcmp(b.s.call.name, "MPI_Improbe") && b.s.call.tag == 10,
+		   "MPI_Improbe that finds a message writes the record at once: its tag");
+		if (fl)
+			MPI_Mrecv(rb, 8, MPI_CHAR, &msg, MPI_STATUS_IGNORE);
+		MPI_Wait(&sr, MPI_STATUS_IGNORE);
+		ok(rb[0] == 'm', "MPI_Mrecv receives the message MPI_Improbe found");
+	}
+
 	/* 4. MPI_Testany from one site on r, then on a permutation of r: the
 	 * polling dump lists the current order (r0 r2 r1 r3) */
 	for (int i = 0; i < 100; i++)
