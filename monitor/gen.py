@@ -307,7 +307,8 @@ def gen_poll_entry(f, lang, xcall, force_full=False):
 
 
 def gen_poll_split(f):
-    """The plain C fast path of an MPI_Test* wrapper (kind test), so that a
+    """The plain C fast path of an MPI_Test* wrapper (kind test) or of
+    MPI_Iprobe/MPI_Improbe (kind iprobe), so that a
     poll that completes nothing (hpcc's MPIRandomAccess makes millions)
     keeps nothing live across the call but what the completion test needs
     (issue 34): the exported wrapper mwv_X compares the poll with the call
@@ -318,16 +319,23 @@ def gen_poll_split(f):
     mwm.x.reqs (unless a nested call changed them, which mwm.x.gen tells) or
     the one handle mw_h1.  Any other poll is left whole to mwf_X
     (noinline: writes the record, its handles into the call extension
-    mwm.x.reqs, calls and attributes), an array of more than MWM_REQS_BULK
-    handles to mwb_X (the same after a comparison with memcmp).
-    Before all that, a poll within the same tick of the watcher's coarse
-    clock as the last published poll (mwm_poll_skip) neither compares nor
-    publishes: it saves the handles before the call (MPI overwrites a
-    completed one) in mw_px, calls, and counts itself (mwm_poll_skipped);
-    on a completion or an error, mws_X (noinline) writes the record with
-    the handles of this call and attributes as a published poll does.
-    Return (the lines of mwr_X, mws_X, mwf_X and mwb_X, the body of mwv_X
-    after the plain check, with mw_site and mw_frame defined)."""
+    mwm.x.reqs, calls and attributes), an array of more than MWM_MAX_WAIT
+    handles (more than the call extension holds) to mwb_X (the same after
+    a comparison).  Before all that, a poll within the same tick of the
+    watcher's coarse clock as the last published poll (mwm_poll_skip)
+    neither compares nor publishes: mwk_X saves the handles before the
+    call (MPI overwrites a completed one) in mw_px (up to MWM_REQS_BULK;
+    mwl_X up to MWM_MAX_WAIT, in its frame), calls, and counts itself
+    (mwm_poll_skipped); on a completion or an error, mws_X (noinline)
+    writes the record with the handles of this call and attributes as a
+    published poll does.  A probe (no handles) saves the arguments its
+    record holds (comm, source, tag) instead: one that finds nothing
+    skips; one that finds a message, or fails, goes to mws_X, which writes
+    the record with them (a found message completes nothing: the slot
+    holds no more of it; the arguments are saved in mwm.probe, not in the
+    frame).  Return (the lines of mwr_X, mws_X, mwf_X, mwb_X,
+    mwl_X, mwk_X, mwp_X and mwy_X, the body of mwv_X after the plain
+    check)."""
     a = f.attrs
     args = ', '.join(p[1] for p in f.params)
     # what the completions read: the flag, index and out-count parameters
@@ -339,12 +347,18 @@ def gen_poll_split(f):
     else:
         extra = 'uint64_t mw_h1'
         head = []
-    rdecl = ', '.join(['int rc'] + [p[2] for p in rparams] + [extra])
-    pre = ['static int mwr_%s(%s) __attribute__((noinline));' % (f.cname, rdecl),
-           'static int mwr_%s(%s)' % (f.cname, rdecl), '{']
-    pre += head
-    pre += gen_after(f, 'c', '\t/* the call was made by mwv_%s */' % f.cname, False)
-    pre += ['\treturn rc;', '}']
+    probe = f.kind == 'iprobe'
+    # a probe's arguments, which its record holds (source, tag, comm)
+    rec = [(key, fld, what, a[key]) for key, fld, what in
+           (('comm', 'comm', 'handle'), ('peer', 'peer', 'int'), ('tag', 'tag', 'int')) if key in a]
+    pre = []
+    if not probe:
+        rdecl = ', '.join(['int rc'] + [p[2] for p in rparams] + [extra])
+        pre += ['static int mwr_%s(%s) __attribute__((noinline));' % (f.cname, rdecl),
+                'static int mwr_%s(%s)' % (f.cname, rdecl), '{']
+        pre += head
+        pre += gen_after(f, 'c', '\t/* the call was made by mwv_%s */' % f.cname, False)
+        pre += ['\treturn rc;', '}']
     # the exported wrapper's body.  What mwr_X needs after the call goes
     # into mw_px, a volatile local: it is stored once, and read back (after
     # the call) only on the completion path, so no callee-saved register
@@ -352,7 +366,10 @@ def gen_poll_split(f):
     # idle poll's instructions, issue 34).  Volatile, not address-taken: no
     # stack canary.
     pxf = [(p[1], '__typeof__(%s)' % p[1]) for p in rparams]
-    pxf += [('mw_n', 'int'), ('mw_gen', 'uint32_t')] if 'reqs' in a else [('mw_h1', 'uint64_t')]
+    if 'reqs' in a:
+        pxf += [('mw_n', 'int'), ('mw_gen', 'uint32_t')]
+    elif 'req1' in a:
+        pxf += [('mw_h1', 'uint64_t')]
     # any other poll: mwf_X or mwb_X writes the record (mwb_X unless it
     # repeats), calls and attributes (noinline,
     # so that the fast path below has no code but the repeat's, few
@@ -362,8 +379,9 @@ def gen_poll_split(f):
     # as the stack walk reads it), and the frame is the one mwf_X itself
     # then sets up at the same place.
     # mwf_X is given the polls found not to repeat the record (it writes it
-    # without comparing again), mwb_X the arrays of more than MWM_REQS_BULK
-    # handles (it compares with memcmp first).
+    # without comparing again), mwb_X the arrays of more than MWM_MAX_WAIT
+    # handles (its comparison finds them never repeated: the call extension
+    # holds MWM_MAX_WAIT; it writes the record with a heap copy).
     fdecl = ''.join(p[2] + ', ' for p in f.params) + 'void *mw_frame'
     for pfx, full in (('mwf', True), ('mwb', False)):
         if pfx == 'mwb' and 'reqs' not in a:
@@ -386,28 +404,43 @@ def gen_poll_split(f):
     # handles this call was given (saved before it), so that a skipped poll
     # on another array than the record's (permuted, or a handle replaced,
     # within the tick) attributes its own completions.
+    # A probe's mws_X finds the arguments its record holds (a skipped
+    # probe's may differ from the record's) in mwm.probe, where mwk_X saved
+    # them, and that it found a message or failed is all it needs of the
+    # call.  An array of more than
+    # MWM_REQS_BULK handles comes saved in mw_big (mwl_X's frame), else in
+    # mw_a (mw_big NULL).
+    sparams = [] if probe else rparams
     if 'reqs' in a:
-        hs = ['mw_a%d' % i for i in range(8)]
-        sextra = ['int mw_n', 'struct mwm_reqs8 mw_a']
-    else:
-        hs = ['mw_h1']
+        sextra = ['int mw_n', 'struct mwm_reqs8 mw_a', 'const MPI_Request *mw_big']
+    elif 'req1' in a:
         sextra = ['uint64_t mw_h1']
-    sdecl = ', '.join(['int rc'] + [p[2] for p in rparams] + sextra + ['void *mw_frame'])
+    else:
+        sextra = []
+    sdecl = ', '.join(['int rc'] + [p[2] for p in sparams] + sextra + ['void *mw_frame'])
     pre += ['static int mws_%s(%s) __attribute__((noinline));' % (f.cname, sdecl),
             'static int mws_%s(%s)' % (f.cname, sdecl), '{',
             '\tvoid *mw_site = ((void **)mw_frame)[1];',
             '\tstruct mw_slot_call *c = mwm_begin(MWM_OP_%s, 0, mw_site, mw_frame);' % f.name]
     if 'reqs' in a:
         pre += ['\tuint64_t *mw_heap = NULL, *mw_before = mwm.x.reqs;',
-                '\tint n = mw_n;',
+                '\tif (mw_big)',
+                '\t\tmwm_reqs_get(mwm.x.reqs, mw_big, mw_n);',
+                '\telse {',
+                '\t\tint n = mw_n;',
                 '#define MWM_PUT1(i) mwm.x.reqs[i] = mw_a.h##i',
-                '\tMWM_REQS_UNROLL(MWM_PUT1)',
+                '\t\tMWM_REQS_UNROLL(MWM_PUT1)',
                 '#undef MWM_PUT1',
+                '\t}',
                 '\tmwm.x.nreqs = mw_n;',
                 '\tuint32_t mw_gen = ++mwm.x.gen;']
-    else:
+    elif 'req1' in a:
         pre += ['\tint mw_n = 1;'] + ['\t' + x for x in REQ1_WRITE]
-    pre += ['\tc->nreqs = mw_n;', '\tmwm_commit_as(c, 0, 1);', '\tmwm_poll_published(c);']
+    else:
+        pre += ['\tc->%s = mwm.probe.%s;' % (fld, fld) for _, fld, _, _ in rec]
+    if not probe:
+        pre.append('\tc->nreqs = mw_n;')
+    pre += ['\tmwm_commit_as(c, 0, 1);', '\tmwm_poll_published(c);']
     pre += gen_after(f, 'c', '\t/* the call was made by mwv_%s */' % f.cname, False)
     pre += ['\treturn rc;', '}']
     fcall = 'mwf_%s(%s, mw_frame)' % (f.cname, args)
@@ -419,12 +452,17 @@ def gen_poll_split(f):
     # registers are not saved and restored on every skipped poll.  The
     # handles before the call go into mw_px (volatile, not address-taken:
     # no stack canary; read back only on the completion path).
+    # A probe saves the arguments its record holds instead of handles, in
+    # mwm.probe (process-local; not in its frame: mwm.h says why).
+    # Above MWM_REQS_BULK handles, mwl_X (up to MWM_MAX_WAIT, the call
+    # extension's capacity) or mwb_X (beyond: compared and published).
+    lcall = 'mwl_%s(%s)' % (f.cname, args)
     K = ['static int mwk_%s(%s) __attribute__((noinline));' % (f.cname, decl),
          'static int mwk_%s(%s)' % (f.cname, decl), '{', '\tstruct {']
     K += ['\t\t__typeof__(%s) %s;' % (p[1], p[1]) for p in rparams]
     if 'reqs' in a:
         K += ['\t\tint mw_n;', '\t\tstruct mwm_reqs8 mw_a;']
-    else:
+    elif 'req1' in a:
         K += ['\t\tuint64_t mw_h1;']
     K.append('\t} volatile mw_px;')
     if 'reqs' in a:
@@ -433,7 +471,7 @@ def gen_poll_split(f):
               '\tif (mw_n == 1) /* no switch for one handle (hpcc) */',
               '\t\tmw_px.mw_a.h0 = MWH(%s[0]);' % arr,
               '\telse if (__builtin_expect((unsigned)mw_n > MWM_REQS_BULK, 0))',
-              '\t\treturn %s; /* more than mw_px takes: compared and published */' % bcall,
+              '\t\treturn (unsigned)mw_n > MWM_MAX_WAIT ? %s : %s; /* more than mw_px takes */' % (bcall, lcall),
               '\telse {',
               '\t\tint n = mw_n;',
               '#define MWM_SAVE1(i) mw_px.mw_a.h##i = MWH(%s[i])' % arr,
@@ -441,8 +479,10 @@ def gen_poll_split(f):
               '#undef MWM_SAVE1',
               '\t}',
               '\tmw_px.mw_n = mw_n;']
-    else:
+    elif 'req1' in a:
         K.append('\tmw_px.mw_h1 = MWH(*%s);' % a['req1'])
+    else:
+        K += ['\tmwm.probe.%s = %s;' % (fld, cexpr(f, 'c', v, what)) for _, fld, what, v in rec]
     K += ['\tmw_px.%s = %s;' % (p[1], p[1]) for p in rparams]
     sdone = '*mw_px.%s' % (a['outcount'] if 'outcount' in a else a['flag'])
     K += ['\tint rc = P%s(%s);' % (f.cname, args),
@@ -451,20 +491,56 @@ def gen_poll_split(f):
           # then does not matter); MPI_SUCCESS is 0 (mwm_glue.h)
           '\tif (__builtin_expect(rc | %s, 0))' % sdone,
           '\t\treturn mws_%s(%s);' % (f.cname, ', '.join(
-              ['rc'] + ['mw_px.' + p[1] for p in rparams] +
-              (['mw_px.mw_n', 'mw_px.mw_a'] if 'reqs' in a else ['mw_px.mw_h1']) +
+              ['rc'] + ['mw_px.' + p[1] for p in sparams] +
+              (['mw_px.mw_n', 'mw_px.mw_a', 'NULL'] if 'reqs' in a else
+               ['mw_px.mw_h1'] if 'req1' in a else []) +
               ['__builtin_frame_address(0)'])),
           '\tmwm_poll_skipped();',
           '\treturn rc;', '}']
+    if 'reqs' in a:
+        # mwl_X: the skip path of an array of MWM_REQS_BULK + 1 to
+        # MWM_MAX_WAIT handles (tail-called by mwk_X: its frame is where
+        # mwv_X's was).  The handles before the call are copied as they
+        # are (MPI_Request: no conversion) into its frame, in blocks of
+        # MWM_REQS_BULK: the first and the last (overlapping when n < 16;
+        # n > MWM_REQS_BULK), then those between (no loop up to 16: hpcc's
+        # 16), and read only on the completion path, which
+        # mws_X takes a pointer to (a call, not a tail call: the copy is in
+        # this frame).  Never more than MWM_MAX_WAIT handles (mwk_X's test),
+        # so the copy has no canary (an array in the frame would get one).
+        cnt, arr = a['reqs'].split(',')
+        pre += ['static int mwl_%s(%s) __attribute__((noinline, no_stack_protector,' % (f.cname, decl),
+                '\toptimize("no-tree-loop-distribute-patterns")));',
+                'static int mwl_%s(%s)' % (f.cname, decl), '{', '\tstruct {']
+        pre += ['\t\t__typeof__(%s) %s;' % (p[1], p[1]) for p in rparams]
+        pre += ['\t\tint mw_n;', '\t\tconst MPI_Request *mw_saved;', '\t} volatile mw_px;',
+                '\tMPI_Request mw_saved[MWM_MAX_WAIT];',
+                '\tint mw_n = %s;' % cnt,
+                '#define MWM_SAVE8(i) __builtin_memcpy(&mw_saved[i], &%s[i], MWM_REQS_BULK * sizeof(MPI_Request))' % arr,
+                '\tMWM_SAVE8(0);',
+                '\tMWM_SAVE8(mw_n - MWM_REQS_BULK);',
+                '\tif (__builtin_expect(mw_n > 2 * MWM_REQS_BULK, 0))',
+                '\t\tfor (int i = MWM_REQS_BULK; i < mw_n - MWM_REQS_BULK; i += MWM_REQS_BULK)',
+                '\t\t\tMWM_SAVE8(i);',
+                '#undef MWM_SAVE8',
+                '\tmw_px.mw_n = mw_n;',
+                '\tmw_px.mw_saved = mw_saved; /* (read back: no callee-saved register for it) */']
+        pre += ['\tmw_px.%s = %s;' % (p[1], p[1]) for p in rparams]
+        pre += ['\tint rc = P%s(%s);' % (f.cname, args),
+                '\tif (__builtin_expect(rc | %s, 0))' % sdone,
+                '\t\treturn mws_%s(%s);' % (f.cname, ', '.join(
+                    ['rc'] + ['mw_px.' + p[1] for p in sparams] +
+                    ['mw_px.mw_n', '(struct mwm_reqs8){0}', 'mw_px.mw_saved', '__builtin_frame_address(0)'])),
+                '\tmwm_poll_skipped();',
+                '\treturn rc;', '}']
     pre += K
     # the compare path: mwp_X, tail-called by mwv_X otherwise (the same
     # frame and call site)
     P = ['static int mwp_%s(%s) __attribute__((noinline));' % (f.cname, decl),
          'static int mwp_%s(%s)' % (f.cname, decl), '{',
-         '\tvoid *mw_site = __builtin_return_address(0), *mw_frame = __builtin_frame_address(0);',
-         '\tstruct {']
-    P += ['\t\t%s %s;' % (t, n) for n, t in pxf]
-    P.append('\t} volatile mw_px;')
+         '\tvoid *mw_site = __builtin_return_address(0), *mw_frame = __builtin_frame_address(0);']
+    if not probe:  # (a probe keeps nothing across the call)
+        P += ['\tstruct {'] + ['\t\t%s %s;' % (t, n) for n, t in pxf] + ['\t} volatile mw_px;']
     L = P
     if 'reqs' in a:
         cnt, arr = a['reqs'].split(',')
@@ -478,12 +554,26 @@ def gen_poll_split(f):
         L.append('\t\treturn %s;' % fcall)
         L.append('\tmw_px.mw_n = mw_n;')
         L.append('\tmw_px.mw_gen = mwm.x.gen;')
+    elif probe:
+        # the record's source, tag and communicator
+        L.append('\tconst struct mw_slot_call *c = &mwm.slot->call;')
+        L.append('\tif (!mwm_poll_again(MWM_OP_%s, 0, mw_site, mw_frame)%s)' % (f.name, ''.join(
+            ' ||\n\t    c->%s != %s' % (fld, cexpr(f, 'c', v, what)) for _, fld, what, v in rec)))
+        L.append('\t\treturn %s;' % fcall)
     else:
         L.append('\tuint64_t mw_h1 = MWH(*%s);' % a['req1'])
         L.append('\tif (!mwm_poll_again(MWM_OP_%s, 0, mw_site, mw_frame) || mwm.x.nreqs != 1 ||' % f.name)
         L.append('\t    mwm.x.reqs[0] != mw_h1)')
         L.append('\t\treturn %s;' % fcall)
         L.append('\tmw_px.mw_h1 = mw_h1;')
+    if probe:
+        # what it finds changes nothing the slot holds: no completion test
+        L += ['\tmwm_poll_enter_tick();',
+              '\tint rc = P%s(%s);' % (f.cname, args),
+              '\tmwm_poll_finish(0, 0);',
+              '\treturn rc;', '}']
+        pre += L
+        return pre, mwv_tail(f, args, bcall, decl, pre)
     L += ['\tmw_px.%s = %s;' % (p[1], p[1]) for p in rparams]
     L.append('\tmwm_poll_enter_tick();')
     L.append('\tint rc = P%s(%s);' % (f.cname, args))
@@ -499,13 +589,21 @@ def gen_poll_split(f):
     L.append('\tmwm_poll_finish(0, 0);')
     L += ['\treturn rc;', '}']
     pre += L
-    # mwv_X after the plain check: more handles than the unrolled
-    # comparison takes go to mwb_X (memcmp), a poll within the tick of the
-    # last published one to mwk_X, any other to mwp_X
+    return pre, mwv_tail(f, args, bcall, decl, pre)
+
+
+def mwv_tail(f, args, bcall, decl, pre):
+    """The body of mwv_X after the plain check (gen_poll_split): a poll
+    within the tick of the last published one goes to mwk_X, an array of
+    more handles than the call extension holds to mwb_X (it writes the
+    record, with a heap copy), any other to mwp_X (the compare path, a
+    memcmp above MWM_REQS_BULK handles).  Adds
+    mwy_X, the general wrapper's entry, to pre."""
+    a = f.attrs
     V = ['\tif (__builtin_expect(mwm_poll_skip(), 1))',
          '\t\treturn mwk_%s(%s);' % (f.cname, args)]
     if 'reqs' in a:
-        V.append('\tif (__builtin_expect((unsigned)%s > MWM_REQS_BULK, 0))' % a['reqs'].split(',')[0])
+        V.append('\tif (__builtin_expect((unsigned)%s > MWM_MAX_WAIT, 0))' % a['reqs'].split(',')[0])
         V.append('\t\treturn %s;' % bcall)
     V.append('\treturn mwp_%s(%s);' % (f.cname, args))
     # the general wrapper's entry for mwv_X, which sets up no frame of its
@@ -517,7 +615,7 @@ def gen_poll_split(f):
             '\t\treturn P%s(%s);' % (f.cname, args),
             '\treturn mwx_%s(%s, __builtin_return_address(0), __builtin_frame_address(0));' % (f.cname, args),
             '}']
-    return pre, V
+    return V
 
 
 def gen_after(f, lang, call, prof):
@@ -669,7 +767,7 @@ def gen_wrappers(fns):
         o += gen_body(f, 'c', '\tint rc = P%s(%s);' % (f.cname, args))
         o.append('\treturn rc;')
         o.append('}')
-        split = gen_poll_split(f) if f.kind == 'test' else None
+        split = gen_poll_split(f) if f.kind in ('test', 'iprobe') else None
         if split:
             o += split[0]
         # the exported one: the plain fast path (mwm.plain), else the above

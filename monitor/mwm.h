@@ -4,9 +4,9 @@
  *
  * Fast path (every wrapped call): a handful of stores into the shared-memory
  * slot under its seqlock and one load of the watcher's coarse clock (a
- * repeated poll: three single stores, no seqlock; an MPI_Test* poll within
- * the tick of the last published one: one process-local counter,
- * mwm_poll_skip()).  No system call, no lock, no allocation.
+ * repeated poll: three single stores, no seqlock; an MPI_Test* poll of up
+ * to MWM_MAX_WAIT handles, or an MPI_Iprobe/MPI_Improbe, within the tick of
+ * the last published poll: one process-local counter, mwm_poll_skip()).  No system call, no lock, no allocation.
  */
 #ifndef MWM_H
 #define MWM_H
@@ -21,6 +21,13 @@
 #include "stall.h"
 #include "reqtab.h"
 
+/* The request handles the call record's extension holds (mwm.x.reqs); a
+ * longer array is copied to the heap by the wrappers that write it.  Also
+ * the bound of the polls that skip within a tick (monitor/gen.py, mwl_X):
+ * up to it, the handles a skipped poll saves fit a 512-byte frame and its
+ * completion writes them straight into mwm.x.reqs; a longer array would
+ * need the heap copy on the completion path (and one is rare: hpcc polls
+ * 16 with 5 ranks or more). */
 #define MWM_MAX_WAIT 64
 #define MWM_NOARG INT32_MIN /* a rank argument the call does not have */
 
@@ -83,6 +90,18 @@ struct mwm_rt {
 	uint64_t poll_tick;
 	uint64_t polls_skipped;
 	int ticking;
+	/* A skipped probe's record arguments (MPI_Iprobe, MPI_Improbe),
+	 * saved before its call for the record that a found message or an
+	 * error writes (gen.py, mws_X; a probe nested in the call, from an
+	 * error handler, would leave its own).  Here, not in the wrapper's
+	 * frame: three stores into the frame just above Open MPI's
+	 * PMPI_Iprobe's cost it 6-7 ns per probe on this project's AMD EPYC
+	 * VM (cause not found: no PMU), these nothing measurable
+	 * (doc/benchmarks.md, issue 34, session 13). */
+	struct {
+		uint64_t comm;
+		int32_t peer, tag;
+	} probe;
 	/* MPI constants, normalised by the glue at init */
 	int proc_null, any_source, mpi_root, undefined;
 	uint64_t comm_world, req_null;
@@ -221,11 +240,12 @@ MWM_FAST struct mw_slot_call *mwm_poll_enter(void)
 	return mwm_poll_enter_n(1);
 }
 
-/* mwm_poll_enter() for a poll of an op that may skip (the MPI_Test*
- * family's plain path, gen_poll_split): it is also the tick's published
- * poll, which counts the polls skipped since the last one (in the same
- * store) and sets mwm.poll_tick.  Polls of other ops (MPI_Iprobe, Fortran)
- * keep mwm_poll_enter() (no extra work for them). */
+/* mwm_poll_enter() for a poll of an op that may skip (the plain path of
+ * MPI_Test*, MPI_Iprobe and MPI_Improbe, gen_poll_split): it is also the
+ * tick's published poll, which counts the polls skipped since the last one
+ * (in the same store) and sets mwm.poll_tick.  The polls that do not skip
+ * (Fortran, the general wrapper, more than MWM_MAX_WAIT handles) keep
+ * mwm_poll_enter() (no extra work for them). */
 MWM_FAST struct mw_slot_call *mwm_poll_enter_tick(void)
 {
 	struct mw_slot_call *c = mwm_poll_enter_n(1 + mwm.polls_skipped);

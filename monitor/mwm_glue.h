@@ -81,7 +81,9 @@ static inline __attribute__((always_inline)) int mwm_reqs_same(const uint64_t *x
 /* The handles of a request array of up to MWM_REQS_BULK, as a skipped
  * poll saves them before its call (monitor/gen.py, mwk_X): a struct of
  * scalars, passed by value to its completion path (no array: no stack
- * canary in the skip path). */
+ * canary in the skip path).  A longer array, up to MWM_MAX_WAIT, is saved
+ * as it is in mwl_X's frame (an array without a canary: its length is
+ * checked before the copy). */
 struct mwm_reqs8 {
 	uint64_t h0, h1, h2, h3, h4, h5, h6, h7;
 };

@@ -76,6 +76,26 @@ static __attribute__((noinline)) void poll_probe(int tag, int *flag)
 		abort();
 }
 
+/* MPI_Testany / MPI_Testsome over k of up to 80 handles, one call site each
+ * (arrays beyond the unrolled 8, up to and beyond the skip path's bound) */
+static __attribute__((noinline)) int poll_anybig(int k, MPI_Request *r, int *flag)
+{
+	int idx = MPI_UNDEFINED;
+	if (MPI_Testany(k, r, &idx, flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+		abort();
+	return idx;
+}
+
+static __attribute__((noinline)) int poll_somebig(int k, MPI_Request *r, int *flag)
+{
+	int oc = 0, idx[80];
+	static MPI_Status st[80]; /* (MPI_STATUSES_IGNORE: gcc's -Wstringop-overflow on MPICH's mpi.h) */
+	if (MPI_Testsome(k, r, &oc, idx, st) != MPI_SUCCESS)
+		abort();
+	*flag = oc > 0 && oc != MPI_UNDEFINED;
+	return *flag ? idx[0] : MPI_UNDEFINED;
+}
+
 /* a generalized request whose query callback polls another request */
 static int gq_nested;
 static int gq_query(void *extra, MPI_Status *st)
@@ -209,15 +229,22 @@ int main(int argc, char **argv)
 	ok(b.s.state == MW_STATE_COMPUTING, "state computing between polls");
 	ok(b.s.completions == a.s.completions && b.s.pending == 4, "nothing completed, 4 requests pending");
 
-	/* 2. MPI_Iprobe at one site, the tag changing: the record has the last */
+	/* 2. MPI_Iprobe at one site, the tag changing: a probe that finds
+	 * nothing within the tick of the watcher's clock of the last published
+	 * poll skips (the record keeps that poll's tag); the first probe of a
+	 * later tick writes its own (and a probe that finds a message writes
+	 * its own at once: 3b) */
 	for (int i = 0; i < 100; i++)
 		poll_probe(i % 2 ? 7 : 8, &flag);
+	usleep(300000);
+	poll_probe(7, &flag);
 	b = snap();
 	ok(!strcmp(b.s.call.name, "MPI_Iprobe") && b.s.call.tag == 7 && b.s.call.peer == 0,
-	   "MPI_Iprobe with a changing tag: the record has the last call's tag");
+	   "MPI_Iprobe with a changing tag: the first probe a tick later writes its tag");
+	usleep(300000);
 	poll_probe(8, &flag);
 	b = snap();
-	ok(b.s.call.tag == 8, "a different tag from the same site is written");
+	ok(b.s.call.tag == 8, "a different tag from the same site a tick later is written");
 
 	/* 3. a reader copying the slot all along sees consistent counters */
 	b = snap();
@@ -238,6 +265,46 @@ int main(int argc, char **argv)
 	ok(nsnaps > 0 && bad == 0, "a concurrent reader's copies: calls - tests constant, state and call valid");
 	if (bad)
 		printf("# %ld of %ld copies inconsistent\n", bad, nsnaps);
+
+	/* 3b. a probe that finds a message within the tick of the last
+	 * published poll is published at once (after case 3: the calls it
+	 * makes, MPI_Recv and MPI_Wait, are the record until the next
+	 * published poll, at most a tick) */
+	{
+		MPI_Request sr;
+		char sb[8] = "p", rb[8];
+		/* (MPICH completes a send to itself when it is received) */
+		MPI_Isend(sb, 1, MPI_CHAR, 0, 9, MPI_COMM_SELF, &sr);
+		for (int i = 0; i < 100; i++)
+			poll_probe(8, &flag);
+		poll_probe(9, &flag);
+		b = snap();
+		ok(flag && !strcmp(b.s.call.name, "MPI_Iprobe") && b.s.call.tag == 9,
+		   "a probe that finds a message writes the record at once: its tag");
+		MPI_Recv(rb, 8, MPI_CHAR, 0, 9, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+		MPI_Wait(&sr, MPI_STATUS_IGNORE);
+	}
+
+	/* 3c. the same for MPI_Improbe: repeated without a message, then
+	 * finding one (tag 10), which the record names at once and MPI_Mrecv
+	 * receives */
+	{
+		MPI_Request sr;
+		MPI_Message msg = MPI_MESSAGE_NULL;
+		char sb[8] = "m", rb[8] = "";
+		int fl = 0;
+		MPI_Isend(sb, 1, MPI_CHAR, 0, 10, MPI_COMM_SELF, &sr);
+		for (int i = 0; i < 101 && !fl; i++)
+			if (MPI_Improbe(0, i < 100 ? 8 : 10, MPI_COMM_SELF, &fl, &msg, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+				abort();
+		b = snap();
+		ok(fl && !strcmp(b.s.call.name, "MPI_Improbe") && b.s.call.tag == 10,
+		   "MPI_Improbe that finds a message writes the record at once: its tag");
+		if (fl)
+			MPI_Mrecv(rb, 8, MPI_CHAR, &msg, MPI_STATUS_IGNORE);
+		MPI_Wait(&sr, MPI_STATUS_IGNORE);
+		ok(rb[0] == 'm', "MPI_Mrecv receives the message MPI_Improbe found");
+	}
 
 	/* 4. MPI_Testany from one site on r, then on a permutation of r: the
 	 * polling dump lists the current order (r0 r2 r1 r3) */
@@ -409,6 +476,108 @@ int main(int argc, char **argv)
 		   "MPI_Testany on a permuted array completes its 3rd handle: the completion is that receive's");
 		if (!(fl && idx == 2 && b.s.pending == 0))
 			printf("# flag %d index %d pending %u\n", fl, idx, b.s.pending);
+	}
+
+	/* 9. a rank that only repeats one MPI_Iprobe that never finds a
+	 * message (most of its probes fall within a tick of the watcher's clock
+	 * as the one before): the agent's stall rule says 'polling' after the
+	 * timeout, and the watcher's polling dump names the probe (MPI_Iprobe,
+	 * source 0, tag 501, MPI_COMM_SELF) */
+	{
+		int dumps9 = snap().s.dumps;
+		pthread_t ag;
+		agent_stop = agent_polling = 0;
+		pthread_create(&ag, NULL, agent, NULL);
+		double t9 = now_s();
+		while (now_s() - t9 < 30 && (!agent_polling || snap().s.dumps == dumps9))
+			for (int i = 0; i < 1000; i++)
+				poll_probe(501, &flag);
+		agent_stop = 1;
+		pthread_join(ag, NULL);
+		ok(agent_polling && !flag, "a rank repeating one MPI_Iprobe: the agent's stall rule says polling");
+		d = snap();
+		ok(d.s.dumps > dumps9, "a rank repeating one MPI_Iprobe: the watcher wrote a polling dump");
+		j = d.s.dumps > dumps9 ? json_object_from_file(d.s.dump_path) : NULL;
+		int self_id = -2;
+		json_object *comms = j ? jpath(j, "comms", NULL) : NULL;
+		for (size_t k = 0; comms && k < json_object_array_length(comms); k++) {
+			json_object *e = json_object_array_get_idx(comms, k), *nm = jpath(e, "name", NULL);
+			if (nm && !strcmp(json_object_get_string(nm), "MPI_COMM_SELF"))
+				self_id = json_object_get_int(jpath(e, "id", NULL));
+		}
+		ok(j && !strcmp(json_object_get_string(jpath(j, "reason", NULL)), "polling") &&
+			   !strcmp(json_object_get_string(jpath(j, "call", "name")), "MPI_Iprobe") &&
+			   json_object_get_int(jpath(j, "call", "peer")) == 0 &&
+			   json_object_get_int(jpath(j, "call", "tag")) == 501 &&
+			   json_object_get_int(jpath(j, "call", "comm")) == self_id,
+		   "its dump: reason polling, MPI_Iprobe of source 0, tag 501 on MPI_COMM_SELF");
+		if (j)
+			json_object_put(j);
+	}
+
+	/* 10. MPI_Testany and MPI_Testsome over arrays of more than 8 handles
+	 * (9, 16, 64: up to the skip path's bound; 65: beyond it), polled from
+	 * one site, then (a) on the reversed array, with a send that the
+	 * receive at position pos of the original array matches, or (b) on the
+	 * array with the handle at pos replaced by another receive, which a
+	 * send then matches (no MPI call between the repeated polls and the
+	 * change): the poll that completes it (likely within the same tick as
+	 * the polls before) returns its index in the array it was given, and
+	 * the completion is that receive's (nothing stays pending once the
+	 * others are cancelled) */
+	{
+		static const int ks[] = {9, 16, 64, 65};
+		int misses10 = 0, cases10 = 0;
+		for (int kind = 0; kind < 2; kind++)
+			for (int how = 0; how < 2; how++)
+				for (size_t ki = 0; ki < sizeof(ks) / sizeof(ks[0]); ki++)
+					for (int pi = 0; pi < 3; pi++) {
+						int k = ks[ki], pos = pi == 0 ? 0 : pi == 1 ? k / 2 : k - 1;
+						MPI_Request rr[80], w[80], q = MPI_REQUEST_NULL, sr;
+						char rb[80][8], qb[8], sb[8] = "z";
+						int idx = MPI_UNDEFINED, fl = 0, want;
+						for (int i = 0; i < k; i++)
+							MPI_Irecv(rb[i], 8, MPI_CHAR, 0, 600 + i, MPI_COMM_SELF, &rr[i]);
+						for (int i = 0; i < 100; i++)
+							kind ? poll_somebig(k, rr, &fl) : poll_anybig(k, rr, &fl);
+						if (how == 0) {
+							for (int i = 0; i < k; i++)
+								w[i] = rr[k - 1 - i];
+							want = k - 1 - pos;
+							MPI_Isend(sb, 1, MPI_CHAR, 0, 600 + pos, MPI_COMM_SELF, &sr);
+						} else {
+							memcpy(w, rr, sizeof(MPI_Request) * (size_t)k);
+							MPI_Irecv(qb, 8, MPI_CHAR, 0, 599, MPI_COMM_SELF, &q);
+							for (int i = 0; i < 3; i++)
+								kind ? poll_somebig(k, rr, &fl) : poll_anybig(k, rr, &fl);
+							w[pos] = q;
+							want = pos;
+							MPI_Isend(sb, 1, MPI_CHAR, 0, 599, MPI_COMM_SELF, &sr);
+						}
+						MPI_Wait(&sr, MPI_STATUS_IGNORE);
+						for (int t = 0; t < 1000000 && !fl; t++)
+							idx = kind ? poll_somebig(k, w, &fl) : poll_anybig(k, w, &fl);
+						/* w holds every pending receive but the
+						 * completed one (MPI_REQUEST_NULL), and the
+						 * replaced one (rr[pos]) in (b) */
+						if (how == 1)
+							w[k] = rr[pos];
+						for (int i = 0; i < k + how; i++)
+							if (w[i] != MPI_REQUEST_NULL) {
+								MPI_Cancel(&w[i]);
+								MPI_Wait(&w[i], MPI_STATUS_IGNORE);
+							}
+						cases10++;
+						if (!fl || idx != want || snap().s.pending != 0) {
+							misses10++;
+							printf("# %s(%d), %s, position %d: flag %d index %d (want %d) pending %u\n",
+							       kind ? "MPI_Testsome" : "MPI_Testany", k,
+							       how ? "handle replaced" : "array reversed", pos, fl, idx, want,
+							       snap().s.pending);
+						}
+					}
+		ok(cases10 == 48 && misses10 == 0,
+		   "Testany/Testsome of 9..65 handles, reversed or one replaced within a tick: the completion is that receive's");
 	}
 	MPI_Finalize();
 	printf("1..%d\n", n);

@@ -17,4 +17,4 @@ mpicc.mpich -std=gnu11 -O2 -Wall -Wextra -Werror -I"$TOP/shared" $(pkg-config --
 	-o "$tmp/monitor_poll" "$TOP/t/unit/monitor_poll.c" "$SHARED_LIB" $(pkg-config --libs json-c) -lpthread || exit 1
 mkdir -p "$tmp/run" "$tmp/dumps"
 printf '%s\n' "timeout = 1" "slot_dir = $tmp/run" "dump_dir = $tmp/dumps" >"$tmp/settings"
-env LD_PRELOAD="$LIB" MPIWATCH_SETTINGS="$tmp/settings" timeout 120 "$tmp/monitor_poll" "$tmp/run"
+env LD_PRELOAD="$LIB" MPIWATCH_SETTINGS="$tmp/settings" timeout 120 stdbuf -oL "$tmp/monitor_poll" "$tmp/run"
