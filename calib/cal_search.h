@@ -140,6 +140,18 @@ int cal_resolution_blocks(const struct cal_resolution *blk, size_t nb, struct ca
  * nodehealthd's probe reply. */
 void cal_resolution_judged(const struct cal_resolution *rs, double step_ns, double *ns, double *cy, double *rel);
 
+/* The resolution rs (combined blocks) as this node's wall clock can state
+ * it: its ns figures (the median block's d_ns, the spread lo_ns..hi_ns,
+ * hi2_ns) never below two steps of the wall clock (step_ns, cal_clock_step;
+ * 0: not known, nothing changes), rel scaled with d_ns; the cycle figures
+ * are left as they are (the TSC counts single cycles).  A difference of two
+ * medians below a step is an interpolation between two readings of the
+ * clock, not something it resolves (issue 32: 1, 5.5 and 9 ns were reported
+ * on a 10 ns clock, and the spreads of quiet runs, 9-10 ns, left out a
+ * neighbour's 5.5); two steps is the least a criterion judges with
+ * (cal_resolution_judged), so what is reported is what is judged with. */
+void cal_resolution_floor(struct cal_resolution *rs, double step_ns);
+
 /* Whether an interval of med_ns is long enough for a wall clock of step
  * step_ns (0: not known) to time it within the tolerance tol: two steps (what
  * two quantiles of such a clock may differ by with no change, the least

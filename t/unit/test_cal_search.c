@@ -331,6 +331,22 @@ START_TEST(test_clock_step)
 	ck_assert(cal_resolution_at_scale(&out, 0, 10) == 20);
 	ck_assert(cal_resolution_at_scale(&out, 0, 1) == 5);
 	ck_assert(cal_resolution_at_scale(&out, 1, 10) == 10); /* cycles: lo_cy */
+	/* What is reported is stated in what the clock can tell: two steps at
+	 * least (blocks 5-9 ns on a 10 ns clock: 20 ns, 20-20), cycles kept;
+	 * a 1 ns clock changes nothing. */
+	struct cal_resolution f = out;
+	cal_resolution_floor(&f, 1);
+	ck_assert(f.d_ns == 6 && f.lo_ns == 5 && f.hi_ns == 9 && f.hi2_ns == 8 && f.rel == out.rel);
+	cal_resolution_floor(&f, 10);
+	ck_assert_msg(f.d_ns == 20 && f.lo_ns == 20 && f.hi_ns == 20 && f.hi2_ns == 20,
+		      "floored: %g (%g-%g, second %g)", f.d_ns, f.lo_ns, f.hi_ns, f.hi2_ns);
+	ck_assert(fabs(f.rel - out.rel * 20 / 6) < 1e-12);
+	ck_assert(f.d_cy == out.d_cy && f.lo_cy == out.lo_cy && f.hi_cy == out.hi_cy);
+	cal_resolution_judged(&f, 10, &ns, &cy, &rel);
+	ck_assert(ns == 20);
+	struct cal_resolution none = {0};
+	cal_resolution_floor(&none, 10); /* nothing resolved: nothing to state */
+	ck_assert(none.d_ns == 0 && none.lo_ns == 0 && none.hi_ns == 0);
 }
 END_TEST
 
