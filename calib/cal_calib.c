@@ -380,6 +380,7 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 		if (cal_resolution_measure(o, r->base_adds, r->timer.have_cycles, &smp, &r->resolution,
 					   &trunc) < 0)
 			goto fail;
+		cal_resolution_floor(&r->resolution, r->timer.step_ns);
 		r->truncated = r->truncated || trunc;
 	}
 	r->seconds = now_s(CLOCK_MONOTONIC) - t0;

@@ -137,6 +137,7 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	add(x, "drift_ns", num_or_null(res, rs->drift_ns));
 	add(x, "drift_cy", num_or_null(res && cy, rs->drift_cy));
 	add(x, "drift_bound", json_object_new_boolean(res && rs->drift_bound));
+	add(x, "clock_bound", json_object_new_boolean(res && rs->clock_bound));
 	add(x, "blocks", json_object_new_int((int)rs->blocks));
 	add(x, "blocks_found", json_object_new_int((int)rs->blocks_found));
 	add(x, "low_ns", num_or_null(rs->blocks_found, rs->lo_ns));
@@ -235,9 +236,10 @@ int cal_report_text(FILE *f, const struct cal_result *r)
 			fprintf(f, " / %.0f cycles (%.0f\xe2\x80\x93%.0f)", rs->d_cy, rs->lo_cy, rs->hi_cy);
 		fprintf(f, " at %llu additions: %.2f%% of the interval; %s\n", (unsigned long long)r->base_adds,
 			rs->rel * 100,
-			rs->drift_bound ? "the base round moved that much from one block to the next, more than "
-					  "the smallest significant step"
-					: "the smallest step significant from there on (rank-sum)");
+			rs->clock_bound   ? "two steps of the wall clock (the rank-sum test resolved less)"
+			: rs->drift_bound ? "the base round moved that much from one block to the next, more than "
+					    "the smallest significant step"
+					  : "the smallest step significant from there on (rank-sum)");
 	} else if (r->base_adds) {
 		fprintf(f, "resolution: not resolved in %u of %u blocks of %u steps up to %.1f%% of %llu additions\n",
 			rs->blocks - rs->blocks_found, rs->blocks, o->steps, cal_largest_step(o) * 100,

@@ -244,7 +244,21 @@ void cal_resolution_judged(const struct cal_resolution *rs, double step_ns, doub
 
 void cal_resolution_floor(struct cal_resolution *rs, double step_ns)
 {
-	(void)rs, (void)step_ns;
+	double least = 2 * step_ns;
+	if (!(step_ns > 0))
+		return;
+	if (rs->found && rs->d_ns < least) {
+		if (rs->d_ns > 0)
+			rs->rel *= least / rs->d_ns;
+		rs->d_ns = least;
+		rs->clock_bound = 1;
+	}
+	if (rs->blocks_found) {
+		rs->lo_ns = fmax(rs->lo_ns, least);
+		rs->hi_ns = fmax(rs->hi_ns, least);
+	}
+	if (rs->blocks_found > 1)
+		rs->hi2_ns = fmax(rs->hi2_ns, least);
 }
 
 int cal_clock_fine(double med_ns, double step_ns, double tol)

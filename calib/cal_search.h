@@ -90,6 +90,8 @@ struct cal_resolution {
 				      not measured */
 	int drift_bound;  /* 1: the drift was larger than the step's difference and
 			     is the resolution (d_ns, d_cy, rel) */
+	int clock_bound;  /* 1: d_ns is two steps of the wall clock, more than the
+			     test resolved (cal_resolution_floor) */
 	/* Over blocks (cal_resolution_blocks): how many were measured and
 	 * resolved, and the smallest and largest resolution among the resolved
 	 * ones (the spread; equal to d_ns, d_cy for one block). */

@@ -340,7 +340,7 @@ START_TEST(test_clock_step)
 	cal_resolution_floor(&f, 10);
 	ck_assert_msg(f.d_ns == 20 && f.lo_ns == 20 && f.hi_ns == 20 && f.hi2_ns == 20,
 		      "floored: %g (%g-%g, second %g)", f.d_ns, f.lo_ns, f.hi_ns, f.hi2_ns);
-	ck_assert(fabs(f.rel - out.rel * 20 / 6) < 1e-12);
+	ck_assert(fabs(f.rel - out.rel * 20 / 6) < 1e-12 && f.clock_bound && !out.clock_bound);
 	ck_assert(f.d_cy == out.d_cy && f.lo_cy == out.lo_cy && f.hi_cy == out.hi_cy);
 	cal_resolution_judged(&f, 10, &ns, &cy, &rel);
 	ck_assert(ns == 20);
