@@ -231,21 +231,30 @@ int cal_resolution_blocks(const struct cal_resolution *blk, size_t nb, struct ca
 	return 0;
 }
 
+/* The least difference a wall clock of step step_ns (0: not known) can
+ * state: two steps, what two quantiles timed with it may differ by with no
+ * change in the work.  The one rule behind cal_resolution_judged,
+ * cal_resolution_floor, cal_clock_fine and cal_resolution_at_scale. */
+static double clock_least(double step_ns)
+{
+	return step_ns > 0 ? 2 * step_ns : 0;
+}
+
 void cal_resolution_judged(const struct cal_resolution *rs, double step_ns, double *ns, double *cy, double *rel)
 {
 	double up_ns = rs->blocks_found > 3 ? rs->hi2_ns : rs->hi_ns;
 	double up_cy = rs->blocks_found > 3 ? rs->hi2_cy : rs->hi_cy;
 	*ns = rs->blocks_found && up_ns > rs->d_ns ? up_ns : rs->d_ns;
 	*cy = rs->blocks_found && up_cy > rs->d_cy ? up_cy : rs->d_cy;
-	if (*ns < 2 * step_ns)
-		*ns = 2 * step_ns;
+	if (*ns < clock_least(step_ns))
+		*ns = clock_least(step_ns);
 	*rel = rs->d_ns > 0 ? rs->rel * *ns / rs->d_ns : rs->rel;
 }
 
 void cal_resolution_floor(struct cal_resolution *rs, double step_ns)
 {
-	double least = 2 * step_ns;
-	if (!(step_ns > 0))
+	double least = clock_least(step_ns);
+	if (!(least > 0))
 		return;
 	if (rs->found && rs->d_ns < least) {
 		if (rs->d_ns > 0)
@@ -263,7 +272,7 @@ void cal_resolution_floor(struct cal_resolution *rs, double step_ns)
 
 int cal_clock_fine(double med_ns, double step_ns, double tol)
 {
-	return !(step_ns > 0) || 2 * step_ns <= med_ns * tol / 2;
+	return !(step_ns > 0) || clock_least(step_ns) <= med_ns * tol / 2;
 }
 
 double cal_clock_step(const double *x, size_t n)
@@ -309,5 +318,5 @@ double cal_resolution_at_scale(const struct cal_resolution *rs, int cycles, doub
 {
 	if (!rs->blocks_found)
 		return 0;
-	return cycles ? rs->lo_cy : fmax(rs->lo_ns, 2 * step_ns);
+	return cycles ? rs->lo_cy : fmax(rs->lo_ns, clock_least(step_ns));
 }
