@@ -58,7 +58,8 @@ is "$(field longcompute.json 'r["verdict"]')" none "long computation: verdict no
 
 # --- MPICH, picked automatically from the program
 run healthy mpich
-is "$st" 0 "healthy (MPICH, detected): exit status 0"
+is "$st" 0 "healthy (MPICH, detected): exit status 0" ||
+    diag "$(tail -n 20 "$work/healthy.err")" # (failed once in 2 full runs, session 13: status 1, verdict none)
 is "$(field healthy.json 'r["verdict"]')" none "healthy (MPICH): verdict none"
 run deadlock mpich
 is "$st" 2 "deadlock (MPICH): exit 2"
