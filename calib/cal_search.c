@@ -275,45 +275,6 @@ int cal_clock_fine(double med_ns, double step_ns, double tol)
 	return !(step_ns > 0) || clock_least(step_ns) <= med_ns * tol / 2;
 }
 
-double cal_clock_step(const double *x, size_t n)
-{
-	double *s, mean[64], step = 0;
-	size_t nm = 0;
-	if (n == 0 || !(s = malloc(n * sizeof(*s))))
-		return 0;
-	memcpy(s, x, n * sizeof(*s));
-	cal_sort(s, n);
-	/* The frequent values (at least 1 % of n each), joined into clusters
-	 * where they are 1 ns apart: a 10 ns clock converted from the TSC gives
-	 * 20 and 21, 30 and 31.  The step is the smallest distance between
-	 * neighbouring clusters' means. */
-	double sum = 0, prev = 0, first = 0;
-	size_t cnt = 0;
-	int wide = 0; /* a cluster wider than 1 ns: the clock resolves finer */
-	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && s[j] == s[i]; j++)
-			;
-		if (s[i] < 1 || (j - i) * 100 < n)
-			continue;
-		if (cnt && s[i] - prev > 1.5) { /* a new cluster */
-			if (nm < 64)
-				mean[nm++] = sum / (double)cnt;
-			sum = 0, cnt = 0;
-		}
-		if (!cnt)
-			first = s[i];
-		sum += s[i] * (double)(j - i), cnt += j - i, prev = s[i];
-		wide |= prev - first > 1.5;
-	}
-	if (cnt && nm < 64)
-		mean[nm++] = sum / (double)cnt;
-	free(s);
-	for (size_t k = 1; k < nm; k++)
-		if (step == 0 || mean[k] - mean[k - 1] < step)
-			step = mean[k] - mean[k - 1];
-	return nm > 1 && !wide ? round(step) : nm ? 1 : 0;
-}
-
 double cal_resolution_at_scale(const struct cal_resolution *rs, int cycles, double step_ns)
 {
 	if (!rs->blocks_found)

@@ -163,16 +163,6 @@ void cal_resolution_floor(struct cal_resolution *rs, double step_ns);
  * slowdown there is 3 steps). */
 int cal_clock_fine(double med_ns, double step_ns, double tol);
 
-/* The step of a clock from deltas x[0..n-1] of it (integers, e.g. the
- * intervals between two reads): the values that occur in at least 1 % of
- * them, joined into clusters where they are 1 apart (a 10 ns clock converted
- * from the TSC gives 20 and 21, 30 and 31), and the smallest distance
- * between neighbouring clusters' means, rounded; 1 when there is one
- * cluster or one wider than 1 (the clock resolves what was seen: a 1 ns
- * clock whose reads cost 25-28 or 35-37 ns is not a 10 ns clock), 0 when no
- * value is frequent. */
-double cal_clock_step(const double *x, size_t n);
-
 /* The resolution analyze fluctuation judges with when it measured the
  * blocks rs just now, at the scale of the data (cal_opts.at): the smallest
  * resolved block's (lo_ns, lo_cy), in the timings' unit, cycles iff cycles;

@@ -91,4 +91,14 @@ double cal_tsc_rate(int use_rdtscp, unsigned ms);
  * with errno set (EINVAL: samples == 0; ENOMEM). */
 int cal_timer_measure(struct cal_timer_info *ti, size_t samples, unsigned rate_ms);
 
+/* The step of a clock from deltas x[0..n-1] of it (integers, e.g. the
+ * intervals between two reads): the values that occur in at least 1 % of
+ * them, joined into clusters where they are 1 apart (a 10 ns clock converted
+ * from the TSC gives 20 and 21, 30 and 31), and the smallest distance
+ * between neighbouring clusters' means, rounded; 1 when there is one
+ * cluster or one wider than 1 (the clock resolves what was seen: a 1 ns
+ * clock whose reads cost 25-28 or 35-37 ns is not a 10 ns clock), 0 when no
+ * value is frequent. */
+double cal_clock_step(const double *x, size_t n);
+
 #endif
