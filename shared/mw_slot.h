@@ -14,10 +14,10 @@
  *    + 1 and `state` in_mpi, then `state` computing if it completed nothing,
  *    each with one store and no write section, so that a copy holds each
  *    field as it was at some instant; mw_slot_snapshot() adds `polls` to
- *    `calls` and `tests`.  An MPI_Test* poll within the same tick of the
- *    watcher's clock as the last one so published writes nothing: the next
- *    published poll adds it to `polls`, so the counts and the record are at
- *    most one tick stale, doc/monitor.md);
+ *    `calls` and `tests`.  An MPI_Test* or MPI_Iprobe/MPI_Improbe poll within
+ *    the same tick of the watcher's clock as the last one so published
+ *    writes nothing: the next published poll adds it to `polls`, so the
+ *    counts and the record are at most one tick stale, doc/monitor.md);
  *  - the monitor's watcher thread (coarse clock, the "resolved" block guarded
  *    by `seq2`, dump path, dump count);
  *  - the agent (dump_request) and the SPANK plugin (exit status), via
