@@ -23,6 +23,7 @@ void cal_opts_defaults(struct cal_opts *o, int quick)
 	o->blocks = quick ? 3 : 5;
 	o->flush_bytes = cal_flush_default(quick ? (size_t)1 << 20 : (size_t)4 << 20);
 	o->q = o->search.q_lo + (1 - o->search.q_hi); /* 0.1 */
+	o->procs = quick ? 0 : 16;
 }
 
 int cal_opts_check(const struct cal_opts *o, char *err, size_t errlen)
@@ -57,6 +58,8 @@ int cal_opts_check(const struct cal_opts *o, char *err, size_t errlen)
 		bad = "the flush size must be at most 1 GiB";
 	else if (!(o->q > 0 && o->q < 1))
 		bad = "q must be in (0, 1)";
+	else if (o->procs > CAL_APART_MAX)
+		bad = "processes must be in 0..64";
 	else if (o->max_adds < CAL_GROUP)
 		bad = "max additions too small";
 	if (bad) {
@@ -382,6 +385,12 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 			goto fail;
 		cal_resolution_floor(&r->resolution, r->timer.step_ns);
 		r->truncated = r->truncated || trunc;
+		/* What separates two runs: the base round in fresh processes,
+		 * each edge the criterion's (its q/2 quantile). */
+		if (o->procs && !r->truncated && !over_budget(o, t0, c0) &&
+		    cal_apart_measure(o->procs, r->base_adds, o->samples, o->q / 2, &r->timer, fl,
+				      &r->resolution.apart) < 0)
+			goto fail;
 	}
 	r->seconds = now_s(CLOCK_MONOTONIC) - t0;
 	r->cpu_seconds = now_s(CLOCK_THREAD_CPUTIME_ID) - c0;

@@ -45,6 +45,8 @@ struct cal_opts {
 	double budget_cpu_s;   /* the same for this thread's CPU time */
 	double q;              /* criterion: fraction with timing error: q_lo + 1 - q_hi,
 				  what the interval search allows (0.1) */
+	unsigned procs;        /* the base round timed again in this many fresh processes
+				  (cal_apart_measure; forks): 16 (quick 0, which never forks) */
 };
 
 /* Fill o with the defaults above (quick: the quick ones). */

@@ -59,6 +59,7 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	add(x, "at_unit", o->at > 0 ? json_object_new_string(o->at_cycles ? "cycles" : "ns") : NULL);
 	add(x, "flush_bytes", json_object_new_int64((int64_t)o->flush_bytes));
 	add(x, "q", num(o->q));
+	add(x, "processes", json_object_new_int((int)o->procs));
 	add(j, "options", x);
 
 	x = json_object_new_object();
@@ -144,6 +145,20 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	add(x, "high_ns", num_or_null(rs->blocks_found, rs->hi_ns));
 	add(x, "low_cy", num_or_null(rs->blocks_found && cy, rs->lo_cy));
 	add(x, "high_cy", num_or_null(rs->blocks_found && cy, rs->hi_cy));
+	const struct cal_apart *ap = &rs->apart;
+	struct json_object *a = json_object_new_object();
+	add(a, "processes", json_object_new_int((int)ap->procs));
+	add(a, "measured", json_object_new_int((int)ap->measured));
+	add(a, "edge_quantile", num_or_null(ap->measured, ap->q_edge));
+	add(a, "low_ns", num_or_null(ap->measured, ap->lo_ns));
+	add(a, "high_ns", num_or_null(ap->measured, ap->hi_ns));
+	add(a, "sd_ns", num_or_null(ap->measured > 1, ap->sd_ns));
+	add(a, "bound_ns", num_or_null(ap->measured > 1, ap->bound_ns));
+	add(a, "low_cy", num_or_null(ap->measured && cy, ap->lo_cy));
+	add(a, "high_cy", num_or_null(ap->measured && cy, ap->hi_cy));
+	add(a, "sd_cy", num_or_null(ap->measured > 1 && cy, ap->sd_cy));
+	add(a, "bound_cy", num_or_null(ap->measured > 1 && cy, ap->bound_cy));
+	add(x, "runs_apart", a);
 	add(j, "resolution", x);
 
 	x = json_object_new_object();
@@ -244,6 +259,17 @@ int cal_report_text(FILE *f, const struct cal_result *r)
 		fprintf(f, "resolution: not resolved in %u of %u blocks of %u steps up to %.1f%% of %llu additions\n",
 			rs->blocks - rs->blocks_found, rs->blocks, o->steps, cal_largest_step(o) * 100,
 			(unsigned long long)r->base_adds);
+	}
+	const struct cal_apart *ap = &rs->apart;
+	if (ap->measured > 1) {
+		fprintf(f, "runs apart: the lower edge (quantile %g) of %u fresh processes %.0f\xe2\x80\x93%.0f ns, SD %.1f ns"
+			   ": two runs differ by more than %.0f ns in 1 %% of pairs",
+			ap->q_edge, ap->measured, ap->lo_ns, ap->hi_ns, ap->sd_ns, ap->bound_ns);
+		if (cy)
+			fprintf(f, " (%.0f cycles)", ap->bound_cy);
+		fputc('\n', f);
+	} else if (ap->procs) {
+		fprintf(f, "runs apart: not measured (%u of %u fresh processes reported)\n", ap->measured, ap->procs);
 	}
 	fprintf(f, "criterion: a fluctuation is real when the band [Q(%g), Q(%g)] moves: its lower edge "
 		   "by more than res (q = %g)\n",

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cal_apart.h"
 #include "cal_work.h"
 
 struct cal_search_opts {
@@ -98,6 +99,9 @@ struct cal_resolution {
 	unsigned blocks, blocks_found;
 	double lo_ns, hi_ns, lo_cy, hi_cy;
 	double hi2_ns, hi2_cy; /* the second largest resolved block's (0 with fewer than two) */
+	/* What separates two runs (cal_apart_measure, the full calibration's
+	 * base round in fresh processes; procs 0: not measured). */
+	struct cal_apart apart;
 };
 
 /* The resolution: steps[0..ns-1] are rounds with more additions than base,

@@ -71,8 +71,8 @@ static int run_calibrate(int argc, char **argv)
 	/* Options are applied after the defaults, so --quick may come anywhere. */
 	int json = 0, quick = 0, interleave = 0, rc, first;
 	int s_quant = 0, s_samples = 0, s_steps = 0, s_flush = 0, s_tol = 0, s_step = 0, s_thr = 0,
-	    s_alpha = 0, s_q = 0, s_growth = 0, s_blocks = 0;
-	long emit = 0, count = 1000, samples = 0, steps = 0, flush_kib = 0, blocks = 0;
+	    s_alpha = 0, s_q = 0, s_growth = 0, s_blocks = 0, s_procs = 0;
+	long emit = 0, count = 1000, samples = 0, steps = 0, flush_kib = 0, blocks = 0, procs = 0;
 	double quant[2] = {0, 0}, tol = 0, step = 0, thr = 0, alpha = 0, q = 0, growth = 0,
 	       slowdown = 0, at = 0;
 	char err[256];
@@ -107,6 +107,9 @@ static int run_calibrate(int argc, char **argv)
 		 .min = 1, .max = 40, .help = "steps of the resolution per block, each sqrt(2) further (default 12)"},
 		{.name = "blocks", .kind = MW_CLIOPT_LONG, .dst = &blocks, .given = &s_blocks, .arg = "N",
 		 .min = 1, .max = CAL_BLOCKS_MAX, .help = "the resolution measured N times: its median and spread (default 5)"},
+		{.name = "processes", .kind = MW_CLIOPT_LONG, .dst = &procs, .given = &s_procs, .arg = "N",
+		 .min = 0, .max = CAL_APART_MAX,
+		 .help = "the base round timed again in N fresh processes: what separates two runs (default 16, --quick 0)"},
 		{.name = "at", .kind = MW_CLIOPT_DOUBLE, .dst = &at, .arg = "NS", .min = 1, .max = 1e10,
 		 .unit = "ns", .help = "the resolution at this interval instead of the shortest trustworthy one"},
 		{.name = "interleave", .kind = MW_CLIOPT_FLAG, .dst = &interleave,
@@ -156,6 +159,7 @@ static int run_calibrate(int argc, char **argv)
 	if (s_step) o.step = step / 100;
 	if (s_steps) o.steps = (unsigned)steps;
 	if (s_blocks) o.blocks = (unsigned)blocks;
+	if (s_procs) o.procs = (unsigned)procs;
 	o.at = at;
 	o.interleave = interleave;
 	if (cal_opts_check(&o, err, sizeof(err)) < 0) {

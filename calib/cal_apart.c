@@ -1,0 +1,169 @@
+/* cal_apart.c - what separates two runs of the same work (cal_apart.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cal_apart.h"
+#include "cal_stats.h"
+
+double cal_t995(unsigned df)
+{
+	/* Student's t, two-sided 99 % (one-sided 0.995), df 1..30. */
+	static const double t[30] = {63.657, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355, 3.250, 3.169,
+				     3.106,  3.055, 3.012, 2.977, 2.947, 2.921, 2.898, 2.878, 2.861, 2.845,
+				     2.831,  2.819, 2.807, 2.797, 2.787, 2.779, 2.771, 2.763, 2.756, 2.750};
+	/* Beyond 30, linear in 1/df through 40, 60, 120 and infinity. */
+	static const double inv[4] = {1.0 / 40, 1.0 / 60, 1.0 / 120, 0}, tv[4] = {2.704, 2.660, 2.617, 2.576};
+	if (df == 0)
+		return NAN;
+	if (df <= 30)
+		return t[df - 1];
+	double x = 1.0 / df, x0 = 1.0 / 30, t0 = t[29];
+	for (int i = 0; i < 4; i++) {
+		if (x >= inv[i])
+			return t0 + (tv[i] - t0) * (x0 - x) / (x0 - inv[i]);
+		x0 = inv[i], t0 = tv[i];
+	}
+	return tv[3];
+}
+
+/* lo, hi and sample SD of x[0..k). */
+static void spread(const double *x, size_t k, double *lo, double *hi, double *sd)
+{
+	double m = 0, ss = 0;
+	*lo = *hi = k ? x[0] : 0;
+	for (size_t i = 0; i < k; i++) {
+		m += x[i];
+		*lo = fmin(*lo, x[i]), *hi = fmax(*hi, x[i]);
+	}
+	m = k ? m / (double)k : 0;
+	for (size_t i = 0; i < k; i++)
+		ss += (x[i] - m) * (x[i] - m);
+	*sd = k > 1 ? sqrt(ss / (double)(k - 1)) : 0;
+}
+
+void cal_apart_bound(const double *edge_ns, const double *edge_cy, size_t k, struct cal_apart *out)
+{
+	out->measured = (unsigned)k;
+	out->lo_ns = out->hi_ns = out->lo_cy = out->hi_cy = 0;
+	out->sd_ns = out->sd_cy = out->bound_ns = out->bound_cy = 0;
+	if (k == 0)
+		return;
+	spread(edge_ns, k, &out->lo_ns, &out->hi_ns, &out->sd_ns);
+	if (edge_cy)
+		spread(edge_cy, k, &out->lo_cy, &out->hi_cy, &out->sd_cy);
+	if (k < 2)
+		return;
+	double t = cal_t995((unsigned)(k - 1)) * M_SQRT2;
+	out->bound_ns = t * out->sd_ns;
+	out->bound_cy = t * out->sd_cy;
+}
+
+/* The child: measure, write the samples (ns, then cycles) to fd, _exit. */
+static void child(struct cal_round *r, const struct cal_timer_info *ti, struct cal_flush *fl, int fd)
+{
+	/* Not past the parent: a measurement is a tenth of a second. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	for (size_t i = 0; i < r->n; i++)
+		cal_measure(r, i, ti, fl);
+	const double *part[2] = {r->ns, r->cy};
+	for (int c = 0; c < 2 && part[c]; c++) {
+		const char *p = (const char *)part[c];
+		size_t left = r->n * sizeof(double);
+		while (left) {
+			ssize_t w = write(fd, p, left);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				_exit(1);
+			p += w, left -= (size_t)w;
+		}
+	}
+	_exit(0);
+}
+
+/* Read exactly len bytes from fd into p: 0, or -1 (short or an error). */
+static int read_all(int fd, void *p, size_t len)
+{
+	char *c = p;
+	while (len) {
+		ssize_t n = read(fd, c, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -1;
+		c += n, len -= (size_t)n;
+	}
+	return 0;
+}
+
+int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_edge,
+		      const struct cal_timer_info *ti, struct cal_flush *fl, struct cal_apart *out)
+{
+	struct cal_round r;
+	double *e_ns, *e_cy;
+	size_t k = 0;
+	memset(out, 0, sizeof(*out));
+	if (procs > CAL_APART_MAX || samples == 0 || samples > 100000 || !(q_edge >= 0 && q_edge <= 1) ||
+	    adds == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	out->procs = procs;
+	out->q_edge = q_edge;
+	if (procs == 0)
+		return 0;
+	if (cal_round_init(&r, adds, samples, ti->have_cycles) < 0)
+		return -1;
+	e_ns = calloc(procs, sizeof(*e_ns));
+	e_cy = calloc(procs, sizeof(*e_cy));
+	if (!e_ns || !e_cy) {
+		free(e_ns);
+		free(e_cy);
+		cal_round_free(&r);
+		return -1;
+	}
+	for (unsigned p = 0; p < procs; p++) {
+		int fd[2];
+		if (pipe2(fd, O_CLOEXEC) < 0)
+			break;
+		pid_t pid = fork();
+		if (pid < 0) {
+			close(fd[0]);
+			close(fd[1]);
+			break;
+		}
+		if (pid == 0) {
+			close(fd[0]);
+			child(&r, ti, fl, fd[1]);
+		}
+		close(fd[1]);
+		/* All samples arrived: the child measured to the end (its exit
+		 * status adds nothing; SIGCHLD may even be ignored here). */
+		int ok = read_all(fd[0], r.ns, r.n * sizeof(double)) == 0 &&
+			 (!r.cy || read_all(fd[0], r.cy, r.n * sizeof(double)) == 0);
+		close(fd[0]);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		if (!ok)
+			continue;
+		cal_sort(r.ns, r.n);
+		e_ns[k] = cal_quantile_sorted(r.ns, r.n, q_edge);
+		if (r.cy) {
+			cal_sort(r.cy, r.n);
+			e_cy[k] = cal_quantile_sorted(r.cy, r.n, q_edge);
+		}
+		k++;
+	}
+	cal_apart_bound(e_ns, r.cy ? e_cy : NULL, k, out);
+	free(e_ns);
+	free(e_cy);
+	cal_round_free(&r);
+	return 0;
+}

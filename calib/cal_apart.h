@@ -1,0 +1,56 @@
+/* cal_apart.h - what separates two runs of the same work (issue 32): the
+ * base round timed in several fresh processes, one after the other, and the
+ * bound that the difference of two runs' lower edges stays within in 99 %
+ * of pairs.  One process's blocks agree within a nanosecond or two; two
+ * processes' do not (the cache flush leaves each one's timers and chain
+ * loading from memory whose placement is the process's own: on the 2-core
+ * guest of doc/benchmarks.md the lower edges of 2.2 us chains spread with an
+ * SD of 4-13 ns between processes).  A criterion that compares a user's runs
+ * must cover that spread.  No function here prints or exits. */
+#ifndef CAL_APART_H
+#define CAL_APART_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cal_timer.h"
+#include "cal_work.h"
+
+#define CAL_APART_MAX 64 /* fresh processes, at most */
+
+struct cal_apart {
+	unsigned procs;            /* processes asked for (0: not measured) */
+	unsigned measured;         /* processes whose samples arrived */
+	double q_edge;             /* the quantile taken as each run's edge (the criterion's q/2) */
+	double lo_ns, hi_ns;       /* the smallest and largest edge over the processes */
+	double lo_cy, hi_cy;
+	double sd_ns, sd_cy;       /* the edges' standard deviation (0 with fewer than 2) */
+	double bound_ns, bound_cy; /* two runs' edges differ by more than this in 1 % of pairs:
+				      t(0.995, measured - 1) * sd * sqrt(2); 0 with fewer than 2 */
+};
+
+/* The two-sided 99 % quantile of Student's t with df degrees of freedom
+ * (df >= 1; a table to 30, then interpolated in 1/df to the normal's
+ * 2.576).  Return it, or NaN for df 0. */
+double cal_t995(unsigned df);
+
+/* The bound of out from the edges edge_ns[0..k) (and edge_cy[0..k) when
+ * not NULL) of k fresh runs: lo, hi, sd and bound as in struct cal_apart;
+ * out->procs and out->q_edge are left as they are, out->measured = k.
+ * Pure, for the tests. */
+void cal_apart_bound(const double *edge_ns, const double *edge_cy, size_t k, struct cal_apart *out);
+
+/* Time the chain of `adds` additions `samples` times in each of `procs`
+ * (at most CAL_APART_MAX) children forked one after the other, each
+ * writing the flush buffer fl (its pages become the child's own on the
+ * first write) before every sample as cal_measure does, and take each
+ * child's q_edge quantile; then cal_apart_bound.  The children only
+ * measure, write their samples to a pipe and _exit: nothing in them
+ * allocates or touches stdio, so a caller with threads may use it.  A
+ * child that fails or dies is left out (out->measured counts the others);
+ * fork or pipe failing ends the measurement there.  Return 0, or -1 with
+ * errno set (EINVAL: procs or samples out of range; ENOMEM). */
+int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_edge,
+		      const struct cal_timer_info *ti, struct cal_flush *fl, struct cal_apart *out);
+
+#endif
