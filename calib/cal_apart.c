@@ -48,21 +48,35 @@ static void spread(const double *x, size_t k, double *lo, double *hi, double *sd
 	*sd = k > 1 ? sqrt(ss / (double)(k - 1)) : 0;
 }
 
-void cal_apart_bound(const double *edge_ns, const double *edge_cy, size_t k, struct cal_apart *out)
+void cal_apart_bound(const double *edge_ns, const double *edge_cy, size_t k, double tol, struct cal_apart *out)
 {
+	double kept_ns[CAL_APART_MAX], kept_cy[CAL_APART_MAX], med;
+	size_t n = 0;
 	out->measured = (unsigned)k;
+	out->slowed = 0;
 	out->lo_ns = out->hi_ns = out->lo_cy = out->hi_cy = 0;
 	out->sd_ns = out->sd_cy = out->bound_ns = out->bound_cy = 0;
-	if (k == 0)
+	if (k == 0 || k > CAL_APART_MAX)
 		return;
-	spread(edge_ns, k, &out->lo_ns, &out->hi_ns, &out->sd_ns);
+	memcpy(kept_ns, edge_ns, k * sizeof(*edge_ns));
+	cal_sort(kept_ns, k);
+	med = cal_quantile_sorted(kept_ns, k, 0.5);
+	for (size_t i = 0; i < k; i++) {
+		if (edge_ns[i] > med + tol * fabs(med)) {
+			out->slowed++;
+			continue;
+		}
+		kept_ns[n] = edge_ns[i];
+		kept_cy[n++] = edge_cy ? edge_cy[i] : 0;
+	}
+	spread(kept_ns, n, &out->lo_ns, &out->hi_ns, &out->sd_ns);
 	if (edge_cy)
-		spread(edge_cy, k, &out->lo_cy, &out->hi_cy, &out->sd_cy);
-	if (k < 2)
+		spread(kept_cy, n, &out->lo_cy, &out->hi_cy, &out->sd_cy);
+	if (n < 2)
 		return;
-	double t = cal_t995((unsigned)(k - 1)) * M_SQRT2;
+	double t = cal_t995((unsigned)(n - 1)) * M_SQRT2;
 	out->bound_ns = t * out->sd_ns;
-	out->bound_cy = t * out->sd_cy;
+	out->bound_cy = edge_cy ? t * out->sd_cy : 0;
 }
 
 /* The child: measure, write the samples (ns, then cycles) to fd, _exit. */
@@ -103,7 +117,7 @@ static int read_all(int fd, void *p, size_t len)
 	return 0;
 }
 
-int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_edge,
+int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_edge, double tol,
 		      const struct cal_timer_info *ti, struct cal_flush *fl, struct cal_apart *out)
 {
 	struct cal_round r;
@@ -111,7 +125,7 @@ int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_ed
 	size_t k = 0;
 	memset(out, 0, sizeof(*out));
 	if (procs > CAL_APART_MAX || samples == 0 || samples > 100000 || !(q_edge >= 0 && q_edge <= 1) ||
-	    adds == 0) {
+	    !(tol >= 0) || adds == 0) {
 		errno = EINVAL;
 		return -1;
 	}
@@ -161,7 +175,7 @@ int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_ed
 		}
 		k++;
 	}
-	cal_apart_bound(e_ns, r.cy ? e_cy : NULL, k, out);
+	cal_apart_bound(e_ns, r.cy ? e_cy : NULL, k, tol, out);
 	free(e_ns);
 	free(e_cy);
 	cal_round_free(&r);

@@ -21,12 +21,16 @@
 struct cal_apart {
 	unsigned procs;            /* processes asked for (0: not measured) */
 	unsigned measured;         /* processes whose samples arrived */
+	unsigned slowed;           /* of those, left out: an edge more than tol above the
+				      median edge (other load slowed that run: what the
+				      criterion is there to flag, not to cover) */
 	double q_edge;             /* the quantile taken as each run's edge (the criterion's q/2) */
 	double lo_ns, hi_ns;       /* the smallest and largest edge over the processes */
 	double lo_cy, hi_cy;
 	double sd_ns, sd_cy;       /* the edges' standard deviation (0 with fewer than 2) */
 	double bound_ns, bound_cy; /* two runs' edges differ by more than this in 1 % of pairs:
-				      t(0.995, measured - 1) * sd * sqrt(2); 0 with fewer than 2 */
+				      t(0.995, n - 1) * sd * sqrt(2) over the n = measured -
+				      slowed edges kept; 0 with fewer than 2 */
 };
 
 /* The two-sided 99 % quantile of Student's t with df degrees of freedom
@@ -35,22 +39,24 @@ struct cal_apart {
 double cal_t995(unsigned df);
 
 /* The bound of out from the edges edge_ns[0..k) (and edge_cy[0..k) when
- * not NULL) of k fresh runs: lo, hi, sd and bound as in struct cal_apart;
- * out->procs and out->q_edge are left as they are, out->measured = k.
- * Pure, for the tests. */
-void cal_apart_bound(const double *edge_ns, const double *edge_cy, size_t k, struct cal_apart *out);
+ * not NULL) of k <= CAL_APART_MAX fresh runs: a run whose ns edge is more
+ * than tol (a fraction; the interval search's tolerance) above the median
+ * edge is left out (slowed), then lo, hi, sd and bound over the others as
+ * in struct cal_apart; out->procs and out->q_edge are left as they are,
+ * out->measured = k.  Pure, for the tests. */
+void cal_apart_bound(const double *edge_ns, const double *edge_cy, size_t k, double tol, struct cal_apart *out);
 
 /* Time the chain of `adds` additions `samples` times in each of `procs`
  * (at most CAL_APART_MAX) children forked one after the other, each
  * writing the flush buffer fl (its pages become the child's own on the
  * first write) before every sample as cal_measure does, and take each
- * child's q_edge quantile; then cal_apart_bound.  The children only
+ * child's q_edge quantile; then cal_apart_bound with tol.  The children only
  * measure, write their samples to a pipe and _exit: nothing in them
  * allocates or touches stdio, so a caller with threads may use it.  A
  * child that fails or dies is left out (out->measured counts the others);
  * fork or pipe failing ends the measurement there.  Return 0, or -1 with
  * errno set (EINVAL: procs or samples out of range; ENOMEM). */
-int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_edge,
+int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_edge, double tol,
 		      const struct cal_timer_info *ti, struct cal_flush *fl, struct cal_apart *out);
 
 #endif

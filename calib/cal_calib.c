@@ -388,7 +388,7 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 		/* What separates two runs: the base round in fresh processes,
 		 * each edge the criterion's (its q/2 quantile). */
 		if (o->procs && !r->truncated && !over_budget(o, t0, c0) &&
-		    cal_apart_measure(o->procs, r->base_adds, o->samples, o->q / 2, &r->timer, fl,
+		    cal_apart_measure(o->procs, r->base_adds, o->samples, o->q / 2, o->search.tol, &r->timer, fl,
 				      &r->resolution.apart) < 0)
 			goto fail;
 	}

@@ -149,15 +149,17 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	struct json_object *a = json_object_new_object();
 	add(a, "processes", json_object_new_int((int)ap->procs));
 	add(a, "measured", json_object_new_int((int)ap->measured));
+	add(a, "slowed", json_object_new_int((int)ap->slowed));
 	add(a, "edge_quantile", num_or_null(ap->measured, ap->q_edge));
 	add(a, "low_ns", num_or_null(ap->measured, ap->lo_ns));
 	add(a, "high_ns", num_or_null(ap->measured, ap->hi_ns));
-	add(a, "sd_ns", num_or_null(ap->measured > 1, ap->sd_ns));
-	add(a, "bound_ns", num_or_null(ap->measured > 1, ap->bound_ns));
+	int two = ap->measured - ap->slowed > 1;
+	add(a, "sd_ns", num_or_null(two, ap->sd_ns));
+	add(a, "bound_ns", num_or_null(two, ap->bound_ns));
 	add(a, "low_cy", num_or_null(ap->measured && cy, ap->lo_cy));
 	add(a, "high_cy", num_or_null(ap->measured && cy, ap->hi_cy));
-	add(a, "sd_cy", num_or_null(ap->measured > 1 && cy, ap->sd_cy));
-	add(a, "bound_cy", num_or_null(ap->measured > 1 && cy, ap->bound_cy));
+	add(a, "sd_cy", num_or_null(two && cy, ap->sd_cy));
+	add(a, "bound_cy", num_or_null(two && cy, ap->bound_cy));
 	add(x, "runs_apart", a);
 	add(j, "resolution", x);
 
@@ -261,19 +263,32 @@ int cal_report_text(FILE *f, const struct cal_result *r)
 			(unsigned long long)r->base_adds);
 	}
 	const struct cal_apart *ap = &rs->apart;
-	if (ap->measured > 1) {
-		fprintf(f, "runs apart: the lower edge (quantile %g) of %u fresh processes %.0f\xe2\x80\x93%.0f ns, SD %.1f ns"
-			   ": two runs differ by more than %.0f ns in 1 %% of pairs",
-			ap->q_edge, ap->measured, ap->lo_ns, ap->hi_ns, ap->sd_ns, ap->bound_ns);
+	if (ap->measured - ap->slowed > 1) {
+		fprintf(f, "runs apart: the lower edge (quantile %g) of %u fresh processes %.0f\xe2\x80\x93%.0f ns, SD %.1f ns",
+			ap->q_edge, ap->measured - ap->slowed, ap->lo_ns, ap->hi_ns, ap->sd_ns);
+		if (ap->slowed)
+			fprintf(f, " (%u more left out: slowed by other load)", ap->slowed);
+		fprintf(f, ": two runs differ by more than %.0f ns in 1 %% of pairs", ap->bound_ns);
 		if (cy)
 			fprintf(f, " (%.0f cycles)", ap->bound_cy);
 		fputc('\n', f);
 	} else if (ap->procs) {
-		fprintf(f, "runs apart: not measured (%u of %u fresh processes reported)\n", ap->measured, ap->procs);
+		fprintf(f, "runs apart: not measured (%u of %u fresh processes reported, %u of them slowed)\n",
+			ap->measured, ap->procs, ap->slowed);
 	}
 	fprintf(f, "criterion: a fluctuation is real when the band [Q(%g), Q(%g)] moves: its lower edge "
-		   "by more than res (q = %g)\n",
+		   "by more than res (q = %g)",
 		o->q / 2, 1 - o->q / 2, o->q);
+	if (r->base_adds && rs->found) {
+		double up_ns, up_cy, up_rel;
+		cal_resolution_judged(rs, t->step_ns, &up_ns, &up_cy, &up_rel);
+		fprintf(f, "; res = %.0f ns (%.2f%%)", up_ns, up_rel * 100);
+		if (cy)
+			fprintf(f, " / %.0f cycles", up_cy);
+		fprintf(f, ", %s", up_ns > rs->d_ns && up_ns == rs->apart.bound_ns ? "what separates two runs"
+				   : up_ns > rs->d_ns ? "the upper end of the blocks' spread" : "the resolution");
+	}
+	fputc('\n', f);
 	return ferror(f) ? -1 : 0;
 }
 
