@@ -117,32 +117,19 @@ static int read_all(int fd, void *p, size_t len)
 	return 0;
 }
 
-int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_edge, double tol,
-		      const struct cal_timer_info *ti, struct cal_flush *fl, struct cal_apart *out)
+int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_edge,
+		      const struct cal_timer_info *ti, struct cal_flush *fl, double *edge_ns, double *edge_cy,
+		      size_t *k)
 {
 	struct cal_round r;
-	double *e_ns, *e_cy;
-	size_t k = 0;
-	memset(out, 0, sizeof(*out));
-	if (procs > CAL_APART_MAX || samples == 0 || samples > 100000 || !(q_edge >= 0 && q_edge <= 1) ||
-	    !(tol >= 0) || adds == 0) {
+	if (samples == 0 || samples > 100000 || !(q_edge >= 0 && q_edge <= 1) || adds == 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	out->procs = procs;
-	out->q_edge = q_edge;
 	if (procs == 0)
 		return 0;
 	if (cal_round_init(&r, adds, samples, ti->have_cycles) < 0)
 		return -1;
-	e_ns = calloc(procs, sizeof(*e_ns));
-	e_cy = calloc(procs, sizeof(*e_cy));
-	if (!e_ns || !e_cy) {
-		free(e_ns);
-		free(e_cy);
-		cal_round_free(&r);
-		return -1;
-	}
 	for (unsigned p = 0; p < procs; p++) {
 		int fd[2];
 		if (pipe2(fd, O_CLOEXEC) < 0)
@@ -168,16 +155,14 @@ int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_ed
 		if (!ok)
 			continue;
 		cal_sort(r.ns, r.n);
-		e_ns[k] = cal_quantile_sorted(r.ns, r.n, q_edge);
+		edge_ns[*k] = cal_quantile_sorted(r.ns, r.n, q_edge);
+		edge_cy[*k] = 0;
 		if (r.cy) {
 			cal_sort(r.cy, r.n);
-			e_cy[k] = cal_quantile_sorted(r.cy, r.n, q_edge);
+			edge_cy[*k] = cal_quantile_sorted(r.cy, r.n, q_edge);
 		}
-		k++;
+		++*k;
 	}
-	cal_apart_bound(e_ns, r.cy ? e_cy : NULL, k, tol, out);
-	free(e_ns);
-	free(e_cy);
 	cal_round_free(&r);
 	return 0;
 }

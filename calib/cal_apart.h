@@ -47,16 +47,18 @@ double cal_t995(unsigned df);
 void cal_apart_bound(const double *edge_ns, const double *edge_cy, size_t k, double tol, struct cal_apart *out);
 
 /* Time the chain of `adds` additions `samples` times in each of `procs`
- * (at most CAL_APART_MAX) children forked one after the other, each
- * writing the flush buffer fl (its pages become the child's own on the
- * first write) before every sample as cal_measure does, and take each
- * child's q_edge quantile; then cal_apart_bound with tol.  The children only
- * measure, write their samples to a pipe and _exit: nothing in them
- * allocates or touches stdio, so a caller with threads may use it.  A
- * child that fails or dies is left out (out->measured counts the others);
- * fork or pipe failing ends the measurement there.  Return 0, or -1 with
- * errno set (EINVAL: procs or samples out of range; ENOMEM). */
-int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_edge, double tol,
-		      const struct cal_timer_info *ti, struct cal_flush *fl, struct cal_apart *out);
+ * children forked one after the other, each writing the flush buffer fl
+ * (its pages become the child's own on the first write) before every sample
+ * as cal_measure does, and append each child's q_edge quantile to
+ * edge_ns[*k], edge_cy[*k] (cycles when ti has them), *k counting: the
+ * caller leaves room for procs more.  Call it at several moments and
+ * give the edges to cal_apart_bound.  The children only measure, write
+ * their samples to a pipe and _exit: nothing in them allocates or touches
+ * stdio, so a caller with threads may use it.  A child that fails or dies
+ * is left out; fork or pipe failing ends the measurement there.  Return 0,
+ * or -1 with errno set (EINVAL: samples or q_edge out of range; ENOMEM). */
+int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_edge,
+		      const struct cal_timer_info *ti, struct cal_flush *fl, double *edge_ns, double *edge_cy,
+		      size_t *k);
 
 #endif

@@ -229,6 +229,8 @@ int cal_resolution_measure(const struct cal_opts *o, uint64_t base_adds, int wit
 			*truncated = 1;
 			break;
 		}
+		if (s->after_block)
+			s->after_block(b, s->arg);
 	}
 	rv = cal_resolution_blocks(blk, nb, out);
 out:
@@ -245,6 +247,12 @@ struct run_sampler {
 	const struct cal_timer_info *ti;
 	struct cal_flush *fl;
 	double t0, c0;
+	uint64_t base_adds;
+	/* The fresh processes' edges (cal_apart_measure), and whether
+	 * measuring them failed (errno kept). */
+	double edge_ns[CAL_APART_MAX], edge_cy[CAL_APART_MAX];
+	size_t nedge;
+	int apart_err;
 };
 
 static void run_take(struct cal_round *r, size_t i, void *arg)
@@ -257,6 +265,20 @@ static int run_over(void *arg)
 {
 	struct run_sampler *rs = arg;
 	return over_budget(rs->o, rs->t0, rs->c0);
+}
+
+/* After block b: its share of o->procs fresh processes (the last block
+ * takes what is left), each timing the base round (cal_apart_measure). */
+static void run_after_block(unsigned b, void *arg)
+{
+	struct run_sampler *rs = arg;
+	const struct cal_opts *o = rs->o;
+	unsigned share = o->procs / o->blocks + (b < o->procs % o->blocks);
+	if (share == 0 || rs->apart_err)
+		return;
+	if (cal_apart_measure(share, rs->base_adds, o->samples, o->q / 2, rs->ti, rs->fl, rs->edge_ns, rs->edge_cy,
+			      &rs->nedge) < 0)
+		rs->apart_err = errno ? errno : EIO;
 }
 
 int cal_run(const struct cal_opts *o, struct cal_result *r)
@@ -376,21 +398,31 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 		r->base_adds = r->rounds[r->interval.round].adds;
 	}
 	if (r->base_adds) {
-		struct run_sampler rsm = {.o = o, .ti = &r->timer, .fl = fl, .t0 = t0, .c0 = c0};
-		struct cal_sampler smp = {.take = run_take, .over = run_over, .arg = &rsm};
+		struct run_sampler *rsm = calloc(1, sizeof(*rsm));
+		if (!rsm)
+			goto fail;
+		*rsm = (struct run_sampler){.o = o, .ti = &r->timer, .fl = fl, .t0 = t0, .c0 = c0, .base_adds = r->base_adds};
+		struct cal_sampler smp = {.take = run_take, .over = run_over, .after_block = run_after_block, .arg = rsm};
 		int trunc;
 		r->step_adds = cal_step_adds(r->base_adds, o->step, 0);
 		if (cal_resolution_measure(o, r->base_adds, r->timer.have_cycles, &smp, &r->resolution,
-					   &trunc) < 0)
+					   &trunc) < 0 ||
+		    rsm->apart_err) {
+			if (rsm->apart_err)
+				errno = rsm->apart_err;
+			free(rsm);
 			goto fail;
+		}
 		cal_resolution_floor(&r->resolution, r->timer.step_ns);
 		r->truncated = r->truncated || trunc;
-		/* What separates two runs: the base round in fresh processes,
-		 * each edge the criterion's (its q/2 quantile). */
-		if (o->procs && !r->truncated && !over_budget(o, t0, c0) &&
-		    cal_apart_measure(o->procs, r->base_adds, o->samples, o->q / 2, o->search.tol, &r->timer, fl,
-				      &r->resolution.apart) < 0)
-			goto fail;
+		/* What separates two runs: the base round in fresh processes
+		 * after each block, each edge the criterion's (its q/2
+		 * quantile). */
+		struct cal_apart *ap = &r->resolution.apart;
+		ap->procs = o->procs;
+		ap->q_edge = o->q / 2;
+		cal_apart_bound(rsm->edge_ns, r->timer.have_cycles ? rsm->edge_cy : NULL, rsm->nedge, o->search.tol, ap);
+		free(rsm);
 	}
 	r->seconds = now_s(CLOCK_MONOTONIC) - t0;
 	r->cpu_seconds = now_s(CLOCK_THREAD_CPUTIME_ID) - c0;

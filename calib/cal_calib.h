@@ -97,6 +97,10 @@ double cal_largest_step(const struct cal_opts *o);
 struct cal_sampler {
 	void (*take)(struct cal_round *r, size_t i, void *arg);
 	int (*over)(void *arg);
+	/* NULL, or called after each block measured whole (b from 0): cal_run
+	 * times the base round in fresh processes there, so that what
+	 * separates runs is sampled over the whole step, not in one moment. */
+	void (*after_block)(unsigned b, void *arg);
 	void *arg;
 };
 

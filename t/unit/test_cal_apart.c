@@ -67,24 +67,31 @@ START_TEST(test_bound_one_slowed)
 }
 END_TEST
 
-/* Real fresh processes: every one reports, none is left behind. */
+/* Real fresh processes: every one reports, none is left behind, the edges
+ * are appended. */
 START_TEST(test_measure)
 {
 	struct cal_timer_info ti;
-	struct cal_apart a;
+	struct cal_apart a = {.procs = 5, .q_edge = 0.05};
+	double e_ns[CAL_APART_MAX], e_cy[CAL_APART_MAX];
+	size_t k = 0;
 	cal_timer_detect(&ti);
 	struct cal_flush *fl = cal_flush_create(64 << 10, 1);
 	ck_assert_ptr_nonnull(fl);
-	ck_assert_int_eq(cal_apart_measure(3, 1024, 20, 0.05, 0.05, &ti, fl, &a), 0);
-	ck_assert_uint_eq(a.procs, 3);
-	ck_assert_uint_eq(a.measured, 3);
-	ck_assert(a.q_edge == 0.05 && a.lo_ns > 0 && a.lo_ns <= a.hi_ns && a.sd_ns >= 0 && a.bound_ns >= 0);
-	ck_assert(!ti.have_cycles || (a.lo_cy > 0 && a.lo_cy <= a.hi_cy));
+	ck_assert_int_eq(cal_apart_measure(3, 1024, 20, 0.05, &ti, fl, e_ns, e_cy, &k), 0);
+	ck_assert_uint_eq(k, 3);
+	ck_assert_int_eq(cal_apart_measure(2, 1024, 20, 0.05, &ti, fl, e_ns, e_cy, &k), 0);
+	ck_assert_uint_eq(k, 5);
+	for (size_t i = 0; i < k; i++)
+		ck_assert(e_ns[i] > 0 && (!ti.have_cycles || e_cy[i] > 0));
 	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1); /* no child left, reaped or running */
 	ck_assert_int_eq(errno, ECHILD);
-	ck_assert_int_eq(cal_apart_measure(0, 1024, 20, 0.05, 0.05, &ti, fl, &a), 0);
-	ck_assert(a.procs == 0 && a.measured == 0);
-	ck_assert_int_eq(cal_apart_measure(CAL_APART_MAX + 1, 1024, 20, 0.05, 0.05, &ti, fl, &a), -1);
+	cal_apart_bound(e_ns, ti.have_cycles ? e_cy : NULL, k, 1.0, &a);
+	ck_assert(a.measured == 5 && a.procs == 5 && a.slowed == 0);
+	ck_assert(a.lo_ns > 0 && a.lo_ns <= a.hi_ns && a.sd_ns >= 0 && a.bound_ns >= 0);
+	ck_assert_int_eq(cal_apart_measure(0, 1024, 20, 0.05, &ti, fl, e_ns, e_cy, &k), 0);
+	ck_assert_uint_eq(k, 5);
+	ck_assert_int_eq(cal_apart_measure(1, 1024, 0, 0.05, &ti, fl, e_ns, e_cy, &k), -1);
 	ck_assert_int_eq(errno, EINVAL);
 	cal_flush_destroy(fl);
 }
