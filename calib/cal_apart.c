@@ -117,9 +117,21 @@ static int read_all(int fd, void *p, size_t len)
 	return 0;
 }
 
+/* One process's edges from its samples r->ns (and r->cy when cycles). */
+static void edges_of(struct cal_round *r, double q_edge, int cycles, double *e_ns, double *e_cy)
+{
+	cal_sort(r->ns, r->n);
+	*e_ns = cal_quantile_sorted(r->ns, r->n, q_edge);
+	*e_cy = 0;
+	if (cycles) {
+		cal_sort(r->cy, r->n);
+		*e_cy = cal_quantile_sorted(r->cy, r->n, q_edge);
+	}
+}
+
 int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_edge,
-		      const struct cal_timer_info *ti, struct cal_flush *fl, double *edge_ns, double *edge_cy,
-		      size_t *k)
+		      const struct cal_timer_info *ti, struct cal_flush *fl, const struct cal_fresh *fresh,
+		      double *edge_ns, double *edge_cy, size_t *k)
 {
 	struct cal_round r;
 	if (samples == 0 || samples > 100000 || !(q_edge >= 0 && q_edge <= 1) || adds == 0) {
@@ -128,6 +140,21 @@ int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_ed
 	}
 	if (procs == 0)
 		return 0;
+	if (fresh && fresh->run) {
+		if (cal_round_init(&r, adds, samples, 0) < 0)
+			return -1;
+		for (unsigned p = 0; p < procs; p++) {
+			if (fresh->run(adds, samples, cal_flush_bytes(fl), r.ns, fresh->arg) < 0)
+				continue;
+			for (size_t i = 0; i < r.n; i++)
+				r.ns[i] -= ti->l_ts;
+			edges_of(&r, q_edge, 0, &edge_ns[*k], &edge_cy[*k]);
+			edge_cy[*k] = ti->have_cycles ? edge_ns[*k] * ti->tsc_ghz : 0;
+			++*k;
+		}
+		cal_round_free(&r);
+		return 0;
+	}
 	if (cal_round_init(&r, adds, samples, ti->have_cycles) < 0)
 		return -1;
 	for (unsigned p = 0; p < procs; p++) {
@@ -154,13 +181,7 @@ int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_ed
 			;
 		if (!ok)
 			continue;
-		cal_sort(r.ns, r.n);
-		edge_ns[*k] = cal_quantile_sorted(r.ns, r.n, q_edge);
-		edge_cy[*k] = 0;
-		if (r.cy) {
-			cal_sort(r.cy, r.n);
-			edge_cy[*k] = cal_quantile_sorted(r.cy, r.n, q_edge);
-		}
+		edges_of(&r, q_edge, r.cy != NULL, &edge_ns[*k], &edge_cy[*k]);
 		++*k;
 	}
 	cal_round_free(&r);

@@ -18,6 +18,21 @@
 
 #define CAL_APART_MAX 64 /* fresh processes, at most */
 
+/* How a fresh process is started, when the caller can exec one (the CLI
+ * runs itself, "mpiwatch calibrate --emit"): run(adds, n, flush_bytes, ns,
+ * arg) fills ns[0..n) with raw wall intervals (the timer cost not
+ * subtracted) of a chain of adds additions, each after a flush of
+ * flush_bytes, as cal_emit does, timed in a process of its own; 0, or -1.
+ * An exec'd process is what a user's runs are: its data, stack and
+ * relocated pages are its own.  A forked child shares its parent's until
+ * it writes them, and its edges agreed more closely than exec'd
+ * processes' measured in the same minutes (SD 3-10 against 10-13 ns on
+ * the guest of doc/benchmarks.md). */
+struct cal_fresh {
+	int (*run)(uint64_t adds, size_t n, size_t flush_bytes, double *ns, void *arg);
+	void *arg;
+};
+
 struct cal_apart {
 	unsigned procs;            /* processes asked for (0: not measured) */
 	unsigned measured;         /* processes whose samples arrived */
@@ -47,18 +62,21 @@ double cal_t995(unsigned df);
 void cal_apart_bound(const double *edge_ns, const double *edge_cy, size_t k, double tol, struct cal_apart *out);
 
 /* Time the chain of `adds` additions `samples` times in each of `procs`
- * children forked one after the other, each writing the flush buffer fl
- * (its pages become the child's own on the first write) before every sample
- * as cal_measure does, and append each child's q_edge quantile to
- * edge_ns[*k], edge_cy[*k] (cycles when ti has them), *k counting: the
- * caller leaves room for procs more.  Call it at several moments and
- * give the edges to cal_apart_bound.  The children only measure, write
- * their samples to a pipe and _exit: nothing in them allocates or touches
- * stdio, so a caller with threads may use it.  A child that fails or dies
- * is left out; fork or pipe failing ends the measurement there.  Return 0,
- * or -1 with errno set (EINVAL: samples or q_edge out of range; ENOMEM). */
+ * fresh processes, one after the other, and append each one's q_edge
+ * quantile (the timer cost ti->l_ts subtracted, as cal_measure does) to
+ * edge_ns[*k], edge_cy[*k], *k counting: the caller leaves room for procs
+ * more.  Call it at several moments and give the edges to cal_apart_bound.
+ * With fresh (and fresh->run) the processes are its; their cycle edges are
+ * the wall ones at the TSC's rate (ti->tsc_ghz).  Without, children are
+ * forked, each writing the flush buffer fl (its pages become the child's
+ * own on the first write) before every sample, as cal_measure does; they
+ * only measure, write their samples to a pipe and _exit (nothing in them
+ * allocates or touches stdio, so a caller with threads may use it).  A
+ * process that fails or dies is left out; fork or pipe failing ends the
+ * measurement there.  Return 0, or -1 with errno set (EINVAL: samples or
+ * q_edge out of range; ENOMEM). */
 int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_edge,
-		      const struct cal_timer_info *ti, struct cal_flush *fl, double *edge_ns, double *edge_cy,
-		      size_t *k);
+		      const struct cal_timer_info *ti, struct cal_flush *fl, const struct cal_fresh *fresh,
+		      double *edge_ns, double *edge_cy, size_t *k);
 
 #endif

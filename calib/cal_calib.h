@@ -46,7 +46,8 @@ struct cal_opts {
 	double q;              /* criterion: fraction with timing error: q_lo + 1 - q_hi,
 				  what the interval search allows (0.1) */
 	unsigned procs;        /* the base round timed again in this many fresh processes
-				  (cal_apart_measure; forks): 16 (quick 0, which never forks) */
+				  (cal_apart_measure): 16 (quick 0, which starts none) */
+	struct cal_fresh fresh; /* how they are started (run NULL: forked children) */
 };
 
 /* Fill o with the defaults above (quick: the quick ones). */

@@ -9,9 +9,11 @@
 
 #include "cal_calib.h"
 #include "cal_report.h"
+#include "cal_timings.h"
 #include "cli.h"
 #include "conf.h"
 #include "fsutil.h"
+#include "runcmd.h"
 
 #define ME "mpiwatch calibrate"
 
@@ -44,6 +46,32 @@ static void put_line(double ns, void *arg)
 {
 	(void)arg;
 	printf("%.0f\n", ns);
+}
+
+/* The full calibration's fresh processes (struct cal_fresh): this program
+ * run again as "mpiwatch calibrate --emit", its raw intervals read back
+ * with the timings parser.  An exec'd process, as a user's runs are. */
+static int fresh_emit(uint64_t adds, size_t n, size_t flush_bytes, double *ns, void *arg)
+{
+	char a[32], c[32], fk[32], err[128];
+	char *argv[] = {"/proc/self/exe", "calibrate", "--emit", a, "--count", c, "--flush-kib", fk, NULL};
+	struct mw_runcmd_opts ro = {.timeout_s = 60, .stop_at_max = 1};
+	struct mw_runcmd_result res;
+	double *v = NULL;
+	size_t got = 0;
+	(void)arg;
+	snprintf(a, sizeof(a), "%llu", (unsigned long long)adds);
+	snprintf(c, sizeof(c), "%zu", n);
+	snprintf(fk, sizeof(fk), "%zu", flush_bytes / 1024);
+	if (mw_run_command_ex(argv, NULL, &ro, &res) < 0)
+		return -1;
+	int ok = res.status == 0 && cal_timings_parse(res.output, res.len, "--emit", &v, &got, err, sizeof(err)) == 0 &&
+		 got == n;
+	if (ok)
+		memcpy(ns, v, n * sizeof(*ns));
+	free(v);
+	free(res.output);
+	return ok ? 0 : -1;
 }
 
 /* "LOW,HIGH" in percent -> fractions (dst: double[2]). */
@@ -160,6 +188,7 @@ static int run_calibrate(int argc, char **argv)
 	if (s_steps) o.steps = (unsigned)steps;
 	if (s_blocks) o.blocks = (unsigned)blocks;
 	if (s_procs) o.procs = (unsigned)procs;
+	o.fresh.run = fresh_emit;
 	o.at = at;
 	o.interleave = interleave;
 	if (cal_opts_check(&o, err, sizeof(err)) < 0) {

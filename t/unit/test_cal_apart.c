@@ -78,9 +78,9 @@ START_TEST(test_measure)
 	cal_timer_detect(&ti);
 	struct cal_flush *fl = cal_flush_create(64 << 10, 1);
 	ck_assert_ptr_nonnull(fl);
-	ck_assert_int_eq(cal_apart_measure(3, 1024, 20, 0.05, &ti, fl, e_ns, e_cy, &k), 0);
+	ck_assert_int_eq(cal_apart_measure(3, 1024, 20, 0.05, &ti, fl, NULL, e_ns, e_cy, &k), 0);
 	ck_assert_uint_eq(k, 3);
-	ck_assert_int_eq(cal_apart_measure(2, 1024, 20, 0.05, &ti, fl, e_ns, e_cy, &k), 0);
+	ck_assert_int_eq(cal_apart_measure(2, 1024, 20, 0.05, &ti, fl, NULL, e_ns, e_cy, &k), 0);
 	ck_assert_uint_eq(k, 5);
 	for (size_t i = 0; i < k; i++)
 		ck_assert(e_ns[i] > 0 && (!ti.have_cycles || e_cy[i] > 0));
@@ -89,9 +89,9 @@ START_TEST(test_measure)
 	cal_apart_bound(e_ns, ti.have_cycles ? e_cy : NULL, k, 1.0, &a);
 	ck_assert(a.measured == 5 && a.procs == 5 && a.slowed == 0);
 	ck_assert(a.lo_ns > 0 && a.lo_ns <= a.hi_ns && a.sd_ns >= 0 && a.bound_ns >= 0);
-	ck_assert_int_eq(cal_apart_measure(0, 1024, 20, 0.05, &ti, fl, e_ns, e_cy, &k), 0);
+	ck_assert_int_eq(cal_apart_measure(0, 1024, 20, 0.05, &ti, fl, NULL, e_ns, e_cy, &k), 0);
 	ck_assert_uint_eq(k, 5);
-	ck_assert_int_eq(cal_apart_measure(1, 1024, 0, 0.05, &ti, fl, e_ns, e_cy, &k), -1);
+	ck_assert_int_eq(cal_apart_measure(1, 1024, 0, 0.05, &ti, fl, NULL, e_ns, e_cy, &k), -1);
 	ck_assert_int_eq(errno, EINVAL);
 	cal_flush_destroy(fl);
 }
