@@ -23,7 +23,7 @@ void cal_opts_defaults(struct cal_opts *o, int quick)
 	o->blocks = quick ? 3 : 5;
 	o->flush_bytes = cal_flush_default(quick ? (size_t)1 << 20 : (size_t)4 << 20);
 	o->q = o->search.q_lo + (1 - o->search.q_hi); /* 0.1 */
-	o->procs = quick ? 0 : 16;
+	o->procs = quick ? 0 : 32;
 }
 
 int cal_opts_check(const struct cal_opts *o, char *err, size_t errlen)

@@ -46,7 +46,7 @@ struct cal_opts {
 	double q;              /* criterion: fraction with timing error: q_lo + 1 - q_hi,
 				  what the interval search allows (0.1) */
 	unsigned procs;        /* the base round timed again in this many fresh processes
-				  (cal_apart_measure): 16 (quick 0, which starts none) */
+				  (cal_apart_measure): 32 (quick 0, which starts none) */
 	struct cal_fresh fresh; /* how they are started (run NULL: forked children) */
 };
 

@@ -137,7 +137,7 @@ static int run_calibrate(int argc, char **argv)
 		 .min = 1, .max = CAL_BLOCKS_MAX, .help = "the resolution measured N times: its median and spread (default 5)"},
 		{.name = "processes", .kind = MW_CLIOPT_LONG, .dst = &procs, .given = &s_procs, .arg = "N",
 		 .min = 0, .max = CAL_APART_MAX,
-		 .help = "the base round timed again in N fresh processes: what separates two runs (default 16, --quick 0)"},
+		 .help = "the base round timed again in N fresh processes: what separates two runs (default 32, --quick 0)"},
 		{.name = "at", .kind = MW_CLIOPT_DOUBLE, .dst = &at, .arg = "NS", .min = 1, .max = 1e10,
 		 .unit = "ns", .help = "the resolution at this interval instead of the shortest trustworthy one"},
 		{.name = "interleave", .kind = MW_CLIOPT_FLAG, .dst = &interleave,

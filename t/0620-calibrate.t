@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 36
+plan 44
 run_setup mw-calib
 
 # --- calibrate --quick --json
@@ -48,6 +48,22 @@ like "$out" "timer cost: .*criterion: a fluctuation is real when the band" "the 
 out=$("$mw" calibrate --tolerance 80 2>&1); st=$?
 is "$st" 2 "calibrate --tolerance 80: usage error, exit 2"
 like "$out" "--tolerance 80: expected a percentage, a number from 0.001 to 50" "the message names the option and the range"
+
+# --- what separates two runs (issue 32): fresh processes, each this program run
+# again with --emit, after each block; the criterion covers their spread
+"$mw" calibrate --json --samples 20 --steps 2 --blocks 2 --processes 4 >apart.json 2>apart.err; st=$?
+ok "$([ "$st" = 0 ] || [ "$st" = 1 ]; echo $?)" "calibrate --processes 4: exit 0 or 1 (got $st)"
+is "$(cat apart.err)" "" "... nothing on stderr"
+is "$(field apart.json 'r["options"]["processes"], r["resolution"]["runs_apart"]["processes"]')" "4 4" \
+   "... 4 fresh processes asked for"
+is "$(field apart.json 'r["resolution"]["base_adds"] is None or r["resolution"]["runs_apart"]["measured"] == 4')" True \
+   "... all four timed the base round"
+is "$(field apart.json 'r["criterion"]["resolution_ns"] is None or r["resolution"]["runs_apart"]["bound_ns"] is None or r["criterion"]["resolution_ns"] >= r["resolution"]["runs_apart"]["bound_ns"]')" True \
+   "... the criterion's resolution covers what separates two runs"
+is "$(schema_valid apart.json calibrate.schema.json)" valid "... the JSON matches its schema"
+is "$(pgrep -f "calibrate --emit" | wc -l)" 0 "... and no process of it is left"
+is "$(field cal.json 'r["options"]["processes"], r["resolution"]["runs_apart"]["measured"]')" "0 0" \
+   "--quick starts no fresh process"
 
 # --- analyze fluctuation on generated timings (seeded: the same files every run)
 python3 - <<'PY'

@@ -124,7 +124,7 @@ START_TEST(test_judged_covers_runs_apart)
 END_TEST
 
 /* The full calibration measures it (a small one: the options' defaults
- * are 16 processes, --quick none). */
+ * are 32 processes, --quick none). */
 START_TEST(test_run_measures_runs_apart)
 {
 	struct cal_opts o;
@@ -132,7 +132,7 @@ START_TEST(test_run_measures_runs_apart)
 	cal_opts_defaults(&o, 1);
 	ck_assert_uint_eq(o.procs, 0);
 	cal_opts_defaults(&o, 0);
-	ck_assert_uint_eq(o.procs, 16);
+	ck_assert_uint_eq(o.procs, 32);
 	cal_opts_defaults(&o, 1);
 	o.samples = 10;
 	o.steps = 2;
