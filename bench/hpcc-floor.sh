@@ -15,6 +15,8 @@
 # difference against `none`, in the figure's unit and in percent.  Run it
 # under `flock /work/heavy.lock`.  OUT (default /tmp/mpiwatch-hpcc-floor)
 # keeps the samples: a second call with the same OUT adds rounds.
+# HPCC_VARIANTS (default "none shim off on") runs a subset, e.g. "none on"
+# for more pairs in the same time; paired figures need none among them.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 ROUNDS=${1:-6}
@@ -26,11 +28,12 @@ work=$OUT/work
 mpicc.openmpi -O2 -shared -fPIC -o "$work/hpcc-shim.so" bench/hpcc-shim.c || exit 1
 hpcc_input "$work"
 cd "$work" || exit 1
-VARIANTS=(none shim off on)
+read -r -a VARIANTS <<<"${HPCC_VARIANTS:-none shim off on}"
+nvar=${#VARIANTS[@]}
 start=$(awk 'END {print $1 + 0}' "$OUT/samples" 2>/dev/null)
 for ((r = start + 1; r <= start + ROUNDS; r++)); do
-    for ((j = 0; j < 4; j++)); do
-        v=${VARIANTS[(j + r) % 4]}
+    for ((j = 0; j < nvar; j++)); do
+        v=${VARIANTS[(j + r) % nvar]}
         case $v in
         none) x=() ;;
         shim) x=(-x "LD_PRELOAD=$work/hpcc-shim.so") ;;
