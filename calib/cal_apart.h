@@ -25,9 +25,10 @@
  * flush_bytes, as cal_emit does, timed in a process of its own; 0, or -1.
  * An exec'd process is what a user's runs are: its data, stack and
  * relocated pages are its own.  A forked child shares its parent's until
- * it writes them, and its edges agreed more closely than exec'd
- * processes' measured in the same minutes (SD 3-10 against 10-13 ns on
- * the guest of doc/benchmarks.md). */
+ * it writes them; its edges agreed more closely than exec'd processes'
+ * in the first measurements (SD 0-10 against 10-13 ns on the guest of
+ * doc/benchmarks.md), though that spread also moves from minute to
+ * minute: not settled, and the exec'd way is the faithful one. */
 struct cal_fresh {
 	int (*run)(uint64_t adds, size_t n, size_t flush_bytes, double *ns, void *arg);
 	void *arg;
