@@ -1,13 +1,8 @@
 /* cal_apart.c - what separates two runs of the same work (cal_apart.h). */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "cal_apart.h"
 #include "cal_stats.h"
@@ -79,111 +74,30 @@ void cal_apart_bound(const double *edge_ns, const double *edge_cy, size_t k, dou
 	out->bound_cy = edge_cy ? t * out->sd_cy : 0;
 }
 
-/* The child: measure, write the samples (ns, then cycles) to fd, _exit. */
-static void child(struct cal_round *r, const struct cal_timer_info *ti, struct cal_flush *fl, int fd)
-{
-	/* Not past the parent: a measurement is a tenth of a second. */
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	for (size_t i = 0; i < r->n; i++)
-		cal_measure(r, i, ti, fl);
-	const double *part[2] = {r->ns, r->cy};
-	for (int c = 0; c < 2 && part[c]; c++) {
-		const char *p = (const char *)part[c];
-		size_t left = r->n * sizeof(double);
-		while (left) {
-			ssize_t w = write(fd, p, left);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				_exit(1);
-			p += w, left -= (size_t)w;
-		}
-	}
-	_exit(0);
-}
-
-/* Read exactly len bytes from fd into p: 0, or -1 (short or an error). */
-static int read_all(int fd, void *p, size_t len)
-{
-	char *c = p;
-	while (len) {
-		ssize_t n = read(fd, c, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		c += n, len -= (size_t)n;
-	}
-	return 0;
-}
-
-/* One process's edges from its samples r->ns (and r->cy when cycles). */
-static void edges_of(struct cal_round *r, double q_edge, int cycles, double *e_ns, double *e_cy)
-{
-	cal_sort(r->ns, r->n);
-	*e_ns = cal_quantile_sorted(r->ns, r->n, q_edge);
-	*e_cy = 0;
-	if (cycles) {
-		cal_sort(r->cy, r->n);
-		*e_cy = cal_quantile_sorted(r->cy, r->n, q_edge);
-	}
-}
-
 int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_edge,
-		      const struct cal_timer_info *ti, struct cal_flush *fl, const struct cal_fresh *fresh,
+		      const struct cal_timer_info *ti, size_t flush_bytes, const struct cal_fresh *fresh,
 		      double *edge_ns, double *edge_cy, size_t *k)
 {
-	struct cal_round r;
+	double *ns;
 	if (samples == 0 || samples > 100000 || !(q_edge >= 0 && q_edge <= 1) || adds == 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	if (procs == 0)
+	if (procs == 0 || !fresh || !fresh->run)
 		return 0;
-	if (fresh && fresh->run) {
-		if (cal_round_init(&r, adds, samples, 0) < 0)
-			return -1;
-		for (unsigned p = 0; p < procs; p++) {
-			if (fresh->run(adds, samples, cal_flush_bytes(fl), r.ns, fresh->arg) < 0)
-				continue;
-			for (size_t i = 0; i < r.n; i++)
-				r.ns[i] -= ti->l_ts;
-			edges_of(&r, q_edge, 0, &edge_ns[*k], &edge_cy[*k]);
-			edge_cy[*k] = ti->have_cycles ? edge_ns[*k] * ti->tsc_ghz : 0;
-			++*k;
-		}
-		cal_round_free(&r);
-		return 0;
-	}
-	if (cal_round_init(&r, adds, samples, ti->have_cycles) < 0)
+	ns = malloc(samples * sizeof(*ns));
+	if (!ns)
 		return -1;
 	for (unsigned p = 0; p < procs; p++) {
-		int fd[2];
-		if (pipe2(fd, O_CLOEXEC) < 0)
-			break;
-		pid_t pid = fork();
-		if (pid < 0) {
-			close(fd[0]);
-			close(fd[1]);
-			break;
-		}
-		if (pid == 0) {
-			close(fd[0]);
-			child(&r, ti, fl, fd[1]);
-		}
-		close(fd[1]);
-		/* All samples arrived: the child measured to the end (its exit
-		 * status adds nothing; SIGCHLD may even be ignored here). */
-		int ok = read_all(fd[0], r.ns, r.n * sizeof(double)) == 0 &&
-			 (!r.cy || read_all(fd[0], r.cy, r.n * sizeof(double)) == 0);
-		close(fd[0]);
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		if (!ok)
+		if (fresh->run(adds, samples, flush_bytes, ns, fresh->arg) < 0)
 			continue;
-		edges_of(&r, q_edge, r.cy != NULL, &edge_ns[*k], &edge_cy[*k]);
+		for (size_t i = 0; i < samples; i++)
+			ns[i] -= ti->l_ts;
+		cal_sort(ns, samples);
+		edge_ns[*k] = cal_quantile_sorted(ns, samples, q_edge);
+		edge_cy[*k] = ti->have_cycles ? edge_ns[*k] * ti->tsc_ghz : 0;
 		++*k;
 	}
-	cal_round_free(&r);
+	free(ns);
 	return 0;
 }

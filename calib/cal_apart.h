@@ -14,21 +14,20 @@
 #include <stdint.h>
 
 #include "cal_timer.h"
-#include "cal_work.h"
 
 #define CAL_APART_MAX 64 /* fresh processes, at most */
 
-/* How a fresh process is started, when the caller can exec one (the CLI
- * runs itself, "mpiwatch calibrate --emit"): run(adds, n, flush_bytes, ns,
- * arg) fills ns[0..n) with raw wall intervals (the timer cost not
- * subtracted) of a chain of adds additions, each after a flush of
- * flush_bytes, as cal_emit does, timed in a process of its own; 0, or -1.
- * An exec'd process is what a user's runs are: its data, stack and
- * relocated pages are its own.  A forked child shares its parent's until
- * it writes them; its edges agreed more closely than exec'd processes'
- * in the first measurements (SD 0-10 against 10-13 ns on the guest of
- * doc/benchmarks.md), though that spread also moves from minute to
- * minute: not settled, and the exec'd way is the faithful one. */
+/* How a fresh process is started (the CLI runs itself, "mpiwatch
+ * calibrate --emit"): run(adds, n, flush_bytes, ns, arg) fills ns[0..n)
+ * with raw wall intervals (the timer cost not subtracted) of a chain of
+ * adds additions, each after a flush of flush_bytes, as cal_emit does,
+ * timed in an exec'd process of its own; 0, or -1.  An exec'd process is
+ * what a user's runs are: its data, stack and relocated pages are its own.
+ * (Forked children, which share their parent's pages until they write
+ * them, were tried first; their edges agreed more closely than exec'd
+ * processes' in the first measurements, SD 0-10 against 10-13 ns on the
+ * guest of doc/benchmarks.md, though that spread also moves from minute to
+ * minute.)  A library caller without one measures no runs apart. */
 struct cal_fresh {
 	int (*run)(uint64_t adds, size_t n, size_t flush_bytes, double *ns, void *arg);
 	void *arg;
@@ -63,21 +62,17 @@ double cal_t995(unsigned df);
 void cal_apart_bound(const double *edge_ns, const double *edge_cy, size_t k, double tol, struct cal_apart *out);
 
 /* Time the chain of `adds` additions `samples` times in each of `procs`
- * fresh processes, one after the other, and append each one's q_edge
- * quantile (the timer cost ti->l_ts subtracted, as cal_measure does) to
- * edge_ns[*k], edge_cy[*k], *k counting: the caller leaves room for procs
- * more.  Call it at several moments and give the edges to cal_apart_bound.
- * With fresh (and fresh->run) the processes are its; their cycle edges are
- * the wall ones at the TSC's rate (ti->tsc_ghz).  Without, children are
- * forked, each writing the flush buffer fl (its pages become the child's
- * own on the first write) before every sample, as cal_measure does; they
- * only measure, write their samples to a pipe and _exit (nothing in them
- * allocates or touches stdio, so a caller with threads may use it).  A
- * process that fails or dies is left out; fork or pipe failing ends the
- * measurement there.  Return 0, or -1 with errno set (EINVAL: samples or
- * q_edge out of range; ENOMEM). */
+ * fresh processes (fresh->run, each flushing flush_bytes before every
+ * sample), one after the other, and append each one's q_edge quantile
+ * (the timer cost ti->l_ts subtracted, as cal_measure does) to
+ * edge_ns[*k], and the same at the TSC's rate (ti->tsc_ghz; 0 without a
+ * cycle counter) to edge_cy[*k], *k counting: the caller leaves room for
+ * procs more.  Call it at several moments and give the edges to
+ * cal_apart_bound.  A process that fails is left out; without fresh (or
+ * fresh->run) nothing is measured.  Return 0, or -1 with errno set
+ * (EINVAL: samples or q_edge out of range; ENOMEM). */
 int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_edge,
-		      const struct cal_timer_info *ti, struct cal_flush *fl, const struct cal_fresh *fresh,
+		      const struct cal_timer_info *ti, size_t flush_bytes, const struct cal_fresh *fresh,
 		      double *edge_ns, double *edge_cy, size_t *k);
 
 #endif

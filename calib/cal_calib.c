@@ -276,7 +276,7 @@ static void run_after_block(unsigned b, void *arg)
 	unsigned share = o->procs / o->blocks + (b < o->procs % o->blocks);
 	if (share == 0 || rs->apart_err)
 		return;
-	if (cal_apart_measure(share, rs->base_adds, o->samples, o->q / 2, rs->ti, rs->fl, &o->fresh, rs->edge_ns,
+	if (cal_apart_measure(share, rs->base_adds, o->samples, o->q / 2, rs->ti, o->flush_bytes, &o->fresh, rs->edge_ns,
 			      rs->edge_cy, &rs->nedge) < 0)
 		rs->apart_err = errno ? errno : EIO;
 }

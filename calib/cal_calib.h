@@ -47,7 +47,7 @@ struct cal_opts {
 				  what the interval search allows (0.1) */
 	unsigned procs;        /* the base round timed again in this many fresh processes
 				  (cal_apart_measure): 32 (quick 0, which starts none) */
-	struct cal_fresh fresh; /* how they are started (run NULL: forked children) */
+	struct cal_fresh fresh; /* how they are started (run NULL: none is, nothing measured) */
 };
 
 /* Fill o with the defaults above (quick: the quick ones). */

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
-#include <sys/wait.h>
 
 #include "cal_apart.h"
 #include "cal_calib.h"
@@ -67,33 +66,55 @@ START_TEST(test_bound_one_slowed)
 }
 END_TEST
 
-/* Real fresh processes: every one reports, none is left behind, the edges
- * are appended. */
+/* A fake fresh process (the real one, "mpiwatch calibrate --emit" exec'd,
+ * is checked end to end by t/0620): call j gives 1000 + 10 j + i ns for
+ * sample i, and the third call fails. */
+struct fake {
+	unsigned calls;
+	uint64_t adds;
+	size_t flush;
+};
+
+static int fake_run(uint64_t adds, size_t n, size_t flush_bytes, double *ns, void *arg)
+{
+	struct fake *f = arg;
+	unsigned j = f->calls++;
+	f->adds = adds, f->flush = flush_bytes;
+	if (j == 2)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		ns[n - 1 - i] = 1000 + 10.0 * j + (double)i; /* unsorted */
+	return 0;
+}
+
+/* Every process that reports adds its edge (the timer cost subtracted; the
+ * cycle edge at the TSC's rate), one that fails is left out, the edges are
+ * appended; without a way to start processes nothing is measured. */
 START_TEST(test_measure)
 {
-	struct cal_timer_info ti;
-	struct cal_apart a = {.procs = 5, .q_edge = 0.05};
+	struct cal_timer_info ti = {.have_cycles = 1, .tsc_ghz = 2.5, .l_ts = 70};
+	struct fake f = {0};
+	struct cal_fresh fresh = {.run = fake_run, .arg = &f};
 	double e_ns[CAL_APART_MAX], e_cy[CAL_APART_MAX];
 	size_t k = 0;
-	cal_timer_detect(&ti);
-	struct cal_flush *fl = cal_flush_create(64 << 10, 1);
-	ck_assert_ptr_nonnull(fl);
-	ck_assert_int_eq(cal_apart_measure(3, 1024, 20, 0.05, &ti, fl, NULL, e_ns, e_cy, &k), 0);
-	ck_assert_uint_eq(k, 3);
-	ck_assert_int_eq(cal_apart_measure(2, 1024, 20, 0.05, &ti, fl, NULL, e_ns, e_cy, &k), 0);
-	ck_assert_uint_eq(k, 5);
-	for (size_t i = 0; i < k; i++)
-		ck_assert(e_ns[i] > 0 && (!ti.have_cycles || e_cy[i] > 0));
-	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1); /* no child left, reaped or running */
-	ck_assert_int_eq(errno, ECHILD);
-	cal_apart_bound(e_ns, ti.have_cycles ? e_cy : NULL, k, 1.0, &a);
-	ck_assert(a.measured == 5 && a.procs == 5 && a.slowed == 0);
-	ck_assert(a.lo_ns > 0 && a.lo_ns <= a.hi_ns && a.sd_ns >= 0 && a.bound_ns >= 0);
-	ck_assert_int_eq(cal_apart_measure(0, 1024, 20, 0.05, &ti, fl, NULL, e_ns, e_cy, &k), 0);
-	ck_assert_uint_eq(k, 5);
-	ck_assert_int_eq(cal_apart_measure(1, 1024, 0, 0.05, &ti, fl, NULL, e_ns, e_cy, &k), -1);
+	ck_assert_int_eq(cal_apart_measure(2, 1024, 21, 0.05, &ti, 4096, &fresh, e_ns, e_cy, &k), 0);
+	ck_assert_uint_eq(k, 2);
+	ck_assert_int_eq(cal_apart_measure(2, 1024, 21, 0.05, &ti, 4096, &fresh, e_ns, e_cy, &k), 0);
+	ck_assert_uint_eq(f.calls, 4);
+	ck_assert_uint_eq(k, 3); /* the third call failed */
+	ck_assert(f.adds == 1024 && f.flush == 4096);
+	/* 21 samples 1000 + 10 j .. 1020 + 10 j: the 0.05 quantile is the second, 1001 + 10 j */
+	ck_assert_msg(e_ns[0] == 931 && e_ns[1] == 941 && e_ns[2] == 961, "%g %g %g", e_ns[0], e_ns[1], e_ns[2]);
+	ck_assert(e_cy[0] == 931 * 2.5 && e_cy[2] == 961 * 2.5);
+	ti.have_cycles = 0;
+	ck_assert_int_eq(cal_apart_measure(1, 1024, 21, 0.05, &ti, 4096, &fresh, e_ns, e_cy, &k), 0);
+	ck_assert(k == 4 && e_ns[3] == 971 && e_cy[3] == 0);
+	ck_assert_int_eq(cal_apart_measure(0, 1024, 21, 0.05, &ti, 4096, &fresh, e_ns, e_cy, &k), 0);
+	ck_assert_int_eq(cal_apart_measure(3, 1024, 21, 0.05, &ti, 4096, NULL, e_ns, e_cy, &k), 0);
+	ck_assert_uint_eq(k, 4);
+	ck_assert_uint_eq(f.calls, 5);
+	ck_assert_int_eq(cal_apart_measure(1, 1024, 0, 0.05, &ti, 4096, &fresh, e_ns, e_cy, &k), -1);
 	ck_assert_int_eq(errno, EINVAL);
-	cal_flush_destroy(fl);
 }
 END_TEST
 
@@ -140,9 +161,16 @@ START_TEST(test_run_measures_runs_apart)
 	o.flush_bytes = 0;
 	o.procs = 3;
 	o.at = 2000;
+	ck_assert_int_eq(cal_run(&o, &r), 0); /* no way to start processes: none measured */
+	ck_assert(r.resolution.apart.procs == 3 && r.resolution.apart.measured == 0);
+	cal_result_free(&r);
+	struct fake f = {0};
+	o.fresh = (struct cal_fresh){.run = fake_run, .arg = &f};
+	o.procs = 2; /* the third call would fail */
 	ck_assert_int_eq(cal_run(&o, &r), 0);
-	ck_assert_uint_eq(r.resolution.apart.procs, 3);
-	ck_assert_uint_eq(r.resolution.apart.measured, 3);
+	ck_assert_uint_eq(r.resolution.apart.procs, 2);
+	ck_assert_uint_eq(r.resolution.apart.measured, 2);
+	ck_assert(f.calls == 2 && f.adds == r.base_adds && f.flush == o.flush_bytes);
 	ck_assert(r.resolution.apart.q_edge == o.q / 2);
 	cal_result_free(&r);
 	char err[128];
