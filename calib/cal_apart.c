@@ -43,9 +43,9 @@ static void spread(const double *x, size_t k, double *lo, double *hi, double *sd
 	*sd = k > 1 ? sqrt(ss / (double)(k - 1)) : 0;
 }
 
-void cal_apart_bound(const double *edge_ns, const double *edge_cy, size_t k, double tol, struct cal_apart *out)
+void cal_apart_bound(const double *edge_ns, size_t k, double tol, double cy_per_ns, struct cal_apart *out)
 {
-	double kept_ns[CAL_APART_MAX], kept_cy[CAL_APART_MAX], med;
+	double kept[CAL_APART_MAX], med;
 	size_t n = 0;
 	out->measured = (unsigned)k;
 	out->slowed = 0;
@@ -53,30 +53,25 @@ void cal_apart_bound(const double *edge_ns, const double *edge_cy, size_t k, dou
 	out->sd_ns = out->sd_cy = out->bound_ns = out->bound_cy = 0;
 	if (k == 0 || k > CAL_APART_MAX)
 		return;
-	memcpy(kept_ns, edge_ns, k * sizeof(*edge_ns));
-	cal_sort(kept_ns, k);
-	med = cal_quantile_sorted(kept_ns, k, 0.5);
+	memcpy(kept, edge_ns, k * sizeof(*edge_ns));
+	cal_sort(kept, k);
+	med = cal_quantile_sorted(kept, k, 0.5);
 	for (size_t i = 0; i < k; i++) {
-		if (edge_ns[i] > med + tol * fabs(med)) {
+		if (edge_ns[i] > med + tol * fabs(med))
 			out->slowed++;
-			continue;
-		}
-		kept_ns[n] = edge_ns[i];
-		kept_cy[n++] = edge_cy ? edge_cy[i] : 0;
+		else
+			kept[n++] = edge_ns[i];
 	}
-	spread(kept_ns, n, &out->lo_ns, &out->hi_ns, &out->sd_ns);
-	if (edge_cy)
-		spread(kept_cy, n, &out->lo_cy, &out->hi_cy, &out->sd_cy);
-	if (n < 2)
-		return;
-	double t = cal_t995((unsigned)(n - 1)) * M_SQRT2;
-	out->bound_ns = t * out->sd_ns;
-	out->bound_cy = edge_cy ? t * out->sd_cy : 0;
+	spread(kept, n, &out->lo_ns, &out->hi_ns, &out->sd_ns);
+	if (n >= 2)
+		out->bound_ns = cal_t995((unsigned)(n - 1)) * M_SQRT2 * out->sd_ns;
+	out->lo_cy = out->lo_ns * cy_per_ns, out->hi_cy = out->hi_ns * cy_per_ns;
+	out->sd_cy = out->sd_ns * cy_per_ns, out->bound_cy = out->bound_ns * cy_per_ns;
 }
 
 int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_edge,
 		      const struct cal_timer_info *ti, size_t flush_bytes, const struct cal_fresh *fresh,
-		      double *edge_ns, double *edge_cy, size_t *k)
+		      double *edge_ns, size_t *k)
 {
 	double *ns;
 	if (samples == 0 || samples > 100000 || !(q_edge >= 0 && q_edge <= 1) || adds == 0) {
@@ -94,9 +89,7 @@ int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_ed
 		for (size_t i = 0; i < samples; i++)
 			ns[i] -= ti->l_ts;
 		cal_sort(ns, samples);
-		edge_ns[*k] = cal_quantile_sorted(ns, samples, q_edge);
-		edge_cy[*k] = ti->have_cycles ? edge_ns[*k] * ti->tsc_ghz : 0;
-		++*k;
+		edge_ns[(*k)++] = cal_quantile_sorted(ns, samples, q_edge);
 	}
 	free(ns);
 	return 0;

@@ -53,26 +53,27 @@ struct cal_apart {
  * 2.576).  Return it, or NaN for df 0. */
 double cal_t995(unsigned df);
 
-/* The bound of out from the edges edge_ns[0..k) (and edge_cy[0..k) when
- * not NULL) of k <= CAL_APART_MAX fresh runs: a run whose ns edge is more
- * than tol (a fraction; the interval search's tolerance) above the median
- * edge is left out (slowed), then lo, hi, sd and bound over the others as
- * in struct cal_apart; out->procs and out->q_edge are left as they are,
- * out->measured = k.  Pure, for the tests. */
-void cal_apart_bound(const double *edge_ns, const double *edge_cy, size_t k, double tol, struct cal_apart *out);
+/* The bound of out from the edges edge_ns[0..k) of k <= CAL_APART_MAX
+ * fresh runs: a run whose edge is more than tol (a fraction; the interval
+ * search's tolerance) above the median edge is left out (slowed), then lo,
+ * hi, sd and bound over the others as in struct cal_apart; the cycle
+ * figures are the same at cy_per_ns (the TSC's rate; 0 without a cycle
+ * counter: a fresh process reports wall intervals).  out->procs and
+ * out->q_edge are left as they are, out->measured = k.  Pure, for the
+ * tests. */
+void cal_apart_bound(const double *edge_ns, size_t k, double tol, double cy_per_ns, struct cal_apart *out);
 
 /* Time the chain of `adds` additions `samples` times in each of `procs`
  * fresh processes (fresh->run, each flushing flush_bytes before every
  * sample), one after the other, and append each one's q_edge quantile
  * (the timer cost ti->l_ts subtracted, as cal_measure does) to
- * edge_ns[*k], and the same at the TSC's rate (ti->tsc_ghz; 0 without a
- * cycle counter) to edge_cy[*k], *k counting: the caller leaves room for
- * procs more.  Call it at several moments and give the edges to
- * cal_apart_bound.  A process that fails is left out; without fresh (or
- * fresh->run) nothing is measured.  Return 0, or -1 with errno set
- * (EINVAL: samples or q_edge out of range; ENOMEM). */
+ * edge_ns[*k], *k counting: the caller leaves room for procs more.  Call
+ * it at several moments and give the edges to cal_apart_bound.  A process
+ * that fails is left out; without fresh (or fresh->run) nothing is
+ * measured.  Return 0, or -1 with errno set (EINVAL: samples or q_edge
+ * out of range; ENOMEM). */
 int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_edge,
 		      const struct cal_timer_info *ti, size_t flush_bytes, const struct cal_fresh *fresh,
-		      double *edge_ns, double *edge_cy, size_t *k);
+		      double *edge_ns, size_t *k);
 
 #endif

@@ -250,7 +250,7 @@ struct run_sampler {
 	uint64_t base_adds;
 	/* The fresh processes' edges (cal_apart_measure), and whether
 	 * measuring them failed (errno kept). */
-	double edge_ns[CAL_APART_MAX], edge_cy[CAL_APART_MAX];
+	double edge_ns[CAL_APART_MAX];
 	size_t nedge;
 	int apart_err;
 };
@@ -277,7 +277,7 @@ static void run_after_block(unsigned b, void *arg)
 	if (share == 0 || rs->apart_err)
 		return;
 	if (cal_apart_measure(share, rs->base_adds, o->samples, o->q / 2, rs->ti, o->flush_bytes, &o->fresh, rs->edge_ns,
-			      rs->edge_cy, &rs->nedge) < 0)
+			      &rs->nedge) < 0)
 		rs->apart_err = errno ? errno : EIO;
 }
 
@@ -421,7 +421,7 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 		struct cal_apart *ap = &r->resolution.apart;
 		ap->procs = o->procs;
 		ap->q_edge = o->q / 2;
-		cal_apart_bound(rsm->edge_ns, r->timer.have_cycles ? rsm->edge_cy : NULL, rsm->nedge, o->search.tol, ap);
+		cal_apart_bound(rsm->edge_ns, rsm->nedge, o->search.tol, r->timer.have_cycles ? r->timer.tsc_ghz : 0, ap);
 		free(rsm);
 	}
 	r->seconds = now_s(CLOCK_MONOTONIC) - t0;

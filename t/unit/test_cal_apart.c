@@ -29,18 +29,18 @@ END_TEST
  * more than t(0.995, 3) * 5.77 * sqrt(2) = 47.7 ns in 1 % of pairs. */
 START_TEST(test_bound)
 {
-	const double ns[4] = {100, 110, 100, 110}, cy[4] = {260, 286, 260, 286};
+	const double ns[4] = {100, 110, 100, 110};
 	struct cal_apart a = {.procs = 4, .q_edge = 0.05};
-	cal_apart_bound(ns, cy, 4, 0.05, &a);
+	cal_apart_bound(ns, 4, 0.05, 2.6, &a); /* cycles at 2.6 per ns */
 	ck_assert(a.measured == 4 && a.procs == 4 && a.q_edge == 0.05);
 	ck_assert(a.lo_ns == 100 && a.hi_ns == 110 && a.lo_cy == 260 && a.hi_cy == 286);
 	double sd = sqrt(100.0 / 3);
 	ck_assert(fabs(a.sd_ns - sd) < 1e-9 && fabs(a.sd_cy - 2.6 * sd) < 1e-9);
 	ck_assert_msg(fabs(a.bound_ns - 5.841 * sd * M_SQRT2) < 1e-9, "bound %g", a.bound_ns);
 	ck_assert(fabs(a.bound_cy - 2.6 * a.bound_ns) < 1e-9);
-	cal_apart_bound(ns, NULL, 1, 0.05, &a); /* one run: no spread to speak of */
+	cal_apart_bound(ns, 1, 0.05, 0, &a); /* one run: no spread to speak of; no cycles */
 	ck_assert(a.measured == 1 && a.sd_ns == 0 && a.bound_ns == 0 && a.lo_ns == 100 && a.hi_cy == 0);
-	cal_apart_bound(ns, NULL, 0, 0.05, &a);
+	cal_apart_bound(ns, 0, 0.05, 0, &a);
 	ck_assert(a.measured == 0 && a.lo_ns == 0);
 }
 END_TEST
@@ -51,17 +51,17 @@ END_TEST
  * flags, not what it covers.  Runs within the tolerance all count. */
 START_TEST(test_bound_one_slowed)
 {
-	const double ns[6] = {100, 110, 160, 100, 110, 105}, cy[6] = {260, 286, 416, 260, 286, 273};
+	const double ns[6] = {100, 110, 160, 100, 110, 105};
 	struct cal_apart a = {0}, b = {0};
-	cal_apart_bound(ns, cy, 6, 0.05, &a);
+	cal_apart_bound(ns, 6, 0.05, 2.6, &a);
 	ck_assert_uint_eq(a.measured, 6);
 	ck_assert_uint_eq(a.slowed, 1);
 	ck_assert(a.lo_ns == 100 && a.hi_ns == 110 && a.hi_cy == 286);
 	const double kept[5] = {100, 110, 100, 110, 105};
-	cal_apart_bound(kept, NULL, 5, 0.05, &b);
+	cal_apart_bound(kept, 5, 0.05, 0, &b);
 	ck_assert(b.slowed == 0 && fabs(a.bound_ns - b.bound_ns) < 1e-9);
 	ck_assert(a.bound_ns < 40);
-	cal_apart_bound(ns, cy, 6, 1.0, &a); /* a tolerance of 100 %: all kept */
+	cal_apart_bound(ns, 6, 1.0, 2.6, &a); /* a tolerance of 100 %: all kept */
 	ck_assert(a.slowed == 0 && a.hi_ns == 160);
 }
 END_TEST
@@ -87,33 +87,31 @@ static int fake_run(uint64_t adds, size_t n, size_t flush_bytes, double *ns, voi
 	return 0;
 }
 
-/* Every process that reports adds its edge (the timer cost subtracted; the
- * cycle edge at the TSC's rate), one that fails is left out, the edges are
- * appended; without a way to start processes nothing is measured. */
+/* Every process that reports adds its edge (the timer cost subtracted), one
+ * that fails is left out, the edges are appended; without a way to start
+ * processes nothing is measured. */
 START_TEST(test_measure)
 {
-	struct cal_timer_info ti = {.have_cycles = 1, .tsc_ghz = 2.5, .l_ts = 70};
+	struct cal_timer_info ti = {.l_ts = 70};
 	struct fake f = {0};
 	struct cal_fresh fresh = {.run = fake_run, .arg = &f};
-	double e_ns[CAL_APART_MAX], e_cy[CAL_APART_MAX];
+	double e_ns[CAL_APART_MAX];
 	size_t k = 0;
-	ck_assert_int_eq(cal_apart_measure(2, 1024, 21, 0.05, &ti, 4096, &fresh, e_ns, e_cy, &k), 0);
+	ck_assert_int_eq(cal_apart_measure(2, 1024, 21, 0.05, &ti, 4096, &fresh, e_ns, &k), 0);
 	ck_assert_uint_eq(k, 2);
-	ck_assert_int_eq(cal_apart_measure(2, 1024, 21, 0.05, &ti, 4096, &fresh, e_ns, e_cy, &k), 0);
+	ck_assert_int_eq(cal_apart_measure(2, 1024, 21, 0.05, &ti, 4096, &fresh, e_ns, &k), 0);
 	ck_assert_uint_eq(f.calls, 4);
 	ck_assert_uint_eq(k, 3); /* the third call failed */
 	ck_assert(f.adds == 1024 && f.flush == 4096);
 	/* 21 samples 1000 + 10 j .. 1020 + 10 j: the 0.05 quantile is the second, 1001 + 10 j */
 	ck_assert_msg(e_ns[0] == 931 && e_ns[1] == 941 && e_ns[2] == 961, "%g %g %g", e_ns[0], e_ns[1], e_ns[2]);
-	ck_assert(e_cy[0] == 931 * 2.5 && e_cy[2] == 961 * 2.5);
-	ti.have_cycles = 0;
-	ck_assert_int_eq(cal_apart_measure(1, 1024, 21, 0.05, &ti, 4096, &fresh, e_ns, e_cy, &k), 0);
-	ck_assert(k == 4 && e_ns[3] == 971 && e_cy[3] == 0);
-	ck_assert_int_eq(cal_apart_measure(0, 1024, 21, 0.05, &ti, 4096, &fresh, e_ns, e_cy, &k), 0);
-	ck_assert_int_eq(cal_apart_measure(3, 1024, 21, 0.05, &ti, 4096, NULL, e_ns, e_cy, &k), 0);
+	ck_assert_int_eq(cal_apart_measure(1, 1024, 21, 0.05, &ti, 4096, &fresh, e_ns, &k), 0);
+	ck_assert(k == 4 && e_ns[3] == 971);
+	ck_assert_int_eq(cal_apart_measure(0, 1024, 21, 0.05, &ti, 4096, &fresh, e_ns, &k), 0);
+	ck_assert_int_eq(cal_apart_measure(3, 1024, 21, 0.05, &ti, 4096, NULL, e_ns, &k), 0);
 	ck_assert_uint_eq(k, 4);
 	ck_assert_uint_eq(f.calls, 5);
-	ck_assert_int_eq(cal_apart_measure(1, 1024, 0, 0.05, &ti, 4096, &fresh, e_ns, e_cy, &k), -1);
+	ck_assert_int_eq(cal_apart_measure(1, 1024, 0, 0.05, &ti, 4096, &fresh, e_ns, &k), -1);
 	ck_assert_int_eq(errno, EINVAL);
 }
 END_TEST
@@ -131,9 +129,9 @@ START_TEST(test_judged_covers_runs_apart)
 	rs.d_ns = rs.lo_ns = rs.hi_ns = rs.hi2_ns = 20;
 	rs.d_cy = rs.lo_cy = rs.hi_cy = rs.hi2_cy = 52;
 	rs.rel = 0.009;
-	const double ns_e[4] = {100, 110, 100, 110}, cy_e[4] = {260, 286, 260, 286};
+	const double ns_e[4] = {100, 110, 100, 110};
 	rs.apart.procs = 4;
-	cal_apart_bound(ns_e, cy_e, 4, 0.05, &rs.apart);
+	cal_apart_bound(ns_e, 4, 0.05, 2.6, &rs.apart);
 	cal_resolution_judged(&rs, 10, &ns, &cy, &rel);
 	ck_assert_msg(ns == rs.apart.bound_ns && cy == rs.apart.bound_cy, "judged %g ns %g cy, runs apart %g",
 		      ns, cy, rs.apart.bound_ns);
