@@ -1,15 +1,17 @@
 #!/bin/bash
 # 0650: a rank that dies before it calls MPI_Init.  run_preinit's rank 0
-# writes through a null pointer in read_config() (run_preinit.c:17) before
-# MPI_Init; the other ranks wait for it in MPI_Init (run_preinit.c:28) until
+# writes through a null pointer in read_config() (run_preinit.c:26) before
+# MPI_Init; the other ranks wait for it in MPI_Init (run_preinit.c:37) until
 # the launcher ends them.  The monitor's slot is made when the library is
 # loaded (the launcher names the rank), so the rank is seen: the answer
 # names rank 0 and "before MPI_Init", the others are a cascade (cause C),
 # with both MPIs.  Open MPI's mpirun prints no exit status for a process
 # that never called MPI_Init (the rank "vanished"); MPICH's Hydra does.
-# The launcher may end the last rank before its library is even loaded (it
-# is then not seen at all) or before it called MPI_Init (then it is a cascade
-# too, "vanished before MPI_Init ... with the step of failed rank(s) 0").
+# Rank 0 spends a second on its input before the fault, so the others are
+# in MPI_Init when it dies (without it CI once saw MPICH's Hydra end ranks
+# 1-3 before their library was loaded: none seen, no cause C).  A rank may
+# still be ended before it called MPI_Init (then it is a cascade too,
+# "vanished before MPI_Init ... with the step of failed rank(s) 0").
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
@@ -31,7 +33,7 @@ for mpi in openmpi mpich; do
        "B:[0] C:True" "$mpi: rank 0 is the only cause B, the ranks in MPI_Init seen are cause C"
 done
 like "$(head -1 "$work/mpich/report.txt")" \
-     '^crash: rank 0 killed by signal 11 \(SIGSEGV\) before MPI_Init in read_config \(run_preinit\.c:17\)' \
+     '^crash: rank 0 killed by signal 11 \(SIGSEGV\) before MPI_Init in read_config \(run_preinit\.c:26\)' \
      "mpich: Hydra's exit status and the crash's line are in the answer"
 like "$(cat "$work/openmpi/report.txt")" 'rank 1 on [^ ]*: vanished in MPI_Init' \
      "openmpi: report.txt lists the ranks ended in MPI_Init"

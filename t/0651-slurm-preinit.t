@@ -2,7 +2,7 @@
 # 0651: a rank that dies before MPI_Init, under Slurm, with both MPIs.  A
 # batch job runs srun with --mpiwatch on 2 nodes (two jobs at once: the
 # lab's 4 nodes hold both); run_preinit's rank 0 writes
-# through a null pointer before it calls MPI_Init (run_preinit.c:17) and the
+# through a null pointer before it calls MPI_Init (run_preinit.c:26) and the
 # other ranks wait for it in MPI_Init, which under srun never returns.  The
 # plugin records rank 0's signal in the slot its monitor made at load: the
 # report's first line names rank 0, the signal and "before MPI_Init"; rank 0
