@@ -345,6 +345,30 @@ START_TEST(test_answer_cases)
 }
 END_TEST
 
+/* report.json is the last of the job's report files written: whoever
+ * waits for the verdict in it (a script, a test, the user) then finds
+ * report.txt, report.html and srun's answer already saying the same (t/0605
+ * once read report.txt's "no failure detected" after report.json's verdict). */
+START_TEST(test_report_json_last)
+{
+	struct col_state s;
+	struct col_report_files rf;
+	size_t json = SIZE_MAX;
+	col_state_init(&s, "2");
+	ck_assert_int_eq(col_report_render(&s, "/nonexistent", NULL, &rf), 0);
+	for (size_t i = 0; i < rf.n; i++)
+		if (!strcmp(rf.f[i].path, "/nonexistent/report.json"))
+			json = i;
+	ck_assert_uint_ne(json, SIZE_MAX);
+	for (size_t i = 0; i < rf.n; i++)
+		if (strstr(rf.f[i].path, "/report.txt") || strstr(rf.f[i].path, "/report.html") ||
+		    strstr(rf.f[i].path, "/" MW_ANSWER_FILE))
+			ck_assert_msg(i < json, "%s is written after report.json", rf.f[i].path);
+	col_report_files_free(&rf);
+	col_state_free(&s);
+}
+END_TEST
+
 /* Files written through temp + rename, and the report is valid JSON. */
 START_TEST(test_report_write)
 {
@@ -640,6 +664,7 @@ int main(void)
 	tcase_add_test(tc, test_text_and_comment);
 	tcase_add_test(tc, test_incomplete_analysis);
 	tcase_add_loop_test(tc, test_answer_cases, 0, sizeof answer_cases / sizeof answer_cases[0]);
+	tcase_add_test(tc, test_report_json_last);
 	tcase_add_test(tc, test_report_write);
 	tcase_add_test(tc, test_report_html_escapes);
 	tcase_add_loop_test(tc, test_joblog_path, 0, sizeof joblog_cases / sizeof joblog_cases[0]);
