@@ -232,8 +232,10 @@ struct col_report_files {
 };
 
 /* Make the files of s's report (out set; release it with
- * col_report_files_free).  Return 0, or -1 (errno set) if one could not be
- * made: the others are still there. */
+ * col_report_files_free), in the order they are to be written: report.json
+ * last, so that once it holds a verdict the other files already do.
+ * Return 0, or -1 (errno set) if one could not be made: the others are
+ * still there. */
 int col_report_render(const struct col_state *s, const char *dir, const char *report_path,
 		      struct col_report_files *out);
 

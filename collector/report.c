@@ -450,8 +450,6 @@ json_object *col_stats_json(const struct col_state *s)
 	return o;
 }
 
-/* o as JSON text (json-c flags) and a newline, written atomically to path.
- * Return 0, or -1 with errno set. */
 /* o as text with a final newline into out's next file (path); -1 (ENOMEM)
  * if it cannot be made. */
 static int render_json(struct col_report_files *out, const char *path, json_object *o, int flags)
@@ -484,12 +482,6 @@ int col_report_render(const struct col_state *s, const char *dir, const char *re
 	o = col_report_json(s);
 	if (s->tree) /* the tree overlay (coltree.c) */
 		json_object_object_add(o, "tree", col_tree_json(s->tree, s));
-	if (report_path && *report_path)
-		snprintf(path, sizeof path, "%s", report_path);
-	else
-		snprintf(path, sizeof path, "%s/report.json", dir);
-	if (render_json(out, path, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0)
-		rv = -1;
 	if (dir && *dir) {
 		/* What srun prints after the step (the plugin): empty when nothing failed. */
 		mf = open_memstream(&txt, &tlen);
@@ -536,14 +528,20 @@ int col_report_render(const struct col_state *s, const char *dir, const char *re
 			}
 			txt = NULL;
 		}
-		json_object_put(o);
-		o = col_stats_json(s);
+		json_object *st = col_stats_json(s);
 		snprintf(path, sizeof path, "%s/collector-stats.json", dir);
-		if (render_json(out, path, o, JSON_C_TO_STRING_PRETTY) < 0)
+		if (render_json(out, path, st, JSON_C_TO_STRING_PRETTY) < 0)
 			rv = -1;
-		json_object_put(o);
-		o = NULL;
+		json_object_put(st);
 	}
+	/* report.json last (files are written in this order): whoever waits
+	 * for the verdict in it finds the other files already saying it. */
+	if (report_path && *report_path)
+		snprintf(path, sizeof path, "%s", report_path);
+	else
+		snprintf(path, sizeof path, "%s/report.json", dir);
+	if (render_json(out, path, o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) < 0)
+		rv = -1;
 	json_object_put(o);
 	return rv;
 }
