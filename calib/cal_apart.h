@@ -40,6 +40,7 @@ struct cal_apart {
 				      median edge (other load slowed that run: what the
 				      criterion is there to flag, not to cover) */
 	double q_edge;             /* the quantile taken as each run's edge (the criterion's q/2) */
+	double step_ns;            /* the wall clock's step (struct cal_timer_info; 0: 1 ns) */
 	double lo_ns, hi_ns;       /* the smallest and largest edge over the processes */
 	double lo_cy, hi_cy;
 	double sd_ns, sd_cy;       /* the edges' standard deviation (0 with fewer than 2) */

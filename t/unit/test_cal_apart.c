@@ -66,6 +66,31 @@ START_TEST(test_bound_one_slowed)
 }
 END_TEST
 
+/* On a clock of 10 ns steps the edges are not bell-shaped: most processes
+ * land on the lowest value and a few one, two, three steps above (100
+ * exec'd processes of a 2.2 us chain, session 15: 79 on the floor, 17 one
+ * step up, 3 two, 1 three).  Two runs then differ by three steps in about
+ * 1 % of pairs, more than the SD bound says (here 27 ns: 30 ns apart were
+ * called different); the bound must cover three steps and still be well
+ * below a 5 % slowdown (114 ns at 2283 ns). */
+START_TEST(test_bound_steps)
+{
+	double ns[32];
+	struct cal_apart a = {.procs = 32, .q_edge = 0.05, .step_ns = 10};
+	for (int i = 0; i < 32; i++)
+		ns[i] = i < 24 ? 2283 + (i & 1) : i < 30 ? 2293 : i == 30 ? 2303 : 2313;
+	cal_apart_bound(ns, 32, 0.05, 0, &a);
+	ck_assert_uint_eq(a.slowed, 0);
+	ck_assert_msg(a.bound_ns > 30 + 1, "bound %g ns: three steps apart would be flagged", a.bound_ns);
+	ck_assert_msg(a.bound_ns < 0.05 * 2283 / 2, "bound %g ns", a.bound_ns);
+	/* all on one value: one step apart is not ruled out by 32 runs */
+	for (int i = 0; i < 32; i++)
+		ns[i] = 2283;
+	cal_apart_bound(ns, 32, 0.05, 0, &a);
+	ck_assert_msg(a.bound_ns >= 10, "bound %g ns", a.bound_ns);
+}
+END_TEST
+
 /* A fake fresh process (the real one, "mpiwatch calibrate --emit" exec'd,
  * is checked end to end by t/0620): call j gives 1000 + 10 j + i ns for
  * sample i, and the third call fails. */
@@ -186,6 +211,7 @@ int main(void)
 	tcase_add_test(tc, test_t995);
 	tcase_add_test(tc, test_bound);
 	tcase_add_test(tc, test_bound_one_slowed);
+	tcase_add_test(tc, test_bound_steps);
 	tcase_add_test(tc, test_measure);
 	tcase_add_test(tc, test_judged_covers_runs_apart);
 	tcase_add_test(tc, test_run_measures_runs_apart);
