@@ -421,6 +421,7 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 		struct cal_apart *ap = &r->resolution.apart;
 		ap->procs = o->procs;
 		ap->q_edge = o->q / 2;
+		ap->step_ns = r->timer.step_ns;
 		cal_apart_bound(rsm->edge_ns, rsm->nedge, o->search.tol, r->timer.have_cycles ? r->timer.tsc_ghz : 0, ap);
 		free(rsm);
 	}

@@ -155,6 +155,9 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	add(a, "high_ns", num_or_null(ap->measured, ap->hi_ns));
 	int two = ap->measured - ap->slowed > 1;
 	add(a, "sd_ns", num_or_null(two, ap->sd_ns));
+	add(a, "gmd_ns", num_or_null(two, ap->gmd_ns));
+	add(a, "bound_sd_ns", num_or_null(two, ap->bound_sd_ns));
+	add(a, "bound_tail_ns", num_or_null(two, ap->bound_tail_ns));
 	add(a, "bound_ns", num_or_null(two, ap->bound_ns));
 	add(a, "low_cy", num_or_null(ap->measured && cy, ap->lo_cy));
 	add(a, "high_cy", num_or_null(ap->measured && cy, ap->hi_cy));
@@ -268,9 +271,15 @@ int cal_report_text(FILE *f, const struct cal_result *r)
 			ap->q_edge, ap->measured - ap->slowed, ap->lo_ns, ap->hi_ns, ap->sd_ns);
 		if (ap->slowed)
 			fprintf(f, " (%u more left out: slowed by other load)", ap->slowed);
-		fprintf(f, ": two runs differ by more than %.0f ns in 1 %% of pairs", ap->bound_ns);
+		fprintf(f, ", mean difference %.1f ns: two runs differ by more than %.0f ns in 1 %% of pairs",
+			ap->gmd_ns, ap->bound_ns);
 		if (cy)
 			fprintf(f, " (%.0f cycles)", ap->bound_cy);
+		if (ap->bound_tail_ns > 0)
+			fprintf(f, " (most runs on the lowest step: the larger of the tail bound %.0f ns and the SD's %.0f)",
+				ap->bound_tail_ns, ap->bound_sd_ns);
+		else
+			fprintf(f, " (the SD's: the runs spread over several steps)");
 		fputc('\n', f);
 	} else if (ap->procs) {
 		fprintf(f, "runs apart: not measured (%u of %u fresh processes reported, %u of them slowed)\n",
