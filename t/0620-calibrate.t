@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 44
+plan 45
 run_setup mw-calib
 
 # --- calibrate --quick --json
@@ -60,6 +60,8 @@ is "$(field apart.json 'r["resolution"]["base_adds"] is None or r["resolution"][
    "... all four timed the base round"
 is "$(field apart.json 'r["criterion"]["resolution_ns"] is None or r["resolution"]["runs_apart"]["bound_ns"] is None or r["criterion"]["resolution_ns"] >= r["resolution"]["runs_apart"]["bound_ns"]')" True \
    "... the criterion's resolution covers what separates two runs"
+is "$(field apart.json '(lambda a: a["bound_ns"] is None or (a["bound_ns"] == max(a["bound_sd_ns"], a["bound_tail_ns"]) and (a["bound_tail_ns"] == 0 or a["bound_tail_ns"] % max(r["timers"]["step_ns"], 1) == max(r["timers"]["step_ns"], 1) / 2)))(r["resolution"]["runs_apart"])')" True \
+   "... its bound is the larger of the SD's and the tail's (a whole number of clock steps less a half)"
 is "$(schema_valid apart.json calibrate.schema.json)" valid "... the JSON matches its schema"
 is "$(pgrep -f "calibrate --emit" | wc -l)" 0 "... and no process of it is left"
 is "$(field cal.json 'r["options"]["processes"], r["resolution"]["runs_apart"]["measured"]')" "0 0" \
