@@ -43,33 +43,26 @@ static void spread(const double *x, size_t k, double *lo, double *hi, double *sd
 	*sd = k > 1 ? sqrt(ss / (double)(k - 1)) : 0;
 }
 
-/* The tail bound over x[0..n), n >= 2, on a clock of step g ns (see
- * struct cal_apart): D, the mean of |x_i - x_j| in whole steps over all
- * pairs (Gini's mean difference), raised to its one-sided 95 % upper
- * limit (the U-statistic's standard error 2 * SD(h_i) / sqrt(n), h_i the
- * mean difference of x_i to the others) and to at least 3 / n (what n
- * equal edges cannot rule out); two runs differ by j or more steps with
- * probability rho^j, rho = D / (1 + D) (a geometric tail); the smallest j
- * with rho^j <= 1 % gives (j - 1/2) steps, the half step for the timer
- * cost's sub-step share.  *gmd_ns = D (not raised) in ns. */
-static double tail_bound(const double *x, size_t n, double g, double *gmd_ns)
+/* The tail bound over x[0..n), n >= 2, sorted, on a clock of step g ns
+ * (see struct cal_apart): each run's excess over the lowest edge in whole
+ * steps k_i (rounded), their mean m raised by one standard error of a
+ * geometric's, sqrt(m (1 + m) / n), and to at least 3 / (2 n) (what n equal
+ * edges cannot rule out); with k geometric, P(k >= j) = r^j, r = m / (1 +
+ * m), two runs differ by j steps or more with probability 2 r^j / (1 + r);
+ * the fewest j where that is at most 1 % gives (j - 1/2) steps, the half
+ * step for the timer cost's sub-step share.  *excess_ns = m (not raised)
+ * in ns. */
+static double tail_bound(const double *x, size_t n, double g, double *excess_ns)
 {
-	double h[CAL_APART_MAX], d = 0, v = 0, up, rho, j;
-	for (size_t i = 0; i < n; i++) {
-		h[i] = 0;
-		for (size_t k = 0; k < n; k++)
-			h[i] += fabs(round((x[i] - x[k]) / g));
-		h[i] /= (double)(n - 1);
-		d += h[i];
-	}
-	d /= (double)n;
+	double m = 0, up, r, j = 1;
 	for (size_t i = 0; i < n; i++)
-		v += (h[i] - d) * (h[i] - d);
-	v /= (double)(n - 1);
-	*gmd_ns = d * g;
-	up = fmax(d + 1.645 * 2 * sqrt(v / (double)n), 3.0 / (double)n);
-	rho = up / (1 + up);
-	j = fmax(1, ceil(log(0.01) / log(rho)));
+		m += round((x[i] - x[0]) / g);
+	m /= (double)n;
+	*excess_ns = m * g;
+	up = fmax(m + sqrt(fmax(m, 1.0 / (double)n) * (1 + m) / (double)n), 1.5 / (double)n);
+	r = up / (1 + up);
+	while (2 * pow(r, j) / (1 + r) > 0.01 && j < 1000)
+		j++;
 	return (j - 0.5) * g;
 }
 
@@ -81,7 +74,7 @@ void cal_apart_bound(const double *edge_ns, size_t k, double tol, double cy_per_
 	out->slowed = 0;
 	out->lo_ns = out->hi_ns = out->lo_cy = out->hi_cy = 0;
 	out->sd_ns = out->sd_cy = out->bound_ns = out->bound_cy = 0;
-	out->gmd_ns = out->bound_sd_ns = out->bound_tail_ns = 0;
+	out->excess_ns = out->bound_sd_ns = out->bound_tail_ns = 0;
 	if (k == 0 || k > CAL_APART_MAX)
 		return;
 	memcpy(kept, edge_ns, k * sizeof(*edge_ns));
@@ -96,8 +89,9 @@ void cal_apart_bound(const double *edge_ns, size_t k, double tol, double cy_per_
 	spread(kept, n, &out->lo_ns, &out->hi_ns, &out->sd_ns);
 	if (n >= 2) {
 		out->bound_sd_ns = cal_t995((unsigned)(n - 1)) * M_SQRT2 * out->sd_ns;
-		double g = out->step_ns > 0 ? out->step_ns : 1, t = tail_bound(kept, n, g, &out->gmd_ns);
+		double g = out->step_ns > 0 ? out->step_ns : 1, t;
 		cal_sort(kept, n);
+		t = tail_bound(kept, n, g, &out->excess_ns);
 		/* the tail only where half the runs or more sit on the lowest step */
 		if (cal_quantile_sorted(kept, n, 0.5) - kept[0] < g / 2)
 			out->bound_tail_ns = t;

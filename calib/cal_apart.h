@@ -44,13 +44,14 @@ struct cal_apart {
 	double lo_ns, hi_ns;       /* the smallest and largest edge over the processes */
 	double lo_cy, hi_cy;
 	double sd_ns, sd_cy;       /* the edges' standard deviation (0 with fewer than 2) */
-	double gmd_ns;             /* their mean difference over all pairs, in whole clock
-				      steps (Gini's), ns */
+	double excess_ns;          /* their mean excess over the lowest, in whole clock steps,
+				      ns */
 	double bound_sd_ns;        /* t(0.995, n - 1) * sd * sqrt(2): 1 % of pairs beyond, were
 				      the edges normal */
-	double bound_tail_ns;      /* the same from a geometric tail fitted to the pairs'
-				      differences in clock steps, when half the runs or more
-				      sit on the lowest step (cal_apart_bound); else 0 */
+	double bound_tail_ns;      /* the same from a geometric tail fitted to the runs'
+				      excess over the lowest in clock steps, when half the
+				      runs or more sit on the lowest step (cal_apart_bound);
+				      else 0 */
 	double bound_ns, bound_cy; /* two runs' edges differ by more than this in 1 % of pairs:
 				      the larger of the two, over the n = measured - slowed
 				      edges kept; 0 with fewer than 2 */
@@ -71,14 +72,14 @@ double cal_t995(unsigned df);
  * are not bell-shaped: on a clock of 10 ns steps most runs land on the
  * lowest value and a few one, two, three steps above, with each further
  * step rarer by about the same factor (100 processes: 79, 17, 3, 1), so
- * the pairs' differences in steps are fitted a geometric tail through
- * their mean (with its 95 % upper limit: 32 runs see the third step
- * rarely), which the SD understates (26.5 ns for such 32 edges where
- * three steps, 30 ns, part 1 % of pairs).  The tail bound is taken only
- * when half the runs or more sit on the lowest step: edges spread over
- * several steps (seen in busier minutes: 8, 13, 5, 5 and 1 runs on steps
- * 0-4) are bell-shaped enough for the SD, and the geometric fit would
- * double it (65-85 ns against 31-44).
+ * the runs' excess over the lowest edge in steps is fitted a geometric
+ * tail through its mean (raised by one standard error: 32 runs see the
+ * third step rarely), where the SD understates how often two runs are
+ * three steps apart (26.5 ns for such 32 edges where three steps, 30 ns,
+ * part 1 % of pairs).  The tail bound is taken only when half the runs or
+ * more sit on the lowest step: edges spread over several steps (seen in
+ * busier minutes: 8, 13, 5, 5 and 1 runs on steps 0-4) are bell-shaped
+ * enough for the SD.
  * out->procs, out->q_edge and out->step_ns are left as they are,
  * out->measured = k.  Pure, for the tests. */
 void cal_apart_bound(const double *edge_ns, size_t k, double tol, double cy_per_ns, struct cal_apart *out);

@@ -155,7 +155,7 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	add(a, "high_ns", num_or_null(ap->measured, ap->hi_ns));
 	int two = ap->measured - ap->slowed > 1;
 	add(a, "sd_ns", num_or_null(two, ap->sd_ns));
-	add(a, "gmd_ns", num_or_null(two, ap->gmd_ns));
+	add(a, "excess_ns", num_or_null(two, ap->excess_ns));
 	add(a, "bound_sd_ns", num_or_null(two, ap->bound_sd_ns));
 	add(a, "bound_tail_ns", num_or_null(two, ap->bound_tail_ns));
 	add(a, "bound_ns", num_or_null(two, ap->bound_ns));
@@ -271,8 +271,8 @@ int cal_report_text(FILE *f, const struct cal_result *r)
 			ap->q_edge, ap->measured - ap->slowed, ap->lo_ns, ap->hi_ns, ap->sd_ns);
 		if (ap->slowed)
 			fprintf(f, " (%u more left out: slowed by other load)", ap->slowed);
-		fprintf(f, ", mean difference %.1f ns: two runs differ by more than %.0f ns in 1 %% of pairs",
-			ap->gmd_ns, ap->bound_ns);
+		fprintf(f, ", mean excess over the lowest %.1f ns: two runs differ by more than %.0f ns in 1 %% of pairs",
+			ap->excess_ns, ap->bound_ns);
 		if (cy)
 			fprintf(f, " (%.0f cycles)", ap->bound_cy);
 		if (ap->bound_tail_ns > 0)
