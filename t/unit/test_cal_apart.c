@@ -167,6 +167,37 @@ START_TEST(test_judged_covers_runs_apart)
 }
 END_TEST
 
+/* Where what separates two runs was measured, the blocks' upper end no
+ * longer stands in for it: it was the proxy for that figure, and one noisy
+ * block made it 94.5 ns at 2.2 us (resolution 49, runs apart 39), where a 5
+ * % slowdown, 112 ns, was then found in 71 of 100 trials.  Without runs
+ * apart (nodehealthd, --quick) the upper end stays. */
+START_TEST(test_judged_apart_replaces_upper_end)
+{
+	struct cal_resolution rs;
+	double ns, cy, rel;
+	memset(&rs, 0, sizeof(rs));
+	rs.found = 1, rs.blocks = rs.blocks_found = 5;
+	rs.d_ns = 49, rs.lo_ns = 20, rs.hi2_ns = 94.5, rs.hi_ns = 120;
+	rs.d_cy = 127, rs.lo_cy = 52, rs.hi2_cy = 245, rs.hi_cy = 311;
+	rs.rel = 0.0218;
+	cal_resolution_judged(&rs, 10, &ns, &cy, &rel); /* not measured: the upper end */
+	ck_assert(ns == 94.5 && cy == 245);
+	rs.apart.procs = 32, rs.apart.measured = 32;
+	rs.apart.bound_ns = 38.8, rs.apart.bound_cy = 101;
+	cal_resolution_judged(&rs, 10, &ns, &cy, &rel);
+	ck_assert_msg(ns == 49 && cy == 127, "judged %g ns %g cy", ns, cy);
+	ck_assert(fabs(rel - 0.0218) < 1e-12);
+	rs.apart.bound_ns = 65, rs.apart.bound_cy = 169; /* above the median block: it decides */
+	cal_resolution_judged(&rs, 10, &ns, &cy, &rel);
+	ck_assert(ns == 65 && cy == 169);
+	rs.apart.slowed = 31; /* one run left: nothing measured, the upper end again */
+	rs.apart.bound_ns = 0, rs.apart.bound_cy = 0;
+	cal_resolution_judged(&rs, 10, &ns, &cy, &rel);
+	ck_assert(ns == 94.5 && cy == 245);
+}
+END_TEST
+
 /* The full calibration measures it (a small one: the options' defaults
  * are 32 processes, --quick none). */
 START_TEST(test_run_measures_runs_apart)
@@ -212,6 +243,7 @@ int main(void)
 	tcase_add_test(tc, test_bound);
 	tcase_add_test(tc, test_bound_one_slowed);
 	tcase_add_test(tc, test_bound_steps);
+	tcase_add_test(tc, test_judged_apart_replaces_upper_end);
 	tcase_add_test(tc, test_measure);
 	tcase_add_test(tc, test_judged_covers_runs_apart);
 	tcase_add_test(tc, test_run_measures_runs_apart);
