@@ -135,12 +135,13 @@ int cal_resolution_drift(struct cal_resolution *r, const struct cal_round *bases
 int cal_resolution_blocks(const struct cal_resolution *blk, size_t nb, struct cal_resolution *out);
 
 /* The resolution a criterion judges with, from the combined blocks rs (found):
- * the upper end of the spread over blocks, one block excepted when more than
- * three resolved (a burst of load spoils one block: the second largest), or
- * the median block's when that is larger: what repeats from one run to the
- * next, where the median block's does not (doc/calibrate.md section 5); and
- * never below what separates two runs (rs->apart.bound_ns, bound_cy, when
- * the full calibration measured it).  *ns and *cy (0 without cycles) are
+ * the median block's, or what separates two runs when larger
+ * (rs->apart.bound_ns, bound_cy, when the full calibration measured it:
+ * two or more runs kept); without that measurement (nodehealthd, --quick)
+ * the upper end of the spread over blocks stands in for it, one block
+ * excepted when more than three resolved (a burst of load spoils one block:
+ * the second largest): what repeats from one run to the next, where the
+ * median block's does not (doc/calibrate.md section 5).  *ns and *cy (0 without cycles) are
  * absolute, *rel the same relative to the interval it was measured at.  Never
  * below two steps of the wall clock (step_ns, cal_clock_step; 0: not known):
  * two quantiles timed with such a clock differ by up to a step each with no
