@@ -244,13 +244,15 @@ void cal_resolution_judged(const struct cal_resolution *rs, double step_ns, doub
 {
 	double up_ns = rs->blocks_found > 3 ? rs->hi2_ns : rs->hi_ns;
 	double up_cy = rs->blocks_found > 3 ? rs->hi2_cy : rs->hi_cy;
+	if (!rs->blocks_found)
+		up_ns = up_cy = 0;
 	/* Two runs are what a user compares: never below what separates
 	 * them (cal_apart); measured, it replaces the blocks' upper end,
 	 * which stood in for it. */
 	if (rs->apart.measured > rs->apart.slowed + 1)
 		up_ns = rs->apart.bound_ns, up_cy = rs->apart.bound_cy;
-	*ns = rs->blocks_found && up_ns > rs->d_ns ? up_ns : rs->d_ns;
-	*cy = rs->blocks_found && up_cy > rs->d_cy ? up_cy : rs->d_cy;
+	*ns = fmax(up_ns, rs->d_ns);
+	*cy = fmax(up_cy, rs->d_cy);
 	if (*ns < clock_least(step_ns))
 		*ns = clock_least(step_ns);
 	*rel = rs->d_ns > 0 ? rs->rel * *ns / rs->d_ns : rs->rel;
