@@ -26,6 +26,10 @@ void cal_opts_defaults(struct cal_opts *o, int quick)
 	o->procs = quick ? 0 : 32;
 }
 
+/* A macro's value as a string literal, for the messages below. */
+#define CAL_STR_(x) #x
+#define CAL_STR(x) CAL_STR_(x)
+
 int cal_opts_check(const struct cal_opts *o, char *err, size_t errlen)
 {
 	const char *bad = NULL;
@@ -51,7 +55,7 @@ int cal_opts_check(const struct cal_opts *o, char *err, size_t errlen)
 	else if (o->step * pow(M_SQRT2, o->steps - 1) > 4)
 		bad = "the largest resolution step (step * 2^((steps - 1) / 2)) must be at most 400 %";
 	else if (o->blocks < 1 || o->blocks > CAL_BLOCKS_MAX)
-		bad = "blocks must be in 1..16";
+		bad = "blocks must be in 1.." CAL_STR(CAL_BLOCKS_MAX);
 	else if (!(o->at >= 0 && o->at <= 1e10))
 		bad = "the interval of the resolution must be in 0..1e10";
 	else if (o->flush_bytes > ((size_t)1 << 30))
@@ -59,7 +63,7 @@ int cal_opts_check(const struct cal_opts *o, char *err, size_t errlen)
 	else if (!(o->q > 0 && o->q < 1))
 		bad = "q must be in (0, 1)";
 	else if (o->procs > CAL_APART_MAX)
-		bad = "processes must be in 0..64";
+		bad = "processes must be in 0.." CAL_STR(CAL_APART_MAX);
 	else if (o->max_adds < CAL_GROUP)
 		bad = "max additions too small";
 	if (bad) {
