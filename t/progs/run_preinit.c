@@ -1,6 +1,6 @@
 /* run_preinit: rank 0 dies before it calls MPI_Init: read_config() writes
- * through a null pointer (line 17), as a program that parses its input
- * first may.  The other ranks wait for it in MPI_Init (line 28), which
+ * through a null pointer (line 26), as a program that parses its input
+ * first may.  The other ranks wait for it in MPI_Init (line 37), which
  * under srun never returns.  The rank is the launcher's (srun, Open MPI's
  * mpirun, MPICH's Hydra), as a program can know it before MPI_Init.
  * Rank 0 takes a second over its input before the fault, as a program that
