@@ -80,17 +80,14 @@ void cal_apart_bound(const double *edge_ns, size_t k, double tol, double cy_per_
 	memcpy(kept, edge_ns, k * sizeof(*edge_ns));
 	cal_sort(kept, k);
 	med = cal_quantile_sorted(kept, k, 0.5);
-	for (size_t i = 0; i < k; i++) {
-		if (edge_ns[i] > med + tol * fabs(med))
-			out->slowed++;
-		else
-			kept[n++] = edge_ns[i];
-	}
+	/* sorted: the runs kept are a prefix, the slowed the rest */
+	while (n < k && !(kept[n] > med + tol * fabs(med)))
+		n++;
+	out->slowed = (unsigned)(k - n);
 	spread(kept, n, &out->lo_ns, &out->hi_ns, &out->sd_ns);
 	if (n >= 2) {
 		out->bound_sd_ns = cal_t995((unsigned)(n - 1)) * M_SQRT2 * out->sd_ns;
 		double g = out->step_ns > 0 ? out->step_ns : 1, t;
-		cal_sort(kept, n);
 		t = tail_bound(kept, n, g, &out->excess_ns);
 		/* the tail only where half the runs or more sit on the lowest step */
 		if (cal_quantile_sorted(kept, n, 0.5) - kept[0] < g / 2)
