@@ -85,7 +85,7 @@ void cal_apart_bound(const double *edge_ns, size_t k, double tol, double cy_per_
 		n++;
 	out->slowed = (unsigned)(k - n);
 	spread(kept, n, &out->lo_ns, &out->hi_ns, &out->sd_ns);
-	if (n >= 2) {
+	if (cal_apart_bounded(out)) {
 		out->bound_sd_ns = cal_t995((unsigned)(n - 1)) * M_SQRT2 * out->sd_ns;
 		double g = out->step_ns > 0 ? out->step_ns : 1, t;
 		t = tail_bound(kept, n, g, &out->excess_ns);
@@ -96,6 +96,11 @@ void cal_apart_bound(const double *edge_ns, size_t k, double tol, double cy_per_
 	}
 	out->lo_cy = out->lo_ns * cy_per_ns, out->hi_cy = out->hi_ns * cy_per_ns;
 	out->sd_cy = out->sd_ns * cy_per_ns, out->bound_cy = out->bound_ns * cy_per_ns;
+}
+
+int cal_apart_bounded(const struct cal_apart *a)
+{
+	return a->measured > a->slowed + 1;
 }
 
 int cal_apart_measure(unsigned procs, uint64_t adds, size_t samples, double q_edge,

@@ -84,6 +84,10 @@ double cal_t995(unsigned df);
  * out->measured = k.  Pure, for the tests. */
 void cal_apart_bound(const double *edge_ns, size_t k, double tol, double cy_per_ns, struct cal_apart *out);
 
+/* Whether a's bounds were computed: two runs or more kept (measured less
+ * slowed).  The one rule for the report and the judged resolution. */
+int cal_apart_bounded(const struct cal_apart *a);
+
 /* Time the chain of `adds` additions `samples` times in each of `procs`
  * fresh processes (fresh->run, each flushing flush_bytes before every
  * sample), one after the other, and append each one's q_edge quantile

@@ -153,7 +153,7 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	add(a, "edge_quantile", num_or_null(ap->measured, ap->q_edge));
 	add(a, "low_ns", num_or_null(ap->measured, ap->lo_ns));
 	add(a, "high_ns", num_or_null(ap->measured, ap->hi_ns));
-	int two = ap->measured - ap->slowed > 1;
+	int two = cal_apart_bounded(ap);
 	add(a, "sd_ns", num_or_null(two, ap->sd_ns));
 	add(a, "excess_ns", num_or_null(two, ap->excess_ns));
 	add(a, "bound_sd_ns", num_or_null(two, ap->bound_sd_ns));
@@ -266,7 +266,7 @@ int cal_report_text(FILE *f, const struct cal_result *r)
 			(unsigned long long)r->base_adds);
 	}
 	const struct cal_apart *ap = &rs->apart;
-	if (ap->measured - ap->slowed > 1) {
+	if (cal_apart_bounded(ap)) {
 		fprintf(f, "runs apart: the lower edge (quantile %g) of %u fresh processes %.0f\xe2\x80\x93%.0f ns, SD %.1f ns",
 			ap->q_edge, ap->measured - ap->slowed, ap->lo_ns, ap->hi_ns, ap->sd_ns);
 		if (ap->slowed)

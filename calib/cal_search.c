@@ -249,7 +249,7 @@ void cal_resolution_judged(const struct cal_resolution *rs, double step_ns, doub
 	/* Two runs are what a user compares: never below what separates
 	 * them (cal_apart); measured, it replaces the blocks' upper end,
 	 * which stood in for it. */
-	if (rs->apart.measured > rs->apart.slowed + 1)
+	if (cal_apart_bounded(&rs->apart))
 		up_ns = rs->apart.bound_ns, up_cy = rs->apart.bound_cy;
 	*ns = fmax(up_ns, rs->d_ns);
 	*cy = fmax(up_cy, rs->d_cy);
