@@ -72,6 +72,9 @@ struct cal_result {
 	uint64_t base_adds, step_adds;    /* resolution rounds: the base, and the first step's
 					     extra additions (cal_step_adds) */
 	struct cal_resolution resolution;
+	struct cal_block block[CAL_BLOCKS_MAX]; /* each block's own resolution (resolution.blocks
+						   of them, before cal_resolution_floor), what a
+						   node's history keeps (cal_history.h) */
 	double seconds, cpu_seconds;      /* what the calibration took (CPU: this thread's) */
 	int truncated;                    /* 1: a budget ran out before the end */
 };

@@ -104,6 +104,12 @@ struct cal_resolution {
 	struct cal_apart apart;
 };
 
+/* One block's resolution, as a node's history keeps it (cal_history.h). */
+struct cal_block {
+	int found;          /* 0: the block resolved no step (ns, cy, rel unused) */
+	double ns, cy, rel; /* its d_ns, d_cy (0 without a cycle counter), rel */
+};
+
 /* The resolution: steps[0..ns-1] are rounds with more additions than base,
  * in increasing order.  Step k is significant when the two-sided rank-sum
  * test of its wall intervals (and cycle intervals, if any) against base has
