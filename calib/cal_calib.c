@@ -177,7 +177,8 @@ static unsigned measure_rounds(const struct cal_opts *o, struct cal_round *rs, u
 }
 
 int cal_resolution_measure(const struct cal_opts *o, uint64_t base_adds, int with_cycles,
-			   const struct cal_sampler *s, struct cal_resolution *out, int *truncated)
+			   const struct cal_sampler *s, struct cal_resolution *out, struct cal_block *blocks,
+			   int *truncated)
 {
 	/* Each block its own rounds: a base, the steps, and the base again
 	 * (its close), which bounds the block's resolution by the drift.  No
@@ -237,6 +238,8 @@ int cal_resolution_measure(const struct cal_opts *o, uint64_t base_adds, int wit
 			s->after_block(b, s->arg);
 	}
 	rv = cal_resolution_blocks(blk, nb, out);
+	for (unsigned b = 0; blocks && rv == 0 && b < nb; b++)
+		blocks[b] = (struct cal_block){.found = blk[b].found, .ns = blk[b].d_ns, .cy = blk[b].d_cy, .rel = blk[b].rel};
 out:
 	for (size_t i = 0; i < nrs; i++)
 		cal_round_free(&rs[i]);
@@ -410,7 +413,7 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 		int trunc;
 		r->step_adds = cal_step_adds(r->base_adds, o->step, 0);
 		if (cal_resolution_measure(o, r->base_adds, r->timer.have_cycles, &smp, &r->resolution,
-					   &trunc) < 0 ||
+					   r->block, &trunc) < 0 ||
 		    rsm->apart_err) {
 			if (rsm->apart_err)
 				errno = rsm->apart_err;
@@ -429,6 +432,8 @@ int cal_run(const struct cal_opts *o, struct cal_result *r)
 		cal_apart_bound(rsm->edge_ns, rsm->nedge, o->search.tol, r->timer.have_cycles ? r->timer.tsc_ghz : 0, ap);
 		free(rsm);
 	}
+	r->node = r->resolution;
+	r->node_calibrations = r->base_adds ? 1 : 0;
 	r->seconds = now_s(CLOCK_MONOTONIC) - t0;
 	r->cpu_seconds = now_s(CLOCK_THREAD_CPUTIME_ID) - c0;
 	rv = 0;

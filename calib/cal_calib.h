@@ -75,6 +75,12 @@ struct cal_result {
 	struct cal_block block[CAL_BLOCKS_MAX]; /* each block's own resolution (resolution.blocks
 						   of them, before cal_resolution_floor), what a
 						   node's history keeps (cal_history.h) */
+	struct cal_resolution node;       /* what the criterion judges with: the node's
+					     resolution over its calibrations at this chain
+					     (cal_history_apply); cal_run sets it to resolution,
+					     this calibration alone */
+	unsigned node_calibrations;       /* how many calibrations node pools (cal_run: 1, or 0
+					     without a base chain) */
 	double seconds, cpu_seconds;      /* what the calibration took (CPU: this thread's) */
 	int truncated;                    /* 1: a budget ran out before the end */
 };
@@ -111,10 +117,13 @@ struct cal_sampler {
 /* Step 4: measure the resolution at a chain of base_adds additions with
  * o's blocks, steps, samples and interleave, through sampler s (rounds with
  * cycles iff with_cycles), and combine the blocks (cal_resolution_blocks)
- * into *out; *truncated is set to 1 when the budget stopped it early.
- * Return 0, or -1 with errno set (EINVAL: base_adds 0; ENOMEM). */
+ * into *out; each block's own in blocks[0..out->blocks) when blocks is not
+ * NULL (room for o->blocks); *truncated is set to 1 when the budget
+ * stopped it early.  Return 0, or -1 with errno set (EINVAL: base_adds 0;
+ * ENOMEM). */
 int cal_resolution_measure(const struct cal_opts *o, uint64_t base_adds, int with_cycles,
-			   const struct cal_sampler *s, struct cal_resolution *out, int *truncated);
+			   const struct cal_sampler *s, struct cal_resolution *out, struct cal_block *blocks,
+			   int *truncated);
 
 /* Free what cal_run allocated in r. */
 void cal_result_free(struct cal_result *r);

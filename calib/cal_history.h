@@ -71,6 +71,12 @@ int cal_history_add(struct cal_history *h, const struct cal_result *r, int64_t n
 int cal_history_node(const struct cal_history *h, uint64_t base_adds, double step_ns,
 		     const struct cal_resolution *own, struct cal_resolution *node, unsigned *ncal);
 
+/* Add r to h (cal_history_add, at time now) and set r->node and
+ * r->node_calibrations to the node's figures over h at r's chain and clock
+ * (cal_history_node): what the criterion then judges with.  Return 0, or
+ * -1 with errno set (r unchanged). */
+int cal_history_apply(struct cal_history *h, struct cal_result *r, int64_t now);
+
 /* The history as the file's text (malloc'd, NUL-terminated; free it), or
  * NULL with errno set. */
 char *cal_history_format(const struct cal_history *h);

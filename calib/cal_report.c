@@ -166,18 +166,37 @@ struct json_object *cal_report_json(const struct cal_result *r)
 	add(x, "runs_apart", a);
 	add(j, "resolution", x);
 
+	/* The node over its calibrations at this chain (--history; without,
+	 * this calibration alone): what the criterion judges with. */
+	const struct cal_resolution *nd = &r->node;
+	int nres = r->base_adds && nd->found, nap = cal_apart_bounded(&nd->apart);
+	x = json_object_new_object();
+	add(x, "calibrations", json_object_new_int((int)r->node_calibrations));
+	add(x, "found", json_object_new_boolean(nres));
+	add(x, "ns", num_or_null(nres, nd->d_ns));
+	add(x, "cy", num_or_null(nres && cy, nd->d_cy));
+	add(x, "blocks", json_object_new_int((int)nd->blocks));
+	add(x, "blocks_found", json_object_new_int((int)nd->blocks_found));
+	add(x, "low_ns", num_or_null(nd->blocks_found, nd->lo_ns));
+	add(x, "high_ns", num_or_null(nd->blocks_found, nd->hi_ns));
+	add(x, "low_cy", num_or_null(nd->blocks_found && cy, nd->lo_cy));
+	add(x, "high_cy", num_or_null(nd->blocks_found && cy, nd->hi_cy));
+	add(x, "runs_apart_ns", num_or_null(nap, nd->apart.bound_ns));
+	add(x, "runs_apart_cy", num_or_null(nap && cy, nd->apart.bound_cy));
+	add(j, "node", x);
+
 	x = json_object_new_object();
 	add(x, "q", num(o->q));
 	add(x, "alpha", num(o->search.alpha));
 	add(x, "band", json_object_new_string("[Q(q/2) - R, Q(1 - q/2) + R], R = max(resolution, resolution_relative * median)"));
-	/* The criterion judges with the upper end of the spread over blocks
-	 * (cal_resolution_judged: the same rule as nodehealthd's probe reply). */
+	/* The criterion judges with the node's figures (cal_resolution_judged:
+	 * the same rule as nodehealthd's probe reply). */
 	double up_ns, up_cy, up_rel;
-	cal_resolution_judged(rs, r->timer.step_ns, &up_ns, &up_cy, &up_rel);
-	add(x, "resolution_ns", num_or_null(res, up_ns));
-	add(x, "resolution_cy", num_or_null(res && cy, up_cy));
+	cal_resolution_judged(nd, r->timer.step_ns, &up_ns, &up_cy, &up_rel);
+	add(x, "resolution_ns", num_or_null(nres, up_ns));
+	add(x, "resolution_cy", num_or_null(nres && cy, up_cy));
 	/* Unresolved: the largest difference tested is all that can be said. */
-	add(x, "resolution_relative", num(res ? up_rel : cal_largest_step(o)));
+	add(x, "resolution_relative", num(nres ? up_rel : cal_largest_step(o)));
 	add(j, "criterion", x);
 	return j;
 }
@@ -285,17 +304,32 @@ int cal_report_text(FILE *f, const struct cal_result *r)
 		fprintf(f, "runs apart: not measured (%u of %u fresh processes reported, %u of them slowed)\n",
 			ap->measured, ap->procs, ap->slowed);
 	}
+	const struct cal_resolution *nd = &r->node;
+	if (r->node_calibrations > 1) {
+		fprintf(f, "this node over its last %u calibrations at %llu additions (--history): ",
+			r->node_calibrations, (unsigned long long)r->base_adds);
+		if (nd->found)
+			fprintf(f, "resolution %.0f ns (%.0f\xe2\x80\x93%.0f over %u blocks", nd->d_ns, nd->lo_ns,
+				nd->hi_ns, nd->blocks);
+		else
+			fprintf(f, "no resolution (%u of %u blocks", nd->blocks_found, nd->blocks);
+		fprintf(f, "%s)", nd->found && nd->blocks_found < nd->blocks ? ", some unresolved" : " resolved");
+		if (cal_apart_bounded(&nd->apart))
+			fprintf(f, ", runs apart up to %.0f ns (the largest of their bounds)", nd->apart.bound_ns);
+		fputc('\n', f);
+	}
 	fprintf(f, "criterion: a fluctuation is real when the band [Q(%g), Q(%g)] moves: its lower edge "
 		   "by more than res (q = %g)",
 		o->q / 2, 1 - o->q / 2, o->q);
-	if (r->base_adds && rs->found) {
+	if (r->base_adds && nd->found) {
 		double up_ns, up_cy, up_rel;
-		cal_resolution_judged(rs, t->step_ns, &up_ns, &up_cy, &up_rel);
+		cal_resolution_judged(nd, t->step_ns, &up_ns, &up_cy, &up_rel);
 		fprintf(f, "; res = %.0f ns (%.2f%%)", up_ns, up_rel * 100);
 		if (cy)
 			fprintf(f, " / %.0f cycles", up_cy);
-		fprintf(f, ", %s", up_ns > rs->d_ns && up_ns == rs->apart.bound_ns ? "what separates two runs"
-				   : up_ns > rs->d_ns ? "the upper end of the blocks' spread" : "the resolution");
+		fprintf(f, ", %s%s", up_ns > nd->d_ns && up_ns == nd->apart.bound_ns ? "what separates two runs"
+				     : up_ns > nd->d_ns ? "the upper end of the blocks' spread" : "the resolution",
+			r->node_calibrations > 1 ? " over the node's calibrations" : "");
 	}
 	fputc('\n', f);
 	return ferror(f) ? -1 : 0;

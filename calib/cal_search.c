@@ -188,7 +188,7 @@ static int after(const struct cal_resolution *a, const struct cal_resolution *b)
 
 int cal_resolution_blocks(const struct cal_resolution *blk, size_t nb, struct cal_resolution *out)
 {
-	size_t idx[64];
+	size_t idx[CAL_POOL_MAX];
 	memset(out, 0, sizeof(*out));
 	if (nb == 0 || nb > sizeof(idx) / sizeof(idx[0])) {
 		errno = EINVAL;

@@ -104,6 +104,10 @@ struct cal_resolution {
 	struct cal_apart apart;
 };
 
+/* Blocks cal_resolution_blocks combines at most: a node's history of
+ * calibrations (cal_history.h: 8 of up to 16 blocks each). */
+#define CAL_POOL_MAX 128
+
 /* One block's resolution, as a node's history keeps it (cal_history.h). */
 struct cal_block {
 	int found;          /* 0: the block resolved no step (ns, cy, rel unused) */
@@ -137,7 +141,7 @@ int cal_resolution_drift(struct cal_resolution *r, const struct cal_round *bases
  * so found iff more than half of the blocks resolved a difference; the spread lo_ns..hi_ns (lo_cy..hi_cy) is
  * the smallest and largest resolved block's; drift_ns (drift_cy) the largest
  * of the blocks'; step, p, drift_bound those of the median block.  Return
- * 0, or -1 with errno EINVAL (nb 0). */
+ * 0, or -1 with errno EINVAL (nb 0 or above CAL_POOL_MAX). */
 int cal_resolution_blocks(const struct cal_resolution *blk, size_t nb, struct cal_resolution *out);
 
 /* The resolution a criterion judges with, from the combined blocks rs (found):

@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cal_calib.h"
+#include "cal_history.h"
 #include "cal_report.h"
 #include "cal_timings.h"
 #include "cli.h"
@@ -103,7 +105,8 @@ static int run_calibrate(int argc, char **argv)
 	long emit = 0, count = 1000, samples = 0, steps = 0, flush_kib = 0, blocks = 0, procs = 0;
 	double quant[2] = {0, 0}, tol = 0, step = 0, thr = 0, alpha = 0, q = 0, growth = 0,
 	       slowdown = 0, at = 0;
-	char err[256];
+	char err[512];
+	const char *history = NULL;
 	const struct mw_cliopt opts[] = {
 		{.name = "json", .kind = MW_CLIOPT_FLAG, .dst = &json, .help = "the result as JSON"},
 		{.name = "quick", .kind = MW_CLIOPT_FLAG, .dst = &quick, .help = "fewer samples, under 2 s"},
@@ -138,6 +141,9 @@ static int run_calibrate(int argc, char **argv)
 		{.name = "processes", .kind = MW_CLIOPT_LONG, .dst = &procs, .given = &s_procs, .arg = "N",
 		 .min = 0, .max = CAL_APART_MAX,
 		 .help = "the base round timed again in N fresh processes: what separates two runs (default 32, --quick 0)"},
+		{.name = "history", .kind = MW_CLIOPT_STRING, .dst = &history, .arg = "FILE",
+		 .help = "the node's last calibrations: read, this one added, the criterion judged "
+			 "over them, written back (doc/calibrate.md section 6)"},
 		{.name = "at", .kind = MW_CLIOPT_DOUBLE, .dst = &at, .arg = "NS", .min = 1, .max = 1e10,
 		 .unit = "ns", .help = "the resolution at this interval instead of the shortest trustworthy one"},
 		{.name = "interleave", .kind = MW_CLIOPT_FLAG, .dst = &interleave,
@@ -195,12 +201,27 @@ static int run_calibrate(int argc, char **argv)
 		fprintf(stderr, ME ": %s\n", err);
 		return 2;
 	}
+	/* A history that does not parse is refused before anything is
+	 * measured, and left as it is. */
+	struct cal_history h = {0};
+	if (history && cal_history_load(history, &h, err, sizeof(err)) < 0) {
+		fprintf(stderr, ME ": --history %s\n", err);
+		return 2;
+	}
 	struct cal_result r;
 	if (cal_run(&o, &r) < 0) {
 		fprintf(stderr, ME ": %s\n", strerror(errno));
 		return 2;
 	}
 	rc = r.high_precision ? 0 : 1;
+	/* Without --history the node is this calibration alone. */
+	if (cal_history_apply(&h, &r, (int64_t)time(NULL)) < 0) {
+		fprintf(stderr, ME ": --history: %s\n", strerror(errno));
+		rc = 2;
+	} else if (history && cal_history_save(history, &h, err, sizeof(err)) < 0) {
+		fprintf(stderr, ME ": --history: %s: this calibration is not kept for the next\n", err);
+		rc = 2;
+	}
 	if (json) {
 		struct json_object *j = cal_report_json(&r);
 		if (!j || puts(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)) < 0)

@@ -127,10 +127,10 @@ void nhd_calib_take(const struct nhd_conf *c, struct nhd_calib *k, const struct 
 	 * criterion's rule (cal_resolution_judged: the upper end of the spread
 	 * over blocks, one block excepted, at least two steps of the clock). */
 	double up_ns, up_cy, up_rel;
-	cal_resolution_judged(&r->resolution, r->timer.step_ns, &up_ns, &up_cy, &up_rel);
-	k->obs.noise = r->resolution.found ? up_rel : -1;
+	cal_resolution_judged(&r->node, r->timer.step_ns, &up_ns, &up_cy, &up_rel);
+	k->obs.noise = r->node.found ? up_rel : -1;
 	k->r0_ns = r->interval.found ? r->interval.ns : 0;
-	k->resolution_ns = r->resolution.found ? up_ns : 0;
+	k->resolution_ns = r->node.found ? up_ns : 0;
 	k->degraded = nhd_calib_judge(&k->obs, c, &k->rate_diff, k->detail, sizeof(k->detail));
 }
 
