@@ -385,7 +385,7 @@ static int burst_resolution(const struct cal_opts *o, int b0, int b1, int b2, st
 	struct bursts bs = {.burst = {b0, b1, b2}};
 	struct cal_sampler smp = {.take = burst_take, .arg = &bs};
 	int trunc;
-	ck_assert_int_eq(cal_resolution_measure(o, 100000, 0, &smp, res, &trunc), 0);
+	ck_assert_int_eq(cal_resolution_measure(o, 100000, 0, &smp, res, NULL, &trunc), 0);
 	ck_assert_int_eq(trunc, 0);
 	return bs.rounds;
 }
