@@ -29,3 +29,7 @@ $(B)/fuzz/fuzz_cal_timings: calib/cal_timings.c calib/cal_timings.h
 FUZZERS += $(B)/fuzz/fuzz_cal_criterion
 FUZZ_EXTRA_fuzz_cal_criterion := $(CAL_SRCS) -Icalib
 $(B)/fuzz/fuzz_cal_criterion: $(CAL_SRCS) $(wildcard calib/*.h)
+# ... and a node's calibration history (calibrate --history FILE).
+FUZZERS += $(B)/fuzz/fuzz_cal_history
+FUZZ_EXTRA_fuzz_cal_history := $(CAL_SRCS) -Icalib
+$(B)/fuzz/fuzz_cal_history: $(CAL_SRCS) $(wildcard calib/*.h)

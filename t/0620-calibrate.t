@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 45
+plan 56
 run_setup mw-calib
 
 # --- calibrate --quick --json
@@ -16,7 +16,7 @@ is "$(cat cal.err)" "" "calibrate: nothing on stderr"
 is "$(field cal.json 'r["version"]')" 1 "version 1"
 is "$(field cal.json 'r["quick"]')" True "quick is true"
 is "$(field cal.json 'sorted(r)')" \
-   "['arch', 'cpu_seconds', 'criterion', 'high_precision', 'host', 'interval', 'options', 'quick', 'rate', 'resolution', 'rounds', 'seconds', 'timers', 'version']" \
+   "['arch', 'cpu_seconds', 'criterion', 'high_precision', 'host', 'interval', 'node', 'options', 'quick', 'rate', 'resolution', 'rounds', 'seconds', 'timers', 'version']" \
    "the top-level fields"
 is "$(field cal.json 'r["options"]["samples"], r["options"]["steps"], r["options"]["quantile_low"], r["options"]["quantile_high"], r["options"]["tolerance"]')" \
    "40 10 0.05 0.95 0.05" "the quick defaults: 40 samples, 10 steps, quantiles 5/95 %, +-5 %"
@@ -105,6 +105,31 @@ is "$(schema_valid slow.json fluctuation.schema.json)" valid "the fluctuation JS
 echo '{"version": 2}' >notcal.json
 "$mw" analyze fluctuation a.txt slow.txt --calibration notcal.json >notcal.out 2>&1
 is "$?" 2 "a file that is not a calibration: exit 2"
+
+# --- --history: a node's calibrations kept over time (doc/calibrate.md
+# section 6).  Without it the node is this calibration alone.
+is "$(field cal.json '(r["node"]["calibrations"], r["node"]["ns"], r["node"]["low_ns"], r["node"]["high_ns"]) == ((1 if r["resolution"]["base_adds"] else 0), r["resolution"]["ns"], r["resolution"]["low_ns"], r["resolution"]["high_ns"])')" True \
+   "without --history the node's figures are this calibration's"
+# An earlier calibration of the same chain, written by hand: a busier minute
+# (blocks up to 400 ns, runs apart 350 ns).  The next calibration pools it.
+field cal.json 'json.dumps({"version": 1, "calibrations": [{"time": 1, "base_adds": r["resolution"]["base_adds"] or 64, "step_ns": r["timers"]["step_ns"], "blocks": [{"ns": 400, "cy": 1000, "relative": 0.2}, {"ns": 300, "cy": 750, "relative": 0.15}, None], "runs_apart_ns": 350, "runs_apart_cy": 875}]})' >hist.json
+"$mw" calibrate --quick --json --history hist.json >h1.json 2>h1.err; st=$?
+ok "$([ "$st" = 0 ] || [ "$st" = 1 ]; echo $?)" "calibrate --history: exit 0 or 1 (got $st)"
+is "$(cat h1.err)" "" "... nothing on stderr"
+is "$(schema_valid h1.json calibrate.schema.json)" valid "... the JSON matches its schema"
+is "$(field hist.json 'len(r["calibrations"]), r["calibrations"][0]["time"]')" "2 1" "... the history file now holds both, the earlier first"
+is "$(field h1.json 'r["resolution"]["base_adds"] is None or (r["node"]["calibrations"] == 2 and r["node"]["blocks"] == r["resolution"]["blocks"] + 3 and r["node"]["high_ns"] == 400 and r["node"]["runs_apart_ns"] == 350)')" True \
+   "... the node pools both: every block, the largest runs-apart bound"
+is "$(field h1.json 'r["resolution"]["base_adds"] is None or r["criterion"]["resolution_ns"] >= 350')" True \
+   "... and the criterion judges with the node's 350 ns, not this minute's alone"
+"$mw" calibrate --quick --history hist.json >h2.txt 2>&1
+like "$(cat h2.txt)" "this node over its last 3 calibrations at [0-9]+ additions \(--history\)" "the text report says what the node's figures pool"
+echo '{"version": 1, "calibrations": [{"time": "yesterday"}]}' >badhist.json
+cp badhist.json badhist.orig
+"$mw" calibrate --quick --history badhist.json >bh.out 2>&1; st=$?
+is "$st" 2 "a history that does not parse: exit 2"
+like "$(cat bh.out)" "badhist\.json: calibrations\[0\]\.time: expected Unix seconds" "... the message names the file and the field"
+is "$(cmp badhist.json badhist.orig && echo same)" same "... and the file is left as it was"
 
 # --- --emit: real workload timings, one per line
 "$mw" calibrate --emit 1000 --count 50 --flush-kib 64 >emit.txt 2>&1

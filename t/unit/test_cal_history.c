@@ -13,6 +13,7 @@
 #include "cal_calib.h"
 #include "cal_history.h"
 #include "cal_search.h"
+#include "jsonschema.h"
 
 /* A calibration at base 8192 on a 10 ns clock with blocks ns[0..nb) (0: not
  * resolved) and a runs-apart bound apart (0: not bounded). */
@@ -146,7 +147,7 @@ START_TEST(test_keep_and_match)
 }
 END_TEST
 
-/* What is written is read back the same. */
+/* What is written is read back the same, and matches its schema. */
 START_TEST(test_roundtrip)
 {
 	const double b[4] = {20, 0, 31.5, 41};
@@ -160,6 +161,13 @@ START_TEST(test_roundtrip)
 	char *txt = cal_history_format(&h);
 	ck_assert(txt != NULL);
 	ck_assert_msg(cal_history_parse(txt, strlen(txt), "h.json", &g, err, sizeof(err)) == 0, "%s", err);
+	struct json_object *s = mw_json_read_file("doc/schemas/calibration-history.schema.json", err, sizeof(err));
+	ck_assert_msg(s != NULL, "%s", err);
+	struct json_object *doc = json_tokener_parse(txt);
+	ck_assert(doc != NULL);
+	ck_assert_msg(mw_jsonschema_validate(s, doc, err, sizeof(err)) == 0, "%s\n%s", err, txt);
+	json_object_put(doc);
+	json_object_put(s);
 	ck_assert_uint_eq(g.n, 2);
 	for (size_t i = 0; i < 2; i++) {
 		ck_assert(g.e[i].time == h.e[i].time && g.e[i].base_adds == h.e[i].base_adds);
