@@ -194,6 +194,8 @@ START_TEST(test_take_resolution)
 	r.resolution.lo_ns = 10;
 	r.resolution.hi_ns = 50;
 	r.resolution.hi2_ns = 40; /* five blocks resolved: one may be a burst's */
+	r.node = r.resolution;    /* as cal_run sets it: the node is this calibration */
+	r.node_calibrations = 1;
 	nhd_calib_take(&c, &k, &r, 0, 0);
 	j = cal_report_json(&r);
 	ck_assert_ptr_nonnull(j);
