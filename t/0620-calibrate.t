@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib/tap.sh"
 . "$(dirname "$0")/lib/run.sh"
 
-plan 56
+plan 58
 run_setup mw-calib
 
 # --- calibrate --quick --json
@@ -124,6 +124,17 @@ is "$(field h1.json 'r["resolution"]["base_adds"] is None or r["criterion"]["res
    "... and the criterion judges with the node's 350 ns, not this minute's alone"
 "$mw" calibrate --quick --history hist.json >h2.txt 2>&1
 like "$(cat h2.txt)" "this node over its last 3 calibrations at [0-9]+ additions \(--history\)" "the text report says what the node's figures pool"
+# Another calibration of the node that ends while this one runs (a boot's
+# and a cron's) is kept: the history is read again before this one is added.
+"$mw" calibrate --quick --samples 400 --history conc.json --json >conc.out 2>conc.err &
+cpid=$!
+sleep 0.5
+field cal.json 'json.dumps({"version": 1, "calibrations": [{"time": 7, "base_adds": r["resolution"]["base_adds"] or 64, "step_ns": r["timers"]["step_ns"], "blocks": [None], "runs_apart_ns": None, "runs_apart_cy": None}]})' >conc.tmp
+mv conc.tmp conc.json
+wait "$cpid"; st=$?
+ok "$([ "$st" = 0 ] || [ "$st" = 1 ]; echo $?)" "a calibration while another writes the history: exit 0 or 1 (got $st; $(cat conc.err))"
+is "$(field conc.json '[c["time"] == 7 for c in r["calibrations"]]')" "[True, False]" \
+   "... the other's entry, written during this one, is kept before this one's"
 echo '{"version": 1, "calibrations": [{"time": "yesterday"}]}' >badhist.json
 cp badhist.json badhist.orig
 "$mw" calibrate --quick --history badhist.json >bh.out 2>&1; st=$?
