@@ -214,6 +214,14 @@ static int run_calibrate(int argc, char **argv)
 		return 2;
 	}
 	rc = r.high_precision ? 0 : 1;
+	/* Read again: another calibration of the node may have ended during
+	 * this one's 20 s (a boot's and a cron's), and its entry is kept. */
+	if (history && cal_history_load(history, &h, err, sizeof(err)) < 0) {
+		fprintf(stderr, ME ": --history %s: this calibration is judged alone and not kept\n", err);
+		memset(&h, 0, sizeof(h));
+		history = NULL;
+		rc = 2;
+	}
 	/* Without --history the node is this calibration alone. */
 	if (cal_history_apply(&h, &r, (int64_t)time(NULL)) < 0) {
 		fprintf(stderr, ME ": --history: %s\n", strerror(errno));
