@@ -23,12 +23,17 @@ out=$(mktemp -d /tmp/mpiwatch-hpcc-cg.XXXXXX)
 HPCC_N=${HPCC_N:-200} hpcc_input "$out"
 (cd "$out" && mpirun.openmpi --allow-run-as-root -np 2 -x "LD_PRELOAD=$LIB" valgrind -q --tool=callgrind \
     --callgrind-out-file="$out/cg.%q{OMPI_COMM_WORLD_RANK}" hpcc >/dev/null 2>&1) || exit 1
+# the library's object name as callgrind lists it (libmpiwatch.so, or
+# libmpiwatch-portable.so: matching the first alone gave the portable one
+# no call count, and no figure)
+obj=$(basename "$LIB" | sed 's/[.]/[.]/g')
 for op in Testany Test; do
-    # the op's calls: those of its trampoline (MPI_x in libmpiwatch.so; run
+    # the op's calls: those of its trampoline (MPI_x in LIB: ???:MPI_x, or
+    # forward.c:MPI_x in the portable one; run
     # from the profile's folder: from the source tree callgrind_annotate
     # leaves that caller line out)
     calls=$(cd "$out" && callgrind_annotate --tree=caller --threshold=100 cg.0 |
-        sed -n 's/.*< [?][?][?]:MPI_'"$op"' (\([0-9,]*\)x) \[.*libmpiwatch\.so\].*/\1/p' | head -1 | tr -d ,)
+        sed -n 's/.*< [^ ]*:MPI_'"$op"' (\([0-9,]*\)x) \[.*'"$obj"'\].*/\1/p' | head -1 | tr -d ,)
     callgrind_annotate --threshold=100 "$out/cg.0" | sed -e 's/ *(.*%) */ /' |
         awk -v fns="$MW_WRAPPER_FNS" -v op="$op" -v calls="${calls:-0}" '
             { fn = $2; sub(/^.*:/, "", fn); obj = $3 }
