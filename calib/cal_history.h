@@ -1,7 +1,7 @@
 /* cal_history.h - a node's calibrations over time (issue 32, doc/calibrate.md
  * section 6): what one calibration of 20 s measures is the minute it ran
  * in.  On the guest of doc/benchmarks.md the same node's runs-apart bound
- * was 25 ns in a calm minute and 55-65 in busier ones, and the false alarms
+ * was 25 ns in a calm minute and 35-65 in busier ones, and the false alarms
  * followed the calm calibrations; five blocks of one calm minute reported a
  * resolution spread of 20-20 ns that the next minute's 31 and 41 fell
  * outside.  The history keeps each calibration's blocks and runs-apart
@@ -63,9 +63,11 @@ int cal_history_add(struct cal_history *h, const struct cal_result *r, int64_t n
 /* The node's resolution over the entries of h at base_adds and step_ns
  * (the same chain on the same clock): *node the blocks of all of them
  * combined as cal_resolution_blocks does (median, spread, second largest),
- * its runs apart own's with the bound the largest of theirs; own (this
- * calibration's, already added to h) gives the relative figure's base and
- * the runs apart's other fields.  *ncal (may be NULL) counts the entries
+ * the relative figure the median block's own; its runs apart own's (this
+ * calibration's, already added to h) with the bound the largest of theirs
+ * (when own measured none and an earlier one
+ * did, measured 2 and slowed 0: bounded by the history; when none did, not
+ * bounded, and the blocks' upper end stands in).  *ncal (may be NULL) counts the entries
  * pooled; with none, *node = *own.  The criterion judges with *node
  * (cal_resolution_judged).  Return 0, or -1 with errno set. */
 int cal_history_node(const struct cal_history *h, uint64_t base_adds, double step_ns,
@@ -73,8 +75,10 @@ int cal_history_node(const struct cal_history *h, uint64_t base_adds, double ste
 
 /* Add r to h (cal_history_add, at time now) and set r->node and
  * r->node_calibrations to the node's figures over h at r's chain and clock
- * (cal_history_node): what the criterion then judges with.  Return 0, or
- * -1 with errno set (r unchanged). */
+ * (cal_history_node): what the criterion then judges with.  A calibration
+ * that measured no resolution is not added and keeps r->node as cal_run set
+ * it.  Return 0, or -1 with errno set (ENOMEM; r->node unchanged, r already
+ * added to h). */
 int cal_history_apply(struct cal_history *h, struct cal_result *r, int64_t now);
 
 /* The history as the file's text (malloc'd, NUL-terminated; free it), or
