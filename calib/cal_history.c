@@ -1,6 +1,5 @@
 /* cal_history.c - a node's calibrations over time (cal_history.h). */
 #include <errno.h>
-#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +11,7 @@
 #include "cal_apart.h"
 #include "cal_history.h"
 #include "fsutil.h"
+#include "mw_json.h"
 
 #define HISTORY_FILE_MAX (1 << 20) /* far above 8 calibrations of 16 blocks */
 
@@ -31,46 +31,36 @@ static int fail(char *err, size_t errlen, const char *what, const char *fmt, ...
 	return -1;
 }
 
-/* A finite number >= 0 (null allowed when null_ok: *isnull set). */
-static int number(struct json_object *o, const char *key, int null_ok, double *v, int *isnull)
+/* Member key of o, present: a JSON null (*isnull 1) or a finite number
+ * >= 0 into *v (mw_json_num).  Return 0, or -1. */
+static int number_or_null(struct json_object *o, const char *key, double *v, int *isnull)
 {
 	struct json_object *x;
 	if (!json_object_object_get_ex(o, key, &x))
 		return -1;
-	if (!x) {
-		if (!null_ok)
-			return -1;
-		*isnull = 1;
-		return 0;
-	}
-	if (isnull)
-		*isnull = 0;
-	if (!json_object_is_type(x, json_type_double) && !json_object_is_type(x, json_type_int))
-		return -1;
-	*v = json_object_get_double(x);
-	return isfinite(*v) && *v >= 0 ? 0 : -1;
+	*isnull = !x;
+	return x ? mw_json_num(o, key, 0, INFINITY, v) : 0;
 }
 
 static int entry(struct json_object *c, size_t i, const char *what, struct cal_history_entry *e, char *err,
 		 size_t errlen)
 {
-	struct json_object *t, *b;
+	struct json_object *b;
 	double v;
+	int64_t n;
 	int isnull;
 	memset(e, 0, sizeof(*e));
 	if (!json_object_is_type(c, json_type_object))
 		return fail(err, errlen, what, "calibrations[%zu] is not an object", i);
-	if (!json_object_object_get_ex(c, "time", &t) || !json_object_is_type(t, json_type_int) ||
-	    (e->time = json_object_get_int64(t)) < 0)
+	if (mw_json_int(c, "time", 0, INT64_MAX, &e->time) < 0)
 		return fail(err, errlen, what, "calibrations[%zu].time: expected Unix seconds", i);
-	if (!json_object_object_get_ex(c, "base_adds", &t) || !json_object_is_type(t, json_type_int) ||
-	    json_object_get_int64(t) < 1)
+	if (mw_json_int(c, "base_adds", 1, INT64_MAX, &n) < 0)
 		return fail(err, errlen, what, "calibrations[%zu].base_adds: expected a positive integer", i);
-	e->base_adds = (uint64_t)json_object_get_int64(t);
-	if (number(c, "step_ns", 0, &e->step_ns, NULL) < 0)
+	e->base_adds = (uint64_t)n;
+	if (mw_json_num(c, "step_ns", 0, INFINITY, &e->step_ns) < 0)
 		return fail(err, errlen, what, "calibrations[%zu].step_ns: expected a number >= 0", i);
-	if (!json_object_object_get_ex(c, "blocks", &b) || !json_object_is_type(b, json_type_array) ||
-	    json_object_array_length(b) < 1 || json_object_array_length(b) > CAL_BLOCKS_MAX)
+	if (!(b = mw_json_array(c, "blocks")) || json_object_array_length(b) < 1 ||
+	    json_object_array_length(b) > CAL_BLOCKS_MAX)
 		return fail(err, errlen, what, "calibrations[%zu].blocks: expected an array of 1 to %d", i,
 			    CAL_BLOCKS_MAX);
 	e->nblocks = (unsigned)json_object_array_length(b);
@@ -79,19 +69,19 @@ static int entry(struct json_object *c, size_t i, const char *what, struct cal_h
 		struct cal_block *blk = &e->block[k];
 		if (!x)
 			continue; /* null: the block resolved nothing */
-		if (!json_object_is_type(x, json_type_object) || number(x, "ns", 0, &blk->ns, NULL) < 0 ||
-		    number(x, "cy", 0, &blk->cy, NULL) < 0 || number(x, "relative", 0, &blk->rel, NULL) < 0)
+		if (mw_json_num(x, "ns", 0, INFINITY, &blk->ns) < 0 || mw_json_num(x, "cy", 0, INFINITY, &blk->cy) < 0 ||
+		    mw_json_num(x, "relative", 0, INFINITY, &blk->rel) < 0)
 			return fail(err, errlen, what,
 				    "calibrations[%zu].blocks[%u]: expected null or {\"ns\", \"cy\", \"relative\"} "
 				    "numbers >= 0",
 				    i, k);
 		blk->found = 1;
 	}
-	if (number(c, "runs_apart_ns", 1, &v, &isnull) < 0)
+	if (number_or_null(c, "runs_apart_ns", &v, &isnull) < 0)
 		return fail(err, errlen, what, "calibrations[%zu].runs_apart_ns: expected null or a number >= 0", i);
 	e->apart = !isnull;
 	e->apart_ns = isnull ? 0 : v;
-	if (number(c, "runs_apart_cy", 1, &v, &isnull) < 0 || (!isnull && !e->apart))
+	if (number_or_null(c, "runs_apart_cy", &v, &isnull) < 0 || (!isnull && !e->apart))
 		return fail(err, errlen, what, "calibrations[%zu].runs_apart_cy: expected %s", i,
 			    e->apart ? "null or a number >= 0" : "null (runs_apart_ns is)");
 	e->apart_cy = isnull ? 0 : v;
@@ -102,7 +92,8 @@ int cal_history_parse(const char *txt, size_t len, const char *what, struct cal_
 		      size_t errlen)
 {
 	struct json_tokener *tok;
-	struct json_object *j, *v, *cs;
+	struct json_object *j, *cs;
+	int64_t version;
 	int rc = -1;
 	memset(h, 0, sizeof(*h));
 	if (len > HISTORY_FILE_MAX)
@@ -127,12 +118,11 @@ int cal_history_parse(const char *txt, size_t len, const char *what, struct cal_
 		fail(err, errlen, what, "not a calibration history: expected a JSON object");
 		goto out;
 	}
-	if (!json_object_object_get_ex(j, "version", &v) || !json_object_is_type(v, json_type_int) ||
-	    json_object_get_int64(v) != 1) {
+	if (mw_json_int(j, "version", 1, 1, &version) < 0) {
 		fail(err, errlen, what, "version: expected 1");
 		goto out;
 	}
-	if (!json_object_object_get_ex(j, "calibrations", &cs) || !json_object_is_type(cs, json_type_array)) {
+	if (!(cs = mw_json_array(j, "calibrations"))) {
 		fail(err, errlen, what, "calibrations: expected an array");
 		goto out;
 	}
@@ -219,9 +209,9 @@ int cal_history_node(const struct cal_history *h, uint64_t base_adds, double ste
 		for (unsigned b = 0; b < e->nblocks; b++, nb++)
 			blk[nb] = (struct cal_resolution){.found = e->block[b].found, .d_ns = e->block[b].ns,
 							  .d_cy = e->block[b].cy, .rel = e->block[b].rel};
-		if (e->apart) {
-			bound_ns = bounded ? fmax(bound_ns, e->apart_ns) : e->apart_ns;
-			bound_cy = bounded ? fmax(bound_cy, e->apart_cy) : e->apart_cy;
+		if (e->apart) { /* bounds are >= 0: the largest from 0 */
+			bound_ns = fmax(bound_ns, e->apart_ns);
+			bound_cy = fmax(bound_cy, e->apart_cy);
 			bounded = 1;
 		}
 	}
