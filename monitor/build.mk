@@ -15,7 +15,7 @@ MON_ARCH    := $(firstword $(subst -, ,$(shell $(CC) -dumpmachine 2>/dev/null)))
 MW_PORTABLE ?= $(if $(filter x86_64,$(MON_ARCH)),0,1)
 MON_GEN   := $(B)/gen/monitor
 MON_SPEC  := monitor/mpi.spec monitor/gen.py
-MON_CORE  := runtime.c reqtab.c comms.c watcher.c motion.c dump.c stack.c profile.c
+MON_CORE  := runtime.c reqtab.c comms.c watcher.c motion.c dump.c stack.c profile.c blind.c
 MON_VSRCS := $(addprefix monitor/,$(MON_CORE) mpiglue.c)
 MON_LIBS  := $(B)/lib/libmpiwatch.so $(B)/lib/libmpiwatch-openmpi.so $(B)/lib/libmpiwatch-mpich.so
 LIBS      += $(MON_LIBS)
@@ -98,8 +98,8 @@ UNIT_TESTS += $(addprefix $(B)/t/,test_monitor_comms test_monitor_dump test_moni
 MON_UNIT_OBJS := $(addprefix $(B)/obj/monitor/,reqtab.o comms.o)
 $(B)/t/test_monitor_reqtab: $(B)/obj/monitor/reqtab.o
 $(B)/t/test_monitor_comms: $(B)/obj/monitor/comms.o
-$(B)/t/test_monitor_stall: $(B)/obj/monitor/unit/watcher.o $(B)/obj/monitor/unit/motion.o $(B)/obj/monitor/unit/dump.o $(B)/obj/monitor/unit/stack.o $(B)/obj/monitor/unit/runtime.o $(B)/obj/monitor/unit/profile.o $(B)/obj/monitor/reqtab.o $(B)/obj/monitor/comms.o $(B)/obj/monitor/unit/ops.o $(B)/obj/monitor/unit/fakeglue.o
-$(B)/t/test_monitor_dump: $(B)/obj/monitor/unit/watcher.o $(B)/obj/monitor/unit/motion.o $(B)/obj/monitor/unit/dump.o $(B)/obj/monitor/unit/stack.o $(B)/obj/monitor/unit/runtime.o $(B)/obj/monitor/unit/profile.o $(B)/obj/monitor/reqtab.o $(B)/obj/monitor/comms.o $(B)/obj/monitor/unit/ops.o $(B)/obj/monitor/unit/fakeglue.o
+$(B)/t/test_monitor_stall: $(B)/obj/monitor/unit/watcher.o $(B)/obj/monitor/unit/motion.o $(B)/obj/monitor/unit/dump.o $(B)/obj/monitor/unit/stack.o $(B)/obj/monitor/unit/runtime.o $(B)/obj/monitor/unit/profile.o $(B)/obj/monitor/unit/blind.o $(B)/obj/monitor/reqtab.o $(B)/obj/monitor/comms.o $(B)/obj/monitor/unit/ops.o $(B)/obj/monitor/unit/fakeglue.o
+$(B)/t/test_monitor_dump: $(B)/obj/monitor/unit/watcher.o $(B)/obj/monitor/unit/motion.o $(B)/obj/monitor/unit/dump.o $(B)/obj/monitor/unit/stack.o $(B)/obj/monitor/unit/runtime.o $(B)/obj/monitor/unit/profile.o $(B)/obj/monitor/unit/blind.o $(B)/obj/monitor/reqtab.o $(B)/obj/monitor/comms.o $(B)/obj/monitor/unit/ops.o $(B)/obj/monitor/unit/fakeglue.o
 UNIT_LIBS_test_monitor_stall := -ldl
 UNIT_LIBS_test_monitor_dump := -ldl
 $(B)/obj/monitor/unit/%.o: monitor/%.c $(MON_GEN)/ops.h

@@ -461,9 +461,9 @@ def gen_poll_split(f):
          'static int mwk_%s(%s)' % (f.cname, decl), '{', '\tstruct {']
     K += ['\t\t__typeof__(%s) %s;' % (p[1], p[1]) for p in rparams]
     if 'reqs' in a:
-        K += ['\t\tint mw_n;', '\t\tstruct mwm_reqs8 mw_a;']
+        K += ['\t\tint mw_n;', '\t\tstruct mwm_reqs8 mw_a;', '\t\tconst void *mw_ra;']
     elif 'req1' in a:
-        K += ['\t\tuint64_t mw_h1;']
+        K += ['\t\tuint64_t mw_h1;', '\t\tconst void *mw_ra;']
     K.append('\t} volatile mw_px;')
     if 'reqs' in a:
         cnt, arr = a['reqs'].split(',')
@@ -478,9 +478,11 @@ def gen_poll_split(f):
               '\t\tMWM_REQS_UNROLL(MWM_SAVE1)',
               '#undef MWM_SAVE1',
               '\t}',
-              '\tmw_px.mw_n = mw_n;']
+              '\tmw_px.mw_n = mw_n;',
+              '\tmw_px.mw_ra = %s;' % arr]
     elif 'req1' in a:
         K.append('\tmw_px.mw_h1 = MWH(*%s);' % a['req1'])
+        K.append('\tmw_px.mw_ra = %s;' % a['req1'])
     else:
         K += ['\tmwm.probe.%s = %s;' % (fld, cexpr(f, 'c', v, what)) for _, fld, what, v in rec]
     K += ['\tmw_px.%s = %s;' % (p[1], p[1]) for p in rparams]
@@ -495,8 +497,16 @@ def gen_poll_split(f):
               (['mw_px.mw_n', 'mw_px.mw_a', 'NULL'] if 'reqs' in a else
                ['mw_px.mw_h1'] if 'req1' in a else []) +
               ['__builtin_frame_address(0)'])),
-          '\tmwm_poll_skipped();',
-          '\treturn rc;', '}']
+          '\tmwm_poll_skipped();']
+    # nothing completed on one handle and nothing armed: arm its variable,
+    # so that the next polls on it in this tick are blind (mwm_blind_arm)
+    if 'reqs' in a:
+        K += ['\tif (__builtin_expect(mw_px.mw_n == 1 && mwm.blind.a == MWM_BLIND_NONE, 0))',
+              '\t\tmwm_blind_arm(mw_px.mw_ra, mw_px.mw_a.h0, MWM_USER_SP());']
+    elif 'req1' in a:
+        K += ['\tif (__builtin_expect(mwm.blind.a == MWM_BLIND_NONE, 0))',
+              '\t\tmwm_blind_arm(mw_px.mw_ra, mw_px.mw_h1, MWM_USER_SP());']
+    K += ['\treturn rc;', '}']
     if 'reqs' in a:
         # mwl_X: the skip path of an array of MWM_REQS_BULK + 1 to
         # MWM_MAX_WAIT handles (tail-called by mwk_X: its frame is where
@@ -593,15 +603,33 @@ def gen_poll_split(f):
 
 
 def mwv_tail(f, args, bcall, decl, pre):
-    """The body of mwv_X after the plain check (gen_poll_split): a poll
+    """The body of mwv_X around the plain check (gen_poll_split), as the
+    lines before it and after it: a blind poll (monitor/blind.c) calls the
+    MPI at once; a poll
     within the tick of the last published one goes to mwk_X, an array of
     more handles than the call extension holds to mwb_X (it writes the
     record, with a heap copy), any other to mwp_X (the compare path, a
     memcmp above MWM_REQS_BULK handles).  Adds
     mwy_X, the general wrapper's entry, to pre."""
     a = f.attrs
-    V = ['\tif (__builtin_expect(mwm_poll_skip(), 1))',
-         '\t\treturn mwk_%s(%s);' % (f.cname, args)]
+    V = []
+    # a blind poll (monitor/blind.c): the armed variable, still holding
+    # the armed handle, one handle: the MPI at once, counted, nothing saved
+    if 'reqs' in a:
+        cnt, arr = a['reqs'].split(',')
+        V += ['\tif (__builtin_expect((uint64_t)(uintptr_t)%s == __atomic_load_n(&mwm.blind.a, __ATOMIC_RELAXED), 1) &&' % arr,
+              '\t    %s == 1 && MWH(%s[0]) == mwm.blind.h) {' % (cnt, arr)]
+    elif 'req1' in a:
+        r1 = a['req1']
+        V += ['\tif (__builtin_expect((uint64_t)(uintptr_t)%s == __atomic_load_n(&mwm.blind.a, __ATOMIC_RELAXED), 1) &&' % r1,
+              '\t    MWH(*%s) == mwm.blind.h) {' % r1]
+    if V:
+        V += ['\t\tmwm.blind.n++;',
+              '\t\treturn P%s(%s);' % (f.cname, args),
+              '\t}']
+    V += ['\tif (__builtin_expect(mwm_poll_skip(), 1))',
+          '\t\treturn mwk_%s(%s);' % (f.cname, args)]
+    head, V = V, []
     if 'reqs' in a:
         V.append('\tif (__builtin_expect((unsigned)%s > MWM_MAX_WAIT, 0))' % a['reqs'].split(',')[0])
         V.append('\t\treturn %s;' % bcall)
@@ -615,7 +643,7 @@ def mwv_tail(f, args, bcall, decl, pre):
             '\t\treturn P%s(%s);' % (f.cname, args),
             '\treturn mwx_%s(%s, __builtin_return_address(0), __builtin_frame_address(0));' % (f.cname, args),
             '}']
-    return V
+    return head, V
 
 
 def gen_after(f, lang, call, prof):
@@ -778,10 +806,10 @@ def gen_wrappers(fns):
             o.append('int mwv_%s(%s) __attribute__((optimize("omit-frame-pointer")));' % (f.cname, decl))
             o.append('int mwv_%s(%s)' % (f.cname, decl))
             o.append('{')
-            o += split[1][:2]
+            o += split[1][0]
             o.append('\tif (__builtin_expect(!mwm.plain, 0))')
             o.append('\t\treturn mwy_%s(%s);' % (f.cname, args))
-            o += split[1][2:]
+            o += split[1][1]
             o.append('}')
             o.append('')
             continue

@@ -141,6 +141,7 @@ static void after_init(int rc, int provided)
 	mwm.undefined = MPI_UNDEFINED;
 	mwm.comm_world = MWH(MPI_COMM_WORLD);
 	mwm.req_null = MWH(MPI_REQUEST_NULL);
+	mwm.req_size = (int)sizeof(MPI_Request);
 	names_init();
 	version_init();
 	if (mwm_comms_init(&mwm.comms, MWH(MPI_COMM_WORLD), MWH(MPI_COMM_SELF), rank, size) < 0)

@@ -102,6 +102,31 @@ struct mwm_rt {
 		uint64_t comm;
 		int32_t peer, tag;
 	} probe;
+	/* Blind polls (issue 34, session 17; monitor/blind.c): within a tick,
+	 * an MPI_Test, or an MPI_Testany/Testsome/Testall of one handle, on the
+	 * armed request variable (blind.a, its address) still holding the
+	 * armed handle (blind.h) calls the MPI at once (a tail call: nothing is
+	 * saved, nothing tested after it) and only counts itself (blind.n).
+	 * What it completed is found later (mwm_blind_check: before the next
+	 * record is written or published, and before an arm): the MPI
+	 * overwrote the handle at blind.a with MPI_REQUEST_NULL.  blind.a is
+	 * MWM_BLIND_NONE (no MPI_Request * is odd) while nothing is armed; the
+	 * main thread arms, the watcher disarms at every tick (so a blind poll
+	 * is at most a tick old, as a skipped one).  Its own cache line: the
+	 * watcher's store lands on it once per tick. */
+	struct {
+		uint64_t a, h, n;
+	} blind __attribute__((aligned(64)));
+	char blind_pad[40];
+	/* the request armed last (main thread only): its variable, handle and
+	 * request id, kept after the watcher's disarm for mwm_blind_check */
+	struct {
+		uint64_t a, h;
+		int64_t id;
+	} armed;
+	uint64_t blind_black[8]; /* variables found changed by the program itself: never armed again */
+	int nblack;
+	int req_size;            /* sizeof(MPI_Request): 4 (MPICH) or 8 (Open MPI) */
 	/* MPI constants, normalised by the glue at init */
 	int proc_null, any_source, mpi_root, undefined;
 	uint64_t comm_world, req_null;
@@ -127,12 +152,34 @@ extern struct mwm_rt mwm __attribute__((visibility("hidden")));
 
 /* Turn recording on or off (mwm.on), keeping mwm.plain in step with on,
  * thread_check and profile. */
+#define MWM_BLIND_NONE 1 /* blind.a when nothing is armed */
+/* The caller's stack pointer at the wrapped call, in a wrapper function
+ * whose frame is where the exported one's was (its return address is the
+ * call site: frame[1]). */
+#define MWM_USER_SP() ((uintptr_t)__builtin_frame_address(0) + 2 * sizeof(void *))
+
 static inline void mwm_set_on(int on)
 {
 	mwm.on = on;
 	mwm.plain = on && !mwm.thread_check && !mwm.profile;
 	mwm.poll_tick = 0;
+	__atomic_store_n(&mwm.blind.a, MWM_BLIND_NONE, __ATOMIC_RELAXED);
 }
+
+/* Blind polls (monitor/blind.c).  Account for the blind polls since the
+ * last check: add them to the skipped polls, and, when the armed request
+ * variable no longer holds the armed handle, credit the completion (the
+ * MPI wrote MPI_REQUEST_NULL there) and disarm.  user_sp is the caller's
+ * stack pointer at the wrapped call (a variable below it is in a frame
+ * that has returned).  Main thread, before a record is written or
+ * published. */
+void mwm_blind_resolve(uintptr_t user_sp);
+/* A poll within the tick of the last published one completed nothing on
+ * the one handle h held at the request variable a (C, plain path): arm a,
+ * when it is a variable that stays readable (the main thread's stack, the
+ * program's own data) and h a request the table holds, not persistent.
+ * user_sp as for mwm_blind_resolve. */
+void mwm_blind_arm(const void *a, uint64_t h, uintptr_t user_sp);
 
 static inline int mwm_active(void)
 {
@@ -155,6 +202,8 @@ typedef uint64_t __attribute__((may_alias, aligned(8))) mwm_u64a;
  * arguments the op does not have from the op id. */
 MWM_FAST struct mw_slot_call *mwm_begin(int op, int lang, void *site, void *frame)
 {
+	if (__builtin_expect(mwm.blind.n != 0, 0))
+		mwm_blind_resolve((uintptr_t)frame + 2 * sizeof(void *)); /* MWM_USER_SP() of frame */
 	struct mw_slot *s = mwm.slot;
 	struct mw_slot_call *c = &s->call;
 	_Static_assert(offsetof(struct mw_slot_call, lang) == offsetof(struct mw_slot_call, op_id) + 4 &&
@@ -235,8 +284,18 @@ MWM_FAST struct mw_slot_call *mwm_poll_enter_n(uint64_t n)
 	return &s->call;
 }
 
+/* The blind polls since the last check are accounted for (mwm_blind_resolve)
+ * before a poll is published.  Inlined into the wrapper: its frame is
+ * where the call site's return address is the word above. */
+#define mwm_blind_check()                                          \
+	do {                                                       \
+		if (__builtin_expect(mwm.blind.n != 0, 0))         \
+			mwm_blind_resolve(MWM_USER_SP());          \
+	} while (0)
+
 MWM_FAST struct mw_slot_call *mwm_poll_enter(void)
 {
+	mwm_blind_check();
 	return mwm_poll_enter_n(1);
 }
 
@@ -248,6 +307,7 @@ MWM_FAST struct mw_slot_call *mwm_poll_enter(void)
  * mwm_poll_enter() (no extra work for them). */
 MWM_FAST struct mw_slot_call *mwm_poll_enter_tick(void)
 {
+	mwm_blind_check();
 	struct mw_slot_call *c = mwm_poll_enter_n(1 + mwm.polls_skipped);
 	mwm.polls_skipped = 0;
 	mwm.poll_tick = mwm.ticking && mwm.plain ? c->enter_ns : 0;

@@ -20,7 +20,9 @@
 #include "runtime.h"
 #include "fsutil.h"
 
-struct mwm_rt mwm;
+/* nothing armed for a blind poll (mwm.h): an MPI_Test on a NULL pointer
+ * must reach the MPI, not be taken for the armed variable */
+struct mwm_rt mwm = {.blind = {.a = MWM_BLIND_NONE}};
 
 /* Before MPI_Init the wrappers write into this private slot (never shared). */
 static struct mw_slot mwm_private_slot __attribute__((aligned(64)));

@@ -105,6 +105,8 @@ static void set_clock(uint64_t now)
 {
 	struct mw_slot *s = mwm.slot;
 	__atomic_store_n(&mwm.clock_ns, now, __ATOMIC_RELAXED);
+	/* a new tick: no poll is blind until the main thread arms again */
+	__atomic_store_n(&mwm.blind.a, MWM_BLIND_NONE, __ATOMIC_RELAXED);
 	__atomic_store_n(&s->seq2, s->seq2 + 1, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	s->now_ns = now;
@@ -316,6 +318,7 @@ void mwm_watcher_forget(void)
 	th_running = 0;
 	mwm.ticking = 0;
 	mwm.poll_tick = 0;
+	__atomic_store_n(&mwm.blind.a, MWM_BLIND_NONE, __ATOMIC_RELAXED);
 	pthread_mutex_init(&th_mu, NULL);
 }
 
@@ -329,6 +332,7 @@ void mwm_watcher_stop(void)
 	pthread_mutex_unlock(&th_mu);
 	mwm.ticking = 0;
 	mwm.poll_tick = 0;
+	__atomic_store_n(&mwm.blind.a, MWM_BLIND_NONE, __ATOMIC_RELAXED);
 	pthread_join(th, NULL);
 	th_running = 0;
 }

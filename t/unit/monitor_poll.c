@@ -579,6 +579,151 @@ int main(int argc, char **argv)
 		ok(cases10 == 48 && misses10 == 0,
 		   "Testany/Testsome of 9..65 handles, reversed or one replaced within a tick: the completion is that receive's");
 	}
+
+	/* 11. blind polls (monitor/blind.c): an MPI_Test repeated on a
+	 * receive in a variable of this frame (armed: the polls after it in
+	 * the tick call the MPI at once and save nothing), then a send that
+	 * it matches, and the poll that completes the receive; afterwards the
+	 * rank only polls another receive that never completes (no other MPI
+	 * call): the completion is counted, and the receive has left the
+	 * table, within a tick (the agents' view of the rank); ten rounds */
+	{
+		int misses11 = 0, later = 0;
+		MPI_Request z;
+		char zb[8];
+		int fz = 0;
+		MPI_Irecv(zb, 8, MPI_CHAR, 0, 701, MPI_COMM_SELF, &z);
+		for (int k = 0; k < 10; k++) {
+			MPI_Request q, sr;
+			char qb[8], sb[8] = "b";
+			int fl = 0;
+			MPI_Irecv(qb, 8, MPI_CHAR, 0, 700, MPI_COMM_SELF, &q);
+			/* a tick without polls: the variable armed in it (z's,
+			 * below) is disarmed, q's can be */
+			usleep(150000);
+			for (int i = 0; i < 1000; i++)
+				poll_test(&q, &fl);
+			MPI_Isend(sb, 1, MPI_CHAR, 0, 700, MPI_COMM_SELF, &sr);
+			struct mw_slot_snap s0 = snap();
+			while (!fl)
+				poll_test(&q, &fl);
+			struct mw_slot_snap s1 = snap();
+			later += s1.s.completions == s0.s.completions; /* not yet counted: a blind poll's */
+			double t11 = now_s();
+			while (now_s() - t11 < 0.25)
+				poll_test(&z, &fz);
+			struct mw_slot_snap s2 = snap();
+			/* pending: z and the send (MPICH completes a send to itself when it is received) */
+			if (s2.s.completions != s0.s.completions + 1 || s2.s.pending != 2) {
+				misses11++;
+				printf("# round %d: completions +%llu, pending %u\n", k,
+				       (unsigned long long)(s2.s.completions - s0.s.completions), s2.s.pending);
+			}
+			MPI_Wait(&sr, MPI_STATUS_IGNORE);
+		}
+		ok(misses11 == 0, "a receive completed by a blind MPI_Test, then only polls: counted, and gone from the table, within a tick");
+		printf("# %d of 10 completions counted after the fact (blind polls)\n", later);
+		ok(later > 0, "the blind polls were taken (a completion counted after the poll that made it)");
+		MPI_Cancel(&z);
+		MPI_Wait(&z, MPI_STATUS_IGNORE);
+	}
+
+	/* 12. a rank that completes a receive every 50 ms, each in a blind
+	 * MPI_Test (a new receive in the same variable, polled, then the send
+	 * it matches), for 3 s: the agent's stall rule (timeout 1 s) never says
+	 * polling (its progress is counted) */
+	{
+		pthread_t ag;
+		agent_stop = agent_polling = 0;
+		pthread_create(&ag, NULL, agent, NULL);
+		double t12 = now_s();
+		int rounds = 0;
+		/* the sends are waited for at the end: their completions must
+		 * not be what the rule counts */
+		MPI_Request srs[100];
+		while (now_s() - t12 < 3 && !agent_polling && rounds < 100) {
+			MPI_Request q;
+			char qb[8], sb[8] = "c";
+			int fl = 0;
+			MPI_Irecv(qb, 8, MPI_CHAR, 0, 710, MPI_COMM_SELF, &q);
+			double t = now_s();
+			while (now_s() - t < 0.05)
+				poll_test(&q, &fl);
+			MPI_Isend(sb, 1, MPI_CHAR, 0, 710, MPI_COMM_SELF, &srs[rounds]);
+			while (!fl)
+				poll_test(&q, &fl);
+			for (int i = 0; i < 1000; i++)
+				poll_test(&q, &fl); /* MPI_REQUEST_NULL now */
+			rounds++;
+		}
+		agent_stop = 1;
+		pthread_join(ag, NULL);
+		ok(!agent_polling && rounds > 10, "completions every 50 ms in blind polls for 3 s: never judged polling");
+		if (agent_polling)
+			printf("# judged polling after %d rounds\n", rounds);
+		for (int i = 0; i < rounds; i++)
+			MPI_Wait(&srs[i], MPI_STATUS_IGNORE);
+	}
+
+	/* 13. two receives that never complete, polled in turn through one
+	 * variable the program copies each handle into (no MPI call between):
+	 * the variable's handle changes without the MPI; that the armed
+	 * receive completed cannot be told and is counted as progress once,
+	 * then the variable is never armed again: the agent's stall rule still
+	 * says polling (within 30 s) */
+	{
+		MPI_Request a2, b2, cur;
+		char ab[2][8];
+		int fl = 0;
+		pthread_t ag;
+		MPI_Irecv(ab[0], 8, MPI_CHAR, 0, 720, MPI_COMM_SELF, &a2);
+		MPI_Irecv(ab[1], 8, MPI_CHAR, 0, 721, MPI_COMM_SELF, &b2);
+		agent_stop = agent_polling = 0;
+		pthread_create(&ag, NULL, agent, NULL);
+		double t13 = now_s();
+		while (now_s() - t13 < 30 && !agent_polling)
+			for (int i = 0; i < 1000; i++) {
+				cur = i % 2 ? b2 : a2;
+				poll_test(&cur, &fl);
+			}
+		agent_stop = 1;
+		pthread_join(ag, NULL);
+		ok(agent_polling && !fl, "two receives polled in turn through one copied-into variable: judged polling");
+		MPI_Cancel(&a2);
+		MPI_Wait(&a2, MPI_STATUS_IGNORE);
+		MPI_Cancel(&b2);
+		MPI_Wait(&b2, MPI_STATUS_IGNORE);
+	}
+
+	/* 14. a receive completed by a blind MPI_Test on a copy of its handle
+	 * (a variable of this frame), then another handle copied into that
+	 * variable by the program and polled (no MPI call between): the
+	 * progress is counted (whether the first completed cannot be told;
+	 * its table entry stays) */
+	{
+		MPI_Request q, z, sr, cur2;
+		char qb[8], zb[8], sb[8] = "d";
+		int fl = 0;
+		MPI_Irecv(qb, 8, MPI_CHAR, 0, 730, MPI_COMM_SELF, &q);
+		MPI_Irecv(zb, 8, MPI_CHAR, 0, 731, MPI_COMM_SELF, &z);
+		cur2 = q;
+		for (int i = 0; i < 1000; i++)
+			poll_test(&cur2, &fl);
+		MPI_Isend(sb, 1, MPI_CHAR, 0, 730, MPI_COMM_SELF, &sr);
+		struct mw_slot_snap s0 = snap();
+		while (!fl)
+			poll_test(&cur2, &fl);
+		cur2 = z;
+		double t14 = now_s();
+		while (now_s() - t14 < 0.25)
+			poll_test(&cur2, &fl);
+		struct mw_slot_snap s1 = snap();
+		ok(s1.s.completions >= s0.s.completions + 1,
+		   "a receive completed by a blind poll on a copy the program then overwrote: the progress is counted");
+		MPI_Wait(&sr, MPI_STATUS_IGNORE);
+		MPI_Cancel(&z);
+		MPI_Wait(&z, MPI_STATUS_IGNORE);
+	}
 	MPI_Finalize();
 	printf("1..%d\n", n);
 	return failed ? 1 : 0;
