@@ -628,6 +628,54 @@ int main(int argc, char **argv)
 		MPI_Wait(&z, MPI_STATUS_IGNORE);
 	}
 
+	/* 11b. the armed receive completed by another call (its cancel and
+	 * MPI_Wait), then a new receive in the same variable, which the MPI
+	 * may give the same handle: the polls on it within the tick are blind;
+	 * the one that completes it is counted all the same (an arm that
+	 * outlived its request would take the new one for the old), ten
+	 * rounds */
+	{
+		int misses11b = 0, reused = 0;
+		MPI_Request z;
+		char zb[8];
+		int fz = 0;
+		MPI_Irecv(zb, 8, MPI_CHAR, 0, 741, MPI_COMM_SELF, &z);
+		for (int k = 0; k < 10; k++) {
+			MPI_Request q, sr, old;
+			char qb[8], sb[8] = "e";
+			int fl = 0;
+			MPI_Irecv(qb, 8, MPI_CHAR, 0, 740, MPI_COMM_SELF, &q);
+			usleep(150000); /* a tick: z's arm (below) is gone */
+			for (int i = 0; i < 1000; i++)
+				poll_test(&q, &fl);
+			old = q;
+			MPI_Cancel(&q);
+			MPI_Wait(&q, MPI_STATUS_IGNORE);
+			MPI_Irecv(qb, 8, MPI_CHAR, 0, 740, MPI_COMM_SELF, &q);
+			reused += q == old;
+			for (int i = 0; i < 1000; i++)
+				poll_test(&q, &fl);
+			MPI_Isend(sb, 1, MPI_CHAR, 0, 740, MPI_COMM_SELF, &sr);
+			struct mw_slot_snap s0 = snap();
+			while (!fl)
+				poll_test(&q, &fl);
+			double t11 = now_s();
+			while (now_s() - t11 < 0.25)
+				poll_test(&z, &fz);
+			struct mw_slot_snap s2 = snap();
+			if (s2.s.completions != s0.s.completions + 1 || s2.s.pending != 2) {
+				misses11b++;
+				printf("# round %d: completions +%llu, pending %u\n", k,
+				       (unsigned long long)(s2.s.completions - s0.s.completions), s2.s.pending);
+			}
+			MPI_Wait(&sr, MPI_STATUS_IGNORE);
+		}
+		printf("# the new receive got the cancelled one's handle in %d of 10 rounds\n", reused);
+		ok(misses11b == 0, "a receive completed by a blind MPI_Test after the armed one was cancelled and waited for: counted");
+		MPI_Cancel(&z);
+		MPI_Wait(&z, MPI_STATUS_IGNORE);
+	}
+
 	/* 12. a rank that completes a receive every 50 ms, each in a blind
 	 * MPI_Test (a new receive in the same variable, polled, then the send
 	 * it matches), for 3 s: the agent's stall rule (timeout 1 s) never says
