@@ -75,6 +75,7 @@ static void disarm(void)
 {
 	__atomic_store_n(&mwm.blind.a, MWM_BLIND_NONE, __ATOMIC_RELAXED);
 	mwm.armed.a = 0;
+	mwm.armed.h = 0; /* (no request has handle 0 in either MPI) */
 }
 
 /* the slot's completions and last progress (and pending count) move by n,

@@ -6,7 +6,9 @@
  * slot under its seqlock and one load of the watcher's coarse clock (a
  * repeated poll: three single stores, no seqlock; an MPI_Test* poll of up
  * to MWM_MAX_WAIT handles, or an MPI_Iprobe/MPI_Improbe, within the tick of
- * the last published poll: one process-local counter, mwm_poll_skip()).  No system call, no lock, no allocation.
+ * the last published poll: one process-local counter, mwm_poll_skip(); a
+ * blind poll, one handle on the armed variable: one counter and a tail
+ * call, monitor/blind.c).  No system call, no lock, no allocation.
  */
 #ifndef MWM_H
 #define MWM_H
@@ -174,6 +176,18 @@ static inline void mwm_set_on(int on)
  * that has returned).  Main thread, before a record is written or
  * published. */
 void mwm_blind_resolve(uintptr_t user_sp);
+/* The request h completed or was freed by a call that saw it (or the MPI
+ * gave its handle to a new request): if it is the armed one, disarm, so
+ * that a new request that gets the same handle in the same variable is not
+ * taken for it (mwm_req_done, mwm_req_free, mwm_req_new). */
+static inline void mwm_blind_forget(uint64_t h)
+{
+	if (__builtin_expect(h == mwm.armed.h, 0)) {
+		__atomic_store_n(&mwm.blind.a, MWM_BLIND_NONE, __ATOMIC_RELAXED);
+		mwm.armed.a = 0;
+		mwm.armed.h = 0;
+	}
+}
 /* A poll within the tick of the last published one completed nothing on
  * the one handle h held at the request variable a (C, plain path): arm a,
  * when it is a variable that stays readable (the main thread's stack, the

@@ -189,6 +189,7 @@ void mwm_req_new(uint64_t handle, int table, int persistent)
 	struct mwm_req r;
 	if (handle == mwm.req_null)
 		return;
+	mwm_blind_forget(handle);
 	memset(&r, 0, sizeof(r));
 	r.table = (uint8_t)table;
 	r.persistent = (uint8_t)persistent;
@@ -228,6 +229,7 @@ unsigned mwm_req_done(uint64_t handle)
 	struct mwm_req *r;
 	if (handle == mwm.req_null)
 		return 0;
+	mwm_blind_forget(handle);
 	r = mwm_reqtab_find(&mwm.reqs, handle);
 	if (!r)
 		return 1;
@@ -251,6 +253,7 @@ void mwm_req_start(uint64_t handle)
 
 void mwm_req_free(uint64_t handle)
 {
+	mwm_blind_forget(handle);
 	struct mwm_req *r = mwm_reqtab_find(&mwm.reqs, handle);
 	if (r)
 		mwm_reqtab_del(&mwm.reqs, r);
