@@ -24,7 +24,8 @@
  *
  * Only variables that stay readable are armed: the main thread's stack
  * (its pages, once used, stay mapped) and the main program's own writable
- * data; never the heap, which the program may give back. */
+ * data; never the heap, which the program may give back, nor the copy that
+ * MPICH's Fortran binding (libmpifort) makes in its own frame. */
 #include <link.h>
 #include <stdint.h>
 
@@ -143,6 +144,11 @@ void mwm_blind_arm(const void *a, uint64_t h, uintptr_t user_sp)
 	for (int i = 0; i < mwm.nblack; i++)
 		if (mwm.blind_black[i] == p)
 			return;
+	/* MPICH's Fortran binding polls a copy of the handle in its own frame,
+	 * which is gone (and its stack reused) before the next call: not a
+	 * variable to read later (the call site is the word below user_sp) */
+	if (mwm_site_in_fortran_glue(*(const uint64_t *)(user_sp - sizeof(void *))))
+		return;
 	const struct mwm_req *r = mwm_reqtab_find(&mwm.reqs, h);
 	if (!r || r->persistent || !r->active)
 		return;

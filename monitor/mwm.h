@@ -455,6 +455,11 @@ void mwm_bsend_posted(uint64_t comm);
  * buffered sends so far were delivered. */
 void mwm_bsend_detached(void);
 
+/* 1 if site (a C wrapper's return address) is in MPICH's Fortran binding
+ * (libmpifort, which calls the C function with the handles converted into
+ * its own locals), else 0. */
+int mwm_site_in_fortran_glue(uint64_t site);
+
 /* CLOCK_MONOTONIC in ns (a vDSO call; not used on the fast path). */
 uint64_t mwm_now_ns(void);
 /* The profile's per-call clock: the TSC where it is invariant (x86-64, one

@@ -292,15 +292,20 @@ static int fort_range(struct dl_phdr_info *info, size_t size, void *data)
  * return address one frame further out on the stack (the Fortran
  * caller's).  Only buffered sends pay for this (their record outlives the
  * call); the current call's site is resolved from the dump's stack. */
-static uint64_t user_site(uint64_t site)
+int mwm_site_in_fortran_glue(uint64_t site)
 {
-	void *f[12];
-	int n;
 	if (!fort_looked) {
 		fort_looked = 1;
 		dl_iterate_phdr(fort_range, NULL);
 	}
-	if (!fort_hi || site < fort_lo || site >= fort_hi)
+	return fort_hi && site >= fort_lo && site < fort_hi;
+}
+
+static uint64_t user_site(uint64_t site)
+{
+	void *f[12];
+	int n;
+	if (!mwm_site_in_fortran_glue(site))
 		return site;
 	n = backtrace(f, 12);
 	for (int i = 0; i + 1 < n; i++)
