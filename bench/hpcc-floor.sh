@@ -9,6 +9,8 @@
 #   off      libmpiwatch with MPIWATCH_DISABLE=1: loaded, trampolines and
 #            the "active" check, no monitoring
 #   on       libmpiwatch, monitoring
+#   old      another build of libmpiwatch, monitoring (MPIWATCH_BENCH_OLD_LIB:
+#            a before/after comparison in the same rounds)
 # Per run it records the wall time (bash's time) and each kernel's figure
 # from hpccoutf.txt.  The summary gives, per variant and figure, the median
 # over rounds with its range, and the median of the paired (same round)
@@ -21,6 +23,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 ROUNDS=${1:-6}
 LIB=${MPIWATCH_BENCH_LIB:-$PWD/build/lib/libmpiwatch.so}
+OLD_LIB=${MPIWATCH_BENCH_OLD_LIB:-}
 OUT=${OUT:-/tmp/mpiwatch-hpcc-floor}
 . bench/hpcc-common.sh
 mkdir -p "$OUT/work" || exit 1
@@ -39,6 +42,9 @@ for ((r = start + 1; r <= start + ROUNDS; r++)); do
         shim) x=(-x "LD_PRELOAD=$work/hpcc-shim.so") ;;
         off) x=(-x "LD_PRELOAD=$LIB" -x MPIWATCH_DISABLE=1) ;;
         on) x=(-x "LD_PRELOAD=$LIB") ;;
+        old) [ -n "$OLD_LIB" ] || { echo "variant old needs MPIWATCH_BENCH_OLD_LIB" >&2; exit 2; }
+            x=(-x "LD_PRELOAD=$OLD_LIB") ;;
+        *) echo "unknown variant $v" >&2; exit 2 ;;
         esac
         rm -f hpccoutf.txt
         TIMEFORMAT='%3R'
@@ -59,7 +65,7 @@ awk 'function med(a, n,   i, j, t) {
          return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
      {for (i = 3; i < NF; i += 2) {val[$1, $2, $i] = $(i + 1); keys[$i] = 1}; rounds[$1] = 1; has[$1, $2] = 1}
      END {
-         nv = split("none shim off on", V, " ")
+         nv = split("none shim off old on", V, " ")
          nk = split("wall HPL_time PTRANS_time MPIRandomAccess_time MPIRandomAccess_LCG_time MPIFFT_Gflops", K, " ")
          for (ki = 1; ki <= nk; ki++) {
              k = K[ki]

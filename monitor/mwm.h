@@ -109,7 +109,7 @@ struct mwm_rt {
 	 * armed request variable (blind.a, its address) still holding the
 	 * armed handle (blind.h) calls the MPI at once (a tail call: nothing is
 	 * saved, nothing tested after it) and only counts itself (blind.n).
-	 * What it completed is found later (mwm_blind_check: before the next
+	 * What it completed is found later (mwm_blind_resolve: before the next
 	 * record is written or published, and before an arm): the MPI
 	 * overwrote the handle at blind.a with MPI_REQUEST_NULL.  blind.a is
 	 * MWM_BLIND_NONE (no MPI_Request * is odd) while nothing is armed; the
@@ -121,7 +121,7 @@ struct mwm_rt {
 	} blind __attribute__((aligned(64)));
 	char blind_pad[40];
 	/* the request armed last (main thread only): its variable, handle and
-	 * request id, kept after the watcher's disarm for mwm_blind_check */
+	 * request id, kept after the watcher's disarm for mwm_blind_resolve */
 	struct {
 		uint64_t a, h;
 		int64_t id;
@@ -152,14 +152,14 @@ struct mwm_rt {
 
 extern struct mwm_rt mwm __attribute__((visibility("hidden")));
 
-/* Turn recording on or off (mwm.on), keeping mwm.plain in step with on,
- * thread_check and profile. */
 #define MWM_BLIND_NONE 1 /* blind.a when nothing is armed */
 /* The caller's stack pointer at the wrapped call, in a wrapper function
  * whose frame is where the exported one's was (its return address is the
  * call site: frame[1]). */
 #define MWM_USER_SP() ((uintptr_t)__builtin_frame_address(0) + 2 * sizeof(void *))
 
+/* Turn recording on or off (mwm.on), keeping mwm.plain in step with on,
+ * thread_check and profile; nothing stays armed for a blind poll. */
 static inline void mwm_set_on(int on)
 {
 	mwm.on = on;
@@ -170,8 +170,10 @@ static inline void mwm_set_on(int on)
 
 /* Blind polls (monitor/blind.c).  Account for the blind polls since the
  * last check: add them to the skipped polls, and, when the armed request
- * variable no longer holds the armed handle, credit the completion (the
- * MPI wrote MPI_REQUEST_NULL there) and disarm.  user_sp is the caller's
+ * variable no longer holds the armed handle, disarm and credit the
+ * completion if the MPI wrote MPI_REQUEST_NULL there (or the variable is
+ * in a frame that has returned), else count progress once and never arm
+ * that variable again (the program changed it).  user_sp is the caller's
  * stack pointer at the wrapped call (a variable below it is in a frame
  * that has returned).  Main thread, before a record is written or
  * published. */
