@@ -461,16 +461,15 @@ def gen_poll_split(f):
          'static int mwk_%s(%s)' % (f.cname, decl), '{', '\tstruct {']
     K += ['\t\t__typeof__(%s) %s;' % (p[1], p[1]) for p in rparams]
     if 'reqs' in a:
-        K += ['\t\tint mw_n;', '\t\tstruct mwm_reqs8 mw_a;', '\t\tconst void *mw_ra;']
+        K += ['\t\tint mw_n;', '\t\tstruct mwm_reqs8 mw_a;']
     elif 'req1' in a:
         K += ['\t\tuint64_t mw_h1;', '\t\tconst void *mw_ra;']
     K.append('\t} volatile mw_px;')
     if 'reqs' in a:
         cnt, arr = a['reqs'].split(',')
+        # (one handle goes to mwk1_X, below)
         K += ['\tint mw_n = %s;' % cnt,
-              '\tif (mw_n == 1) /* no switch for one handle (hpcc) */',
-              '\t\tmw_px.mw_a.h0 = MWH(%s[0]);' % arr,
-              '\telse if (__builtin_expect((unsigned)mw_n > MWM_REQS_BULK, 0))',
+              '\tif (__builtin_expect((unsigned)mw_n > MWM_REQS_BULK, 0))',
               '\t\treturn (unsigned)mw_n > MWM_MAX_WAIT ? %s : %s; /* more than mw_px takes */' % (bcall, lcall),
               '\telse {',
               '\t\tint n = mw_n;',
@@ -478,8 +477,7 @@ def gen_poll_split(f):
               '\t\tMWM_REQS_UNROLL(MWM_SAVE1)',
               '#undef MWM_SAVE1',
               '\t}',
-              '\tmw_px.mw_n = mw_n;',
-              '\tmw_px.mw_ra = %s;' % arr]
+              '\tmw_px.mw_n = mw_n;']
     elif 'req1' in a:
         K.append('\tmw_px.mw_h1 = MWH(*%s);' % a['req1'])
         K.append('\tmw_px.mw_ra = %s;' % a['req1'])
@@ -500,13 +498,31 @@ def gen_poll_split(f):
           '\tmwm_poll_skipped();']
     # nothing completed on one handle and nothing armed: arm its variable,
     # so that the next polls on it in this tick are blind (mwm_blind_arm)
-    if 'reqs' in a:
-        K += ['\tif (__builtin_expect(mw_px.mw_n == 1 && mwm.blind.a == MWM_BLIND_NONE, 0))',
-              '\t\tmwm_blind_arm(mw_px.mw_ra, mw_px.mw_a.h0, MWM_USER_SP());']
-    elif 'req1' in a:
+    if 'req1' in a:
         K += ['\tif (__builtin_expect(mwm.blind.a == MWM_BLIND_NONE, 0))',
               '\t\tmwm_blind_arm(mw_px.mw_ra, mw_px.mw_h1, MWM_USER_SP());']
     K += ['\treturn rc;', '}']
+    if 'reqs' in a:
+        # mwk1_X: the skip path of an array of one handle (hpcc's
+        # MPI_Testany), which arms its variable when it completed nothing
+        # (mwk_X, for the other counts, neither tests the count again nor
+        # saves the array's address)
+        K1 = ['static int mwk1_%s(%s) __attribute__((noinline));' % (f.cname, decl),
+              'static int mwk1_%s(%s)' % (f.cname, decl), '{', '\tstruct {']
+        K1 += ['\t\t__typeof__(%s) %s;' % (p[1], p[1]) for p in rparams]
+        K1 += ['\t\tstruct mwm_reqs8 mw_a;', '\t\tconst void *mw_ra;', '\t} volatile mw_px;',
+               '\tmw_px.mw_a.h0 = MWH(%s[0]);' % arr, '\tmw_px.mw_ra = %s;' % arr]
+        K1 += ['\tmw_px.%s = %s;' % (p[1], p[1]) for p in rparams]
+        K1 += ['\tint rc = P%s(%s);' % (f.cname, args),
+               '\tif (__builtin_expect(rc | %s, 0))' % sdone,
+               '\t\treturn mws_%s(%s);' % (f.cname, ', '.join(
+                   ['rc'] + ['mw_px.' + p[1] for p in sparams] +
+                   ['1', 'mw_px.mw_a', 'NULL', '__builtin_frame_address(0)'])),
+               '\tmwm_poll_skipped();',
+               '\tif (__builtin_expect(mwm.blind.a == MWM_BLIND_NONE, 0))',
+               '\t\tmwm_blind_arm(mw_px.mw_ra, mw_px.mw_a.h0, MWM_USER_SP());',
+               '\treturn rc;', '}']
+        K += K1
     if 'reqs' in a:
         # mwl_X: the skip path of an array of MWM_REQS_BULK + 1 to
         # MWM_MAX_WAIT handles (tail-called by mwk_X: its frame is where
@@ -615,18 +631,22 @@ def mwv_tail(f, args, bcall, decl, pre):
     V = []
     # a blind poll (monitor/blind.c): the armed variable, still holding
     # the armed handle, one handle: the MPI at once, counted, nothing saved
+    blind = ['\t\tmwm.blind.n++;', '\t\treturn P%s(%s);' % (f.cname, args), '\t}']
     if 'reqs' in a:
+        # an array of one handle: blind, or skipped by mwk1_X
         cnt, arr = a['reqs'].split(',')
-        V += ['\tif (__builtin_expect((uint64_t)(uintptr_t)%s == __atomic_load_n(&mwm.blind.a, __ATOMIC_RELAXED), 1) &&' % arr,
-              '\t    %s == 1 && MWH(%s[0]) == mwm.blind.h) {' % (cnt, arr)]
+        V += ['\tif (__builtin_expect(%s == 1, 1)) {' % cnt,
+              '\t\tif (__builtin_expect((uint64_t)(uintptr_t)%s == __atomic_load_n(&mwm.blind.a, __ATOMIC_RELAXED), 1) &&' % arr,
+              '\t\t    MWH(%s[0]) == mwm.blind.h) {' % arr]
+        V += ['\t' + x for x in blind]
+        V += ['\t\tif (__builtin_expect(mwm_poll_skip(), 1))',
+              '\t\t\treturn mwk1_%s(%s);' % (f.cname, args),
+              '\t}']
     elif 'req1' in a:
         r1 = a['req1']
         V += ['\tif (__builtin_expect((uint64_t)(uintptr_t)%s == __atomic_load_n(&mwm.blind.a, __ATOMIC_RELAXED), 1) &&' % r1,
               '\t    MWH(*%s) == mwm.blind.h) {' % r1]
-    if V:
-        V += ['\t\tmwm.blind.n++;',
-              '\t\treturn P%s(%s);' % (f.cname, args),
-              '\t}']
+        V += blind
     V += ['\tif (__builtin_expect(mwm_poll_skip(), 1))',
           '\t\treturn mwk_%s(%s);' % (f.cname, args)]
     head, V = V, []
