@@ -163,3 +163,38 @@ void mwm_blind_arm(const void *a, uint64_t h, uintptr_t user_sp)
 	if (__atomic_load_n(&mwm.clock_ns, __ATOMIC_RELAXED) != mwm.poll_tick)
 		__atomic_store_n(&mwm.blind.a, MWM_BLIND_NONE, __ATOMIC_RELAXED);
 }
+
+#if defined(__x86_64__)
+/* mwm_blind_resolve(mwm.blind_sp), keeping every general register (the
+ * caller's arguments live in the caller-saved ones: MWM_BLIND_RESOLVE in
+ * mwm.h); the stack is aligned for the C call. */
+void mwm_blind_resolve_sp(void) __attribute__((visibility("hidden"), used));
+void mwm_blind_resolve_sp(void)
+{
+	mwm_blind_resolve(mwm.blind_sp);
+}
+
+__asm__(".text\n"
+	".globl mwm_blind_resolve_stub\n"
+	".hidden mwm_blind_resolve_stub\n"
+	".type mwm_blind_resolve_stub, @function\n"
+	"mwm_blind_resolve_stub:\n"
+	"\t.cfi_startproc\n"
+	"\tpush %rbp\n"
+	"\t.cfi_def_cfa_offset 16\n"
+	"\t.cfi_offset %rbp, -16\n"
+	"\tmov %rsp, %rbp\n"
+	"\t.cfi_def_cfa_register %rbp\n"
+	"\tpush %rax\n\tpush %rcx\n\tpush %rdx\n\tpush %rsi\n\tpush %rdi\n"
+	"\tpush %r8\n\tpush %r9\n\tpush %r10\n\tpush %r11\n"
+	"\tand $-16, %rsp\n"
+	"\tcall mwm_blind_resolve_sp\n"
+	"\tlea -72(%rbp), %rsp\n"
+	"\tpop %r11\n\tpop %r10\n\tpop %r9\n\tpop %r8\n"
+	"\tpop %rdi\n\tpop %rsi\n\tpop %rdx\n\tpop %rcx\n\tpop %rax\n"
+	"\tpop %rbp\n"
+	"\t.cfi_def_cfa %rsp, 8\n"
+	"\tret\n"
+	"\t.cfi_endproc\n"
+	".size mwm_blind_resolve_stub, .-mwm_blind_resolve_stub\n");
+#endif
