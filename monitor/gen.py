@@ -485,17 +485,21 @@ def gen_poll_split(f):
         K += ['\tmwm.probe.%s = %s;' % (fld, cexpr(f, 'c', v, what)) for _, fld, what, v in rec]
     K += ['\tmw_px.%s = %s;' % (p[1], p[1]) for p in rparams]
     sdone = '*mw_px.%s' % (a['outcount'] if 'outcount' in a else a['flag'])
-    K += ['\tint rc = P%s(%s);' % (f.cname, args),
-          # one test: the flag (or out-count: 0, a count or MPI_UNDEFINED)
-          # is read even when the call failed (a valid pointer; its value
-          # then does not matter); MPI_SUCCESS is 0 (mwm_glue.h)
-          '\tif (__builtin_expect(rc | %s, 0))' % sdone,
-          '\t\treturn mws_%s(%s);' % (f.cname, ', '.join(
-              ['rc'] + ['mw_px.' + p[1] for p in sparams] +
-              (['mw_px.mw_n', 'mw_px.mw_a', 'NULL'] if 'reqs' in a else
-               ['mw_px.mw_h1'] if 'req1' in a else []) +
-              ['__builtin_frame_address(0)'])),
-          '\tmwm_poll_skipped();']
+
+    def skip_call(saved):
+        # the call of a skip path (mwk_X, mwk1_X, mwl_X) and its one
+        # test: the flag (or out-count: 0, a count or MPI_UNDEFINED) is
+        # read even when the call failed (a valid pointer; its value then
+        # does not matter; MPI_SUCCESS is 0, mwm_glue.h); a completion or
+        # an error goes to mws_X with the handles saved (saved: its
+        # arguments after those of the call)
+        return ['\tint rc = P%s(%s);' % (f.cname, args),
+                '\tif (__builtin_expect(rc | %s, 0))' % sdone,
+                '\t\treturn mws_%s(%s);' % (f.cname, ', '.join(
+                    ['rc'] + ['mw_px.' + p[1] for p in sparams] + saved + ['__builtin_frame_address(0)'])),
+                '\tmwm_poll_skipped();']
+    K += skip_call(['mw_px.mw_n', 'mw_px.mw_a', 'NULL'] if 'reqs' in a else
+                   ['mw_px.mw_h1'] if 'req1' in a else [])
     # nothing completed on one handle and nothing armed: arm its variable,
     # so that the next polls on it in this tick are blind (mwm_blind_arm)
     if 'req1' in a:
@@ -513,13 +517,8 @@ def gen_poll_split(f):
         K1 += ['\t\tstruct mwm_reqs8 mw_a;', '\t\tconst void *mw_ra;', '\t} volatile mw_px;',
                '\tmw_px.mw_a.h0 = MWH(%s[0]);' % arr, '\tmw_px.mw_ra = %s;' % arr]
         K1 += ['\tmw_px.%s = %s;' % (p[1], p[1]) for p in rparams]
-        K1 += ['\tint rc = P%s(%s);' % (f.cname, args),
-               '\tif (__builtin_expect(rc | %s, 0))' % sdone,
-               '\t\treturn mws_%s(%s);' % (f.cname, ', '.join(
-                   ['rc'] + ['mw_px.' + p[1] for p in sparams] +
-                   ['1', 'mw_px.mw_a', 'NULL', '__builtin_frame_address(0)'])),
-               '\tmwm_poll_skipped();',
-               '\tif (__builtin_expect(mwm.blind.a == MWM_BLIND_NONE, 0))',
+        K1 += skip_call(['1', 'mw_px.mw_a', 'NULL'])
+        K1 += ['\tif (__builtin_expect(mwm.blind.a == MWM_BLIND_NONE, 0))',
                '\t\tmwm_blind_arm(mw_px.mw_ra, mw_px.mw_a.h0, MWM_USER_SP());',
                '\treturn rc;', '}']
         K += K1
@@ -552,13 +551,8 @@ def gen_poll_split(f):
                 '\tmw_px.mw_n = mw_n;',
                 '\tmw_px.mw_saved = mw_saved; /* (read back: no callee-saved register for it) */']
         pre += ['\tmw_px.%s = %s;' % (p[1], p[1]) for p in rparams]
-        pre += ['\tint rc = P%s(%s);' % (f.cname, args),
-                '\tif (__builtin_expect(rc | %s, 0))' % sdone,
-                '\t\treturn mws_%s(%s);' % (f.cname, ', '.join(
-                    ['rc'] + ['mw_px.' + p[1] for p in sparams] +
-                    ['mw_px.mw_n', '(struct mwm_reqs8){0}', 'mw_px.mw_saved', '__builtin_frame_address(0)'])),
-                '\tmwm_poll_skipped();',
-                '\treturn rc;', '}']
+        pre += skip_call(['mw_px.mw_n', '(struct mwm_reqs8){0}', 'mw_px.mw_saved'])
+        pre += ['\treturn rc;', '}']
     pre += K
     # the compare path: mwp_X, tail-called by mwv_X otherwise (the same
     # frame and call site)
