@@ -193,6 +193,54 @@ static json_object *jpath(json_object *o, const char *a, const char *b)
 	return json_object_object_get_ex(x, b, &y) ? y : NULL;
 }
 
+/* One round of cases 11 and 11b: a receive with tag in a variable of
+ * this frame, after a tick without polls (the variable armed in the last
+ * one, z's, is disarmed), polled 1000 times (armed, then blind); with
+ * recycle, then cancelled, waited for and posted again in the same
+ * variable (*reused counts the rounds the MPI gave it the same handle) and
+ * polled 1000 times more; then the send it matches and the polls until it
+ * completes (*later, unless NULL, counts the completions not yet counted
+ * right after the poll that made them: a blind poll's); then only *z
+ * polled for 250 ms (no other MPI call).  Return 0 if the completion was
+ * counted and the receive left the table (pending: z and the send, which
+ * MPICH completes when it is received), else 1 (printed). */
+static int blind_round(int k, int tag, int recycle, MPI_Request *z, int *later, int *reused)
+{
+	MPI_Request q, sr, old;
+	char qb[8], sb[8] = "b";
+	int fl = 0, fz = 0, miss = 0;
+	MPI_Irecv(qb, 8, MPI_CHAR, 0, tag, MPI_COMM_SELF, &q);
+	usleep(150000);
+	for (int i = 0; i < 1000; i++)
+		poll_test(&q, &fl);
+	if (recycle) {
+		old = q;
+		MPI_Cancel(&q);
+		MPI_Wait(&q, MPI_STATUS_IGNORE);
+		MPI_Irecv(qb, 8, MPI_CHAR, 0, tag, MPI_COMM_SELF, &q);
+		*reused += q == old;
+		for (int i = 0; i < 1000; i++)
+			poll_test(&q, &fl);
+	}
+	MPI_Isend(sb, 1, MPI_CHAR, 0, tag, MPI_COMM_SELF, &sr);
+	struct mw_slot_snap s0 = snap();
+	while (!fl)
+		poll_test(&q, &fl);
+	if (later)
+		*later += snap().s.completions == s0.s.completions;
+	double t = now_s();
+	while (now_s() - t < 0.25)
+		poll_test(z, &fz);
+	struct mw_slot_snap s2 = snap();
+	if (s2.s.completions != s0.s.completions + 1 || s2.s.pending != 2) {
+		miss = 1;
+		printf("# round %d: completions +%llu, pending %u\n", k,
+		       (unsigned long long)(s2.s.completions - s0.s.completions), s2.s.pending);
+	}
+	MPI_Wait(&sr, MPI_STATUS_IGNORE);
+	return miss;
+}
+
 int main(int argc, char **argv)
 {
 	int flag = 0, tags[4] = {11, 12, 13, 14};
@@ -591,36 +639,9 @@ int main(int argc, char **argv)
 		int misses11 = 0, later = 0;
 		MPI_Request z;
 		char zb[8];
-		int fz = 0;
 		MPI_Irecv(zb, 8, MPI_CHAR, 0, 701, MPI_COMM_SELF, &z);
-		for (int k = 0; k < 10; k++) {
-			MPI_Request q, sr;
-			char qb[8], sb[8] = "b";
-			int fl = 0;
-			MPI_Irecv(qb, 8, MPI_CHAR, 0, 700, MPI_COMM_SELF, &q);
-			/* a tick without polls: the variable armed in it (z's,
-			 * below) is disarmed, q's can be */
-			usleep(150000);
-			for (int i = 0; i < 1000; i++)
-				poll_test(&q, &fl);
-			MPI_Isend(sb, 1, MPI_CHAR, 0, 700, MPI_COMM_SELF, &sr);
-			struct mw_slot_snap s0 = snap();
-			while (!fl)
-				poll_test(&q, &fl);
-			struct mw_slot_snap s1 = snap();
-			later += s1.s.completions == s0.s.completions; /* not yet counted: a blind poll's */
-			double t11 = now_s();
-			while (now_s() - t11 < 0.25)
-				poll_test(&z, &fz);
-			struct mw_slot_snap s2 = snap();
-			/* pending: z and the send (MPICH completes a send to itself when it is received) */
-			if (s2.s.completions != s0.s.completions + 1 || s2.s.pending != 2) {
-				misses11++;
-				printf("# round %d: completions +%llu, pending %u\n", k,
-				       (unsigned long long)(s2.s.completions - s0.s.completions), s2.s.pending);
-			}
-			MPI_Wait(&sr, MPI_STATUS_IGNORE);
-		}
+		for (int k = 0; k < 10; k++)
+			misses11 += blind_round(k, 700, 0, &z, &later, NULL);
 		ok(misses11 == 0, "a receive completed by a blind MPI_Test, then only polls: counted, and gone from the table, within a tick");
 		printf("# %d of 10 completions counted after the fact (blind polls)\n", later);
 		ok(later > 0, "the blind polls were taken (a completion counted after the poll that made it)");
@@ -638,38 +659,9 @@ int main(int argc, char **argv)
 		int misses11b = 0, reused = 0;
 		MPI_Request z;
 		char zb[8];
-		int fz = 0;
 		MPI_Irecv(zb, 8, MPI_CHAR, 0, 741, MPI_COMM_SELF, &z);
-		for (int k = 0; k < 10; k++) {
-			MPI_Request q, sr, old;
-			char qb[8], sb[8] = "e";
-			int fl = 0;
-			MPI_Irecv(qb, 8, MPI_CHAR, 0, 740, MPI_COMM_SELF, &q);
-			usleep(150000); /* a tick: z's arm (below) is gone */
-			for (int i = 0; i < 1000; i++)
-				poll_test(&q, &fl);
-			old = q;
-			MPI_Cancel(&q);
-			MPI_Wait(&q, MPI_STATUS_IGNORE);
-			MPI_Irecv(qb, 8, MPI_CHAR, 0, 740, MPI_COMM_SELF, &q);
-			reused += q == old;
-			for (int i = 0; i < 1000; i++)
-				poll_test(&q, &fl);
-			MPI_Isend(sb, 1, MPI_CHAR, 0, 740, MPI_COMM_SELF, &sr);
-			struct mw_slot_snap s0 = snap();
-			while (!fl)
-				poll_test(&q, &fl);
-			double t11 = now_s();
-			while (now_s() - t11 < 0.25)
-				poll_test(&z, &fz);
-			struct mw_slot_snap s2 = snap();
-			if (s2.s.completions != s0.s.completions + 1 || s2.s.pending != 2) {
-				misses11b++;
-				printf("# round %d: completions +%llu, pending %u\n", k,
-				       (unsigned long long)(s2.s.completions - s0.s.completions), s2.s.pending);
-			}
-			MPI_Wait(&sr, MPI_STATUS_IGNORE);
-		}
+		for (int k = 0; k < 10; k++)
+			misses11b += blind_round(k, 740, 1, &z, NULL, &reused);
 		printf("# the new receive got the cancelled one's handle in %d of 10 rounds\n", reused);
 		ok(misses11b == 0, "a receive completed by a blind MPI_Test after the armed one was cancelled and waited for: counted");
 		MPI_Cancel(&z);
